@@ -1,0 +1,65 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Settings shared by every Swift target: Swift 6 language mode with strict concurrency,
+/// explicit `any` for existentials and imports that are visible only where they are written.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "webcache",
+    products: [
+        .library(name: "WebCache", targets: ["WebCache"]),
+        .executable(name: "webcache", targets: ["webcache"]),
+        .executable(name: "webcache-origin", targets: ["webcache-origin"]),
+    ],
+    targets: [
+        // MARK: - C libraries from Debian
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        // MARK: - Pure logic
+        .target(name: "HTTPCore", swiftSettings: swiftSettings),
+        .target(name: "HTTPCaching", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
+        .target(name: "Discovery", swiftSettings: swiftSettings),
+
+        // MARK: - I/O
+        .target(name: "CacheStore", dependencies: ["CSQLite", "HTTPCore"], swiftSettings: swiftSettings),
+        .target(name: "Transport", dependencies: ["CCurl", "HTTPCore"], swiftSettings: swiftSettings),
+        .target(name: "LocalOrigin", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
+
+        // MARK: - Public façade and CLI
+        .target(
+            name: "WebCache",
+            dependencies: ["HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "WebCacheCLI", dependencies: ["WebCache"], swiftSettings: swiftSettings),
+        .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),
+        .executableTarget(name: "webcache-origin", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
+
+        // MARK: - Tests
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPCachingTests", dependencies: ["HTTPCaching"], swiftSettings: swiftSettings),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery"], swiftSettings: swiftSettings),
+        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TransportTests",
+            dependencies: ["Transport", "LocalOrigin"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WebCacheTests",
+            dependencies: ["WebCache", "LocalOrigin"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WebCacheCLITests",
+            dependencies: ["WebCacheCLI", "LocalOrigin"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,91 @@
+import Foundation
+
+/// HTTP dates (RFC 9110 §5.6.7): formatting in IMF-fixdate, parsing of all three historic forms.
+///
+/// Hand-written rather than built on `DateFormatter`, which is slow, locale-sensitive and needs
+/// care to share between threads; every date a cache reads goes through here.
+public enum HTTPDate {
+    /// Parses `Sun, 06 Nov 1994 08:49:37 GMT`, `Sunday, 06-Nov-94 08:49:37 GMT` or
+    /// `Sun Nov  6 08:49:37 1994`. Returns `nil` for anything else, which callers must treat as
+    /// RFC 9111 says for the field in question (an invalid `Expires` means "already expired").
+    public static func parse(_ text: some StringProtocol) -> Date? {
+        let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
+        // IMF-fixdate: day-name, DD Mon YYYY HH:MM:SS GMT
+        if tokens.count == 6, tokens[5] == "GMT", let day = Int(tokens[1]), let month = month(tokens[2]),
+            tokens[3].count == 4, let year = Int(tokens[3])
+        {
+            return make(year: year, month: month, day: day, time: tokens[4])
+        }
+        // RFC 850: day-name, DD-Mon-YY HH:MM:SS GMT
+        if tokens.count == 4, tokens[3] == "GMT" {
+            let parts = tokens[1].split(separator: "-")
+            if parts.count == 3, let day = Int(parts[0]), let month = month(parts[1]), let short = Int(parts[2]) {
+                // RFC 9110 §5.6.7: a two-digit year more than 50 years in the future is in the past century.
+                let year = parts[2].count == 4 ? short : (short < 70 ? 2000 + short : 1900 + short)
+                return make(year: year, month: month, day: day, time: tokens[2])
+            }
+        }
+        // asctime: day-name Mon D HH:MM:SS YYYY
+        if tokens.count == 5, let month = month(tokens[1]), let day = Int(tokens[2]), let year = Int(tokens[4]) {
+            return make(year: year, month: month, day: day, time: tokens[3])
+        }
+        return nil
+    }
+
+    /// Formats `date` as IMF-fixdate, such as `Sun, 06 Nov 1994 08:49:37 GMT`.
+    public static func format(_ date: Date) -> String {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = civilDate(fromDays: days)
+        let weekday = Int((days % 7 + 7 + 4) % 7)  // 1970-01-01 was a Thursday
+        return "\(dayNames[weekday]), \(pad(day)) \(monthNames[month - 1]) \(year) "
+            + "\(pad(Int(secondOfDay / 3600))):\(pad(Int(secondOfDay / 60 % 60))):\(pad(Int(secondOfDay % 60))) GMT"
+    }
+
+    private static let dayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    private static func pad(_ value: Int) -> String {
+        value < 10 ? "0\(value)" : "\(value)"
+    }
+
+    private static func month(_ name: some StringProtocol) -> Int? {
+        monthNames.firstIndex { $0.caseInsensitiveEquals(name) }.map { $0 + 1 }
+    }
+
+    private static func make(year: Int, month: Int, day: Int, time: some StringProtocol) -> Date? {
+        let parts = time.split(separator: ":")
+        guard parts.count == 3, let hour = Int(parts[0]), let minute = Int(parts[1]), let second = Int(parts[2]),
+            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
+            (1...31).contains(day), (1...9999).contains(year)
+        else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let total = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        return Date(timeIntervalSince1970: TimeInterval(total))
+    }
+
+    // Howard Hinnant's days-from-civil algorithm (proleptic Gregorian calendar).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let m = Int64(month)
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    private static func civilDate(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        return (Int(year), Int(month), Int(day))
+    }
+}

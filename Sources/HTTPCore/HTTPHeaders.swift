@@ -1,0 +1,174 @@
+/// One header field line: a name and its value, as received or to be sent.
+public struct HTTPField: Sendable, Hashable {
+    /// The field name as written; compare names with ``HTTPHeaders`` lookups, which ignore case.
+    public var name: String
+    /// The field value with surrounding whitespace removed.
+    public var value: String
+
+    /// Creates a field line.
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// An ordered list of header fields with case-insensitive lookup by name (RFC 9110 §5).
+///
+/// Order and repeated lines are kept as they were received, so a stored response can be
+/// replayed as it came. Reading a name through the subscript joins repeated lines with `", "`,
+/// which RFC 9110 §5.3 makes equivalent for list-based fields.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Cache-Control": "max-age=60"]
+/// headers.append(name: "Cache-Control", value: "must-revalidate")
+/// headers["cache-control"] // "max-age=60, must-revalidate"
+/// ```
+public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+    /// The field lines in order.
+    public private(set) var fields: [HTTPField]
+
+    /// Creates headers from field lines, in order.
+    public init(_ fields: [HTTPField] = []) {
+        self.fields = fields
+    }
+
+    /// Creates headers from `name: value` pairs, in order.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.fields = elements.map { HTTPField(name: $0.0, value: $0.1) }
+    }
+
+    public var startIndex: Int { fields.startIndex }
+    public var endIndex: Int { fields.endIndex }
+    public subscript(position: Int) -> HTTPField { fields[position] }
+
+    /// The combined value of every line named `name` (case-insensitive), joined by `", "`;
+    /// `nil` when there is none. Setting a value replaces every line of that name; setting `nil` removes them.
+    public subscript(name: String) -> String? {
+        get {
+            let values = self.values(for: name)
+            return values.isEmpty ? nil : values.joined(separator: ", ")
+        }
+        set {
+            guard let newValue else {
+                remove(name)
+                return
+            }
+            if let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {
+                fields[first].value = newValue
+                var index = fields.index(after: first)
+                while index < fields.endIndex {
+                    if fields[index].name.caseInsensitiveEquals(name) {
+                        fields.remove(at: index)
+                    } else {
+                        index = fields.index(after: index)
+                    }
+                }
+            } else {
+                fields.append(HTTPField(name: name, value: newValue))
+            }
+        }
+    }
+
+    /// The value of each line named `name` (case-insensitive), in order.
+    public func values(for name: String) -> [String] {
+        fields.lazy.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    /// Whether a line named `name` (case-insensitive) is present.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// Appends one line, keeping any lines of the same name.
+    public mutating func append(name: String, value: String) {
+        fields.append(HTTPField(name: name, value: value))
+    }
+
+    /// Removes every line named `name` (case-insensitive).
+    public mutating func remove(_ name: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// The comma-separated list members of every line named `name`, trimmed, empty members dropped
+    /// (RFC 9110 §5.6.1). Commas inside quoted strings do not split.
+    public func listValues(for name: String) -> [String] {
+        values(for: name).flatMap(HTTPHeaders.splitList)
+    }
+
+    /// Splits a list-based field value at commas that are not inside a quoted string.
+    public static func splitList(_ value: String) -> [String] {
+        var members: [String] = []
+        var current = ""
+        var inQuotes = false
+        var escaped = false
+        for character in value {
+            if escaped {
+                current.append(character)
+                escaped = false
+                continue
+            }
+            switch character {
+            case "\\" where inQuotes:
+                current.append(character)
+                escaped = true
+            case "\"":
+                inQuotes.toggle()
+                current.append(character)
+            case "," where !inQuotes:
+                let member = current.trimmingHTTPWhitespace()
+                if !member.isEmpty { members.append(member) }
+                current = ""
+            default:
+                current.append(character)
+            }
+        }
+        let member = current.trimmingHTTPWhitespace()
+        if !member.isEmpty { members.append(member) }
+        return members
+    }
+}
+
+extension HTTPHeaders: CustomStringConvertible {
+    /// The field lines, one per line, with credentials redacted (see ``HTTPHeaders/redacted()``).
+    public var description: String {
+        redacted().fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+}
+
+extension HTTPHeaders {
+    /// Names whose values are secrets: they never appear in logs, errors or `inspect` output.
+    public static let sensitiveNames: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie",
+    ]
+
+    /// A copy in which every sensitive value (``sensitiveNames``) reads `<redacted>`.
+    public func redacted() -> HTTPHeaders {
+        HTTPHeaders(fields.map { field in
+            HTTPHeaders.sensitiveNames.contains(field.name.lowercased())
+                ? HTTPField(name: field.name, value: "<redacted>") : field
+        })
+    }
+}
+
+extension StringProtocol {
+    /// ASCII case-insensitive comparison, as HTTP field names and tokens are compared.
+    public func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        return zip(utf8, other.utf8).allSatisfy { lhs, rhs in
+            lhs == rhs || asciiLower(lhs) == asciiLower(rhs)
+        }
+    }
+
+    /// The string without leading and trailing spaces and horizontal tabs (HTTP's OWS).
+    public func trimmingHTTPWhitespace() -> String {
+        let bytes = String(self).utf8
+        guard let start = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+            let end = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+        else { return "" }
+        return String(decoding: bytes[start...end], as: UTF8.self)
+    }
+}
+
+private func asciiLower(_ byte: UInt8) -> UInt8 {
+    (byte >= 65 && byte <= 90) ? byte + 32 : byte
+}

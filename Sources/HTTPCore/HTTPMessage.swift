@@ -1,0 +1,56 @@
+import Foundation
+
+/// An HTTP request method. Methods are case-sensitive tokens (RFC 9110 §9.1).
+public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let get = HTTPMethod(rawValue: "GET")
+    public static let head = HTTPMethod(rawValue: "HEAD")
+    public static let post = HTTPMethod(rawValue: "POST")
+    public static let put = HTTPMethod(rawValue: "PUT")
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+    public static let patch = HTTPMethod(rawValue: "PATCH")
+    public static let options = HTTPMethod(rawValue: "OPTIONS")
+
+    /// Safe methods do not change the origin's state (RFC 9110 §9.2.1); the others invalidate
+    /// stored responses (RFC 9111 §4.4).
+    public var isSafe: Bool {
+        ["GET", "HEAD", "OPTIONS", "TRACE"].contains(rawValue)
+    }
+
+    public var description: String { rawValue }
+}
+
+/// A request as the cache and the transport see it: method, absolute URL and header fields.
+public struct HTTPRequest: Sendable, Hashable {
+    public var method: HTTPMethod
+    public var url: URL
+    public var headers: HTTPHeaders
+    /// The request content, for methods that carry one.
+    public var body: Data?
+
+    /// Creates a request; `GET` with no headers unless told otherwise.
+    public init(method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// The status line and header fields of a response.
+public struct HTTPResponseHead: Sendable, Hashable {
+    /// The status code, such as 200 or 304.
+    public var status: Int
+    public var headers: HTTPHeaders
+
+    /// Creates a response head.
+    public init(status: Int, headers: HTTPHeaders = [:]) {
+        self.status = status
+        self.headers = headers
+    }
+}

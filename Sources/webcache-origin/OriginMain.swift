@@ -1,0 +1,1 @@
+@main struct OriginMain { static func main() {} }

@@ -1,0 +1,1 @@
+@main struct WebCacheMain { static func main() {} }

@@ -1,0 +1,40 @@
+import Testing
+
+@testable import HTTPCore
+
+struct HTTPHeadersTests {
+    @Test func lookupIgnoresCaseAndJoinsRepeatedLines() {
+        // Given
+        var headers: HTTPHeaders = ["Cache-Control": "max-age=60"]
+        headers.append(name: "cache-control", value: "must-revalidate")
+
+        // Then (RFC 9110 §5.3: repeated lines combine with commas)
+        #expect(headers["CACHE-CONTROL"] == "max-age=60, must-revalidate")
+        #expect(headers.values(for: "Cache-Control") == ["max-age=60", "must-revalidate"])
+        #expect(headers["ETag"] == nil)
+    }
+
+    @Test func settingReplacesEveryLineOfThatName() {
+        var headers: HTTPHeaders = ["Vary": "Accept", "X-A": "1", "vary": "Origin"]
+        headers["VARY"] = "Accept-Encoding"
+        #expect(headers.fields == [HTTPField(name: "Vary", value: "Accept-Encoding"), HTTPField(name: "X-A", value: "1")])
+        headers["Vary"] = nil
+        #expect(!headers.contains("vary"))
+    }
+
+    @Test(arguments: [
+        ("a, b,,c", ["a", "b", "c"]),
+        ("no-cache=\"Set-Cookie, X-Foo\", max-age=5", ["no-cache=\"Set-Cookie, X-Foo\"", "max-age=5"]),
+        ("\"a\\\"b,c\", d", ["\"a\\\"b,c\"", "d"]),
+        ("  ", []),
+    ])
+    func listSplittingRespectsQuotes(value: String, expected: [String]) {
+        #expect(HTTPHeaders.splitList(value) == expected)
+    }
+
+    @Test func descriptionRedactsCredentials() {
+        let headers: HTTPHeaders = ["Authorization": "Bearer secret", "Cookie": "sid=secret", "Accept": "*/*"]
+        #expect(!headers.description.contains("secret"))
+        #expect(headers.description.contains("Accept: */*"))
+    }
+}
