@@ -1,0 +1,35 @@
+import Foundation
+import HTTPCore
+
+/// What to load: a URL (absolute, or relative to the configured instance URL), a method and headers.
+public struct WebRequest: Sendable, Hashable {
+    /// The URL as given; a relative reference resolves against the instance URL.
+    public var url: String
+    public var method: HTTPMethod
+    public var headers: HTTPHeaders
+    /// Content for methods that carry one (POST, PUT, PATCH).
+    public var body: Data?
+    /// Whether redirects are followed (up to ``Loader/maximumRedirects``); when `false`, a 3xx is returned as is.
+    public var followsRedirects: Bool
+    /// The most body bytes to accept; a larger response fails with ``WebCacheError/Code/tooLarge``
+    /// and nothing is stored.
+    public var maximumBodySize: Int64?
+
+    /// Creates a request for `url`.
+    public init(
+        _ url: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: Data? = nil,
+        followsRedirects: Bool = true, maximumBodySize: Int64? = nil
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.followsRedirects = followsRedirects
+        self.maximumBodySize = maximumBodySize
+    }
+
+    /// Creates a request for an absolute URL.
+    public init(url: URL, method: HTTPMethod = .get, headers: HTTPHeaders = [:]) {
+        self.init(url.absoluteString, method: method, headers: headers)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import HTTPCore
+
+/// A response from ``WebCache``: the head, where it came from, and a streamed body.
+public struct WebResponse: Sendable {
+    /// The URL that answered, after redirects were followed.
+    public var url: URL
+    /// The status code, such as 200.
+    public var status: Int
+    /// The response header fields, as stored (merged with a 304's fields after a revalidation).
+    public var headers: HTTPHeaders
+    /// Where the response came from.
+    public var source: ResponseSource
+    /// The response's current age in seconds (RFC 9111 §4.2.3); 0 for a response straight from the network.
+    public var age: TimeInterval
+    /// The URLs of the redirects followed to get here, in order (empty if none).
+    public var redirects: [URL]
+    /// The body, streamed; iterate it once.
+    public var body: ResponseBody
+
+    /// Creates a response.
+    public init(
+        url: URL, status: Int, headers: HTTPHeaders, source: ResponseSource, age: TimeInterval = 0,
+        redirects: [URL] = [], body: ResponseBody
+    ) {
+        self.url = url
+        self.status = status
+        self.headers = headers
+        self.source = source
+        self.age = age
+        self.redirects = redirects
+        self.body = body
+    }
+}
+
+/// A response whose body has been read into memory.
+public struct LoadedResponse: Sendable {
+    public var url: URL
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var source: ResponseSource
+    public var age: TimeInterval
+    public var redirects: [URL]
+    public var body: Data
+}

@@ -1,0 +1,45 @@
+/// An error from the webcache library: a code to switch on, a message for people, and the cause.
+///
+/// Messages are complete sentences that name the URL, file or value involved. They never contain
+/// credentials: `Authorization` and `Cookie` values are not part of any message.
+public struct WebCacheError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is. New codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The URL cannot be used: not http(s), relative without an instance URL, or malformed.
+        public static let invalidURL = Code("invalidURL")
+        /// The policy forbids the network and the store has no matching entry.
+        public static let notCached = Code("notCached")
+        /// The network failed (connection, TLS, timeout, reset) and nothing stored could stand in.
+        public static let network = Code("network")
+        /// Too many redirects, or a redirect loop.
+        public static let redirects = Code("redirects")
+        /// A body or header exceeded a configured limit.
+        public static let tooLarge = Code("tooLarge")
+        /// The store could not be opened, read or written.
+        public static let store = Code("store")
+        /// Signing in failed: the provider failed or the instance refused a fresh token.
+        public static let authorization = Code("authorization")
+        /// The URL is outside what this run may fetch (a denied host, or a private address reached from a public page).
+        public static let forbidden = Code("forbidden")
+    }
+
+    public var code: Code
+    public var message: String
+    public var cause: (any Error)?
+
+    /// Creates an error with a message that says what went wrong and, where it helps, how to fix it.
+    public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        guard let cause else { return message }
+        return "\(message) Underlying error: \(cause)."
+    }
+}

@@ -1,0 +1,115 @@
+/// Every subcommand's spec, in the order `webcache --help` lists them.
+enum CommandCatalog {
+    static let abstract = "Preload web pages and their sub-resources into an offline store, and read them back."
+
+    static let get = CommandSpec(
+        name: "get",
+        abstract: "Load a URL through the store and write its body to standard output.",
+        discussion: """
+            The store is consulted first: a fresh entry costs no request, a stale one is revalidated with a \
+            conditional request. How the response was served goes to standard error.
+            """,
+        arguments: [ArgumentSpec(name: "url", help: "The URL to load; relative to --instance if not absolute.")],
+        options: [
+            OptionSpec(names: ["--include", "-i"], kind: .flag, help: "Write the status line and headers before the body."),
+            OptionSpec(names: ["--policy"], kind: .value(name: "policy"),
+                       help: "default, reload, cache-else-load, cache-only or offline.", defaultValue: "default"),
+            OptionSpec(names: ["--max-stale"], kind: .value(name: "duration"),
+                       help: "With --policy offline: how stale an entry may be when the network fails (e.g. 7d)."),
+            OptionSpec(names: ["--output", "-o"], kind: .value(name: "file"), help: "Write the body to this file."),
+        ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
+    )
+
+    static let preload = CommandSpec(
+        name: "preload",
+        abstract: "Preload the pages listed in a file, with their sub-resources.",
+        discussion: """
+            The file holds one URL per line; '#' starts a comment. A line that cannot be used is reported as \
+            FILE:LINE: reason and skipped. Running it again revalidates what is stored instead of downloading again.
+            """,
+        arguments: [ArgumentSpec(name: "url-file", help: "The file with the URLs, or '-' for standard input.")],
+        options: [
+            OptionSpec(names: ["--concurrency", "-j"], kind: .value(name: "n"), help: "Transfers in flight at once.",
+                       defaultValue: "8"),
+            OptionSpec(names: ["--per-host"], kind: .value(name: "n"), help: "Transfers in flight per host.",
+                       defaultValue: "6"),
+            OptionSpec(names: ["--depth"], kind: .value(name: "n"), help: "Follow same-site links this many levels deep.",
+                       defaultValue: "0"),
+            OptionSpec(names: ["--no-requisites"], kind: .flag, help: "Store only the listed pages."),
+            OptionSpec(names: ["--media"], kind: .flag, help: "Also store audio and video sources."),
+            OptionSpec(names: ["--max-resource-size"], kind: .value(name: "size"),
+                       help: "Skip any resource larger than this.", defaultValue: "64MiB"),
+            OptionSpec(names: ["--allow-host"], kind: .repeatedValue(name: "host"),
+                       help: "Fetch sub-resources only from these hosts (repeatable)."),
+            OptionSpec(names: ["--deny-host"], kind: .repeatedValue(name: "host"),
+                       help: "Never fetch from these hosts (repeatable)."),
+            OptionSpec(names: ["--retries"], kind: .value(name: "n"), help: "Retries for transient failures.",
+                       defaultValue: "2"),
+            OptionSpec(names: ["--json"], kind: .flag, help: "Write one JSON event per line to standard output."),
+        ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
+    )
+
+    static let refresh = CommandSpec(
+        name: "refresh",
+        abstract: "Revalidate the stored pages and their sub-resources.",
+        options: [
+            OptionSpec(names: ["--concurrency", "-j"], kind: .value(name: "n"), help: "Transfers in flight at once.",
+                       defaultValue: "8"),
+            OptionSpec(names: ["--host"], kind: .repeatedValue(name: "host"), help: "Only pages on this host (repeatable)."),
+            OptionSpec(names: ["--json"], kind: .flag, help: "Write one JSON event per line to standard output."),
+        ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
+    )
+
+    static let inspect = CommandSpec(
+        name: "inspect",
+        abstract: "Show what the store holds: totals, hosts, pages, or one entry.",
+        arguments: [ArgumentSpec(name: "url", help: "Show this entry's metadata.", isOptional: true)],
+        options: [
+            OptionSpec(names: ["--pages"], kind: .flag,
+                       help: "Per preloaded page: whether everything it needs is stored, and what failed."),
+            OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
+        ] + CommonOptions.store + CommonOptions.logging
+    )
+
+    static let prune = CommandSpec(
+        name: "prune",
+        abstract: "Remove entries from the store.",
+        discussion: "Criteria combine: an entry goes when it matches all of them. Pinned entries stay unless --include-pinned.",
+        options: [
+            OptionSpec(names: ["--expired"], kind: .flag, help: "Entries that can no longer be served, not even stale."),
+            OptionSpec(names: ["--older-than"], kind: .value(name: "duration"), help: "Entries stored longer ago than this (e.g. 30d)."),
+            OptionSpec(names: ["--host"], kind: .value(name: "host"), help: "Entries from this host."),
+            OptionSpec(names: ["--url-pattern"], kind: .value(name: "glob"), help: "Entries whose URL matches this glob."),
+            OptionSpec(names: ["--partition"], kind: .value(name: "name"), help: "Entries in this partition."),
+            OptionSpec(names: ["--max-size"], kind: .value(name: "size"),
+                       help: "Evict least recently used entries until the store holds at most this much."),
+            OptionSpec(names: ["--include-pinned"], kind: .flag, help: "Let the criteria remove pinned entries too."),
+            OptionSpec(names: ["--dry-run", "-n"], kind: .flag, help: "Show what would be removed; remove nothing."),
+            OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
+        ] + CommonOptions.store + CommonOptions.logging
+    )
+
+    static let pin = CommandSpec(
+        name: "pin",
+        abstract: "Keep an entry, or a page with everything it needs, out of eviction.",
+        arguments: [ArgumentSpec(name: "url", help: "The entry or page URL.")],
+        options: [
+            OptionSpec(names: ["--unpin"], kind: .flag, help: "Let it be evicted again."),
+        ] + CommonOptions.store + CommonOptions.logging
+    )
+
+    static let verify = CommandSpec(
+        name: "verify",
+        abstract: "Check the store's integrity: SQLite's own check and every body's hash.",
+        options: [OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output.")]
+            + CommonOptions.store + CommonOptions.logging
+    )
+
+    static let logout = CommandSpec(
+        name: "logout",
+        abstract: "Drop the signed-in user's cookies, tokens and private entries.",
+        options: CommonOptions.store + CommonOptions.identity + CommonOptions.logging
+    )
+
+    static let all: [CommandSpec] = [get, preload, refresh, inspect, prune, pin, verify, logout]
+}

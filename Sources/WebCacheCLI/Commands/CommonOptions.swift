@@ -1,0 +1,50 @@
+/// Options every subcommand accepts: where the store is, how to reach the network, who the user is,
+/// and how much to log. They are left out of usage lines to keep those readable; `--help` lists them.
+enum CommonOptions {
+    static let store: [OptionSpec] = [
+        OptionSpec(names: ["--store"], kind: .value(name: "path"),
+                   help: "The store file.", defaultValue: "$XDG_CACHE_HOME/webcache/store.sqlite", showInUsage: false),
+    ]
+
+    static let logging: [OptionSpec] = [
+        OptionSpec(names: ["--verbose", "-v"], kind: .flag, help: "Log requests and cache decisions to standard error.",
+                   showInUsage: false),
+        OptionSpec(names: ["--log-level"], kind: .value(name: "level"),
+                   help: "Log level: error, warning, info, debug or trace.", defaultValue: "warning", showInUsage: false),
+    ]
+
+    static let network: [OptionSpec] = [
+        OptionSpec(names: ["--header", "-H"], kind: .repeatedValue(name: "name: value"),
+                   help: "Send this request header (repeatable).", showInUsage: false),
+        OptionSpec(names: ["--user-agent", "-A"], kind: .value(name: "text"), help: "The User-Agent to send.",
+                   showInUsage: false),
+        OptionSpec(names: ["--cacert"], kind: .value(name: "file"),
+                   help: "Trust the CA certificates in this PEM file.", showInUsage: false),
+        OptionSpec(names: ["--insecure", "-k"], kind: .flag, help: "Do not verify TLS certificates (unsafe).",
+                   showInUsage: false),
+        OptionSpec(names: ["--resolve"], kind: .repeatedValue(name: "host:port:addr"),
+                   help: "Use this address for host:port (repeatable).", showInUsage: false),
+        OptionSpec(names: ["--connect-to"], kind: .repeatedValue(name: "host:port:host2:port2"),
+                   help: "Connect to host2:port2 instead of host:port (repeatable).", showInUsage: false),
+        OptionSpec(names: ["--proxy", "-x"], kind: .value(name: "url"),
+                   help: "Use this proxy (default: from the environment).", showInUsage: false),
+        OptionSpec(names: ["--connect-timeout"], kind: .value(name: "seconds"),
+                   help: "Give up connecting after this long.", defaultValue: "10", showInUsage: false),
+    ]
+
+    static let identity: [OptionSpec] = [
+        OptionSpec(names: ["--instance"], kind: .value(name: "url"),
+                   help: "The instance URL; relative URLs resolve against it.", showInUsage: false),
+        OptionSpec(names: ["--token-command"], kind: .value(name: "command"),
+                   help: "A command that prints an OAuth access token; run again when a fresh one is needed.",
+                   showInUsage: false),
+        OptionSpec(names: ["--token-file"], kind: .value(name: "file"),
+                   help: "A file that holds an OAuth access token; read again when a fresh one is needed.",
+                   showInUsage: false),
+        OptionSpec(names: ["--jwt-command"], kind: .value(name: "command"),
+                   help: "A command that prints a JWT to exchange at the instance's token endpoint.",
+                   showInUsage: false),
+        OptionSpec(names: ["--guest"], kind: .flag, help: "Send no credentials (the default without a token option).",
+                   showInUsage: false),
+    ]
+}

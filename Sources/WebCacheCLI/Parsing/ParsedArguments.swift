@@ -1,0 +1,36 @@
+/// What the parser read from the command line for one subcommand, before it becomes a typed command.
+struct ParsedArguments: Sendable {
+    /// The spec the arguments were parsed against; used to name the command in errors.
+    var spec: CommandSpec
+    /// Positional arguments in order.
+    var positionals: [String] = []
+    /// Values by option key; a flag holds one empty string per occurrence.
+    var values: [String: [String]] = [:]
+
+    /// Whether a flag was given.
+    func flag(_ key: String) -> Bool {
+        values[key] != nil
+    }
+
+    /// The last value given for an option (later ones override earlier ones, as in most tools).
+    func value(_ key: String) -> String? {
+        values[key]?.last
+    }
+
+    /// Every value given for a repeatable option, in order.
+    func allValues(_ key: String) -> [String] {
+        values[key] ?? []
+    }
+
+    /// The value converted by `transform`, or a usage error naming the option and the bad value.
+    func value<T>(_ key: String, _ what: String, _ transform: (String) -> T?) throws(UsageError) -> T? {
+        guard let raw = value(key) else { return nil }
+        guard let converted = transform(raw) else {
+            throw UsageError(
+                "The value '\(raw)' is invalid for '--\(key) <\(what)>'",
+                command: spec
+            )
+        }
+        return converted
+    }
+}

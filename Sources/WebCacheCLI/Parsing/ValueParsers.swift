@@ -1,0 +1,58 @@
+import Foundation
+
+/// Conversions for option values that users type: durations, byte sizes and counts.
+enum ValueParsers {
+    /// `90s`, `15m`, `12h`, `7d`, `2w`, or a plain number of seconds. Returns seconds.
+    static func duration(_ text: String) -> TimeInterval? {
+        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let last = trimmed.last else { return nil }
+        let (digits, unit) = units[last].map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
+        guard let number = Double(digits), number >= 0, number.isFinite else { return nil }
+        return number * unit
+    }
+
+    /// `500`, `64K`, `10MB`, `1.5G`, `2GiB` (powers of 1024, as `du -h` shows). Returns bytes.
+    static func byteSize(_ text: String) -> Int64? {
+        var trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
+        for suffix in ["IB", "B"] where trimmed.hasSuffix(suffix) && trimmed.count > suffix.count {
+            trimmed.removeLast(suffix.count)
+            break
+        }
+        let units: [Character: Double] = ["K": 1024, "M": 1024 * 1024, "G": 1024 * 1024 * 1024, "T": 1024 * 1024 * 1024 * 1024]
+        guard let last = trimmed.last else { return nil }
+        let (digits, unit) = units[last].map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
+        guard let number = Double(digits), number >= 0, number * unit < Double(Int64.max) else { return nil }
+        return Int64(number * unit)
+    }
+
+    /// A whole number within `range`.
+    static func count(in range: ClosedRange<Int>) -> (String) -> Int? {
+        { text in Int(text).flatMap { range.contains($0) ? $0 : nil } }
+    }
+
+    /// Formats bytes for people: `812 B`, `14.2 KiB`, `3.0 MiB`.
+    static func formatBytes(_ bytes: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(bytes) B" : String(format: "%.1f", value) + " " + units[unit]
+    }
+
+    /// Formats a duration for people: `45s`, `12m`, `3h`, `2d`.
+    static func formatDuration(_ seconds: TimeInterval) -> String {
+        let magnitude = abs(seconds)
+        let text: String
+        switch magnitude {
+        case ..<60: text = "\(Int(magnitude))s"
+        case ..<3600: text = "\(Int(magnitude / 60))m"
+        case ..<86_400: text = "\(Int(magnitude / 3600))h"
+        default: text = "\(Int(magnitude / 86_400))d"
+        }
+        return seconds < 0 ? "-" + text : text
+    }
+}
