@@ -15,7 +15,7 @@ public enum CacheStorability: Sendable, Hashable {
         /// 206 Partial Content: this cache does not store or combine ranges (§3.3, §3.4).
         case partialContent = "partial content is not stored"
         /// 304 Not Modified updates stored responses (§4.3.4) and is never stored itself.
-        case notModified = "304 updates stored responses instead"
+        case notModified = "not modified (304) responses update stored responses instead"
         /// `must-understand` is present and the status code is not one this cache understands (§5.2.2.3).
         case statusNotUnderstood = "must-understand with a status this cache does not understand"
         /// The request carries `Cache-Control: no-store` (§5.2.1.5).
