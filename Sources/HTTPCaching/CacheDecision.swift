@@ -1,9 +1,11 @@
 import Foundation
 import HTTPCore
 
-/// What to do with a request, given the stored variants of its URL (see ``HTTPCachePolicy/decide(request:variants:now:)``).
+/// What to do with a request, given the stored variants of its URL.
 ///
-/// `variant` is an index into the array of stored responses that was passed in.
+/// Returned by ``HTTPCachePolicy/decide(request:variants:now:)``.
+///
+/// `variant` is always an index into the array of stored responses that was passed in.
 public enum CacheDecision: Sendable, Equatable {
     /// Serve the stored response; send no request.
     case fresh(variant: Int, age: TimeInterval)

@@ -46,9 +46,7 @@ extension HTTPCachePolicy {
                 if let tag { return variants[index].etag?.weaklyMatches(tag) == true }
                 return variants[index].lastModified == lastModified
             }
-            let newest = candidates.max { lhs, rhs in
-                (variants[lhs].recency, variants[lhs].responseTime) < (variants[rhs].recency, variants[rhs].responseTime)
-            }
+            let newest = candidates.max { variants[$1].isMoreRecent(than: variants[$0]) }
             return newest.map { [$0] } ?? []
         }
         if variants.count == 1, !variants[0].hasValidator { return [0] }

@@ -102,15 +102,16 @@ public enum HTTPCachePolicy {
         variants.indices.filter { index in
             VaryKey.secondaryKey(forResponse: variants[index].headers, request: request) == variants[index].varyKey
         }.sorted { lhs, rhs in
-            let (left, right) = (variants[lhs], variants[rhs])
-            if left.recency != right.recency { return left.recency > right.recency }
-            if left.responseTime != right.responseTime { return left.responseTime > right.responseTime }
-            return lhs < rhs
+            variants[lhs].isMoreRecent(than: variants[rhs])
+                || (!variants[rhs].isMoreRecent(than: variants[lhs]) && lhs < rhs)
         }
     }
 
     private static func reuse(
-        _ stored: StoredResponse, variant: Int, directives: RequestCacheControl, now: Date
+        _ stored: StoredResponse,
+        variant: Int,
+        directives: RequestCacheControl,
+        now: Date
     ) -> CacheDecision? {
         let response = stored.cacheControl
         if response.noCache { return nil }
@@ -152,12 +153,16 @@ public enum HTTPCachePolicy {
     /// request's `stale-if-error` (RFC 5861 §4), and `callerLimit`, a staleness in seconds the
     /// caller accepts on its own account (an offline mode may pass `.infinity`).
     public static func staleIfError(
-        request: HTTPRequest, stored: StoredResponse, now: Date, callerLimit: TimeInterval? = nil
+        request: HTTPRequest,
+        stored: StoredResponse,
+        now: Date,
+        callerLimit: TimeInterval? = nil
     ) -> Bool {
         let response = stored.cacheControl
         guard !response.mustRevalidate, !response.noCache else { return false }
         let requested = RequestCacheControl(headers: request.headers).staleIfError
-        let windows = [response.staleIfError, requested].compactMap { $0.map(TimeInterval.init) }
+        let windows =
+            [response.staleIfError, requested].compactMap { $0.map(TimeInterval.init) }
             + [callerLimit].compactMap { $0 }
         guard let window = windows.max() else { return false }
         return stored.staleness(now: now) <= window

@@ -20,13 +20,15 @@ public struct RequestCacheControl: Sendable, Hashable {
     public var maxStale: MaxStale?
     /// `min-fresh`: the response must stay fresh for at least this many more seconds (§5.2.1.3).
     public var minFresh: Int?
-    /// `no-cache` (or `Pragma: no-cache` without `Cache-Control`): validate before using a stored response (§5.2.1.4).
+    /// `no-cache`, or `Pragma: no-cache` without `Cache-Control`: validate before using a stored
+    /// response (§5.2.1.4).
     public var noCache: Bool
     /// `no-store`: store nothing of this request or its response (§5.2.1.5).
     public var noStore: Bool
     /// `only-if-cached`: answer from the cache or with 504, never from the network (§5.2.1.7).
     public var onlyIfCached: Bool
-    /// `stale-if-error=n`: on an origin error the client accepts a response stale by at most `n` seconds (RFC 5861 §4).
+    /// `stale-if-error=n`: on an origin error the client accepts a response stale by at most `n`
+    /// seconds (RFC 5861 §4).
     public var staleIfError: Int?
 
     /// Reads the directives of `headers`.

@@ -12,6 +12,7 @@ extension StoredResponse {
             headers: HTTPCachePolicy.mergedHeaders(stored: headers, notModified: notModified.headers),
             requestTime: requestTime,
             responseTime: responseTime,
-            varyKey: varyKey)
+            varyKey: varyKey
+        )
     }
 }

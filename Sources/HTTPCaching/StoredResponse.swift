@@ -37,8 +37,12 @@ public struct StoredResponse: Sendable, Hashable {
             return nil
         }
         self.init(
-            status: response.status, headers: response.headers, requestTime: requestTime,
-            responseTime: responseTime, varyKey: key)
+            status: response.status,
+            headers: response.headers,
+            requestTime: requestTime,
+            responseTime: responseTime,
+            varyKey: key
+        )
     }
 
     // MARK: - Header values
@@ -180,6 +184,10 @@ public struct StoredResponse: Sendable, Hashable {
         return responseTime.addingTimeInterval(freshnessLifetime - correctedInitialAge + TimeInterval(window))
     }
 
-    /// The instant that orders variants by recency (§4.1): the `Date` field, else the receipt time.
-    var recency: Date { date ?? responseTime }
+    /// Whether this response is more recent than `other` (§4.1): by `Date` (the receipt time standing
+    /// in for a missing one), then by receipt time.
+    func isMoreRecent(than other: StoredResponse) -> Bool {
+        let (mine, theirs) = (date ?? responseTime, other.date ?? other.responseTime)
+        return mine != theirs ? mine > theirs : responseTime > other.responseTime
+    }
 }

@@ -10,10 +10,14 @@ struct CacheControlTests {
 
     @Test(arguments: [
         ("§5.2 token value", "max-age=60", [Directive(name: "max-age", value: "60")]),
-        ("§5.2 names are case-insensitive", "MAX-AGE=60, No-Cache",
-            [Directive(name: "max-age", value: "60"), Directive(name: "no-cache")]),
-        ("§5.2.2.4 quoted list keeps its comma", #"no-cache="Set-Cookie, X-Foo", public"#,
-            [Directive(name: "no-cache", value: "Set-Cookie, X-Foo"), Directive(name: "public")]),
+        (
+            "§5.2 names are case-insensitive", "MAX-AGE=60, No-Cache",
+            [Directive(name: "max-age", value: "60"), Directive(name: "no-cache")]
+        ),
+        (
+            "§5.2.2.4 quoted list keeps its comma", #"no-cache="Set-Cookie, X-Foo", public"#,
+            [Directive(name: "no-cache", value: "Set-Cookie, X-Foo"), Directive(name: "public")]
+        ),
         ("RFC 9110 §5.6.4 backslash escapes", #"private="a\"b\\c""#, [Directive(name: "private", value: #"a"b\c"#)]),
         ("§5.2 quoted delta-seconds accepted", #"max-age="60""#, [Directive(name: "max-age", value: "60")]),
         ("unterminated quote kept raw", #"max-age="60"#, [Directive(name: "max-age", value: #""60"#)]),
@@ -21,10 +25,14 @@ struct CacheControlTests {
         ("empty members skipped", " , ,max-age=5,, ", [Directive(name: "max-age", value: "5")]),
         ("nameless member dropped", "=5, public", [Directive(name: "public")]),
         ("empty value kept", "max-age=", [Directive(name: "max-age", value: "")]),
-        ("§5.2.3 unknown directives kept in order", "foo=bar, max-age=1",
-            [Directive(name: "foo", value: "bar"), Directive(name: "max-age", value: "1")]),
-        ("duplicates kept in order", "max-age=1, max-age=2",
-            [Directive(name: "max-age", value: "1"), Directive(name: "max-age", value: "2")]),
+        (
+            "§5.2.3 unknown directives kept in order", "foo=bar, max-age=1",
+            [Directive(name: "foo", value: "bar"), Directive(name: "max-age", value: "1")]
+        ),
+        (
+            "duplicates kept in order", "max-age=1, max-age=2",
+            [Directive(name: "max-age", value: "1"), Directive(name: "max-age", value: "2")]
+        ),
     ])
     func parsesDirectives(rule: String, value: String, expected: [Directive]) {
         #expect(CacheControl(value).directives == expected, "\(rule)")
@@ -65,9 +73,11 @@ struct CacheControlTests {
     // MARK: - Request directives (RFC 9111 §5.2.1, §5.4; RFC 5861 §4)
 
     @Test func readsRequestDirectives() {
-        let directives = RequestCacheControl(headers: headers([
-            ("Cache-Control", "MAX-AGE=10, min-fresh=5, No-Store, only-if-cached, stale-if-error=30, no-cache"),
-        ]))
+        let directives = RequestCacheControl(
+            headers: headers([
+                ("Cache-Control", "MAX-AGE=10, min-fresh=5, No-Store, only-if-cached, stale-if-error=30, no-cache")
+            ])
+        )
         #expect(directives.maxAge == 10)
         #expect(directives.minFresh == 5)
         #expect(directives.noStore)
@@ -111,11 +121,13 @@ struct CacheControlTests {
     // MARK: - Response directives (RFC 9111 §5.2.2, RFC 5861, RFC 8246)
 
     @Test func readsResponseDirectives() {
-        let directives = ResponseCacheControl(headers: headers([
-            ("Cache-Control", #"Public, PRIVATE="Set-Cookie, X-User", no-cache="Set-Cookie""#),
-            ("Cache-Control", "must-revalidate, proxy-revalidate, must-understand, no-store, immutable"),
-            ("Cache-Control", "s-maxage=20, stale-while-revalidate=30, stale-if-error=40, max-age=10"),
-        ]))
+        let directives = ResponseCacheControl(
+            headers: headers([
+                ("Cache-Control", #"Public, PRIVATE="Set-Cookie, X-User", no-cache="Set-Cookie""#),
+                ("Cache-Control", "must-revalidate, proxy-revalidate, must-understand, no-store, immutable"),
+                ("Cache-Control", "s-maxage=20, stale-while-revalidate=30, stale-if-error=40, max-age=10"),
+            ])
+        )
         #expect(directives.isPublic)
         #expect(directives.isPrivate)
         #expect(directives.privateFields == ["set-cookie", "x-user"])
@@ -150,9 +162,11 @@ struct CacheControlTests {
 
     @Test func invalidStaleExtensionsAreIgnored() {
         // RFC 5861: the directives only grant permission, so an invalid one grants nothing.
-        let directives = ResponseCacheControl(headers: headers([
-            ("Cache-Control", "stale-while-revalidate=soon, stale-if-error"),
-        ]))
+        let directives = ResponseCacheControl(
+            headers: headers([
+                ("Cache-Control", "stale-while-revalidate=soon, stale-if-error")
+            ])
+        )
         #expect(directives.staleWhileRevalidate == nil)
         #expect(directives.staleIfError == nil)
     }

@@ -18,33 +18,72 @@ struct NotModifiedTests {
     static let lastModified = "Sun, 06 Nov 1994 08:49:37 GMT"
 
     @Test(arguments: [
-        Case(testDescription: "§4.3.4 strong ETag selects every response with it",
+        Case(
+            testDescription: "§4.3.4 strong ETag selects every response with it",
             stored: [[("ETag", #""a""#)], [("ETag", #""b""#)], [("ETag", #""a""#)]],
-            notModified: [("ETag", #""a""#)], expected: [0, 2]),
-        Case(testDescription: "§4.3.4 strong ETag matching nothing updates nothing",
-            stored: [[("ETag", #""a""#)], [("ETag", #""b""#)]], notModified: [("ETag", #""c""#)], expected: []),
-        Case(testDescription: "§4.3.4 strong ETag never matches a weak stored tag",
-            stored: [[("ETag", #"W/"a""#)]], notModified: [("ETag", #""a""#)], expected: []),
-        Case(testDescription: "§4.3.4 strong ETag ignores Last-Modified",
+            notModified: [("ETag", #""a""#)],
+            expected: [0, 2]
+        ),
+        Case(
+            testDescription: "§4.3.4 strong ETag matching nothing updates nothing",
+            stored: [[("ETag", #""a""#)], [("ETag", #""b""#)]],
+            notModified: [("ETag", #""c""#)],
+            expected: []
+        ),
+        Case(
+            testDescription: "§4.3.4 strong ETag never matches a weak stored tag",
+            stored: [[("ETag", #"W/"a""#)]],
+            notModified: [("ETag", #""a""#)],
+            expected: []
+        ),
+        Case(
+            testDescription: "§4.3.4 strong ETag ignores Last-Modified",
             stored: [[("Last-Modified", lastModified)]],
-            notModified: [("ETag", #""a""#), ("Last-Modified", lastModified)], expected: []),
-        Case(testDescription: "§4.3.4 weak ETag selects the most recent match",
+            notModified: [("ETag", #""a""#), ("Last-Modified", lastModified)],
+            expected: []
+        ),
+        Case(
+            testDescription: "§4.3.4 weak ETag selects the most recent match",
             stored: [[("ETag", #"W/"a""#)], [("ETag", #""a""#)], [("ETag", #"W/"b""#)]],
-            notModified: [("ETag", #"W/"a""#)], expected: [1]),
-        Case(testDescription: "§4.3.4 weak ETag matching nothing updates nothing",
-            stored: [[("ETag", #"W/"a""#)]], notModified: [("ETag", #"W/"z""#)], expected: []),
-        Case(testDescription: "§4.3.4 Last-Modified selects the most recent match",
+            notModified: [("ETag", #"W/"a""#)],
+            expected: [1]
+        ),
+        Case(
+            testDescription: "§4.3.4 weak ETag matching nothing updates nothing",
+            stored: [[("ETag", #"W/"a""#)]],
+            notModified: [("ETag", #"W/"z""#)],
+            expected: []
+        ),
+        Case(
+            testDescription: "§4.3.4 Last-Modified selects the most recent match",
             stored: [[("Last-Modified", lastModified)], [("Last-Modified", lastModified)], [("ETag", #""x""#)]],
-            notModified: [("Last-Modified", lastModified)], expected: [1]),
-        Case(testDescription: "§4.3.4 Last-Modified matching nothing updates nothing",
+            notModified: [("Last-Modified", lastModified)],
+            expected: [1]
+        ),
+        Case(
+            testDescription: "§4.3.4 Last-Modified matching nothing updates nothing",
             stored: [[("Last-Modified", lastModified)]],
-            notModified: [("Last-Modified", "Mon, 07 Nov 1994 08:49:37 GMT")], expected: []),
-        Case(testDescription: "§4.3.4 no validators: the only stored response without validators",
-            stored: [[]], notModified: [], expected: [0]),
-        Case(testDescription: "§4.3.4 no validators: not a stored response that has one",
-            stored: [[("ETag", #""a""#)]], notModified: [], expected: []),
-        Case(testDescription: "§4.3.4 no validators: not when several are stored",
-            stored: [[], []], notModified: [], expected: []),
+            notModified: [("Last-Modified", "Mon, 07 Nov 1994 08:49:37 GMT")],
+            expected: []
+        ),
+        Case(
+            testDescription: "§4.3.4 no validators: the only stored response without validators",
+            stored: [[]],
+            notModified: [],
+            expected: [0]
+        ),
+        Case(
+            testDescription: "§4.3.4 no validators: not a stored response that has one",
+            stored: [[("ETag", #""a""#)]],
+            notModified: [],
+            expected: []
+        ),
+        Case(
+            testDescription: "§4.3.4 no validators: not when several are stored",
+            stored: [[], []],
+            notModified: [],
+            expected: []
+        ),
         Case(testDescription: "§4.3.4 nothing stored", stored: [], notModified: [("ETag", #""a""#)], expected: []),
     ])
     func selectsResponsesToFreshen(_ example: Case) {
@@ -76,20 +115,27 @@ struct NotModifiedTests {
                 == headers([
                     ("Content-Type", "text/html"), ("cache-control", "max-age=300"), ("Content-Length", "120"),
                     ("X-Kept", "yes"), ("Date", httpDate(100)), ("ETag", #""a""#), ("X-New", "1"), ("X-New", "2"),
-                ]).fields)
+                ]).fields
+        )
     }
 
     @Test func freshenedResponseRestartsItsAge() {
         // Given: stored at t0 with max-age=60; stale at t0 + 100.
         let original = stored(
             [("Cache-Control", "max-age=60"), ("ETag", #""a""#), ("Content-Length", "5"), ("Vary", "Accept")],
-            varyKey: "accept")
+            varyKey: "accept"
+        )
         #expect(!original.isFresh(now: t0.addingTimeInterval(100)))
         // When: a 304 arrives at t0 + 100.
         let notModified = HTTPResponseHead(
-            status: 304, headers: headers([("Date", httpDate(100)), ("ETag", #""a""#), ("Cache-Control", "max-age=90")]))
+            status: 304,
+            headers: headers([("Date", httpDate(100)), ("ETag", #""a""#), ("Cache-Control", "max-age=90")])
+        )
         let freshened = original.freshened(
-            with: notModified, requestTime: t0.addingTimeInterval(99), responseTime: t0.addingTimeInterval(100))
+            with: notModified,
+            requestTime: t0.addingTimeInterval(99),
+            responseTime: t0.addingTimeInterval(100)
+        )
         // Then
         #expect(freshened.status == 200)
         #expect(freshened.varyKey == "accept")
@@ -99,6 +145,7 @@ struct NotModifiedTests {
         #expect(freshened.freshUntil == t0.addingTimeInterval(189))
         #expect(
             HTTPCachePolicy.decide(request: request(), variants: [freshened], now: t0.addingTimeInterval(150))
-                == .fresh(variant: 0, age: 51))
+                == .fresh(variant: 0, age: 51)
+        )
     }
 }

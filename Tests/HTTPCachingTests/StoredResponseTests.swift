@@ -63,29 +63,74 @@ struct StoredResponseTests {
     @Test(arguments: [
         AgeCase(testDescription: "§4.2.3 resident time only", date: 0, sent: 0, received: 0, now: 10, expected: 10),
         AgeCase(
-            testDescription: "§4.2.3 apparent age when the origin's Date lags receipt", date: -60, sent: 0,
-            received: 0, now: 0, expected: 60),
+            testDescription: "§4.2.3 apparent age when the origin's Date lags receipt",
+            date: -60,
+            sent: 0,
+            received: 0,
+            now: 0,
+            expected: 60
+        ),
         AgeCase(
-            testDescription: "§4.2.3 apparent age is never negative (origin clock ahead)", date: 60, sent: 0,
-            received: 0, now: 5, expected: 5),
+            testDescription: "§4.2.3 apparent age is never negative (origin clock ahead)",
+            date: 60,
+            sent: 0,
+            received: 0,
+            now: 5,
+            expected: 5
+        ),
         AgeCase(
-            testDescription: "§4.2.3 corrected Age adds the response delay", date: 0, age: "30", sent: -2,
-            received: 0, now: 0, expected: 32),
+            testDescription: "§4.2.3 corrected Age adds the response delay",
+            date: 0,
+            age: "30",
+            sent: -2,
+            received: 0,
+            now: 0,
+            expected: 32
+        ),
         AgeCase(
-            testDescription: "§4.2.3 the larger of apparent and corrected age wins", date: -100, age: "30", sent: 0,
-            received: 0, now: 0, expected: 100),
+            testDescription: "§4.2.3 the larger of apparent and corrected age wins",
+            date: -100,
+            age: "30",
+            sent: 0,
+            received: 0,
+            now: 0,
+            expected: 100
+        ),
         AgeCase(
-            testDescription: "§4.2.3 Age beats a smaller apparent age", date: -10, age: "50", sent: -1, received: 0,
-            now: 20, expected: 71),
+            testDescription: "§4.2.3 Age beats a smaller apparent age",
+            date: -10,
+            age: "50",
+            sent: -1,
+            received: 0,
+            now: 20,
+            expected: 71
+        ),
         AgeCase(
-            testDescription: "§5.1 invalid Age is ignored", date: 0, age: "abc", sent: 0, received: 0, now: 3,
-            expected: 3),
+            testDescription: "§5.1 invalid Age is ignored",
+            date: 0,
+            age: "abc",
+            sent: 0,
+            received: 0,
+            now: 3,
+            expected: 3
+        ),
         AgeCase(
-            testDescription: "§4.2.3 missing Date gives apparent age 0", date: nil, age: nil, sent: -4, received: 0,
-            now: 6, expected: 10),
+            testDescription: "§4.2.3 missing Date gives apparent age 0",
+            date: nil,
+            age: nil,
+            sent: -4,
+            received: 0,
+            now: 6,
+            expected: 10
+        ),
         AgeCase(
-            testDescription: "§4.2.3 a clock before receipt adds no resident time", date: 0, sent: 0, received: 0,
-            now: -50, expected: 0),
+            testDescription: "§4.2.3 a clock before receipt adds no resident time",
+            date: 0,
+            sent: 0,
+            received: 0,
+            now: -50,
+            expected: 0
+        ),
     ])
     func currentAge(_ example: AgeCase) {
         var pairs: [(String, String)] = []
@@ -103,23 +148,34 @@ struct StoredResponseTests {
         ("§4.2.1 Expires minus Date", 200, [("Expires", httpDate(120))], 120),
         ("§4.2.1 Expires before Date gives 0", 200, [("Expires", httpDate(-120))], 0),
         ("§5.3 Expires 0 gives 0", 200, [("Expires", "0")], 0),
-        ("§4.2.1 invalid max-age is stale despite Expires", 200,
-            [("Cache-Control", "max-age=x"), ("Expires", httpDate(120))], 0),
-        ("§4.2.1 repeated max-age: first occurrence", 200,
-            [("Cache-Control", "max-age=60"), ("Cache-Control", "max-age=10")], 60),
+        (
+            "§4.2.1 invalid max-age is stale despite Expires", 200,
+            [("Cache-Control", "max-age=x"), ("Expires", httpDate(120))], 0
+        ),
+        (
+            "§4.2.1 repeated max-age: first occurrence", 200,
+            [("Cache-Control", "max-age=60"), ("Cache-Control", "max-age=10")], 60
+        ),
         ("§4.2.1 repeated Expires: first line", 200, [("Expires", httpDate(30)), ("Expires", httpDate(90))], 30),
         ("§1.2.2 huge max-age clamps to 2^31", 200, [("Cache-Control", "max-age=99999999999")], 2_147_483_648),
         ("§4.2.2 heuristic: 10% of Date minus Last-Modified", 200, [("Last-Modified", httpDate(-1000))], 100),
         ("§4.2.2 heuristic capped at 7 days", 200, [("Last-Modified", httpDate(-1000 * 86_400))], 604_800),
         ("§4.2.2 heuristic for 404", 404, [("Last-Modified", httpDate(-1000))], 100),
         ("§4.2.2 no heuristic for 302", 302, [("Last-Modified", httpDate(-1000))], 0),
-        ("§4.2.2 public allows heuristic for 302", 302,
-            [("Last-Modified", httpDate(-1000)), ("Cache-Control", "public")], 100),
-        ("§4.2.2 no heuristic beside an invalid Expires", 200, [("Last-Modified", httpDate(-1000)), ("Expires", "0")], 0),
+        (
+            "§4.2.2 public allows heuristic for 302", 302,
+            [("Last-Modified", httpDate(-1000)), ("Cache-Control", "public")], 100
+        ),
+        (
+            "§4.2.2 no heuristic beside an invalid Expires", 200,
+            [("Last-Modified", httpDate(-1000)), ("Expires", "0")], 0
+        ),
         ("§4.2.2 no Last-Modified gives 0", 200, [], 0),
         ("§4.2.2 Last-Modified after Date gives 0", 200, [("Last-Modified", httpDate(1000))], 0),
-        ("§5.2.2.10 s-maxage ignored by a private cache", 200,
-            [("Cache-Control", "s-maxage=600"), ("Last-Modified", httpDate(-1000))], 100),
+        (
+            "§5.2.2.10 s-maxage ignored by a private cache", 200,
+            [("Cache-Control", "s-maxage=600"), ("Last-Modified", httpDate(-1000))], 100
+        ),
     ])
     func freshnessLifetime(rule: String, status: Int, pairs: [(String, String)], expected: TimeInterval) {
         #expect(stored(pairs, status: status).freshnessLifetime == expected, "\(rule)")
@@ -176,12 +232,20 @@ struct StoredResponseTests {
         let get = request([("Accept-Encoding", "gzip")])
         let made = try #require(
             StoredResponse(
-                request: get, response: HTTPResponseHead(status: 200, headers: ["Vary": "Accept-Encoding"]),
-                requestTime: t0, responseTime: t0))
+                request: get,
+                response: HTTPResponseHead(status: 200, headers: ["Vary": "Accept-Encoding"]),
+                requestTime: t0,
+                responseTime: t0
+            )
+        )
         #expect(made.varyKey == "accept-encoding: gzip")
         #expect(
             StoredResponse(
-                request: get, response: HTTPResponseHead(status: 200, headers: ["Vary": "*"]), requestTime: t0,
-                responseTime: t0) == nil)
+                request: get,
+                response: HTTPResponseHead(status: 200, headers: ["Vary": "*"]),
+                requestTime: t0,
+                responseTime: t0
+            ) == nil
+        )
     }
 }

@@ -19,14 +19,22 @@ func headers(_ pairs: [(String, String)]) -> HTTPHeaders {
 /// A stored response received at `t0 + received` for a request sent at `t0 + sent`.
 /// Unless `headers` has one, `Date` is added as `t0 + received` so that the apparent age is 0.
 func stored(
-    _ pairs: [(String, String)], status: Int = 200, sent: TimeInterval = 0, received: TimeInterval = 0,
-    varyKey: String = "", addDate: Bool = true
+    _ pairs: [(String, String)],
+    status: Int = 200,
+    sent: TimeInterval = 0,
+    received: TimeInterval = 0,
+    varyKey: String = "",
+    addDate: Bool = true
 ) -> StoredResponse {
     var fields = headers(pairs)
     if addDate, !fields.contains("Date") { fields.append(name: "Date", value: httpDate(received)) }
     return StoredResponse(
-        status: status, headers: fields, requestTime: t0.addingTimeInterval(sent),
-        responseTime: t0.addingTimeInterval(received), varyKey: varyKey)
+        status: status,
+        headers: fields,
+        requestTime: t0.addingTimeInterval(sent),
+        responseTime: t0.addingTimeInterval(received),
+        varyKey: varyKey
+    )
 }
 
 /// A request for the test URL.

@@ -10,11 +10,18 @@ struct VaryKeyTests {
         ("§4.1 one field", "Accept-Encoding", [("Accept-Encoding", "gzip")], "accept-encoding: gzip"),
         ("§4.1 absent field", "Accept-Encoding", [], "accept-encoding"),
         ("§4.1 empty field differs from absent", "Accept-Encoding", [("Accept-Encoding", "")], "accept-encoding: "),
-        ("§4.1 names lowercased, deduplicated and sorted", "User-Agent, accept, ACCEPT",
-            [("Accept", "a"), ("User-Agent", "u")], "accept: a\nuser-agent: u"),
-        ("§4.1 list whitespace normalised", "Accept", [("Accept", "text/html ,  application/xml")],
-            "accept: text/html,application/xml"),
-        ("§4.1 inner whitespace collapsed", "User-Agent", [("User-Agent", "Foo   1.0\t(x)")], "user-agent: Foo 1.0 (x)"),
+        (
+            "§4.1 names lowercased, deduplicated and sorted", "User-Agent, accept, ACCEPT",
+            [("Accept", "a"), ("User-Agent", "u")], "accept: a\nuser-agent: u"
+        ),
+        (
+            "§4.1 list whitespace normalised", "Accept", [("Accept", "text/html ,  application/xml")],
+            "accept: text/html,application/xml"
+        ),
+        (
+            "§4.1 inner whitespace collapsed", "User-Agent", [("User-Agent", "Foo   1.0\t(x)")],
+            "user-agent: Foo 1.0 (x)"
+        ),
         ("§4.1 repeated lines combine", "Accept", [("Accept", "a"), ("accept", "b")], "accept: a,b"),
         ("§4.1 Vary: * never matches", "*", [], nil),
         ("§4.1 * among names never matches", "Accept, *", [("Accept", "a")], nil),
