@@ -66,6 +66,10 @@ extension HTTPCachePolicy {
     /// replaces every stored line of that name, in the position of the first one (new names are
     /// appended), except ``fieldsNotUpdated`` and the fields the 304's `Connection` names. Every
     /// other stored field is kept.
+    ///
+    /// `Date` and `Age` describe a message, not the representation (RFC 9110 §6.6.1, RFC 9111 §5.1),
+    /// so they always come from the 304: one it lacks is removed from the stored fields. Kept, an old
+    /// `Date` or `Age` would age the freshened response by the time before its validation.
     public static func mergedHeaders(stored: HTTPHeaders, notModified: HTTPHeaders) -> HTTPHeaders {
         let excluded = fieldsNotUpdated.union(notModified.listValues(for: "Connection").map { $0.lowercased() })
         var names: [String] = []
@@ -74,6 +78,9 @@ extension HTTPCachePolicy {
             if !excluded.contains(name), !names.contains(name) { names.append(name) }
         }
         var fields = stored.fields
+        for name in ["date", "age"] where !notModified.contains(name) {
+            fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+        }
         for name in names {
             let replacement = notModified.fields.filter { $0.name.caseInsensitiveEquals(name) }
             if let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {

@@ -80,6 +80,7 @@ public enum HTTPCachePolicy {
     /// 4. A stale response is served, unless `must-revalidate` forbids it (§5.2.2.2) or the request's
     ///    `max-age`/`min-fresh` exclude it, when within `stale-while-revalidate` (with background
     ///    revalidation, RFC 5861 §3) or within the request's `max-stale` (§5.2.1.2).
+    ///    A request's `no-store` does not prevent reuse: it only forbids storing (§5.2.1.5).
     /// 5. Otherwise the response is validated (§4.3.1) when it has a validator, else a miss.
     ///    With `only-if-cached` (§5.2.1.7) anything that would contact the origin is ``CacheDecision/unsatisfiable``.
     public static func decide(request: HTTPRequest, variants: [StoredResponse], now: Date) -> CacheDecision {

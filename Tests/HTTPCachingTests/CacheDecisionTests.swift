@@ -231,6 +231,13 @@ struct CacheDecisionTests {
             now: 20,
             expected: .validate(variant: 0, conditionalHeaders: inm)
         ),
+        Case(
+            testDescription: "§5.2.1.5 request no-store still reuses a stored response",
+            response: [("Cache-Control", "max-age=100")],
+            request: [("Cache-Control", "no-store")],
+            now: 1,
+            expected: .fresh(variant: 0, age: 1)
+        ),
         // RFC 8246 immutable
         Case(
             testDescription: "RFC 8246 §2 a reload (max-age=0) of a fresh immutable response is a hit",

@@ -119,6 +119,21 @@ struct NotModifiedTests {
         )
     }
 
+    @Test func messageDatesComeFromThe304Only() {
+        // RFC 9111 §5.1, RFC 9110 §6.6.1: Date and Age belong to the message that carried them.
+        let stored = headers([("Date", httpDate(0)), ("Age", "1000"), ("Cache-Control", "max-age=60")])
+        let withoutDates = HTTPCachePolicy.mergedHeaders(stored: stored, notModified: headers([("ETag", #""a""#)]))
+        #expect(withoutDates.fields == headers([("Cache-Control", "max-age=60"), ("ETag", #""a""#)]).fields)
+        let withDates = HTTPCachePolicy.mergedHeaders(
+            stored: stored,
+            notModified: headers([("Age", "3"), ("Date", httpDate(50))])
+        )
+        #expect(
+            withDates.fields
+                == headers([("Date", httpDate(50)), ("Age", "3"), ("Cache-Control", "max-age=60")]).fields
+        )
+    }
+
     @Test func freshenedResponseRestartsItsAge() {
         // Given: stored at t0 with max-age=60; stale at t0 + 100.
         let original = stored(
