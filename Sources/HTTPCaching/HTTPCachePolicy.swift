@@ -70,7 +70,8 @@ public enum HTTPCachePolicy {
 
     /// Decides how to answer `request` from `variants`, the stored responses for its URL.
     ///
-    /// 1. Only GET and HEAD requests are answered from the cache; others are a ``CacheDecision/miss``.
+    /// 1. Only GET and HEAD requests are answered from the cache; others are a ``CacheDecision/miss``
+    ///    (``CacheDecision/unsatisfiable`` with `only-if-cached`), as is an empty or unmatched `variants`.
     /// 2. Variants match when their secondary key, computed again with their own `Vary` and the
     ///    request's fields, equals their stored ``StoredResponse/varyKey``; the most recent by `Date`
     ///    is selected (§4.1).
