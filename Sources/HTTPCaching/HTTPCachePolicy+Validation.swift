@@ -1,0 +1,96 @@
+import Foundation
+import HTTPCore
+
+extension HTTPCachePolicy {
+    // MARK: - Conditional requests (RFC 9111 §4.3.1)
+
+    /// The conditional header fields to validate `selected`: `If-None-Match` with the entity tags of
+    /// every matching variant (`selected` first, without repeats), so that the origin can pick any of
+    /// them, and `If-Modified-Since` with the `Last-Modified` value of `selected` as received.
+    ///
+    /// `Date` is never used in place of a missing `Last-Modified`: a change within the same second as
+    /// `Date` would then go unseen. Empty when no validator exists.
+    public static func conditionalHeaders(selected: StoredResponse, matching: [StoredResponse]) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        var tags: [String] = []
+        for tag in ([selected] + matching).compactMap(\.etag).map(\.description) where !tags.contains(tag) {
+            tags.append(tag)
+        }
+        if !tags.isEmpty {
+            headers.append(name: "If-None-Match", value: tags.joined(separator: ", "))
+        }
+        if selected.lastModified != nil, let value = selected.headers.values(for: "Last-Modified").first {
+            headers.append(name: "If-Modified-Since", value: value)
+        }
+        return headers
+    }
+
+    // MARK: - Freshening with 304 (RFC 9111 §4.3.4)
+
+    /// The indices of the stored responses that a 304 `notModified` freshens (§4.3.4).
+    ///
+    /// - A strong `ETag` in the 304 selects every stored response with the same strong tag, and no
+    ///   other; if none has it, nothing is updated.
+    /// - Otherwise a weak `ETag` (weak comparison) or, without any `ETag`, a `Last-Modified` equal to
+    ///   the stored one selects the most recent such stored response. `Last-Modified` is treated as
+    ///   a weak validator.
+    /// - A 304 without validators updates the only stored response if that one has none either.
+    public static func variantsToFreshen(_ variants: [StoredResponse], notModified: HTTPResponseHead) -> [Int] {
+        let tag = notModified.headers.values(for: "ETag").first.flatMap { EntityTag(parsing: $0) }
+        if let tag, !tag.isWeak {
+            return variants.indices.filter { variants[$0].etag?.stronglyMatches(tag) == true }
+        }
+        let lastModified = notModified.headers.values(for: "Last-Modified").first.flatMap(HTTPDate.parse)
+        if tag != nil || lastModified != nil {
+            let candidates = variants.indices.filter { index in
+                if let tag { return variants[index].etag?.weaklyMatches(tag) == true }
+                return variants[index].lastModified == lastModified
+            }
+            let newest = candidates.max { variants[$1].isMoreRecent(than: variants[$0]) }
+            return newest.map { [$0] } ?? []
+        }
+        if variants.count == 1, !variants[0].hasValidator { return [0] }
+        return []
+    }
+
+    /// Header fields a 304 never replaces in a stored response: `Content-Length` (§3.2), fields
+    /// describing the stored content (`Content-Encoding`, `Content-Range`, `Content-Type`: the body
+    /// kept is the one they describe), and hop-by-hop and proxy fields that are not stored (§3.1).
+    public static let fieldsNotUpdated: Set<String> = [
+        "content-length", "content-encoding", "content-range", "content-type",
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
+    ]
+
+    /// The header fields of a stored response updated by a 304 (§3.2): each field of `notModified`
+    /// replaces every stored line of that name, in the position of the first one (new names are
+    /// appended), except ``fieldsNotUpdated`` and the fields the 304's `Connection` names. Every
+    /// other stored field is kept.
+    ///
+    /// `Date` and `Age` describe a message, not the representation (RFC 9110 §6.6.1, RFC 9111 §5.1),
+    /// so they always come from the 304: one it lacks is removed from the stored fields. Kept, an old
+    /// `Date` or `Age` would age the freshened response by the time before its validation.
+    public static func mergedHeaders(stored: HTTPHeaders, notModified: HTTPHeaders) -> HTTPHeaders {
+        let excluded = fieldsNotUpdated.union(notModified.listValues(for: "Connection").map { $0.lowercased() })
+        var names: [String] = []
+        for field in notModified.fields {
+            let name = field.name.lowercased()
+            if !excluded.contains(name), !names.contains(name) { names.append(name) }
+        }
+        var fields = stored.fields
+        for name in ["date", "age"] where !notModified.contains(name) {
+            fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+        }
+        for name in names {
+            let replacement = notModified.fields.filter { $0.name.caseInsensitiveEquals(name) }
+            if let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {
+                fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+                // Every removed line was at `first` or after it, so `first` is still a valid position.
+                fields.insert(contentsOf: replacement, at: first)
+            } else {
+                fields.append(contentsOf: replacement)
+            }
+        }
+        return HTTPHeaders(fields)
+    }
+}

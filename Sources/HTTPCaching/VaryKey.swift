@@ -1,0 +1,48 @@
+import HTTPCore
+
+/// Secondary cache keys for responses that carry `Vary` (RFC 9111 §4.1).
+public enum VaryKey {
+    /// The normalised secondary key of `request` for a response whose `Vary` value is `varyHeader`.
+    ///
+    /// The key lists each nominated field name, lowercased, deduplicated and sorted, one per line:
+    /// `name: value` when the request has the field and `name` alone when it does not, so an absent
+    /// field never matches an empty one. Values are normalised as §4.1 allows: list members are
+    /// trimmed and joined by `,` and runs of spaces and tabs become one space. A response without
+    /// `Vary` (or with an empty one) has the empty key.
+    ///
+    /// Compute the key once with the request that produced a response and store it; to reuse a
+    /// stored response, compute the key again with the stored `Vary` and the new request and compare.
+    ///
+    /// - Returns: the key, or `nil` when `Vary` contains `*`, which never matches.
+    public static func secondaryKey(forVary varyHeader: String?, request: HTTPHeaders) -> String? {
+        let names = varyHeader.map(HTTPHeaders.splitList) ?? []
+        if names.contains("*") { return nil }
+        let sorted = Set(names.map { $0.lowercased() }).sorted()
+        return sorted.map { name in
+            let lines = request.values(for: name)
+            guard !lines.isEmpty else { return name }
+            let members = lines.flatMap(HTTPHeaders.splitList).map(collapseWhitespace)
+            return "\(name): \(members.joined(separator: ","))"
+        }.joined(separator: "\n")
+    }
+
+    /// The secondary key for a stored response's own headers, or `nil` for `Vary: *`.
+    public static func secondaryKey(forResponse response: HTTPHeaders, request: HTTPHeaders) -> String? {
+        secondaryKey(forVary: response["Vary"], request: request)
+    }
+
+    private static func collapseWhitespace(_ value: String) -> String {
+        var result = ""
+        var pendingSpace = false
+        for character in value {
+            if character == " " || character == "\t" || character == "\r" || character == "\n" {
+                pendingSpace = true
+            } else {
+                if pendingSpace && !result.isEmpty { result.append(" ") }
+                pendingSpace = false
+                result.append(character)
+            }
+        }
+        return result
+    }
+}
