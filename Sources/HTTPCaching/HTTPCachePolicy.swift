@@ -30,10 +30,13 @@ public enum HTTPCachePolicy {
     /// `Vary: *` is refused too, since such a response can never be reused (§4.1).
     ///
     /// §3.5's rule on `Authorization` (store only with `public`, `must-revalidate` or `s-maxage`) is
-    /// written for shared caches. It is applied here as well, because a store file is meant to be
-    /// shipped to other clients: a response obtained with credentials stays out unless the origin
-    /// says it may be shared.
-    public static func storability(request: HTTPRequest, response: HTTPResponseHead) -> CacheStorability {
+    /// written for shared caches. It applies here unless `credentialsArePartitioned` is `true`: a
+    /// store file may be shipped to other clients, so a response obtained with credentials stays out
+    /// unless the origin says it may be shared, or unless the caller keeps it in the partition of the
+    /// identity whose credentials fetched it, where no one else can read it.
+    public static func storability(
+        request: HTTPRequest, response: HTTPResponseHead, credentialsArePartitioned: Bool = false
+    ) -> CacheStorability {
         guard request.method == .get else { return .notStorable(.methodNotCacheable) }
         guard response.status >= 200 else { return .notStorable(.nonFinalStatus) }
         if response.status == 304 { return .notStorable(.notModified) }
@@ -46,7 +49,7 @@ public enum HTTPCachePolicy {
         } else if directives.noStore {
             return .notStorable(.responseNoStore)
         }
-        if request.headers.contains("Authorization"),
+        if !credentialsArePartitioned, request.headers.contains("Authorization"),
             !(directives.isPublic || directives.mustRevalidate || directives.sharedMaxAge != nil)
         {
             return .notStorable(.authorizationWithoutPermission)

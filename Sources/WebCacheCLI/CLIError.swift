@@ -9,11 +9,8 @@ struct CLIError: Error, Sendable, CustomStringConvertible {
 
     var description: String { message }
 
-    /// The text of an underlying error, without Foundation's domain/code noise where a description exists.
+    /// The text of an underlying error: its own description, which webcache's errors write as sentences.
     static func describe(_ error: any Error) -> String {
-        if let error = error as? any CustomStringConvertible & Error {
-            return error.description
-        }
-        return error.localizedDescription
+        String(describing: error)
     }
 }

@@ -152,6 +152,16 @@ struct StorabilityTests {
         #expect(decision == example.expected)
     }
 
+    @Test func partitionedCredentialsLiftTheSharedCacheAuthorizationRule() {
+        // §3.5 is written for shared caches: a response kept in its identity's own partition may be stored.
+        let decision = HTTPCachePolicy.storability(
+            request: request([("Authorization", "Bearer t")], method: .get),
+            response: HTTPResponseHead(status: 200, headers: headers([("Cache-Control", "private, max-age=60")])),
+            credentialsArePartitioned: true
+        )
+        #expect(decision == .storable)
+    }
+
     @Test func reasonsReadAsPhrasesForLogs() {
         for reason in CacheStorability.Reason.allCases {
             #expect(!reason.rawValue.isEmpty)

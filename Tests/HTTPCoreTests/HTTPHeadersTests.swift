@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import HTTPCore
@@ -36,5 +37,23 @@ struct HTTPHeadersTests {
         let headers: HTTPHeaders = ["Authorization": "Bearer secret", "Cookie": "sid=secret", "Accept": "*/*"]
         #expect(!headers.description.contains("secret"))
         #expect(headers.description.contains("Accept: */*"))
+    }
+}
+
+struct CacheKeyTests {
+    @Test(arguments: [
+        ("HTTP://Example.COM:80/a?b=1#frag", "http://example.com/a?b=1"),
+        ("https://example.com:443", "https://example.com/"),
+        ("https://example.com:8443/x", "https://example.com:8443/x"),
+    ])
+    func normalisesSpellingsOfOneResource(input: String, expected: String) throws {
+        #expect(try #require(URL(string: input)).cacheKey.absoluteString == expected)
+    }
+
+    @Test func comparesOriginsWithDefaultPorts() throws {
+        let plain = try #require(URL(string: "http://a.test/x"))
+        #expect(plain.isSameOrigin(as: try #require(URL(string: "HTTP://A.test:80/y"))))
+        #expect(!plain.isSameOrigin(as: try #require(URL(string: "https://a.test/x"))))
+        #expect(!plain.isSameOrigin(as: try #require(URL(string: "http://a.test:8080/x"))))
     }
 }

@@ -16,12 +16,12 @@ public struct WebResponse: Sendable {
     /// The URLs of the redirects followed to get here, in order (empty if none).
     public var redirects: [URL]
     /// The body, streamed; iterate it once.
-    public var body: ResponseBody
+    public var body: Body
 
     /// Creates a response.
     public init(
         url: URL, status: Int, headers: HTTPHeaders, source: ResponseSource, age: TimeInterval = 0,
-        redirects: [URL] = [], body: ResponseBody
+        redirects: [URL] = [], body: Body
     ) {
         self.url = url
         self.status = status

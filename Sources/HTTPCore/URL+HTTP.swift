@@ -1,0 +1,52 @@
+import Foundation
+
+extension URL {
+    /// The URL as a cache key: scheme and host lowercased, the default port (80 for http, 443 for
+    /// https) and the fragment removed, and an empty path written `/`. Two spellings of one
+    /// resource give one key, so an entry stored under one is found, and invalidated, under the other.
+    public var cacheKey: URL {
+        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return absoluteURL }
+        components.scheme = components.scheme?.lowercased()
+        components.host = components.host?.lowercased()
+        if let scheme = components.scheme, components.port == URL.defaultPort(forScheme: scheme) {
+            components.port = nil
+        }
+        if components.path.isEmpty, components.host != nil {
+            components.path = "/"
+        }
+        components.fragment = nil
+        return components.url ?? absoluteURL
+    }
+
+    /// Whether both URLs have the same origin: scheme, host and port, default ports included (RFC 6454).
+    public func isSameOrigin(as other: URL) -> Bool {
+        guard let scheme = scheme?.lowercased(), let otherScheme = other.scheme?.lowercased(),
+            let host = host?.lowercased(), let otherHost = other.host?.lowercased()
+        else { return false }
+        return scheme == otherScheme && host == otherHost
+            && (port ?? URL.defaultPort(forScheme: scheme)) == (other.port ?? URL.defaultPort(forScheme: otherScheme))
+    }
+
+    /// 80 for http, 443 for https, `nil` otherwise.
+    public static func defaultPort(forScheme scheme: String) -> Int? {
+        ["http": 80, "https": 443][scheme.lowercased()]
+    }
+}
+
+extension URL {
+    /// The URL for messages and logs: any `user:password@` credentials replaced by `***@`.
+    public var redactedForMessages: String {
+        guard user != nil || password != nil,
+            var components = URLComponents(url: self, resolvingAgainstBaseURL: true)
+        else { return absoluteString }
+        components.user = "***"
+        components.password = nil
+        return components.string ?? "<URL with credentials>"
+    }
+
+    /// Whether the scheme is `http` or `https`, the only ones webcache fetches.
+    public var isHTTP: Bool {
+        guard let scheme = scheme?.lowercased() else { return false }
+        return (scheme == "http" || scheme == "https") && host?.isEmpty == false
+    }
+}

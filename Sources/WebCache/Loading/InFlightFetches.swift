@@ -1,0 +1,114 @@
+import CacheStore
+import Synchronization
+
+/// Coalesces concurrent network fetches of the same request, after Nuke's task pool.
+///
+/// The first caller for a key leads: it does the transfer and streams the body to its own caller.
+/// Later callers wait for the leader's outcome and then read the entry it stored, so two concurrent
+/// loads of one URL and variant make one request. When the leader could not store the response
+/// (not storable, failed, abandoned), each follower fetches for itself.
+final class InFlightFetches: Sendable {
+    /// How a leader's fetch ended, as followers see it.
+    enum Outcome: Sendable {
+        case stored(CacheEntry)
+        case notStored
+    }
+
+    private let flights = Mutex<[String: Flight]>([:])
+
+    /// Either makes the caller the leader for `key` (returning a ``Lead`` it must resolve), or
+    /// returns the flight to wait on.
+    func join(_ key: String) -> Either {
+        flights.withLock { flights in
+            if let flight = flights[key] {
+                return .follow(flight)
+            }
+            let flight = Flight()
+            flights[key] = flight
+            return .lead(Lead(key: key, flight: flight, fetches: self))
+        }
+    }
+
+    enum Either: Sendable {
+        case lead(Lead)
+        case follow(Flight)
+    }
+
+    fileprivate func finish(_ key: String, flight: Flight, outcome: Outcome) {
+        flights.withLock { flights in
+            if flights[key] === flight { flights[key] = nil }
+        }
+        flight.resolve(outcome)
+    }
+
+    /// The leader's handle: resolving it releases every follower. Resolving twice has no effect.
+    struct Lead: Sendable {
+        let key: String
+        let flight: Flight
+        let fetches: InFlightFetches
+
+        func resolve(_ outcome: Outcome) {
+            fetches.finish(key, flight: flight, outcome: outcome)
+        }
+    }
+
+    /// One fetch in progress, awaited by its followers.
+    final class Flight: Sendable {
+        private enum State {
+            case pending([Int: CheckedContinuation<Outcome, Never>], nextID: Int)
+            case done(Outcome)
+        }
+
+        private let state = Mutex(State.pending([:], nextID: 0))
+
+        /// Waits for the leader; a cancelled follower stops waiting and sees `.notStored`.
+        func wait() async -> Outcome {
+            let id = state.withLock { state -> Int? in
+                guard case .pending(let waiters, let nextID) = state else { return nil }
+                state = .pending(waiters, nextID: nextID + 1)
+                return nextID
+            }
+            guard let id else { return outcome ?? .notStored }
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let immediate = state.withLock { state -> Outcome? in
+                        switch state {
+                        case .done(let outcome):
+                            return outcome
+                        case .pending(var waiters, let nextID):
+                            if Task.isCancelled { return .notStored }
+                            waiters[id] = continuation
+                            state = .pending(waiters, nextID: nextID)
+                            return nil
+                        }
+                    }
+                    if let immediate { continuation.resume(returning: immediate) }
+                }
+            } onCancel: {
+                let continuation = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
+                    guard case .pending(var waiters, let nextID) = state else { return nil }
+                    let continuation = waiters.removeValue(forKey: id)
+                    state = .pending(waiters, nextID: nextID)
+                    return continuation
+                }
+                continuation?.resume(returning: .notStored)
+            }
+        }
+
+        private var outcome: Outcome? {
+            state.withLock { state in
+                if case .done(let outcome) = state { return outcome }
+                return nil
+            }
+        }
+
+        fileprivate func resolve(_ outcome: Outcome) {
+            let waiters = state.withLock { state -> [CheckedContinuation<Outcome, Never>] in
+                guard case .pending(let waiters, _) = state else { return [] }
+                state = .done(outcome)
+                return Array(waiters.values)
+            }
+            for waiter in waiters { waiter.resume(returning: outcome) }
+        }
+    }
+}

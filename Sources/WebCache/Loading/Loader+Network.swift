@@ -1,0 +1,147 @@
+import CacheStore
+import Foundation
+import HTTPCaching
+import HTTPCore
+import Transport
+
+extension Loader {
+    // MARK: - Fetching
+
+    /// Fetches `request` from the network (conditionally when `validation` is given), coalescing it
+    /// with identical fetches in flight, and stores the response when RFC 9111 allows it.
+    func fetch(
+        _ request: HTTPRequest, validating validation: Validation?, context: RequestContext, limit: Int64?
+    ) async throws -> WebResponse {
+        let key = coalescingKey(request, context: context)
+        switch fetches.join(key) {
+        case .follow(let flight):
+            if case .stored(let entry) = await flight.wait() {
+                logger.debug("shared transfer \(request.url.redactedForMessages)")
+                return try serve(entry, request: request, source: .network, age: 0, context: context)
+            }
+            return try await fetchUncoalesced(request, validating: validation, context: context, limit: limit, lead: nil)
+        case .lead(let lead):
+            do {
+                return try await fetchUncoalesced(request, validating: validation, context: context, limit: limit,
+                                                  lead: lead)
+            } catch {
+                lead.resolve(.notStored)
+                throw error
+            }
+        }
+    }
+
+    /// Two requests share a transfer when partition, method, URL and every header field agree.
+    private func coalescingKey(_ request: HTTPRequest, context: RequestContext) -> String {
+        let headers = request.headers.map { "\($0.name.lowercased()):\($0.value)" }.sorted().joined(separator: "\n")
+        return "\(context.partition)\n\(request.method.rawValue)\n\(request.url.cacheKey.absoluteString)\n\(headers)"
+    }
+
+    private func fetchUncoalesced(
+        _ request: HTTPRequest, validating validation: Validation?, context: RequestContext, limit: Int64?,
+        lead: InFlightFetches.Lead?
+    ) async throws -> WebResponse {
+        var outgoing = request
+        if let validation {
+            for field in validation.headers {
+                outgoing.headers[field.name] = field.value
+            }
+        }
+        let response = try await send(outgoing, context: context)
+        let head = response.head
+
+        if let validation, head.status == 304 {
+            if let revalidated = try await freshen(validation, with: response, request: request, context: context) {
+                lead?.resolve(.stored(revalidated.entry))
+                return revalidated.response
+            }
+            // RFC 9111 §4.3.3: a 304 that matches nothing stored cannot be used; ask again unconditionally.
+            logger.debug("304 matched no stored response for \(request.url.redactedForMessages); refetching")
+            return try await fetchUncoalesced(request, validating: nil, context: context, limit: limit, lead: lead)
+        }
+
+        let draft = storableDraft(request: outgoing, response: response, context: context)
+        if draft == nil { logger.debug("not storing \(request.url.redactedForMessages)") }
+        let pump = NetworkBodyPump(
+            body: response.body, draft: draft, store: store, url: request.url, limit: limit, logger: logger,
+            onFinish: { outcome in lead?.resolve(outcome) }
+        )
+        return WebResponse(url: request.url, status: head.status, headers: head.headers, source: .network,
+                           body: WebResponse.Body(pull: { try await pump.next() }))
+    }
+
+    /// The entry to save for a network response, or `nil` when it must not be stored.
+    private func storableDraft(request: HTTPRequest, response: TransportResponse, context: RequestContext) -> CacheEntry? {
+        guard request.method == .get else { return nil }
+        // Conditional fields this loader added are not part of the request the entry answers.
+        var plain = request
+        for name in ["If-None-Match", "If-Modified-Since"] { plain.headers.remove(name) }
+        let storability = HTTPCachePolicy.storability(
+            request: plain, response: response.head, credentialsArePartitioned: context.isPartitioned)
+        guard case .storable = storability,
+            let stored = StoredResponse(request: plain, response: response.head,
+                                        requestTime: response.requestTime, responseTime: response.responseTime)
+        else {
+            if case .notStorable(let reason) = storability {
+                logger.debug("\(request.url.redactedForMessages): \(reason.rawValue)")
+            }
+            return nil
+        }
+        let key = request.url.cacheKey
+        return CacheEntry(
+            partition: context.partition, method: .get, url: key.absoluteString, host: key.host ?? "",
+            varyKey: stored.varyKey, status: response.head.status, headers: response.head.headers,
+            requestTime: response.requestTime, responseTime: response.responseTime,
+            freshUntil: stored.freshUntil, staleUntil: stored.staleUntil
+        )
+    }
+
+    /// Applies a 304 to the stored responses it validates (RFC 9111 §4.3.4) and serves the selected one.
+    private func freshen(
+        _ validation: Validation, with response: TransportResponse, request: HTTPRequest, context: RequestContext
+    ) async throws -> (response: WebResponse, entry: CacheEntry)? {
+        let indices = HTTPCachePolicy.variantsToFreshen(validation.stored, notModified: response.head)
+        guard let first = indices.first else { return nil }
+        var updates: [MetadataUpdate] = []
+        var served: (CacheEntry, StoredResponse)?
+        for index in indices {
+            guard let id = validation.entries[index].id else { continue }
+            let freshened = validation.stored[index].freshened(
+                with: response.head, requestTime: response.requestTime, responseTime: response.responseTime)
+            updates.append(MetadataUpdate(entryID: id, headers: freshened.headers, requestTime: freshened.requestTime,
+                                          responseTime: freshened.responseTime, freshUntil: freshened.freshUntil,
+                                          staleUntil: freshened.staleUntil))
+            if index == first {
+                var entry = validation.entries[index]
+                entry.headers = freshened.headers
+                entry.requestTime = freshened.requestTime
+                entry.responseTime = freshened.responseTime
+                entry.freshUntil = freshened.freshUntil
+                entry.staleUntil = freshened.staleUntil
+                served = (entry, freshened)
+            }
+        }
+        _ = try await storeCall("update \(request.url.redactedForMessages) after a 304") {
+            try await store.updateMetadata(updates)
+        }
+        guard let (entry, freshened) = served else { return nil }
+        logger.debug("revalidated \(request.url.redactedForMessages)")
+        let webResponse = try serve(entry, request: request, source: .revalidated,
+                                    age: freshened.currentAge(now: clock()), context: context)
+        return (webResponse, entry)
+    }
+
+    // MARK: - Sending
+
+    /// Sends one request through the transport, with the session's credentials, re-authenticating
+    /// once when the session turns out to have expired.
+    func send(_ request: HTTPRequest, context: RequestContext) async throws -> TransportResponse {
+        try Task.checkCancellation()
+        logger.trace("\(request.method.rawValue) \(request.url.redactedForMessages)")
+        do {
+            return try await context.session.send(request, through: transport, logger: logger)
+        } catch {
+            throw Loader.networkError(error, url: request.url)
+        }
+    }
+}

@@ -1,0 +1,271 @@
+import CacheStore
+import Foundation
+import HTTPCaching
+import HTTPCore
+import Synchronization
+import Transport
+
+/// Loads requests through the store with the rules of a private HTTP cache (RFC 9111, 5861, 8246).
+///
+/// A fresh hit costs no request; a stale entry is revalidated with `If-None-Match` /
+/// `If-Modified-Since` and a 304 serves the stored body with merged headers; a miss streams the
+/// body to the caller and into the store at once. Redirects are followed here, not by the
+/// transport, so that each hop is cached and counted. Concurrent loads of one request share one transfer.
+final class Loader: Sendable {
+    /// The most redirects one load follows.
+    static let maximumRedirects = 20
+
+    let store: CacheStore
+    let transport: any HTTPTransport
+    let logger: Logger
+    /// Header fields sent with every request (such as `User-Agent`) unless the request sets them.
+    let defaultHeaders: HTTPHeaders
+    let fetches = InFlightFetches()
+    let revalidations = BackgroundRevalidations()
+    let clock: @Sendable () -> Date
+
+    init(
+        store: CacheStore, transport: any HTTPTransport, logger: Logger, defaultHeaders: HTTPHeaders = [:],
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.transport = transport
+        self.logger = logger
+        self.defaultHeaders = defaultHeaders
+        self.clock = clock
+    }
+
+    // MARK: - Loading
+
+    /// Loads `url` (absolute), following redirects if asked.
+    func load(
+        _ url: URL, request: WebRequest, policy: CachePolicy, context: RequestContext
+    ) async throws -> WebResponse {
+        var current = url
+        var method = request.method
+        var body = request.body
+        var redirects: [URL] = []
+        var visited: Set<String> = ["\(method.rawValue) \(url.cacheKey.absoluteString)"]
+        var headers = defaultHeaders
+        for name in Set(request.headers.map { $0.name.lowercased() }) {
+            headers.remove(name)
+        }
+        for field in request.headers {
+            headers.append(name: field.name, value: field.value)
+        }
+        while true {
+            let hop = HTTPRequest(method: method, url: current, headers: headers, body: body)
+            var response = try await loadOne(hop, policy: policy, limit: request.maximumBodySize, context: context)
+            guard request.followsRedirects, let next = Loader.redirectTarget(of: response, from: current) else {
+                response.redirects = redirects
+                return response
+            }
+            // The redirect's own body is small; reading it to the end is what stores the redirect.
+            _ = try? await response.body.collect(upTo: 1 << 20)
+            redirects.append(current)
+            guard redirects.count <= Loader.maximumRedirects else {
+                throw WebCacheError(.redirects, "Loading \(url.redactedForMessages) took more than \(Loader.maximumRedirects) redirects.")
+            }
+            if response.status == 303 || ((response.status == 301 || response.status == 302) && method == .post) {
+                if method != .head { method = .get }
+                body = nil
+            }
+            let key = "\(method.rawValue) \(next.cacheKey.absoluteString)"
+            guard visited.insert(key).inserted else {
+                let chain = (redirects + [next]).map(\.redactedForMessages).joined(separator: " -> ")
+                throw WebCacheError(.redirects, "Loading \(url.redactedForMessages) ran into a redirect loop: \(chain).")
+            }
+            logger.debug("redirect \(response.status) \(current.redactedForMessages) -> \(next.redactedForMessages)")
+            current = next
+        }
+    }
+
+    /// Where a response redirects to, if it is a redirect this loader follows.
+    static func redirectTarget(of response: WebResponse, from url: URL) -> URL? {
+        guard [301, 302, 303, 307, 308].contains(response.status),
+            let location = response.headers["Location"]?.trimmingHTTPWhitespace(), !location.isEmpty,
+            let next = URL(string: location, relativeTo: url)?.absoluteURL, next.isHTTP
+        else { return nil }
+        return next
+    }
+
+    /// Loads one request without following redirects.
+    private func loadOne(
+        _ request: HTTPRequest, policy: CachePolicy, limit: Int64?, context: RequestContext
+    ) async throws -> WebResponse {
+        guard request.method.isSafe else {
+            return try await passThroughUnsafe(request, limit: limit, context: context)
+        }
+        let key = request.url.cacheKey
+        let entries = try lookupVariants(of: key, context: context)
+        let stored = entries.map(\.storedResponse)
+        let now = clock()
+
+        switch policy {
+        case .reloadIgnoringCacheData:
+            return try await fetch(request, validating: nil, context: context, limit: limit)
+        case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
+            if let index = HTTPCachePolicy.matchingVariants(stored, request: request.headers).first {
+                let fresh = stored[index].isFresh(now: now)
+                return try serve(entries[index], request: request, source: fresh ? .hit : .stale,
+                                 age: stored[index].currentAge(now: now), context: context)
+            }
+            if case .returnCacheDataDontLoad = policy {
+                throw WebCacheError(.notCached, "\(request.url.redactedForMessages) is not in the store, and the policy forbids the network.")
+            }
+            return try await fetch(request, validating: nil, context: context, limit: limit)
+        case .useProtocolCachePolicy, .offlineFallback:
+            break
+        }
+
+        let fallbackLimit: TimeInterval? = if case .offlineFallback(let maxStale) = policy { maxStale ?? 0 } else { nil }
+        switch HTTPCachePolicy.decide(request: request, variants: stored, now: now) {
+        case .fresh(let index, let age):
+            logger.debug("hit \(request.url.redactedForMessages)")
+            return try serve(entries[index], request: request, source: .hit, age: age, context: context)
+        case .stale(let index, let age, let revalidate):
+            if revalidate {
+                revalidations.start(key: "\(context.partition) \(key.absoluteString)") { [self] in
+                    var forced = request
+                    forced.headers["Cache-Control"] = "max-age=0"
+                    let response = try await loadOne(forced, policy: .useProtocolCachePolicy, limit: limit, context: context)
+                    for try await _ in response.body {}
+                }
+            }
+            logger.debug("stale \(request.url.redactedForMessages) (age \(Int(age))s)")
+            return try serve(entries[index], request: request, source: .stale, age: age, context: context)
+        case .validate(let index, let conditionalHeaders):
+            let validation = Validation(entries: entries, stored: stored, selected: index, headers: conditionalHeaders)
+            do {
+                let response = try await fetch(request, validating: validation, context: context, limit: limit)
+                if HTTPCachePolicy.isErrorStatus(response.status),
+                    let stale = try staleFallback(validation, request: request, limit: fallbackLimit, context: context)
+                {
+                    return stale
+                }
+                return response
+            } catch let error as WebCacheError where error.code == .network {
+                if let stale = try staleFallback(validation, request: request, limit: fallbackLimit, context: context) {
+                    logger.info("serving stale \(request.url.redactedForMessages): \(error.message)")
+                    return stale
+                }
+                throw error
+            }
+        case .miss:
+            return try await fetch(request, validating: nil, context: context, limit: limit)
+        case .unsatisfiable:
+            // RFC 9111 §5.2.1.7: only-if-cached with nothing usable is answered 504.
+            return WebResponse(url: request.url, status: 504, headers: ["Content-Length": "0"], source: .stale,
+                               body: WebResponse.Body(data: Data()))
+        }
+    }
+
+    /// Serves a stale entry if `stale-if-error` or the caller's offline limit allows it.
+    private func staleFallback(
+        _ validation: Validation, request: HTTPRequest, limit: TimeInterval?, context: RequestContext
+    ) throws -> WebResponse? {
+        let stored = validation.stored[validation.selected]
+        let now = clock()
+        guard HTTPCachePolicy.staleIfError(request: request, stored: stored, now: now, callerLimit: limit) else {
+            return nil
+        }
+        return try serve(validation.entries[validation.selected], request: request, source: .stale,
+                         age: stored.currentAge(now: now), context: context)
+    }
+
+    // MARK: - Unsafe methods
+
+    /// Sends an unsafe request to the network, then invalidates what RFC 9111 §4.4 says it changed.
+    private func passThroughUnsafe(
+        _ request: HTTPRequest, limit: Int64?, context: RequestContext
+    ) async throws -> WebResponse {
+        let response = try await send(request, context: context)
+        for url in HTTPCachePolicy.invalidatedURLs(request: request, response: response.head) {
+            let removed = try await storeCall("invalidate \(url.redactedForMessages)") {
+                try await store.invalidate(url: url.absoluteString, partition: context.partition)
+            }
+            if removed.entryCount > 0 { logger.debug("invalidated \(url.redactedForMessages)") }
+        }
+        let pump = NetworkBodyPump(body: response.body, draft: nil, store: store, url: request.url, limit: limit,
+                                   logger: logger, onFinish: { _ in })
+        return WebResponse(url: request.url, status: response.head.status, headers: response.head.headers,
+                           source: .network, body: WebResponse.Body(pull: { try await pump.next() }))
+    }
+
+    // MARK: - Store access
+
+    /// Every stored variant of `key` in the context's partition.
+    func lookupVariants(of key: URL, context: RequestContext) throws -> [CacheEntry] {
+        do {
+            return try store.variants(partition: context.partition, method: .get, url: key.absoluteString)
+        } catch {
+            throw WebCacheError(.store, "The store could not be read for \(key.redactedForMessages).", cause: error)
+        }
+    }
+
+    /// A response served from a stored entry; HEAD gets the head alone.
+    func serve(
+        _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, context: RequestContext
+    ) throws -> WebResponse {
+        if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
+        var headers = entry.headers
+        if age > 0 { headers["Age"] = String(Int(age)) }
+        let body: WebResponse.Body
+        if request.method == .head || entry.bodyID == nil {
+            body = WebResponse.Body(data: Data())
+        } else {
+            body = storedBody(entry)
+        }
+        return WebResponse(url: request.url, status: entry.status, headers: headers, source: source, age: age, body: body)
+    }
+
+    /// The stored body of `entry`, read chunk by chunk as the caller pulls it.
+    private func storedBody(_ entry: CacheEntry) -> WebResponse.Body {
+        guard let bodyID = entry.bodyID else { return WebResponse.Body(data: Data()) }
+        let reader = Mutex(store.bodyChunks(bodyID: bodyID))
+        let url = entry.url
+        return WebResponse.Body(pull: {
+            do {
+                return try reader.withLock { reader in try reader.next() }
+            } catch {
+                throw WebCacheError(.store, "The stored body of \(url) could not be read.", cause: error)
+            }
+        })
+    }
+
+    /// Runs a store operation, turning its errors into ``WebCacheError``s that name what was being done.
+    func storeCall<T: Sendable>(_ action: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw WebCacheError(.store, "The store failed to \(action).", cause: error)
+        }
+    }
+
+    /// Stops background revalidations (RFC 5861 `stale-while-revalidate`) and waits for them.
+    func shutdown() async {
+        await revalidations.cancelAll()
+    }
+
+    // MARK: - Errors
+
+    /// A transport failure as a ``WebCacheError`` naming the URL.
+    static func networkError(_ error: any Error, url: URL) -> any Error {
+        if error is CancellationError || error is WebCacheError { return error }
+        if let transport = error as? TransportError {
+            if transport.code == .bodyTooLarge || transport.code == .headerTooLarge {
+                return WebCacheError(.tooLarge, transport.message, cause: transport)
+            }
+            return WebCacheError(.network, transport.message, cause: transport)
+        }
+        return WebCacheError(.network, "The request for \(url.redactedForMessages) failed.", cause: error)
+    }
+}
+
+/// What a validation knows: the stored variants, the one selected, and the conditional headers.
+struct Validation: Sendable {
+    var entries: [CacheEntry]
+    var stored: [StoredResponse]
+    var selected: Int
+    var headers: HTTPHeaders
+}

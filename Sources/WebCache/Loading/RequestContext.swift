@@ -1,0 +1,32 @@
+import HTTPCore
+import Transport
+
+/// Who a load is for: the partition its responses live in, and the session that sends its requests.
+struct RequestContext: Sendable {
+    /// The partition of anonymous requests.
+    static let guestPartition = "guest"
+
+    var partition: String
+    var session: any RequestSending
+
+    /// Whether responses are kept apart from other identities (anything but the guest partition).
+    var isPartitioned: Bool { partition != RequestContext.guestPartition }
+
+    /// A context that sends requests as they are, in the guest partition.
+    static let guest = RequestContext(partition: guestPartition, session: DirectSending())
+}
+
+/// Sends a request on behalf of an identity: adds its credentials, and handles what its session needs.
+protocol RequestSending: Sendable {
+    func send(_ request: HTTPRequest, through transport: any HTTPTransport, logger: Logger) async throws
+        -> TransportResponse
+}
+
+/// Sends requests unchanged: no credentials.
+struct DirectSending: RequestSending {
+    func send(_ request: HTTPRequest, through transport: any HTTPTransport, logger: Logger) async throws
+        -> TransportResponse
+    {
+        try await transport.send(request)
+    }
+}

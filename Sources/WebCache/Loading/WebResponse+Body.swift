@@ -1,0 +1,51 @@
+import Foundation
+
+extension WebResponse {
+    /// A response body delivered in chunks as they become available, from the network or the store.
+    ///
+    /// Single pass: iterate it once. Stopping early (breaking out of the loop, or dropping the body)
+    /// cancels a network transfer and leaves nothing partial in the store.
+    public struct Body: AsyncSequence, Sendable {
+        public typealias Element = Data
+
+        private let pull: @Sendable () async throws -> Data?
+
+        /// A body whose chunks come from `pull`, which returns `nil` at the end.
+        init(pull: @escaping @Sendable () async throws -> Data?) {
+            self.pull = pull
+        }
+
+        /// A body already held in memory.
+        public init(data: Data) {
+            let delivered = ChunkOnce(data)
+            self.pull = { delivered.take() }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(pull: pull)
+        }
+
+        /// Reads the whole body into memory.
+        /// - Parameter limit: the most bytes to accept.
+        /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/tooLarge`` past `limit`, or what reading throws.
+        public func collect(upTo limit: Int = .max) async throws -> Data {
+            var data = Data()
+            for try await chunk in self {
+                guard data.count + chunk.count <= limit else {
+                    throw WebCacheError(.tooLarge, "The response body is larger than \(limit) bytes.")
+                }
+                data.append(chunk)
+            }
+            return data
+        }
+
+        /// Pulls the next chunk; `nil` at the end.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let pull: @Sendable () async throws -> Data?
+
+            public mutating func next() async throws -> Data? {
+                try await pull()
+            }
+        }
+    }
+}
