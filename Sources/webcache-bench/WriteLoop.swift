@@ -47,8 +47,9 @@ struct WriteLoop {
             }
             try await store.save(entry, body: writer)
             iteration += 1
+            // Unbuffered, so that a parent waiting for progress sees each save at once.
+            FileHandle.standardOutput.write(Data("saved \(iteration)\n".utf8))
         }
         try await store.close()
-        print("wrote \(iteration) entries")
     }
 }
