@@ -40,6 +40,7 @@ let package = Package(
         .target(name: "WebCacheCLI", dependencies: ["WebCache"], swiftSettings: swiftSettings),
         .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "webcache-origin", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
+        .executableTarget(name: "webcache-bench", dependencies: ["CacheStore", "CSQLite"], swiftSettings: swiftSettings),
 
         // MARK: - Tests
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),

@@ -1,0 +1,139 @@
+import Foundation
+import HTTPCore
+
+/// A stored response: its identity, metadata and a reference to its body.
+///
+/// The identity of an entry is (``partition``, ``method``, ``url``, ``varyKey``). The caller computes
+/// freshness (``freshUntil``, ``staleUntil``) and the Vary secondary key; the store keeps them as
+/// queryable columns. Fields that only the store sets (``id``, ``storedAt``, ``hitCount``,
+/// ``bodyID``, ``bodySize``, ``bodyHash``) are ignored when saving.
+///
+/// ```swift
+/// let entry = CacheEntry(
+///     url: "https://example.com/app.css", status: 200, headers: ["Content-Type": "text/css"],
+///     requestTime: sent, responseTime: received, freshUntil: received.addingTimeInterval(600))
+/// let saved = try await store.save(entry, body: cssData)
+/// ```
+public struct CacheEntry: Sendable, Hashable, Identifiable {
+    /// The row id, `nil` until the entry is saved. Replacing an entry keeps its id.
+    public var id: Int64?
+    /// The identity partition: `"guest"` or one per signed-in identity.
+    public var partition: String
+    /// The request method.
+    public var method: HTTPMethod
+    /// The request URL's absolute string, compared exactly.
+    public var url: String
+    /// The URL's host in lower case (empty when the URL has none), for pruning and statistics.
+    public var host: String
+    /// The opaque Vary secondary key computed by the caller; empty when the response has no `Vary`.
+    public var varyKey: String
+    /// The response status code.
+    public var status: Int
+    /// The response header fields in received order, repeated names kept.
+    public var headers: HTTPHeaders
+    /// When the request was sent.
+    public var requestTime: Date
+    /// When the response head was received.
+    public var responseTime: Date
+    /// Until when the response is fresh.
+    public var freshUntil: Date
+    /// Until when a stale response may still be served (`stale-while-revalidate`/`stale-if-error`), if at all.
+    public var staleUntil: Date?
+    /// When the store saved the entry.
+    public var storedAt: Date
+    /// When the entry was last served or saved.
+    public var lastAccess: Date
+    /// How many times the entry was served.
+    public var hitCount: Int64
+    /// A pinned entry is never evicted and never pruned unless the criteria ask for it.
+    public var pinned: Bool
+    /// The body's row id, `nil` until saved.
+    public var bodyID: Int64?
+    /// The body's size in bytes.
+    public var bodySize: Int64
+    /// The body's SHA-256 digest (32 bytes), `nil` until saved.
+    public var bodyHash: Data?
+
+    /// Creates an entry to save.
+    public init(
+        partition: String = "guest",
+        method: HTTPMethod = .get,
+        url: String,
+        varyKey: String = "",
+        status: Int,
+        headers: HTTPHeaders,
+        requestTime: Date,
+        responseTime: Date,
+        freshUntil: Date,
+        staleUntil: Date? = nil,
+        pinned: Bool = false
+    ) {
+        self.id = nil
+        self.partition = partition
+        self.method = method
+        self.url = url
+        self.host = (URLComponents(string: url)?.host ?? "").lowercased()
+        self.varyKey = varyKey
+        self.status = status
+        self.headers = headers
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        self.freshUntil = freshUntil
+        self.staleUntil = staleUntil
+        self.storedAt = responseTime
+        self.lastAccess = responseTime
+        self.hitCount = 0
+        self.pinned = pinned
+        self.bodyID = nil
+        self.bodySize = 0
+        self.bodyHash = nil
+    }
+
+    // MARK: - Fields derived from the headers (stored as columns too)
+
+    /// The `ETag` header.
+    public var etag: String? { headers["ETag"] }
+    /// The `Last-Modified` header.
+    public var lastModified: String? { headers["Last-Modified"] }
+    /// The `Content-Type` header.
+    public var contentType: String? { headers["Content-Type"] }
+    /// The parsed `Date` header.
+    public var date: Date? { headers["Date"].flatMap { HTTPDate.parse($0) } }
+
+    /// Whether the entry is fresh at `now`.
+    public func isFresh(at now: Date) -> Bool { freshUntil > now }
+}
+
+// MARK: - Rows
+
+extension CacheEntry {
+    /// The columns read by ``init(row:)``, in order.
+    static let selection = """
+        SELECT e.id, e.partition, e.method, e.url, e.host, e.vary_key, e.status, e.headers, e.request_time, \
+        e.response_time, e.fresh_until, e.stale_until, e.stored_at, e.last_access, e.hit_count, e.pinned, \
+        e.body_id, e.body_size, b.hash FROM entry e JOIN body b ON b.id = e.body_id
+        """
+
+    /// Decodes the current row of a statement that starts with ``selection``.
+    init(row: Statement) {
+        self.id = row.int64(0)
+        self.partition = row.text(1)
+        self.method = HTTPMethod(rawValue: row.text(2))
+        self.url = row.text(3)
+        self.host = row.text(4)
+        self.varyKey = row.text(5)
+        self.status = Int(row.int64(6))
+        self.headers = HeaderCoding.decode(row.text(7))
+        self.requestTime = row.date(8)
+        self.responseTime = row.date(9)
+        self.freshUntil = row.date(10)
+        self.staleUntil = row.optionalDate(11)
+        self.storedAt = row.date(12)
+        self.lastAccess = row.date(13)
+        self.hitCount = row.int64(14)
+        self.pinned = row.int64(15) != 0
+        self.bodyID = row.int64(16)
+        self.bodySize = row.int64(17)
+        self.bodyHash = row.blob(18)
+    }
+}

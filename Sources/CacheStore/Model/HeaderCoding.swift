@@ -1,0 +1,62 @@
+import HTTPCore
+
+/// The text form of stored header fields: one `Name: value` line per field, each ended by CR LF,
+/// in received order with repeated names kept, as on the wire and readable in any SQLite shell.
+enum HeaderCoding {
+    /// Encodes `headers`, or returns the first field that cannot be written in this form.
+    static func encode(_ headers: HTTPHeaders) -> Result<String, InvalidField> {
+        var text = ""
+        for field in headers {
+            if field.name.isEmpty || field.name.utf8.contains(where: { $0 == 58 || $0 == 13 || $0 == 10 })
+                || field.value.utf8.contains(where: { $0 == 13 || $0 == 10 })
+            {
+                return .failure(InvalidField(name: field.name))
+            }
+            text += field.name
+            text += ": "
+            text += field.value
+            text += "\r\n"
+        }
+        return .success(text)
+    }
+
+    /// Decodes text written by ``encode(_:)``.
+    static func decode(_ text: String) -> HTTPHeaders {
+        var fields: [HTTPField] = []
+        let bytes = Array(text.utf8)
+        var lineStart = 0
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 13, index + 1 < bytes.count, bytes[index + 1] == 10 {
+                fields.append(field(bytes[lineStart..<index]))
+                index += 2
+                lineStart = index
+            } else {
+                index += 1
+            }
+        }
+        if lineStart < bytes.count {
+            fields.append(field(bytes[lineStart...]))
+        }
+        return HTTPHeaders(fields)
+    }
+
+    private static func field(_ line: ArraySlice<UInt8>) -> HTTPField {
+        guard let colon = line.firstIndex(of: 58) else {
+            return HTTPField(name: String(decoding: line, as: UTF8.self), value: "")
+        }
+        var valueStart = colon + 1
+        if valueStart < line.endIndex, line[valueStart] == 32 {
+            valueStart += 1
+        }
+        return HTTPField(
+            name: String(decoding: line[..<colon], as: UTF8.self),
+            value: String(decoding: line[valueStart...], as: UTF8.self)
+        )
+    }
+
+    /// A header field whose name or value cannot be stored (a colon in the name, or a line break).
+    struct InvalidField: Error {
+        let name: String
+    }
+}

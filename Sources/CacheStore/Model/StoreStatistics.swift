@@ -1,0 +1,59 @@
+import Foundation
+
+/// Figures for `inspect`, computed at one instant from one snapshot of the store.
+public struct StoreStatistics: Sendable, Hashable {
+    /// Counts and bytes of one host or one partition.
+    public struct Group: Sendable, Hashable {
+        /// The host or partition name.
+        public var name: String
+        /// Number of entries.
+        public var entryCount: Int64
+        /// Sum of their body sizes.
+        public var entryBytes: Int64
+    }
+
+    /// The running totals.
+    public var totals: StoreTotals
+    /// Entries fresh at the instant asked for.
+    public var freshCount: Int64
+    /// Entries stale at that instant but still inside their stale window.
+    public var staleServableCount: Int64
+    /// Entries stale and past any stale window.
+    public var expiredCount: Int64
+    /// Pinned entries.
+    public var pinnedCount: Int64
+    /// Per host, largest first.
+    public var hosts: [Group]
+    /// Per partition, by name.
+    public var partitions: [Group]
+    /// Bytes staged by body writers that have not saved yet.
+    public var stagedBytes: Int64
+}
+
+/// The result of ``CacheStore/verify()``: every problem found, empty when the store is sound.
+public struct VerifyReport: Sendable, Hashable {
+    /// One problem found.
+    public struct Problem: Sendable, Hashable, CustomStringConvertible {
+        /// What kind of check failed.
+        public enum Kind: String, Sendable, Hashable {
+            case integrity, bodyHash, bodySize, bodyChunks, referenceCount, totals, missingBody
+        }
+
+        /// What kind of check failed.
+        public var kind: Kind
+        /// A sentence naming the object.
+        public var message: String
+
+        public var description: String { "\(kind.rawValue): \(message)" }
+    }
+
+    /// The problems found.
+    public var problems: [Problem]
+    /// Number of bodies whose chunks were re-hashed.
+    public var checkedBodies: Int
+    /// Number of entries checked.
+    public var checkedEntries: Int
+
+    /// Whether no problem was found.
+    public var isSound: Bool { problems.isEmpty }
+}

@@ -1,0 +1,151 @@
+import CSQLite
+import Foundation
+
+/// The raw SQLite handle; it never appears in public API.
+typealias SQLiteConnection = OpaquePointer
+
+/// One SQLite connection with its statement cache, confined to one owner (an actor's queue or a
+/// reader lane's lock), as GRDB confines its `Database`.
+final class Connection {
+    let handle: SQLiteConnection
+    let path: String
+    private var statements: [String: Statement] = [:]
+
+    /// Opens `path` with `flags` (`SQLITE_OPEN_NOMUTEX` is added: the connection is never shared).
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/c3ref/open.html>
+    init(path: String, flags: Int32) throws(SQLiteError) {
+        var connection: SQLiteConnection?
+        let code = sqlite3_open_v2(path, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard code == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            // "Whether or not an error occurs when it is opened, resources associated with the database
+            // connection handle should be released by passing it to sqlite3_close()."
+            sqlite3_close(connection)
+            throw SQLiteError(extendedCode: code, message: message)
+        }
+        self.handle = connection
+        self.path = path
+        sqlite3_extended_result_codes(connection, 1)
+    }
+
+    deinit {
+        // Unfinalized statements would make sqlite3_close return SQLITE_BUSY.
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Sets the busy timeout, after which a lock conflict is reported as `SQLITE_BUSY`.
+    func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    // MARK: - Statements
+
+    /// A prepared statement for `sql`, reset and with cleared bindings, from the connection's cache.
+    func cachedStatement(sql: String) throws(SQLiteError) -> Statement {
+        if let statement = statements[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(connection: handle, sql: sql, persistent: true)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs one or several SQL statements without parameters (DDL, pragmas, transaction control).
+    func execute(sql: String) throws(SQLiteError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if code != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: message, sql: sql)
+        }
+    }
+
+    /// Runs one statement with `values` bound, ignoring any rows.
+    func run(_ sql: String, _ values: [DatabaseValue] = []) throws(SQLiteError) {
+        let statement = try cachedStatement(sql: sql)
+        statement.bind(values)
+        try statement.execute()
+    }
+
+    /// Runs one query and calls `row` for each result row; the statement is valid only inside `row`.
+    func forEachRow(
+        _ sql: String,
+        _ values: [DatabaseValue] = [],
+        _ row: (Statement) throws -> Void
+    ) throws {
+        let statement = try cachedStatement(sql: sql)
+        statement.bind(values)
+        while try statement.step() {
+            try row(statement)
+        }
+    }
+
+    /// The first column of the first row as an integer, `nil` when there is no row or it is NULL.
+    func int64(_ sql: String, _ values: [DatabaseValue] = []) throws(SQLiteError) -> Int64? {
+        let statement = try cachedStatement(sql: sql)
+        statement.bind(values)
+        defer { statement.reset() }
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        return statement.int64(0)
+    }
+
+    /// The first column of the first row as text, `nil` when there is no row or it is NULL.
+    func text(_ sql: String, _ values: [DatabaseValue] = []) throws(SQLiteError) -> String? {
+        let statement = try cachedStatement(sql: sql)
+        statement.bind(values)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return statement.optionalText(0)
+    }
+
+    /// The number of rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int64 { sqlite3_changes64(handle) }
+
+    /// The rowid of the last successful INSERT.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    // MARK: - Transactions
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back on any error.
+    ///
+    /// `BEGIN IMMEDIATE` takes the write lock up front: upgrading a deferred transaction can fail with
+    /// an `SQLITE_BUSY` that the busy handler does not retry (GRDB `beginTransaction`).
+    func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute(sql: "BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute(sql: "COMMIT")
+            return result
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a deferred read transaction, so that every query sees one snapshot.
+    func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute(sql: "BEGIN DEFERRED")
+        do {
+            let result = try body()
+            try execute(sql: "COMMIT")
+            return result
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+    }
+
+    /// Rolls back the open transaction, if SQLite has not already done so.
+    func rollbackIfNeeded() {
+        if sqlite3_get_autocommit(handle) == 0 {
+            try? execute(sql: "ROLLBACK")
+        }
+    }
+}
+
+@available(*, unavailable)
+extension Connection: Sendable {}

@@ -1,0 +1,75 @@
+import CSQLite
+import Dispatch
+import Synchronization
+
+/// A small pool of read-only connections (WAL lets them read while the writer writes).
+///
+/// Each lane is a connection behind its own `Mutex`; a read takes the first free lane, or waits
+/// for one chosen round-robin when all are busy. Point lookups run on the caller's thread: they read
+/// a few indexed rows and never wait for the writer under WAL. Long reads (statistics, verification)
+/// go through ``readInBackground(_:)``, which runs them on a Dispatch queue, off the cooperative pool.
+final class ReaderPool: Sendable {
+    private final class Lane: Sendable {
+        let connection: Mutex<Connection?>
+        init(_ connection: consuming sending Connection) {
+            self.connection = Mutex(connection)
+        }
+    }
+
+    private let lanes: [Lane]
+    private let nextLane = Atomic<Int>(0)
+    private let queue = DispatchQueue(label: "webcache.store.readers", attributes: .concurrent)
+
+    /// Opens `count` reader connections on `path`, which the writer has already set up in WAL mode.
+    init(path: String, count: Int, busyTimeout: Int32) throws(SQLiteError) {
+        precondition(count > 0, "A reader pool needs at least one connection.")
+        var lanes: [Lane] = []
+        for _ in 0..<count {
+            let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+            connection.setBusyTimeout(milliseconds: busyTimeout)
+            try connection.execute(sql: "PRAGMA query_only = ON")
+            lanes.append(Lane(connection))
+        }
+        self.lanes = lanes
+    }
+
+    /// Runs `body` with a reader connection on the calling thread.
+    func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T) throws -> T {
+        for lane in lanes {
+            let attempt: Result<T, any Error>?? = lane.connection.withLockIfAvailable { connection in
+                guard let connection else { return nil }
+                return Result { try body(connection) }
+            }
+            if let attempt {
+                guard let result = attempt else { throw ReaderPoolClosed() }
+                return try result.get()
+            }
+        }
+        let index = nextLane.wrappingAdd(1, ordering: .relaxed).oldValue % lanes.count
+        let result: Result<T, any Error>? = lanes[index].connection.withLock { connection in
+            guard let connection else { return nil }
+            return Result { try body(connection) }
+        }
+        guard let result else { throw ReaderPoolClosed() }
+        return try result.get()
+    }
+
+    /// Runs `body` with a reader connection on a Dispatch queue and resumes the caller with its result.
+    func readInBackground<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try self.read(body) })
+            }
+        }
+    }
+
+    /// Closes every connection; later reads throw.
+    func close() {
+        for lane in lanes {
+            lane.connection.withLock { $0 = nil }
+        }
+    }
+}
+
+/// Thrown by a read on a closed pool; the store turns it into ``CacheStore/Error/Code/closed``.
+struct ReaderPoolClosed: Error {}

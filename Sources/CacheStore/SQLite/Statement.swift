@@ -1,0 +1,153 @@
+import CSQLite
+import Foundation
+
+/// A prepared statement, confined to the connection that prepared it.
+///
+/// Statements are obtained from ``Connection/cachedStatement(sql:)``, which resets them and clears
+/// their bindings, and are valid only while their connection is open.
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    private let connection: SQLiteConnection
+
+    init(connection: SQLiteConnection, sql: String, persistent: Bool) throws(SQLiteError) {
+        var statement: OpaquePointer?
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let code = sqlite3_prepare_v3(connection, sql, -1, flags, &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw SQLiteError(extendedCode: code, message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+        }
+        self.handle = statement
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    // MARK: - Binding
+
+    /// Resets the statement and forgets its bindings, ready for another use.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds `values` to parameters 1, 2, … in order.
+    func bind(_ values: [DatabaseValue]) {
+        for (offset, value) in values.enumerated() {
+            bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds one value; a failure is a programming error (GRDB treats it the same way).
+    func bind(_ value: DatabaseValue, at index: Int32) {
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        case .integer(let integer):
+            code = sqlite3_bind_int64(handle, index, integer)
+        case .real(let real):
+            code = sqlite3_bind_double(handle, index, real)
+        case .text(let text):
+            code = sqlite3_bind_text(handle, index, text, -1, csqlite_transient())
+        case .blob(let data):
+            if data.isEmpty {
+                // An empty Data has no base address and would be stored as NULL.
+                code = sqlite3_bind_zeroblob(handle, index, 0)
+            } else {
+                code = data.withUnsafeBytes { bytes in
+                    sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), csqlite_transient())
+                }
+            }
+        }
+        precondition(code == SQLITE_OK, "Binding parameter \(index) of `\(sql)` failed with code \(code).")
+    }
+
+    // MARK: - Stepping
+
+    /// Advances to the next row; `true` when a row is available, `false` when the statement is done.
+    func step() throws(SQLiteError) -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW:
+            return true
+        case SQLITE_DONE:
+            return false
+        default:
+            let error = SQLiteError(
+                extendedCode: sqlite3_extended_errcode(connection),
+                message: String(cString: sqlite3_errmsg(connection)),
+                sql: sql
+            )
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Runs the statement to completion, ignoring any rows.
+    func execute() throws(SQLiteError) {
+        while try step() {}
+    }
+
+    // MARK: - Reading the current row
+
+    /// Whether column `index` of the current row is NULL.
+    func isNull(_ index: Int32) -> Bool {
+        sqlite3_column_type(handle, index) == SQLITE_NULL
+    }
+
+    /// Column `index` as an integer.
+    func int64(_ index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+
+    /// Column `index` as a double.
+    func double(_ index: Int32) -> Double {
+        sqlite3_column_double(handle, index)
+    }
+
+    /// Column `index` as a date, from seconds since 1970.
+    func date(_ index: Int32) -> Date {
+        Date(timeIntervalSince1970: sqlite3_column_double(handle, index))
+    }
+
+    /// Column `index` as a date, `nil` when NULL.
+    func optionalDate(_ index: Int32) -> Date? {
+        isNull(index) ? nil : date(index)
+    }
+
+    /// Column `index` as text; NULL reads as the empty string.
+    func text(_ index: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// Column `index` as text, `nil` when NULL.
+    func optionalText(_ index: Int32) -> String? {
+        isNull(index) ? nil : text(index)
+    }
+
+    /// Column `index` as bytes, copied out; a NULL pointer is an empty blob.
+    func blob(_ index: Int32) -> Data {
+        guard let pointer = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: pointer, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
+    /// Column `index` through the value enum, for generic code.
+    func value(_ index: Int32) -> DatabaseValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer(int64(index))
+        case SQLITE_FLOAT: .real(double(index))
+        case SQLITE_TEXT: .text(text(index))
+        default: .blob(blob(index))
+        }
+    }
+}
+
+@available(*, unavailable)
+extension Statement: Sendable {}

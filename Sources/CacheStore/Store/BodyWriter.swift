@@ -1,0 +1,56 @@
+import Foundation
+
+/// Streams a body into the store chunk by chunk before its entry is saved.
+///
+/// Each full chunk (``CacheStore/chunkSize``) is staged in its own small transaction as it arrives,
+/// tagged with a token, this process's id and the time, and the SHA-256 is computed incrementally,
+/// so memory stays flat whatever the size. ``CacheStore/save(_:body:pageEdges:)`` then links the
+/// entry to the body in one transaction. Staged chunks are never visible as an entry; if the
+/// process dies first, the next open collects them.
+///
+/// ```swift
+/// var writer = store.makeBodyWriter()
+/// for try await chunk in response.body { try await writer.write(chunk) }
+/// let saved = try await store.save(entry, body: writer)
+/// ```
+public struct BodyWriter: Sendable {
+    let store: CacheStore
+    let token: String
+    private(set) var hasher = SHA256()
+    private(set) var pending = Data()
+    private(set) var stagedChunks: Int64 = 0
+    private(set) var size: Int64 = 0
+
+    init(store: CacheStore) {
+        self.store = store
+        self.token = UUID().uuidString
+    }
+
+    /// The number of bytes written so far.
+    public var byteCount: Int64 { size }
+
+    /// Appends `data` to the body, staging every full chunk.
+    ///
+    /// - Throws: ``CacheStore/Error`` when staging fails.
+    public mutating func write(_ data: Data) async throws {
+        hasher.update(data)
+        size += Int64(data.count)
+        pending.append(data)
+        guard pending.count >= CacheStore.chunkSize else { return }
+        var offset = pending.startIndex
+        while pending.endIndex - offset >= CacheStore.chunkSize {
+            let chunk = pending.subdata(in: offset..<(offset + CacheStore.chunkSize))
+            try await store.stage(token: token, seq: stagedChunks, chunk: chunk)
+            stagedChunks += 1
+            offset += CacheStore.chunkSize
+        }
+        pending = pending.subdata(in: offset..<pending.endIndex)
+    }
+
+    /// Drops the staged chunks without saving an entry.
+    ///
+    /// - Throws: ``CacheStore/Error`` when the staging rows cannot be deleted.
+    public func discard() async throws {
+        try await store.discardStaging(token: token)
+    }
+}

@@ -1,0 +1,50 @@
+extension CacheStore {
+    /// An error of the cache store: what went wrong (``code``), a sentence naming the store file or
+    /// the object involved (``message``), and the underlying error, such as an ``SQLiteError``.
+    public struct Error: Swift.Error, Sendable, CustomStringConvertible {
+        /// The kind of failure; new codes may be added.
+        public struct Code: Hashable, Sendable, CustomStringConvertible {
+            private let name: String
+            private init(_ name: String) { self.name = name }
+            public var description: String { name }
+
+            /// The file is not an SQLite database (empty, text, or another format).
+            public static let notADatabase = Code("notADatabase")
+            /// The file is an SQLite database, but not a webcache store.
+            public static let notAStore = Code("notAStore")
+            /// The store was written by a newer version of this code.
+            public static let newerVersion = Code("newerVersion")
+            /// The store is damaged (truncated, or failing SQLite's checks).
+            public static let corrupt = Code("corrupt")
+            /// The file could not be created or opened.
+            public static let fileSystem = Code("fileSystem")
+            /// An SQLite operation failed; ``Error/cause`` holds the ``SQLiteError``.
+            public static let database = Code("database")
+            /// An entry could not be stored as given.
+            public static let invalidEntry = Code("invalidEntry")
+            /// A body or its staged chunks are gone (removed by pruning, or collected as abandoned).
+            public static let bodyMissing = Code("bodyMissing")
+            /// The store was closed.
+            public static let closed = Code("closed")
+        }
+
+        /// The kind of failure.
+        public var code: Code
+        /// A complete sentence that names the store file or the object involved.
+        public var message: String
+        /// The underlying error, if any.
+        public var cause: (any Swift.Error)?
+
+        /// Creates an error.
+        public init(code: Code, message: String, cause: (any Swift.Error)? = nil) {
+            self.code = code
+            self.message = message
+            self.cause = cause
+        }
+
+        public var description: String {
+            guard let cause else { return message }
+            return "\(message) Underlying error: \(cause)."
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import CSQLite
+import Foundation
+
+extension CacheStore {
+    // MARK: - Eviction
+
+    /// Evicts unpinned entries, least recently used first, until the distinct body bytes are at most
+    /// `byteLimit`, in one transaction.
+    ///
+    /// Order: `last_access` ascending, and among equal access times the larger body first, so that a
+    /// tie frees the most space with the fewest evictions. A body shared with a remaining entry stays,
+    /// so eviction continues until the bytes actually fall under the limit or only pinned entries are
+    /// left (the limit may then stay exceeded). Recorded hits are flushed first, so the order is current.
+    ///
+    /// - Returns: What was evicted.
+    /// - Throws: ``CacheStore/Error``.
+    @discardableResult
+    public func evict(toFit byteLimit: Int64) throws -> PruneResult {
+        try write("evict entries") { connection in
+            var result = PruneResult.empty
+            var total = try Self.readTotals(connection).bodyBytes
+            let start = total
+            while total > byteLimit {
+                var batch: [(Int64, String, Int64)] = []
+                try connection.forEachRow(
+                    "SELECT id, url, body_size FROM entry WHERE pinned = 0 ORDER BY last_access, body_size DESC LIMIT 64"
+                ) { row in
+                    batch.append((row.int64(0), row.text(1), row.int64(2)))
+                }
+                if batch.isEmpty { break }
+                for (id, url, size) in batch where total > byteLimit {
+                    try connection.run("DELETE FROM entry WHERE id = ?", [.integer(id)])
+                    result.entryCount += 1
+                    result.entryBytes += size
+                    result.urls.append(url)
+                    total = try Self.readTotals(connection).bodyBytes
+                }
+            }
+            result.freedBytes = start - total
+            return result
+        }
+    }
+
+    /// Evicts down to ``Configuration/byteLimit`` when the store exceeds it.
+    func evictIfNeeded() throws {
+        guard let limit = configuration.byteLimit else { return }
+        guard let writer else { throw closedError }
+        let over = try Self.readTotals(writer).bodyBytes > limit
+        if over {
+            try evict(toFit: limit)
+        }
+    }
+
+    // MARK: - Pruning
+
+    /// Removes the entries matching `criteria` in one transaction, or, with `dryRun`, only reports them.
+    ///
+    /// - Returns: The count, URLs and bytes of the entries, and in a real run the body bytes freed.
+    /// - Throws: ``CacheStore/Error``.
+    @discardableResult
+    public func prune(_ criteria: PruneCriteria, dryRun: Bool = false) throws -> PruneResult {
+        let (condition, values) = criteria.condition
+        return try write(dryRun ? "list entries to prune" : "prune entries") { connection in
+            dryRun
+                ? try Self.selectEntries(connection, condition: condition, values)
+                : try Self.deleteEntries(connection, condition: condition, values)
+        }
+    }
+
+    // MARK: - Statistics
+
+    /// Figures for `inspect` at `now`, from one snapshot, computed on a background queue.
+    ///
+    /// - Throws: ``CacheStore/Error``.
+    public nonisolated func statistics(at now: Date = Date()) async throws -> StoreStatistics {
+        try await readInBackground("compute statistics") { connection in
+            var statistics = StoreStatistics(
+                totals: try Self.readTotals(connection), freshCount: 0, staleServableCount: 0, expiredCount: 0,
+                pinnedCount: 0, hosts: [], partitions: [], stagedBytes: 0
+            )
+            let instant = DatabaseValue.date(now)
+            try connection.forEachRow(
+                """
+                SELECT coalesce(sum(fresh_until > ?1), 0), \
+                coalesce(sum(fresh_until <= ?1 AND stale_until > ?1), 0), \
+                coalesce(sum(fresh_until <= ?1 AND coalesce(stale_until, fresh_until) <= ?1), 0), \
+                coalesce(sum(pinned), 0) FROM entry
+                """,
+                [instant]
+            ) { row in
+                statistics.freshCount = row.int64(0)
+                statistics.staleServableCount = row.int64(1)
+                statistics.expiredCount = row.int64(2)
+                statistics.pinnedCount = row.int64(3)
+            }
+            try connection.forEachRow(
+                "SELECT host, count(*), sum(body_size) FROM entry GROUP BY host ORDER BY sum(body_size) DESC, host"
+            ) { row in
+                statistics.hosts.append(.init(name: row.text(0), entryCount: row.int64(1), entryBytes: row.int64(2)))
+            }
+            try connection.forEachRow(
+                "SELECT partition, count(*), sum(body_size) FROM entry GROUP BY partition ORDER BY partition"
+            ) { row in
+                statistics.partitions.append(
+                    .init(name: row.text(0), entryCount: row.int64(1), entryBytes: row.int64(2))
+                )
+            }
+            statistics.stagedBytes = try connection.int64("SELECT coalesce(sum(length(data)), 0) FROM staging_chunk") ?? 0
+            return statistics
+        }
+    }
+
+    // MARK: - Verification
+
+    /// Checks the whole store from one snapshot: SQLite's `integrity_check`, every body's chunks
+    /// re-hashed and measured against its hash and size, reference counts, totals, and entries pointing
+    /// at missing bodies. Runs on a background queue; the store stays usable meanwhile.
+    ///
+    /// - Returns: A report listing every problem found.
+    /// - Throws: ``CacheStore/Error`` when the checks cannot run at all.
+    public nonisolated func verify() async throws -> VerifyReport {
+        try await readInBackground("verify the store") { connection in
+            var report = VerifyReport(problems: [], checkedBodies: 0, checkedEntries: 0)
+            func problem(_ kind: VerifyReport.Problem.Kind, _ message: String) {
+                report.problems.append(VerifyReport.Problem(kind: kind, message: message))
+            }
+            try connection.forEachRow("PRAGMA integrity_check") { row in
+                let line = row.text(0)
+                if line != "ok" { problem(.integrity, "SQLite integrity check: \(line)") }
+            }
+            try connection.forEachRow("PRAGMA foreign_key_check") { row in
+                problem(.integrity, "Row \(row.int64(1)) of table \(row.text(0)) breaks a foreign key to \(row.text(2)).")
+            }
+            var bodies: [(id: Int64, hash: Data, size: Int64, chunkCount: Int64, refCount: Int64)] = []
+            try connection.forEachRow("SELECT id, hash, size, chunk_count, ref_count FROM body ORDER BY id") { row in
+                bodies.append((row.int64(0), row.blob(1), row.int64(2), row.int64(3), row.int64(4)))
+            }
+            for body in bodies {
+                var hasher = SHA256()
+                var size: Int64 = 0
+                var expectedSeq: Int64 = 0
+                var chunksInOrder = true
+                try connection.forEachRow(
+                    "SELECT seq, data FROM body_chunk WHERE body_id = ? ORDER BY seq", [.integer(body.id)]
+                ) { row in
+                    if row.int64(0) != expectedSeq { chunksInOrder = false }
+                    expectedSeq += 1
+                    let data = row.blob(1)
+                    size += Int64(data.count)
+                    hasher.update(data)
+                }
+                if !chunksInOrder || expectedSeq != body.chunkCount {
+                    problem(.bodyChunks, "Body \(body.id) has \(expectedSeq) chunks, not 0..<\(body.chunkCount) in order.")
+                }
+                if size != body.size {
+                    problem(.bodySize, "Body \(body.id) has \(size) bytes, not the \(body.size) recorded.")
+                }
+                if hasher.finalize() != body.hash {
+                    problem(.bodyHash, "The chunks of body \(body.id) do not hash to its SHA-256.")
+                }
+                report.checkedBodies += 1
+            }
+            try connection.forEachRow(
+                """
+                SELECT b.id, b.ref_count, count(e.id) FROM body b LEFT JOIN entry e ON e.body_id = b.id \
+                GROUP BY b.id HAVING b.ref_count != count(e.id) OR count(e.id) = 0
+                """
+            ) { row in
+                problem(
+                    .referenceCount,
+                    "Body \(row.int64(0)) records \(row.int64(1)) references but \(row.int64(2)) entries use it."
+                )
+            }
+            try connection.forEachRow(
+                "SELECT e.id, e.url, e.body_size, b.size FROM entry e LEFT JOIN body b ON b.id = e.body_id"
+            ) { row in
+                report.checkedEntries += 1
+                if row.isNull(3) {
+                    problem(.missingBody, "Entry \(row.int64(0)) for \(row.text(1)) points at a missing body.")
+                } else if row.int64(2) != row.int64(3) {
+                    problem(.bodySize, "Entry \(row.int64(0)) for \(row.text(1)) records a body size that differs from its body.")
+                }
+            }
+            let totals = try Self.readTotals(connection)
+            var scanned = StoreTotals(entryCount: 0, entryBytes: 0, bodyCount: 0, bodyBytes: 0)
+            try connection.forEachRow(
+                """
+                SELECT (SELECT count(*) FROM entry), (SELECT coalesce(sum(body_size), 0) FROM entry), \
+                (SELECT count(*) FROM body), (SELECT coalesce(sum(size), 0) FROM body)
+                """
+            ) { row in
+                scanned = StoreTotals(
+                    entryCount: row.int64(0), entryBytes: row.int64(1), bodyCount: row.int64(2), bodyBytes: row.int64(3)
+                )
+            }
+            if totals != scanned {
+                problem(.totals, "The running totals \(totals) differ from a full scan \(scanned).")
+            }
+            return report
+        }
+    }
+}

@@ -1,0 +1,363 @@
+import Foundation
+import HTTPCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension CacheStore {
+    // MARK: - Bodies
+
+    /// A writer that streams a body into the store before its entry is saved with
+    /// ``save(_:body:pageEdges:)``.
+    public nonisolated func makeBodyWriter() -> BodyWriter {
+        BodyWriter(store: self)
+    }
+
+    /// Stages one chunk of a streamed body in a small transaction of its own.
+    func stage(token: String, seq: Int64, chunk: Data) throws {
+        let now = configuration.clock()
+        try write("stage a body chunk") { connection in
+            try connection.run(
+                "INSERT OR IGNORE INTO staging (token, pid, started_at) VALUES (?, ?, ?)",
+                [.text(token), .integer(Int64(getpid())), .date(now)]
+            )
+            try connection.run(
+                "INSERT INTO staging_chunk (token, seq, data) VALUES (?, ?, ?)",
+                [.text(token), .integer(seq), .blob(chunk)]
+            )
+        }
+    }
+
+    /// Deletes a writer's staged chunks.
+    func discardStaging(token: String) throws {
+        try write("discard a staged body") { connection in
+            try connection.run("DELETE FROM staging WHERE token = ?", [.text(token)])
+        }
+    }
+
+    // MARK: - Saving entries
+
+    /// Saves `entry` with the body streamed through `body`, in one transaction.
+    ///
+    /// The body is deduplicated by its SHA-256: when the store already has it, the staged chunks are
+    /// dropped and the existing body is shared. An entry with the same identity (partition, method,
+    /// URL, Vary key) is replaced; it keeps its id, hit count and pin. When `pageEdges` is given, the
+    /// page's edges are replaced in the same transaction. With a ``Configuration/byteLimit``, eviction
+    /// runs afterwards in a transaction of its own.
+    ///
+    /// - Returns: The entry as stored, with its id, body id, size and hash.
+    /// - Throws: ``CacheStore/Error``; ``Error/Code/bodyMissing`` when the staged chunks were collected.
+    @discardableResult
+    public func save(_ entry: CacheEntry, body: BodyWriter, pageEdges: [PageEdge]? = nil) throws -> CacheEntry {
+        let headers = try encodedHeaders(of: entry)
+        let hash = body.hasher.finalize()
+        let now = configuration.clock()
+        let saved = try write("save the entry for \(entry.url)") { connection in
+            let bodyID: Int64
+            if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
+                bodyID = existing
+            } else {
+                let staged = try connection.int64(
+                    "SELECT count(*) FROM staging_chunk WHERE token = ?", [.text(body.token)]
+                ) ?? 0
+                guard staged == body.stagedChunks else {
+                    throw Error(
+                        code: .bodyMissing,
+                        message: "The body staged for \(entry.url) is incomplete (\(staged) of \(body.stagedChunks) "
+                            + "chunks); it was collected as abandoned, so the entry was not saved."
+                    )
+                }
+                let chunkCount = staged + (body.pending.isEmpty ? 0 : 1)
+                bodyID = try Self.insertBody(connection, hash: hash, size: body.size, chunkCount: chunkCount, at: now)
+                try connection.run(
+                    "INSERT INTO body_chunk (body_id, seq, data) SELECT ?, seq, data FROM staging_chunk WHERE token = ?",
+                    [.integer(bodyID), .text(body.token)]
+                )
+                if !body.pending.isEmpty {
+                    try Self.insertChunk(connection, bodyID: bodyID, seq: staged, data: body.pending)
+                }
+            }
+            try connection.run("DELETE FROM staging WHERE token = ?", [.text(body.token)])
+            return try Self.upsert(
+                entry, headers: headers, bodyID: bodyID, bodySize: body.size, at: now,
+                pageEdges: pageEdges, connection
+            )
+        }
+        try evictIfNeeded()
+        return saved
+    }
+
+    /// Saves `entry` with a body held in memory, in one transaction; see ``save(_:body:pageEdges:)``.
+    ///
+    /// - Returns: The entry as stored, with its id, body id, size and hash.
+    /// - Throws: ``CacheStore/Error``.
+    @discardableResult
+    public func save(_ entry: CacheEntry, body: Data, pageEdges: [PageEdge]? = nil) throws -> CacheEntry {
+        let headers = try encodedHeaders(of: entry)
+        let hash = SHA256.hash(body)
+        let now = configuration.clock()
+        let saved = try write("save the entry for \(entry.url)") { connection in
+            let bodyID: Int64
+            if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
+                bodyID = existing
+            } else {
+                let chunkCount = (body.count + Self.chunkSize - 1) / Self.chunkSize
+                bodyID = try Self.insertBody(
+                    connection, hash: hash, size: Int64(body.count), chunkCount: Int64(chunkCount), at: now
+                )
+                for seq in 0..<chunkCount {
+                    let start = body.startIndex + seq * Self.chunkSize
+                    let end = min(start + Self.chunkSize, body.endIndex)
+                    try Self.insertChunk(connection, bodyID: bodyID, seq: Int64(seq), data: body.subdata(in: start..<end))
+                }
+            }
+            return try Self.upsert(
+                entry, headers: headers, bodyID: bodyID, bodySize: Int64(body.count), at: now,
+                pageEdges: pageEdges, connection
+            )
+        }
+        try evictIfNeeded()
+        return saved
+    }
+
+    private nonisolated func encodedHeaders(of entry: CacheEntry) throws -> String {
+        switch HeaderCoding.encode(entry.headers) {
+        case .success(let text):
+            return text
+        case .failure(let invalid):
+            throw Error(
+                code: .invalidEntry,
+                message: "The response for \(entry.url) has a header field '\(invalid.name)' that cannot be stored: "
+                    + "names must be non-empty without ':' and no field may contain a line break."
+            )
+        }
+    }
+
+    private static func insertBody(
+        _ connection: Connection, hash: Data, size: Int64, chunkCount: Int64, at now: Date
+    ) throws -> Int64 {
+        try connection.run(
+            "INSERT INTO body (hash, size, chunk_count, ref_count, created_at) VALUES (?, ?, ?, 0, ?)",
+            [.blob(hash), .integer(size), .integer(chunkCount), .date(now)]
+        )
+        return connection.lastInsertedRowID
+    }
+
+    private static func insertChunk(_ connection: Connection, bodyID: Int64, seq: Int64, data: Data) throws {
+        try connection.run(
+            "INSERT INTO body_chunk (body_id, seq, data) VALUES (?, ?, ?)",
+            [.integer(bodyID), .integer(seq), .blob(data)]
+        )
+    }
+
+    /// Inserts or replaces the entry with the same identity; triggers keep reference counts and totals.
+    private static func upsert(
+        _ entry: CacheEntry, headers: String, bodyID: Int64, bodySize: Int64, at now: Date,
+        pageEdges: [PageEdge]?, _ connection: Connection
+    ) throws -> CacheEntry {
+        let sql = """
+            INSERT INTO entry (partition, method, url, host, vary_key, status, headers, request_time, \
+            response_time, date, etag, last_modified, content_type, fresh_until, stale_until, stored_at, \
+            last_access, hit_count, pinned, body_id, body_size)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+            ON CONFLICT (partition, method, url, vary_key) DO UPDATE SET
+            host = excluded.host, status = excluded.status, headers = excluded.headers,
+            request_time = excluded.request_time, response_time = excluded.response_time, date = excluded.date,
+            etag = excluded.etag, last_modified = excluded.last_modified, content_type = excluded.content_type,
+            fresh_until = excluded.fresh_until, stale_until = excluded.stale_until, stored_at = excluded.stored_at,
+            last_access = excluded.last_access, pinned = max(entry.pinned, excluded.pinned),
+            body_id = excluded.body_id, body_size = excluded.body_size
+            RETURNING id
+            """
+        let statement = try connection.cachedStatement(sql: sql)
+        statement.bind([
+            .text(entry.partition), .text(entry.method.rawValue), .text(entry.url), .text(entry.host),
+            .text(entry.varyKey), .int(entry.status), .text(headers), .date(entry.requestTime),
+            .date(entry.responseTime), .date(entry.date), .text(entry.etag), .text(entry.lastModified),
+            .text(entry.contentType), .date(entry.freshUntil), .date(entry.staleUntil), .date(now), .date(now),
+            .bool(entry.pinned), .integer(bodyID), .integer(bodySize),
+        ])
+        guard try statement.step() else {
+            throw Error(code: .database, message: "Saving the entry for \(entry.url) returned no row id.")
+        }
+        let id = statement.int64(0)
+        try statement.execute()
+        if let pageEdges {
+            try replaceEdges(pageEdges, page: entry.url, partition: entry.partition, connection)
+        }
+        guard let saved = try readEntry(id: id, connection) else {
+            throw Error(code: .database, message: "The entry for \(entry.url) vanished while it was saved.")
+        }
+        return saved
+    }
+
+    /// Reads one entry by id through `connection`.
+    static func readEntry(id: Int64, _ connection: Connection) throws -> CacheEntry? {
+        var found: CacheEntry?
+        try connection.forEachRow(CacheEntry.selection + " WHERE e.id = ?", [.integer(id)]) { row in
+            found = CacheEntry(row: row)
+        }
+        return found
+    }
+
+    // MARK: - Updating and removing
+
+    /// Replaces headers and freshness of stored entries after a `304 Not Modified`, in one transaction.
+    /// Bodies are untouched. Ids that no longer exist are skipped.
+    ///
+    /// - Returns: The number of entries updated.
+    /// - Throws: ``CacheStore/Error``.
+    @discardableResult
+    public func updateMetadata(_ updates: [MetadataUpdate]) throws -> Int {
+        var encoded: [(MetadataUpdate, String)] = []
+        for update in updates {
+            switch HeaderCoding.encode(update.headers) {
+            case .success(let text):
+                encoded.append((update, text))
+            case .failure(let invalid):
+                throw Error(
+                    code: .invalidEntry,
+                    message: "The update of entry \(update.entryID) has a header field '\(invalid.name)' that "
+                        + "cannot be stored: names must be non-empty without ':' and no field may contain a line break."
+                )
+            }
+        }
+        return try write("update stored metadata") { connection in
+            var count = 0
+            for (update, headers) in encoded {
+                let fields = update.headers
+                try connection.run(
+                    """
+                    UPDATE entry SET headers = ?, request_time = ?, response_time = ?, date = ?, etag = ?, \
+                    last_modified = ?, content_type = ?, fresh_until = ?, stale_until = ? WHERE id = ?
+                    """,
+                    [
+                        .text(headers), .date(update.requestTime), .date(update.responseTime),
+                        .date(fields["Date"].flatMap { HTTPDate.parse($0) }), .text(fields["ETag"]),
+                        .text(fields["Last-Modified"]), .text(fields["Content-Type"]),
+                        .date(update.freshUntil), .date(update.staleUntil), .integer(update.entryID),
+                    ]
+                )
+                count += Int(connection.changes)
+            }
+            return count
+        }
+    }
+
+    /// Removes every stored variant of `url`, for every method, in `partition` (RFC 9111 §4.4).
+    ///
+    /// - Returns: What was removed.
+    /// - Throws: ``CacheStore/Error``.
+    @discardableResult
+    public func invalidate(url: String, partition: String = "guest") throws -> PruneResult {
+        try write("invalidate \(url)") { connection in
+            try Self.deleteEntries(connection, condition: "partition = ? AND url = ?", [.text(partition), .text(url)])
+        }
+    }
+
+    /// Removes a partition's entries (pinned ones too), its page edges and the bodies no other entry
+    /// uses, in one transaction; used at logout.
+    ///
+    /// - Returns: What was removed.
+    /// - Throws: ``CacheStore/Error``.
+    @discardableResult
+    public func removeAll(partition: String) throws -> PruneResult {
+        try write("remove the partition '\(partition)'") { connection in
+            let result = try Self.deleteEntries(connection, condition: "partition = ?", [.text(partition)])
+            try connection.run("DELETE FROM page_edge WHERE partition = ?", [.text(partition)])
+            return result
+        }
+    }
+
+    /// Deletes the entries matching `condition`; triggers release bodies and keep the totals.
+    static func deleteEntries(
+        _ connection: Connection, condition: String, _ values: [DatabaseValue]
+    ) throws -> PruneResult {
+        var result = try selectEntries(connection, condition: condition, values)
+        guard result.entryCount > 0 else { return result }
+        let before = try readTotals(connection)
+        try connection.run("DELETE FROM entry WHERE \(condition)", values)
+        result.freedBytes = before.bodyBytes - (try readTotals(connection)).bodyBytes
+        return result
+    }
+
+    /// What ``deleteEntries(_:condition:_:)`` would delete.
+    static func selectEntries(
+        _ connection: Connection, condition: String, _ values: [DatabaseValue]
+    ) throws -> PruneResult {
+        var result = PruneResult.empty
+        try connection.forEachRow("SELECT url, body_size FROM entry WHERE \(condition) ORDER BY id", values) { row in
+            result.entryCount += 1
+            result.entryBytes += row.int64(1)
+            result.urls.append(row.text(0))
+        }
+        return result
+    }
+
+    // MARK: - Pins
+
+    /// Pins or unpins every entry of `url` in `partition`; pinned entries are never evicted.
+    ///
+    /// - Returns: The number of entries changed.
+    /// - Throws: ``CacheStore/Error``.
+    @discardableResult
+    public func setPinned(_ pinned: Bool, url: String, partition: String = "guest") throws -> Int {
+        try write("pin \(url)") { connection in
+            try connection.run(
+                "UPDATE entry SET pinned = ? WHERE partition = ? AND url = ?",
+                [.bool(pinned), .text(partition), .text(url)]
+            )
+            return Int(connection.changes)
+        }
+    }
+
+    /// Pins or unpins a page and every resource of its edges, in `partition`.
+    ///
+    /// - Returns: The number of entries changed.
+    /// - Throws: ``CacheStore/Error``.
+    @discardableResult
+    public func setPinned(_ pinned: Bool, page pageURL: String, partition: String = "guest") throws -> Int {
+        try write("pin the page \(pageURL)") { connection in
+            try connection.run(
+                """
+                UPDATE entry SET pinned = ? WHERE partition = ? AND (url = ? OR url IN \
+                (SELECT resource_url FROM page_edge WHERE partition = ? AND page_url = ?))
+                """,
+                [.bool(pinned), .text(partition), .text(pageURL), .text(partition), .text(pageURL)]
+            )
+            return Int(connection.changes)
+        }
+    }
+
+    // MARK: - Page edges
+
+    /// Replaces the edges of `pageURL` in `partition`, in one transaction.
+    ///
+    /// - Throws: ``CacheStore/Error``.
+    public func setEdges(_ edges: [PageEdge], forPage pageURL: String, partition: String = "guest") throws {
+        try write("record the resources of \(pageURL)") { connection in
+            try Self.replaceEdges(edges, page: pageURL, partition: partition, connection)
+        }
+    }
+
+    private static func replaceEdges(
+        _ edges: [PageEdge], page: String, partition: String, _ connection: Connection
+    ) throws {
+        try connection.run(
+            "DELETE FROM page_edge WHERE partition = ? AND page_url = ?", [.text(partition), .text(page)]
+        )
+        for edge in edges {
+            try connection.run(
+                """
+                INSERT INTO page_edge (partition, page_url, resource_url, kind, failure) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (partition, page_url, resource_url) DO UPDATE SET kind = excluded.kind, \
+                failure = excluded.failure
+                """,
+                [.text(partition), .text(page), .text(edge.resourceURL), .text(edge.kind), .text(edge.failure)]
+            )
+        }
+    }
+}

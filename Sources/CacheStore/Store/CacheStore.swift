@@ -1,0 +1,241 @@
+import CSQLite
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The offline store: stored responses, their content-addressed bodies, page → resource edges and
+/// partitions, in one SQLite file.
+///
+/// One writer connection belongs to this actor, whose jobs run on a dedicated `DispatchQueue`
+/// (not on Swift's cooperative pool), so writes are serial. Reads use a small pool of WAL reader
+/// connections and never wait for the writer. Every write is a `BEGIN IMMEDIATE` transaction with a
+/// busy timeout and a retry loop, so `SQLITE_BUSY` never reaches a caller, also when several
+/// processes share the file. One entry is written in one transaction: after a crash the store holds
+/// the old entry or the new one, never half of one.
+///
+/// ```swift
+/// let store = try CacheStore(path: "/var/cache/app/webcache.sqlite")
+/// let saved = try await store.save(entry, body: data)
+/// if let hit = try await store.lookup(url: "https://example.com/") { … }
+/// try await store.close()
+/// ```
+///
+/// Related SQLite documentation: <https://www.sqlite.org/wal.html>
+public actor CacheStore {
+    /// The size of a body chunk: 256 KiB.
+    public static let chunkSize = 256 * 1024
+
+    /// The store file's path.
+    public nonisolated let path: String
+    /// The configuration the store was opened with.
+    public nonisolated let configuration: Configuration
+
+    private nonisolated let executor: QueueExecutor
+    nonisolated let readers: ReaderPool
+    nonisolated let accessLog = AccessLog()
+    var writer: Connection?
+
+    /// The actor's executor: a serial `DispatchQueue` that owns the writer connection.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    // MARK: - Opening
+
+    /// Opens the store at `path`, creating it (mode 0600) and its schema when the file does not exist.
+    ///
+    /// A file that is not SQLite, an SQLite database that is not a webcache store, a store of a newer
+    /// schema version, or a damaged store is refused with an error naming the path, and left unchanged.
+    /// Opening also removes body chunks staged by processes that no longer exist.
+    ///
+    /// - Parameters:
+    ///   - path: The store file.
+    ///   - configuration: Limits and tuning.
+    /// - Throws: ``CacheStore/Error``.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        let created = try StoreFile.createIfMissing(path: path)
+        if !created {
+            try StoreFile.checkHeader(path: path)
+        }
+        let writer: Connection
+        do {
+            writer = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+        } catch {
+            throw StoreFile.openFailure(error, path: path)
+        }
+        writer.setBusyTimeout(milliseconds: configuration.busyTimeoutMilliseconds)
+        _ = try StoreFile.checkSchema(writer, path: path)
+        let readers: ReaderPool
+        do {
+            try Self.setUp(writer, path: path)
+            try Migration.migrate(writer, with: Schema.migrations, retryingFor: configuration.busyRetryLimit)
+            try Self.collectAbandonedStaging(writer, configuration: configuration)
+            readers = try ReaderPool(
+                path: path,
+                count: configuration.readerCount,
+                busyTimeout: configuration.busyTimeoutMilliseconds
+            )
+        } catch let error as SQLiteError {
+            throw StoreFile.openFailure(error, path: path)
+        }
+        self.path = path
+        self.configuration = configuration
+        self.executor = QueueExecutor(label: "webcache.store.writer")
+        self.readers = readers
+        self.writer = writer
+    }
+
+    /// WAL (checked), synchronous NORMAL, foreign keys (GRDB `Database.setUpWALMode()`).
+    private static func setUp(_ connection: Connection, path: String) throws {
+        let mode = try connection.text("PRAGMA journal_mode = WAL")
+        guard mode?.lowercased() == "wal" else {
+            throw CacheStore.Error(
+                code: .database,
+                message: "The cache store '\(path)' could not use write-ahead logging; its journal mode is "
+                    + "'\(mode ?? "unknown")'."
+            )
+        }
+        try connection.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+    }
+
+    /// Deletes staging whose process is gone, or that is older than ``Configuration/stagingMaxAge``
+    /// (which also covers a process id reused after a crash). Another live process may be staging right
+    /// now, so its rows stay.
+    private static func collectAbandonedStaging(_ connection: Connection, configuration: Configuration) throws {
+        let ownPID = Int64(getpid())
+        let oldest = configuration.clock().timeIntervalSince1970 - configuration.stagingMaxAge
+        var abandoned: [String] = []
+        try connection.forEachRow("SELECT token, pid, started_at FROM staging") { row in
+            let pid = row.int64(1)
+            let tooOld = row.double(2) < oldest
+            let ownerGone = pid != ownPID && !StoreFile.processExists(Int32(truncatingIfNeeded: pid))
+            if tooOld || ownerGone {
+                abandoned.append(row.text(0))
+            }
+        }
+        guard !abandoned.isEmpty else { return }
+        try connection.writeTransaction(retryingFor: configuration.busyRetryLimit) {
+            for token in abandoned {
+                try connection.run("DELETE FROM staging WHERE token = ?", [.text(token)])
+            }
+        }
+    }
+
+    // MARK: - Closing
+
+    /// Flushes recorded hits and closes every connection; later calls throw ``Error/Code/closed``.
+    ///
+    /// - Throws: ``CacheStore/Error`` when the hits cannot be written; the store is closed anyway.
+    public func close() throws {
+        guard writer != nil else { return }
+        defer {
+            readers.close()
+            writer = nil
+        }
+        try flushAccessLog()
+    }
+
+    /// Writes the hits recorded by lookups to the store now.
+    ///
+    /// - Throws: ``CacheStore/Error``.
+    public func flushAccessLog() throws {
+        try write("record hits") { _ in }
+    }
+
+    // MARK: - Internals shared by the extensions
+
+    /// Runs `body` in one write transaction on the writer connection, after writing the buffered hits.
+    func write<T>(_ action: String, _ body: (Connection) throws -> T) throws -> T {
+        guard let writer else { throw closedError }
+        let hits = accessLog.drain()
+        do {
+            return try writer.writeTransaction(retryingFor: configuration.busyRetryLimit) {
+                try AccessLog.write(hits, to: writer)
+                return try body(writer)
+            }
+        } catch {
+            accessLog.restore(hits)
+            throw storeError(error, action: action)
+        }
+    }
+
+    /// Runs `body` with a reader connection on the calling thread.
+    nonisolated func read<T: Sendable>(_ action: String, _ body: @Sendable (Connection) throws -> T) throws -> T {
+        do {
+            return try readers.read(body)
+        } catch {
+            throw storeError(error, action: action)
+        }
+    }
+
+    /// Runs `body` with a reader connection, inside one read transaction, on a Dispatch queue.
+    nonisolated func readInBackground<T: Sendable>(
+        _ action: String,
+        _ body: @escaping @Sendable (Connection) throws -> T
+    ) async throws -> T {
+        do {
+            return try await readers.readInBackground { connection in
+                try connection.readTransaction { try body(connection) }
+            }
+        } catch {
+            throw storeError(error, action: action)
+        }
+    }
+
+    nonisolated var closedError: Error {
+        Error(code: .closed, message: "The cache store '\(path)' is closed.")
+    }
+
+    /// Wraps any error as a store error naming the file and the action.
+    nonisolated func storeError(_ error: any Swift.Error, action: String) -> Error {
+        switch error {
+        case let error as Error:
+            return error
+        case let error as SQLiteError where error.isCorruption:
+            return Error(code: .corrupt, message: "The cache store '\(path)' is damaged: could not \(action).", cause: error)
+        case let error as SQLiteError:
+            return Error(code: .database, message: "Could not \(action) in the cache store '\(path)'.", cause: error)
+        case is ReaderPoolClosed:
+            return closedError
+        default:
+            return Error(code: .database, message: "Could not \(action) in the cache store '\(path)'.", cause: error)
+        }
+    }
+
+    /// The running totals, read through `connection`.
+    static func readTotals(_ connection: Connection) throws -> StoreTotals {
+        var totals = StoreTotals(entryCount: 0, entryBytes: 0, bodyCount: 0, bodyBytes: 0)
+        try connection.forEachRow(
+            "SELECT entry_count, entry_bytes, body_count, body_bytes FROM store_totals WHERE id = 1"
+        ) { row in
+            totals = StoreTotals(
+                entryCount: row.int64(0), entryBytes: row.int64(1), bodyCount: row.int64(2), bodyBytes: row.int64(3)
+            )
+        }
+        return totals
+    }
+}
+
+/// Opens the store at `path`, runs `body`, and closes the store, also when `body` throws.
+/// The store must not escape the closure.
+///
+/// - Throws: ``CacheStore/Error``, or what `body` throws.
+public func withCacheStore<T: Sendable>(
+    at path: String,
+    configuration: CacheStore.Configuration = CacheStore.Configuration(),
+    _ body: (CacheStore) async throws -> T
+) async throws -> T {
+    let store = try CacheStore(path: path, configuration: configuration)
+    do {
+        let result = try await body(store)
+        try await store.close()
+        return result
+    } catch {
+        try? await store.close()
+        throw error
+    }
+}

@@ -1,0 +1,164 @@
+import CSQLite
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Checks on the store file made before and while SQLite opens it, so that a foreign or damaged
+/// file is refused with an error naming it, and is never modified.
+enum StoreFile {
+    /// Creates `path` with mode 0600 when it does not exist, and returns whether it did so.
+    ///
+    /// SQLite creates the `-wal` and `-shm` files with the database file's permissions, so they are
+    /// 0600 too. An existing file keeps its mode: it may not be ours to change.
+    static func createIfMissing(path: String) throws(CacheStore.Error) -> Bool {
+        let descriptor = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+            return true
+        }
+        let code = errno
+        if code == EEXIST { return false }
+        throw CacheStore.Error(
+            code: .fileSystem,
+            message: "Could not create the cache store file '\(path)': \(String(cString: strerror(code))).",
+            cause: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        )
+    }
+
+    /// Reads the header of an existing file and refuses anything that is not a complete SQLite database.
+    static func checkHeader(path: String) throws(CacheStore.Error) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            throw CacheStore.Error(
+                code: .fileSystem,
+                message: "Could not read the cache store file '\(path)': \(String(cString: strerror(code))).",
+                cause: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+            )
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw CacheStore.Error(code: .notADatabase, message: "The cache store path '\(path)' is not a regular file.")
+        }
+        guard info.st_size > 0 else {
+            throw CacheStore.Error(
+                code: .notADatabase,
+                message: "The file '\(path)' is empty, not a webcache store; remove it or choose another path."
+            )
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CacheStore.Error(code: .fileSystem, message: "Could not open the cache store file '\(path)' for reading.")
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        let magic = Data("SQLite format 3\0".utf8)
+        guard header.count == 100, header.prefix(16) == magic else {
+            throw CacheStore.Error(
+                code: .notADatabase,
+                message: "The file '\(path)' is not an SQLite database, so it cannot be a webcache store."
+            )
+        }
+        // Database header (https://www.sqlite.org/fileformat2.html#database_header): the page size at
+        // offset 16 (1 means 65536) and the page count at 28, valid when the change counter at 24
+        // equals the version-valid-for number at 92. A file shorter than that was truncated. With a
+        // non-empty -wal file the main file may legitimately lag, so the check is skipped then.
+        let bytes = [UInt8](header)
+        func bigEndian(_ offset: Int, _ count: Int) -> UInt64 {
+            bytes[offset..<(offset + count)].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        let rawPageSize = bigEndian(16, 2)
+        let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
+        let pageCount = bigEndian(28, 4)
+        let headerIsValid = pageCount > 0 && bigEndian(24, 4) == bigEndian(92, 4)
+        var walInfo = stat()
+        let walIsEmpty = stat(path + "-wal", &walInfo) != 0 || walInfo.st_size == 0
+        if headerIsValid, walIsEmpty, UInt64(info.st_size) < pageCount * pageSize {
+            throw CacheStore.Error(
+                code: .corrupt,
+                message: "The cache store '\(path)' is truncated: it has \(info.st_size) bytes but its header "
+                    + "describes \(pageCount) pages of \(pageSize) bytes."
+            )
+        }
+    }
+
+    /// Reads the schema without writing and refuses a database that is not a webcache store this
+    /// code can open. Returns the store's `user_version`.
+    static func checkSchema(_ connection: Connection, path: String) throws(CacheStore.Error) -> Int {
+        let applicationID: Int64
+        let version: Int64
+        var tables: Set<String> = []
+        do {
+            applicationID = try connection.int64("PRAGMA application_id") ?? 0
+            version = try connection.int64("PRAGMA user_version") ?? 0
+            try connection.forEachRow(
+                "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+            ) { row in
+                tables.insert(row.text(0))
+            }
+        } catch let error as SQLiteError {
+            throw openFailure(error, path: path)
+        } catch {
+            throw CacheStore.Error(code: .database, message: "Could not read the cache store '\(path)'.", cause: error)
+        }
+        if version > Schema.latestVersion {
+            throw CacheStore.Error(
+                code: .newerVersion,
+                message: "The cache store '\(path)' has schema version \(version), newer than version "
+                    + "\(Schema.latestVersion) that this version of webcache knows; use a newer webcache."
+            )
+        }
+        if version == 0 {
+            guard tables.isEmpty, applicationID == 0 else {
+                throw CacheStore.Error(
+                    code: .notAStore,
+                    message: "The SQLite database '\(path)' is not a webcache store: it has tables "
+                        + "(\(tables.sorted().joined(separator: ", "))) but no webcache schema version."
+                )
+            }
+            return 0
+        }
+        guard applicationID == Int64(Schema.applicationID) else {
+            throw CacheStore.Error(
+                code: .notAStore,
+                message: "The SQLite database '\(path)' is not a webcache store: its application id is "
+                    + "\(applicationID), not \(Schema.applicationID)."
+            )
+        }
+        let missing = Schema.requiredTables.subtracting(tables)
+        guard missing.isEmpty else {
+            throw CacheStore.Error(
+                code: .notAStore,
+                message: "The cache store '\(path)' lacks the tables \(missing.sorted().joined(separator: ", ")) "
+                    + "of schema version \(version)."
+            )
+        }
+        return Int(version)
+    }
+
+    /// Turns an SQLite error met while opening into a store error naming the file.
+    static func openFailure(_ error: SQLiteError, path: String) -> CacheStore.Error {
+        if error.primaryCode == SQLITE_NOTADB {
+            return CacheStore.Error(
+                code: .notADatabase,
+                message: "The file '\(path)' is not an SQLite database, so it cannot be a webcache store.",
+                cause: error
+            )
+        }
+        if error.isCorruption {
+            return CacheStore.Error(
+                code: .corrupt,
+                message: "The cache store '\(path)' is damaged; remove it, or restore it from a copy.",
+                cause: error
+            )
+        }
+        return CacheStore.Error(code: .database, message: "Could not open the cache store '\(path)'.", cause: error)
+    }
+
+    /// Whether process `pid` exists (an `EPERM` answer means it exists but belongs to someone else).
+    static func processExists(_ pid: Int32) -> Bool {
+        kill(pid, 0) == 0 || errno == EPERM
+    }
+}

@@ -1,0 +1,185 @@
+import CSQLite
+import CacheStore
+import Foundation
+import HTTPCore
+
+/// Hit lookups against a raw SELECT, writes per second, and pruning 100,000 entries.
+struct StoreBenchmark {
+    let directory: String?
+
+    private static let lookupIterations = 50_000
+    private static let writeCount = 10_000
+    private static let pruneCount = 100_000
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: directory ?? NSTemporaryDirectory())
+            .appendingPathComponent("webcache-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        var rows: [(String, String)] = []
+        let hits = try await measureHits(path: folder.appendingPathComponent("hits.sqlite").path)
+        rows.append(("(a) hit lookup, lookup() (entry + 10 KB body, hit recorded)", String(format: "%.2f µs", hits.lookup)))
+        rows.append(("(a) hit lookup, entry() + bodyData() (no hit recorded)", String(format: "%.2f µs", hits.sync)))
+        rows.append(("(a) raw SELECT of the same row + body chunk, C API", String(format: "%.2f µs", hits.raw)))
+        rows.append(("(a) ratio lookup() / raw (goal ≤ 2)", String(format: "%.2f", hits.lookup / hits.raw)))
+        let writes = try await measureWrites(path: folder.appendingPathComponent("writes.sqlite").path)
+        rows.append(("(b) writes per second, 10,000 entries of 1 KiB, one transaction each", String(format: "%.0f /s", writes)))
+        let prune = try await measurePrune(path: folder.appendingPathComponent("prune.sqlite").path)
+        rows.append(("(c) fill 100,000 entries (1 KiB bodies)", String(format: "%.2f s", prune.fill)))
+        rows.append(("(c) prune 100,000 entries (one transaction)", String(format: "%.2f s", prune.prune)))
+
+        let width = rows.map(\.0.count).max() ?? 0
+        print("| " + "measure".padding(toLength: width, withPad: " ", startingAt: 0) + " | value |")
+        print("|-" + String(repeating: "-", count: width) + "-|-------|")
+        for (name, value) in rows {
+            print("| " + name.padding(toLength: width, withPad: " ", startingAt: 0) + " | \(value) |")
+        }
+    }
+
+    // MARK: - (a) Hits
+
+    private func measureHits(path: String) async throws -> (lookup: Double, sync: Double, raw: Double) {
+        let store = try CacheStore(path: path)
+        let url = "https://bench.test/page.html"
+        var generator = ContentGenerator(seed: 42)
+        let now = Date()
+        let entry = CacheEntry(
+            url: url, status: 200,
+            headers: [
+                "Content-Type": "text/html", "Cache-Control": "max-age=600", "ETag": "\"abc\"",
+                "Date": HTTPDate.format(now), "Last-Modified": HTTPDate.format(now), "Vary": "Accept-Encoding",
+            ],
+            requestTime: now, responseTime: now, freshUntil: now.addingTimeInterval(600)
+        )
+        try await store.save(entry, body: generator.bytes(count: 10_240))
+
+        var checksum = 0
+        for _ in 0..<1_000 { checksum &+= try await store.lookup(url: url)?.body.count ?? 0 }
+        var start = DispatchTime.now()
+        for _ in 0..<Self.lookupIterations {
+            checksum &+= try await store.lookup(url: url)?.body.count ?? 0
+        }
+        let lookup = microseconds(since: start) / Double(Self.lookupIterations)
+
+        start = DispatchTime.now()
+        for _ in 0..<Self.lookupIterations {
+            if let found = try store.entry(url: url), let bodyID = found.bodyID {
+                checksum &+= try store.bodyData(bodyID: bodyID).count
+            }
+        }
+        let sync = microseconds(since: start) / Double(Self.lookupIterations)
+
+        let raw = try RawReader(path: path)
+        for _ in 0..<1_000 { checksum &+= raw.read(url: url) }
+        start = DispatchTime.now()
+        for _ in 0..<Self.lookupIterations {
+            checksum &+= raw.read(url: url)
+        }
+        let rawTime = microseconds(since: start) / Double(Self.lookupIterations)
+        precondition(checksum > 0, "The benchmark read nothing.")
+        try await store.close()
+        return (lookup, sync, rawTime)
+    }
+
+    // MARK: - (b) Writes
+
+    private func measureWrites(path: String) async throws -> Double {
+        let store = try CacheStore(path: path)
+        var generator = ContentGenerator(seed: 7)
+        let bodies = (0..<Self.writeCount).map { _ in generator.bytes(count: 1_024) }
+        let start = DispatchTime.now()
+        for index in 0..<Self.writeCount {
+            try await store.save(makeEntry(index: index, host: "writes.test"), body: bodies[index])
+        }
+        let seconds = microseconds(since: start) / 1_000_000
+        try await store.close()
+        return Double(Self.writeCount) / seconds
+    }
+
+    // MARK: - (c) Prune
+
+    private func measurePrune(path: String) async throws -> (fill: Double, prune: Double) {
+        let store = try CacheStore(path: path)
+        var generator = ContentGenerator(seed: 9)
+        var start = DispatchTime.now()
+        for index in 0..<Self.pruneCount {
+            try await store.save(makeEntry(index: index, host: "prune.test"), body: generator.bytes(count: 1_024))
+        }
+        let fill = microseconds(since: start) / 1_000_000
+        start = DispatchTime.now()
+        let result = try await store.prune(PruneCriteria(host: "prune.test"))
+        let prune = microseconds(since: start) / 1_000_000
+        precondition(result.entryCount == Self.pruneCount, "Pruning removed \(result.entryCount) entries.")
+        try await store.close()
+        return (fill, prune)
+    }
+
+    private func makeEntry(index: Int, host: String) -> CacheEntry {
+        let now = Date()
+        return CacheEntry(
+            url: "https://\(host)/item/\(index)", status: 200,
+            headers: ["Content-Type": "application/octet-stream", "Cache-Control": "max-age=60"],
+            requestTime: now, responseTime: now, freshUntil: now.addingTimeInterval(60)
+        )
+    }
+
+    private func microseconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000
+    }
+}
+
+/// The same row read straight through the SQLite C API: the baseline for a hit.
+private final class RawReader {
+    private var db: OpaquePointer?
+    private var entryStatement: OpaquePointer?
+    private var chunkStatement: OpaquePointer?
+
+    init(path: String) throws {
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+            throw SQLiteError(extendedCode: sqlite3_errcode(db), message: String(cString: sqlite3_errmsg(db)))
+        }
+        let entrySQL = """
+            SELECT e.id, e.partition, e.method, e.url, e.host, e.vary_key, e.status, e.headers, e.request_time, \
+            e.response_time, e.fresh_until, e.stale_until, e.stored_at, e.last_access, e.hit_count, e.pinned, \
+            e.body_id, e.body_size, b.hash FROM entry e JOIN body b ON b.id = e.body_id \
+            WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.vary_key = ?
+            """
+        sqlite3_prepare_v2(db, entrySQL, -1, &entryStatement, nil)
+        sqlite3_prepare_v2(db, "SELECT data FROM body_chunk WHERE body_id = ? ORDER BY seq", -1, &chunkStatement, nil)
+    }
+
+    deinit {
+        sqlite3_finalize(entryStatement)
+        sqlite3_finalize(chunkStatement)
+        sqlite3_close(db)
+    }
+
+    /// Reads every column (copying text and blobs) and the body; returns the body size.
+    func read(url: String) -> Int {
+        sqlite3_reset(entryStatement)
+        sqlite3_bind_text(entryStatement, 1, "guest", -1, csqlite_transient())
+        sqlite3_bind_text(entryStatement, 2, "GET", -1, csqlite_transient())
+        sqlite3_bind_text(entryStatement, 3, url, -1, csqlite_transient())
+        sqlite3_bind_text(entryStatement, 4, "", -1, csqlite_transient())
+        guard sqlite3_step(entryStatement) == SQLITE_ROW else { return 0 }
+        var texts: [String] = []
+        for column in [1, 2, 3, 4, 5, 7] as [Int32] {
+            texts.append(String(cString: sqlite3_column_text(entryStatement, column)))
+        }
+        var numbers = 0.0
+        for column in [0, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17] as [Int32] {
+            numbers += sqlite3_column_double(entryStatement, column)
+        }
+        let hash = Data(bytes: sqlite3_column_blob(entryStatement, 18), count: Int(sqlite3_column_bytes(entryStatement, 18)))
+        let bodyID = sqlite3_column_int64(entryStatement, 16)
+        sqlite3_reset(entryStatement)
+        sqlite3_reset(chunkStatement)
+        sqlite3_bind_int64(chunkStatement, 1, bodyID)
+        var body = Data()
+        while sqlite3_step(chunkStatement) == SQLITE_ROW {
+            body.append(Data(bytes: sqlite3_column_blob(chunkStatement, 0), count: Int(sqlite3_column_bytes(chunkStatement, 0))))
+        }
+        return body.count + hash.count + texts.count + (numbers > 0 ? 1 : 0)
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import HTTPCore
+import Testing
+
+@testable import CacheStore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite(.timeLimit(.minutes(1)))
+struct ConcurrencyTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    // MARK: - In one process
+
+    @Test func manyTasksWriteAndReadAtOnce() async throws {
+        let store = try CacheStore(path: folder.path("tasks.sqlite"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    for index in 0..<20 {
+                        let url = "https://example.test/\(index)"
+                        if task % 2 == 0 {
+                            try await store.save(makeEntry(url), body: makeBody(size: 2_000 + task, seed: UInt8(task)))
+                        } else {
+                            _ = try await store.lookup(url: url)
+                            _ = try store.variants(url: url)
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try store.totals().entryCount == 20)
+        #expect(try await store.verify().isSound)
+        try await store.close()
+    }
+
+    // MARK: - Staging
+
+    @Test func collectsStagingOfDeadProcessesAndKeepsStagingOfLiveOnes() async throws {
+        let path = folder.path("staging.sqlite")
+        let store = try CacheStore(path: path)
+        var live = store.makeBodyWriter()
+        try await live.write(makeBody(size: CacheStore.chunkSize + 1, seed: 1))
+        try await store.write("plant") { connection in
+            // A process id above the kernel's maximum: certainly not running.
+            try connection.run("INSERT INTO staging VALUES ('dead', 2147483000, ?)", [.date(Date())])
+            try connection.run("INSERT INTO staging_chunk VALUES ('dead', 0, x'00')")
+            // Process 1 exists (kill answers EPERM or success): a live writer elsewhere.
+            try connection.run("INSERT INTO staging VALUES ('other', 1, ?)", [.date(Date())])
+            try connection.run("INSERT INTO staging VALUES ('ancient', 1, 0)")
+        }
+        // When another store opens the same file
+        let second = try CacheStore(path: path)
+        // Then only the dead and the too-old staging are gone
+        let tokens = try second.read("tokens") { connection in
+            var tokens: Set<String> = []
+            try connection.forEachRow("SELECT token FROM staging") { tokens.insert($0.text(0)) }
+            return tokens
+        }
+        #expect(tokens == [live.token, "other"])
+        // And the live writer of this process can still save
+        let saved = try await store.save(makeEntry("https://example.test/live"), body: live)
+        #expect(saved.bodySize == Int64(CacheStore.chunkSize + 1))
+        try await second.close()
+        try await store.close()
+    }
+
+    // MARK: - Several processes
+
+    @Test func twoProcessesWriteTheSameStoreWithoutErrors() async throws {
+        let path = folder.path("shared.sqlite")
+        try await CacheStore(path: path).close()
+        let executable = try benchExecutable()
+        let children = try (1...2).map { seed in
+            try launch(executable, ["write-loop", "--store", path, "--urls", "3", "--seed", "\(seed)", "--count", "12"])
+        }
+        // This process writes too, meanwhile
+        let store = try CacheStore(path: path)
+        for index in 0..<12 {
+            try await store.save(makeEntry("https://crash.test/resource/\(index % 3)"), body: makeBody(size: 70_000, seed: UInt8(index)))
+        }
+        for child in children {
+            child.process.waitUntilExit()
+            let errors = String(decoding: child.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(child.process.terminationStatus == 0, "child failed: \(errors)")
+        }
+        let report = try await store.verify()
+        #expect(report.isSound, "\(report.problems)")
+        #expect(try store.totals().entryCount == 3)
+        try await store.close()
+    }
+
+    @Test func crashesAtRandomMomentsLeaveCompleteOldOrNewEntries() async throws {
+        let path = folder.path("crash.sqlite")
+        try await CacheStore(path: path).close()
+        let executable = try benchExecutable()
+        var killedWhileWriting = 0
+        for trial in 0..<5 {
+            // Given a writer overwriting the same URLs in a loop
+            let child = try launch(executable, ["write-loop", "--store", path, "--urls", "3", "--seed", "\(trial)"])
+            // When it is killed at a random moment after its first save
+            let progress = await firstOutput(of: child)
+            #expect(progress.hasPrefix("saved"), "trial \(trial): \(progress)")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...400)))
+            kill(child.process.processIdentifier, SIGKILL)
+            child.process.waitUntilExit()
+            if child.process.terminationReason == .uncaughtSignal { killedWhileWriting += 1 }
+
+            // Then the store opens, is sound, holds no staging, and every entry is complete
+            let store = try CacheStore(path: path)
+            let report = try await store.verify()
+            #expect(report.isSound, "trial \(trial): \(report.problems)")
+            #expect(try rowCount(store, "staging") == 0)
+            #expect(try rowCount(store, "staging_chunk") == 0)
+            for index in 0..<3 {
+                guard let entry = try store.entry(url: "https://crash.test/resource/\(index)") else { continue }
+                let body = try store.bodyData(bodyID: try #require(entry.bodyID))
+                let digest = SHA256.hash(body).map { String(format: "%02x", $0) }.joined()
+                #expect(entry.headers["X-Content-SHA256"] == digest, "trial \(trial), resource \(index)")
+                #expect(entry.headers["X-Content-Length"] == String(body.count))
+                #expect(entry.bodyHash == SHA256.hash(body))
+            }
+            #expect(try store.totals() == (try scannedTotals(store)))
+            try await store.close()
+        }
+        #expect(killedWhileWriting == 5)
+    }
+
+    // MARK: - Helpers
+
+    private struct Child {
+        let process: Process
+        let output: Pipe
+        let errors: Pipe
+    }
+
+    /// Waits, off the cooperative pool, until the child writes something to its standard output.
+    private func firstOutput(of child: Child) async -> String {
+        let handle = child.output.fileHandleForReading
+        let data = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: handle.availableData) }
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func launch(_ executable: URL, _ arguments: [String]) throws -> Child {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        return Child(process: process, output: output, errors: errors)
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import HTTPCore
+import Testing
+
+@testable import CacheStore
+
+@Suite(.timeLimit(.minutes(1)))
+struct EntryTests {
+    let folder: TemporaryFolder
+    let store: CacheStore
+
+    init() throws {
+        folder = try TemporaryFolder()
+        store = try CacheStore(path: folder.path("store.sqlite"), configuration: configuration())
+    }
+
+    // MARK: - Saving and reading
+
+    @Test(arguments: [0, 1, 10_240, CacheStore.chunkSize, CacheStore.chunkSize * 3 + 17])
+    func savesAndReadsABodyHeldInMemory(size: Int) async throws {
+        // Given
+        let body = makeBody(size: size, seed: 1)
+        // When
+        let saved = try await store.save(makeEntry("https://example.test/a"), body: body)
+        // Then
+        #expect(saved.id != nil)
+        #expect(saved.bodySize == Int64(size))
+        #expect(saved.bodyHash == SHA256.hash(body))
+        let bodyID = try #require(saved.bodyID)
+        #expect(try store.bodyData(bodyID: bodyID) == body)
+        let chunkCount = try store.read("chunks") { try $0.int64("SELECT count(*) FROM body_chunk") }
+        #expect(chunkCount == Int64((size + CacheStore.chunkSize - 1) / CacheStore.chunkSize))
+        var reader = store.bodyChunks(bodyID: bodyID)
+        var streamed = Data()
+        while let chunk = try reader.next() {
+            #expect(chunk.count <= CacheStore.chunkSize)
+            streamed.append(chunk)
+        }
+        #expect(streamed == body)
+    }
+
+    @Test(arguments: [0, 100, CacheStore.chunkSize, CacheStore.chunkSize * 2 + 5_000])
+    func savesAStreamedBody(size: Int) async throws {
+        // Given a body arriving in uneven pieces
+        let body = makeBody(size: size, seed: 2)
+        var writer = store.makeBodyWriter()
+        var offset = 0
+        var piece = 1
+        while offset < body.count {
+            let end = min(offset + piece * 7_919, body.count)
+            try await writer.write(body.subdata(in: offset..<end))
+            offset = end
+            piece += 1
+        }
+        // Staged chunks are not entries
+        #expect(try store.totals().entryCount == 0)
+        // When
+        let saved = try await store.save(makeEntry("https://example.test/stream"), body: writer)
+        // Then
+        #expect(try store.bodyData(bodyID: try #require(saved.bodyID)) == body)
+        #expect(saved.bodyHash == SHA256.hash(body))
+        #expect(try rowCount(store, "staging") == 0)
+        #expect(try rowCount(store, "staging_chunk") == 0)
+    }
+
+    @Test func keepsHeaderOrderAndRepeatedFields() async throws {
+        let headers = HTTPHeaders([
+            HTTPField(name: "Set-Cookie", value: "a=1"),
+            HTTPField(name: "Content-Type", value: "text/html"),
+            HTTPField(name: "Set-Cookie", value: "b=2"),
+            HTTPField(name: "X-Empty", value: ""),
+            HTTPField(name: "ETag", value: "W/\"x: y\""),
+            HTTPField(name: "Date", value: "Sun, 06 Nov 1994 08:49:37 GMT"),
+        ])
+        try await store.save(makeEntry("https://example.test/h", headers: headers), body: Data())
+        let read = try #require(try store.entry(url: "https://example.test/h"))
+        #expect(read.headers == headers)
+        #expect(read.etag == "W/\"x: y\"")
+        #expect(read.date == HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT"))
+        let columns = try store.read("columns") { connection in
+            try connection.text("SELECT etag || '|' || content_type || '|' || host FROM entry")
+        }
+        #expect(columns == "W/\"x: y\"|text/html|example.test")
+    }
+
+    @Test func refusesAHeaderThatCannotBeStored() async throws {
+        let headers = HTTPHeaders([HTTPField(name: "X-Bad", value: "a\r\nInjected: yes")])
+        let error = try await #require(throws: CacheStore.Error.self) {
+            try await store.save(makeEntry("https://example.test/bad", headers: headers), body: Data())
+        }
+        #expect(error.code == .invalidEntry)
+        #expect(error.message.contains("https://example.test/bad"))
+        #expect(try store.totals().entryCount == 0)
+    }
+
+    // MARK: - Deduplication
+
+    @Test func sharesIdenticalBodiesAndDeletesTheLastReference() async throws {
+        let body = makeBody(size: 50_000, seed: 3)
+        let first = try await store.save(makeEntry("https://example.test/1"), body: body)
+        var writer = store.makeBodyWriter()
+        try await writer.write(body)
+        let second = try await store.save(makeEntry("https://example.test/2"), body: writer)
+        #expect(first.bodyID == second.bodyID)
+        #expect(try rowCount(store, "body") == 1)
+        #expect(try rowCount(store, "staging_chunk") == 0)
+        #expect(try store.totals() == StoreTotals(entryCount: 2, entryBytes: 100_000, bodyCount: 1, bodyBytes: 50_000))
+
+        try await store.invalidate(url: "https://example.test/1")
+        #expect(try rowCount(store, "body") == 1)
+        let result = try await store.invalidate(url: "https://example.test/2")
+        #expect(result.freedBytes == 50_000)
+        #expect(try rowCount(store, "body") == 0)
+        #expect(try rowCount(store, "body_chunk") == 0)
+        #expect(try store.totals() == StoreTotals(entryCount: 0, entryBytes: 0, bodyCount: 0, bodyBytes: 0))
+    }
+
+    @Test func replacingAnEntryKeepsItsIdAndReleasesTheOldBody() async throws {
+        let first = try await store.save(makeEntry("https://example.test/r"), body: makeBody(size: 1_000, seed: 1))
+        try await store.setPinned(true, url: "https://example.test/r")
+        let second = try await store.save(makeEntry("https://example.test/r"), body: makeBody(size: 2_000, seed: 2))
+        #expect(first.id == second.id)
+        #expect(second.pinned)
+        #expect(first.bodyID != second.bodyID)
+        #expect(try rowCount(store, "body") == 1)
+        #expect(try store.totals() == StoreTotals(entryCount: 1, entryBytes: 2_000, bodyCount: 1, bodyBytes: 2_000))
+    }
+
+    // MARK: - Variants, methods, invalidation
+
+    @Test func keepsVariantsApartAndInvalidatesThemAllTogether() async throws {
+        let url = "https://example.test/v"
+        try await store.save(makeEntry(url, varyKey: "accept-encoding=gzip"), body: Data("gzip".utf8))
+        try await store.save(makeEntry(url, varyKey: "accept-encoding=br"), body: Data("br".utf8))
+        try await store.save(makeEntry(url, method: .head), body: Data())
+        try await store.save(makeEntry("https://example.test/other"), body: Data("other".utf8))
+
+        let variants = try store.variants(url: url)
+        #expect(Set(variants.map(\.varyKey)) == ["accept-encoding=gzip", "accept-encoding=br"])
+        let br = try #require(try store.entry(url: url, varyKey: "accept-encoding=br"))
+        #expect(try store.bodyData(bodyID: try #require(br.bodyID)) == Data("br".utf8))
+        #expect(try store.entry(url: url) == nil)
+
+        let removed = try await store.invalidate(url: url)
+        #expect(removed.entryCount == 3)
+        #expect(try store.variants(url: url).isEmpty)
+        #expect(try store.variants(method: .head, url: url).isEmpty)
+        #expect(try store.entry(url: "https://example.test/other") != nil)
+    }
+
+    // MARK: - 304
+
+    @Test func updatesMetadataWithoutTouchingTheBody() async throws {
+        let body = makeBody(size: 3_000, seed: 4)
+        let saved = try await store.save(makeEntry("https://example.test/304"), body: body)
+        let later = referenceDate.addingTimeInterval(1_000)
+        let update = MetadataUpdate(
+            entryID: try #require(saved.id),
+            headers: ["Content-Type": "text/plain", "ETag": "\"v2\"", "Date": HTTPDate.format(later)],
+            requestTime: later, responseTime: later.addingTimeInterval(1),
+            freshUntil: later.addingTimeInterval(600), staleUntil: later.addingTimeInterval(700)
+        )
+        let count = try await store.updateMetadata([update, MetadataUpdate(
+            entryID: 999_999, headers: [:], requestTime: later, responseTime: later, freshUntil: later
+        )])
+        #expect(count == 1)
+        let savedID = try #require(saved.id)
+        let read = try #require(try store.entry(id: savedID))
+        #expect(read.etag == "\"v2\"")
+        #expect(read.responseTime == later.addingTimeInterval(1))
+        #expect(read.freshUntil == later.addingTimeInterval(600))
+        #expect(read.staleUntil == later.addingTimeInterval(700))
+        #expect(read.bodyID == saved.bodyID)
+        #expect(try store.bodyData(bodyID: try #require(read.bodyID)) == body)
+        let etagColumn = try store.read("etag") { try $0.text("SELECT etag FROM entry") }
+        #expect(etagColumn == "\"v2\"")
+    }
+
+    // MARK: - Hits
+
+    @Test func recordsHitsInMemoryAndFlushesThemWithTheNextWrite() async throws {
+        let saved = try await store.save(makeEntry("https://example.test/hit"), body: Data("x".utf8))
+        let id = try #require(saved.id)
+        let hitTime = referenceDate.addingTimeInterval(50)
+        for _ in 0..<3 {
+            let hit = try await store.lookup(url: "https://example.test/hit", at: hitTime)
+            #expect(hit?.body == Data("x".utf8))
+        }
+        #expect(try await store.lookup(url: "https://example.test/missing") == nil)
+        // Not written yet
+        #expect(try store.entry(id: id)?.hitCount == 0)
+        // The next write flushes
+        try await store.save(makeEntry("https://example.test/other"), body: Data("y".utf8))
+        let read = try #require(try store.entry(id: id))
+        #expect(read.hitCount == 3)
+        #expect(read.lastAccess == hitTime)
+    }
+
+    @Test func flushesHitsWhenTheThresholdIsReachedAndOnClose() async throws {
+        var settings = configuration()
+        settings.accessFlushThreshold = 2
+        let path = folder.path("threshold.sqlite")
+        let store = try CacheStore(path: path, configuration: settings)
+        let a = try await store.save(makeEntry("https://example.test/a"), body: Data("a".utf8))
+        let b = try await store.save(makeEntry("https://example.test/b"), body: Data("b".utf8))
+        _ = try await store.lookup(url: "https://example.test/a")
+        #expect(try store.entry(id: try #require(a.id))?.hitCount == 0)
+        _ = try await store.lookup(url: "https://example.test/b")
+        #expect(try store.entry(id: try #require(b.id))?.hitCount == 1)
+        #expect(try store.entry(id: try #require(a.id))?.hitCount == 1)
+        _ = try await store.lookup(url: "https://example.test/a")
+        try await store.close()
+        let reopened = try CacheStore(path: path)
+        #expect(try reopened.entry(id: try #require(a.id))?.hitCount == 2)
+        try await reopened.close()
+    }
+
+    @Test func closedStoreRefusesWork() async throws {
+        try await store.close()
+        let readError = try #require(throws: CacheStore.Error.self) { try store.totals() }
+        #expect(readError.code == .closed)
+        let writeError = try await #require(throws: CacheStore.Error.self) {
+            try await store.save(makeEntry("https://example.test/late"), body: Data())
+        }
+        #expect(writeError.code == .closed)
+    }
+}

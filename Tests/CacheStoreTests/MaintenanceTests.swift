@@ -1,0 +1,164 @@
+import CSQLite
+import Foundation
+import Testing
+
+@testable import CacheStore
+
+@Suite(.timeLimit(.minutes(1)))
+struct MaintenanceTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    // MARK: - Totals
+
+    @Test func totalsStayExactThroughARandomMixOfWrites() async throws {
+        let store = try CacheStore(path: folder.path("totals.sqlite"), configuration: configuration())
+        var generator = SystemRandomNumberGenerator()
+        let bodies = (0..<6).map { makeBody(size: 500 * $0, seed: UInt8($0)) }
+        for step in 0..<150 {
+            let url = "https://example.test/\(Int.random(in: 0..<12, using: &generator))"
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<6:
+                let partition = Bool.random(using: &generator) ? "guest" : "user"
+                try await store.save(makeEntry(url, partition: partition), body: bodies.randomElement(using: &generator)!)
+            case 6:
+                var writer = store.makeBodyWriter()
+                try await writer.write(makeBody(size: CacheStore.chunkSize + step, seed: UInt8(step % 200)))
+                try await store.save(makeEntry(url), body: writer)
+            case 7, 8:
+                try await store.invalidate(url: url, partition: Bool.random(using: &generator) ? "guest" : "user")
+            default:
+                try await store.prune(PruneCriteria(urlPattern: "*/1*"))
+            }
+            if step % 25 == 0 {
+                #expect(try store.totals() == (try scannedTotals(store)), "after step \(step)")
+            }
+        }
+        #expect(try store.totals() == (try scannedTotals(store)))
+        #expect(try await store.verify().isSound)
+        try await store.close()
+    }
+
+    // MARK: - Eviction
+
+    @Test func evictsLeastRecentlyUsedFirstAndNeverPinned() async throws {
+        let store = try CacheStore(path: folder.path("evict.sqlite"), configuration: configuration())
+        for index in 0..<5 {
+            try await store.save(makeEntry("https://example.test/\(index)"), body: makeBody(size: 1_000, seed: UInt8(index)))
+        }
+        try await store.setPinned(true, url: "https://example.test/0")
+        // 3 was used most recently, then 1
+        _ = store.recordHit(entryID: try #require(try store.entry(url: "https://example.test/1")?.id), at: referenceDate + 10)
+        _ = store.recordHit(entryID: try #require(try store.entry(url: "https://example.test/3")?.id), at: referenceDate + 20)
+        // When
+        let result = try await store.evict(toFit: 3_000)
+        // Then: 2 and 4 go (oldest access), 1 and 3 stay, 0 is pinned
+        #expect(Set(result.urls) == ["https://example.test/2", "https://example.test/4"])
+        #expect(result.freedBytes == 2_000)
+        #expect(try store.totals().bodyBytes == 3_000)
+        // Not even a limit of zero evicts a pinned entry
+        try await store.evict(toFit: 0)
+        #expect(try store.variants(url: "https://example.test/0").count == 1)
+        #expect(try store.totals().entryCount == 1)
+        try await store.close()
+    }
+
+    @Test func evictsAfterSavesWhenAByteLimitIsConfigured() async throws {
+        // The real clock, so that every save has a later access time than the one before
+        var settings = CacheStore.Configuration()
+        settings.byteLimit = 10_000
+        let store = try CacheStore(path: folder.path("cap.sqlite"), configuration: settings)
+        for index in 0..<10 {
+            try await store.save(makeEntry("https://example.test/\(index)"), body: makeBody(size: 3_000, seed: UInt8(index)))
+            #expect(try store.totals().bodyBytes <= 10_000)
+        }
+        #expect(try store.entry(url: "https://example.test/9") != nil)
+        #expect(try store.totals().entryCount == 3)
+        try await store.close()
+    }
+
+    // MARK: - Pruning
+
+    @Test func prunesByEachCriterionAndDryRunChangesNothing() async throws {
+        let store = try CacheStore(path: folder.path("prune.sqlite"), configuration: configuration())
+        try await store.save(makeEntry("https://a.test/expired", freshFor: -100), body: makeBody(size: 10, seed: 1))
+        try await store.save(makeEntry("https://a.test/stale-ok", freshFor: -100, staleFor: 1_000), body: makeBody(size: 20, seed: 2))
+        try await store.save(makeEntry("https://b.test/big.bin"), body: makeBody(size: 5_000, seed: 3))
+        try await store.save(makeEntry("https://b.test/page.html", partition: "user"), body: makeBody(size: 30, seed: 4))
+        try await store.save(makeEntry("https://c.test/pinned.js", freshFor: -100), body: makeBody(size: 40, seed: 5))
+        try await store.setPinned(true, url: "https://c.test/pinned.js")
+        let before = try store.totals()
+
+        let cases: [(PruneCriteria, Set<String>)] = [
+            (PruneCriteria(expiredAt: referenceDate), ["https://a.test/expired"]),
+            (PruneCriteria(expiredAt: referenceDate, includePinned: true), ["https://a.test/expired", "https://c.test/pinned.js"]),
+            (PruneCriteria(host: "B.test"), ["https://b.test/big.bin", "https://b.test/page.html"]),
+            (PruneCriteria(urlPattern: "*.html"), ["https://b.test/page.html"]),
+            (PruneCriteria(partition: "user"), ["https://b.test/page.html"]),
+            (PruneCriteria(largerThan: 1_000), ["https://b.test/big.bin"]),
+            (PruneCriteria(storedBefore: referenceDate + 1), [
+                "https://a.test/expired", "https://a.test/stale-ok", "https://b.test/big.bin", "https://b.test/page.html",
+            ]),
+            (PruneCriteria(storedBefore: referenceDate), []),
+        ]
+        for (criteria, expected) in cases {
+            let wouldGo = try await store.prune(criteria, dryRun: true)
+            #expect(Set(wouldGo.urls) == expected, "\(criteria)")
+            #expect(wouldGo.entryCount == expected.count)
+        }
+        #expect(try store.totals() == before)
+
+        let gone = try await store.prune(PruneCriteria(host: "b.test", largerThan: 1_000))
+        #expect(gone.urls == ["https://b.test/big.bin"])
+        #expect(gone.entryBytes == 5_000)
+        #expect(gone.freedBytes == 5_000)
+        #expect(try store.totals().entryCount == before.entryCount - 1)
+        #expect(try store.totals() == (try scannedTotals(store)))
+        try await store.close()
+    }
+
+    // MARK: - Statistics and verification
+
+    @Test func computesStatisticsAtAnInstant() async throws {
+        let store = try CacheStore(path: folder.path("stats.sqlite"), configuration: configuration())
+        try await store.save(makeEntry("https://a.test/fresh"), body: makeBody(size: 100, seed: 1))
+        try await store.save(makeEntry("https://a.test/stale", freshFor: -10, staleFor: 100), body: makeBody(size: 200, seed: 2))
+        try await store.save(makeEntry("https://b.test/old", partition: "user", freshFor: -10), body: makeBody(size: 300, seed: 3))
+        try await store.setPinned(true, url: "https://a.test/fresh")
+        let statistics = try await store.statistics(at: referenceDate)
+        #expect(statistics.totals.entryCount == 3)
+        #expect(statistics.freshCount == 1)
+        #expect(statistics.staleServableCount == 1)
+        #expect(statistics.expiredCount == 1)
+        #expect(statistics.pinnedCount == 1)
+        #expect(statistics.hosts.map(\.name) == ["a.test", "b.test"])
+        #expect(statistics.hosts.map(\.entryBytes) == [300, 300])
+        #expect(statistics.partitions.map(\.name) == ["guest", "user"])
+        #expect(statistics.partitions.map(\.entryCount) == [2, 1])
+        try await store.close()
+    }
+
+    @Test func verifyFindsATamperedChunkAndWrongTotals() async throws {
+        let path = folder.path("verify.sqlite")
+        let store = try CacheStore(path: path, configuration: configuration())
+        let saved = try await store.save(makeEntry("https://a.test/x"), body: makeBody(size: CacheStore.chunkSize + 10, seed: 1))
+        #expect(try await store.verify().isSound)
+        try await store.close()
+
+        // Tamper through a separate connection, as another program might
+        let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+        try connection.run(
+            "UPDATE body_chunk SET data = zeroblob(length(data)) WHERE body_id = ? AND seq = 1",
+            [.integer(try #require(saved.bodyID))]
+        )
+        try connection.execute(sql: "UPDATE store_totals SET entry_count = 7")
+        let reopened = try CacheStore(path: path)
+        let report = try await reopened.verify()
+        #expect(Set(report.problems.map(\.kind)) == [.bodyHash, .totals])
+        #expect(report.checkedBodies == 1)
+        try await reopened.close()
+    }
+}

@@ -1,0 +1,168 @@
+import CSQLite
+import Foundation
+import Testing
+
+@testable import CacheStore
+
+struct OpeningTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    // MARK: - Schema
+
+    @Test func codeRunsExactlyTheCanonicalSchemaFile() throws {
+        // Given the canonical DDL next to the package
+        let schemaFile = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("schema/webcache.sql")
+        let text = try String(contentsOf: schemaFile, encoding: .utf8)
+        // Then migration 1 is that text (a multi-line literal drops the final newline)
+        #expect(text.hasSuffix("\n"))
+        #expect(String(text.dropLast()) == Schema.version1)
+        #expect(Schema.migrations.first?.sql == Schema.version1)
+    }
+
+    @Test func createsAStoreAtTheLatestVersionWithEveryTable() async throws {
+        let path = folder.path("new.sqlite")
+        let store = try CacheStore(path: path)
+        let version = try store.read("version") { try $0.int64("PRAGMA user_version") }
+        let applicationID = try store.read("id") { try $0.int64("PRAGMA application_id") }
+        let journal = try store.read("journal") { try $0.text("PRAGMA journal_mode") }
+        let tables = try store.read("tables") { connection in
+            var names: Set<String> = []
+            try connection.forEachRow("SELECT name FROM sqlite_schema WHERE type = 'table'") { names.insert($0.text(0)) }
+            return names
+        }
+        #expect(version == Int64(Schema.migrations.count))
+        #expect(applicationID == Int64(Schema.applicationID))
+        #expect(journal == "wal")
+        #expect(Schema.requiredTables.isSubset(of: tables))
+        try await store.close()
+        // Reopening applies nothing again and keeps the data
+        let again = try CacheStore(path: path)
+        #expect(try again.totals().entryCount == 0)
+        try await again.close()
+    }
+
+    @Test func migrationsRunInOrderOnceEachAndAFailingStepRollsBack() throws {
+        let connection = try Connection(path: folder.path("migrate.sqlite"), flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let steps = [
+            Migration(version: 1, sql: "CREATE TABLE a (x INTEGER) STRICT"),
+            Migration(version: 2, sql: "ALTER TABLE a ADD COLUMN y TEXT"),
+        ]
+        try Migration.migrate(connection, with: steps, retryingFor: 1)
+        #expect(try connection.int64("PRAGMA user_version") == 2)
+        // Running them again changes nothing (ALTER would fail if it ran twice)
+        try Migration.migrate(connection, with: steps, retryingFor: 1)
+        // A broken third step leaves version 2 and no half-applied table
+        let broken = steps + [Migration(version: 3, sql: "CREATE TABLE b (x INTEGER) STRICT; CREATE TABLE a (x)")]
+        #expect(throws: SQLiteError.self) { try Migration.migrate(connection, with: broken, retryingFor: 1) }
+        #expect(try connection.int64("PRAGMA user_version") == 2)
+        #expect(try connection.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'b'") == 0)
+    }
+
+    @Test func refusesAStoreOfANewerVersion() async throws {
+        let path = folder.path("newer.sqlite")
+        try await CacheStore(path: path).close()
+        try withRawConnection(path) { try $0.execute(sql: "PRAGMA user_version = 99") }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = try #require(throws: CacheStore.Error.self) { try CacheStore(path: path) }
+        #expect(error.code == .newerVersion)
+        #expect(error.message.contains(path))
+        #expect(error.message.contains("99"))
+        #expect(error.message.contains("version \(Schema.migrations.count)"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    // MARK: - Files that are not stores
+
+    @Test(arguments: [
+        ("empty", Data(), CacheStore.Error.Code.notADatabase),
+        ("text", Data("Hello, this is a text file and not a database at all.\n".utf8), .notADatabase),
+        ("short", Data("SQLite format 3\0".utf8), .notADatabase),
+        ("random", Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }), .notADatabase),
+    ])
+    func refusesFilesThatAreNotSQLite(name: String, contents: Data, code: CacheStore.Error.Code) throws {
+        let path = folder.path(name)
+        try contents.write(to: URL(fileURLWithPath: path))
+        try expectRefusal(path: path, code: code)
+    }
+
+    @Test func refusesAForeignSQLiteDatabase() throws {
+        let path = folder.path("foreign.sqlite")
+        try withRawConnection(path) { try $0.execute(sql: "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x')") }
+        try expectRefusal(path: path, code: .notAStore, mentioning: "notes")
+    }
+
+    @Test func refusesAnSQLiteDatabaseWithAnotherApplicationID() throws {
+        let path = folder.path("other-app.sqlite")
+        try withRawConnection(path) { connection in
+            try connection.execute(sql: "PRAGMA application_id = 42; PRAGMA user_version = 1; CREATE TABLE entry (x)")
+        }
+        try expectRefusal(path: path, code: .notAStore)
+    }
+
+    @Test func refusesATruncatedStore() async throws {
+        let path = folder.path("truncated.sqlite")
+        let store = try CacheStore(path: path)
+        for index in 0..<20 {
+            try await store.save(makeEntry("https://example.test/\(index)"), body: makeBody(size: 20_000, seed: UInt8(index)))
+        }
+        try await store.close()
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 8_192)
+        try handle.close()
+        try expectRefusal(path: path, code: .corrupt, mentioning: "truncated")
+    }
+
+    @Test func refusesAStoreWithADamagedSchemaPage() async throws {
+        let path = folder.path("damaged.sqlite")
+        try await CacheStore(path: path).close()
+        // Overwrite page 1 after the 100-byte header: the schema b-tree page.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for offset in 100..<1_000 { bytes[offset] = 0xA5 }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        try expectRefusal(path: path, code: .corrupt)
+    }
+
+    // MARK: - Permissions
+
+    @Test func createsTheStoreAndItsWALFilesWithMode0600() async throws {
+        let path = folder.path("private.sqlite")
+        let store = try CacheStore(path: path)
+        try await store.save(makeEntry("https://example.test/token"), body: Data("secret".utf8))
+        for file in [path, path + "-wal", path + "-shm"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            let mode = try #require(attributes[.posixPermissions] as? NSNumber).intValue
+            #expect(mode == 0o600, "\(file) has mode \(String(mode, radix: 8))")
+        }
+        try await store.close()
+    }
+
+    // MARK: - Helpers
+
+    private func expectRefusal(
+        path: String, code: CacheStore.Error.Code, mentioning detail: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = try #require(throws: CacheStore.Error.self, sourceLocation: sourceLocation) {
+            try CacheStore(path: path)
+        }
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.message.contains(path), sourceLocation: sourceLocation)
+        if let detail {
+            #expect(error.message.contains(detail), "\(error)", sourceLocation: sourceLocation)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), sourceLocation: sourceLocation)
+    }
+
+    private func withRawConnection(_ path: String, _ body: (Connection) throws -> Void) throws {
+        let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        try body(connection)
+    }
+}

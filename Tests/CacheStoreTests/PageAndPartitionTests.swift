@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import CacheStore
+
+@Suite(.timeLimit(.minutes(1)))
+struct PageAndPartitionTests {
+    let folder: TemporaryFolder
+    let store: CacheStore
+
+    init() throws {
+        folder = try TemporaryFolder()
+        store = try CacheStore(path: folder.path("store.sqlite"), configuration: configuration())
+    }
+
+    private let page = "https://example.test/index.html"
+    private let edges = [
+        PageEdge(resourceURL: "https://example.test/app.css", kind: "stylesheet"),
+        PageEdge(resourceURL: "https://example.test/app.js", kind: "script"),
+        PageEdge(resourceURL: "https://cdn.example.test/logo.png", kind: "image", failure: "HTTP 404"),
+    ]
+
+    // MARK: - Edges
+
+    @Test func reportsHowCompleteAPageIs() async throws {
+        // Given a page saved with its edges in one transaction, and one resource stored
+        try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edges)
+        try await store.save(makeEntry("https://example.test/app.css"), body: Data("body{}".utf8))
+        // When
+        let status = try store.pageStatus(forPage: page)
+        // Then
+        #expect(status.pageStored)
+        #expect(status.resourceCount == 3)
+        #expect(status.storedCount == 1)
+        #expect(status.failures.map(\.resourceURL) == ["https://cdn.example.test/logo.png"])
+        #expect(status.missing == ["https://cdn.example.test/logo.png", "https://example.test/app.js"])
+        #expect(!status.isComplete)
+        #expect(try store.edges(forPage: page).count == 3)
+
+        // When the edges are replaced separately and every resource is stored
+        try await store.setEdges(Array(edges.prefix(2)), forPage: page)
+        try await store.save(makeEntry("https://example.test/app.js"), body: Data("js".utf8))
+        let complete = try store.pageStatus(forPage: page)
+        #expect(complete.resourceCount == 2)
+        #expect(complete.isComplete)
+    }
+
+    @Test func pinsAPageWithItsResourcesAndUnpinsThem() async throws {
+        try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edges)
+        try await store.save(makeEntry("https://example.test/app.css"), body: Data("css".utf8))
+        try await store.save(makeEntry("https://example.test/unrelated.css"), body: Data("u".utf8))
+        #expect(try await store.setPinned(true, page: page) == 2)
+        #expect(try store.entry(url: page)?.pinned == true)
+        #expect(try store.entry(url: "https://example.test/app.css")?.pinned == true)
+        #expect(try store.entry(url: "https://example.test/unrelated.css")?.pinned == false)
+        #expect(try await store.setPinned(false, page: page) == 2)
+        #expect(try store.entry(url: "https://example.test/app.css")?.pinned == false)
+    }
+
+    // MARK: - Partitions
+
+    @Test func keepsPartitionsApartAndRemovesOneInOneStep() async throws {
+        let shared = makeBody(size: 4_000, seed: 9)
+        try await store.save(makeEntry(page, partition: "guest"), body: Data("guest page".utf8), pageEdges: edges)
+        try await store.save(makeEntry(page, partition: "user-1"), body: Data("private page".utf8), pageEdges: edges)
+        try await store.save(makeEntry("https://example.test/app.css", partition: "user-1"), body: shared)
+        try await store.save(makeEntry("https://example.test/app.css", partition: "guest"), body: shared)
+        try await store.setPinned(true, url: page, partition: "user-1")
+
+        let guestPage = try #require(try store.entry(partition: "guest", url: page))
+        let userPage = try #require(try store.entry(partition: "user-1", url: page))
+        #expect(try store.bodyData(bodyID: try #require(guestPage.bodyID)) == Data("guest page".utf8))
+        #expect(try store.bodyData(bodyID: try #require(userPage.bodyID)) == Data("private page".utf8))
+
+        // When the user logs out
+        let removed = try await store.removeAll(partition: "user-1")
+        // Then pinned entries, edges and bodies only it used are gone; shared ones stay
+        #expect(removed.entryCount == 2)
+        #expect(removed.freedBytes == Int64("private page".utf8.count))
+        #expect(try store.variants(url: page).count == 1)
+        #expect(try store.entry(partition: "user-1", url: page) == nil)
+        #expect(try store.edges(forPage: page, partition: "user-1").isEmpty)
+        #expect(try store.edges(forPage: page, partition: "guest").count == 3)
+        #expect(try store.bodyData(bodyID: try #require(try store.entry(url: "https://example.test/app.css")?.bodyID)) == shared)
+        #expect(try store.totals() == (try scannedTotals(store)))
+    }
+}
