@@ -52,6 +52,7 @@ let package = Package(
             dependencies: ["Transport", "LocalOrigin"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "LocalOriginTests", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebCacheTests",
             dependencies: ["WebCache", "LocalOrigin"],

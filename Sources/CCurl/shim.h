@@ -8,6 +8,27 @@
 static inline CURLcode ccurl_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode ccurl_easy_setopt_pointer(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode ccurl_easy_setopt_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode ccurl_easy_setopt_off_t(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode ccurl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) {
+    return curl_easy_setopt(h, o, v);
+}
+/* For CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION, which share one signature. */
+static inline CURLcode ccurl_easy_setopt_write_callback(CURL *h, CURLoption o, curl_write_callback v) {
+    return curl_easy_setopt(h, o, v);
+}
 static inline CURLMcode ccurl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+
+static inline CURLcode ccurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode ccurl_easy_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
+
+/* Macros Swift does not import. */
+static inline size_t ccurl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
+static inline int ccurl_pause_cont(void) { return CURLPAUSE_CONT; }
+static inline long ccurl_pipe_multiplex(void) { return CURLPIPE_MULTIPLEX; }
+static inline long ccurl_global_all(void) { return CURL_GLOBAL_ALL; }
+static inline int ccurl_error_size(void) { return CURL_ERROR_SIZE; }
+
+/* The result of a finished transfer, from the union inside CURLMsg. */
+static inline CURLcode ccurl_msg_result(const CURLMsg *m) { return m->data.result; }
 
 #endif

@@ -1,1 +1,91 @@
-@main struct OriginMain { static func main() {} }
+import Foundation
+import LocalOrigin
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `webcache-origin --root DIR [--port N] [--latency MS]`: serves a directory on 127.0.0.1 and
+/// prints its base URL as the first line of standard output; stops on SIGINT or SIGTERM.
+@main
+struct OriginMain {
+    static let usage = """
+        OVERVIEW: Serves a directory over HTTP/1.1 on 127.0.0.1 for tests and benchmarks.
+
+        USAGE: webcache-origin --root <root> [--port <port>] [--latency <latency>]
+
+        OPTIONS:
+          --root <root>           The directory to serve.
+          --port <port>           The TCP port; 0 picks a free one. (default: 0)
+          --latency <latency>     Milliseconds added before every response. (default: 0)
+          -h, --help              Show help information.
+
+        """
+
+    static func main() {
+        var root: String?
+        var port: UInt16 = 0
+        var latency = 0
+        var arguments = CommandLine.arguments.dropFirst().makeIterator()
+        while let argument = arguments.next() {
+            switch argument {
+            case "-h", "--help":
+                FileHandle.standardOutput.write(Data(usage.utf8))
+                exit(0)
+            case "--root":
+                root = value(for: argument, from: &arguments)
+            case "--port":
+                let text = value(for: argument, from: &arguments)
+                guard let parsed = UInt16(text) else { fail("The value '\(text)' is invalid for '--port <port>'") }
+                port = parsed
+            case "--latency":
+                let text = value(for: argument, from: &arguments)
+                guard let parsed = Int(text), parsed >= 0 else {
+                    fail("The value '\(text)' is invalid for '--latency <latency>'")
+                }
+                latency = parsed
+            default:
+                fail("Unknown option '\(argument)'")
+            }
+        }
+        guard let root else { fail("Missing expected argument '--root <root>'") }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+            fail("The directory '\(root)' does not exist.")
+        }
+        // Block the stop signals in every thread (server threads inherit the mask) and wait for them below.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        let site = StaticSite(root: URL(fileURLWithPath: root))
+        let server = OriginServer(
+            configuration: .init(port: port, latency: .milliseconds(latency)),
+            handler: site.handler
+        )
+        do {
+            try server.start()
+        } catch {
+            fail(error.description)
+        }
+        FileHandle.standardOutput.write(Data((server.baseURL.absoluteString + "\n").utf8))
+
+        // Wait for SIGINT or SIGTERM; they are blocked (see above) so no handler races with this wait.
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        server.stop()
+    }
+
+    private static func value(for option: String, from arguments: inout IndexingIterator<ArraySlice<String>>) -> String {
+        guard let value = arguments.next() else { fail("Missing value for '\(option)'") }
+        return value
+    }
+
+    private static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("Usage: webcache-origin --root <root> [--port <port>] [--latency <latency>]\n".utf8))
+        exit(64)
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import HTTPCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Serves the requests of one keep-alive connection, on that connection's thread.
+struct OriginConnection {
+    let socket: OriginSocket
+    let server: OriginServer
+
+    private var configuration: OriginServer.Configuration { server.configuration }
+
+    /// Reads, answers, and repeats until the client closes, asks to close, or sends garbage.
+    func serve() {
+        var buffer = [UInt8]()
+        buffer.reserveCapacity(16 * 1024)
+        while true {
+            // MARK: Head
+            var headEnd: Int?
+            var searchFrom = 0
+            while true {
+                // Tolerate empty lines before a request line (RFC 9112 §2.2).
+                while buffer.count >= 2 && buffer[0] == 13 && buffer[1] == 10 { buffer.removeFirst(2) }
+                if let end = Self.findHeadEnd(buffer, from: searchFrom) {
+                    headEnd = end
+                    break
+                }
+                searchFrom = max(0, buffer.count - 3)
+                if buffer.count > configuration.maxRequestHeadBytes {
+                    sendError(431, "The request head is larger than \(configuration.maxRequestHeadBytes) bytes.")
+                    return
+                }
+                guard readMore(into: &buffer) else { return }
+            }
+            guard let headEnd else { return }
+            if headEnd > configuration.maxRequestHeadBytes {
+                sendError(431, "The request head is larger than \(configuration.maxRequestHeadBytes) bytes.")
+                return
+            }
+            let head: ParsedHead
+            switch Self.parseHead(buffer[..<headEnd]) {
+            case .success(let parsed): head = parsed
+            case .failure(let problem):
+                sendError(problem.status, problem.message)
+                return
+            }
+            buffer.removeFirst(headEnd + 4)
+
+            // MARK: Body
+            if head.bodyLength > configuration.maxRequestBodyBytes {
+                sendError(413, "The request content is larger than \(configuration.maxRequestBodyBytes) bytes.")
+                return
+            }
+            while buffer.count < head.bodyLength {
+                guard readMore(into: &buffer) else { return }
+            }
+            let body = Data(buffer[..<head.bodyLength])
+            buffer.removeFirst(head.bodyLength)
+
+            let request = OriginRequest(
+                method: HTTPMethod(rawValue: head.method), target: head.target, version: head.version,
+                headers: head.headers, body: body, receivedAt: Date()
+            )
+            server.record(request)
+            let response = server.respond(to: request)
+            let delay = response.delay + configuration.latency
+            if delay > .zero { Thread.sleep(forTimeInterval: delay.timeInterval) }
+            guard send(response, for: request, keepAlive: head.keepAlive) else { return }
+        }
+    }
+
+    // MARK: - Reading
+
+    private func readMore(into buffer: inout [UInt8]) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = recv(socket.fd, &chunk, chunk.count, 0)
+            if count > 0 {
+                buffer.append(contentsOf: chunk[..<count])
+                return true
+            }
+            if count < 0 && errno == EINTR { continue }
+            return false
+        }
+    }
+
+    private static func findHeadEnd(_ buffer: [UInt8], from start: Int) -> Int? {
+        guard buffer.count >= 4 else { return nil }
+        var index = start
+        while index + 3 < buffer.count {
+            if buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
+                return index
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    // MARK: - Parsing
+
+    struct ParsedHead {
+        var method: String
+        var target: String
+        var version: String
+        var headers: HTTPHeaders
+        var bodyLength: Int
+        var keepAlive: Bool
+    }
+
+    struct Problem: Error {
+        var status: Int
+        var message: String
+    }
+
+    static func parseHead(_ bytes: ArraySlice<UInt8>) -> Result<ParsedHead, Problem> {
+        for byte in bytes where byte < 32 && byte != 13 && byte != 10 && byte != 9 || byte == 127 {
+            return .failure(Problem(status: 400, message: "The request head contains a control character."))
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let lines = text.components(separatedBy: "\r\n")
+        let requestLine = lines[0].split(separator: " ", omittingEmptySubsequences: false)
+        guard requestLine.count == 3 else {
+            return .failure(Problem(status: 400, message: "The request line '\(lines[0].prefix(80))' is malformed."))
+        }
+        let method = String(requestLine[0])
+        let target = String(requestLine[1])
+        let version = String(requestLine[2])
+        let tokenCharacters = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~")
+            .union(CharacterSet(charactersIn: "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"))
+        guard !method.isEmpty, method.unicodeScalars.allSatisfy(tokenCharacters.contains),
+            target.hasPrefix("/") || target == "*" || target.hasPrefix("http://"),
+            version == "HTTP/1.1" || version == "HTTP/1.0"
+        else {
+            return .failure(Problem(status: 400, message: "The request line '\(lines[0].prefix(80))' is malformed."))
+        }
+        var headers = HTTPHeaders()
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else {
+                return .failure(Problem(status: 400, message: "The header line '\(line.prefix(80))' has no colon."))
+            }
+            let name = String(line[..<colon])
+            guard !name.isEmpty, name.unicodeScalars.allSatisfy(tokenCharacters.contains) else {
+                return .failure(Problem(status: 400, message: "The header name '\(name.prefix(80))' is malformed."))
+            }
+            headers.append(name: name, value: line[line.index(after: colon)...].trimmingHTTPWhitespace())
+        }
+        if headers.contains("Transfer-Encoding") {
+            return .failure(Problem(status: 501, message: "Request content with Transfer-Encoding is not supported."))
+        }
+        var bodyLength = 0
+        let lengths = Set(headers.listValues(for: "Content-Length"))
+        if !lengths.isEmpty {
+            guard lengths.count == 1, let only = lengths.first, let length = Int(only), length >= 0,
+                only.allSatisfy(\.isASCII)
+            else {
+                return .failure(Problem(status: 400, message: "The Content-Length header is invalid."))
+            }
+            bodyLength = length
+        }
+        let connection = headers.listValues(for: "Connection").map { $0.lowercased() }
+        let keepAlive = version == "HTTP/1.1" ? !connection.contains("close") : connection.contains("keep-alive")
+        return .success(ParsedHead(
+            method: method, target: target, version: version, headers: headers,
+            bodyLength: bodyLength, keepAlive: keepAlive
+        ))
+    }
+
+    // MARK: - Writing
+
+    private func sendError(_ status: Int, _ message: String) {
+        var response = OriginResponse.text(message + "\n", status: status)
+        response.headers.append(name: "Connection", value: "close")
+        let request = OriginRequest(method: .get, target: "/")
+        _ = send(response, for: request, keepAlive: false)
+    }
+
+    /// Writes `response`; returns whether the connection can serve another request.
+    private func send(_ response: OriginResponse, for request: OriginRequest, keepAlive: Bool) -> Bool {
+        if case .raw(let hook) = response.body {
+            try? hook(socket)
+            return false
+        }
+        var headers = response.headers
+        let keepAlive = keepAlive && !headers.listValues(for: "Connection").contains { $0.caseInsensitiveEquals("close") }
+        if !keepAlive && !headers.contains("Connection") { headers.append(name: "Connection", value: "close") }
+        if !headers.contains("Date") { headers.append(name: "Date", value: HTTPDate.format(Date())) }
+        let status = response.status
+        let sendsContent = request.method != .head && status != 204 && status != 304 && status >= 200
+        var content = Data()
+        var streamer: (@Sendable (OriginBodyWriter) throws -> Void)?
+        var chunked = false
+        switch response.body {
+        case .bytes(let data):
+            if status != 204 && status != 304 && status >= 200 {
+                headers["Content-Length"] = String(data.count)
+            }
+            if sendsContent { content = data }
+        case .stream(let contentLength, let produce):
+            if let contentLength {
+                headers["Content-Length"] = String(contentLength)
+            } else if sendsContent {
+                headers["Transfer-Encoding"] = "chunked"
+                chunked = true
+            }
+            if sendsContent { streamer = produce }
+        case .raw:
+            return false
+        }
+        var head = "HTTP/1.1 \(status) \(OriginResponse.reasonPhrase(for: status))\r\n"
+        for field in headers { head += "\(field.name): \(field.value)\r\n" }
+        head += "\r\n"
+        var message = Data(head.utf8)
+        message.append(content)
+        do {
+            try socket.write(message)
+            if let streamer {
+                try streamer(OriginBodyWriter(socket: socket, chunked: chunked))
+                if chunked { try socket.write("0\r\n\r\n") }
+            }
+        } catch {
+            return false
+        }
+        return keepAlive
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as Foundation's `TimeInterval`.
+    var timeInterval: TimeInterval {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,127 @@
+import CCurl
+import Foundation
+import HTTPCore
+import Synchronization
+
+/// What a caller asks of the loop.
+enum CurlCommand: Sendable {
+    case start(CurlTransferSpec)
+    case cancel(Int)
+    case resume(Int)
+}
+
+/// Everything the loop needs to start a transfer; made by the calling task.
+struct CurlTransferSpec: Sendable {
+    var id: Int
+    var request: HTTPRequest
+    var head: HeadPromise
+    var channel: BodyChannel
+}
+
+/// One thread running libcurl's multi interface for one ``CurlTransport``.
+///
+/// Callers only append commands to a locked inbox and wake the thread with `curl_multi_wakeup`.
+/// The thread owns every easy handle and everything libcurl calls back into.
+///
+/// `@unchecked Sendable` because of `multi`: off the loop thread it is only passed to
+/// `curl_multi_wakeup`, which libcurl documents as callable from any thread, and to
+/// `curl_multi_cleanup` in `deinit`, which runs after the loop thread has ended (the thread holds
+/// a strong reference until then). Every other member is immutable or behind a `Mutex`.
+final class CurlEventLoop: @unchecked Sendable {
+    private struct Inbox {
+        var commands: [CurlCommand] = []
+        var ownerGone = false
+    }
+
+    private static let globalInit: Bool = curl_global_init(ccurl_global_all()) == CURLE_OK
+
+    let configuration: CurlTransport.Configuration
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Mutex(Inbox())
+    private let nextID = Atomic<Int>(0)
+
+    init(configuration: CurlTransport.Configuration) {
+        precondition(Self.globalInit, "libcurl could not be initialised.")
+        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory.") }
+        self.configuration = configuration
+        self.multi = multi
+        let multiplex = configuration.httpVersion == .http2OverTLS ? ccurl_pipe_multiplex() : 0
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, multiplex)
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxConnections)
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxConnections)
+        let thread = Thread { [self] in run() }
+        thread.name = "CurlTransport"
+        thread.start()
+    }
+
+    deinit {
+        curl_multi_cleanup(multi)
+    }
+
+    // MARK: - Called from any thread
+
+    func makeTransferID() -> Int {
+        nextID.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    func submit(_ command: CurlCommand) {
+        inbox.withLock { $0.commands.append(command) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// The transport is gone: end the thread once the running transfers are over.
+    func ownerReleased() {
+        inbox.withLock { $0.ownerGone = true }
+        curl_multi_wakeup(multi)
+    }
+
+    // MARK: - Loop thread
+
+    private func run() {
+        var transfers: [Int: CurlTransfer] = [:]
+        var ids: [UnsafeMutableRawPointer: Int] = [:]
+        while true {
+            let (commands, ownerGone) = inbox.withLock { inbox in
+                defer { inbox.commands.removeAll(keepingCapacity: true) }
+                return (inbox.commands, inbox.ownerGone)
+            }
+            for command in commands {
+                switch command {
+                case .start(let spec):
+                    let transfer = CurlTransfer(spec: spec, configuration: configuration)
+                    if let failure = transfer.setUp() {
+                        transfer.complete(with: .failure(failure))
+                        continue
+                    }
+                    transfers[spec.id] = transfer
+                    ids[transfer.easy] = spec.id
+                    transfer.requestTime = Date()
+                    curl_multi_add_handle(multi, transfer.easy)
+                case .cancel(let id):
+                    guard let transfer = transfers.removeValue(forKey: id) else { continue }
+                    ids[transfer.easy] = nil
+                    curl_multi_remove_handle(multi, transfer.easy)
+                    transfer.complete(with: .failure(CancellationError()))
+                case .resume(let id):
+                    guard let transfer = transfers[id] else { continue }
+                    curl_easy_pause(transfer.easy, ccurl_pause_cont())
+                }
+            }
+            if ownerGone && transfers.isEmpty { return }
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                    let id = ids.removeValue(forKey: easy), let transfer = transfers.removeValue(forKey: id)
+                else { continue }
+                let result = ccurl_msg_result(message)
+                curl_multi_remove_handle(multi, easy)
+                transfer.finish(code: result)
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+    }
+}

@@ -1,0 +1,313 @@
+import CCurl
+import Foundation
+import HTTPCore
+
+/// One request on the loop thread: its easy handle, the C memory libcurl reads, and the response
+/// head being parsed. It never leaves the loop thread, and libcurl calls back into it there.
+final class CurlTransfer {
+    let spec: CurlTransferSpec
+    let configuration: CurlTransport.Configuration
+    let easy: UnsafeMutableRawPointer
+    var requestTime = Date()
+
+    private var lists: [UnsafeMutablePointer<curl_slist>] = []
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    // Response head in progress.
+    private var status: Int?
+    private var httpVersion = "HTTP/1.1"
+    private var fields: [HTTPField] = []
+    private var headerBytes = 0
+    private var headDelivered = false
+    // Body.
+    private var bodyBytes: Int64 = 0
+    /// A failure this side decided on (limits), reported instead of libcurl's "write error".
+    private var failure: TransportError?
+
+    init(spec: CurlTransferSpec, configuration: CurlTransport.Configuration) {
+        self.spec = spec
+        self.configuration = configuration
+        guard let easy = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory.") }
+        self.easy = easy
+        let size = Int(ccurl_error_size())
+        errorBuffer = .allocate(capacity: size)
+        errorBuffer.initialize(repeating: 0, count: size)
+    }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        for list in lists { curl_slist_free_all(list) }
+        errorBuffer.deallocate()
+    }
+
+    private var url: URL { spec.request.url }
+
+    // MARK: - Options
+
+    /// Sets every option; returns an error when the request cannot be sent as given.
+    func setUp() -> TransportError? {
+        let request = spec.request
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            return TransportError(
+                code: .invalidRequest,
+                message: "The URL \(url.redactedForMessages) is not an absolute http or https URL.", url: url)
+        }
+        var ok = true
+        func set(_ option: CURLoption, _ value: Int) { ok = ok && ccurl_easy_setopt_long(easy, option, value) == CURLE_OK }
+        func set(_ option: CURLoption, _ value: String) {
+            ok = ok && ccurl_easy_setopt_string(easy, option, value) == CURLE_OK
+        }
+        func set(_ option: CURLoption, list entries: [String]) {
+            guard !entries.isEmpty else { return }
+            var list: UnsafeMutablePointer<curl_slist>?
+            for entry in entries { list = curl_slist_append(list, entry) }
+            guard let list else {
+                ok = false
+                return
+            }
+            lists.append(list)
+            ok = ok && ccurl_easy_setopt_slist(easy, option, list) == CURLE_OK
+        }
+
+        set(CURLOPT_URL, url.absoluteString)
+        set(CURLOPT_NOSIGNAL, 1)
+        set(CURLOPT_FOLLOWLOCATION, 0)
+        set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        _ = ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
+        switch configuration.httpVersion {
+        case .http2OverTLS:
+            set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+            if scheme == "https" { set(CURLOPT_PIPEWAIT, 1) }
+        case .http1:
+            set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+        }
+        if configuration.decodeContent { set(CURLOPT_ACCEPT_ENCODING, "") }
+        set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
+        set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        set(CURLOPT_LOW_SPEED_TIME, max(1, Int(configuration.idleTimeout.components.seconds)))
+        set(CURLOPT_SSL_VERIFYPEER, configuration.insecure ? 0 : 1)
+        set(CURLOPT_SSL_VERIFYHOST, configuration.insecure ? 0 : 2)
+        if let file = configuration.caCertificateFile { set(CURLOPT_CAINFO, file) }
+        if let proxy = configuration.proxy { set(CURLOPT_PROXY, proxy) }
+        set(CURLOPT_RESOLVE, list: configuration.resolve)
+        set(CURLOPT_CONNECT_TO, list: configuration.connectTo)
+        if let maxBody = configuration.maxBodyBytes {
+            ok = ok && ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBody)) == CURLE_OK
+        }
+
+        // Method and content.
+        switch request.method {
+        case .get where request.body == nil:
+            set(CURLOPT_HTTPGET, 1)
+        case .head:
+            set(CURLOPT_NOBODY, 1)
+        default:
+            if request.method != .post { set(CURLOPT_CUSTOMREQUEST, request.method.rawValue) }
+            if let body = request.body ?? (request.method == .post ? Data() : nil) {
+                ok = ok && ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)) == CURLE_OK
+                // COPYPOSTFIELDS copies the bytes, so nothing has to outlive this call.
+                let code = body.withUnsafeBytes { buffer -> CURLcode in
+                    let empty: StaticString = ""
+                    let pointer = buffer.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
+                    return ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: pointer))
+                }
+                ok = ok && code == CURLE_OK
+            }
+        }
+
+        // Header fields: the request's own win over the defaults.
+        var headers = configuration.defaultHeaders
+        for name in Set(request.headers.map { $0.name.lowercased() }) { headers.remove(name) }
+        for field in request.headers { headers.append(name: field.name, value: field.value) }
+        var lines: [String] = []
+        for field in headers {
+            let bad = field.name.isEmpty || field.name.contains(where: { $0 == ":" || $0.isWhitespace })
+                || field.value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
+            if bad {
+                return TransportError(
+                    code: .invalidRequest,
+                    message: "The header field '\(field.name)' of the request to \(url.redactedForMessages) is malformed.",
+                    url: url)
+            }
+            lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+        }
+        if request.body != nil || request.method == .post {
+            lines.append("Expect:")
+            if !headers.contains("Content-Type") { lines.append("Content-Type:") }
+        }
+        set(CURLOPT_HTTPHEADER, list: lines)
+        if let userAgent = configuration.userAgent { set(CURLOPT_USERAGENT, userAgent) }
+
+        // Callbacks, with this object as their context. The loop keeps it alive while the handle is in use.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = ccurl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION) { pointer, size, count, context in
+            guard let pointer, let context else { return 0 }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+            return transfer.didReceiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: size * count))
+        }
+        _ = ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        _ = ccurl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION) { pointer, size, count, context in
+            guard let pointer, let context else { return 0 }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+            return transfer.didReceiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
+        }
+        _ = ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+
+        guard ok else {
+            return TransportError(
+                code: .invalidRequest,
+                message: "libcurl refused an option for the request to \(url.redactedForMessages).", url: url)
+        }
+        return nil
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    // MARK: - Callbacks
+
+    private func didReceiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
+        headerBytes += bytes.count
+        if headerBytes > configuration.maxHeaderBytes {
+            failure = TransportError(
+                code: .headerTooLarge,
+                message: "The response head from \(url.redactedForMessages) is larger than the limit of "
+                    + "\(configuration.maxHeaderBytes) bytes.",
+                url: url)
+            return 0
+        }
+        var line = String(decoding: bytes, as: UTF8.self)
+        while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
+        if line.isEmpty {
+            // End of a head: an interim (1xx) head is dropped, a final one is delivered.
+            if let status, status >= 200 || status == 101 {
+                deliverHead(status: status)
+            } else {
+                resetHead()
+            }
+        } else if line.hasPrefix("HTTP/") {
+            resetHead()
+            let parts = line.split(separator: " ", maxSplits: 2)
+            httpVersion = String(parts[0])
+            status = parts.count > 1 ? Int(parts[1]) : nil
+        } else if line.first == " " || line.first == "\t", !fields.isEmpty {
+            fields[fields.count - 1].value += " " + line.trimmingHTTPWhitespace()
+        } else if let colon = line.firstIndex(of: ":") {
+            fields.append(HTTPField(
+                name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingHTTPWhitespace()))
+        }
+        return bytes.count
+    }
+
+    private func resetHead() {
+        status = nil
+        fields.removeAll()
+    }
+
+    private func deliverHead(status: Int) {
+        guard !headDelivered else { return }
+        headDelivered = true
+        var headers = HTTPHeaders(fields)
+        if configuration.decodeContent, spec.request.method != .head,
+            let encoding = headers["Content-Encoding"], !encoding.caseInsensitiveEquals("identity")
+        {
+            // libcurl hands over decoded bytes: the head must describe those, not the encoded form.
+            headers.remove("Content-Encoding")
+            headers.remove("Content-Length")
+        }
+        var remote: UnsafeMutablePointer<CChar>?
+        _ = ccurl_easy_getinfo_string(easy, CURLINFO_PRIMARY_IP, &remote)
+        let response = TransportResponse(
+            head: HTTPResponseHead(status: status, headers: headers),
+            body: ResponseBody(channel: spec.channel),
+            requestTime: requestTime,
+            responseTime: Date(),
+            httpVersion: httpVersion,
+            url: url,
+            remoteAddress: remote.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        )
+        spec.head.settle(.success(response))
+    }
+
+    private func didReceiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if let limit = configuration.maxBodyBytes, bodyBytes + Int64(bytes.count) > limit {
+            failure = bodyTooLarge(limit)
+            return 0
+        }
+        switch spec.channel.offer(Data(bytes), refusable: true) {
+        case .accepted, .acceptedButFull:
+            bodyBytes += Int64(bytes.count)
+            return bytes.count
+        case .refused:
+            return ccurl_writefunc_pause()
+        case .consumerGone:
+            return 0
+        }
+    }
+
+    private func bodyTooLarge(_ limit: Int64) -> TransportError {
+        TransportError(
+            code: .bodyTooLarge,
+            message: "The response body from \(url.redactedForMessages) is larger than the limit of \(limit) bytes.",
+            url: url)
+    }
+
+    // MARK: - Completion
+
+    /// libcurl finished the transfer with `code`.
+    func finish(code: CURLcode) {
+        if code == CURLE_OK {
+            if headDelivered {
+                complete(with: .success(()))
+            } else {
+                complete(with: .failure(TransportError(
+                    code: .protocolError, message: "The server at \(url.redactedForMessages) sent no HTTP response head.",
+                    url: url)))
+            }
+            return
+        }
+        if let failure {
+            complete(with: .failure(failure))
+            return
+        }
+        if code == CURLE_FILESIZE_EXCEEDED, let limit = configuration.maxBodyBytes {
+            complete(with: .failure(bodyTooLarge(limit)))
+            return
+        }
+        complete(with: .failure(error(for: code)))
+    }
+
+    /// Settles the head (if still waiting) and ends the body.
+    func complete(with result: Result<Void, any Error>) {
+        if case .failure(let error) = result, !spec.head.isSettled {
+            spec.head.settle(.failure(error))
+        }
+        spec.channel.finish(result)
+    }
+
+    private func error(for code: CURLcode) -> TransportError {
+        let detail = String(cString: errorBuffer)
+        let summary = String(cString: curl_easy_strerror(code))
+        let target = url.redactedForMessages
+        let (kind, message): (TransportError.Code, String) =
+            switch code {
+            case CURLE_COULDNT_RESOLVE_HOST: (.hostNotFound, "Could not resolve the host of \(target).")
+            case CURLE_COULDNT_CONNECT: (.connectFailed, "Could not connect to \(target).")
+            case CURLE_OPERATION_TIMEDOUT: (.timedOut, "The request to \(target) timed out.")
+            case CURLE_COULDNT_RESOLVE_PROXY: (.proxy, "Could not resolve the proxy for \(target).")
+            case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
+                CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER:
+                (.tls, "The TLS connection to \(target) failed.")
+            case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+                (.invalidRequest, "The URL \(target) cannot be requested.")
+            case CURLE_WEIRD_SERVER_REPLY, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_HTTP2,
+                CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
+                (.protocolError, "The response from \(target) was malformed or cut short.")
+            default: (.networkError, "The request to \(target) failed.")
+            }
+        return TransportError(
+            code: kind, message: message, url: url, curlCode: Int(code.rawValue),
+            curlText: detail.isEmpty ? summary : "\(summary): \(detail)")
+    }
+}

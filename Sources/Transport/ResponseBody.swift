@@ -1,0 +1,71 @@
+import Foundation
+
+/// The content of a response as an asynchronous sequence of chunks, in order, as they arrive.
+///
+/// A body can be iterated once. Dropping every copy of it, or cancelling the task that iterates
+/// it, cancels the transfer. Errors of the transfer after the head (a reset connection, a body
+/// over the size limit) are thrown by the iteration.
+///
+/// ```swift
+/// for try await chunk in response.body { hasher.update(chunk) }
+/// ```
+public struct ResponseBody: AsyncSequence, Sendable {
+    public typealias Element = Data
+
+    /// Cancels the transfer when the last body or iterator referring to it goes away.
+    final class Handle: Sendable {
+        let channel: BodyChannel
+
+        init(channel: BodyChannel) {
+            self.channel = channel
+        }
+
+        deinit { channel.consumerCancelled() }
+    }
+
+    let handle: Handle
+
+    init(channel: BodyChannel) {
+        handle = Handle(channel: channel)
+    }
+
+    /// A body that is already complete, holding `data` (for fake transports and tests).
+    public init(_ data: Data) {
+        self.init(channel: BodyChannel(complete: data))
+    }
+
+    /// Iterates the chunks.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let handle: Handle
+
+        /// The next chunk, or `nil` at the end.
+        public mutating func next() async throws -> Data? {
+            try await handle.channel.next()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(handle: handle)
+    }
+
+    /// Reads the whole body into memory.
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/bodyTooLarge`` when it exceeds `limit` bytes.
+    public func collect(upTo limit: Int = .max) async throws -> Data {
+        var data = Data()
+        for try await chunk in self {
+            guard data.count + chunk.count <= limit else {
+                handle.channel.consumerCancelled()
+                throw TransportError(
+                    code: .bodyTooLarge, message: "The response body is larger than the limit of \(limit) bytes.")
+            }
+            data.append(chunk)
+        }
+        return data
+    }
+
+    /// Test hook: the most bytes that ever waited in the buffer between network and consumer.
+    var maxBufferedBytes: Int { handle.channel.maxBufferedBytes }
+
+    /// Test hook: the buffer size at which the producer is paused.
+    var bufferLimit: Int { handle.channel.highWater }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// A failure to exchange a request and response with a server.
+///
+/// Messages name the URL (without any user name or password in it) but never header values.
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure; new kinds can be added without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// A short name for the kind.
+        public let rawValue: String
+
+        /// The host name could not be resolved.
+        public static let hostNotFound = Code(rawValue: "hostNotFound")
+        /// The connection could not be made (refused, unreachable, or connect timeout).
+        public static let connectFailed = Code(rawValue: "connectFailed")
+        /// The transfer took too long or stalled.
+        public static let timedOut = Code(rawValue: "timedOut")
+        /// TLS failed: handshake, or the server's certificate did not verify.
+        public static let tls = Code(rawValue: "tls")
+        /// The proxy could not be used.
+        public static let proxy = Code(rawValue: "proxy")
+        /// The response head was larger than allowed.
+        public static let headerTooLarge = Code(rawValue: "headerTooLarge")
+        /// The response content was larger than allowed.
+        public static let bodyTooLarge = Code(rawValue: "bodyTooLarge")
+        /// The request could not be sent as given (bad URL, header or option).
+        public static let invalidRequest = Code(rawValue: "invalidRequest")
+        /// The server broke the protocol or the connection ended early.
+        public static let protocolError = Code(rawValue: "protocolError")
+        /// Any other network failure.
+        public static let networkError = Code(rawValue: "networkError")
+
+        public var description: String { rawValue }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// A complete sentence saying what went wrong, naming the URL.
+    public var message: String
+    /// The URL of the request, without credentials.
+    public var url: URL?
+    /// The libcurl result code, when libcurl reported the failure.
+    public var curlCode: Int?
+    /// libcurl's text for ``curlCode`` and its detailed message.
+    public var curlText: String?
+    /// The underlying error, when another layer reported the failure.
+    public var cause: (any Error)?
+
+    /// Creates an error.
+    public init(
+        code: Code,
+        message: String,
+        url: URL? = nil,
+        curlCode: Int? = nil,
+        curlText: String? = nil,
+        cause: (any Error)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.url = url
+        self.curlCode = curlCode
+        self.curlText = curlText
+        self.cause = cause
+    }
+
+    public var description: String {
+        var text = message
+        if let curlCode, let curlText { text += " (curl error \(curlCode): \(curlText))" }
+        return text
+    }
+}
+
+extension URL {
+    /// The URL without user name and password, for messages.
+    var redactedForMessages: String {
+        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false),
+            components.user != nil || components.password != nil
+        else { return absoluteString }
+        components.user = nil
+        components.password = nil
+        return components.string ?? absoluteString
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import HTTPCore
+
+/// A response head that has arrived, with its body still streaming.
+public struct TransportResponse: Sendable {
+    /// The status and header fields as received, except that a decoded `Content-Encoding` is
+    /// removed together with the encoded `Content-Length` (see ``CurlTransport/Configuration/decodeContent``).
+    public var head: HTTPResponseHead
+    /// The content, chunk by chunk as it arrives. Dropping it, or cancelling the task that
+    /// iterates it, cancels the transfer.
+    public var body: ResponseBody
+    /// When the request was handed to the network (RFC 9111 §4.2.3 `request_time`).
+    public var requestTime: Date
+    /// When the response head arrived (RFC 9111 §4.2.3 `response_time`).
+    public var responseTime: Date
+    /// The protocol version of the response, such as `HTTP/1.1` or `HTTP/2`.
+    public var httpVersion: String
+    /// The URL that was requested.
+    public var url: URL
+    /// The IP address of the server or proxy the response came from, when known.
+    public var remoteAddress: String?
+
+    /// Creates a response; transports make these, tests may make them for fake transports.
+    public init(
+        head: HTTPResponseHead,
+        body: ResponseBody,
+        requestTime: Date,
+        responseTime: Date,
+        httpVersion: String = "HTTP/1.1",
+        url: URL,
+        remoteAddress: String? = nil
+    ) {
+        self.head = head
+        self.body = body
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        self.httpVersion = httpVersion
+        self.url = url
+        self.remoteAddress = remoteAddress
+    }
+}
