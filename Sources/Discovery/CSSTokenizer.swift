@@ -45,6 +45,8 @@ struct CSSTokenizer: Sendable {
     private var buffer: [Unicode.Scalar] = []
     private var overflowed = false
     private var escaped = false
+    /// Hex digits read so far in an escape such as `\61 `, whose digits and one trailing space belong to it.
+    private var escapeHexDigits = 0
     private var nameKind = NameKind.identifier
 
     private var parentheses: [Parenthesis] = []
@@ -179,6 +181,7 @@ struct CSSTokenizer: Sendable {
     }
 
     private mutating func name(_ scalar: Unicode.Scalar) {
+        if continuesHexEscape(scalar) { return }
         if escaped {
             escaped = false
             if Self.isNewline(scalar) {
@@ -190,6 +193,7 @@ struct CSSTokenizer: Sendable {
                 normal(scalar)
             } else {
                 append(scalar)
+                if scalar.properties.isASCIIHexDigit { escapeHexDigits = 1 }
             }
             return
         }
@@ -232,12 +236,14 @@ struct CSSTokenizer: Sendable {
     }
 
     private mutating func urlUnquoted(_ scalar: Unicode.Scalar) {
+        if continuesHexEscape(scalar) { return }
         if escaped {
             escaped = false
             if Self.isNewline(scalar) {
                 state = .badURL
             } else {
                 append(scalar)
+                if scalar.properties.isASCIIHexDigit { escapeHexDigits = 1 }
             }
             return
         }
@@ -257,6 +263,22 @@ struct CSSTokenizer: Sendable {
         }
     }
 
+    /// Consumes the rest of a hex escape: up to six digits, then one whitespace; `false` when done.
+    private mutating func continuesHexEscape(_ scalar: Unicode.Scalar) -> Bool {
+        guard escapeHexDigits > 0 else { return false }
+        if escapeHexDigits < 6 && scalar.properties.isASCIIHexDigit {
+            append(scalar)
+            escapeHexDigits += 1
+            return true
+        }
+        escapeHexDigits = 0
+        if Self.isWhitespace(scalar) {
+            append(scalar)
+            return true
+        }
+        return false
+    }
+
     private mutating func badURL(_ scalar: Unicode.Scalar) {
         if escaped {
             escaped = false
@@ -273,6 +295,7 @@ struct CSSTokenizer: Sendable {
         buffer.removeAll(keepingCapacity: true)
         overflowed = false
         escaped = false
+        escapeHexDigits = 0
     }
 
     private mutating func append(_ scalar: Unicode.Scalar) {
