@@ -45,7 +45,12 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPCachingTests", dependencies: ["HTTPCaching"], swiftSettings: swiftSettings),
-        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DiscoveryTests",
+            dependencies: ["Discovery"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TransportTests",

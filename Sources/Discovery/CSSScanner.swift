@@ -1,0 +1,89 @@
+import Foundation
+
+/// A streaming scanner for stylesheets: feed it a CSS file's bytes as they arrive and it returns
+/// `@import`, `url()`, `image-set()` and `@font-face` references as soon as each is complete.
+///
+/// ```swift
+/// var scanner = CSSScanner(stylesheetURL: cssURL, charset: response.charset)
+/// let found = scanner.feed(chunk) + scanner.finish()
+/// ```
+///
+/// References resolve against the stylesheet's own URL. The encoding is chosen as browsers do: a
+/// byte order mark, then `charset` (the transport's label), then an `@charset "…";` rule at the very
+/// start, then UTF-8. Tokens longer than 64 Ki characters are dropped, so memory stays bounded
+/// whatever the file's size.
+public struct CSSScanner: Sendable {
+    /// The URL of the stylesheet, which its references are relative to.
+    public let stylesheetURL: URL
+    /// The encoding chosen for the stylesheet, once enough bytes have been seen.
+    public var encoding: TextEncoding? { input.encoding }
+
+    private var input: InputDecoder
+    private var tokenizer = CSSTokenizer()
+    private var scalars: [Unicode.Scalar] = []
+    private var isFinished = false
+
+    /// Creates a scanner for one stylesheet.
+    ///
+    /// - Parameters:
+    ///   - stylesheetURL: The URL the stylesheet was fetched from, after redirects.
+    ///   - charset: The `charset` parameter of the response's `Content-Type`, if any.
+    public init(stylesheetURL: URL, charset: String? = nil) {
+        self.stylesheetURL = stylesheetURL
+        self.input = InputDecoder(declaration: .cssCharsetRule, transportLabel: charset, fallback: .utf8)
+    }
+
+    /// Scans the next bytes of the stylesheet.
+    ///
+    /// - Parameter chunk: Bytes in order; chunks may split anything, even a character.
+    /// - Returns: The references completed by these bytes, in order.
+    public mutating func feed(_ chunk: some Collection<UInt8>) -> [Reference] {
+        precondition(!isFinished, "CSSScanner.feed(_:) was called after finish().")
+        let handled: Void? = chunk.withContiguousStorageIfAvailable { feedBytes($0) }
+        if handled == nil {
+            Array(chunk).withUnsafeBufferPointer { feedBytes($0) }
+        }
+        return takeReferences()
+    }
+
+    /// Ends the stylesheet and returns the references completed by its end (an unclosed `url(`).
+    public mutating func finish() -> [Reference] {
+        precondition(!isFinished, "CSSScanner.finish() was called twice.")
+        isFinished = true
+        scalars.removeAll(keepingCapacity: true)
+        input.finish(into: &scalars)
+        tokenizer.consume(scalars)
+        tokenizer.finish()
+        return takeReferences()
+    }
+
+    /// Scans a whole stylesheet held in memory.
+    ///
+    /// - Returns: Every reference in the stylesheet, in order.
+    public static func references(in data: some Collection<UInt8>, stylesheetURL: URL, charset: String? = nil)
+        -> [Reference]
+    {
+        var scanner = CSSScanner(stylesheetURL: stylesheetURL, charset: charset)
+        return scanner.feed(data) + scanner.finish()
+    }
+
+    private mutating func feedBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + HTMLScanner.sliceLength, bytes.count)
+            scalars.removeAll(keepingCapacity: true)
+            input.decode(UnsafeBufferPointer(rebasing: bytes[offset..<end]), into: &scalars)
+            tokenizer.consume(scalars)
+            offset = end
+        }
+    }
+
+    private mutating func takeReferences() -> [Reference] {
+        defer { tokenizer.found.removeAll(keepingCapacity: true) }
+        return tokenizer.found.compactMap { item in
+            URLCleaner.resolve(item.value, against: stylesheetURL).map {
+                Reference(url: $0, kind: item.kind, source: Reference.Source(css: item.construct), isRequisite: true)
+            }
+        }
+    }
+}

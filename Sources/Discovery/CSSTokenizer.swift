@@ -1,0 +1,473 @@
+/// A streaming CSS tokenizer (CSS Syntax Level 3 §4) that keeps only what locates references.
+///
+/// It consumes Unicode scalars in pieces of any size and records each URL once its token is
+/// complete: `url(…)` (quoted or not, with escapes), the string or `url()` right after a top-level
+/// `@import`, strings inside `image-set()` and `-webkit-image-set()`, and `src("…")`. References
+/// inside an `@font-face` block are fonts. Comments and strings are tokenized, so a `url(` inside
+/// them is not a reference. An `@import` after the first rule or block is invalid and ignored, as
+/// browsers ignore it.
+///
+/// Memory is bounded: a string, URL or name longer than ``maximumTokenLength`` scalars is dropped.
+struct CSSTokenizer: Sendable {
+    /// A reference found in CSS, still relative and as written after escapes are decoded.
+    struct Found: Sendable, Hashable {
+        var value: String
+        var kind: Reference.Kind
+        var construct: Reference.CSSConstruct
+    }
+
+    /// The longest string, URL or identifier kept: 64 Ki scalars.
+    static let maximumTokenLength = 64 * 1024
+    /// The deepest nesting of parentheses that is tracked.
+    private static let maximumParenthesisDepth = 64
+
+    /// References found so far; the owner takes them and empties the array.
+    var found: [Found] = []
+
+    private enum State {
+        case normal, slash, comment, commentStar, string, name, urlStart, urlUnquoted, urlAfterSpace, badURL
+    }
+
+    private enum NameKind {
+        case identifier, atKeyword, hashOrNumber
+    }
+
+    private enum Parenthesis {
+        case plain, url, imageSet
+    }
+
+    private enum PendingRule {
+        case none, importRule, fontFace
+    }
+
+    private var state = State.normal
+    private var quote: Unicode.Scalar = "\""
+    private var buffer: [Unicode.Scalar] = []
+    private var overflowed = false
+    private var escaped = false
+    /// Hex digits read so far in an escape such as `\61 `, whose digits and one trailing space belong to it.
+    private var escapeHexDigits = 0
+    private var nameKind = NameKind.identifier
+
+    private var parentheses: [Parenthesis] = []
+    private var untrackedParentheses = 0
+    private var braceDepth = 0
+    private var fontFaceDepth: Int?
+    private var pendingRule = PendingRule.none
+    private var importsAllowed = true
+
+    // MARK: - Input
+
+    /// Tokenizes the next piece of a stylesheet.
+    mutating func consume(_ scalars: some Sequence<Unicode.Scalar>) {
+        for scalar in scalars { step(scalar) }
+    }
+
+    /// Ends the stylesheet: an unterminated string or `url(` still counts, as in browsers.
+    mutating func finish() {
+        switch state {
+        case .string: stringToken()
+        case .urlUnquoted, .urlAfterSpace: urlToken()
+        case .name: nameToken()
+        default: break
+        }
+        state = .normal
+    }
+
+    private mutating func step(_ scalar: Unicode.Scalar) {
+        switch state {
+        case .normal:
+            normal(scalar)
+        case .slash:
+            if scalar == "*" {
+                state = .comment
+            } else {
+                state = .normal
+                otherToken()
+                normal(scalar)
+            }
+        case .comment:
+            if scalar == "*" { state = .commentStar }
+        case .commentStar:
+            if scalar == "/" {
+                state = .normal
+            } else if scalar != "*" {
+                state = .comment
+            }
+        case .string:
+            string(scalar)
+        case .name:
+            name(scalar)
+        case .urlStart:
+            urlStart(scalar)
+        case .urlUnquoted:
+            urlUnquoted(scalar)
+        case .urlAfterSpace:
+            if scalar == ")" {
+                state = .normal
+                urlToken()
+            } else if !Self.isWhitespace(scalar) {
+                state = .badURL
+                badURL(scalar)
+            }
+        case .badURL:
+            badURL(scalar)
+        }
+    }
+
+    // MARK: - States
+
+    private mutating func normal(_ scalar: Unicode.Scalar) {
+        switch scalar {
+        case " ", "\t", "\n", "\r", "\u{0C}":
+            break
+        case "/":
+            state = .slash
+        case "\"", "'":
+            startToken(.string)
+            quote = scalar
+        case "\\":
+            startToken(.name)
+            nameKind = .identifier
+            append(scalar)
+            escaped = true
+        case "@":
+            startToken(.name)
+            nameKind = .atKeyword
+        case "#":
+            startToken(.name)
+            nameKind = .hashOrNumber
+        case "0"..."9":
+            startToken(.name)
+            nameKind = .hashOrNumber
+        case "(":
+            openParenthesis(.plain)
+        case ")":
+            closeParenthesis()
+        case "{":
+            openBlock()
+        case "}":
+            closeBlock()
+        case ";":
+            pendingRule = .none
+        default:
+            if Self.isNameCharacter(scalar) {
+                startToken(.name)
+                nameKind = .identifier
+                append(scalar)
+            } else {
+                otherToken()
+            }
+        }
+    }
+
+    private mutating func string(_ scalar: Unicode.Scalar) {
+        if escaped {
+            escaped = false
+            append(scalar)
+        } else if scalar == "\\" {
+            escaped = true
+            append(scalar)
+        } else if scalar == quote {
+            state = .normal
+            stringToken()
+        } else if scalar == "\n" || scalar == "\r" || scalar == "\u{0C}" {
+            // A bad string: the token ends here and the newline is whitespace.
+            state = .normal
+            otherToken()
+        } else {
+            append(scalar)
+        }
+    }
+
+    private mutating func name(_ scalar: Unicode.Scalar) {
+        if continuesHexEscape(scalar) { return }
+        if escaped {
+            escaped = false
+            if Self.isNewline(scalar) {
+                // "\" before a newline is not an escape: the name ends before the backslash.
+                buffer.removeLast()
+                state = .normal
+                nameToken()
+                otherToken()
+                normal(scalar)
+            } else {
+                append(scalar)
+                if scalar.properties.isASCIIHexDigit { escapeHexDigits = 1 }
+            }
+            return
+        }
+        if Self.isNameCharacter(scalar) || ("0"..."9").contains(scalar) || scalar == "-" {
+            append(scalar)
+        } else if scalar == "\\" {
+            escaped = true
+            append(scalar)
+        } else if scalar == "(" && nameKind == .identifier {
+            let function = Self.decodeEscapes(buffer).lowercased()
+            if function == "url" && !overflowed {
+                state = .urlStart
+            } else {
+                state = .normal
+                functionToken(function)
+            }
+        } else {
+            state = .normal
+            nameToken()
+            normal(scalar)
+        }
+    }
+
+    private mutating func urlStart(_ scalar: Unicode.Scalar) {
+        switch scalar {
+        case " ", "\t", "\n", "\r", "\u{0C}":
+            break
+        case "\"", "'":
+            // `url("x")` is a function token followed by a string token.
+            openParenthesis(.url)
+            startToken(.string)
+            quote = scalar
+        case ")":
+            state = .normal
+            pendingRule = .none
+        default:
+            startToken(.urlUnquoted)
+            urlUnquoted(scalar)
+        }
+    }
+
+    private mutating func urlUnquoted(_ scalar: Unicode.Scalar) {
+        if continuesHexEscape(scalar) { return }
+        if escaped {
+            escaped = false
+            if Self.isNewline(scalar) {
+                state = .badURL
+            } else {
+                append(scalar)
+                if scalar.properties.isASCIIHexDigit { escapeHexDigits = 1 }
+            }
+            return
+        }
+        switch scalar {
+        case ")":
+            state = .normal
+            urlToken()
+        case " ", "\t", "\n", "\r", "\u{0C}":
+            state = .urlAfterSpace
+        case "\\":
+            escaped = true
+            append(scalar)
+        case "\"", "'", "(", "\u{00}"..."\u{08}", "\u{0B}", "\u{0E}"..."\u{1F}", "\u{7F}":
+            state = .badURL
+        default:
+            append(scalar)
+        }
+    }
+
+    /// Consumes the rest of a hex escape: up to six digits, then one whitespace; `false` when done.
+    private mutating func continuesHexEscape(_ scalar: Unicode.Scalar) -> Bool {
+        guard escapeHexDigits > 0 else { return false }
+        if escapeHexDigits < 6 && scalar.properties.isASCIIHexDigit {
+            append(scalar)
+            escapeHexDigits += 1
+            return true
+        }
+        escapeHexDigits = 0
+        if Self.isWhitespace(scalar) {
+            append(scalar)
+            return true
+        }
+        return false
+    }
+
+    private mutating func badURL(_ scalar: Unicode.Scalar) {
+        if escaped {
+            escaped = false
+        } else if scalar == "\\" {
+            escaped = true
+        } else if scalar == ")" {
+            state = .normal
+            pendingRule = .none
+        }
+    }
+
+    private mutating func startToken(_ newState: State) {
+        state = newState
+        buffer.removeAll(keepingCapacity: true)
+        overflowed = false
+        escaped = false
+        escapeHexDigits = 0
+    }
+
+    private mutating func append(_ scalar: Unicode.Scalar) {
+        if buffer.count < Self.maximumTokenLength {
+            buffer.append(scalar)
+        } else {
+            overflowed = true
+        }
+    }
+
+    // MARK: - Tokens
+
+    private mutating func stringToken() {
+        defer { escaped = false }
+        guard !overflowed else {
+            pendingRule = .none
+            return
+        }
+        if pendingRule == .importRule && (parentheses.isEmpty || parentheses == [.url]) {
+            record(.stylesheet, .importRule)
+        } else if let innermost = parentheses.last, innermost != .plain {
+            record(nil, innermost == .imageSet ? .imageSet : .url)
+        }
+        pendingRule = pendingRule == .fontFace ? .fontFace : .none
+    }
+
+    private mutating func urlToken() {
+        defer { escaped = false }
+        guard !overflowed else {
+            pendingRule = .none
+            return
+        }
+        if pendingRule == .importRule && parentheses.isEmpty {
+            record(.stylesheet, .importRule)
+        } else {
+            record(nil, parentheses.contains(.imageSet) ? .imageSet : .url)
+        }
+        pendingRule = pendingRule == .fontFace ? .fontFace : .none
+    }
+
+    private mutating func nameToken() {
+        escaped = false
+        guard nameKind == .atKeyword else {
+            otherToken()
+            return
+        }
+        switch Self.decodeEscapes(buffer).lowercased() {
+        case "import" where braceDepth == 0 && importsAllowed:
+            pendingRule = .importRule
+        case "font-face":
+            pendingRule = .fontFace
+        default:
+            pendingRule = .none
+        }
+    }
+
+    private mutating func functionToken(_ name: String) {
+        switch name {
+        case "image-set", "-webkit-image-set": openParenthesis(.imageSet)
+        case "src": openParenthesis(.url)
+        default: openParenthesis(.plain)
+        }
+    }
+
+    /// Any token that ends an `@import` prelude before its URL.
+    private mutating func otherToken() {
+        if pendingRule == .importRule { pendingRule = .none }
+    }
+
+    private mutating func record(_ kind: Reference.Kind?, _ construct: Reference.CSSConstruct) {
+        let value = Self.decodeEscapes(buffer)
+        if fontFaceDepth != nil && construct != .importRule {
+            found.append(Found(value: value, kind: .font, construct: .fontFace))
+        } else {
+            found.append(Found(value: value, kind: kind ?? .image, construct: construct))
+        }
+    }
+
+    // MARK: - Nesting
+
+    private mutating func openParenthesis(_ kind: Parenthesis) {
+        if kind == .plain { otherToken() }
+        if parentheses.count < Self.maximumParenthesisDepth {
+            parentheses.append(kind)
+        } else {
+            untrackedParentheses += 1
+        }
+    }
+
+    private mutating func closeParenthesis() {
+        if untrackedParentheses > 0 {
+            untrackedParentheses -= 1
+        } else if !parentheses.isEmpty {
+            parentheses.removeLast()
+        }
+    }
+
+    private mutating func openBlock() {
+        if braceDepth == 0 { importsAllowed = false }
+        braceDepth += 1
+        if pendingRule == .fontFace && fontFaceDepth == nil { fontFaceDepth = braceDepth }
+        pendingRule = .none
+        parentheses.removeAll()
+        untrackedParentheses = 0
+    }
+
+    private mutating func closeBlock() {
+        if fontFaceDepth == braceDepth { fontFaceDepth = nil }
+        braceDepth = max(0, braceDepth - 1)
+        pendingRule = .none
+        parentheses.removeAll()
+        untrackedParentheses = 0
+    }
+
+    // MARK: - Characters
+
+    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\t" || isNewline(scalar)
+    }
+
+    private static func isNewline(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\n" || scalar == "\r" || scalar == "\u{0C}"
+    }
+
+    /// Name-start code points plus `-`; digits are added where a name continues.
+    private static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x41...0x5A, 0x61...0x7A, 0x5F, 0x2D, 0x80...: return true
+        default: return false
+        }
+    }
+
+    /// Replaces CSS escapes (`\26`, `\"`, `\` + newline in strings) with what they stand for (§4.3.7).
+    static func decodeEscapes(_ raw: [Unicode.Scalar]) -> String {
+        var output = String.UnicodeScalarView()
+        var index = 0
+        while index < raw.count {
+            let scalar = raw[index]
+            index += 1
+            guard scalar == "\\" else {
+                output.append(scalar)
+                continue
+            }
+            guard index < raw.count else { break }
+            let next = raw[index]
+            if isNewline(next) {
+                index += 1
+                if next == "\r", index < raw.count, raw[index] == "\n" { index += 1 }
+                continue
+            }
+            guard next.properties.isASCIIHexDigit else {
+                output.append(next)
+                index += 1
+                continue
+            }
+            var value: UInt32 = 0
+            var digits = 0
+            while digits < 6, index < raw.count, let digit = UInt32(String(raw[index]), radix: 16) {
+                value = value * 16 + digit
+                digits += 1
+                index += 1
+            }
+            if index < raw.count, isWhitespace(raw[index]) {
+                index += 1
+                if raw[index - 1] == "\r", index < raw.count, raw[index] == "\n" { index += 1 }
+            }
+            if value == 0 || (0xD800...0xDFFF).contains(value) || value > 0x10FFFF {
+                output.append(TextDecoder.replacement)
+            } else if let decoded = Unicode.Scalar(value) {
+                output.append(decoded)
+            }
+        }
+        return String(output)
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+
+/// What each element contributes: the tree-construction knowledge of a preload scanner.
+extension HTMLScanner {
+    /// The attributes the tokenizer keeps; all others are skipped without being decoded.
+    static let attributeFilter: Set<String> = [
+        "src", "srcset", "href", "xlink:href", "rel", "as", "type", "language", "nomodule", "imagesrcset",
+        "poster", "data", "background", "style", "encoding", "color", "face", "size",
+        "data-src", "data-srcset", "data-lazy-src", "data-original", "data-bg",
+    ]
+
+    /// Start tags that close SVG and MathML content (HTML §13.2.6.5).
+    private static let breakoutTags: Set<String> = [
+        "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em", "embed",
+        "h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li", "listing", "menu", "meta", "nobr",
+        "ol", "p", "pre", "ruby", "s", "small", "span", "strong", "strike", "sub", "sup", "table", "tt", "u",
+        "ul", "var",
+    ]
+
+    /// End tags that close foreign content when no open SVG or MathML element has their name.
+    private static let foreignClosingEndTags: Set<String> = ["template", "picture", "video", "audio", "body", "html"]
+
+    /// The JavaScript MIME type essences (MIME Sniffing §4.6) that make a classic script.
+    private static let javaScriptTypes: Set<String> = [
+        "application/ecmascript", "application/javascript", "application/x-ecmascript", "application/x-javascript",
+        "text/ecmascript", "text/javascript", "text/javascript1.0", "text/javascript1.1", "text/javascript1.2",
+        "text/javascript1.3", "text/javascript1.4", "text/javascript1.5", "text/jscript", "text/livescript",
+        "text/x-ecmascript", "text/x-javascript",
+    ]
+
+    private static let rawTextElements: Set<String> = [
+        "script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title",
+    ]
+
+    // MARK: - Start tags
+
+    mutating func handleStartTag(_ tag: HTMLTag) {
+        if isInForeignContent {
+            let breaksOut =
+                Self.breakoutTags.contains(tag.name)
+                || (tag.name == "font" && (tag["color"] != nil || tag["face"] != nil || tag["size"] != nil))
+            guard breaksOut else {
+                handleForeignStartTag(tag)
+                return
+            }
+            popForeignToIntegrationPoint()
+        }
+        handleHTMLStartTag(tag)
+    }
+
+    private mutating func handleHTMLStartTag(_ tag: HTMLTag) {
+        var tag = tag
+        // "image" is an ancient alias the tree builder turns into "img".
+        if tag.name == "image" { tag.name = "img" }
+        let name = tag.name
+        switch name {
+        case "svg", "math":
+            handleForeignStartTag(tag)
+            return
+        case "base":
+            if !isInert, let href = tag["href"] { setBase(href) }
+        case "img":
+            report(tag, "src", .image)
+            reportSrcset(tag, "srcset")
+        case "picture", "video", "audio":
+            if name == "video" { report(tag, "poster", .image) }
+            if name != "picture" { report(tag, "src", .media) }
+            openMediaContainer(name)
+        case "source":
+            switch currentMediaContainer {
+            case "picture": reportSrcset(tag, "srcset")
+            case "video", "audio": report(tag, "src", .media)
+            default: break
+            }
+        case "track":
+            if currentMediaContainer == "video" || currentMediaContainer == "audio" { report(tag, "src", .media) }
+        case "link":
+            handleLink(tag)
+        case "script":
+            handleScript(tag)
+        case "input":
+            if tag["type"].map(Self.normalized) == "image" { report(tag, "src", .image) }
+        case "object":
+            report(tag, "data", .embed)
+        case "embed":
+            report(tag, "src", .embed)
+        case "iframe", "frame":
+            report(tag, "src", .document)
+        case "body", "table", "td", "th":
+            report(tag, "background", .image)
+        case "a", "area":
+            report(tag, "href", .link)
+        case "template":
+            enterTemplate()
+        default:
+            break
+        }
+        scanStyleAttribute(tag["style"], element: name)
+        if options.includesLazyLoadingHints { reportLazyLoadingHints(tag) }
+        switchContentModel(after: name)
+    }
+
+    /// Switches the tokenizer for elements whose content is not markup.
+    private mutating func switchContentModel(after name: String) {
+        if name == "style" {
+            startStyle(foreignDepth: nil)
+            switchTokenizerToRawText(name)
+        } else if Self.rawTextElements.contains(name) || (name == "noscript" && !options.scansNoscript) {
+            switchTokenizerToRawText(name)
+        } else if name == "plaintext" {
+            switchTokenizerToPlaintext()
+        }
+    }
+
+    private mutating func handleLink(_ tag: HTMLTag) {
+        guard let rel = tag["rel"] else { return }
+        let relations = Set(rel.lowercased().split(whereSeparator: { " \t\n\r\u{0C}".contains($0) }).map(String.init))
+        var kinds: [Reference.Kind] = []
+        if relations.contains("stylesheet") { kinds.append(.stylesheet) }
+        if relations.contains("modulepreload") { kinds.append(.script) }
+        if relations.contains("preload"), let kind = tag["as"].flatMap(Self.preloadKind) {
+            kinds.append(kind)
+            if kind == .image { reportSrcset(tag, "imagesrcset") }
+        }
+        let icons: Set<String> = ["icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon"]
+        if !relations.isDisjoint(with: icons) { kinds.append(.icon) }
+        if relations.contains("manifest") { kinds.append(.manifest) }
+        var reported: Set<Reference.Kind> = []
+        for kind in kinds where reported.insert(kind).inserted {
+            report(tag, "href", kind)
+        }
+    }
+
+    /// The kind a `link rel=preload` fetches for its `as` value; `nil` for values browsers reject.
+    private static func preloadKind(_ destination: String) -> Reference.Kind? {
+        switch normalized(destination) {
+        case "style": .stylesheet
+        case "script": .script
+        case "image": .image
+        case "font": .font
+        case "fetch": .other
+        case "audio", "video", "track": .media
+        default: nil
+        }
+    }
+
+    private mutating func handleScript(_ tag: HTMLTag) {
+        let type: String
+        if let declared = tag["type"] {
+            type = Self.normalized(declared)
+        } else if let language = tag["language"], !language.isEmpty {
+            type = "text/" + Self.normalized(language)
+        } else {
+            type = ""
+        }
+        if type == "module" {
+            report(tag, "src", .script)
+        } else if type.isEmpty || Self.javaScriptTypes.contains(type) {
+            report(tag, "src", .script, isRequisite: tag["nomodule"] == nil)
+        }
+    }
+
+    private mutating func reportLazyLoadingHints(_ tag: HTMLTag) {
+        report(tag, "data-src", .image)
+        report(tag, "data-lazy-src", .image)
+        report(tag, "data-original", .image)
+        report(tag, "data-bg", .image)
+        reportSrcset(tag, "data-srcset")
+    }
+
+    // MARK: - Foreign content
+
+    private mutating func handleForeignStartTag(_ tag: HTMLTag) {
+        let namespace: ForeignElement.Namespace =
+            switch tag.name {
+            case "svg": .svg
+            case "math": .mathML
+            default: currentForeignNamespace ?? .svg
+            }
+        if namespace == .svg {
+            let attribute = tag["href"] != nil ? "href" : "xlink:href"
+            switch tag.name {
+            case "image", "feimage", "use": report(tag, attribute, .image)
+            case "script": report(tag, attribute, .script)
+            case "a": report(tag, attribute, .link)
+            default: break
+            }
+        }
+        scanStyleAttribute(tag["style"], element: tag.name)
+        guard !tag.isSelfClosing else { return }
+        let isIntegrationPoint: Bool =
+            switch namespace {
+            case .svg: ["foreignobject", "desc", "title"].contains(tag.name)
+            case .mathML:
+                ["mi", "mo", "mn", "ms", "mtext"].contains(tag.name)
+                    || (tag.name == "annotation-xml"
+                        && ["text/html", "application/xhtml+xml"].contains(tag["encoding"].map(Self.normalized)))
+            }
+        pushForeign(ForeignElement(name: tag.name, namespace: namespace, isIntegrationPoint: isIntegrationPoint))
+        if namespace == .svg && tag.name == "style" {
+            startStyle(foreignDepth: foreignDepth)
+        }
+    }
+
+    // MARK: - End tags
+
+    mutating func handleEndTag(_ name: String) {
+        if popForeign(named: name) { return }
+        if isInForeignContent {
+            guard Self.foreignClosingEndTags.contains(name) else { return }
+            popForeign(toCount: 0)
+        }
+        switch name {
+        case "template": leaveTemplate()
+        case "picture", "video", "audio": closeMediaContainer(name)
+        case "style": finishStyle()
+        default: break
+        }
+    }
+
+    // MARK: - Helpers
+
+    private mutating func report(
+        _ tag: HTMLTag,
+        _ attribute: String,
+        _ kind: Reference.Kind,
+        isRequisite: Bool? = nil
+    ) {
+        report(
+            tag[attribute],
+            kind: kind,
+            source: Reference.Source(element: tag.name, attribute: attribute),
+            isRequisite: isRequisite
+        )
+    }
+
+    private mutating func reportSrcset(_ tag: HTMLTag, _ attribute: String) {
+        guard let value = tag[attribute] else { return }
+        for url in SrcsetParser.urls(in: value) {
+            report(url, kind: .image, source: Reference.Source(element: tag.name, attribute: attribute))
+        }
+    }
+
+    /// ASCII lower case with surrounding ASCII whitespace removed.
+    private static func normalized(_ value: String) -> String {
+        value.trimmingCharacters(in: .init(charactersIn: " \t\n\r\u{0C}")).lowercased()
+    }
+}

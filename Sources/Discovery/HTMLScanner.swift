@@ -1,0 +1,307 @@
+import Foundation
+
+/// A streaming preload scanner for HTML: feed it a page's bytes as they arrive and it returns each
+/// sub-resource reference as soon as the tag that holds it is complete.
+///
+/// ```swift
+/// var scanner = HTMLScanner(documentURL: pageURL, charset: response.charset)
+/// for try await chunk in body {
+///     for reference in scanner.feed(chunk) where reference.isRequisite { queue.enqueue(reference.url) }
+/// }
+/// for reference in scanner.finish() where reference.isRequisite { queue.enqueue(reference.url) }
+/// ```
+///
+/// It finds what browsers' preload scanners and `wget2 --page-requisites` find together: `img src`
+/// and `srcset`, `picture > source`, `link` stylesheets, preloads, module preloads, icons and
+/// manifests, `script src`, `video poster`, `input type=image`, `object`, `embed`, frames, SVG
+/// `image`/`use`/`feImage`, lazy-loading attributes (`data-src`, `data-srcset`, `data-lazy-src`,
+/// `data-original`, `data-bg`), `background` attributes, CSS in `<style>` and `style=""`, and —
+/// when ``Options`` ask for them — media and navigation links. `<base href>` applies from where it
+/// appears, as in a browser's scanner.
+///
+/// ## Why a hand-written tokenizer
+///
+/// libxml2's HTML parser follows HTML 4 rules: it knows neither `<template>`, nor the HTML5 raw-text
+/// and RCDATA rules, nor foreign content, and its push parser builds a tree the scanner does not
+/// need. A browser's preload scanner is a tokenizer with a little tree knowledge, so this is one:
+/// the states of HTML §13.2.5 that decide where tags are (data, tags, attributes, comments, bogus
+/// comments, DOCTYPE, CDATA, RAWTEXT/RCDATA/script data, PLAINTEXT) and, from tree construction,
+/// what switches them: raw-text elements, `<template>` (inert: nothing inside is reported),
+/// `<svg>`/`<math>` with their HTML integration points and breakout tags, and `<picture>`,
+/// `<video>`, `<audio>` for `<source>`.
+///
+/// ## Choices
+///
+/// - `<noscript>` is raw text, as in browsers with scripting on, so references in it are not
+///   reported; set ``Options/scansNoscript`` to scan it as `wget2` does.
+/// - `script src` is reported for classic scripts (no `type`, or a JavaScript MIME type) and
+///   `type=module`; a data block (`application/ld+json`, `text/template`…) is never fetched by
+///   browsers and is not reported. A classic script with `nomodule` is reported as not a requisite.
+/// - `iframe src` and `frame src` are ``Reference/Kind/document`` references that are not
+///   requisites: each is a page with requisites of its own, for the caller to scan in turn.
+/// - References inside comments, `<script>`, `<textarea>`, `<title>` or `<template>` are not
+///   reported. Fragment-only references (`#id`) and `javascript:`, `data:`, `about:`, `mailto:`,
+///   `blob:` URLs are dropped; fragments are removed from the rest.
+///
+/// ## Encoding
+///
+/// A byte order mark wins, then `charset` (the transport's label), then a `<meta charset>` or
+/// `http-equiv="Content-Type"` in the first 1024 bytes, then ``Options/fallbackEncoding``. Without a
+/// BOM or a label, the first 1024 bytes are held back until the prescan has read them. A `<meta>`
+/// after those bytes does not change the encoding (browsers would reload the page).
+///
+/// ## Memory
+///
+/// Nothing but the current token is kept: an attribute value of more than 64 Ki characters is
+/// dropped, tag and attribute names are cut at 64 characters, text is kept only inside `<style>`
+/// and only until it is tokenized as CSS (CSS tokens are capped at 64 Ki characters too), and
+/// input is decoded 64 KiB at a time. A 100 MB page of text therefore scans in constant memory.
+public struct HTMLScanner: Sendable {
+    /// The URL the page was fetched from; the base until a `<base href>` appears.
+    public let documentURL: URL
+    /// What the scanner reports.
+    public let options: Options
+    /// The URL references resolve against: the document URL, or the first `<base href>`.
+    public private(set) var baseURL: URL
+    /// The encoding chosen for the document, once enough bytes have been seen.
+    public var encoding: TextEncoding? { input.encoding }
+
+    /// How many bytes are decoded and tokenized at a time, which bounds the decoded buffer.
+    static let sliceLength = 64 * 1024
+
+    private var input: InputDecoder
+    private var tokenizer = HTMLTokenizer(attributeFilter: HTMLScanner.attributeFilter)
+    private var scalars: [Unicode.Scalar] = []
+    private var references: [Reference] = []
+    private var isFinished = false
+
+    // Tree knowledge.
+    private var hasBase = false
+    private var templateDepth = 0
+    private var foreignElements: [ForeignElement] = []
+    private var mediaContainers: [String] = []
+    private var style: StyleBlock?
+
+    /// Creates a scanner for one document.
+    ///
+    /// - Parameters:
+    ///   - documentURL: The URL the document was fetched from, after redirects.
+    ///   - charset: The `charset` parameter of the response's `Content-Type`, if any.
+    ///   - options: What to report.
+    public init(documentURL: URL, charset: String? = nil, options: Options = .init()) {
+        self.documentURL = documentURL
+        self.options = options
+        self.baseURL = documentURL
+        self.input = InputDecoder(declaration: .htmlMeta, transportLabel: charset, fallback: options.fallbackEncoding)
+    }
+
+    // MARK: - Feeding
+
+    /// Scans the next bytes of the document.
+    ///
+    /// - Parameter chunk: Bytes in document order; chunks may split anything, even a character.
+    /// - Returns: The references completed by these bytes, in document order.
+    public mutating func feed(_ chunk: some Collection<UInt8>) -> [Reference] {
+        precondition(!isFinished, "HTMLScanner.feed(_:) was called after finish().")
+        let handled: Void? = chunk.withContiguousStorageIfAvailable { feedBytes($0) }
+        if handled == nil {
+            Array(chunk).withUnsafeBufferPointer { feedBytes($0) }
+        }
+        return takeReferences()
+    }
+
+    /// Ends the document and returns the references completed by its end (such as an unclosed `<style>`).
+    ///
+    /// A tag cut off by the end of the document is dropped, as HTML tokenization drops it.
+    public mutating func finish() -> [Reference] {
+        precondition(!isFinished, "HTMLScanner.finish() was called twice.")
+        isFinished = true
+        scalars.removeAll(keepingCapacity: true)
+        input.finish(into: &scalars)
+        tokenize()
+        if style != nil { finishStyle() }
+        return takeReferences()
+    }
+
+    private mutating func feedBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + Self.sliceLength, bytes.count)
+            scalars.removeAll(keepingCapacity: true)
+            input.decode(UnsafeBufferPointer(rebasing: bytes[offset..<end]), into: &scalars)
+            tokenize()
+            offset = end
+        }
+    }
+
+    private mutating func tokenize() {
+        var index = 0
+        while let token = tokenizer.nextToken(in: scalars, at: &index) {
+            drainText()
+            switch token {
+            case .startTag(let tag): handleStartTag(tag)
+            case .endTag(let name): handleEndTag(name)
+            }
+        }
+        drainText()
+    }
+
+    private mutating func takeReferences() -> [Reference] {
+        defer { references.removeAll() }
+        return references
+    }
+
+    // MARK: - Reporting
+
+    /// Reports `value` (an attribute value or CSS URL) unless the context or the options exclude it.
+    mutating func report(
+        _ value: String?,
+        kind: Reference.Kind,
+        source: Reference.Source,
+        isRequisite: Bool? = nil
+    ) {
+        guard let value, templateDepth == 0 else { return }
+        switch kind {
+        case .media where !options.includesMedia: return
+        case .link where !options.includesLinks: return
+        case .document where !options.includesFrames: return
+        default: break
+        }
+        guard let url = URLCleaner.resolve(value, against: baseURL) else { return }
+        let requisite = isRequisite ?? (kind != .link && kind != .document)
+        references.append(Reference(url: url, kind: kind, source: source, isRequisite: requisite))
+    }
+
+    /// Sets the base URL from the first `<base href>`; later ones are ignored.
+    mutating func setBase(_ href: String) {
+        guard !hasBase else { return }
+        hasBase = true
+        if let url = URLCleaner.resolve(href, against: documentURL) { baseURL = url }
+    }
+
+    // MARK: - Style blocks
+
+    /// A `<style>` element whose text is being tokenized as CSS.
+    struct StyleBlock: Sendable {
+        var css = CSSTokenizer()
+        /// The depth of the SVG `<style>` in the foreign element stack; `nil` for an HTML `<style>`.
+        var foreignDepth: Int?
+    }
+
+    mutating func startStyle(foreignDepth: Int?) {
+        guard templateDepth == 0 else { return }
+        style = StyleBlock(foreignDepth: foreignDepth)
+        tokenizer.collectsText = true
+    }
+
+    mutating func finishStyle() {
+        guard var block = style else { return }
+        style = nil
+        tokenizer.collectsText = false
+        block.css.finish()
+        reportCSS(block.css.found, element: "style", attribute: nil)
+    }
+
+    private mutating func drainText() {
+        guard !tokenizer.text.isEmpty else { return }
+        if style != nil {
+            style!.css.consume(tokenizer.text)
+            let found = style!.css.found
+            style!.css.found.removeAll(keepingCapacity: true)
+            reportCSS(found, element: "style", attribute: nil)
+        }
+        tokenizer.text.removeAll(keepingCapacity: true)
+    }
+
+    /// Scans a `style` attribute's declarations.
+    mutating func scanStyleAttribute(_ value: String?, element: String) {
+        guard let value, templateDepth == 0, value.contains("(") else { return }
+        var css = CSSTokenizer()
+        css.consume(value.unicodeScalars)
+        css.finish()
+        reportCSS(css.found, element: element, attribute: "style")
+    }
+
+    private mutating func reportCSS(_ found: [CSSTokenizer.Found], element: String, attribute: String?) {
+        for item in found {
+            report(
+                item.value,
+                kind: item.kind,
+                source: Reference.Source(element: element, attribute: attribute, css: item.construct)
+            )
+        }
+    }
+
+    // MARK: - Tree state used by element handling
+
+    /// An open SVG or MathML element.
+    struct ForeignElement: Sendable {
+        enum Namespace: Sendable { case svg, mathML }
+        var name: String
+        var namespace: Namespace
+        /// Whether HTML rules apply to its content (`foreignObject`, `desc`, `title`, `mi`, `annotation-xml`…).
+        var isIntegrationPoint: Bool
+    }
+
+    /// The most open foreign elements tracked; deeper ones are not, which only affects broken pages.
+    static let maximumForeignDepth = 256
+
+    var isInForeignContent: Bool {
+        guard let last = foreignElements.last else { return false }
+        return !last.isIntegrationPoint
+    }
+
+    mutating func pushForeign(_ element: ForeignElement) {
+        guard foreignElements.count < Self.maximumForeignDepth else { return }
+        foreignElements.append(element)
+        tokenizer.allowsCDATA = isInForeignContent
+    }
+
+    /// Pops foreign elements down to (and including) the last one named `name`; `false` if none is open.
+    mutating func popForeign(named name: String) -> Bool {
+        guard let index = foreignElements.lastIndex(where: { $0.name == name }) else { return false }
+        popForeign(toCount: index)
+        return true
+    }
+
+    /// Pops foreign elements until `count` remain, closing an SVG `<style>` that is popped.
+    mutating func popForeign(toCount count: Int) {
+        guard count < foreignElements.count else { return }
+        foreignElements.removeSubrange(count...)
+        if let style, let depth = style.foreignDepth, depth > count { finishStyle() }
+        tokenizer.allowsCDATA = isInForeignContent
+    }
+
+    /// Pops foreign elements until an integration point (or nothing) is current, for breakout tags.
+    mutating func popForeignToIntegrationPoint() {
+        let count = (foreignElements.lastIndex(where: \.isIntegrationPoint) ?? -1) + 1
+        popForeign(toCount: count)
+    }
+
+    /// How many SVG and MathML elements are open.
+    var foreignDepth: Int { foreignElements.count }
+
+    var currentForeignNamespace: ForeignElement.Namespace? { foreignElements.last?.namespace }
+
+    /// Whether the scanner is inside `<template>` content, where nothing is fetched.
+    var isInert: Bool { templateDepth > 0 }
+
+    mutating func enterTemplate() { templateDepth += 1 }
+
+    mutating func leaveTemplate() { templateDepth = max(0, templateDepth - 1) }
+
+    /// The innermost open `picture`, `video` or `audio`.
+    var currentMediaContainer: String? { mediaContainers.last }
+
+    mutating func openMediaContainer(_ name: String) {
+        if mediaContainers.count < 64 { mediaContainers.append(name) }
+    }
+
+    mutating func closeMediaContainer(_ name: String) {
+        if let index = mediaContainers.lastIndex(of: name) { mediaContainers.removeSubrange(index...) }
+    }
+
+    mutating func switchTokenizerToRawText(_ name: String) { tokenizer.switchToRawText(endTag: name) }
+
+    mutating func switchTokenizerToPlaintext() { tokenizer.switchToPlaintext() }
+}

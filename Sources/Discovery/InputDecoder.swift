@@ -1,0 +1,119 @@
+/// Chooses a document's encoding from its first bytes, then decodes the stream with it.
+///
+/// The order is the one browsers use (HTML §13.2.3.1, CSS Syntax §3.2): a byte order mark wins,
+/// then the caller's transport label (the `charset` of `Content-Type`), then the document's own
+/// declaration — `<meta charset>` or `http-equiv` in the first 1024 bytes of HTML, `@charset` at
+/// the very start of CSS — and finally the fallback. Bytes are held back only until that choice is
+/// made: at most 1024 bytes.
+struct InputDecoder: Sendable {
+    /// How a document declares its own encoding.
+    enum Declaration: Sendable {
+        case htmlMeta
+        case cssCharsetRule
+    }
+
+    /// How many bytes the HTML prescan reads, per HTML §13.2.3.2.
+    static let prescanLength = 1024
+
+    private let declaration: Declaration
+    private let transportEncoding: TextEncoding?
+    private let fallback: TextEncoding
+    private var decoder: TextDecoder?
+    private var pending: [UInt8] = []
+
+    init(declaration: Declaration, transportLabel: String?, fallback: TextEncoding) {
+        self.declaration = declaration
+        self.transportEncoding = transportLabel.flatMap(TextEncoding.init(label:))
+        self.fallback = fallback
+    }
+
+    /// The encoding in use, once it has been chosen.
+    var encoding: TextEncoding? { decoder?.encoding }
+
+    // MARK: - Decoding
+
+    /// Decodes `bytes`, appending scalars to `output` (possibly none until the encoding is known).
+    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [Unicode.Scalar]) {
+        if decoder != nil {
+            decoder!.decode(bytes, into: &output)
+            return
+        }
+        pending.append(contentsOf: bytes)
+        if let (encoding, bomLength) = detect(isFinal: false) {
+            start(encoding, skipping: bomLength, into: &output)
+        }
+    }
+
+    /// Ends the stream, decoding any bytes still held back.
+    mutating func finish(into output: inout [Unicode.Scalar]) {
+        if decoder == nil {
+            let (encoding, bomLength) = detect(isFinal: true) ?? (fallback, 0)
+            start(encoding, skipping: bomLength, into: &output)
+        }
+        decoder!.finish(into: &output)
+    }
+
+    private mutating func start(_ encoding: TextEncoding, skipping bomLength: Int, into output: inout [Unicode.Scalar]) {
+        var decoder = TextDecoder(encoding: encoding)
+        let bytes = pending
+        pending = []
+        bytes[bomLength...].withUnsafeBufferPointer { decoder.decode($0, into: &output) }
+        self.decoder = decoder
+    }
+
+    // MARK: - Detection
+
+    private static let boms: [([UInt8], TextEncoding)] = [
+        ([0xEF, 0xBB, 0xBF], .utf8), ([0xFE, 0xFF], .utf16BigEndian), ([0xFF, 0xFE], .utf16LittleEndian),
+    ]
+
+    /// The encoding and the length of its byte order mark, or `nil` while more bytes are needed.
+    private func detect(isFinal: Bool) -> (TextEncoding, Int)? {
+        for (bom, encoding) in Self.boms where pending.starts(with: bom) {
+            return (encoding, bom.count)
+        }
+        if !isFinal && pending.count < 3 && Self.boms.contains(where: { $0.0.starts(with: pending) }) {
+            return nil
+        }
+        if let transportEncoding { return (transportEncoding, 0) }
+        switch declaration {
+        case .htmlMeta:
+            if !isFinal && pending.count < Self.prescanLength { return nil }
+            let declared = HTMLEncodingPrescanner.encoding(in: pending.prefix(Self.prescanLength))
+            return (declared ?? fallback, 0)
+        case .cssCharsetRule:
+            switch Self.charsetRule(in: pending, isFinal: isFinal) {
+            case .needMoreBytes: return nil
+            case .found(let encoding): return (encoding ?? fallback, 0)
+            }
+        }
+    }
+
+    private enum CharsetRuleResult {
+        case needMoreBytes
+        case found(TextEncoding?)
+    }
+
+    /// Reads `@charset "label";`, which must be the exact first bytes of a stylesheet.
+    private static func charsetRule(in bytes: [UInt8], isFinal: Bool) -> CharsetRuleResult {
+        let prefix = Array("@charset \"".utf8)
+        if bytes.count < prefix.count {
+            return !isFinal && prefix.starts(with: bytes) ? .needMoreBytes : .found(nil)
+        }
+        guard bytes.starts(with: prefix) else { return .found(nil) }
+        let window = bytes.prefix(prescanLength)
+        var index = prefix.count
+        while index + 1 < window.count {
+            if window[index] == UInt8(ascii: "\"") {
+                guard window[index + 1] == UInt8(ascii: ";") else { return .found(nil) }
+                let label = String(decoding: window[prefix.count..<index], as: UTF8.self)
+                let encoding = TextEncoding(label: label)
+                // "If the return value was UTF-16BE/LE, use UTF-8" (CSS Syntax §3.2).
+                if encoding == .utf16BigEndian || encoding == .utf16LittleEndian { return .found(.utf8) }
+                return .found(encoding)
+            }
+            index += 1
+        }
+        return !isFinal && bytes.count < prescanLength ? .needMoreBytes : .found(nil)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// A sub-resource or link found in an HTML page, a stylesheet or a web app manifest.
+///
+/// Each reference keeps what it points to (``url``, absolute and without fragment), what the
+/// resource is for (``kind``), where it was written (``source``), and whether a browser that renders
+/// the page fetches it (``isRequisite``). Navigation links and frames are references that are not
+/// requisites: a crawler follows them as pages of their own.
+public struct Reference: Sendable, Hashable, CustomStringConvertible {
+    /// The absolute URL to fetch, with any fragment removed.
+    public var url: URL
+    /// What the resource is used for.
+    public var kind: Kind
+    /// The element and attribute, or the CSS construct, that holds the reference.
+    public var source: Source
+    /// Whether rendering the page fetches the resource (stylesheets, scripts, images, fonts…).
+    ///
+    /// `false` for navigation links (``Kind/link``), frames (``Kind/document``), and scripts
+    /// marked `nomodule`, which module-capable browsers skip.
+    public var isRequisite: Bool
+
+    /// Creates a reference.
+    public init(url: URL, kind: Kind, source: Source, isRequisite: Bool) {
+        self.url = url
+        self.kind = kind
+        self.source = source
+        self.isRequisite = isRequisite
+    }
+
+    public var description: String {
+        "\(kind.rawValue) \(url.absoluteString) (\(source)\(isRequisite ? "" : ", not a requisite"))"
+    }
+}
+
+// MARK: - Kind
+
+extension Reference {
+    /// What a referenced resource is used for.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A stylesheet: `link rel=stylesheet`, `@import`, `link rel=preload as=style`.
+        case stylesheet
+        /// A classic or module script: `script src`, `link rel=modulepreload`.
+        case script
+        /// An image: `img`, `srcset`, `poster`, CSS `url()`, SVG `image`, lazy-loading attributes.
+        case image
+        /// A web font, from `@font-face` or `link rel=preload as=font`.
+        case font
+        /// A page icon: `link rel=icon`, `apple-touch-icon`, `mask-icon`, manifest icons.
+        case icon
+        /// A web app manifest: `link rel=manifest`.
+        case manifest
+        /// Audio, video or a text track: `audio`/`video`/`source`/`track src`. Reported only on request.
+        case media
+        /// Plug-in content: `object data`, `embed src`.
+        case embed
+        /// A nested document: `iframe src`, `frame src`. A page of its own, not a requisite.
+        case document
+        /// A navigation link: `a href`, `area href`. Not a requisite.
+        case link
+        /// Anything else that is fetched, such as `link rel=preload as=fetch`.
+        case other
+    }
+}
+
+// MARK: - Source
+
+extension Reference {
+    /// Where a reference was written, for reports.
+    ///
+    /// `img srcset` has an element and an attribute; a `url()` in a `style` attribute has both and
+    /// a CSS construct; an `@import` in a stylesheet file has only the construct; a manifest icon has
+    /// the manifest member.
+    public struct Source: Sendable, Hashable, CustomStringConvertible {
+        /// The element's local name in lower case, such as `img` or `feimage`.
+        public var element: String?
+        /// The attribute's name in lower case, such as `srcset` or `xlink:href`.
+        public var attribute: String?
+        /// The CSS construct, for references found in CSS.
+        public var css: CSSConstruct?
+        /// The manifest member, such as `icons`, for references found in a web app manifest.
+        public var manifestMember: String?
+
+        /// Creates a source description.
+        public init(
+            element: String? = nil,
+            attribute: String? = nil,
+            css: CSSConstruct? = nil,
+            manifestMember: String? = nil
+        ) {
+            self.element = element
+            self.attribute = attribute
+            self.css = css
+            self.manifestMember = manifestMember
+        }
+
+        public var description: String {
+            var parts: [String] = []
+            if let element { parts.append("<\(element)>") }
+            if let attribute { parts.append(attribute) }
+            if let css { parts.append(css.rawValue) }
+            if let manifestMember { parts.append("manifest \(manifestMember)") }
+            return parts.joined(separator: " ")
+        }
+    }
+
+    /// The CSS construct that holds a reference.
+    public enum CSSConstruct: String, Sendable, Hashable, CaseIterable {
+        /// `@import "x.css"` or `@import url(x.css)`.
+        case importRule = "@import"
+        /// Any `url()` outside `@font-face` and `image-set()`.
+        case url = "url()"
+        /// A string or `url()` inside `image-set()` or `-webkit-image-set()`.
+        case imageSet = "image-set()"
+        /// A `url()` inside an `@font-face` rule, usually its `src` descriptor.
+        case fontFace = "@font-face"
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+@testable import Discovery
+
+private let cssURL = URL(string: "https://cdn.example.com/css/site.css")!
+private let c = "https://cdn.example.com/css/"
+
+/// Scans `css` as a stylesheet file and renders each reference as `kind construct url`.
+private func scanCSS(_ css: String) -> [String] {
+    CSSScanner.references(in: Array(css.utf8), stylesheetURL: cssURL).map {
+        "\($0.kind.rawValue) \($0.source.css?.rawValue ?? "-") \($0.url.absoluteString)"
+    }
+}
+
+@Suite struct CSSScannerTests {
+    static let cases: [(String, [String])] = [
+        // @import forms
+        (#"@import "a.css";"#, ["stylesheet @import \(c)a.css"]),
+        ("@import 'd.css'", ["stylesheet @import \(c)d.css"]),
+        ("@import url(b.css) screen and (min-width: 10px);", ["stylesheet @import \(c)b.css"]),
+        (#"@import url( "c.css" ) layer(base) supports(display: grid);"#, ["stylesheet @import \(c)c.css"]),
+        (#"@IMPORT "upper.css";"#, ["stylesheet @import \(c)upper.css"]),
+        (#"@charset "utf-8"; @layer base; @import "after-charset.css";"#, ["stylesheet @import \(c)after-charset.css"]),
+        (#"a { color: red } @import "late.css";"#, []),
+        (#"@import foo "bad.css";"#, []),
+        (#"@media print { @import "nested.css"; }"#, []),
+        // url() forms
+        ("a{background:url(x.png)}", ["image url() \(c)x.png"]),
+        ("a{background:URL(  spaced.png  )}", ["image url() \(c)spaced.png"]),
+        (#"a{background:url("sp ace.png")}"#, ["image url() \(c)sp%20ace.png"]),
+        ("a{background:url('../img/up.png')}", ["image url() https://cdn.example.com/img/up.png"]),
+        (#"a{background:url(a\(b\).png)}"#, ["image url() \(c)a(b).png"]),
+        (#"a{background:url(\61 .png)}"#, ["image url() \(c)a.png"]),
+        (#"a{background:u\72l(escaped-name.png)}"#, ["image url() \(c)escaped-name.png"]),
+        ("a{background:url(bad url.png)} b{background:url(good.png)}", ["image url() \(c)good.png"]),
+        ("a{background:url(bad(.png)} b{background:url(good.png)}", ["image url() \(c)good.png"]),
+        ("a{background:url()} b{filter:url(#f)} c{background:url(data:image/png;base64,AA)}", []),
+        ("a{cursor:url(c.cur),auto;list-style:url(l.svg#frag)}", ["image url() \(c)c.cur", "image url() \(c)l.svg"]),
+        // comments and strings
+        ("/* url(no.png) @import 'no.css'; */ a{background:url(yes.png)}", ["image url() \(c)yes.png"]),
+        (#"a::before{content:"url(no.png)"} b{content:'\'url(no2.png)'}"#, []),
+        ("a{content:\"unterminated\n; background:url(after.png)}", ["image url() \(c)after.png"]),
+        (#"a{background:url("with\"quote.png")}"#, ["image url() \(c)with%22quote.png"]),
+        // image-set
+        (
+            #"a{background:image-set("1x.png" 1x, url(2x.png) 2x, 'type.avif' type("image/avif"))}"#,
+            ["image image-set() \(c)1x.png", "image image-set() \(c)2x.png", "image image-set() \(c)type.avif"]
+        ),
+        ("a{background:-webkit-image-set('w.png' 1x)}", ["image image-set() \(c)w.png"]),
+        (#"a{background:linear-gradient("not-a-url.png", red)}"#, []),
+        // @font-face
+        (
+            #"@font-face{font-family:"X";src:local(X),url(f.woff2) format("woff2"),url('f.woff') format('woff')} a{background:url(after.png)}"#,
+            ["font @font-face \(c)f.woff2", "font @font-face \(c)f.woff", "image url() \(c)after.png"]
+        ),
+        ("@media print{@font-face{src:url(m.woff)}} b{background:url(i.png)}", ["font @font-face \(c)m.woff", "image url() \(c)i.png"]),
+        ("@font-face;a{background:url(i.png)}", ["image url() \(c)i.png"]),
+        // Unterminated at the end of the stylesheet
+        ("a{background:url(eof.png", ["image url() \(c)eof.png"]),
+    ]
+
+    @Test(arguments: cases)
+    func findsReferences(_ css: String, _ expected: [String]) {
+        #expect(scanCSS(css) == expected)
+    }
+
+    @Test func decodesEscapesLikeCSSSyntax() {
+        #expect(CSSTokenizer.decodeEscapes(Array(#"a\62 c\\\"\0 \110000 \D800 x"#.unicodeScalars)) == "abc\\\"\u{FFFD}\u{FFFD}\u{FFFD}x")
+        #expect(CSSTokenizer.decodeEscapes(Array("line\\\ncontinued".unicodeScalars)) == "linecontinued")
+    }
+
+    @Test func readsTheCharsetRule() {
+        var bytes = Array(#"@charset "windows-1252"; a{background:url(caf"#.utf8)
+        bytes += [0xE9] + Array(".png)}".utf8)
+        var scanner = CSSScanner(stylesheetURL: cssURL)
+        let found = scanner.feed(bytes) + scanner.finish()
+        #expect(scanner.encoding == .windows1252)
+        #expect(found.map(\.url.absoluteString) == ["\(c)caf%C3%A9.png"])
+    }
+
+    @Test func prefersTheTransportCharsetAndTheBOM() {
+        let latin = Array("a{background:url(caf".utf8) + [0xE9] + Array(".png)}".utf8)
+        let withHint = CSSScanner.references(in: latin, stylesheetURL: cssURL, charset: "ISO-8859-1")
+        #expect(withHint.map(\.url.absoluteString) == ["\(c)caf%C3%A9.png"])
+
+        let units = Array("a{background:url(é.png)}".utf16)
+        let utf16: [UInt8] = [0xFF, 0xFE] + units.flatMap { unit -> [UInt8] in [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        var scanner = CSSScanner(stylesheetURL: cssURL, charset: "windows-1252")
+        let found = scanner.feed(utf16) + scanner.finish()
+        #expect(scanner.encoding == .utf16LittleEndian)
+        #expect(found.map(\.url.absoluteString) == ["\(c)%C3%A9.png"])
+    }
+
+    @Test func dropsTokensOverTheCap() {
+        let long = String(repeating: "x", count: CSSTokenizer.maximumTokenLength + 1)
+        #expect(scanCSS("a{background:url(\(long))} b{background:url(ok.png)}") == ["image url() \(c)ok.png"])
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+@testable import Discovery
+
+private let d = "https://example.com/dir/"
+
+@Suite struct EncodingTests {
+    private func utf16(_ text: String, bigEndian: Bool) -> [UInt8] {
+        let bom: [UInt8] = bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE]
+        return bom + text.utf16.flatMap { unit in
+            bigEndian ? [UInt8(unit >> 8), UInt8(unit & 0xFF)] : [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func decodesUTF16WithABOM(_ bigEndian: Bool) {
+        let bytes = utf16(#"<img src="é😀.png"><meta charset="windows-1252">"#, bigEndian: bigEndian)
+        var scanner = HTMLScanner(documentURL: pageURL)
+        let found = render(scanner.feed(bytes) + scanner.finish())
+        #expect(found == ["image \(d)%C3%A9%F0%9F%98%80.png"])
+        #expect(scanner.encoding == (bigEndian ? .utf16BigEndian : .utf16LittleEndian))
+    }
+
+    static let latin1Pages: [(String, String?)] = [
+        (#"<meta charset="windows-1252">"#, nil),
+        (#"<meta charset=ISO-8859-1>"#, nil),
+        (#"<meta http-equiv="Content-Type" content="text/html; charset=latin1">"#, nil),
+        (#"<META CONTENT='text/html;charset="us-ascii"' HTTP-EQUIV=content-type>"#, nil),
+        ("", "iso-8859-1"),
+        (#"<meta charset="utf-8">"#, "windows-1252"),
+    ]
+
+    @Test(arguments: latin1Pages)
+    func decodesWindows1252FromMetaOrTransport(_ head: String, _ charset: String?) {
+        let bytes = Array("<html><head>\(head)</head><img src=\"caf".utf8) + [0xE9, 0x80] + Array(".png\">".utf8)
+        var scanner = HTMLScanner(documentURL: pageURL, charset: charset)
+        let found = render(scanner.feed(bytes) + scanner.finish())
+        #expect(found == ["image \(d)caf%C3%A9%E2%82%AC.png"])
+        #expect(scanner.encoding == .windows1252)
+    }
+
+    static let utf8Pages: [(String, String)] = [
+        ("no declaration", ""),
+        ("meta inside a comment", #"<!-- <meta charset="windows-1252"> -->"#),
+        ("meta in another tag's attribute", #"<div title='<meta charset="windows-1252">'>"#),
+        ("http-equiv missing", #"<meta content="text/html; charset=windows-1252">"#),
+        ("unknown label", #"<meta charset="klingon">"#),
+        ("UTF-16 label in ASCII bytes", #"<meta charset="utf-16le">"#),
+        ("meta after 1024 bytes", "<!--" + String(repeating: "x", count: 1100) + #"--><meta charset="windows-1252">"#),
+    ]
+
+    @Test(arguments: utf8Pages)
+    func fallsBackToUTF8(_ label: String, _ head: String) {
+        let bytes = Array("\(head)<img src=\"é.png\">".utf8)
+        var scanner = HTMLScanner(documentURL: pageURL)
+        let found = render(scanner.feed(bytes) + scanner.finish())
+        #expect(found == ["image \(d)%C3%A9.png"], "\(label)")
+        #expect(scanner.encoding == .utf8)
+    }
+
+    @Test func theBOMWinsOverTheTransportLabel() {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("<img src=\"é.png\">".utf8)
+        var scanner = HTMLScanner(documentURL: pageURL, charset: "windows-1252")
+        #expect(render(scanner.feed(bytes) + scanner.finish()) == ["image \(d)%C3%A9.png"])
+    }
+
+    @Test func replacesInvalidUTF8() {
+        let bytes = Array("<img src=\"a".utf8) + [0xE9, 0xF0, 0x9F] + Array("b.png\">".utf8)
+        #expect(render(scanReferences(bytes, charset: "utf-8")) == ["image \(d)a%EF%BF%BD%EF%BF%BDb.png"])
+    }
+
+    @Test func holdsBackOnlyUntilTheEncodingIsKnown() {
+        var scanner = HTMLScanner(documentURL: pageURL)
+        #expect(scanner.feed(Array("<img src=a.png>".utf8)).isEmpty)
+        #expect(scanner.encoding == nil)
+        #expect(render(scanner.finish()) == ["image \(d)a.png"])
+
+        var labelled = HTMLScanner(documentURL: pageURL, charset: "utf-8")
+        #expect(render(labelled.feed(Array("<img src=a.png>".utf8))) == ["image \(d)a.png"])
+    }
+
+    static let labels: [(String, TextEncoding?)] = [
+        ("utf-8", .utf8), (" UTF8 ", .utf8), ("unicode-1-1-utf-8", .utf8),
+        ("utf-16", .utf16LittleEndian), ("UTF-16LE", .utf16LittleEndian), ("utf-16be", .utf16BigEndian),
+        ("iso-8859-1", .windows1252), ("latin1", .windows1252), ("US-ASCII", .windows1252), ("cp1252", .windows1252),
+        ("shift_jis", nil), ("", nil),
+    ]
+
+    @Test(arguments: labels)
+    func mapsLabelsLikeTheEncodingStandard(_ label: String, _ encoding: TextEncoding?) {
+        #expect(TextEncoding(label: label) == encoding)
+    }
+}

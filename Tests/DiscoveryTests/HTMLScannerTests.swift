@@ -1,0 +1,290 @@
+import Foundation
+import Testing
+
+@testable import Discovery
+
+/// One HTML snippet and the references it must yield, rendered as `kind url`.
+struct HTMLCase: CustomTestStringConvertible, Sendable {
+    var html: String
+    var expected: [String]
+    var options = HTMLScanner.Options()
+    var testDescription: String { html }
+}
+
+private let d = "https://example.com/dir/"
+
+@Suite struct HTMLScannerTests {
+    // MARK: - Elements and attributes
+
+    static let elementCases: [HTMLCase] = [
+        HTMLCase(html: #"<img src="a.png">"#, expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<IMG SRC=a.png>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<img src='a.png' SRC=b.png>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<image src=i.png>", expected: ["image \(d)i.png"]),
+        HTMLCase(
+            html: #"<img src=a.png srcset="a,b.png 1x, c.png 2x">"#,
+            expected: ["image \(d)a.png", "image \(d)a,b.png", "image \(d)c.png"]
+        ),
+        HTMLCase(
+            html: #"<picture><source srcset="s.webp 1x, s2.webp 2x" type="image/webp"><img src=i.jpg></picture>"#,
+            expected: ["image \(d)s.webp", "image \(d)s2.webp", "image \(d)i.jpg"]
+        ),
+        HTMLCase(html: "<source srcset=orphan.png src=orphan.mp4>", expected: []),
+        HTMLCase(html: "<link rel=stylesheet href=s.css>", expected: ["stylesheet \(d)s.css"]),
+        HTMLCase(html: #"<link rel="Alternate StyleSheet" href=alt.css>"#, expected: ["stylesheet \(d)alt.css"]),
+        HTMLCase(html: "<link rel=stylesheet disabled href=d.css>", expected: ["stylesheet \(d)d.css"]),
+        HTMLCase(html: "<link rel=preload as=style href=p.css>", expected: ["stylesheet \(d)p.css"]),
+        HTMLCase(html: "<link rel=preload as=script href=p.js>", expected: ["script \(d)p.js"]),
+        HTMLCase(html: "<link rel=preload as=font href=f.woff2 crossorigin>", expected: ["font \(d)f.woff2"]),
+        HTMLCase(html: "<link rel=preload as=fetch href=data.json>", expected: ["other \(d)data.json"]),
+        HTMLCase(html: "<link rel=preload href=no-as.js>", expected: []),
+        HTMLCase(
+            html: #"<link rel=preload as=image href=i.png imagesrcset="i1.png 1x, i2.png 2x">"#,
+            expected: ["image \(d)i1.png", "image \(d)i2.png", "image \(d)i.png"]
+        ),
+        HTMLCase(html: "<link rel=modulepreload href=m.js>", expected: ["script \(d)m.js"]),
+        HTMLCase(html: #"<link rel="shortcut icon" href=/favicon.ico>"#, expected: ["icon https://example.com/favicon.ico"]),
+        HTMLCase(html: "<link rel=apple-touch-icon href=t.png>", expected: ["icon \(d)t.png"]),
+        HTMLCase(html: "<link rel=apple-touch-icon-precomposed href=t.png>", expected: ["icon \(d)t.png"]),
+        HTMLCase(html: "<link rel=mask-icon href=m.svg color=red>", expected: ["icon \(d)m.svg"]),
+        HTMLCase(html: "<link rel=manifest href=app.webmanifest>", expected: ["manifest \(d)app.webmanifest"]),
+        HTMLCase(html: "<link rel=canonical href=c.html><link rel=prefetch href=n.html>", expected: []),
+        HTMLCase(html: "<script src=a.js></script>", expected: ["script \(d)a.js"]),
+        HTMLCase(html: "<script type=module src=m.js></script>", expected: ["script \(d)m.js"]),
+        HTMLCase(html: #"<script type=" Text/JavaScript " src=b.js></script>"#, expected: ["script \(d)b.js"]),
+        HTMLCase(html: "<script language=javascript src=l.js></script>", expected: ["script \(d)l.js"]),
+        HTMLCase(html: #"<script type="application/ld+json" src=x.json></script>"#, expected: []),
+        HTMLCase(html: #"<script type="text/template" src=t.html></script>"#, expected: []),
+        HTMLCase(html: "<script nomodule src=legacy.js></script>", expected: ["script \(d)legacy.js (not requisite)"]),
+        HTMLCase(html: "<video poster=p.jpg src=v.mp4></video>", expected: ["image \(d)p.jpg"]),
+        HTMLCase(html: "<input type=IMAGE src=b.png><input src=no.png>", expected: ["image \(d)b.png"]),
+        HTMLCase(html: "<object data=o.swf></object><embed src=e.svg>", expected: ["embed \(d)o.swf", "embed \(d)e.svg"]),
+        HTMLCase(
+            html: "<iframe src=f.html></iframe><frame src=g.html>",
+            expected: ["document \(d)f.html (not requisite)", "document \(d)g.html (not requisite)"]
+        ),
+        HTMLCase(
+            html: "<body background=b.png><table background=t.png><tr><td background=c.png><th background=h.png>",
+            expected: ["image \(d)b.png", "image \(d)t.png", "image \(d)c.png", "image \(d)h.png"]
+        ),
+        HTMLCase(
+            html: "<a href=next.html>n</a><map><area href=/area.html></map>",
+            expected: ["link \(d)next.html (not requisite)", "link https://example.com/area.html (not requisite)"]
+        ),
+        HTMLCase(
+            html: #"<img data-src=l.jpg data-srcset="l1.jpg 1x, l2.jpg 2x"><div data-bg=bg.jpg data-lazy-src=z.jpg data-original=o.jpg>"#,
+            expected: ["image \(d)l.jpg", "image \(d)l1.jpg", "image \(d)l2.jpg", "image \(d)z.jpg", "image \(d)o.jpg", "image \(d)bg.jpg"]
+        ),
+        HTMLCase(
+            html: #"<div style="background: url('bg.png') , url(&quot;two.png&quot;)">"#,
+            expected: ["image \(d)bg.png", "image \(d)two.png"]
+        ),
+        HTMLCase(
+            html: "<style>@import \"i.css\"; body { background: url(b.png) }</style><img src=after.png>",
+            expected: ["stylesheet \(d)i.css", "image \(d)b.png", "image \(d)after.png"]
+        ),
+        HTMLCase(
+            html: "<style>@font-face { src: url(f.woff2) format('woff2') }</style>",
+            expected: ["font \(d)f.woff2"]
+        ),
+    ]
+
+    @Test(arguments: elementCases)
+    func findsReferencesOfEachElement(_ testCase: HTMLCase) {
+        #expect(scan(testCase.html, options: testCase.options) == testCase.expected)
+    }
+
+    // MARK: - Options
+
+    static let optionCases: [HTMLCase] = [
+        HTMLCase(
+            html: "<video poster=p.jpg src=v.mp4><source src=v.webm><track src=t.vtt></video><audio src=a.mp3></audio>",
+            expected: ["image \(d)p.jpg", "media \(d)v.mp4", "media \(d)v.webm", "media \(d)t.vtt", "media \(d)a.mp3"],
+            options: .init(includesMedia: true)
+        ),
+        HTMLCase(html: "<a href=x.html>x</a>", expected: [], options: .init(includesLinks: false)),
+        HTMLCase(html: "<iframe src=f.html></iframe>", expected: [], options: .init(includesFrames: false)),
+        HTMLCase(html: "<img data-src=l.jpg>", expected: [], options: .init(includesLazyLoadingHints: false)),
+        HTMLCase(
+            html: "<noscript><img src=n.png></noscript><img src=after.png>",
+            expected: ["image \(d)n.png", "image \(d)after.png"],
+            options: .init(scansNoscript: true)
+        ),
+    ]
+
+    @Test(arguments: optionCases)
+    func honoursOptions(_ testCase: HTMLCase) {
+        #expect(scan(testCase.html, options: testCase.options) == testCase.expected)
+    }
+
+    // MARK: - Tokenization
+
+    /// Each snippet hides `<img src=hidden.png>` where browsers do not fetch it, then shows `shown.png`.
+    static let hiddenContexts: [String] = [
+        "<!-- <img src=hidden.png> -->",
+        "<!-- a -- <img src=hidden.png> --!>",
+        "<! <img src=hidden.png>",
+        "<? <img src=hidden.png>",
+        "</ <img src=hidden.png>",
+        "<!DOCTYPE <img src=hidden.png>",
+        "<script>document.write('<img src=hidden.png>')</script>",
+        "<script>if (a</script) {}</script>",
+        "<SCRIPT type=module>'</scripty><img src=hidden.png>'</Script >",
+        "<style>/* <img src=hidden.png> */</style>",
+        "<textarea><img src=hidden.png></textarea>",
+        "<title><img src=hidden.png></title>",
+        "<xmp><img src=hidden.png></xmp>",
+        "<iframe><img src=hidden.png></iframe>",
+        "<noembed><img src=hidden.png></noembed>",
+        "<noframes><img src=hidden.png></noframes>",
+        "<noscript><img src=hidden.png></noscript>",
+        "<template><img src=hidden.png><link rel=stylesheet href=hidden.css><style>@import 'hidden.css';</style></template>",
+        "<template><template></template><img src=hidden.png></template>",
+        "<svg><![CDATA[<img src=hidden.png>]]></svg>",
+        "<img src=hidden.png",
+    ]
+
+    @Test(arguments: hiddenContexts)
+    func ignoresReferencesBrowsersDoNotFetch(_ context: String) {
+        let html = context.hasSuffix("<img src=hidden.png") ? "<img src=shown.png>" + context : context + "<img src=shown.png>"
+        #expect(scan(html) == ["image \(d)shown.png"])
+    }
+
+    static let tokenizerCases: [HTMLCase] = [
+        HTMLCase(html: "<!--><img src=a.png>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<!---><img src=a.png>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<!-- x --!><img src=a.png>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<!DOCTYPE html><html><img src=a.png>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<img alt='>' src=a.png>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<img/src=a.png/>", expected: ["image \(d)a.png/"]),
+        HTMLCase(html: "<img src = \"a.png\"\nalt=x>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<img alt=x src=a.png/>", expected: ["image \(d)a.png/"]),
+        HTMLCase(html: "<img alt=x src=\"a.png\"/>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<plaintext><img src=p.png></plaintext><img src=q.png>", expected: []),
+        HTMLCase(html: "a < b <img src=a.png>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<textarea></textareax><img src=no.png></TEXTAREA><img src=a.png>", expected: ["image \(d)a.png"]),
+    ]
+
+    @Test(arguments: tokenizerCases)
+    func tokenizesLikeHTML5(_ testCase: HTMLCase) {
+        #expect(scan(testCase.html) == testCase.expected)
+    }
+
+    // MARK: - Foreign content
+
+    static let foreignCases: [HTMLCase] = [
+        HTMLCase(
+            html: ##"<svg><image href="i.svg"/><use xlink:href="sprite.svg#icon"/><use href="#local"/><feImage href=f.png /></svg>"##,
+            expected: ["image \(d)i.svg", "image \(d)sprite.svg", "image \(d)f.png"]
+        ),
+        HTMLCase(
+            html: #"<svg><image href="new.png" xlink:href="old.png"/></svg>"#,
+            expected: ["image \(d)new.png"]
+        ),
+        HTMLCase(
+            html: "<svg><style>@import \"svg.css\"; rect { fill: url(#g) } </style><rect/></svg>",
+            expected: ["stylesheet \(d)svg.css"]
+        ),
+        HTMLCase(
+            html: "<svg><style><![CDATA[ rect { background: url(cdata.png) } ]]></style></svg>",
+            expected: ["image \(d)cdata.png"]
+        ),
+        HTMLCase(
+            html: "<svg><title><img src=t.png></title></svg>",
+            expected: ["image \(d)t.png"]
+        ),
+        HTMLCase(
+            html: "<svg><foreignObject><div><style>@import 'fo.css';</style></div></foreignObject><image href=back.png /></svg>",
+            expected: ["stylesheet \(d)fo.css", "image \(d)back.png"]
+        ),
+        HTMLCase(
+            html: "<svg><g><p><image src=breakout.png></svg>",
+            expected: ["image \(d)breakout.png"]
+        ),
+        HTMLCase(
+            html: "<svg><script href=s.js /><a xlink:href=l.html><text>x</text></a></svg>",
+            expected: ["script \(d)s.js", "link \(d)l.html (not requisite)"]
+        ),
+        HTMLCase(
+            html: "<math><mi><img src=m.png></mi><annotation-xml encoding=text/html><style>@import 'a.css';</style></annotation-xml></math>",
+            expected: ["image \(d)m.png", "stylesheet \(d)a.css"]
+        ),
+        HTMLCase(
+            html: "<svg><textarea><image href=notraw.png /></textarea></svg><textarea><img src=raw.png></textarea>",
+            expected: ["image \(d)notraw.png"]
+        ),
+        HTMLCase(html: "<svg/><img src=after.png>", expected: ["image \(d)after.png"]),
+    ]
+
+    @Test(arguments: foreignCases)
+    func handlesForeignContent(_ testCase: HTMLCase) {
+        #expect(scan(testCase.html) == testCase.expected)
+    }
+
+    // MARK: - URLs
+
+    static let urlCases: [HTMLCase] = [
+        HTMLCase(html: "<img src=\"  a\n.png\t \"><img src=b.png#frag>", expected: ["image \(d)a.png", "image \(d)b.png"]),
+        HTMLCase(
+            html: ##"<img src="javascript:alert(1)"><img src="DATA:image/png;base64,AA"><a href="mailto:a@b.c"></a><img src="about:blank"><img src="blob:https://x/1"><img src=""><img src="   "><img src="#top"><a href=" JavaScript:void(0)">"##,
+            expected: []
+        ),
+        HTMLCase(html: "<img src=//cdn.example.net/x.png>", expected: ["image https://cdn.example.net/x.png"]),
+        HTMLCase(html: "<img src=\"a b.png\">", expected: ["image \(d)a%20b.png"]),
+        HTMLCase(html: "<img src=\"a.png?x=1&amp;y=2\">", expected: ["image \(d)a.png?x=1&y=2"]),
+        HTMLCase(html: "<img src=\"a.png?x=1&ampy=2&amp=3\">", expected: ["image \(d)a.png?x=1&ampy=2&amp=3"]),
+        HTMLCase(html: "<img src=\"&#x61;&#98;&sol;c.png\">", expected: ["image \(d)ab/c.png"]),
+        HTMLCase(html: "<img src=\"javascript&colon;alert(1)\"><img src=\"java&#x0A;script:x\">", expected: []),
+    ]
+
+    @Test(arguments: urlCases)
+    func cleansAndResolvesURLs(_ testCase: HTMLCase) {
+        #expect(scan(testCase.html) == testCase.expected)
+    }
+
+    @Test func appliesTheFirstBaseFromWhereItAppears() {
+        let html = """
+            <img src=a.png><base href="https://cdn.example.net/x/"><img src=b.png>\
+            <base href="https://other.example/"><img src=c.png>
+            """
+        #expect(
+            scan(html) == ["image \(d)a.png", "image https://cdn.example.net/x/b.png", "image https://cdn.example.net/x/c.png"]
+        )
+    }
+
+    @Test func resolvesRelativeBaseAgainstTheDocument() {
+        var scanner = HTMLScanner(documentURL: pageURL, charset: "utf-8")
+        let found = scanner.feed(Array("<base href=../assets/><img src=a.png>".utf8))
+        #expect(scanner.baseURL.absoluteString == "https://example.com/assets/")
+        #expect(render(found) == ["image https://example.com/assets/a.png"])
+    }
+
+    @Test func ignoresBaseInsideTemplate() {
+        #expect(scan("<template><base href=https://t.example/></template><img src=a.png>") == ["image \(d)a.png"])
+    }
+
+    @Test func keepsTheSourceOfEachReference() {
+        let references = scanReferences(Array(#"<img srcset="a.png 1x"><div style="background:url(b.png)">"#.utf8))
+        #expect(references.map(\.source) == [
+            Reference.Source(element: "img", attribute: "srcset"),
+            Reference.Source(element: "div", attribute: "style", css: .url),
+        ])
+        #expect(references.map(\.source.description) == ["<img> srcset", "<div> style url()"])
+    }
+
+    // MARK: - Limits
+
+    @Test func dropsAttributeValuesOverTheCapAndKeepsScanning() {
+        let long = String(repeating: "x", count: HTMLTokenizer.maximumAttributeValueLength + 1)
+        #expect(scan("<img src=\"\(long).png\"><img src=ok.png>") == ["image \(d)ok.png"])
+        let fits = String(repeating: "y", count: 1000)
+        #expect(scan("<img src=\"\(fits).png\">") == ["image \(d)\(fits).png"])
+    }
+
+    @Test func streamsReferencesAsSoonAsTheirTagIsComplete() {
+        var scanner = HTMLScanner(documentURL: pageURL, charset: "utf-8")
+        #expect(render(scanner.feed(Array("<p>text</p><img src=a.png".utf8))) == [])
+        #expect(render(scanner.feed(Array("><p>more".utf8))) == ["image \(d)a.png"])
+        #expect(render(scanner.finish()) == [])
+    }
+}
