@@ -238,9 +238,7 @@ public final class CookieJar: Sendable {
         return cookies.withLock { cookies in
             cookies = cookies.filter { !$0.value.isExpired(at: now) }
             var selected = cookies.filter { _, cookie in
-                (cookie.isHostOnly ? host == cookie.domain : Self.domainMatches(host: host, domain: cookie.domain))
-                    && Self.pathMatches(requestPath: path, cookiePath: cookie.path)
-                    && (secure || !cookie.isSecure)
+                Self.applies(cookie, host: host, path: path, secure: secure)
             }
             for key in selected.keys { cookies[key]?.lastAccessedAt = now }
             for key in selected.keys { selected[key]?.lastAccessedAt = now }
@@ -248,6 +246,16 @@ public final class CookieJar: Sendable {
                 lhs.path.utf8.count != rhs.path.utf8.count
                     ? lhs.path.utf8.count > rhs.path.utf8.count : lhs.createdAt < rhs.createdAt
             }
+        }
+    }
+
+    /// Whether a request to `url` would carry at least one cookie; does not mark cookies accessed.
+    public func containsCookies(for url: URL, now: Date = Date()) -> Bool {
+        guard let host = Self.canonicalHost(of: url) else { return false }
+        let secure = Self.isSecureContext(url)
+        let path = Self.requestPath(of: url)
+        return cookies.withLock { cookies in
+            cookies.values.contains { !$0.isExpired(at: now) && Self.applies($0, host: host, path: path, secure: secure) }
         }
     }
 
@@ -295,6 +303,12 @@ public final class CookieJar: Sendable {
                 || (isIPAddress(host) && host.hasPrefix("127."))
         default: return false
         }
+    }
+
+    /// RFC 6265 §5.4 step 1: whether `cookie` goes with a request to `host` and `path`.
+    private static func applies(_ cookie: Cookie, host: String, path: String, secure: Bool) -> Bool {
+        (cookie.isHostOnly ? host == cookie.domain : domainMatches(host: host, domain: cookie.domain))
+            && pathMatches(requestPath: path, cookiePath: cookie.path) && (secure || !cookie.isSecure)
     }
 
     /// RFC 6265 §5.1.3 domain-match: identical, or `host` ends with `.domain` and is not an IP address.
