@@ -1,16 +1,15 @@
 import Foundation
-import HTTPCore
 
 /// Parses the `Expires` attribute of a `Set-Cookie` line.
 ///
 /// Servers write cookie dates in many shapes (`Wed, 09-Jun-2021 10:18:14 GMT`, `Thu, 1 Jan 2026 00:00:00`,
 /// two-digit years, missing weekday). RFC 6265 §5.1.1 defines a lenient algorithm that accepts them
-/// all; HTTPCore's ``HTTPDate`` parses the three HTTP forms and is tried first.
+/// all, including the three forms HTTPCore's `HTTPDate` parses. `HTTPDate` is not consulted first: it
+/// rolls `30 Feb` over to `1 Mar` and accepts years before 1601, both of which §5.1.1 rejects.
 enum CookieDate {
     /// The date `text` names, or `nil` when RFC 6265 §5.1.1 says it fails to parse.
     static func parse(_ text: some StringProtocol) -> Date? {
-        if let date = HTTPDate.parse(text) { return date }
-        return parseLeniently(Array(text.utf8))
+        parseLeniently(Array(text.utf8))
     }
 
     // MARK: - RFC 6265 §5.1.1

@@ -90,8 +90,39 @@ public final class CookieJar: Sendable {
         var path: String
     }
 
+    /// The cookies, and the order they were first stored in: RFC 6265 §5.4 orders cookies of equal path
+    /// length by creation time, and lines of one response share a creation time.
+    private struct Storage {
+        var cookies: [Key: Cookie] = [:]
+        var sequence: [Key: UInt64] = [:]
+        var nextSequence: UInt64 = 0
+
+        subscript(key: Key) -> Cookie? {
+            get { cookies[key] }
+            set {
+                cookies[key] = newValue
+                if newValue == nil {
+                    sequence[key] = nil
+                } else if sequence[key] == nil {
+                    sequence[key] = nextSequence
+                    nextSequence += 1
+                }
+            }
+        }
+
+        /// Whether `lhs` was created before `rhs`, by time and then by storing order.
+        func createdBefore(_ lhs: Key, _ rhs: Key) -> Bool {
+            let (left, right) = (cookies[lhs]!.createdAt, cookies[rhs]!.createdAt)
+            return left != right ? left < right : sequence[lhs, default: 0] < sequence[rhs, default: 0]
+        }
+
+        mutating func removeExpired(at now: Date) {
+            for (key, cookie) in cookies where cookie.isExpired(at: now) { self[key] = nil }
+        }
+    }
+
     private let configuration: Configuration
-    private let cookies = Mutex<[Key: Cookie]>([:])
+    private let storage = Mutex(Storage())
 
     /// Creates an empty jar.
     public init(configuration: Configuration = Configuration()) {
@@ -100,7 +131,7 @@ public final class CookieJar: Sendable {
 
     /// The number of cookies held, expired ones included until the next access removes them.
     public var count: Int {
-        cookies.withLock { $0.count }
+        storage.withLock { $0.cookies.count }
     }
 
     // MARK: - Storing (RFC 6265 §5.3)
@@ -165,16 +196,16 @@ public final class CookieJar: Sendable {
             name: parsed.name, value: parsed.value, domain: domain, isHostOnly: isHostOnly, path: path,
             expiresAt: expiresAt, createdAt: now, lastAccessedAt: now, isSecure: parsed.isSecure,
             isHTTPOnly: parsed.isHTTPOnly, sameSite: parsed.sameSite)
-        return cookies.withLock { cookies in
-            insert(cookie, secureOrigin: secureOrigin, now: now, into: &cookies)
+        return storage.withLock { storage in
+            insert(cookie, secureOrigin: secureOrigin, now: now, into: &storage)
         }
     }
 
-    private func insert(_ new: Cookie, secureOrigin: Bool, now: Date, into cookies: inout [Key: Cookie]) -> Decision {
+    private func insert(_ new: Cookie, secureOrigin: Bool, now: Date, into storage: inout Storage) -> Decision {
         var new = new
         // RFC 6265bis §5.7 step 16: an insecure origin may not shadow a Secure cookie of the same name.
         if !secureOrigin && !new.isSecure {
-            let shadows = cookies.values.contains { old in
+            let shadows = storage.cookies.values.contains { old in
                 old.isSecure && old.name == new.name
                     && (Self.domainMatches(host: old.domain, domain: new.domain)
                         || Self.domainMatches(host: new.domain, domain: old.domain))
@@ -184,45 +215,47 @@ public final class CookieJar: Sendable {
         }
         let key = Key(name: new.name, domain: new.domain, path: new.path)
         // Step 11: a replaced cookie keeps its creation time.
-        if let old = cookies[key] { new.createdAt = old.createdAt }
+        if let old = storage[key] { new.createdAt = old.createdAt }
         if new.isExpired(at: now) {
-            cookies[key] = nil
+            storage[key] = nil
             return .removed
         }
-        cookies[key] = new
-        evict(in: new.domain, now: now, from: &cookies)
+        storage[key] = new
+        evict(in: new.domain, now: now, from: &storage)
         return .stored
     }
 
     /// Removes expired cookies, then the least recently used, until the limits hold (RFC 6265 §5.3).
-    private func evict(in domain: String, now: Date, from cookies: inout [Key: Cookie]) {
-        let inDomain = cookies.filter { $0.value.domain == domain }
+    private func evict(in domain: String, now: Date, from storage: inout Storage) {
+        let inDomain = storage.cookies.keys.filter { $0.domain == domain }
         if inDomain.count > configuration.maximumCookiesPerDomain {
-            for key in Self.evictionOrder(inDomain, now: now).prefix(inDomain.count - configuration.maximumCookiesPerDomain) {
-                cookies[key] = nil
-            }
+            let excess = inDomain.count - configuration.maximumCookiesPerDomain
+            for key in Self.evictionOrder(inDomain, in: storage, now: now).prefix(excess) { storage[key] = nil }
         }
-        if cookies.count > configuration.maximumCookies {
-            for key in Self.evictionOrder(cookies, now: now).prefix(cookies.count - configuration.maximumCookies) {
-                cookies[key] = nil
+        if storage.cookies.count > configuration.maximumCookies {
+            let excess = storage.cookies.count - configuration.maximumCookies
+            for key in Self.evictionOrder(Array(storage.cookies.keys), in: storage, now: now).prefix(excess) {
+                storage[key] = nil
             }
         }
     }
 
-    private static func evictionOrder(_ cookies: [Key: Cookie], now: Date) -> [Key] {
-        cookies.sorted { lhs, rhs in
-            let (left, right) = (lhs.value, rhs.value)
+    /// Expired cookies first, then the least recently accessed, then the oldest.
+    private static func evictionOrder(_ keys: [Key], in storage: Storage, now: Date) -> [Key] {
+        keys.sorted { lhs, rhs in
+            let (left, right) = (storage.cookies[lhs]!, storage.cookies[rhs]!)
             if left.isExpired(at: now) != right.isExpired(at: now) { return left.isExpired(at: now) }
             if left.lastAccessedAt != right.lastAccessedAt { return left.lastAccessedAt < right.lastAccessedAt }
-            return left.createdAt < right.createdAt
-        }.map(\.key)
+            return storage.createdBefore(lhs, rhs)
+        }
     }
 
     // MARK: - Sending (RFC 6265 §5.4)
 
     /// The value of the `Cookie` field for a request to `url`, or `nil` when no cookie applies.
     ///
-    /// Cookies are ordered longer paths first, then earlier creation first (§5.4 step 2); each sent
+    /// Cookies are ordered longer paths first, then earlier creation first (§5.4 step 2; cookies created in the
+    /// same instant in the order they were stored); each sent
     /// cookie's last-access time becomes `now`.
     public func cookieHeader(for url: URL, now: Date = Date()) -> String? {
         let selected = cookies(for: url, now: now)
@@ -235,16 +268,17 @@ public final class CookieJar: Sendable {
         guard let host = Self.canonicalHost(of: url) else { return [] }
         let secure = Self.isSecureContext(url)
         let path = Self.requestPath(of: url)
-        return cookies.withLock { cookies in
-            cookies = cookies.filter { !$0.value.isExpired(at: now) }
-            var selected = cookies.filter { _, cookie in
+        return storage.withLock { storage in
+            storage.removeExpired(at: now)
+            let selected = storage.cookies.filter { _, cookie in
                 Self.applies(cookie, host: host, path: path, secure: secure)
-            }
-            for key in selected.keys { cookies[key]?.lastAccessedAt = now }
-            for key in selected.keys { selected[key]?.lastAccessedAt = now }
-            return selected.values.sorted { lhs, rhs in
+            }.keys.sorted { lhs, rhs in
                 lhs.path.utf8.count != rhs.path.utf8.count
-                    ? lhs.path.utf8.count > rhs.path.utf8.count : lhs.createdAt < rhs.createdAt
+                    ? lhs.path.utf8.count > rhs.path.utf8.count : storage.createdBefore(lhs, rhs)
+            }
+            return selected.map { key in
+                storage.cookies[key]!.lastAccessedAt = now
+                return storage.cookies[key]!
             }
         }
     }
@@ -254,8 +288,10 @@ public final class CookieJar: Sendable {
         guard let host = Self.canonicalHost(of: url) else { return false }
         let secure = Self.isSecureContext(url)
         let path = Self.requestPath(of: url)
-        return cookies.withLock { cookies in
-            cookies.values.contains { !$0.isExpired(at: now) && Self.applies($0, host: host, path: path, secure: secure) }
+        return storage.withLock { storage in
+            storage.cookies.values.contains {
+                !$0.isExpired(at: now) && Self.applies($0, host: host, path: path, secure: secure)
+            }
         }
     }
 
@@ -263,24 +299,25 @@ public final class CookieJar: Sendable {
 
     /// Every unexpired cookie, for persistence.
     public func snapshot(now: Date = Date()) -> Snapshot {
-        cookies.withLock { cookies in
-            Snapshot(cookies: cookies.values.filter { !$0.isExpired(at: now) }.sorted { $0.createdAt < $1.createdAt })
+        storage.withLock { storage in
+            let keys = storage.cookies.filter { !$0.value.isExpired(at: now) }.keys.sorted(by: storage.createdBefore)
+            return Snapshot(cookies: keys.map { storage.cookies[$0]! })
         }
     }
 
     /// Adds the unexpired cookies of `snapshot`, replacing held cookies of the same name, domain and path.
     public func restore(_ snapshot: Snapshot, now: Date = Date()) {
-        cookies.withLock { cookies in
+        storage.withLock { storage in
             for cookie in snapshot.cookies where !cookie.isExpired(at: now) {
-                cookies[Key(name: cookie.name, domain: cookie.domain, path: cookie.path)] = cookie
-                evict(in: cookie.domain, now: now, from: &cookies)
+                storage[Key(name: cookie.name, domain: cookie.domain, path: cookie.path)] = cookie
+                evict(in: cookie.domain, now: now, from: &storage)
             }
         }
     }
 
     /// Removes every cookie, as logout does.
     public func removeAll() {
-        cookies.withLock { $0.removeAll() }
+        storage.withLock { $0 = Storage() }
     }
 
     // MARK: - Matching rules
