@@ -50,7 +50,8 @@ public struct CommandTokenProvider: AuthorizationProviding {
         guard !token.isEmpty else {
             throw AuthorizationError(
                 code: .commandProducedNoToken,
-                message: "The token command `\(command)` printed no token on its standard output.")
+                message: "The token command `\(command)` printed no token on its standard output."
+            )
         }
         return AuthorizationToken(value: token)
     }
@@ -67,13 +68,17 @@ public struct CommandTokenProvider: AuthorizationProviding {
             try process.run()
         } catch {
             throw AuthorizationError(
-                code: .commandFailed, message: "The token command `\(command)` could not be started.", cause: error)
+                code: .commandFailed,
+                message: "The token command `\(command)` could not be started.",
+                cause: error
+            )
         }
         // Read before waiting: a command that fills the pipe would otherwise never exit.
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let how = process.terminationReason == .exit
+            let how =
+                process.terminationReason == .exit
                 ? "exited with status \(process.terminationStatus)"
                 : "was killed by signal \(process.terminationStatus)"
             throw AuthorizationError(code: .commandFailed, message: "The token command `\(command)` \(how).")

@@ -43,8 +43,17 @@ public struct Cookie: Sendable, Hashable, Codable {
 
     /// Creates a cookie; ``CookieJar`` normally builds them from `Set-Cookie` lines.
     public init(
-        name: String, value: String, domain: String, isHostOnly: Bool, path: String, expiresAt: Date?,
-        createdAt: Date, lastAccessedAt: Date, isSecure: Bool, isHTTPOnly: Bool, sameSite: SameSite?
+        name: String,
+        value: String,
+        domain: String,
+        isHostOnly: Bool,
+        path: String,
+        expiresAt: Date?,
+        createdAt: Date,
+        lastAccessedAt: Date,
+        isSecure: Bool,
+        isHTTPOnly: Bool,
+        sameSite: SameSite?
     ) {
         self.name = name
         self.value = value

@@ -89,7 +89,9 @@ enum CookieDate {
         return (fields[0], fields[1], fields[2])
     }
 
-    private static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    private static let monthNames = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ]
 
     /// `month = ( "jan" / … / "dec" ) *OCTET`, compared case-insensitively.
     private static func parseMonth(_ token: [UInt8]) -> Int? {

@@ -193,9 +193,18 @@ public final class CookieJar: Sendable {
         }
 
         let cookie = Cookie(
-            name: parsed.name, value: parsed.value, domain: domain, isHostOnly: isHostOnly, path: path,
-            expiresAt: expiresAt, createdAt: now, lastAccessedAt: now, isSecure: parsed.isSecure,
-            isHTTPOnly: parsed.isHTTPOnly, sameSite: parsed.sameSite)
+            name: parsed.name,
+            value: parsed.value,
+            domain: domain,
+            isHostOnly: isHostOnly,
+            path: path,
+            expiresAt: expiresAt,
+            createdAt: now,
+            lastAccessedAt: now,
+            isSecure: parsed.isSecure,
+            isHTTPOnly: parsed.isHTTPOnly,
+            sameSite: parsed.sameSite
+        )
         return storage.withLock { storage in
             insert(cookie, secureOrigin: secureOrigin, now: now, into: &storage)
         }
@@ -376,7 +385,8 @@ public final class CookieJar: Sendable {
     private static func isIPAddress(_ host: String) -> Bool {
         if host.contains(":") { return true }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }
+        return parts.count == 4
+            && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }
     }
 }
 

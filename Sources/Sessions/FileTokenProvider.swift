@@ -25,7 +25,10 @@ public struct FileTokenProvider: AuthorizationProviding {
                 data = try Data(contentsOf: fileURL)
             } catch {
                 throw AuthorizationError(
-                    code: .fileUnreadable, message: "The token file \(fileURL.path) could not be read.", cause: error)
+                    code: .fileUnreadable,
+                    message: "The token file \(fileURL.path) could not be read.",
+                    cause: error
+                )
             }
             let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard !token.isEmpty else {

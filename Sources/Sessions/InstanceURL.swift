@@ -30,12 +30,16 @@ public enum InstanceURL {
             throw Error(message: "The page reference is empty; give a path such as \"nav/home\" or a full URL.")
         }
         guard !trimmed.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
-            throw Error(message: "The page reference \"\(reference)\" contains spaces or control characters; "
-                + "percent-encode them.")
+            throw Error(
+                message: "The page reference \"\(reference)\" contains spaces or control characters; "
+                    + "percent-encode them."
+            )
         }
         guard base.query == nil, base.fragment == nil else {
-            throw Error(message: "The instance URL \"\(base.absoluteString)\" has a query or fragment; "
-                + "give only the scheme, host and path.")
+            throw Error(
+                message: "The instance URL \"\(base.absoluteString)\" has a query or fragment; "
+                    + "give only the scheme, host and path."
+            )
         }
         var directory = base
         if !base.path(percentEncoded: true).hasSuffix("/") {
@@ -46,8 +50,10 @@ public enum InstanceURL {
         }
         guard let resolvedScheme = resolved.scheme?.lowercased(), resolvedScheme == "http" || resolvedScheme == "https"
         else {
-            throw Error(message: "The page reference \"\(reference)\" uses the scheme \"\(resolved.scheme ?? "")\"; "
-                + "only http and https pages can be loaded.")
+            throw Error(
+                message: "The page reference \"\(reference)\" uses the scheme \"\(resolved.scheme ?? "")\"; "
+                    + "only http and https pages can be loaded."
+            )
         }
         guard let resolvedHost = resolved.host(percentEncoded: true), !resolvedHost.isEmpty else {
             throw Error(message: "The page reference \"\(reference)\" resolves to a URL without a host.")

@@ -45,7 +45,9 @@ public struct JWTBearerProvider: AuthorizationProviding {
 
         /// Creates a configuration.
         public init(
-            tokenEndpoint: URL, clientAuthentication: ClientAuthentication = .none, scope: String? = nil,
+            tokenEndpoint: URL,
+            clientAuthentication: ClientAuthentication = .none,
+            scope: String? = nil,
             expiryLeeway: TimeInterval = 30
         ) {
             self.tokenEndpoint = tokenEndpoint
@@ -72,7 +74,9 @@ public struct JWTBearerProvider: AuthorizationProviding {
 
     /// Creates a provider whose JWT is the token of another provider, such as a command that signs one.
     public init(
-        configuration: Configuration, assertionProvider: any AuthorizationProviding, exchange: @escaping HTTPExchange
+        configuration: Configuration,
+        assertionProvider: any AuthorizationProviding,
+        exchange: @escaping HTTPExchange
     ) {
         self.init(
             configuration: configuration,
@@ -80,15 +84,19 @@ public struct JWTBearerProvider: AuthorizationProviding {
                 guard let jwt = try await assertionProvider.token(forceRefresh: forceRefresh) else {
                     throw AuthorizationError(
                         code: .invalidTokenResponse,
-                        message: "The JWT provider for \(configuration.tokenEndpoint.absoluteString) returned no JWT.")
+                        message: "The JWT provider for \(configuration.tokenEndpoint.absoluteString) returned no JWT."
+                    )
                 }
                 return jwt.value
             },
-            exchange: exchange)
+            exchange: exchange
+        )
     }
 
     init(
-        configuration: Configuration, assertion: @escaping AssertionSource, exchange: @escaping HTTPExchange,
+        configuration: Configuration,
+        assertion: @escaping AssertionSource,
+        exchange: @escaping HTTPExchange,
         clock: @escaping @Sendable () -> Date
     ) {
         self.configuration = configuration
@@ -115,7 +123,8 @@ public struct JWTBearerProvider: AuthorizationProviding {
                 throw AuthorizationError(
                     code: .tokenEndpointUnreachable,
                     message: "The token endpoint \(configuration.tokenEndpoint.absoluteString) could not be reached.",
-                    cause: error)
+                    cause: error
+                )
             }
             return try Self.parseResponse(head: head, body: body, endpoint: configuration.tokenEndpoint, now: clock())
         }
@@ -152,7 +161,8 @@ public struct JWTBearerProvider: AuthorizationProviding {
 
     // MARK: - Response (RFC 6749 §5.1, §5.2)
 
-    static func parseResponse(head: HTTPResponseHead, body: Data, endpoint: URL, now: Date) throws -> AuthorizationToken {
+    static func parseResponse(head: HTTPResponseHead, body: Data, endpoint: URL, now: Date) throws -> AuthorizationToken
+    {
         let name = endpoint.absoluteString
         let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
         guard (200...299).contains(head.status) else {
@@ -161,30 +171,43 @@ public struct JWTBearerProvider: AuthorizationProviding {
                 throw AuthorizationError(
                     code: .tokenEndpointRejected,
                     message: "The token endpoint \(name) refused the JWT assertion with HTTP status \(head.status): "
-                        + "\(error)\(detail).")
+                        + "\(error)\(detail)."
+                )
             }
             throw AuthorizationError(
                 code: .invalidTokenResponse,
-                message: "The token endpoint \(name) answered with HTTP status \(head.status) and no OAuth error.")
+                message: "The token endpoint \(name) answered with HTTP status \(head.status) and no OAuth error."
+            )
         }
         guard let json else {
             throw AuthorizationError(
-                code: .invalidTokenResponse, message: "The token endpoint \(name) answered with a body that is not a JSON object.")
+                code: .invalidTokenResponse,
+                message: "The token endpoint \(name) answered with a body that is not a JSON object."
+            )
         }
         guard let accessToken = json["access_token"] as? String, !accessToken.isEmpty else {
             throw AuthorizationError(
-                code: .invalidTokenResponse, message: "The token endpoint \(name) answered without an access_token.")
+                code: .invalidTokenResponse,
+                message: "The token endpoint \(name) answered without an access_token."
+            )
         }
         // RFC 6749 §7.1: the client must understand the token type; only bearer tokens are used here.
         let tokenType = json["token_type"] as? String ?? "Bearer"
         guard tokenType.caseInsensitiveEquals("Bearer") else {
             throw AuthorizationError(
                 code: .invalidTokenResponse,
-                message: "The token endpoint \(name) issued a token of unsupported type \"\(tokenType)\"; only Bearer is supported.")
+                message: "The token endpoint \(name) issued a token of unsupported type \"\(tokenType)\"; "
+                    + "only Bearer is supported."
+            )
         }
         // Some servers send expires_in as a string; both forms are accepted.
-        let expiresIn = (json["expires_in"] as? NSNumber)?.doubleValue ?? (json["expires_in"] as? String).flatMap(Double.init)
-        return AuthorizationToken(value: accessToken, type: .bearer, expiresAt: expiresIn.map { now.addingTimeInterval($0) })
+        let expiresIn =
+            (json["expires_in"] as? NSNumber)?.doubleValue ?? (json["expires_in"] as? String).flatMap(Double.init)
+        return AuthorizationToken(
+            value: accessToken,
+            type: .bearer,
+            expiresAt: expiresIn.map { now.addingTimeInterval($0) }
+        )
     }
 }
 

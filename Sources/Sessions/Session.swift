@@ -43,7 +43,9 @@ public actor Session {
 
         /// Creates a configuration.
         public init(
-            instanceURL: URL, identity: SessionIdentity, policy: SessionPolicy = SessionPolicy(),
+            instanceURL: URL,
+            identity: SessionIdentity,
+            policy: SessionPolicy = SessionPolicy(),
             tokenExpiryLeeway: TimeInterval = 30
         ) {
             self.instanceURL = instanceURL
@@ -74,13 +76,17 @@ public actor Session {
 
     /// Creates a session; nothing is sent until the first ``prepare(_:replaying:)``.
     public init(
-        configuration: Configuration, provider: any AuthorizationProviding, cookieJar: CookieJar = CookieJar()
+        configuration: Configuration,
+        provider: any AuthorizationProviding,
+        cookieJar: CookieJar = CookieJar()
     ) {
         self.init(configuration: configuration, provider: provider, cookieJar: cookieJar, clock: { Date() })
     }
 
     init(
-        configuration: Configuration, provider: any AuthorizationProviding, cookieJar: CookieJar,
+        configuration: Configuration,
+        provider: any AuthorizationProviding,
+        cookieJar: CookieJar,
         clock: @escaping @Sendable () -> Date
     ) {
         self.configuration = configuration
@@ -103,9 +109,10 @@ public actor Session {
     ///   - previous: the ticket of the attempt that ``process(response:finalURL:for:)`` asked to replay.
     /// - Returns: the ticket to hand to ``process(response:finalURL:for:)`` with the response.
     /// - Throws: ``SessionError`` with code `tokenUnavailable` when the provider fails.
-    public func prepare(_ request: inout HTTPRequest, replaying previous: SessionTicket? = nil)
-        async throws(SessionError) -> SessionTicket
-    {
+    public func prepare(
+        _ request: inout HTTPRequest,
+        replaying previous: SessionTicket? = nil
+    ) async throws(SessionError) -> SessionTicket {
         request.headers.remove("Authorization")
         request.headers.remove("Cookie")
         let url = request.url
@@ -113,29 +120,52 @@ public actor Session {
         guard isInstance(url) else {
             attachCookies(to: &request)
             return SessionTicket(
-                url: url, attempt: attempt, credential: .cookies, isGuest: false, isInstanceRequest: false,
-                tokenGeneration: tokenGeneration)
+                url: url,
+                attempt: attempt,
+                credential: .cookies,
+                isGuest: false,
+                isInstanceRequest: false,
+                tokenGeneration: tokenGeneration
+            )
         }
         let cookiesAvailable = cookieJar.containsCookies(for: url, now: clock())
         switch machine.requestWillBeSent(isReplay: attempt > 0, cookiesAvailable: cookiesAvailable) {
         case .sendCookies:
             attachCookies(to: &request)
             return SessionTicket(
-                url: url, attempt: attempt, credential: .cookies, isGuest: false, isInstanceRequest: true,
-                tokenGeneration: tokenGeneration)
+                url: url,
+                attempt: attempt,
+                credential: .cookies,
+                isGuest: false,
+                isInstanceRequest: true,
+                tokenGeneration: tokenGeneration
+            )
         case .sendBearer(let forceRefresh):
             let (token, generation) = try await obtainToken(
-                forceRefresh: forceRefresh, replacing: previous?.tokenGeneration, for: url)
+                forceRefresh: forceRefresh,
+                replacing: previous?.tokenGeneration,
+                for: url
+            )
             if let token {
                 request.headers["Authorization"] = token.authorizationHeaderValue
                 return SessionTicket(
-                    url: url, attempt: attempt, credential: .bearer, isGuest: false, isInstanceRequest: true,
-                    tokenGeneration: generation)
+                    url: url,
+                    attempt: attempt,
+                    credential: .bearer,
+                    isGuest: false,
+                    isInstanceRequest: true,
+                    tokenGeneration: generation
+                )
             }
             attachCookies(to: &request)
             return SessionTicket(
-                url: url, attempt: attempt, credential: .cookies, isGuest: true, isInstanceRequest: true,
-                tokenGeneration: generation)
+                url: url,
+                attempt: attempt,
+                credential: .cookies,
+                isGuest: true,
+                isInstanceRequest: true,
+                tokenGeneration: generation
+            )
         }
     }
 
@@ -151,28 +181,40 @@ public actor Session {
         cookieJar.store(from: response, for: responseURL, now: now)
         guard ticket.isInstanceRequest else { return .proceed }
         let policy = configuration.policy
-        let isLogin = policy.isLoginRedirect(response, for: responseURL)
+        let isLogin =
+            policy.isLoginRedirect(response, for: responseURL)
             || (finalURL.map { policy.isLoginPage($0, for: ticket.url) } ?? false)
         let sent = SessionStateMachine.SentRequest(
-            isReplay: ticket.attempt > 0, carriedBearer: ticket.credential == .bearer, isGuest: ticket.isGuest)
+            isReplay: ticket.attempt > 0,
+            carriedBearer: ticket.credential == .bearer,
+            isGuest: ticket.isGuest
+        )
         let action = machine.responseReceived(
-            sent: sent, isLoginRedirect: isLogin,
-            sessionCookiesPresent: cookieJar.containsCookies(for: ticket.url, now: now))
+            sent: sent,
+            isLoginRedirect: isLogin,
+            sessionCookiesPresent: cookieJar.containsCookies(for: ticket.url, now: now)
+        )
         switch action {
         case .proceed:
             return .proceed
         case .replayWithFreshToken:
             return .replayWithFreshToken
         case .fail(.freshTokenRefused):
-            return .fail(SessionError(
-                code: .freshTokenRefused,
-                message: "The instance refused a fresh token: the request for \(Self.name(of: ticket.url)) was "
-                    + "redirected to the login page again after re-authentication."))
+            return .fail(
+                SessionError(
+                    code: .freshTokenRefused,
+                    message: "The instance refused a fresh token: the request for \(Self.name(of: ticket.url)) was "
+                        + "redirected to the login page again after re-authentication."
+                )
+            )
         case .fail(.guestRedirectedToLogin):
-            return .fail(SessionError(
-                code: .guestRedirectedToLogin,
-                message: "The instance redirected the guest request for \(Self.name(of: ticket.url)) to its login "
-                    + "page; the page needs a signed-in user."))
+            return .fail(
+                SessionError(
+                    code: .guestRedirectedToLogin,
+                    message: "The instance redirected the guest request for \(Self.name(of: ticket.url)) to its login "
+                        + "page; the page needs a signed-in user."
+                )
+            )
         }
     }
 
@@ -194,9 +236,11 @@ public actor Session {
     ///
     /// - Parameter replaced: for a forced refresh, the generation of the token the instance refused; when a
     ///   newer token exists already, it is used without another refresh.
-    private func obtainToken(forceRefresh: Bool, replacing replaced: Int?, for url: URL)
-        async throws(SessionError) -> (AuthorizationToken?, Int)
-    {
+    private func obtainToken(
+        forceRefresh: Bool,
+        replacing replaced: Int?,
+        for url: URL
+    ) async throws(SessionError) -> (AuthorizationToken?, Int) {
         let task: Task<AuthorizationToken?, any Error>
         let generation: Int
         if let refresh {
@@ -229,7 +273,8 @@ public actor Session {
             throw SessionError(
                 code: .tokenUnavailable,
                 message: "The authorization provider gave no token for the request for \(Self.name(of: url)).",
-                cause: error)
+                cause: error
+            )
         }
     }
 

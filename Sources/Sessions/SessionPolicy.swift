@@ -31,7 +31,8 @@ public struct SessionPolicy: Sendable, Hashable {
 
     /// Creates a policy; the defaults recognise the usual login paths after a 302, 303 or 307.
     public init(
-        loginPathPatterns: [String] = SessionPolicy.defaultLoginPathPatterns, loginHosts: Set<String> = [],
+        loginPathPatterns: [String] = SessionPolicy.defaultLoginPathPatterns,
+        loginHosts: Set<String> = [],
         redirectStatuses: Set<Int> = [302, 303, 307]
     ) {
         self.loginPathPatterns = loginPathPatterns.map { $0.lowercased() }
@@ -66,9 +67,11 @@ public struct SessionPolicy: Sendable, Hashable {
         guard !pattern.isEmpty else { return false }
         var searchStart = path.startIndex
         while let range = path.range(of: pattern, range: searchStart..<path.endIndex) {
-            let startsSegment = pattern.hasPrefix("/") || range.lowerBound == path.startIndex
+            let startsSegment =
+                pattern.hasPrefix("/") || range.lowerBound == path.startIndex
                 || path[path.index(before: range.lowerBound)] == "/"
-            let endsSegment = pattern.hasSuffix("/") || range.upperBound == path.endIndex
+            let endsSegment =
+                pattern.hasSuffix("/") || range.upperBound == path.endIndex
                 || "/.;".contains(path[range.upperBound])
             if startsSegment && endsSegment { return true }
             searchStart = path.index(after: range.lowerBound)

@@ -77,9 +77,11 @@ struct SessionStateMachine: Sendable, Hashable {
     ///   - sent: how the request was sent.
     ///   - isLoginRedirect: the policy recognised the login page.
     ///   - sessionCookiesPresent: the jar now holds cookies for the instance.
-    mutating func responseReceived(sent: SentRequest, isLoginRedirect: Bool, sessionCookiesPresent: Bool)
-        -> ResponseAction
-    {
+    mutating func responseReceived(
+        sent: SentRequest,
+        isLoginRedirect: Bool,
+        sessionCookiesPresent: Bool
+    ) -> ResponseAction {
         if isLoginRedirect {
             if sent.isGuest { return .fail(.guestRedirectedToLogin) }
             // At most one re-authentication per request.

@@ -29,7 +29,8 @@ public struct StaticTokenProvider: AuthorizationProviding {
             throw AuthorizationError(
                 code: .tokenExpired,
                 message: "The configured access token expired at \(token.expiresAt.map(String.init(describing:)) ?? "")"
-                    + " and cannot be renewed; configure a new token or a refreshable provider.")
+                    + " and cannot be renewed; configure a new token or a refreshable provider."
+            )
         }
         return token
     }

@@ -45,7 +45,9 @@ struct CookieJarTests {
     ])
     func rejectsPublicSuffixDomains(attribute: String, origin: String) {
         // §5.3 step 5: a public suffix as Domain would reach every site under it.
-        #expect(jar.store(setCookie: "a=1; \(attribute)", from: url(origin), now: now) == .rejected(.publicSuffixDomain))
+        #expect(
+            jar.store(setCookie: "a=1; \(attribute)", from: url(origin), now: now) == .rejected(.publicSuffixDomain)
+        )
         #expect(jar.count == 0)
     }
 
@@ -125,15 +127,20 @@ struct CookieJarTests {
 
     @Test func maxAgeWinsOverExpires() {
         jar.store(
-            setCookie: "a=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=60", from: url("https://example.com/"),
-            now: now)
+            setCookie: "a=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=60",
+            from: url("https://example.com/"),
+            now: now
+        )
         #expect(jar.cookieHeader(for: url("https://example.com/"), now: now) == "a=1")
     }
 
     @Test func expiresInThePastDeletesCookie() {
         jar.store(setCookie: "a=1", from: url("https://example.com/"), now: now)
         let decision = jar.store(
-            setCookie: "a=gone; Expires=Thu, 01 Jan 1970 00:00:00 GMT", from: url("https://example.com/"), now: now)
+            setCookie: "a=gone; Expires=Thu, 01 Jan 1970 00:00:00 GMT",
+            from: url("https://example.com/"),
+            now: now
+        )
         #expect(decision == .removed)
         #expect(jar.cookieHeader(for: url("https://example.com/"), now: now) == nil)
     }
@@ -160,7 +167,8 @@ struct CookieJarTests {
         jar.store(setCookie: "root2=4; Path=/", from: url("https://example.com/"), now: now.addingTimeInterval(3))
         #expect(
             jar.cookieHeader(for: url("https://example.com/a/b/c"), now: now.addingTimeInterval(4))
-                == "deep=2; mid=3; root=1; root2=4")
+                == "deep=2; mid=3; root=1; root2=4"
+        )
     }
 
     @Test func replacementKeepsCreationTimeAndOrder() throws {
@@ -239,7 +247,11 @@ struct CookieJarTests {
     // MARK: - Snapshot, removal, descriptions
 
     @Test func snapshotRoundTripsThroughCodable() throws {
-        jar.store(setCookie: "a=1; Max-Age=600; Secure; HttpOnly; SameSite=Strict", from: url("https://example.com/"), now: now)
+        jar.store(
+            setCookie: "a=1; Max-Age=600; Secure; HttpOnly; SameSite=Strict",
+            from: url("https://example.com/"),
+            now: now
+        )
         jar.store(setCookie: "b=2; Domain=example.com", from: url("https://example.com/"), now: now)
         let data = try JSONEncoder().encode(jar.snapshot(now: now))
         let restored = CookieJar()
@@ -277,7 +289,11 @@ struct CookieJarTests {
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<40 {
                 group.addTask { [jar, now] in
-                    jar.store(setCookie: "c\(index)=\(index)", from: URL(string: "https://h\(index % 4).example/")!, now: now)
+                    jar.store(
+                        setCookie: "c\(index)=\(index)",
+                        from: URL(string: "https://h\(index % 4).example/")!,
+                        now: now
+                    )
                     _ = jar.cookieHeader(for: URL(string: "https://h\(index % 4).example/")!, now: now)
                 }
             }

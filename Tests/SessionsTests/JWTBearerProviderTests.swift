@@ -24,7 +24,9 @@ struct JWTBearerProviderTests {
                     return requests.count
                 }
                 let (status, body) = self.answer(count)
-                return (HTTPResponseHead(status: status, headers: ["Content-Type": "application/json"]), Data(body.utf8))
+                return (
+                    HTTPResponseHead(status: status, headers: ["Content-Type": "application/json"]), Data(body.utf8)
+                )
             }
         }
 
@@ -56,12 +58,20 @@ struct JWTBearerProviderTests {
     }
 
     func makeProvider(
-        _ endpoint: FakeEndpoint, assertions: Assertions = Assertions(),
+        _ endpoint: FakeEndpoint,
+        assertions: Assertions = Assertions(),
         authentication: JWTBearerProvider.ClientAuthentication = .basic(clientID: "my app", clientSecret: "s3cr3t:+")
     ) -> JWTBearerProvider {
         JWTBearerProvider(
-            configuration: .init(tokenEndpoint: endpointURL, clientAuthentication: authentication, scope: "useraccount"),
-            assertion: assertions.source, exchange: endpoint.exchange, clock: clock.read)
+            configuration: .init(
+                tokenEndpoint: endpointURL,
+                clientAuthentication: authentication,
+                scope: "useraccount"
+            ),
+            assertion: assertions.source,
+            exchange: endpoint.exchange,
+            clock: clock.read
+        )
     }
 
     static func success(_ number: Int) -> (Int, String) {
@@ -85,7 +95,8 @@ struct JWTBearerProviderTests {
         let body = String(decoding: try #require(request.body), as: UTF8.self)
         #expect(
             body == "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer"
-                + "&assertion=eyJhbGciOi.jwt1.sig&scope=useraccount")
+                + "&assertion=eyJhbGciOi.jwt1.sig&scope=useraccount"
+        )
         // RFC 6749 §2.3.1: form-encode id and secret, then base64 "id:secret".
         let expected = "Basic " + Data("my+app:s3cr3t%3A%2B".utf8).base64EncodedString()
         #expect(request.headers["Authorization"] == expected)
@@ -146,8 +157,10 @@ struct JWTBearerProviderTests {
     @Test func jwtCanComeFromAnotherProvider() async throws {
         let endpoint = FakeEndpoint(answer: Self.success)
         let provider = JWTBearerProvider(
-            configuration: .init(tokenEndpoint: endpointURL), assertionProvider: CommandTokenProvider(command: "echo jwt.from.cmd"),
-            exchange: endpoint.exchange)
+            configuration: .init(tokenEndpoint: endpointURL),
+            assertionProvider: CommandTokenProvider(command: "echo jwt.from.cmd"),
+            exchange: endpoint.exchange
+        )
         #expect(try await provider.token(forceRefresh: false)?.value == "access-1")
         let body = String(decoding: endpoint.requests.withLock { $0[0].body ?? Data() }, as: UTF8.self)
         #expect(body.contains("assertion=jwt.from.cmd"))
@@ -187,8 +200,10 @@ struct JWTBearerProviderTests {
     @Test func transportFailureNamesTheEndpoint() async {
         struct Offline: Error {}
         let provider = JWTBearerProvider(
-            configuration: .init(tokenEndpoint: endpointURL), assertion: { _ in "jwt" },
-            exchange: { _ in throw Offline() })
+            configuration: .init(tokenEndpoint: endpointURL),
+            assertion: { _ in "jwt" },
+            exchange: { _ in throw Offline() }
+        )
         let error = await #expect(throws: AuthorizationError.self) { try await provider.token(forceRefresh: false) }
         #expect(error?.code == .tokenEndpointUnreachable)
         #expect(error?.message.contains(endpointURL.absoluteString) == true)
@@ -197,8 +212,11 @@ struct JWTBearerProviderTests {
     @Test func expiresInAsAStringIsAccepted() throws {
         let now = Date(timeIntervalSince1970: 0)
         let token = try JWTBearerProvider.parseResponse(
-            head: HTTPResponseHead(status: 200), body: Data(#"{"access_token":"a","expires_in":"60"}"#.utf8),
-            endpoint: endpointURL, now: now)
+            head: HTTPResponseHead(status: 200),
+            body: Data(#"{"access_token":"a","expires_in":"60"}"#.utf8),
+            endpoint: endpointURL,
+            now: now
+        )
         #expect(token.expiresAt == Date(timeIntervalSince1970: 60))
     }
 

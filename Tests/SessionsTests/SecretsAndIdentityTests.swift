@@ -28,7 +28,9 @@ struct SecretsAndIdentityTests {
 
     @Test func tokenDescriptionsNeverShowTheValue() {
         let token = AuthorizationToken(value: "eyJ.secret.sig", expiresAt: Date(timeIntervalSince1970: 1_800_000_000))
-        for text in [token.description, String(reflecting: token), "\(token)", "\([token])", "\(Optional(token) as Any)"] {
+        for text in [
+            token.description, String(reflecting: token), "\(token)", "\([token])", "\(Optional(token) as Any)",
+        ] {
             #expect(!text.contains("eyJ.secret.sig"))
         }
         #expect(token.description.contains("Bearer <redacted>"))

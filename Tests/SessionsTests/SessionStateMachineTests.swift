@@ -21,7 +21,11 @@ struct SessionStateMachineTests {
         // Given
         var machine = SessionStateMachine()
         // When
-        let action = machine.responseReceived(sent: Self.firstBearer, isLoginRedirect: false, sessionCookiesPresent: true)
+        let action = machine.responseReceived(
+            sent: Self.firstBearer,
+            isLoginRedirect: false,
+            sessionCookiesPresent: true
+        )
         // Then
         #expect(action == .proceed)
         #expect(machine.state == .established)
@@ -46,35 +50,49 @@ struct SessionStateMachineTests {
         var machine = SessionStateMachine()
         _ = machine.responseReceived(sent: Self.firstBearer, isLoginRedirect: false, sessionCookiesPresent: true)
         // When a cookie request is redirected to the login page
-        let action = machine.responseReceived(sent: Self.cookieRequest, isLoginRedirect: true, sessionCookiesPresent: true)
+        let action = machine.responseReceived(
+            sent: Self.cookieRequest,
+            isLoginRedirect: true,
+            sessionCookiesPresent: true
+        )
         // Then
         #expect(action == .replayWithFreshToken)
         #expect(machine.state == .reauthenticating)
         #expect(machine.requestWillBeSent(isReplay: true, cookiesAvailable: true) == .sendBearer(forceRefresh: true))
         #expect(machine.requestWillBeSent(isReplay: false, cookiesAvailable: true) == .sendBearer(forceRefresh: false))
         // And the successful replay re-establishes the session
-        #expect(machine.responseReceived(sent: Self.replay, isLoginRedirect: false, sessionCookiesPresent: true) == .proceed)
+        #expect(
+            machine.responseReceived(sent: Self.replay, isLoginRedirect: false, sessionCookiesPresent: true) == .proceed
+        )
         #expect(machine.state == .established)
     }
 
     @Test func secondLoginRedirectForTheSameRequestFails() {
         var machine = SessionStateMachine()
-        #expect(machine.responseReceived(sent: Self.firstBearer, isLoginRedirect: true, sessionCookiesPresent: false)
-            == .replayWithFreshToken)
-        #expect(machine.responseReceived(sent: Self.replay, isLoginRedirect: true, sessionCookiesPresent: false)
-            == .fail(.freshTokenRefused))
+        #expect(
+            machine.responseReceived(sent: Self.firstBearer, isLoginRedirect: true, sessionCookiesPresent: false)
+                == .replayWithFreshToken
+        )
+        #expect(
+            machine.responseReceived(sent: Self.replay, isLoginRedirect: true, sessionCookiesPresent: false)
+                == .fail(.freshTokenRefused)
+        )
     }
 
     @Test func guestLoginRedirectFailsWithoutReplay() {
         var machine = SessionStateMachine()
-        #expect(machine.responseReceived(sent: Self.guest, isLoginRedirect: true, sessionCookiesPresent: false)
-            == .fail(.guestRedirectedToLogin))
+        #expect(
+            machine.responseReceived(sent: Self.guest, isLoginRedirect: true, sessionCookiesPresent: false)
+                == .fail(.guestRedirectedToLogin)
+        )
         #expect(machine.state == .noSession)
     }
 
     @Test func guestResponsesNeverEstablishABearerSession() {
         var machine = SessionStateMachine()
-        #expect(machine.responseReceived(sent: Self.guest, isLoginRedirect: false, sessionCookiesPresent: true) == .proceed)
+        #expect(
+            machine.responseReceived(sent: Self.guest, isLoginRedirect: false, sessionCookiesPresent: true) == .proceed
+        )
         #expect(machine.state == .noSession)
     }
 

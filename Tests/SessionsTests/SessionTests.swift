@@ -38,12 +38,15 @@ struct SessionTests {
     let instance = URL(string: "https://example.service-now.com/")!
     let page = URL(string: "https://example.service-now.com/nav/home?secret=q")!
 
-    func makeSession(_ provider: any AuthorizationProviding, identity: SessionIdentity = .user(id: "alice")) -> Session {
+    func makeSession(_ provider: any AuthorizationProviding, identity: SessionIdentity = .user(id: "alice")) -> Session
+    {
         Session(configuration: .init(instanceURL: instance, identity: identity), provider: provider)
     }
 
     static let sessionCookies = HTTPResponseHead(
-        status: 200, headers: ["Set-Cookie": "JSESSIONID=abc123; Path=/; Secure; HttpOnly"])
+        status: 200,
+        headers: ["Set-Cookie": "JSESSIONID=abc123; Path=/; Secure; HttpOnly"]
+    )
     static let loginRedirect = HTTPResponseHead(status: 302, headers: ["Location": "/login.do?sysparm_goto=nav"])
 
     /// Sends the first bearer request and answers it with session cookies.
@@ -146,8 +149,10 @@ struct SessionTests {
         var request = HTTPRequest(url: page)
         let ticket = try await session.prepare(&request)
         let outcome = await session.process(
-            response: HTTPResponseHead(status: 200), finalURL: URL(string: "https://example.service-now.com/login.do")!,
-            for: ticket)
+            response: HTTPResponseHead(status: 200),
+            finalURL: URL(string: "https://example.service-now.com/login.do")!,
+            for: ticket
+        )
         guard case .replayWithFreshToken = outcome else {
             Issue.record("expected a replay, got \(outcome)")
             return
@@ -233,7 +238,10 @@ struct SessionTests {
     }
 
     @Test func providerFailureIsASessionErrorWithItsCause() async {
-        let failure = AuthorizationError(code: .commandFailed, message: "The token command `get-token` exited with status 2.")
+        let failure = AuthorizationError(
+            code: .commandFailed,
+            message: "The token command `get-token` exited with status 2."
+        )
         let session = makeSession(CountingProvider(failure: failure))
         var request = HTTPRequest(url: page)
         let error = await #expect(throws: SessionError.self) { try await session.prepare(&request) }
