@@ -20,6 +20,7 @@ let package = Package(
         // MARK: - C libraries from Debian
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
 
         // MARK: - Pure logic
         .target(name: "HTTPCore", swiftSettings: swiftSettings),
@@ -30,6 +31,7 @@ let package = Package(
         .target(name: "CacheStore", dependencies: ["CSQLite", "HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "Transport", dependencies: ["CCurl", "HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "LocalOrigin", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
+        .target(name: "Sessions", dependencies: ["HTTPCore", "CPSL"], swiftSettings: swiftSettings),
 
         // MARK: - Public façade and CLI
         .target(
@@ -58,6 +60,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LocalOriginTests", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
+        .testTarget(name: "SessionsTests", dependencies: ["Sessions"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebCacheTests",
             dependencies: ["WebCache", "LocalOrigin"],

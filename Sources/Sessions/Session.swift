@@ -1,0 +1,308 @@
+import Foundation
+import HTTPCore
+
+/// The web session of one identity on one instance: its token, its cookies, and the decisions of
+/// ``SessionStateMachine``.
+///
+/// The loader calls ``prepare(_:replaying:)`` before it sends a request and
+/// ``process(response:finalURL:for:)`` when the response head arrives:
+///
+/// ```swift
+/// var request = HTTPRequest(url: try InstanceURL.resolve("nav/home", against: instanceURL))
+/// var ticket = try await session.prepare(&request)
+/// while true {
+///     let response = try await transport.send(request)
+///     switch await session.process(response: response.head, for: ticket) {
+///     case .proceed: return response
+///     case .replayWithFreshToken: ticket = try await session.prepare(&request, replaying: ticket)
+///     case .fail(let error): throw error
+///     }
+/// }
+/// ```
+///
+/// The first requests carry `Authorization: Bearer <token>` and no cookies; once the instance answers
+/// one with session cookies, requests carry the cookies and no bearer. A redirect to the login page
+/// (see ``SessionPolicy``) asks for one replay with a fresh token; a second one for the same request
+/// fails with ``SessionError/Code/freshTokenRefused``. Concurrent requests that need a fresh token
+/// share one provider call, and a request whose token was already replaced by another request's
+/// refresh uses that new token instead of refreshing again.
+///
+/// Requests to other origins (a CDN) never carry the bearer token; they carry the jar's cookies that
+/// domain-match them, and their responses never count as login redirects.
+public actor Session {
+    /// What the session is for.
+    public struct Configuration: Sendable, Hashable {
+        /// The instance: its origin receives the bearer token.
+        public var instanceURL: URL
+        /// Who the session acts for; names the store partition.
+        public var identity: SessionIdentity
+        /// How login redirects are recognised.
+        public var policy: SessionPolicy
+        /// A token expiring within this many seconds is renewed before use.
+        public var tokenExpiryLeeway: TimeInterval
+
+        /// Creates a configuration.
+        public init(
+            instanceURL: URL,
+            identity: SessionIdentity,
+            policy: SessionPolicy = SessionPolicy(),
+            tokenExpiryLeeway: TimeInterval = 30
+        ) {
+            self.instanceURL = instanceURL
+            self.identity = identity
+            self.policy = policy
+            self.tokenExpiryLeeway = tokenExpiryLeeway
+        }
+    }
+
+    /// The configuration.
+    public nonisolated let configuration: Configuration
+    /// The session's cookies, for a store to snapshot and restore.
+    public nonisolated let cookieJar: CookieJar
+    /// Where tokens come from.
+    public nonisolated let provider: any AuthorizationProviding
+    /// The store partition of this session's identity (see ``SessionIdentity``).
+    public nonisolated var partitionName: String { configuration.identity.partitionName }
+
+    private var machine = SessionStateMachine()
+    /// The token in use; meaningful once `hasToken` is set (`nil` then means guest).
+    private var currentToken: AuthorizationToken?
+    private var hasToken = false
+    /// The generation of `currentToken`; each provider call gets the next number.
+    private var tokenGeneration = 0
+    private var generationCounter = 0
+    private var refresh: (task: Task<AuthorizationToken?, any Error>, generation: Int)?
+    private let clock: @Sendable () -> Date
+
+    /// Creates a session; nothing is sent until the first ``prepare(_:replaying:)``.
+    public init(
+        configuration: Configuration,
+        provider: any AuthorizationProviding,
+        cookieJar: CookieJar = CookieJar()
+    ) {
+        self.init(configuration: configuration, provider: provider, cookieJar: cookieJar, clock: { Date() })
+    }
+
+    init(
+        configuration: Configuration,
+        provider: any AuthorizationProviding,
+        cookieJar: CookieJar,
+        clock: @escaping @Sendable () -> Date
+    ) {
+        self.configuration = configuration
+        self.provider = provider
+        self.cookieJar = cookieJar
+        self.clock = clock
+    }
+
+    /// The state of the session (for tests and diagnostics).
+    var state: SessionStateMachine.State { machine.state }
+
+    // MARK: - Requests
+
+    /// Sets the request's `Authorization` or `Cookie` field for the session.
+    ///
+    /// The session owns both fields: any value already there is replaced or removed.
+    ///
+    /// - Parameters:
+    ///   - request: the request about to be sent.
+    ///   - previous: the ticket of the attempt that ``process(response:finalURL:for:)`` asked to replay.
+    /// - Returns: the ticket to hand to ``process(response:finalURL:for:)`` with the response.
+    /// - Throws: ``SessionError`` with code `tokenUnavailable` when the provider fails.
+    public func prepare(
+        _ request: inout HTTPRequest,
+        replaying previous: SessionTicket? = nil
+    ) async throws(SessionError) -> SessionTicket {
+        request.headers.remove("Authorization")
+        request.headers.remove("Cookie")
+        let url = request.url
+        let attempt = previous.map { $0.attempt + 1 } ?? 0
+        guard isInstance(url) else {
+            attachCookies(to: &request)
+            return SessionTicket(
+                url: url,
+                attempt: attempt,
+                credential: .cookies,
+                isGuest: false,
+                isInstanceRequest: false,
+                tokenGeneration: tokenGeneration
+            )
+        }
+        let cookiesAvailable = cookieJar.containsCookies(for: url, now: clock())
+        switch machine.requestWillBeSent(isReplay: attempt > 0, cookiesAvailable: cookiesAvailable) {
+        case .sendCookies:
+            attachCookies(to: &request)
+            return SessionTicket(
+                url: url,
+                attempt: attempt,
+                credential: .cookies,
+                isGuest: false,
+                isInstanceRequest: true,
+                tokenGeneration: tokenGeneration
+            )
+        case .sendBearer(let forceRefresh):
+            let (token, generation) = try await obtainToken(
+                forceRefresh: forceRefresh,
+                replacing: previous?.tokenGeneration,
+                for: url
+            )
+            if let token {
+                request.headers["Authorization"] = token.authorizationHeaderValue
+                return SessionTicket(
+                    url: url,
+                    attempt: attempt,
+                    credential: .bearer,
+                    isGuest: false,
+                    isInstanceRequest: true,
+                    tokenGeneration: generation
+                )
+            }
+            attachCookies(to: &request)
+            return SessionTicket(
+                url: url,
+                attempt: attempt,
+                credential: .cookies,
+                isGuest: true,
+                isInstanceRequest: true,
+                tokenGeneration: generation
+            )
+        }
+    }
+
+    /// Stores the response's cookies and decides what the loader does next.
+    ///
+    /// - Parameters:
+    ///   - response: the response head.
+    ///   - finalURL: where the request ended up, when the transport followed redirects; `nil` otherwise.
+    ///   - ticket: the ticket ``prepare(_:replaying:)`` returned for the request.
+    public func process(response: HTTPResponseHead, finalURL: URL? = nil, for ticket: SessionTicket) -> SessionOutcome {
+        let now = clock()
+        let responseURL = finalURL ?? ticket.url
+        cookieJar.store(from: response, for: responseURL, now: now)
+        guard ticket.isInstanceRequest else { return .proceed }
+        let policy = configuration.policy
+        let isLogin =
+            policy.isLoginRedirect(response, for: responseURL)
+            || (finalURL.map { policy.isLoginPage($0, for: ticket.url) } ?? false)
+        let sent = SessionStateMachine.SentRequest(
+            isReplay: ticket.attempt > 0,
+            carriedBearer: ticket.credential == .bearer,
+            isGuest: ticket.isGuest
+        )
+        let action = machine.responseReceived(
+            sent: sent,
+            isLoginRedirect: isLogin,
+            sessionCookiesPresent: cookieJar.containsCookies(for: ticket.url, now: now)
+        )
+        switch action {
+        case .proceed:
+            return .proceed
+        case .replayWithFreshToken:
+            return .replayWithFreshToken
+        case .fail(.freshTokenRefused):
+            return .fail(
+                SessionError(
+                    code: .freshTokenRefused,
+                    message: "The instance refused a fresh token: the request for \(Self.name(of: ticket.url)) was "
+                        + "redirected to the login page again after re-authentication."
+                )
+            )
+        case .fail(.guestRedirectedToLogin):
+            return .fail(
+                SessionError(
+                    code: .guestRedirectedToLogin,
+                    message: "The instance redirected the guest request for \(Self.name(of: ticket.url)) to its login "
+                        + "page; the page needs a signed-in user."
+                )
+            )
+        }
+    }
+
+    /// Forgets the token (here and in the provider's cache) and removes every cookie.
+    ///
+    /// The store deletes the partition's private entries; the next request starts a new session.
+    public func logout() async {
+        machine.loggedOut()
+        currentToken = nil
+        hasToken = false
+        refresh = nil
+        cookieJar.removeAll()
+        await provider.removeCachedToken()
+    }
+
+    // MARK: - Tokens
+
+    /// The token to send and its generation, sharing one provider call between concurrent callers.
+    ///
+    /// - Parameter replaced: for a forced refresh, the generation of the token the instance refused; when a
+    ///   newer token exists already, it is used without another refresh.
+    private func obtainToken(
+        forceRefresh: Bool,
+        replacing replaced: Int?,
+        for url: URL
+    ) async throws(SessionError) -> (AuthorizationToken?, Int) {
+        let task: Task<AuthorizationToken?, any Error>
+        let generation: Int
+        if let refresh {
+            (task, generation) = refresh
+        } else if forceRefresh, hasToken, let replaced, tokenGeneration > replaced {
+            return (currentToken, tokenGeneration)
+        } else if !forceRefresh, hasToken,
+            !(currentToken?.isExpired(at: clock(), leeway: configuration.tokenExpiryLeeway) ?? false)
+        {
+            return (currentToken, tokenGeneration)
+        } else {
+            generationCounter += 1
+            generation = generationCounter
+            let provider = provider
+            // One task shared by every caller that arrives while it runs (as Nuke's TaskPool does).
+            task = Task { try await provider.token(forceRefresh: forceRefresh) }
+            refresh = (task, generation)
+        }
+        do {
+            let token = try await task.value
+            if refresh?.generation == generation {
+                currentToken = token
+                hasToken = true
+                tokenGeneration = generation
+                refresh = nil
+            }
+            return (token, generation)
+        } catch {
+            if refresh?.generation == generation { refresh = nil }
+            throw SessionError(
+                code: .tokenUnavailable,
+                message: "The authorization provider gave no token for the request for \(Self.name(of: url)).",
+                cause: error
+            )
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func attachCookies(to request: inout HTTPRequest) {
+        if let header = cookieJar.cookieHeader(for: request.url, now: clock()) {
+            request.headers["Cookie"] = header
+        }
+    }
+
+    private func isInstance(_ url: URL) -> Bool {
+        Self.origin(of: url) == Self.origin(of: configuration.instanceURL)
+    }
+
+    private static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+        return "\(scheme)://\(url.host(percentEncoded: true)?.lowercased() ?? ""):\(port)"
+    }
+
+    /// The URL without its query and fragment, which may carry secrets, for messages.
+    static func name(of url: URL) -> String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        components?.query = nil
+        components?.fragment = nil
+        components?.user = nil
+        components?.password = nil
+        return components?.string ?? url.path
+    }
+}

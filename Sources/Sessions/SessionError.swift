@@ -1,0 +1,39 @@
+/// A request could not be given a session, or the instance refused it.
+public struct SessionError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure; new codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+
+        private init(_ name: String) {
+            self.name = name
+        }
+
+        /// The replay with a fresh token was redirected to the login page again.
+        public static let freshTokenRefused = Code("freshTokenRefused")
+        /// A guest request was redirected to the login page.
+        public static let guestRedirectedToLogin = Code("guestRedirectedToLogin")
+        /// The authorization provider failed; ``SessionError/cause`` holds its error.
+        public static let tokenUnavailable = Code("tokenUnavailable")
+
+        public var description: String { name }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// What went wrong, as a complete sentence naming the request.
+    public var message: String
+    /// The underlying error, such as an ``AuthorizationError``.
+    public var cause: (any Error)?
+
+    /// Creates an error.
+    public init(code: Code, message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        guard let cause else { return message }
+        return "\(message) Underlying error: \(cause)."
+    }
+}

@@ -1,0 +1,300 @@
+import Foundation
+import HTTPCore
+import Synchronization
+import Testing
+
+@testable import Sessions
+
+/// A session driven as the loader drives it, with a counting provider.
+@Suite(.timeLimit(.minutes(1)))
+struct SessionTests {
+    /// Hands out `token-1`, `token-2`, … and records each call's `forceRefresh`.
+    final class CountingProvider: AuthorizationProviding {
+        let calls = Mutex<[Bool]>([])
+        let cacheClears = Mutex(0)
+        let failure: AuthorizationError?
+
+        init(failure: AuthorizationError? = nil) {
+            self.failure = failure
+        }
+
+        func token(forceRefresh: Bool) async throws -> AuthorizationToken? {
+            let number = calls.withLock { calls in
+                calls.append(forceRefresh)
+                return calls.count
+            }
+            if let failure { throw failure }
+            return AuthorizationToken(value: "token-\(number)")
+        }
+
+        func removeCachedToken() async {
+            cacheClears.withLock { $0 += 1 }
+        }
+
+        var forcedCount: Int { calls.withLock { $0.filter { $0 }.count } }
+        var callCount: Int { calls.withLock { $0.count } }
+    }
+
+    let instance = URL(string: "https://example.service-now.com/")!
+    let page = URL(string: "https://example.service-now.com/nav/home?secret=q")!
+
+    func makeSession(_ provider: any AuthorizationProviding, identity: SessionIdentity = .user(id: "alice")) -> Session
+    {
+        Session(configuration: .init(instanceURL: instance, identity: identity), provider: provider)
+    }
+
+    static let sessionCookies = HTTPResponseHead(
+        status: 200,
+        headers: ["Set-Cookie": "JSESSIONID=abc123; Path=/; Secure; HttpOnly"]
+    )
+    static let loginRedirect = HTTPResponseHead(status: 302, headers: ["Location": "/login.do?sysparm_goto=nav"])
+
+    /// Sends the first bearer request and answers it with session cookies.
+    func establish(_ session: Session) async throws {
+        var request = HTTPRequest(url: page)
+        let ticket = try await session.prepare(&request)
+        #expect(session.cookieJar.count == 0)
+        guard case .proceed = await session.process(response: Self.sessionCookies, for: ticket) else {
+            Issue.record("the session was not established")
+            return
+        }
+    }
+
+    // MARK: - Bearer, then cookies
+
+    @Test func bearerFirstThenCookies() async throws {
+        // Given
+        let provider = CountingProvider()
+        let session = makeSession(provider)
+        // When: the first request
+        var first = HTTPRequest(url: page)
+        let firstTicket = try await session.prepare(&first)
+        // Then: it carries the bearer and no cookie
+        #expect(first.headers["Authorization"] == "Bearer token-1")
+        #expect(first.headers["Cookie"] == nil)
+        #expect(firstTicket.credential == .bearer)
+        // When: the instance answers with session cookies
+        guard case .proceed = await session.process(response: Self.sessionCookies, for: firstTicket) else {
+            Issue.record("expected proceed")
+            return
+        }
+        #expect(await session.state == .established)
+        // Then: later requests carry the cookies and no bearer
+        var second = HTTPRequest(url: page)
+        let secondTicket = try await session.prepare(&second)
+        #expect(second.headers["Authorization"] == nil)
+        #expect(second.headers["Cookie"] == "JSESSIONID=abc123")
+        #expect(secondTicket.credential == .cookies)
+        #expect(provider.callCount == 1)
+    }
+
+    @Test func callerAuthorizationAndCookieFieldsAreReplaced() async throws {
+        let session = makeSession(CountingProvider())
+        var request = HTTPRequest(url: page, headers: ["Authorization": "Basic xyz", "Cookie": "stale=1"])
+        _ = try await session.prepare(&request)
+        #expect(request.headers.values(for: "Authorization") == ["Bearer token-1"])
+        #expect(request.headers["Cookie"] == nil)
+    }
+
+    // MARK: - Re-authentication
+
+    @Test func loginRedirectReplaysOnceWithAFreshToken() async throws {
+        // Given
+        let provider = CountingProvider()
+        let session = makeSession(provider)
+        try await establish(session)
+        var request = HTTPRequest(url: page)
+        let ticket = try await session.prepare(&request)
+        // When
+        let outcome = await session.process(response: Self.loginRedirect, for: ticket)
+        // Then
+        guard case .replayWithFreshToken = outcome else {
+            Issue.record("expected a replay, got \(outcome)")
+            return
+        }
+        let replay = try await session.prepare(&request, replaying: ticket)
+        #expect(request.headers["Authorization"] == "Bearer token-2")
+        #expect(request.headers["Cookie"] == nil)
+        #expect(replay.attempt == 1)
+        #expect(provider.calls.withLock { $0 } == [false, true])
+        guard case .proceed = await session.process(response: Self.sessionCookies, for: replay) else {
+            Issue.record("expected proceed")
+            return
+        }
+        #expect(await session.state == .established)
+    }
+
+    @Test func secondLoginRedirectFailsClearly() async throws {
+        let session = makeSession(CountingProvider())
+        var request = HTTPRequest(url: page)
+        let ticket = try await session.prepare(&request)
+        guard case .replayWithFreshToken = await session.process(response: Self.loginRedirect, for: ticket) else {
+            Issue.record("expected a replay")
+            return
+        }
+        let replay = try await session.prepare(&request, replaying: ticket)
+        guard case .fail(let error) = await session.process(response: Self.loginRedirect, for: replay) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.code == .freshTokenRefused)
+        #expect(error.message.contains("refused a fresh token"))
+        #expect(error.message.contains("https://example.service-now.com/nav/home"))
+        #expect(!error.message.contains("secret=q"))
+        #expect(!error.description.contains("token-"))
+    }
+
+    @Test func followedRedirectEndingOnTheLoginPageAsksForAReplay() async throws {
+        let session = makeSession(CountingProvider())
+        var request = HTTPRequest(url: page)
+        let ticket = try await session.prepare(&request)
+        let outcome = await session.process(
+            response: HTTPResponseHead(status: 200),
+            finalURL: URL(string: "https://example.service-now.com/login.do")!,
+            for: ticket
+        )
+        guard case .replayWithFreshToken = outcome else {
+            Issue.record("expected a replay, got \(outcome)")
+            return
+        }
+    }
+
+    @Test func fiftyConcurrentReplaysShareOneRefresh() async throws {
+        // Given: an established session and 50 requests sent with its cookies
+        let provider = CountingProvider()
+        let session = makeSession(provider)
+        try await establish(session)
+        var tickets: [SessionTicket] = []
+        for _ in 0..<50 {
+            var request = HTTPRequest(url: page)
+            tickets.append(try await session.prepare(&request))
+        }
+        // When: all are redirected to the login page and replayed at once
+        for ticket in tickets {
+            guard case .replayWithFreshToken = await session.process(response: Self.loginRedirect, for: ticket) else {
+                Issue.record("expected a replay")
+                return
+            }
+        }
+        let headers = try await withThrowingTaskGroup(of: String?.self) { group in
+            for ticket in tickets {
+                group.addTask { [page] in
+                    var request = HTTPRequest(url: page)
+                    _ = try await session.prepare(&request, replaying: ticket)
+                    return request.headers["Authorization"]
+                }
+            }
+            return try await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        // Then: one forced refresh, and every replay carries its token
+        #expect(provider.forcedCount == 1)
+        #expect(provider.callCount == 2)
+        #expect(headers == Array(repeating: "Bearer token-2", count: 50))
+    }
+
+    @Test func fiftyConcurrentFirstRequestsShareOneTokenCall() async throws {
+        let provider = CountingProvider()
+        let session = makeSession(provider)
+        let headers = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<50 {
+                group.addTask { [page] in
+                    var request = HTTPRequest(url: page)
+                    _ = try await session.prepare(&request)
+                    return request.headers["Authorization"]
+                }
+            }
+            return try await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(provider.callCount == 1)
+        #expect(headers == Array(repeating: "Bearer token-1", count: 50))
+    }
+
+    // MARK: - Guests, failures, other origins
+
+    @Test func guestSendsNothingAndCannotReauthenticate() async throws {
+        let session = makeSession(GuestProvider(), identity: .guest)
+        var request = HTTPRequest(url: page)
+        let ticket = try await session.prepare(&request)
+        #expect(request.headers["Authorization"] == nil)
+        #expect(request.headers["Cookie"] == nil)
+        #expect(ticket.isGuest)
+        guard case .fail(let error) = await session.process(response: Self.loginRedirect, for: ticket) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.code == .guestRedirectedToLogin)
+        #expect(session.partitionName == "guest")
+    }
+
+    @Test func guestCookiesAreSentBack() async throws {
+        let session = makeSession(GuestProvider(), identity: .guest)
+        var request = HTTPRequest(url: page)
+        let ticket = try await session.prepare(&request)
+        _ = await session.process(response: Self.sessionCookies, for: ticket)
+        var next = HTTPRequest(url: page)
+        _ = try await session.prepare(&next)
+        #expect(next.headers["Cookie"] == "JSESSIONID=abc123")
+        #expect(next.headers["Authorization"] == nil)
+    }
+
+    @Test func providerFailureIsASessionErrorWithItsCause() async {
+        let failure = AuthorizationError(
+            code: .commandFailed,
+            message: "The token command `get-token` exited with status 2."
+        )
+        let session = makeSession(CountingProvider(failure: failure))
+        var request = HTTPRequest(url: page)
+        let error = await #expect(throws: SessionError.self) { try await session.prepare(&request) }
+        #expect(error?.code == .tokenUnavailable)
+        #expect((error?.cause as? AuthorizationError)?.code == .commandFailed)
+        #expect(error?.description.contains("get-token") == true)
+        #expect(request.headers["Authorization"] == nil)
+    }
+
+    @Test func otherOriginsNeverReceiveTheBearer() async throws {
+        // Given a cookie the CDN set for itself
+        let provider = CountingProvider()
+        let session = makeSession(provider)
+        let cdn = URL(string: "https://cdn.example.net/app.js")!
+        session.cookieJar.store(setCookie: "edge=1", from: cdn)
+        // When
+        var request = HTTPRequest(url: cdn)
+        let ticket = try await session.prepare(&request)
+        // Then
+        #expect(request.headers["Authorization"] == nil)
+        #expect(request.headers["Cookie"] == "edge=1")
+        #expect(!ticket.isInstanceRequest)
+        #expect(provider.callCount == 0)
+        guard case .proceed = await session.process(response: Self.loginRedirect, for: ticket) else {
+            Issue.record("a redirect from another origin is not the instance's login page")
+            return
+        }
+    }
+
+    @Test func instanceOnAnotherPortIsAnotherOrigin() async throws {
+        let session = makeSession(CountingProvider())
+        var request = HTTPRequest(url: URL(string: "https://example.service-now.com:8443/nav")!)
+        _ = try await session.prepare(&request)
+        #expect(request.headers["Authorization"] == nil)
+    }
+
+    // MARK: - Logout
+
+    @Test func logoutClearsTokensAndCookies() async throws {
+        // Given
+        let provider = CountingProvider()
+        let session = makeSession(provider)
+        try await establish(session)
+        #expect(session.cookieJar.count == 1)
+        // When
+        await session.logout()
+        // Then
+        #expect(session.cookieJar.count == 0)
+        #expect(provider.cacheClears.withLock { $0 } == 1)
+        #expect(await session.state == .noSession)
+        var request = HTTPRequest(url: page)
+        _ = try await session.prepare(&request)
+        #expect(request.headers["Authorization"] == "Bearer token-2")
+        #expect(request.headers["Cookie"] == nil)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+@testable import Sessions
+
+/// The static, guest, command and file providers.
+@Suite(.timeLimit(.minutes(1)))
+final class TokenProviderTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sessions-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    // MARK: - Static and guest
+
+    @Test func staticProviderReturnsTheSameTokenEvenWhenForced() async throws {
+        let provider = StaticTokenProvider(accessToken: "static-abc")
+        #expect(try await provider.token(forceRefresh: false)?.value == "static-abc")
+        #expect(try await provider.token(forceRefresh: true)?.value == "static-abc")
+    }
+
+    @Test func staticProviderRefusesAnExpiredToken() async throws {
+        let token = AuthorizationToken(value: "old", expiresAt: Date(timeIntervalSince1970: 1_000))
+        let error = await #expect(throws: AuthorizationError.self) {
+            try await StaticTokenProvider(token: token).token(forceRefresh: false)
+        }
+        #expect(error?.code == .tokenExpired)
+        #expect(error?.description.contains("old") == false)
+    }
+
+    @Test func guestProviderHasNoToken() async throws {
+        #expect(try await GuestProvider().token(forceRefresh: true) == nil)
+    }
+
+    @Test func completionHandlerFormDeliversTheToken() async throws {
+        let provider = StaticTokenProvider(accessToken: "via-callback")
+        let value: String? = try await withCheckedThrowingContinuation { continuation in
+            provider.token(forceRefresh: false) { result in
+                continuation.resume(with: result.map { $0?.value })
+            }
+        }
+        #expect(value == "via-callback")
+    }
+
+    @Test func completionHandlerFormDeliversTheError() async {
+        let provider = CommandTokenProvider(command: "exit 3")
+        let result: Result<AuthorizationToken?, any Error> = await withCheckedContinuation { continuation in
+            provider.token(forceRefresh: false) { continuation.resume(returning: $0) }
+        }
+        #expect((try? result.get()) == nil)
+        if case .failure(let error) = result {
+            #expect((error as? AuthorizationError)?.code == .commandFailed)
+        } else {
+            Issue.record("expected a failure")
+        }
+    }
+
+    // MARK: - Command
+
+    @Test func commandOutputIsTheTrimmedToken() async throws {
+        let provider = CommandTokenProvider(command: "printf '  tok-123\\n\\n'")
+        let token = try #require(try await provider.token(forceRefresh: false))
+        #expect(token.value == "tok-123")
+        #expect(token.type == .bearer)
+    }
+
+    @Test func commandRunsAgainOnlyOnForcedRefresh() async throws {
+        // Given: a command that counts its runs in a file.
+        let counter = directory.appendingPathComponent("runs").path
+        let provider = CommandTokenProvider(command: "echo run >> '\(counter)'; echo token-$(wc -l < '\(counter)')")
+        // When / Then
+        #expect(try await provider.token(forceRefresh: false)?.value == "token-1")
+        #expect(try await provider.token(forceRefresh: false)?.value == "token-1")
+        #expect(try await provider.token(forceRefresh: true)?.value == "token-2")
+        await provider.removeCachedToken()
+        #expect(try await provider.token(forceRefresh: false)?.value == "token-3")
+    }
+
+    @Test func failingCommandNamesTheCommandNotItsOutput() async {
+        let command = "printf '%s%s' sec ret; exit 1"
+        let error = await #expect(throws: AuthorizationError.self) {
+            try await CommandTokenProvider(command: command).token(forceRefresh: false)
+        }
+        #expect(error?.code == .commandFailed)
+        #expect(error?.message.contains(command) == true)
+        #expect(error?.message.contains("status 1") == true)
+        #expect(error?.description.contains("secret") == false)
+    }
+
+    @Test func commandWithEmptyOutputIsAnError() async {
+        let command = "printf '   \\n'"
+        let error = await #expect(throws: AuthorizationError.self) {
+            try await CommandTokenProvider(command: command).token(forceRefresh: false)
+        }
+        #expect(error?.code == .commandProducedNoToken)
+        #expect(error?.message.contains(command) == true)
+    }
+
+    @Test func concurrentCallersShareOneCommandRun() async throws {
+        let counter = directory.appendingPathComponent("concurrent").path
+        let provider = CommandTokenProvider(command: "echo run >> '\(counter)'; echo shared")
+        let values = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<50 { group.addTask { try await provider.token(forceRefresh: false)?.value } }
+            return try await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(values == Array(repeating: "shared", count: 50))
+        #expect(try String(contentsOfFile: counter, encoding: .utf8) == "run\n")
+    }
+
+    // MARK: - File
+
+    @Test func fileProviderReadsAgainOnlyOnForcedRefresh() async throws {
+        // Given
+        let file = directory.appendingPathComponent("token")
+        try "first-token\n".write(to: file, atomically: true, encoding: .utf8)
+        let provider = FileTokenProvider(fileURL: file)
+        #expect(try await provider.token(forceRefresh: false)?.value == "first-token")
+        // When
+        try "second-token".write(to: file, atomically: true, encoding: .utf8)
+        // Then
+        #expect(try await provider.token(forceRefresh: false)?.value == "first-token")
+        #expect(try await provider.token(forceRefresh: true)?.value == "second-token")
+    }
+
+    @Test func missingFileIsAnErrorNamingIt() async {
+        let file = directory.appendingPathComponent("absent-token")
+        let error = await #expect(throws: AuthorizationError.self) {
+            try await FileTokenProvider(fileURL: file).token(forceRefresh: false)
+        }
+        #expect(error?.code == .fileUnreadable)
+        #expect(error?.message.contains(file.path) == true)
+    }
+
+    @Test func emptyFileIsAnErrorNamingIt() async throws {
+        let file = directory.appendingPathComponent("empty-token")
+        try " \n".write(to: file, atomically: true, encoding: .utf8)
+        let error = await #expect(throws: AuthorizationError.self) {
+            try await FileTokenProvider(fileURL: file).token(forceRefresh: false)
+        }
+        #expect(error?.code == .fileEmpty)
+        #expect(error?.message.contains(file.path) == true)
+    }
+}
