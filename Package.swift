@@ -36,7 +36,7 @@ let package = Package(
         // MARK: - Public façade and CLI
         .target(
             name: "WebCache",
-            dependencies: ["HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery"],
+            dependencies: ["HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions"],
             swiftSettings: swiftSettings
         ),
         .target(name: "WebCacheCLI", dependencies: ["WebCache"], swiftSettings: swiftSettings),

@@ -89,7 +89,7 @@ extension Loader {
         }
         let key = request.url.cacheKey
         return CacheEntry(
-            partition: context.partition, method: .get, url: key.absoluteString, host: key.host ?? "",
+            partition: context.partition, method: .get, url: key.absoluteString,
             varyKey: stored.varyKey, status: response.head.status, headers: response.head.headers,
             requestTime: response.requestTime, responseTime: response.responseTime,
             freshUntil: stored.freshUntil, staleUntil: stored.staleUntil

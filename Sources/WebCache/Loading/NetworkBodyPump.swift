@@ -50,7 +50,7 @@ actor NetworkBodyPump {
         guard !finished, var current = iterator else { return nil }
         let chunk: Data?
         do {
-            chunk = try await current.next()
+            chunk = try await current.next(isolation: self)
         } catch {
             await fail()
             throw Loader.networkError(error, url: url)

@@ -1,0 +1,16 @@
+import Foundation
+
+/// Progress of a preload, reported as it happens.
+public enum PreloadEvent: Sendable, Hashable {
+    /// A reference was found: `url`, of `kind` (such as `stylesheet`, `image`, `font`), in `page`
+    /// (the page or stylesheet it was written in).
+    case discovered(url: URL, kind: String, in: URL)
+    /// A resource is in the store: its status, the bytes that crossed the network, and where it came from.
+    case fetched(url: URL, status: Int, bytes: Int64, source: ResponseSource)
+    /// A resource could not be stored, and why.
+    case failed(url: URL, reason: String)
+    /// A reference was not fetched on purpose (a denied host, a private address), and why.
+    case skipped(url: URL, reason: String)
+    /// A transient failure will be retried after `delay` seconds.
+    case retrying(url: URL, attempt: Int, delay: TimeInterval, reason: String)
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// How a preload runs: how much at once, how deep, what to fetch and what to leave.
+public struct PreloadOptions: Sendable, Hashable {
+    /// Transfers in flight at once.
+    public var concurrency = 8
+    /// Transfers in flight to one host at once.
+    public var perHostConcurrency = 6
+    /// How many levels of same-site links (`a href`) to follow from the given pages; 0 follows none.
+    public var depth = 0
+    /// Whether sub-resources are fetched at all (`false` stores only the given pages).
+    public var includesRequisites = true
+    /// Whether audio and video sources are fetched (each at most ``maximumMediaSize``).
+    public var includesMedia = false
+    /// The largest audio or video file fetched when ``includesMedia`` is on.
+    public var maximumMediaSize: Int64 = 32 << 20
+    /// The largest resource fetched; a larger one fails with a reason and nothing of it is stored.
+    public var maximumResourceSize: Int64? = 64 << 20
+    /// When not empty, sub-resources come only from these hosts (the given pages always load).
+    public var allowedHosts: Set<String> = []
+    /// Hosts never fetched from.
+    public var deniedHosts: Set<String> = []
+    /// How many times a transient failure (a network error, 408, 429, 500, 502, 503, 504) is retried.
+    public var retries = 2
+    /// The delay before the first retry; it doubles for each further one, with jitter, and a
+    /// `Retry-After` from the server takes precedence up to ``maximumRetryDelay``.
+    public var retryDelay: Duration = .milliseconds(250)
+    /// The longest wait before a retry.
+    public var maximumRetryDelay: Duration = .seconds(30)
+    /// Revalidate entries even while they are fresh (as a reload does; `immutable` ones stay), for `refresh`.
+    public var revalidatesFreshEntries = false
+
+    /// The defaults: 8 transfers, 6 per host, no link following, requisites but no media.
+    public init() {}
+}

@@ -1,0 +1,39 @@
+import HTTPCore
+import Sessions
+import Transport
+
+/// Sends requests for a signed-in ``Session``: the bearer token first, cookies after, and one replay
+/// with a fresh token when the instance answers with its login page.
+///
+/// The login redirect never reaches the loader, so it is never stored under the URL that was asked
+/// for; a second login redirect for the same request fails with a clear error instead of looping.
+struct SessionSending: RequestSending {
+    let session: Session
+
+    func send(_ request: HTTPRequest, through transport: any HTTPTransport, logger: Logger) async throws
+        -> TransportResponse
+    {
+        var outgoing = request
+        var ticket = try await prepare(&outgoing, replaying: nil)
+        while true {
+            let response = try await transport.send(outgoing)
+            switch await session.process(response: response.head, for: ticket) {
+            case .proceed:
+                return response
+            case .replayWithFreshToken:
+                logger.info("session expired at \(request.url.redactedForMessages); signing in again")
+                ticket = try await prepare(&outgoing, replaying: ticket)
+            case .fail(let error):
+                throw WebCacheError(.authorization, error.message, cause: error)
+            }
+        }
+    }
+
+    private func prepare(_ request: inout HTTPRequest, replaying ticket: SessionTicket?) async throws -> SessionTicket {
+        do {
+            return try await session.prepare(&request, replaying: ticket)
+        } catch {
+            throw WebCacheError(.authorization, error.message, cause: error)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import HTTPCore
+import Sessions
+import Transport
+
+extension WebCache {
+    /// Everything a ``WebCache`` needs: where the store is, the instance, the network and the identity.
+    ///
+    /// ```swift
+    /// var configuration = WebCache.Configuration()
+    /// configuration.instanceURL = URL(string: "https://instance.example.com/")
+    /// configuration.authorization = StaticTokenProvider(token: accessToken)
+    /// let cache = try WebCache(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The store file; created with mode 0600 if missing. Defaults to ``WebCache/defaultStorePath(environment:)``.
+        public var storePath: String
+        /// The instance URL: relative URLs resolve against it, and it is where sessions start.
+        public var instanceURL: URL?
+        /// Settings for the default transport (curl's options: `--cacert`, `--resolve`, `--proxy`, …).
+        public var transportConfiguration = CurlTransport.Configuration()
+        /// A transport to use instead of a ``CurlTransport`` made from ``transportConfiguration``.
+        public var transport: (any HTTPTransport)?
+        /// Hands out tokens for a signed-in user; `nil` loads as a guest, sending no credentials.
+        public var authorization: (any AuthorizationProviding)?
+        /// The signed-in user's stable identifier, which names the store partition that keeps the
+        /// user's responses apart from everyone else's. Required with ``authorization``.
+        public var userID: String?
+        /// How an expired session is recognised (the login page patterns).
+        public var sessionPolicy = SessionPolicy()
+        /// Keep the user's session cookies in the store (mode 0600) across runs. Off by default:
+        /// cookies then live in memory only.
+        public var persistsCookies = false
+        /// The most bytes of bodies the store keeps; least recently used entries are evicted past it.
+        public var maximumStoreSize: Int64?
+        /// Where the library logs; nothing by default.
+        public var logger: Logger = .disabled
+
+        /// The default configuration: the default store, no instance, curl, a guest.
+        public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+            storePath = WebCache.defaultStorePath(environment: environment)
+        }
+    }
+
+    /// `$XDG_CACHE_HOME/webcache/store.sqlite`, or `~/.cache/webcache/store.sqlite` when it is unset.
+    public static func defaultStorePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base: String
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+            base = cache
+        } else {
+            let home = environment["HOME"] ?? NSHomeDirectory()
+            base = (home as NSString).appendingPathComponent(".cache")
+        }
+        return ((base as NSString).appendingPathComponent("webcache") as NSString).appendingPathComponent("store.sqlite")
+    }
+}

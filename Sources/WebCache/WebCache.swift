@@ -1,0 +1,178 @@
+import CacheStore
+import Foundation
+import HTTPCore
+import Sessions
+import Transport
+
+/// The webcache library's front door: loads through the offline store, preloads pages with their
+/// sub-resources, and manages the signed-in session.
+///
+/// ```swift
+/// var configuration = WebCache.Configuration()
+/// configuration.instanceURL = URL(string: "https://instance.example.com/")
+/// let cache = try WebCache(configuration: configuration)
+/// let page = try await cache.data(for: WebRequest("nav/home"))
+/// print(page.source, page.body.count)   // network 18231, then hit 18231
+/// await cache.close()
+/// ```
+///
+/// Every async function has a completion-handler form for callers that do not use Swift concurrency.
+public final class WebCache: Sendable {
+    /// The configuration it was created with.
+    public let configuration: Configuration
+    /// The store, for inspecting, pruning and verifying.
+    public let store: CacheStore
+    let loader: Loader
+    let session: Session?
+
+    /// Opens (or creates) the store and prepares the transport and the session.
+    /// - Throws: ``WebCacheError`` when the store cannot be opened or the transport not started,
+    ///   or the configuration is inconsistent (a token provider without a user id or instance URL).
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        var storeConfiguration = CacheStore.Configuration()
+        storeConfiguration.byteLimit = configuration.maximumStoreSize
+        do {
+            store = try CacheStore(path: configuration.storePath, configuration: storeConfiguration)
+        } catch {
+            throw WebCacheError(.store, "The store at '\(configuration.storePath)' cannot be opened.", cause: error)
+        }
+        let transport: any HTTPTransport
+        if let configured = configuration.transport {
+            transport = configured
+        } else {
+            do {
+                transport = try CurlTransport(configuration: configuration.transportConfiguration)
+            } catch {
+                throw WebCacheError(.network, "The network transport could not be started.", cause: error)
+            }
+        }
+        if let provider = configuration.authorization {
+            guard let instanceURL = configuration.instanceURL else {
+                throw WebCacheError(.authorization, "Signing in needs the instance URL; none is configured.")
+            }
+            let identity: SessionIdentity = configuration.userID.map { .user(id: $0) } ?? .guest
+            session = Session(
+                configuration: Session.Configuration(instanceURL: instanceURL, identity: identity,
+                                                     policy: configuration.sessionPolicy),
+                provider: provider)
+        } else {
+            session = nil
+        }
+        loader = Loader(store: store, transport: transport, logger: configuration.logger)
+    }
+
+    /// The partition this cache's responses live in: `guest`, or the signed-in user's.
+    public var partition: String {
+        session?.partitionName ?? RequestContext.guestPartition
+    }
+
+    var context: RequestContext {
+        guard let session else { return .guest }
+        return RequestContext(partition: session.partitionName, session: SessionSending(session: session))
+    }
+
+    // MARK: - Loading
+
+    /// Loads a request through the store, streaming the body.
+    ///
+    /// - Parameters:
+    ///   - request: the URL (relative ones resolve against the instance URL), method and headers.
+    ///   - policy: how the store is used; RFC 9111 rules by default.
+    /// - Returns: the response, its source (hit, revalidated, network, stale) and its age.
+    /// - Throws: ``WebCacheError``.
+    public func load(_ request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy) async throws -> WebResponse {
+        let url = try resolve(request.url)
+        return try await loader.load(url, request: request, policy: policy, context: context)
+    }
+
+    /// Loads a request through the store and reads the whole body.
+    /// - Throws: ``WebCacheError``.
+    public func data(for request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy) async throws
+        -> LoadedResponse
+    {
+        let response = try await load(request, policy: policy)
+        let limit = request.maximumBodySize.map { Int(clamping: $0) } ?? .max
+        let body = try await response.body.collect(upTo: limit)
+        return LoadedResponse(url: response.url, status: response.status, headers: response.headers,
+                              source: response.source, age: response.age, redirects: response.redirects, body: body)
+    }
+
+    /// Completion-handler form of ``data(for:policy:)``; `completion` runs on an arbitrary thread.
+    public func data(
+        for request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy,
+        completion: @escaping @Sendable (Result<LoadedResponse, any Error>) -> Void
+    ) {
+        Task {
+            do {
+                completion(.success(try await data(for: request, policy: policy)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
+    /// Resolves a URL string: absolute http(s) URLs as they are, anything else against the instance URL.
+    /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/invalidURL`` naming the input.
+    public func resolve(_ reference: String) throws -> URL {
+        if let absolute = URL(string: reference), absolute.scheme != nil {
+            guard absolute.isHTTP else {
+                throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not an http or https URL.")
+            }
+            return absolute
+        }
+        guard let instanceURL = configuration.instanceURL else {
+            throw WebCacheError(.invalidURL,
+                                "'\(URLReference.excerpt(reference))' is a relative URL, and no instance URL is configured to resolve it against.")
+        }
+        do {
+            return try InstanceURL.resolve(reference, against: instanceURL)
+        } catch {
+            throw WebCacheError(.invalidURL, error.description, cause: error)
+        }
+    }
+
+    // MARK: - Sessions
+
+    /// Signs out: drops the user's token and cookies, and deletes the user's private entries from the
+    /// store in one transaction. Guest entries stay.
+    /// - Throws: ``WebCacheError`` when the store cannot be changed.
+    public func logout() async throws {
+        if let session { await session.logout() }
+        let partition = self.partition
+        guard partition != RequestContext.guestPartition else { return }
+        do {
+            _ = try await store.removeAll(partition: partition)
+        } catch {
+            throw WebCacheError(.store, "The signed-in user's entries could not be removed from the store.", cause: error)
+        }
+    }
+
+    /// Completion-handler form of ``logout()``.
+    public func logout(completion: @escaping @Sendable ((any Error)?) -> Void) {
+        Task {
+            do {
+                try await logout()
+                completion(nil)
+            } catch {
+                completion(error)
+            }
+        }
+    }
+
+    // MARK: - Lifecycle
+
+    /// Ends background revalidations and closes the store, writing pending hit counts.
+    public func close() async {
+        await loader.shutdown()
+        try? await store.close()
+    }
+}
+
+/// Helpers for naming URLs in messages.
+enum URLReference {
+    /// The start of a long value, for messages.
+    static func excerpt(_ text: String) -> String {
+        text.count > 100 ? String(text.prefix(97)) + "..." : text
+    }
+}
