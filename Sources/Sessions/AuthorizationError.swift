@@ -27,6 +27,7 @@ public struct AuthorizationError: Error, Sendable, CustomStringConvertible {
         /// The token endpoint could not be reached.
         public static let tokenEndpointUnreachable = Code("tokenEndpointUnreachable")
 
+        /// The code's name, such as `commandFailed`.
         public var description: String { name }
     }
 
@@ -44,6 +45,7 @@ public struct AuthorizationError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// The message, followed by the underlying error when there is one.
     public var description: String {
         guard let cause else { return message }
         return "\(message) Underlying error: \(cause)."

@@ -7,6 +7,7 @@ import HTTPCore
 public struct AuthorizationToken: Sendable, Hashable {
     /// The authentication scheme of a token (RFC 9110 §11.1). Only `Bearer` (RFC 6750) is used today.
     public struct TokenType: RawRepresentable, Sendable, Hashable {
+        /// The scheme name as sent, such as `Bearer`.
         public let rawValue: String
 
         /// Creates a scheme from its name, such as `Bearer`.

@@ -122,6 +122,8 @@ public final class CookieJar: Sendable {
     }
 
     private let configuration: Configuration
+    /// RFC 6265bis: no cookie lives longer than 400 days.
+    private static let maximumAge = 400 * 86_400
     private let storage = Mutex(Storage())
 
     /// Creates an empty jar.
@@ -158,12 +160,14 @@ public final class CookieJar: Sendable {
         guard let host = Self.canonicalHost(of: url) else { return .rejected(.noHost) }
         let secureOrigin = Self.isSecureContext(url)
 
-        // Step 3: Max-Age wins over Expires; neither makes a session cookie.
+        // Step 3: Max-Age wins over Expires; neither makes a session cookie. RFC 6265bis §5.6.1-2 caps
+        // either at 400 days from now.
         var expiresAt: Date?
         if let maxAge = parsed.maxAge {
-            expiresAt = maxAge <= 0 ? Date.distantPast : now.addingTimeInterval(TimeInterval(min(maxAge, 400 * 86_400)))
+            expiresAt =
+                maxAge <= 0 ? Date.distantPast : now.addingTimeInterval(TimeInterval(min(maxAge, Self.maximumAge)))
         } else if let expires = parsed.expires {
-            expiresAt = expires
+            expiresAt = min(expires, now.addingTimeInterval(TimeInterval(Self.maximumAge)))
         }
 
         // Steps 5 and 6: the Domain attribute.

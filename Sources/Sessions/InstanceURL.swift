@@ -7,6 +7,7 @@ public enum InstanceURL {
         /// A complete sentence naming the input.
         public var message: String
 
+        /// The message.
         public var description: String { message }
     }
 

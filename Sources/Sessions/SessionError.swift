@@ -15,6 +15,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         /// The authorization provider failed; ``SessionError/cause`` holds its error.
         public static let tokenUnavailable = Code("tokenUnavailable")
 
+        /// The code's name, such as `commandFailed`.
         public var description: String { name }
     }
 
@@ -32,6 +33,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// The message, followed by the underlying error when there is one.
     public var description: String {
         guard let cause else { return message }
         return "\(message) Underlying error: \(cause)."

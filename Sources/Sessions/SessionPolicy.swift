@@ -18,7 +18,7 @@ import HTTPCore
 public struct SessionPolicy: Sendable, Hashable {
     /// Path patterns that identify a login page.
     public var loginPathPatterns: [String]
-    /// Hosts whose every page is a login page (an external identity provider), lowercase.
+    /// Hosts whose every page is a login page (an external identity provider); compared case-insensitively.
     public var loginHosts: Set<String>
     /// Redirect statuses that can lead to the login page.
     public var redirectStatuses: Set<Int>
@@ -35,8 +35,8 @@ public struct SessionPolicy: Sendable, Hashable {
         loginHosts: Set<String> = [],
         redirectStatuses: Set<Int> = [302, 303, 307]
     ) {
-        self.loginPathPatterns = loginPathPatterns.map { $0.lowercased() }
-        self.loginHosts = Set(loginHosts.map { $0.lowercased() })
+        self.loginPathPatterns = loginPathPatterns
+        self.loginHosts = loginHosts
         self.redirectStatuses = redirectStatuses
     }
 
@@ -59,8 +59,8 @@ public struct SessionPolicy: Sendable, Hashable {
         {
             return false
         }
-        if let host = finalURL.host?.lowercased(), loginHosts.contains(host) { return true }
-        return loginPathPatterns.contains { Self.path(path, matches: $0) }
+        if let host = finalURL.host, loginHosts.contains(where: { $0.caseInsensitiveEquals(host) }) { return true }
+        return loginPathPatterns.contains { Self.path(path, matches: $0.lowercased()) }
     }
 
     static func path(_ path: String, matches pattern: String) -> Bool {

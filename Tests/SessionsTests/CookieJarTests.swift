@@ -151,6 +151,13 @@ struct CookieJarTests {
         #expect(jar.count == 0)
     }
 
+    @Test(arguments: ["Max-Age=999999999", "Expires=Fri, 31 Dec 9999 23:59:59 GMT"])
+    func lifetimeIsCappedAtFourHundredDays(attribute: String) throws {
+        jar.store(setCookie: "a=1; \(attribute)", from: url("https://example.com/"), now: now)
+        let cookie = try #require(jar.snapshot(now: now).cookies.first)
+        #expect(cookie.expiresAt == now.addingTimeInterval(400 * 86_400))
+    }
+
     @Test func sessionCookieHasNoExpiry() throws {
         jar.store(setCookie: "a=1", from: url("https://example.com/"), now: now)
         let cookie = try #require(jar.snapshot(now: now).cookies.first)

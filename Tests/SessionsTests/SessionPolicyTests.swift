@@ -53,7 +53,7 @@ struct SessionPolicyTests {
     }
 
     @Test func customPatternsReplaceTheDefaults() {
-        let custom = SessionPolicy(loginPathPatterns: ["/welcome.do"], redirectStatuses: [302, 308])
+        let custom = SessionPolicy(loginPathPatterns: ["/Welcome.do"], redirectStatuses: [302, 308])
         #expect(custom.isLoginRedirect(redirect(308, to: "/welcome.do"), for: page))
         #expect(!custom.isLoginRedirect(redirect(302, to: "/login.do"), for: page))
     }
