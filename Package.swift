@@ -39,7 +39,11 @@ let package = Package(
             dependencies: ["HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "WebCacheCLI", dependencies: ["WebCache"], swiftSettings: swiftSettings),
+        .target(
+            name: "WebCacheCLI",
+            dependencies: ["WebCache", "HTTPCore", "CacheStore", "Transport", "Sessions"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "webcache-origin", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
         .executableTarget(name: "webcache-bench", dependencies: ["CacheStore", "CSQLite"], swiftSettings: swiftSettings),

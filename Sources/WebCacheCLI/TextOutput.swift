@@ -1,11 +1,19 @@
 import Foundation
 import Synchronization
 
-/// Where a command writes text: standard output or error in the tool, a buffer in tests.
+/// Where a command writes: standard output or error in the tool, a buffer in tests.
 public protocol TextOutput: Sendable {
-    func write(_ text: String)
+    /// Writes bytes as they are (a response body may be binary).
+    func write(data: Data)
     /// Whether this is an interactive terminal (live progress lines are shown only there).
     var isTerminal: Bool { get }
+}
+
+extension TextOutput {
+    /// Writes text as UTF-8.
+    public func write(_ text: String) {
+        write(data: Data(text.utf8))
+    }
 }
 
 /// Writes to a file descriptor such as standard output.
@@ -17,16 +25,15 @@ public struct FileDescriptorOutput: TextOutput {
 
     public var isTerminal: Bool { isatty(descriptor) == 1 }
 
-    public func write(_ text: String) {
-        var text = text
-        text.withUTF8 { buffer in
+    public func write(data: Data) {
+        data.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
                 let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return  // A closed pipe: nothing sensible is left to do with the text.
+                    return  // A closed pipe: nothing sensible is left to do with the bytes.
                 }
                 offset += written
             }
@@ -34,19 +41,19 @@ public struct FileDescriptorOutput: TextOutput {
     }
 }
 
-/// Collects text in memory, for tests.
+/// Collects output in memory, for tests.
 public final class BufferedOutput: TextOutput {
-    private let buffer = Mutex("")
+    private let buffer = Mutex(Data())
     public let isTerminal = false
 
     public init() {}
 
-    public func write(_ text: String) {
-        buffer.withLock { $0 += text }
+    public func write(data: Data) {
+        buffer.withLock { $0.append(data) }
     }
 
-    /// Everything written so far.
+    /// Everything written so far, as text.
     public var text: String {
-        buffer.withLock { $0 }
+        String(decoding: buffer.withLock { $0 }, as: UTF8.self)
     }
 }

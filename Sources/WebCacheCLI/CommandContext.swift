@@ -1,0 +1,135 @@
+import CacheStore
+import Foundation
+import HTTPCore
+import Sessions
+import Transport
+import WebCache
+
+/// What a running command has: its parsed arguments, its outputs and the environment, and the
+/// conversions of the options every command shares into a ``WebCache/Configuration``.
+struct CommandContext: Sendable {
+    var arguments: ParsedArguments
+    var stdout: any TextOutput
+    var stderr: any TextOutput
+    var environment: [String: String]
+
+    /// The store path: `--store`, else the default under `$XDG_CACHE_HOME`.
+    var storePath: String {
+        arguments.value("store") ?? WebCache.defaultStorePath(environment: environment)
+    }
+
+    /// A logger writing `webcache: level: message` lines to standard error, at the level asked for.
+    func makeLogger() throws(UsageError) -> Logger {
+        var level = try arguments.value("log-level", "level", Logger.Level.init(name:)) ?? .warning
+        if arguments.flag("verbose"), level > .debug { level = .debug }
+        let stderr = self.stderr
+        return Logger(level: level) { level, message in stderr.write("webcache: \(level): \(message)\n") }
+    }
+
+    /// The library configuration for the options given.
+    func makeConfiguration() throws -> WebCache.Configuration {
+        var configuration = WebCache.Configuration(environment: environment)
+        configuration.storePath = storePath
+        configuration.logger = try makeLogger()
+        try applyNetworkOptions(to: &configuration.transportConfiguration)
+        try applyIdentityOptions(to: &configuration)
+        return configuration
+    }
+
+    /// Opens the library for a command that needs the network and the store, runs `body`, and
+    /// closes it again whether `body` succeeds or throws.
+    func withCache<T: Sendable>(_ body: (WebCache) async throws -> T) async throws -> T {
+        let cache = try WebCache(configuration: try makeConfiguration())
+        do {
+            let result = try await body(cache)
+            await cache.close()
+            return result
+        } catch {
+            await cache.close()
+            throw error
+        }
+    }
+
+    /// Opens the store alone, for commands that only look at it or change it.
+    func openStore() throws -> CacheStore {
+        do {
+            return try CacheStore(path: storePath)
+        } catch {
+            throw CLIError("The store at '\(storePath)' cannot be opened: \(CLIError.describe(error))")
+        }
+    }
+
+    private func applyNetworkOptions(to transport: inout CurlTransport.Configuration) throws(UsageError) {
+        for line in arguments.allValues("header") {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                throw UsageError("The value '\(line)' is invalid for '--header <name: value>'", command: arguments.spec)
+            }
+            let name = String(line[..<colon]).trimmingHTTPWhitespace()
+            let value = String(line[line.index(after: colon)...]).trimmingHTTPWhitespace()
+            transport.defaultHeaders.append(name: name, value: value)
+        }
+        if let agent = arguments.value("user-agent") { transport.userAgent = agent }
+        if let file = arguments.value("cacert") { transport.caCertificateFile = file }
+        transport.insecure = arguments.flag("insecure")
+        transport.resolve = try validated(arguments.allValues("resolve"), option: "resolve", parts: 3)
+        transport.connectTo = try validated(arguments.allValues("connect-to"), option: "connect-to", parts: 4)
+        if let proxy = arguments.value("proxy") { transport.proxy = proxy }
+        if let seconds = try arguments.value("connect-timeout", "seconds", { Double($0).flatMap { $0 > 0 ? $0 : nil } }) {
+            transport.connectTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+    }
+
+    /// Checks curl-style `A:B:C` values have the right number of parts.
+    private func validated(_ values: [String], option: String, parts: Int) throws(UsageError) -> [String] {
+        for value in values where value.split(separator: ":", omittingEmptySubsequences: false).count < parts {
+            throw UsageError("The value '\(value)' is invalid for '--\(option)'", command: arguments.spec)
+        }
+        return values
+    }
+
+    private func applyIdentityOptions(to configuration: inout WebCache.Configuration) throws {
+        if let instance = arguments.value("instance") {
+            guard let url = URL(string: instance), url.isHTTP else {
+                throw UsageError("The value '\(instance)' is invalid for '--instance <url>': not an http or https URL",
+                                 command: arguments.spec)
+            }
+            configuration.instanceURL = url
+        }
+        let sources = ["token-command", "token-file", "jwt-command"].filter { arguments.value($0) != nil }
+        if sources.count > 1 {
+            throw UsageError("Give only one of --token-command, --token-file and --jwt-command", command: arguments.spec)
+        }
+        if arguments.flag("guest") {
+            guard sources.isEmpty else {
+                throw UsageError("--guest cannot be combined with --\(sources[0])", command: arguments.spec)
+            }
+            return
+        }
+        guard let source = sources.first else { return }
+        guard let instanceURL = configuration.instanceURL else {
+            throw UsageError("--\(source) needs --instance <url>: the session is started on the instance",
+                             command: arguments.spec)
+        }
+        configuration.userID = arguments.value("user") ?? "default"
+        switch source {
+        case "token-command":
+            configuration.authorization = CommandTokenProvider(command: arguments.value(source)!)
+        case "token-file":
+            configuration.authorization = FileTokenProvider(fileURL: URL(fileURLWithPath: arguments.value(source)!))
+        default:
+            let endpointText = arguments.value("token-endpoint") ?? "oauth/token"
+            guard let endpoint = URL(string: endpointText, relativeTo: instanceURL)?.absoluteURL, endpoint.isHTTP else {
+                throw UsageError("The value '\(endpointText)' is invalid for '--token-endpoint <url>'", command: arguments.spec)
+            }
+            var client = JWTBearerProvider.ClientAuthentication.none
+            if let clientID = arguments.value("client-id") {
+                client = environment["WEBCACHE_CLIENT_SECRET"].map { .basic(clientID: clientID, clientSecret: $0) }
+                    ?? .formFields(clientID: clientID, clientSecret: nil)
+            }
+            configuration.authorization = JWTBearerProvider(
+                configuration: .init(tokenEndpoint: endpoint, clientAuthentication: client),
+                assertionProvider: CommandTokenProvider(command: arguments.value(source)!),
+                transport: try CurlTransport(configuration: configuration.transportConfiguration))
+        }
+    }
+}

@@ -1,0 +1,12 @@
+/// Runs a parsed subcommand.
+enum CommandRunner {
+    /// Runs the subcommand `spec` names, returning its exit code.
+    static func run(_ spec: CommandSpec, context: CommandContext) async throws -> Int32 {
+        switch spec.name {
+        case CommandCatalog.get.name:
+            return try await GetCommand.run(context)
+        default:
+            throw CLIError("The subcommand '\(spec.name)' is not available in this build.")
+        }
+    }
+}

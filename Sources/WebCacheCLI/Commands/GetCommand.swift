@@ -1,0 +1,68 @@
+import Foundation
+import HTTPCore
+import WebCache
+
+/// `webcache get URL`: loads one URL through the store; the body goes to standard output (or a
+/// file), how it was served goes to standard error.
+enum GetCommand {
+    static func run(_ context: CommandContext) async throws -> Int32 {
+        let arguments = context.arguments
+        let policy = try cachePolicy(arguments)
+        return try await context.withCache { cache in
+            try await load(arguments.positionals[0], policy: policy, cache: cache, context: context)
+        }
+    }
+
+    private static func load(_ url: String, policy: CachePolicy, cache: WebCache, context: CommandContext) async throws
+        -> Int32
+    {
+        let arguments = context.arguments
+        let response = try await cache.load(WebRequest(url), policy: policy)
+
+        if arguments.flag("include") {
+            var head = "HTTP \(response.status)\n"
+            for field in response.headers.redacted() {
+                head += "\(field.name): \(field.value)\n"
+            }
+            context.stdout.write(head + "\n")
+        }
+        let output: FileHandle?
+        if let path = arguments.value("output") {
+            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+                throw CLIError("Cannot write the output file '\(path)'.")
+            }
+            output = handle
+        } else {
+            output = nil
+        }
+        var bytes = 0
+        for try await chunk in response.body {
+            bytes += chunk.count
+            if let output {
+                try output.write(contentsOf: chunk)
+            } else {
+                context.stdout.write(data: chunk)
+            }
+        }
+        try output?.close()
+        let age = response.age > 0 ? ", age \(Int(response.age))s" : ""
+        let redirects = response.redirects.isEmpty ? "" : ", after \(response.redirects.count) redirect(s)"
+        context.stderr.write("webcache: \(response.source) \(response.status) \(response.url.redactedForMessages) (\(bytes) bytes\(age)\(redirects))\n")
+        return response.status >= 400 ? ExitCode.failure : ExitCode.success
+    }
+
+    private static func cachePolicy(_ arguments: ParsedArguments) throws(UsageError) -> CachePolicy {
+        let maxStale = try arguments.value("max-stale", "duration", ValueParsers.duration)
+        switch arguments.value("policy") ?? "default" {
+        case "default": return .useProtocolCachePolicy
+        case "reload": return .reloadIgnoringCacheData
+        case "cache-else-load": return .returnCacheDataElseLoad
+        case "cache-only": return .returnCacheDataDontLoad
+        case "offline": return .offlineFallback(maxStale: maxStale ?? .infinity)
+        case let other:
+            throw UsageError(
+                "The value '\(other)' is invalid for '--policy <policy>': use default, reload, cache-else-load, cache-only or offline",
+                command: arguments.spec)
+        }
+    }
+}
