@@ -303,5 +303,7 @@ public struct HTMLScanner: Sendable {
 
     mutating func switchTokenizerToRawText(_ name: String) { tokenizer.switchToRawText(endTag: name) }
 
+    mutating func switchTokenizerToScriptData() { tokenizer.switchToScriptData() }
+
     mutating func switchTokenizerToPlaintext() { tokenizer.switchToPlaintext() }
 }
