@@ -7,7 +7,8 @@
 /// tells it whether CDATA sections are allowed (foreign content) and whether to keep text (the
 /// contents of `<style>`).
 ///
-/// Character references in text are not decoded: text is only kept for CSS. Memory per token is bounded: tag and attribute
+/// Character references in text are not decoded: text is only kept for CSS. Memory per token is
+/// bounded: tag and attribute
 /// names beyond ``maximumNameLength`` UTF-8 bytes are truncated, and values beyond
 /// ``maximumAttributeValueLength`` scalars are dropped.
 struct HTMLTokenizer: Sendable {
@@ -492,7 +493,8 @@ struct HTMLTokenizer: Sendable {
         case .scriptDataDoubleEscaped, .scriptDataDoubleEscapedDash, .scriptDataDoubleEscapedDashDash:
             switch scalar {
             case "-":
-                state = state == .scriptDataDoubleEscaped ? .scriptDataDoubleEscapedDash : .scriptDataDoubleEscapedDashDash
+                state =
+                    state == .scriptDataDoubleEscaped ? .scriptDataDoubleEscapedDash : .scriptDataDoubleEscapedDashDash
             case "<":
                 state = .scriptDataDoubleEscapedLessThan
             case ">" where state == .scriptDataDoubleEscapedDashDash:
