@@ -8,9 +8,8 @@
 /// contents of `<style>`).
 ///
 /// Character references in text are not decoded: text is only kept for CSS. Memory per token is
-/// bounded: tag and attribute
-/// names beyond ``maximumNameLength`` UTF-8 bytes are truncated, and values beyond
-/// ``maximumAttributeValueLength`` scalars are dropped.
+/// bounded: tag and attribute names beyond ``maximumNameLength`` UTF-8 bytes are truncated, and
+/// values beyond ``maximumAttributeValueLength`` scalars are dropped.
 struct HTMLTokenizer: Sendable {
     /// A complete tag.
     enum Token: Sendable, Equatable {

@@ -310,6 +310,17 @@ private let d = "https://example.com/dir/"
         #expect(scan("<img src=\"\(fits).png\">") == ["image \(d)\(fits).png"])
     }
 
+    @Test func finishEndsAnUnclosedStyleBlock() {
+        var scanner = HTMLScanner(documentURL: pageURL, charset: "utf-8")
+        #expect(scanner.feed(Array("<style>a { background: url(unclosed.png".utf8)).isEmpty)
+        #expect(render(scanner.finish()) == ["image \(d)unclosed.png"])
+    }
+
+    @Test func reportsSVGStyleBlocksWithTheirElement() {
+        let references = scanReferences(Array("<svg><style>@import 'a.css';</style></svg>".utf8))
+        #expect(references.map(\.source) == [Reference.Source(element: "style", css: .importRule)])
+    }
+
     @Test func streamsReferencesAsSoonAsTheirTagIsComplete() {
         var scanner = HTMLScanner(documentURL: pageURL, charset: "utf-8")
         #expect(render(scanner.feed(Array("<p>text</p><img src=a.png".utf8))) == [])
