@@ -9,11 +9,8 @@ enum CharacterReferences {
     /// A name matched without its semicolon and followed by `=` or an ASCII letter or digit stays as
     /// written, as HTML requires for attributes ("historical reasons"): `?a=1&amp=2` keeps `&amp`.
     static func decodeAttributeValue(_ raw: [Unicode.Scalar]) -> String {
+        guard raw.contains("&") else { return String(scalars: raw) }
         var output = String.UnicodeScalarView()
-        guard raw.contains("&") else {
-            output.append(contentsOf: raw)
-            return String(output)
-        }
         var index = 0
         while index < raw.count {
             let scalar = raw[index]
@@ -109,5 +106,21 @@ enum CharacterReferences {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
         default: return false
         }
+    }
+}
+
+extension String {
+    /// Creates a string from Unicode scalars, encoding them to UTF-8 in one pass.
+    init(scalars: some Collection<Unicode.Scalar>) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(scalars.count)
+        for scalar in scalars {
+            if scalar.isASCII {
+                bytes.append(UInt8(truncatingIfNeeded: scalar.value))
+            } else {
+                UTF8.encode(scalar) { bytes.append($0) }
+            }
+        }
+        self.init(decoding: bytes, as: UTF8.self)
     }
 }

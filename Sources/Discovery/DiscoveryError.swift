@@ -9,7 +9,9 @@ public struct DiscoveryError: Error, Sendable, CustomStringConvertible {
         /// The manifest is not JSON, or not a JSON object.
         public static let invalidManifest = Code(name: "invalidManifest")
 
-        public var description: String { name }
+        /// The code's name, such as `invalidManifest`.
+        /// The message, followed by the underlying error if there is one.
+    public var description: String { name }
     }
 
     /// What went wrong.

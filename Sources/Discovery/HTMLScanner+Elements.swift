@@ -29,7 +29,7 @@ extension HTMLScanner {
     ]
 
     private static let rawTextElements: Set<String> = [
-        "script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title",
+        "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title",
     ]
 
     // MARK: - Start tags
@@ -105,6 +105,8 @@ extension HTMLScanner {
         if name == "style" {
             startStyle(foreignDepth: nil)
             switchTokenizerToRawText(name)
+        } else if name == "script" {
+            switchTokenizerToScriptData()
         } else if Self.rawTextElements.contains(name) || (name == "noscript" && !options.scansNoscript) {
             switchTokenizerToRawText(name)
         } else if name == "plaintext" {

@@ -39,6 +39,8 @@ import Foundation
 ///   browsers and is not reported. A classic script with `nomodule` is reported as not a requisite.
 /// - `iframe src` and `frame src` are ``Reference/Kind/document`` references that are not
 ///   requisites: each is a page with requisites of its own, for the caller to scan in turn.
+/// - Lazy-loading attributes are reported as ``Reference/Kind/image`` whatever element holds them:
+///   the scripts that read them almost always load images.
 /// - References inside comments, `<script>`, `<textarea>`, `<title>` or `<template>` are not
 ///   reported. Fragment-only references (`#id`) and `javascript:`, `data:`, `about:`, `mailto:`,
 ///   `blob:` URLs are dropped; fragments are removed from the rest.
@@ -302,6 +304,8 @@ public struct HTMLScanner: Sendable {
     }
 
     mutating func switchTokenizerToRawText(_ name: String) { tokenizer.switchToRawText(endTag: name) }
+
+    mutating func switchTokenizerToScriptData() { tokenizer.switchToScriptData() }
 
     mutating func switchTokenizerToPlaintext() { tokenizer.switchToPlaintext() }
 }

@@ -7,11 +7,9 @@
 /// tells it whether CDATA sections are allowed (foreign content) and whether to keep text (the
 /// contents of `<style>`).
 ///
-/// Character references in text are not decoded (text is only kept for CSS), and the script data
-/// "escaped" states are folded into plain script data: a `</script>` inside `<!-- <script>` closes
-/// the script here, where a browser would keep going. Memory per token is bounded: tag and attribute
-/// names beyond ``maximumNameLength`` scalars are truncated, and values beyond
-/// ``maximumAttributeValueLength`` scalars are dropped.
+/// Character references in text are not decoded: text is only kept for CSS. Memory per token is
+/// bounded: tag and attribute names beyond ``maximumNameLength`` UTF-8 bytes are truncated, and
+/// values beyond ``maximumAttributeValueLength`` scalars are dropped.
 struct HTMLTokenizer: Sendable {
     /// A complete tag.
     enum Token: Sendable, Equatable {
@@ -19,7 +17,7 @@ struct HTMLTokenizer: Sendable {
         case endTag(String)
     }
 
-    /// Tag and attribute names longer than this are truncated, so they match nothing.
+    /// Tag and attribute names longer than this many UTF-8 bytes are truncated, so they match nothing.
     static let maximumNameLength = 64
     /// Attribute values longer than this (64 Ki scalars) are dropped.
     static let maximumAttributeValueLength = 64 * 1024
@@ -32,6 +30,10 @@ struct HTMLTokenizer: Sendable {
         case commentStart, commentStartDash, comment, commentEndDash, commentEnd, commentEndBang
         case doctype, cdata, cdataBracket, cdataEnd
         case rawText, rawTextLessThan, rawTextEndTagOpen, rawTextEndTagName, plaintext
+        case scriptData, scriptDataLessThan, scriptDataEscapeStart, scriptDataEscapeStartDash
+        case scriptDataEscaped, scriptDataEscapedDash, scriptDataEscapedDashDash, scriptDataEscapedLessThan
+        case scriptDataDoubleEscapeStart, scriptDataDoubleEscaped, scriptDataDoubleEscapedDash
+        case scriptDataDoubleEscapedDashDash, scriptDataDoubleEscapedLessThan, scriptDataDoubleEscapeEnd
     }
 
     /// Whether text in data, CDATA and raw-text states is kept in ``text``.
@@ -43,11 +45,11 @@ struct HTMLTokenizer: Sendable {
 
     private let attributeFilter: Set<String>
     private var state = State.data
-    private var tagName = String.UnicodeScalarView()
+    private var tagName = ""
     private var isEndTag = false
     private var isSelfClosing = false
     private var attributes: [String: String] = [:]
-    private var attributeName = String.UnicodeScalarView()
+    private var attributeName = ""
     private var hasAttribute = false
     private var keepsAttributeValue = false
     private var attributeValue: [Unicode.Scalar] = []
@@ -55,6 +57,8 @@ struct HTMLTokenizer: Sendable {
     private var markup: [Unicode.Scalar] = []
     private var rawTextEndTag: [Unicode.Scalar] = []
     private var candidateEndTag: [Unicode.Scalar] = []
+    /// Where a `</name` that turns out not to be the end tag goes back to.
+    private var endTagFallback = State.rawText
 
     /// Creates a tokenizer that keeps only the attributes named in `attributeFilter` (lower case).
     init(attributeFilter: Set<String>) {
@@ -66,7 +70,16 @@ struct HTMLTokenizer: Sendable {
     /// Treats what follows as raw text (or RCDATA) up to `</name`.
     mutating func switchToRawText(endTag name: String) {
         state = .rawText
+        endTagFallback = .rawText
         rawTextEndTag = Array(name.unicodeScalars)
+    }
+
+    /// Treats what follows as script data up to `</script`, with the escaped states of HTML
+    /// §13.2.5.15–32: inside `<!-- <script>`, a `</script>` does not end the script.
+    mutating func switchToScriptData() {
+        state = .scriptData
+        endTagFallback = .scriptData
+        rawTextEndTag = Array("script".unicodeScalars)
     }
 
     /// Treats the rest of the document as text (`<plaintext>`).
@@ -148,7 +161,7 @@ struct HTMLTokenizer: Sendable {
                     index -= 1
                 case "=":
                     state = .beforeAttributeValue
-                    keepsAttributeValue = attributeFilter.contains(String(attributeName))
+                    keepsAttributeValue = attributeFilter.contains(attributeName)
                 default:
                     Self.appendName(scalar, to: &attributeName)
                 }
@@ -160,7 +173,7 @@ struct HTMLTokenizer: Sendable {
                     state = .selfClosingStartTag
                 case "=":
                     state = .beforeAttributeValue
-                    keepsAttributeValue = attributeFilter.contains(String(attributeName))
+                    keepsAttributeValue = attributeFilter.contains(attributeName)
                 case ">":
                     return emitTag()
                 default:
@@ -299,9 +312,14 @@ struct HTMLTokenizer: Sendable {
                 } else {
                     keepText("<")
                     keepText("/")
-                    state = .rawText
+                    state = endTagFallback
                 }
                 index -= 1
+            case .scriptData, .scriptDataLessThan, .scriptDataEscapeStart, .scriptDataEscapeStartDash,
+                .scriptDataEscaped, .scriptDataEscapedDash, .scriptDataEscapedDashDash, .scriptDataEscapedLessThan,
+                .scriptDataDoubleEscapeStart, .scriptDataDoubleEscaped, .scriptDataDoubleEscapedDash,
+                .scriptDataDoubleEscapedDashDash, .scriptDataDoubleEscapedLessThan, .scriptDataDoubleEscapeEnd:
+                scriptData(scalar, index: &index)
             case .rawTextEndTagName:
                 if let token = rawTextEndTagName(scalar, index: &index) { return token }
             }
@@ -312,7 +330,7 @@ struct HTMLTokenizer: Sendable {
     // MARK: - Tags
 
     private mutating func startTag(isEnd: Bool) {
-        tagName = String.UnicodeScalarView()
+        tagName = ""
         isEndTag = isEnd
         isSelfClosing = false
         attributes.removeAll(keepingCapacity: true)
@@ -322,7 +340,7 @@ struct HTMLTokenizer: Sendable {
     private mutating func startAttribute() {
         finishAttribute()
         hasAttribute = true
-        attributeName = String.UnicodeScalarView()
+        attributeName = ""
         keepsAttributeValue = false
         attributeValue.removeAll(keepingCapacity: true)
         attributeValueOverflowed = false
@@ -341,7 +359,7 @@ struct HTMLTokenizer: Sendable {
     private mutating func finishAttribute() {
         guard hasAttribute else { return }
         hasAttribute = false
-        let name = String(attributeName)
+        let name = attributeName
         guard !attributeValueOverflowed, attributes[name] == nil, attributeFilter.contains(name) else { return }
         attributes[name] = CharacterReferences.decodeAttributeValue(attributeValue)
     }
@@ -349,8 +367,8 @@ struct HTMLTokenizer: Sendable {
     private mutating func emitTag() -> Token {
         finishAttribute()
         state = .data
-        if isEndTag { return .endTag(String(tagName)) }
-        return .startTag(HTMLTag(name: String(tagName), isSelfClosing: isSelfClosing, attributes: attributes))
+        if isEndTag { return .endTag(tagName) }
+        return .startTag(HTMLTag(name: tagName, isSelfClosing: isSelfClosing, attributes: attributes))
     }
 
     // MARK: - Markup declarations and raw text
@@ -385,17 +403,17 @@ struct HTMLTokenizer: Sendable {
             switch scalar {
             case "\t", "\n", "\u{0C}", "\r", " ":
                 startTag(isEnd: true)
-                tagName.append(contentsOf: rawTextEndTag)
+                tagName.unicodeScalars.append(contentsOf: rawTextEndTag)
                 state = .beforeAttributeName
                 return nil
             case "/":
                 startTag(isEnd: true)
-                tagName.append(contentsOf: rawTextEndTag)
+                tagName.unicodeScalars.append(contentsOf: rawTextEndTag)
                 state = .selfClosingStartTag
                 return nil
             case ">":
                 startTag(isEnd: true)
-                tagName.append(contentsOf: rawTextEndTag)
+                tagName.unicodeScalars.append(contentsOf: rawTextEndTag)
                 return emitTag()
             default:
                 break
@@ -404,9 +422,96 @@ struct HTMLTokenizer: Sendable {
         keepText("<")
         keepText("/")
         for kept in candidateEndTag { keepText(kept) }
-        state = .rawText
+        state = endTagFallback
         index -= 1
         return nil
+    }
+
+    // MARK: - Script data
+
+    /// The script data states other than the end tag name, whose text is never kept.
+    private mutating func scriptData(_ scalar: Unicode.Scalar, index: inout Int) {
+        switch state {
+        case .scriptData:
+            if scalar == "<" { state = .scriptDataLessThan }
+        case .scriptDataLessThan:
+            if scalar == "/" {
+                candidateEndTag.removeAll(keepingCapacity: true)
+                endTagFallback = .scriptData
+                state = .rawTextEndTagOpen
+            } else if scalar == "!" {
+                state = .scriptDataEscapeStart
+            } else {
+                state = .scriptData
+                index -= 1
+            }
+        case .scriptDataEscapeStart, .scriptDataEscapeStartDash:
+            if scalar == "-" {
+                state = state == .scriptDataEscapeStart ? .scriptDataEscapeStartDash : .scriptDataEscapedDashDash
+            } else {
+                state = .scriptData
+                index -= 1
+            }
+        case .scriptDataEscaped, .scriptDataEscapedDash, .scriptDataEscapedDashDash:
+            switch scalar {
+            case "-":
+                state = state == .scriptDataEscaped ? .scriptDataEscapedDash : .scriptDataEscapedDashDash
+            case "<":
+                state = .scriptDataEscapedLessThan
+            case ">" where state == .scriptDataEscapedDashDash:
+                state = .scriptData
+            default:
+                state = .scriptDataEscaped
+            }
+        case .scriptDataEscapedLessThan:
+            candidateEndTag.removeAll(keepingCapacity: true)
+            if scalar == "/" {
+                endTagFallback = .scriptDataEscaped
+                state = .rawTextEndTagOpen
+            } else if Self.isASCIIAlpha(scalar) {
+                state = .scriptDataDoubleEscapeStart
+                index -= 1
+            } else {
+                state = .scriptDataEscaped
+                index -= 1
+            }
+        case .scriptDataDoubleEscapeStart, .scriptDataDoubleEscapeEnd:
+            let isStart = state == .scriptDataDoubleEscapeStart
+            switch scalar {
+            case "\t", "\n", "\u{0C}", "\r", " ", "/", ">":
+                let isScript = candidateEndTag.map { Self.lowercased($0) } == rawTextEndTag
+                state = isScript == isStart ? .scriptDataDoubleEscaped : .scriptDataEscaped
+            default:
+                if Self.isASCIIAlpha(scalar) {
+                    if candidateEndTag.count <= rawTextEndTag.count { candidateEndTag.append(scalar) }
+                } else {
+                    state = isStart ? .scriptDataEscaped : .scriptDataDoubleEscaped
+                    index -= 1
+                }
+            }
+        case .scriptDataDoubleEscaped, .scriptDataDoubleEscapedDash, .scriptDataDoubleEscapedDashDash:
+            switch scalar {
+            case "-":
+                state =
+                    state == .scriptDataDoubleEscaped ? .scriptDataDoubleEscapedDash : .scriptDataDoubleEscapedDashDash
+            case "<":
+                state = .scriptDataDoubleEscapedLessThan
+            case ">" where state == .scriptDataDoubleEscapedDashDash:
+                state = .scriptData
+            default:
+                state = .scriptDataDoubleEscaped
+            }
+        case .scriptDataDoubleEscapedLessThan:
+            if scalar == "/" {
+                candidateEndTag.removeAll(keepingCapacity: true)
+                state = .scriptDataDoubleEscapeEnd
+            } else {
+                state = .scriptDataDoubleEscaped
+                index -= 1
+            }
+        default:
+            break
+        }
     }
 
     private mutating func keepText(_ scalar: Unicode.Scalar) {
@@ -423,9 +528,9 @@ struct HTMLTokenizer: Sendable {
         (0x41...0x5A).contains(scalar.value) ? Unicode.Scalar(scalar.value + 0x20)! : scalar
     }
 
-    private static func appendName(_ scalar: Unicode.Scalar, to name: inout String.UnicodeScalarView) {
-        guard name.count < maximumNameLength else { return }
-        name.append(scalar == "\0" ? TextDecoder.replacement : lowercased(scalar))
+    private static func appendName(_ scalar: Unicode.Scalar, to name: inout String) {
+        guard name.utf8.count < maximumNameLength else { return }
+        name.unicodeScalars.append(scalar == "\0" ? TextDecoder.replacement : lowercased(scalar))
     }
 }
 

@@ -53,7 +53,11 @@ struct InputDecoder: Sendable {
         decoder!.finish(into: &output)
     }
 
-    private mutating func start(_ encoding: TextEncoding, skipping bomLength: Int, into output: inout [Unicode.Scalar]) {
+    private mutating func start(
+        _ encoding: TextEncoding,
+        skipping bomLength: Int,
+        into output: inout [Unicode.Scalar]
+    ) {
         var decoder = TextDecoder(encoding: encoding)
         let bytes = pending
         pending = []

@@ -38,7 +38,12 @@ public enum ManifestScanner {
         }
         var references = images(in: manifest["icons"], member: "icons", kind: .icon, manifestURL: manifestURL)
         if includesScreenshots {
-            references += images(in: manifest["screenshots"], member: "screenshots", kind: .image, manifestURL: manifestURL)
+            references += images(
+                in: manifest["screenshots"],
+                member: "screenshots",
+                kind: .image,
+                manifestURL: manifestURL
+            )
         }
         return references
     }

@@ -27,6 +27,7 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
         self.isRequisite = isRequisite
     }
 
+    /// The kind, URL and source, as in `image https://example.com/a.png (<img> src)`.
     public var description: String {
         "\(kind.rawValue) \(url.absoluteString) (\(source)\(isRequisite ? "" : ", not a requisite"))"
     }
@@ -93,6 +94,7 @@ extension Reference {
             self.manifestMember = manifestMember
         }
 
+        /// The element, attribute and construct, as in `<div> style url()`.
         public var description: String {
             var parts: [String] = []
             if let element { parts.append("<\(element)>") }

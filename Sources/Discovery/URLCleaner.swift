@@ -21,16 +21,16 @@ enum URLCleaner {
         while let last = text.unicodeScalars.last, last.value <= 0x20 { text = text.dropLast() }
         guard !text.isEmpty, !text.hasPrefix("#") else { return nil }
         if let scheme = scheme(of: text), ignoredSchemes.contains(scheme) { return nil }
-        guard let resolved = URL(string: String(text), relativeTo: base)?.absoluteURL else { return nil }
+        guard let resolved = URL(string: String(text), relativeTo: base) else { return nil }
         if let scheme = resolved.scheme?.lowercased(), ignoredSchemes.contains(scheme) { return nil }
         let absolute = resolved.absoluteString
-        guard let hash = absolute.firstIndex(of: "#") else { return resolved }
-        return URL(string: String(absolute[..<hash]))
+        let end = absolute.utf8.firstIndex(of: UInt8(ascii: "#")) ?? absolute.endIndex
+        return URL(string: String(absolute[..<end]))
     }
 
     /// The lower-cased scheme of `text` if it starts with one (`[A-Za-z][A-Za-z0-9+.-]*:`).
     private static func scheme(of text: Substring) -> String? {
-        guard let colon = text.firstIndex(of: ":") else { return nil }
+        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let candidate = text[..<colon]
         guard let first = candidate.unicodeScalars.first, isASCIILetter(first) else { return nil }
         for scalar in candidate.unicodeScalars {

@@ -51,10 +51,14 @@ private func scanCSS(_ css: String) -> [String] {
         (#"a{background:linear-gradient("not-a-url.png", red)}"#, []),
         // @font-face
         (
-            #"@font-face{font-family:"X";src:local(X),url(f.woff2) format("woff2"),url('f.woff') format('woff')} a{background:url(after.png)}"#,
+            #"@font-face{font-family:"X";src:local(X),url(f.woff2) format("woff2"),url('f.woff') format('woff')}"#
+                + " a{background:url(after.png)}",
             ["font @font-face \(c)f.woff2", "font @font-face \(c)f.woff", "image url() \(c)after.png"]
         ),
-        ("@media print{@font-face{src:url(m.woff)}} b{background:url(i.png)}", ["font @font-face \(c)m.woff", "image url() \(c)i.png"]),
+        (
+            "@media print{@font-face{src:url(m.woff)}} b{background:url(i.png)}",
+            ["font @font-face \(c)m.woff", "image url() \(c)i.png"]
+        ),
         ("@font-face;a{background:url(i.png)}", ["image url() \(c)i.png"]),
         // Unterminated at the end of the stylesheet
         ("a{background:url(eof.png", ["image url() \(c)eof.png"]),
@@ -66,7 +70,8 @@ private func scanCSS(_ css: String) -> [String] {
     }
 
     @Test func decodesEscapesLikeCSSSyntax() {
-        #expect(CSSTokenizer.decodeEscapes(Array(#"a\62 c\\\"\0 \110000 \D800 x"#.unicodeScalars)) == "abc\\\"\u{FFFD}\u{FFFD}\u{FFFD}x")
+        let raw = Array(#"a\62 c\\\"\0 \110000 \D800 x"#.unicodeScalars)
+        #expect(CSSTokenizer.decodeEscapes(raw) == "abc\\\"\u{FFFD}\u{FFFD}\u{FFFD}x")
         #expect(CSSTokenizer.decodeEscapes(Array("line\\\ncontinued".unicodeScalars)) == "linecontinued")
     }
 

@@ -82,7 +82,8 @@ private let s = "https://static.example.org/root/"
         for (name, bytes, expected) in try Self.pages() {
             #expect(render(scanReferences(bytes)) == expected, "\(name)")
         }
-        let css = CSSScanner.references(in: try fixture("site.css"), stylesheetURL: URL(string: "https://cdn.example.com/css/site.css")!)
+        let cssURL = try #require(URL(string: "https://cdn.example.com/css/site.css"))
+        let css = CSSScanner.references(in: try fixture("site.css"), stylesheetURL: cssURL)
         #expect(render(css) == Self.cssExpected)
     }
 

@@ -43,7 +43,10 @@ private let d = "https://example.com/dir/"
             expected: ["image \(d)i1.png", "image \(d)i2.png", "image \(d)i.png"]
         ),
         HTMLCase(html: "<link rel=modulepreload href=m.js>", expected: ["script \(d)m.js"]),
-        HTMLCase(html: #"<link rel="shortcut icon" href=/favicon.ico>"#, expected: ["icon https://example.com/favicon.ico"]),
+        HTMLCase(
+            html: #"<link rel="shortcut icon" href=/favicon.ico>"#,
+            expected: ["icon https://example.com/favicon.ico"]
+        ),
         HTMLCase(html: "<link rel=apple-touch-icon href=t.png>", expected: ["icon \(d)t.png"]),
         HTMLCase(html: "<link rel=apple-touch-icon-precomposed href=t.png>", expected: ["icon \(d)t.png"]),
         HTMLCase(html: "<link rel=mask-icon href=m.svg color=red>", expected: ["icon \(d)m.svg"]),
@@ -58,7 +61,10 @@ private let d = "https://example.com/dir/"
         HTMLCase(html: "<script nomodule src=legacy.js></script>", expected: ["script \(d)legacy.js (not requisite)"]),
         HTMLCase(html: "<video poster=p.jpg src=v.mp4></video>", expected: ["image \(d)p.jpg"]),
         HTMLCase(html: "<input type=IMAGE src=b.png><input src=no.png>", expected: ["image \(d)b.png"]),
-        HTMLCase(html: "<object data=o.swf></object><embed src=e.svg>", expected: ["embed \(d)o.swf", "embed \(d)e.svg"]),
+        HTMLCase(
+            html: "<object data=o.swf></object><embed src=e.svg>",
+            expected: ["embed \(d)o.swf", "embed \(d)e.svg"]
+        ),
         HTMLCase(
             html: "<iframe src=f.html></iframe><frame src=g.html>",
             expected: ["document \(d)f.html (not requisite)", "document \(d)g.html (not requisite)"]
@@ -72,8 +78,12 @@ private let d = "https://example.com/dir/"
             expected: ["link \(d)next.html (not requisite)", "link https://example.com/area.html (not requisite)"]
         ),
         HTMLCase(
-            html: #"<img data-src=l.jpg data-srcset="l1.jpg 1x, l2.jpg 2x"><div data-bg=bg.jpg data-lazy-src=z.jpg data-original=o.jpg>"#,
-            expected: ["image \(d)l.jpg", "image \(d)l1.jpg", "image \(d)l2.jpg", "image \(d)z.jpg", "image \(d)o.jpg", "image \(d)bg.jpg"]
+            html: #"<img data-src=l.jpg data-srcset="l1.jpg 1x, l2.jpg 2x">"#
+                + "<div data-bg=bg.jpg data-lazy-src=z.jpg data-original=o.jpg>",
+            expected: [
+                "image \(d)l.jpg", "image \(d)l1.jpg", "image \(d)l2.jpg", "image \(d)z.jpg", "image \(d)o.jpg",
+                "image \(d)bg.jpg",
+            ]
         ),
         HTMLCase(
             html: #"<div style="background: url('bg.png') , url(&quot;two.png&quot;)">"#,
@@ -130,6 +140,8 @@ private let d = "https://example.com/dir/"
         "<script>document.write('<img src=hidden.png>')</script>",
         "<script>if (a</script) {}</script>",
         "<SCRIPT type=module>'</scripty><img src=hidden.png>'</Script >",
+        "<script><!-- <script>x</script> <img src=hidden.png> --></script>",
+        "<script><!--<SCRIPT >if (a<b) {}</script><img src=hidden.png>--></script>",
         "<style>/* <img src=hidden.png> */</style>",
         "<textarea><img src=hidden.png></textarea>",
         "<title><img src=hidden.png></title>",
@@ -138,7 +150,7 @@ private let d = "https://example.com/dir/"
         "<noembed><img src=hidden.png></noembed>",
         "<noframes><img src=hidden.png></noframes>",
         "<noscript><img src=hidden.png></noscript>",
-        "<template><img src=hidden.png><link rel=stylesheet href=hidden.css><style>@import 'hidden.css';</style></template>",
+        "<template><img src=hidden.png><link rel=stylesheet href=h.css><style>@import 'h.css';</style></template>",
         "<template><template></template><img src=hidden.png></template>",
         "<svg><![CDATA[<img src=hidden.png>]]></svg>",
         "<img src=hidden.png",
@@ -146,7 +158,8 @@ private let d = "https://example.com/dir/"
 
     @Test(arguments: hiddenContexts)
     func ignoresReferencesBrowsersDoNotFetch(_ context: String) {
-        let html = context.hasSuffix("<img src=hidden.png") ? "<img src=shown.png>" + context : context + "<img src=shown.png>"
+        let shown = "<img src=shown.png>"
+        let html = context.hasSuffix("<img src=hidden.png") ? shown + context : context + shown
         #expect(scan(html) == ["image \(d)shown.png"])
     }
 
@@ -160,9 +173,15 @@ private let d = "https://example.com/dir/"
         HTMLCase(html: "<img src = \"a.png\"\nalt=x>", expected: ["image \(d)a.png"]),
         HTMLCase(html: "<img alt=x src=a.png/>", expected: ["image \(d)a.png/"]),
         HTMLCase(html: "<img alt=x src=\"a.png\"/>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<script><!-- a </script><img src=a.png>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<script><!-- <scripts></script><img src=a.png>", expected: ["image \(d)a.png"]),
+        HTMLCase(html: "<script><!-- <script></script --></script><img src=a.png>", expected: ["image \(d)a.png"]),
         HTMLCase(html: "<plaintext><img src=p.png></plaintext><img src=q.png>", expected: []),
         HTMLCase(html: "a < b <img src=a.png>", expected: ["image \(d)a.png"]),
-        HTMLCase(html: "<textarea></textareax><img src=no.png></TEXTAREA><img src=a.png>", expected: ["image \(d)a.png"]),
+        HTMLCase(
+            html: "<textarea></textareax><img src=no.png></TEXTAREA><img src=a.png>",
+            expected: ["image \(d)a.png"]
+        ),
     ]
 
     @Test(arguments: tokenizerCases)
@@ -174,7 +193,8 @@ private let d = "https://example.com/dir/"
 
     static let foreignCases: [HTMLCase] = [
         HTMLCase(
-            html: ##"<svg><image href="i.svg"/><use xlink:href="sprite.svg#icon"/><use href="#local"/><feImage href=f.png /></svg>"##,
+            html: ##"<svg><image href="i.svg"/><use xlink:href="sprite.svg#icon"/><use href="#local"/>"##
+                + "<feImage href=f.png /></svg>",
             expected: ["image \(d)i.svg", "image \(d)sprite.svg", "image \(d)f.png"]
         ),
         HTMLCase(
@@ -194,7 +214,8 @@ private let d = "https://example.com/dir/"
             expected: ["image \(d)t.png"]
         ),
         HTMLCase(
-            html: "<svg><foreignObject><div><style>@import 'fo.css';</style></div></foreignObject><image href=back.png /></svg>",
+            html: "<svg><foreignObject><div><style>@import 'fo.css';</style></div></foreignObject>"
+                + "<image href=back.png /></svg>",
             expected: ["stylesheet \(d)fo.css", "image \(d)back.png"]
         ),
         HTMLCase(
@@ -206,7 +227,8 @@ private let d = "https://example.com/dir/"
             expected: ["script \(d)s.js", "link \(d)l.html (not requisite)"]
         ),
         HTMLCase(
-            html: "<math><mi><img src=m.png></mi><annotation-xml encoding=text/html><style>@import 'a.css';</style></annotation-xml></math>",
+            html: "<math><mi><img src=m.png></mi><annotation-xml encoding=text/html>"
+                + "<style>@import 'a.css';</style></annotation-xml></math>",
             expected: ["image \(d)m.png", "stylesheet \(d)a.css"]
         ),
         HTMLCase(
@@ -224,9 +246,14 @@ private let d = "https://example.com/dir/"
     // MARK: - URLs
 
     static let urlCases: [HTMLCase] = [
-        HTMLCase(html: "<img src=\"  a\n.png\t \"><img src=b.png#frag>", expected: ["image \(d)a.png", "image \(d)b.png"]),
         HTMLCase(
-            html: ##"<img src="javascript:alert(1)"><img src="DATA:image/png;base64,AA"><a href="mailto:a@b.c"></a><img src="about:blank"><img src="blob:https://x/1"><img src=""><img src="   "><img src="#top"><a href=" JavaScript:void(0)">"##,
+            html: "<img src=\"  a\n.png\t \"><img src=b.png#frag>",
+            expected: ["image \(d)a.png", "image \(d)b.png"]
+        ),
+        HTMLCase(
+            html: ##"<img src="javascript:alert(1)"><img src="DATA:image/png;base64,AA"><a href="mailto:a@b.c"></a>"##
+                + ##"<img src="about:blank"><img src="blob:https://x/1"><img src=""><img src="   "><img src="#top">"##
+                + ##"<a href=" JavaScript:void(0)">"##,
             expected: []
         ),
         HTMLCase(html: "<img src=//cdn.example.net/x.png>", expected: ["image https://cdn.example.net/x.png"]),
@@ -248,7 +275,9 @@ private let d = "https://example.com/dir/"
             <base href="https://other.example/"><img src=c.png>
             """
         #expect(
-            scan(html) == ["image \(d)a.png", "image https://cdn.example.net/x/b.png", "image https://cdn.example.net/x/c.png"]
+            scan(html) == [
+                "image \(d)a.png", "image https://cdn.example.net/x/b.png", "image https://cdn.example.net/x/c.png",
+            ]
         )
     }
 
@@ -279,6 +308,17 @@ private let d = "https://example.com/dir/"
         #expect(scan("<img src=\"\(long).png\"><img src=ok.png>") == ["image \(d)ok.png"])
         let fits = String(repeating: "y", count: 1000)
         #expect(scan("<img src=\"\(fits).png\">") == ["image \(d)\(fits).png"])
+    }
+
+    @Test func finishEndsAnUnclosedStyleBlock() {
+        var scanner = HTMLScanner(documentURL: pageURL, charset: "utf-8")
+        #expect(scanner.feed(Array("<style>a { background: url(unclosed.png".utf8)).isEmpty)
+        #expect(render(scanner.finish()) == ["image \(d)unclosed.png"])
+    }
+
+    @Test func reportsSVGStyleBlocksWithTheirElement() {
+        let references = scanReferences(Array("<svg><style>@import 'a.css';</style></svg>".utf8))
+        #expect(references.map(\.source) == [Reference.Source(element: "style", css: .importRule)])
     }
 
     @Test func streamsReferencesAsSoonAsTheirTagIsComplete() {

@@ -17,7 +17,9 @@ import Testing
         let icons = try ManifestScanner.icons(in: Data(json.utf8), manifestURL: manifestURL)
         let all = try ManifestScanner.icons(in: Data(json.utf8), manifestURL: manifestURL, includesScreenshots: true)
         // Then
-        #expect(icons.map(\.url.absoluteString) == ["https://example.com/app/icon-192.png", "https://example.com/i/512.png"])
+        #expect(
+            icons.map(\.url.absoluteString) == ["https://example.com/app/icon-192.png", "https://example.com/i/512.png"]
+        )
         #expect(icons.allSatisfy { $0.kind == .icon && $0.source.manifestMember == "icons" && $0.isRequisite })
         #expect(all.count == 3)
         #expect(all.last?.kind == .image)
