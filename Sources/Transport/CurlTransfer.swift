@@ -122,7 +122,7 @@ final class CurlTransfer {
         var lines: [String] = []
         for field in headers {
             let bad = field.name.isEmpty || field.name.contains(where: { $0 == ":" || $0.isWhitespace })
-                || field.value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
+                || field.value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
             if bad {
                 return TransportError(
                     code: .invalidRequest,
@@ -177,8 +177,9 @@ final class CurlTransfer {
                 url: url)
             return 0
         }
-        var line = String(decoding: bytes, as: UTF8.self)
-        while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
+        var end = bytes.count
+        while end > 0 && (bytes[end - 1] == 10 || bytes[end - 1] == 13) { end -= 1 }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
         if line.isEmpty {
             // End of a head: an interim (1xx) head is dropped, a final one is delivered.
             if let status, status >= 200 || status == 101 {
