@@ -34,15 +34,17 @@ awk '{ printf "url = \"%s\"\noutput = \"/dev/null\"\n", $0 }' "$work/urls.txt" >
 now() { date +%s.%N; }
 
 # Warm up both clients once (page cache, origin threads).
-"$bin/webcache-transport-bench" --urls <(head -n 200 "$work/urls.txt") --parallel "$parallel" >/dev/null
-curl --silent --parallel --parallel-max "$parallel" --config <(head -n 400 "$work/curl.config")
+head -n 200 "$work/urls.txt" > "$work/warm-urls.txt"
+head -n 400 "$work/curl.config" > "$work/warm-curl.config"
+"$bin/webcache-transport-bench" --urls "$work/warm-urls.txt" --parallel "$parallel" >/dev/null
+curl --silent --no-progress-meter --parallel --parallel-max "$parallel" --config "$work/warm-curl.config"
 
 swift_line=$("$bin/webcache-transport-bench" --urls "$work/urls.txt" --parallel "$parallel")
 swift_rps=$(sed -E 's/.*rps=([0-9]+).*/\1/' <<<"$swift_line")
 swift_errors=$(sed -E 's/.*errors=([0-9]+).*/\1/' <<<"$swift_line")
 
 start=$(now)
-curl --silent --parallel --parallel-max "$parallel" --config "$work/curl.config"
+curl --silent --no-progress-meter --parallel --parallel-max "$parallel" --config "$work/curl.config"
 end=$(now)
 curl_rps=$(awk -v n="$count" -v s="$start" -v e="$end" 'BEGIN { printf "%d", n / (e - s) }')
 

@@ -73,6 +73,8 @@ final class CurlTransfer {
         set(CURLOPT_NOSIGNAL, 1)
         set(CURLOPT_FOLLOWLOCATION, 0)
         set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        // Larger reads mean fewer callbacks and chunks; one read is also the most a full body buffer can overshoot.
+        set(CURLOPT_BUFFERSIZE, 64 * 1024)
         _ = ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         switch configuration.httpVersion {
         case .http2OverTLS:
@@ -300,9 +302,10 @@ final class CurlTransfer {
             case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
                 CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER:
                 (.tls, "The TLS connection to \(target) failed.")
-            case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
-                (.invalidRequest, "The URL \(target) cannot be requested.")
-            case CURLE_WEIRD_SERVER_REPLY, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_HTTP2,
+            case CURLE_URL_MALFORMAT: (.invalidRequest, "The URL \(target) cannot be requested.")
+            // The scheme was checked before the transfer, so an unsupported protocol here is the
+            // server's: an answer that is not HTTP/1.x or HTTP/2 (libcurl refuses HTTP/0.9).
+            case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_HTTP2,
                 CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
                 (.protocolError, "The response from \(target) was malformed or cut short.")
             default: (.networkError, "The request to \(target) failed.")

@@ -56,6 +56,7 @@ public final class URLSessionTransport: HTTPTransport {
         session.finishTasksAndInvalidate()
     }
 
+    /// Starts a data task and returns when the response head has arrived.
     public func send(_ request: HTTPRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
         var urlRequest = URLRequest(url: request.url)

@@ -92,3 +92,31 @@ extension HTTPTransport {
         return (response, try await response.body.collect())
     }
 }
+
+extension TestOrigin {
+    /// Routes whose responses break the protocol, built on the origin's raw socket hook.
+    static func faulty(_ request: OriginRequest) -> OriginResponse {
+        switch request.path {
+        case "/reset-mid-body":
+            return OriginResponse(body: .raw { socket in
+                try socket.write("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+                try socket.write(Data(repeating: 65, count: 5000))
+                socket.resetOnClose()
+            })
+        case "/short-body":
+            return OriginResponse(body: .raw { socket in
+                try socket.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this")
+            })
+        case "/enormous-head":
+            return OriginResponse(body: .raw { socket in
+                try socket.write("HTTP/1.1 200 OK\r\n")
+                for index in 0..<2000 { try socket.write("X-Filler-\(index): \(String(repeating: "f", count: 200))\r\n") }
+                try socket.write("Content-Length: 0\r\n\r\n")
+            })
+        case "/not-http":
+            return OriginResponse(body: .raw { socket in try socket.write("SSH-2.0-OpenSSH\r\n\r\n") })
+        default:
+            return route(request)
+        }
+    }
+}
