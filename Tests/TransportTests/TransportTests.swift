@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import LocalOrigin
+import Synchronization
 import Testing
 @testable import Transport
 
@@ -188,6 +189,32 @@ import Testing
         }
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func droppingTheBodyCancelsTheTransfer(kind: TransportKind) async throws {
+        // The origin stalls after part of the body and counts the connections the client closes.
+        let closedByClient = Mutex(0)
+        let server = OriginServer { _ in
+            OriginResponse(body: .raw { socket in
+                try socket.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial")
+                if socket.stall(timeout: .seconds(20)) { closedByClient.withLock { $0 += 1 } }
+            })
+        }
+        try server.start()
+        defer { server.stop() }
+        let transport = try kind.make()
+        do {
+            let response = try await transport.send(HTTPRequest(url: server.url("stall")))
+            #expect(response.head.status == 200)
+        }
+        // Dropping the response must close the connection; the origin sees that while still running.
+        var waited = 0
+        while closedByClient.withLock({ $0 }) == 0 && waited < 2000 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        #expect(closedByClient.withLock { $0 } == 1)
     }
 
     // MARK: - Failures
