@@ -19,6 +19,8 @@ final class CurlTransfer {
     private var fields: [HTTPField] = []
     private var headerBytes = 0
     private var headDelivered = false
+    /// A parsed head not yet handed to the caller; see ``flushHead()``.
+    private var pendingHead: TransportResponse?
     // Body.
     private var bodyBytes: Int64 = 0
     /// A failure this side decided on (limits), reported instead of libcurl's "write error".
@@ -230,6 +232,15 @@ final class CurlTransfer {
             url: url,
             remoteAddress: remote.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         )
+        pendingHead = response
+    }
+
+    /// Hands a parsed head to the waiting caller. The loop calls this after each round of
+    /// `curl_multi_perform`, so a small response's head, body and end reach the caller together
+    /// and wake its task once instead of once per event.
+    func flushHead() {
+        guard let response = pendingHead else { return }
+        pendingHead = nil
         spec.head.settle(.success(response))
     }
 
@@ -283,6 +294,7 @@ final class CurlTransfer {
 
     /// Settles the head (if still waiting) and ends the body.
     func complete(with result: Result<Void, any Error>) {
+        flushHead()
         if case .failure(let error) = result, !spec.head.isSettled {
             spec.head.settle(.failure(error))
         }
