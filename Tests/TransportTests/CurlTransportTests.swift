@@ -115,4 +115,20 @@ import Testing
         let body = try await #require(response).body.collect()
         #expect(body.count == 300_000)
     }
+
+    /// A transfer paused because its consumer is slow is not "idle": it must survive a pause
+    /// longer than the idle timeout.
+    @Test func aPausedTransferOutlivesTheIdleTimeout() async throws {
+        let server = try TestOrigin.start()
+        defer { server.stop() }
+        var configuration = CurlTransport.Configuration()
+        configuration.idleTimeout = .seconds(1)
+        configuration.bodyBufferBytes = 64 * 1024
+        let transport = try CurlTransport(configuration: configuration)
+        let size = 8 * 1024 * 1024
+        let response = try await transport.send(HTTPRequest(url: server.url("generated?size=\(size)")))
+        try await Task.sleep(for: .milliseconds(2500))
+        let body = try await response.body.collect()
+        #expect(body.count == size)
+    }
 }
