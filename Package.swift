@@ -72,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebCacheCLITests",
-            dependencies: ["WebCacheCLI", "LocalOrigin"],
+            dependencies: ["WebCacheCLI", "CacheStore", "HTTPCore", "LocalOrigin"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -5,6 +5,16 @@ enum CommandRunner {
         switch spec.name {
         case CommandCatalog.get.name:
             return try await GetCommand.run(context)
+        case CommandCatalog.inspect.name:
+            return try await InspectCommand.run(context)
+        case CommandCatalog.prune.name:
+            return try await PruneCommand.run(context)
+        case CommandCatalog.pin.name:
+            return try await PinCommand.run(context)
+        case CommandCatalog.verify.name:
+            return try await VerifyCommand.run(context)
+        case CommandCatalog.logout.name:
+            return try await LogoutCommand.run(context)
         default:
             throw CLIError("The subcommand '\(spec.name)' is not available in this build.")
         }
