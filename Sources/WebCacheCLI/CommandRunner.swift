@@ -15,6 +15,10 @@ enum CommandRunner {
             return try await VerifyCommand.run(context)
         case CommandCatalog.logout.name:
             return try await LogoutCommand.run(context)
+        case CommandCatalog.preload.name:
+            return try await PreloadCommand.run(context)
+        case CommandCatalog.refresh.name:
+            return try await RefreshCommand.run(context)
         default:
             throw CLIError("The subcommand '\(spec.name)' is not available in this build.")
         }
