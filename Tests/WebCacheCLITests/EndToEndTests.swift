@@ -243,7 +243,8 @@ final class EndToEndTests: Sendable {
     @Test(arguments: [
         (["prune"], "Error: Give at least one of --expired"),
         (["prune", "--include-pinned"], "Error: Give at least one of --expired"),
-        (["prune", "--older-than", "3 fortnights"], "Error: The value '3 fortnights' is invalid for '--older-than <duration>'"),
+        (["prune", "--older-than", "3 fortnights"],
+         "Error: The value '3 fortnights' is invalid for '--older-than <duration>'"),
         (["prune", "--max-size", "lots"], "Error: The value 'lots' is invalid for '--max-size <size>'"),
         (["prune", "--max-size", "1M", "--host", "a.test"], "Error: --max-size evicts by last access alone"),
     ])
@@ -320,7 +321,8 @@ final class EndToEndTests: Sendable {
         try await storePageAndStylesheet()
         try await withCacheStore(at: store) { store in
             try await store.write("damage a body") { connection in
-                try connection.execute(sql: "UPDATE body_chunk SET data = x'00' WHERE body_id = (SELECT min(id) FROM body)")
+                try connection.execute(
+                    sql: "UPDATE body_chunk SET data = x'00' WHERE body_id = (SELECT min(id) FROM body)")
             }
         }
         // When

@@ -74,14 +74,18 @@ struct ParsingTests {
         let error = try #require(usageError(arguments))
         #expect(error.message == message)
         #expect(error.commandName == command)
-        let usage = command.map { name in CommandCatalog.all.first { $0.name == name }!.usage } ?? "webcache <subcommand>"
-        #expect(error.text == "Error: \(message)\nUsage: \(usage)\n  See 'webcache\(command.map { " \($0)" } ?? "") --help' for more information.\n")
+        let spec = CommandCatalog.all.first { $0.name == command }
+        let usage = spec?.usage ?? "webcache <subcommand>"
+        let helpCommand = spec.map { "webcache \($0.name)" } ?? "webcache"
+        let expected = "Error: \(message)\nUsage: \(usage)\n  See '\(helpCommand) --help' for more information.\n"
+        #expect(error.text == expected)
     }
 
     @Test func helpIsTheSameEveryWay() throws {
         for spec in CommandCatalog.all {
             let expected = HelpFormatter.help(for: spec)
-            for arguments in [["help", spec.name], [spec.name, "-h"], [spec.name, "--help"], [spec.name, "x", "--help"]] {
+            let spellings = [["help", spec.name], [spec.name, "-h"], [spec.name, "--help"], [spec.name, "x", "--help"]]
+            for arguments in spellings {
                 guard case .help(let text) = try CommandLineInterface.parse(arguments) else {
                     Issue.record("\(arguments) is not help")
                     continue
@@ -109,7 +113,8 @@ struct ParsingTests {
         // Every short label has its description in column 26; long labels continue on the next line there.
         #expect(lines.contains("  --expired               Entries that can no longer be served, not even stale."))
         #expect(lines.contains("  -n, --dry-run           Show what would be removed; remove nothing."))
-        #expect(lines.contains("  --store <path>          The store file. (default: $XDG_CACHE_HOME/webcache/store.sqlite)"))
+        #expect(lines.contains(
+            "  --store <path>          The store file. (default: $XDG_CACHE_HOME/webcache/store.sqlite)"))
         for option in CommandCatalog.prune.options {
             let label = "  " + option.helpLabel
             let index = try #require(lines.firstIndex { $0.hasPrefix(label + " ") || $0 == label }, "\(label)")

@@ -18,7 +18,8 @@ enum TestOrigin {
                       headers: ["Cache-Control": "max-age=600", "ETag": "\"page-1\"",
                                 "Set-Cookie": "session=s3cr3t-cookie; Path=/; HttpOnly"])
             case "/style.css":
-                .text(stylesheet, contentType: "text/css", headers: ["Cache-Control": "max-age=600", "ETag": "\"css-1\""])
+                .text(stylesheet, contentType: "text/css",
+                      headers: ["Cache-Control": "max-age=600", "ETag": "\"css-1\""])
             case "/app.js":
                 .text(script, contentType: "text/javascript", headers: ["Cache-Control": "max-age=600"])
             default:

@@ -184,7 +184,9 @@ enum InspectCommand {
         }
     }
 
-    private static func entries(_ store: CacheStore, url: String, now: Date, context: CommandContext) throws -> Entries {
+    private static func entries(_ store: CacheStore, url: String, now: Date, context: CommandContext) throws
+        -> Entries
+    {
         var found: [CacheEntry] = []
         for form in CommandContext.storedForms(of: url) where found.isEmpty {
             found = try store.entries(url: form)

@@ -15,7 +15,8 @@ enum LogoutCommand {
         guard !arguments.flag("guest"), tokenOptions.contains(where: { arguments.value($0) != nil }) else {
             context.stdout.write(
                 "Not signed in: without --token-command, --token-file or --jwt-command there is no user to log out. "
-                    + "Nothing was removed; guest entries stay (remove them with 'webcache prune --partition guest').\n")
+                    + "Nothing was removed; guest entries stay "
+                    + "(remove them with 'webcache prune --partition guest').\n")
             return ExitCode.success
         }
         let configuration = try context.makeConfiguration()
@@ -31,8 +32,9 @@ enum LogoutCommand {
             try await cache.logout()
             let count = stored?.entryCount ?? 0
             let noun = count == 1 ? "entry" : "entries"
+            let bytes = ValueParsers.formatBytes(stored?.entryBytes ?? 0)
             context.stdout.write(
-                "Logged out user '\(user)': removed \(count) \(noun) (\(ValueParsers.formatBytes(stored?.entryBytes ?? 0))) "
+                "Logged out user '\(user)': removed \(count) \(noun) (\(bytes)) "
                     + "of partition \(partition), and dropped its tokens and cookies.\n")
             return ExitCode.success
         }
