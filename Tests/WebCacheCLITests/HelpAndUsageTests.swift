@@ -64,6 +64,12 @@ struct HelpAndUsageTests {
             + "  See 'webcache verify --help' for more information.\n"),
         (["inspect", "--store"], "Error: Missing value for '--store <path>'\nUsage: \(CommandCatalog.inspect.usage)\n"
             + "  See 'webcache inspect --help' for more information.\n"),
+        (["logout", "--token-command", "printf token"],
+         "Error: --token-command needs --instance <url>: the session is started on the instance\n"
+            + "Usage: \(CommandCatalog.logout.usage)\n  See 'webcache logout --help' for more information.\n"),
+        (["logout", "--guest", "--token-file", "token.txt"],
+         "Error: --guest cannot be combined with --token-file\n"
+            + "Usage: \(CommandCatalog.logout.usage)\n  See 'webcache logout --help' for more information.\n"),
     ])
     func usageErrorsExitWith64OnStandardError(arguments: [String], expected: String) async throws {
         let result = try await webcache.run(arguments)

@@ -8,18 +8,15 @@ import WebCache
 /// Without a token option there is no signed-in user: the command says so and exits 0, changing nothing
 /// (guest entries are shared, not private; `prune --partition guest` removes them).
 enum LogoutCommand {
-    static let tokenOptions = ["token-command", "token-file", "jwt-command"]
-
     static func run(_ context: CommandContext) async throws -> Int32 {
-        let arguments = context.arguments
-        guard !arguments.flag("guest"), tokenOptions.contains(where: { arguments.value($0) != nil }) else {
+        let configuration = try context.makeConfiguration()
+        guard configuration.authorization != nil else {
             context.stdout.write(
                 "Not signed in: without --token-command, --token-file or --jwt-command there is no user to log out. "
                     + "Nothing was removed; guest entries stay "
                     + "(remove them with 'webcache prune --partition guest').\n")
             return ExitCode.success
         }
-        let configuration = try context.makeConfiguration()
         let user = configuration.userID ?? "default"
         guard context.storeExists else {
             context.stdout.write(
