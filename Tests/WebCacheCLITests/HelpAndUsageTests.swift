@@ -64,6 +64,8 @@ struct HelpAndUsageTests {
             + "  See 'webcache verify --help' for more information.\n"),
         (["inspect", "--store"], "Error: Missing value for '--store <path>'\nUsage: \(CommandCatalog.inspect.usage)\n"
             + "  See 'webcache inspect --help' for more information.\n"),
+        (["verify", "--log-level", "loud"], "Error: The value 'loud' is invalid for '--log-level <level>'\n"
+            + "Usage: \(CommandCatalog.verify.usage)\n  See 'webcache verify --help' for more information.\n"),
         (["logout", "--token-command", "printf token"],
          "Error: --token-command needs --instance <url>: the session is started on the instance\n"
             + "Usage: \(CommandCatalog.logout.usage)\n  See 'webcache logout --help' for more information.\n"),

@@ -105,7 +105,7 @@ enum CommandCatalog {
         options: [
             OptionSpec(names: ["--unpin"], kind: .flag, help: "Let it be evicted again."),
             OptionSpec(names: ["--partition"], kind: .value(name: "name"),
-                       help: "Only in this partition (default: every partition that holds the URL)."),
+                       help: "Only in this partition; without it, every partition that holds the URL."),
         ] + CommonOptions.store + CommonOptions.logging
     )
 

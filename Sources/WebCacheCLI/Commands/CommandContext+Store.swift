@@ -12,9 +12,10 @@ extension CommandContext {
 
     /// Opens the existing store, runs `body`, and closes the store, also when `body` throws.
     ///
-    /// - Throws: ``CLIError`` naming the path when there is no store there or it cannot be opened;
-    ///   what `body` throws.
+    /// - Throws: ``UsageError`` for a bad `--log-level`; ``CLIError`` naming the path when there is no
+    ///   store there or it cannot be opened; what `body` throws.
     func withExistingStore<T: Sendable>(_ body: (CacheStore) async throws -> T) async throws -> T {
+        _ = try makeLogger()  // The store logs nothing, but a bad --log-level is still a usage error.
         guard storeExists else {
             throw CLIError("There is no store at '\(storePath)'; give the path of one with --store.")
         }

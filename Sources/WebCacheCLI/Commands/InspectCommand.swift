@@ -12,14 +12,14 @@ enum InspectCommand {
         let now = Date()
         return try await context.withExistingStore { store in
             if context.arguments.flag("pages") {
-                let report = try pages(store, url: url, context: context)
+                let report = try pages(store, url: url)
                 if json {
                     try JSONOutput.write(report, to: context.stdout)
                 } else {
                     context.stdout.write(report.text)
                 }
             } else if let url {
-                let report = try entries(store, url: url, now: now, context: context)
+                let report = try entries(store, url: url, now: now)
                 if json {
                     try JSONOutput.write(report, to: context.stdout)
                 } else {
@@ -184,9 +184,7 @@ enum InspectCommand {
         }
     }
 
-    private static func entries(_ store: CacheStore, url: String, now: Date, context: CommandContext) throws
-        -> Entries
-    {
+    private static func entries(_ store: CacheStore, url: String, now: Date) throws -> Entries {
         var found: [CacheEntry] = []
         for form in CommandContext.storedForms(of: url) where found.isEmpty {
             found = try store.entries(url: form)
@@ -269,7 +267,7 @@ enum InspectCommand {
         }
     }
 
-    private static func pages(_ store: CacheStore, url: String?, context: CommandContext) throws -> Pages {
+    private static func pages(_ store: CacheStore, url: String?) throws -> Pages {
         var pages: [StoredPage] = []
         if let url {
             for form in CommandContext.storedForms(of: url) where pages.isEmpty {
