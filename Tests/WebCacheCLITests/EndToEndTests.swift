@@ -118,7 +118,7 @@ final class EndToEndTests: Sendable {
         #expect(json["bodies"] as? Int == 2)
         #expect(json["entryBytes"] as? Int == bytes)
         #expect(json["fresh"] as? Int == 2)
-        #expect(json["path"] as? String == store)
+        #expect(json["store"] as? String == store)
         let hosts = try #require(json["hosts"] as? [[String: Any]])
         #expect(hosts.count == 1)
         #expect(hosts.first?["name"] as? String == "127.0.0.1")

@@ -26,7 +26,7 @@ enum InspectCommand {
                     context.stdout.write(report.text(now: now))
                 }
             } else {
-                let report = Totals(path: store.path, statistics: try await store.statistics(at: now))
+                let report = Totals(store: store.path, statistics: try await store.statistics(at: now))
                 if json {
                     try JSONOutput.write(report, to: context.stdout)
                 } else {
@@ -47,7 +47,7 @@ enum InspectCommand {
             var bytes: Int64
         }
 
-        var path: String
+        var store: String
         var entries: Int64
         var entryBytes: Int64
         var bodies: Int64
@@ -62,9 +62,9 @@ enum InspectCommand {
         var hosts: [Group]
         var partitions: [Group]
 
-        init(path: String, statistics: StoreStatistics) {
+        init(store: String, statistics: StoreStatistics) {
             let totals = statistics.totals
-            self.path = path
+            self.store = store
             entries = totals.entryCount
             entryBytes = totals.entryBytes
             bodies = totals.bodyCount
@@ -84,7 +84,7 @@ enum InspectCommand {
         var text: String {
             let size = ValueParsers.formatBytes
             var lines = [
-                "Store:       \(path)",
+                "Store:       \(store)",
                 "Entries:     \(entries) (\(size(entryBytes)))",
                 "Bodies:      \(bodies) distinct (\(size(bodyBytes)); sharing saves \(size(sharedSavingsBytes)))",
                 "Freshness:   \(fresh) fresh, \(staleServable) stale but servable, \(expired) expired",
