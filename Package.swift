@@ -46,7 +46,12 @@ let package = Package(
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPCachingTests", dependencies: ["HTTPCaching"], swiftSettings: swiftSettings),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery"], swiftSettings: swiftSettings),
-        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"], swiftSettings: swiftSettings),
+        // webcache-bench is a dependency so that the crash and multi-process tests find it built.
+        .testTarget(
+            name: "CacheStoreTests",
+            dependencies: ["CacheStore", "webcache-bench"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "TransportTests",
             dependencies: ["Transport", "LocalOrigin"],

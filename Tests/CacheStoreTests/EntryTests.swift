@@ -160,9 +160,12 @@ struct EntryTests {
             requestTime: later, responseTime: later.addingTimeInterval(1),
             freshUntil: later.addingTimeInterval(600), staleUntil: later.addingTimeInterval(700)
         )
-        let count = try await store.updateMetadata([update, MetadataUpdate(
-            entryID: 999_999, headers: [:], requestTime: later, responseTime: later, freshUntil: later
-        )])
+        let count = try await store.updateMetadata([
+            update,
+            MetadataUpdate(
+                entryID: 999_999, headers: [:], requestTime: later, responseTime: later, freshUntil: later
+            ),
+        ])
         #expect(count == 1)
         let savedID = try #require(saved.id)
         let read = try #require(try store.entry(id: savedID))

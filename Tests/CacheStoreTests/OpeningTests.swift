@@ -33,7 +33,9 @@ struct OpeningTests {
         let journal = try store.read("journal") { try $0.text("PRAGMA journal_mode") }
         let tables = try store.read("tables") { connection in
             var names: Set<String> = []
-            try connection.forEachRow("SELECT name FROM sqlite_schema WHERE type = 'table'") { names.insert($0.text(0)) }
+            try connection.forEachRow("SELECT name FROM sqlite_schema WHERE type = 'table'") {
+                names.insert($0.text(0))
+            }
             return names
         }
         #expect(version == Int64(Schema.migrations.count))
@@ -48,7 +50,8 @@ struct OpeningTests {
     }
 
     @Test func migrationsRunInOrderOnceEachAndAFailingStepRollsBack() throws {
-        let connection = try Connection(path: folder.path("migrate.sqlite"), flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let connection = try Connection(
+            path: folder.path("migrate.sqlite"), flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let steps = [
             Migration(version: 1, sql: "CREATE TABLE a (x INTEGER) STRICT"),
             Migration(version: 2, sql: "ALTER TABLE a ADD COLUMN y TEXT"),
@@ -93,7 +96,9 @@ struct OpeningTests {
 
     @Test func refusesAForeignSQLiteDatabase() throws {
         let path = folder.path("foreign.sqlite")
-        try withRawConnection(path) { try $0.execute(sql: "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x')") }
+        try withRawConnection(path) {
+            try $0.execute(sql: "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x')")
+        }
         try expectRefusal(path: path, code: .notAStore, mentioning: "notes")
     }
 
@@ -109,7 +114,8 @@ struct OpeningTests {
         let path = folder.path("truncated.sqlite")
         let store = try CacheStore(path: path)
         for index in 0..<20 {
-            try await store.save(makeEntry("https://example.test/\(index)"), body: makeBody(size: 20_000, seed: UInt8(index)))
+            try await store.save(
+                makeEntry("https://example.test/\(index)"), body: makeBody(size: 20_000, seed: UInt8(index)))
         }
         try await store.close()
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))

@@ -23,7 +23,10 @@ extension CacheStore {
             while total > byteLimit {
                 var batch: [(Int64, String, Int64)] = []
                 try connection.forEachRow(
-                    "SELECT id, url, body_size FROM entry WHERE pinned = 0 ORDER BY last_access, body_size DESC LIMIT 64"
+                    """
+                    SELECT id, url, body_size FROM entry WHERE pinned = 0 \
+                    ORDER BY last_access, body_size DESC LIMIT 64
+                    """
                 ) { row in
                     batch.append((row.int64(0), row.text(1), row.int64(2)))
                 }
@@ -105,7 +108,8 @@ extension CacheStore {
                     .init(name: row.text(0), entryCount: row.int64(1), entryBytes: row.int64(2))
                 )
             }
-            statistics.stagedBytes = try connection.int64("SELECT coalesce(sum(length(data)), 0) FROM staging_chunk") ?? 0
+            statistics.stagedBytes =
+                try connection.int64("SELECT coalesce(sum(length(data)), 0) FROM staging_chunk") ?? 0
             return statistics
         }
     }
@@ -129,7 +133,8 @@ extension CacheStore {
                 if line != "ok" { problem(.integrity, "SQLite integrity check: \(line)") }
             }
             try connection.forEachRow("PRAGMA foreign_key_check") { row in
-                problem(.integrity, "Row \(row.int64(1)) of table \(row.text(0)) breaks a foreign key to \(row.text(2)).")
+                problem(
+                    .integrity, "Row \(row.int64(1)) of table \(row.text(0)) breaks a foreign key to \(row.text(2)).")
             }
             var bodies: [(id: Int64, hash: Data, size: Int64, chunkCount: Int64, refCount: Int64)] = []
             try connection.forEachRow("SELECT id, hash, size, chunk_count, ref_count FROM body ORDER BY id") { row in
@@ -150,7 +155,8 @@ extension CacheStore {
                     hasher.update(data)
                 }
                 if !chunksInOrder || expectedSeq != body.chunkCount {
-                    problem(.bodyChunks, "Body \(body.id) has \(expectedSeq) chunks, not 0..<\(body.chunkCount) in order.")
+                    problem(
+                        .bodyChunks, "Body \(body.id) has \(expectedSeq) chunks, not 0..<\(body.chunkCount) in order.")
                 }
                 if size != body.size {
                     problem(.bodySize, "Body \(body.id) has \(size) bytes, not the \(body.size) recorded.")
@@ -178,7 +184,9 @@ extension CacheStore {
                 if row.isNull(3) {
                     problem(.missingBody, "Entry \(row.int64(0)) for \(row.text(1)) points at a missing body.")
                 } else if row.int64(2) != row.int64(3) {
-                    problem(.bodySize, "Entry \(row.int64(0)) for \(row.text(1)) records a body size that differs from its body.")
+                    problem(
+                        .bodySize,
+                        "Entry \(row.int64(0)) for \(row.text(1)) records a body size that differs from its body.")
                 }
             }
             let totals = try Self.readTotals(connection)

@@ -130,7 +130,7 @@ extension CacheStore {
 
     /// Reads an entry and its whole body, and records a hit.
     ///
-    /// This is the hit path: one reader lock, two indexed reads, and a hit recorded in memory; no write
+    /// This is the hit path: one reader lock, a few indexed reads, and a hit recorded in memory; no write
     /// transaction, except a batched flush when many hits are waiting. For large bodies prefer
     /// ``entry(partition:method:url:varyKey:)`` and ``bodyChunks(bodyID:)``.
     ///
@@ -191,11 +191,13 @@ extension CacheStore {
     public nonisolated func pageStatus(forPage pageURL: String, partition: String = "guest") throws -> PageStatus {
         try read("read the status of \(pageURL)") { connection in
             try connection.readTransaction {
-                let pageStored = try connection.int64(
-                    "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ?)",
-                    [.text(partition), .text(pageURL)]
-                ) == 1
-                var status = PageStatus(pageStored: pageStored, resourceCount: 0, storedCount: 0, failures: [], missing: [])
+                let pageStored =
+                    try connection.int64(
+                        "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ?)",
+                        [.text(partition), .text(pageURL)]
+                    ) == 1
+                var status = PageStatus(
+                    pageStored: pageStored, resourceCount: 0, storedCount: 0, failures: [], missing: [])
                 try connection.forEachRow(
                     """
                     SELECT p.resource_url, p.kind, p.failure, EXISTS (SELECT 1 FROM entry e \

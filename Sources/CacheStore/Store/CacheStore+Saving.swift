@@ -2,9 +2,9 @@ import Foundation
 import HTTPCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension CacheStore {
@@ -60,9 +60,10 @@ extension CacheStore {
             if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
                 bodyID = existing
             } else {
-                let staged = try connection.int64(
-                    "SELECT count(*) FROM staging_chunk WHERE token = ?", [.text(body.token)]
-                ) ?? 0
+                let staged =
+                    try connection.int64(
+                        "SELECT count(*) FROM staging_chunk WHERE token = ?", [.text(body.token)]
+                    ) ?? 0
                 guard staged == body.stagedChunks else {
                     throw Error(
                         code: .bodyMissing,
@@ -73,7 +74,10 @@ extension CacheStore {
                 let chunkCount = staged + (body.pending.isEmpty ? 0 : 1)
                 bodyID = try Self.insertBody(connection, hash: hash, size: body.size, chunkCount: chunkCount, at: now)
                 try connection.run(
-                    "INSERT INTO body_chunk (body_id, seq, data) SELECT ?, seq, data FROM staging_chunk WHERE token = ?",
+                    """
+                    INSERT INTO body_chunk (body_id, seq, data) \
+                    SELECT ?, seq, data FROM staging_chunk WHERE token = ?
+                    """,
                     [.integer(bodyID), .text(body.token)]
                 )
                 if !body.pending.isEmpty {
@@ -111,7 +115,8 @@ extension CacheStore {
                 for seq in 0..<chunkCount {
                     let start = body.startIndex + seq * Self.chunkSize
                     let end = min(start + Self.chunkSize, body.endIndex)
-                    try Self.insertChunk(connection, bodyID: bodyID, seq: Int64(seq), data: body.subdata(in: start..<end))
+                    try Self.insertChunk(
+                        connection, bodyID: bodyID, seq: Int64(seq), data: body.subdata(in: start..<end))
                 }
             }
             return try Self.upsert(

@@ -2,9 +2,9 @@ import CSQLite
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The offline store: stored responses, their content-addressed bodies, page → resource edges and
@@ -164,11 +164,21 @@ public actor CacheStore {
     }
 
     /// Runs `body` with a reader connection on the calling thread.
+    ///
+    /// WAL readers seldom meet a lock (WAL recovery, a wal-index being rebuilt); when they do after the
+    /// busy timeout, the read starts over with backoff, like a write, so `SQLITE_BUSY` never escapes.
     nonisolated func read<T: Sendable>(_ action: String, _ body: @Sendable (Connection) throws -> T) throws -> T {
-        do {
-            return try readers.read(body)
-        } catch {
-            throw storeError(error, action: action)
+        let deadline = Date().addingTimeInterval(configuration.busyRetryLimit)
+        var delay = 0.001
+        while true {
+            do {
+                return try readers.read(body)
+            } catch let error as SQLiteError where error.isBusy && Date() < deadline {
+                Thread.sleep(forTimeInterval: delay * Double.random(in: 0.5...1.5))
+                delay = min(delay * 2, 0.1)
+            } catch {
+                throw storeError(error, action: action)
+            }
         }
     }
 
@@ -196,7 +206,8 @@ public actor CacheStore {
         case let error as Error:
             return error
         case let error as SQLiteError where error.isCorruption:
-            return Error(code: .corrupt, message: "The cache store '\(path)' is damaged: could not \(action).", cause: error)
+            return Error(
+                code: .corrupt, message: "The cache store '\(path)' is damaged: could not \(action).", cause: error)
         case let error as SQLiteError:
             return Error(code: .database, message: "Could not \(action) in the cache store '\(path)'.", cause: error)
         case is ReaderPoolClosed:

@@ -2,9 +2,9 @@ import CSQLite
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Checks on the store file made before and while SQLite opens it, so that a foreign or damaged
@@ -41,7 +41,8 @@ enum StoreFile {
             )
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw CacheStore.Error(code: .notADatabase, message: "The cache store path '\(path)' is not a regular file.")
+            throw CacheStore.Error(
+                code: .notADatabase, message: "The cache store path '\(path)' is not a regular file.")
         }
         guard info.st_size > 0 else {
             throw CacheStore.Error(
@@ -50,7 +51,8 @@ enum StoreFile {
             )
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CacheStore.Error(code: .fileSystem, message: "Could not open the cache store file '\(path)' for reading.")
+            throw CacheStore.Error(
+                code: .fileSystem, message: "Could not open the cache store file '\(path)' for reading.")
         }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 100)) ?? Data()
