@@ -49,6 +49,23 @@ struct OpeningTests {
         try await again.close()
     }
 
+    @Test func manyOpenersCreatingTheSameStoreAgreeOnOneFile() async throws {
+        let path = folder.path("race.sqlite")
+        let created = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try StoreFile.createIfMissing(path: path, retryingFor: 5) }
+            }
+            return try await group.reduce(into: 0) { count, created in count += created ? 1 : 0 }
+        }
+        #expect(created == 1)
+        let stores = try (0..<4).map { _ in try CacheStore(path: path) }
+        try await stores[0].save(makeEntry("https://example.test/race"), body: Data("x".utf8))
+        #expect(try stores[3].totals().entryCount == 1)
+        for store in stores { try await store.close() }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+        #expect(leftovers == ["race.sqlite"])
+    }
+
     @Test func migrationsRunInOrderOnceEachAndAFailingStepRollsBack() throws {
         let connection = try Connection(
             path: folder.path("migrate.sqlite"), flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)

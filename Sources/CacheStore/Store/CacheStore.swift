@@ -57,10 +57,8 @@ public actor CacheStore {
     ///   - configuration: Limits and tuning.
     /// - Throws: ``CacheStore/Error``.
     public init(path: String, configuration: Configuration = Configuration()) throws {
-        let created = try StoreFile.createIfMissing(path: path)
-        if !created {
-            try StoreFile.checkHeader(path: path)
-        }
+        try StoreFile.createIfMissing(path: path, retryingFor: configuration.busyRetryLimit)
+        try StoreFile.checkHeader(path: path)
         let writer: Connection
         do {
             writer = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
