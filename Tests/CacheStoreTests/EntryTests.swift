@@ -37,6 +37,11 @@ struct EntryTests {
             streamed.append(chunk)
         }
         #expect(streamed == body)
+        var asynchronous = Data()
+        for try await chunk in store.bodyStream(bodyID: bodyID) {
+            asynchronous.append(chunk)
+        }
+        #expect(asynchronous == body)
     }
 
     @Test(arguments: [0, 100, CacheStore.chunkSize, CacheStore.chunkSize * 2 + 5_000])

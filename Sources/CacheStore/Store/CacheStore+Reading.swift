@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import Synchronization
 
 extension CacheStore {
     // MARK: - Entries
@@ -72,6 +73,16 @@ extension CacheStore {
     /// A reader that returns body `bodyID` chunk by chunk.
     public nonisolated func bodyChunks(bodyID: Int64) -> BodyChunkReader {
         BodyChunkReader(store: self, bodyID: bodyID)
+    }
+
+    /// The chunks of body `bodyID` as an asynchronous sequence, read one at a time as they are consumed.
+    ///
+    /// ```swift
+    /// for try await chunk in store.bodyStream(bodyID: bodyID) { try await send(chunk) }
+    /// ```
+    public nonisolated func bodyStream(bodyID: Int64) -> AsyncThrowingStream<Data, any Swift.Error> {
+        let reader = Mutex(bodyChunks(bodyID: bodyID))
+        return AsyncThrowingStream(unfolding: { try reader.withLock { try $0.next() } })
     }
 
     /// Reads a whole body in one statement (one snapshot); `nil` when the body row is gone or incomplete.
