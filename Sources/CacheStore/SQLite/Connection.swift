@@ -69,6 +69,7 @@ final class Connection {
     func run(_ sql: String, _ values: [DatabaseValue] = []) throws(SQLiteError) {
         let statement = try cachedStatement(sql: sql)
         statement.bind(values)
+        defer { statement.reset() }
         try statement.execute()
     }
 
@@ -80,6 +81,9 @@ final class Connection {
     ) throws {
         let statement = try cachedStatement(sql: sql)
         statement.bind(values)
+        // Reset also when `row` throws: a statement left mid-way keeps its read snapshot open,
+        // which would stop checkpoints from moving past it.
+        defer { statement.reset() }
         while try statement.step() {
             try row(statement)
         }

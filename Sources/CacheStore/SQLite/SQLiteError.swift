@@ -30,7 +30,7 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     var isCorruption: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
 
     public var description: String {
-        var text = "SQLite error \(extendedCode): \(message)"
+        var text = "SQLite error \(primaryCode): \(message)"
         if let sql {
             text += " - while executing `\(sql)`"
         }

@@ -190,6 +190,7 @@ extension CacheStore {
         }
         let id = statement.int64(0)
         try statement.execute()
+        statement.reset()
         if let pageEdges {
             try replaceEdges(pageEdges, page: entry.url, partition: entry.partition, connection)
         }
