@@ -8,8 +8,10 @@
 -- Bodies, content-addressed by SHA-256 and shared between entries.
 -- ref_count is the number of entries that point at the body; triggers keep it, and delete the
 -- body (and, by cascade, its chunks) when the last entry goes.
+-- AUTOINCREMENT on body and entry ids: an id is never reused, so an id that a reader or a caller
+-- holds (a chunk being streamed, a hit, a 304 update) can never come to mean another row.
 CREATE TABLE body (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),
     size INTEGER NOT NULL CHECK (size >= 0),
     chunk_count INTEGER NOT NULL CHECK (chunk_count >= 0),
@@ -28,7 +30,7 @@ CREATE TABLE body_chunk (
 -- Stored responses. Identity: (partition, method, url, vary_key). The caller computes the
 -- freshness instants and the Vary secondary key; the store keeps them as queryable columns.
 CREATE TABLE entry (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     partition TEXT NOT NULL DEFAULT 'guest',
     method TEXT NOT NULL,
     url TEXT NOT NULL,

@@ -131,6 +131,18 @@ struct EntryTests {
         #expect(try store.totals() == StoreTotals(entryCount: 1, entryBytes: 2_000, bodyCount: 1, bodyBytes: 2_000))
     }
 
+    @Test func neverReusesTheIdOfARemovedEntryOrBody() async throws {
+        let first = try await store.save(makeEntry("https://example.test/a"), body: Data("a".utf8))
+        try await store.invalidate(url: "https://example.test/a")
+        let second = try await store.save(makeEntry("https://example.test/b"), body: Data("b".utf8))
+        #expect(second.id != first.id)
+        #expect(second.bodyID != first.bodyID)
+        // A hit or an update for the removed id touches nothing
+        _ = store.recordHit(entryID: try #require(first.id), at: referenceDate)
+        try await store.flushAccessLog()
+        #expect(try store.entry(id: try #require(second.id))?.hitCount == 0)
+    }
+
     // MARK: - Variants, methods, invalidation
 
     @Test func keepsVariantsApartAndInvalidatesThemAllTogether() async throws {
