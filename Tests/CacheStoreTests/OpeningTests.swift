@@ -151,6 +151,19 @@ struct OpeningTests {
         try expectRefusal(path: path, code: .corrupt)
     }
 
+    @Test func namesAPathThatCannotBeCreatedOrIsADirectory() throws {
+        let missingFolder = folder.path("no-such-folder/store.sqlite")
+        let createError = try #require(throws: CacheStore.Error.self) { try CacheStore(path: missingFolder) }
+        #expect(createError.code == .fileSystem)
+        #expect(createError.message.contains(missingFolder))
+
+        let directory = folder.path("a-directory")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let directoryError = try #require(throws: CacheStore.Error.self) { try CacheStore(path: directory) }
+        #expect(directoryError.code == .notADatabase)
+        #expect(directoryError.message.contains(directory))
+    }
+
     // MARK: - Permissions
 
     @Test func createsTheStoreAndItsWALFilesWithMode0600() async throws {
