@@ -90,13 +90,24 @@ extension CacheStore {
         guard let size = try connection.int64("SELECT size FROM body WHERE id = ?", [.integer(bodyID)]) else {
             return nil
         }
-        var data = Data(capacity: Int(size))
+        return try readChunks(bodyID, size: size, connection)
+    }
+
+    /// Reads the chunks of a body whose size is known, in one statement; `nil` unless they add up to `size`.
+    /// Body ids are never reused, so chunks found under `bodyID` belong to that body.
+    private static func readChunks(_ bodyID: Int64, size: Int64, _ connection: Connection) throws -> Data? {
+        var data: Data?
         try connection.forEachRow(
             "SELECT data FROM body_chunk WHERE body_id = ? ORDER BY seq", [.integer(bodyID)]
         ) { row in
-            data.append(row.blob(0))
+            if data == nil {
+                data = row.blob(0)
+            } else {
+                data?.append(row.blob(0))
+            }
         }
-        return data.count == Int(size) ? data : nil
+        let body = data ?? Data()
+        return Int64(body.count) == size ? body : nil
     }
 
     nonisolated func chunkCount(bodyID: Int64) throws -> Int64 {
@@ -157,7 +168,7 @@ extension CacheStore {
                     partition: partition, method: method, url: url, varyKey: varyKey, connection
                 ),
                 let bodyID = entry.bodyID,
-                let body = try Self.readBody(bodyID, connection)
+                let body = try Self.readChunks(bodyID, size: entry.bodySize, connection)
             else { return nil }
             return CachedResponse(entry: entry, body: body)
         }

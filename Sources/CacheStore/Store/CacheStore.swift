@@ -147,7 +147,7 @@ public actor CacheStore {
     // MARK: - Internals shared by the extensions
 
     /// Runs `body` in one write transaction on the writer connection, after writing the buffered hits.
-    func write<T>(_ action: String, _ body: (Connection) throws -> T) throws -> T {
+    func write<T>(_ action: @autoclosure () -> String, _ body: (Connection) throws -> T) throws -> T {
         guard let writer else { throw closedError }
         let hits = accessLog.drain()
         do {
@@ -157,7 +157,7 @@ public actor CacheStore {
             }
         } catch {
             accessLog.restore(hits)
-            throw storeError(error, action: action)
+            throw storeError(error, action: action())
         }
     }
 
@@ -165,17 +165,21 @@ public actor CacheStore {
     ///
     /// WAL readers seldom meet a lock (WAL recovery, a wal-index being rebuilt); when they do after the
     /// busy timeout, the read starts over with backoff, like a write, so `SQLITE_BUSY` never escapes.
-    nonisolated func read<T: Sendable>(_ action: String, _ body: @Sendable (Connection) throws -> T) throws -> T {
-        let deadline = Date().addingTimeInterval(configuration.busyRetryLimit)
+    nonisolated func read<T: Sendable>(
+        _ action: @autoclosure () -> String,
+        _ body: @Sendable (Connection) throws -> T
+    ) throws -> T {
+        var deadline: Date?
         var delay = 0.001
         while true {
             do {
                 return try readers.read(body)
-            } catch let error as SQLiteError where error.isBusy && Date() < deadline {
+            } catch let error as SQLiteError where error.isBusy && Date() < (deadline ?? .distantFuture) {
+                deadline = deadline ?? Date().addingTimeInterval(configuration.busyRetryLimit)
                 Thread.sleep(forTimeInterval: delay * Double.random(in: 0.5...1.5))
                 delay = min(delay * 2, 0.1)
             } catch {
-                throw storeError(error, action: action)
+                throw storeError(error, action: action())
             }
         }
     }
