@@ -29,6 +29,9 @@ enum StoreFile {
         close(descriptor)
         do {
             let connection = try Connection(path: temporary, flags: SQLITE_OPEN_READWRITE)
+            // Born in WAL mode (the mode is stored in the file), so that no opener ever needs the
+            // exclusive lock that switching modes takes.
+            try connection.execute(sql: "PRAGMA journal_mode = WAL")
             try Migration.migrate(connection, with: Schema.migrations, retryingFor: limit)
         } catch let error as SQLiteError {
             throw CacheStore.Error(
