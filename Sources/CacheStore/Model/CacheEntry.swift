@@ -114,6 +114,14 @@ extension CacheEntry {
         e.body_id, e.body_size, b.hash FROM entry e JOIN body b ON b.id = e.body_id
         """
 
+    /// The entry with one identity: partition, method, URL, Vary key.
+    static let selectionByIdentity =
+        selection + " WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.vary_key = ?"
+    /// Every variant of partition, method and URL.
+    static let selectionOfVariants = selection + " WHERE e.partition = ? AND e.method = ? AND e.url = ? ORDER BY e.id"
+    /// The entry with one id.
+    static let selectionByID = selection + " WHERE e.id = ?"
+
     /// Decodes the current row of a statement that starts with ``selection``.
     init(row: Statement) {
         self.id = row.int64(0)

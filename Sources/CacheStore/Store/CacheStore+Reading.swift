@@ -17,7 +17,7 @@ extension CacheStore {
         try read("look up \(url)") { connection in
             var entries: [CacheEntry] = []
             try connection.forEachRow(
-                CacheEntry.selection + " WHERE e.partition = ? AND e.method = ? AND e.url = ? ORDER BY e.id",
+                CacheEntry.selectionOfVariants,
                 [.text(partition), .text(method.rawValue), .text(url)]
             ) { row in
                 entries.append(CacheEntry(row: row))
@@ -49,7 +49,7 @@ extension CacheStore {
     ) throws -> CacheEntry? {
         var found: CacheEntry?
         try connection.forEachRow(
-            CacheEntry.selection + " WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.vary_key = ?",
+            CacheEntry.selectionByIdentity,
             [.text(partition), .text(method.rawValue), .text(url), .text(varyKey)]
         ) { row in
             found = CacheEntry(row: row)

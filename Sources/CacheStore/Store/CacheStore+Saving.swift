@@ -52,6 +52,7 @@ extension CacheStore {
     /// - Throws: ``CacheStore/Error``; ``Error/Code/bodyMissing`` when the staged chunks were collected.
     @discardableResult
     public func save(_ entry: CacheEntry, body: BodyWriter, pageEdges: [PageEdge]? = nil) throws -> CacheEntry {
+        precondition(body.store === self, "A BodyWriter must be saved by the store that made it.")
         let headers = try encodedHeaders(of: entry)
         let hash = body.hasher.finalize()
         let now = configuration.clock()
@@ -203,7 +204,7 @@ extension CacheStore {
     /// Reads one entry by id through `connection`.
     static func readEntry(id: Int64, _ connection: Connection) throws -> CacheEntry? {
         var found: CacheEntry?
-        try connection.forEachRow(CacheEntry.selection + " WHERE e.id = ?", [.integer(id)]) { row in
+        try connection.forEachRow(CacheEntry.selectionByID, [.integer(id)]) { row in
             found = CacheEntry(row: row)
         }
         return found
