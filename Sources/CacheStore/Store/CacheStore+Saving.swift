@@ -169,7 +169,7 @@ extension CacheStore {
             response_time, date, etag, last_modified, content_type, fresh_until, stale_until, stored_at, \
             last_access, hit_count, pinned, body_id, body_size)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
-            ON CONFLICT (partition, method, url, vary_key) DO UPDATE SET
+            ON CONFLICT (partition, url, method, vary_key) DO UPDATE SET
             host = excluded.host, status = excluded.status, headers = excluded.headers,
             request_time = excluded.request_time, response_time = excluded.response_time, date = excluded.date,
             etag = excluded.etag, last_modified = excluded.last_modified, content_type = excluded.content_type,
@@ -330,8 +330,8 @@ extension CacheStore {
         try write("pin the page \(pageURL)") { connection in
             try connection.run(
                 """
-                UPDATE entry SET pinned = ? WHERE partition = ? AND (url = ? OR url IN \
-                (SELECT resource_url FROM page_edge WHERE partition = ? AND page_url = ?))
+                UPDATE entry SET pinned = ? WHERE partition = ? AND url IN \
+                (SELECT ? UNION SELECT resource_url FROM page_edge WHERE partition = ? AND page_url = ?)
                 """,
                 [.bool(pinned), .text(partition), .text(pageURL), .text(partition), .text(pageURL)]
             )
