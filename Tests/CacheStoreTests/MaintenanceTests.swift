@@ -157,6 +157,26 @@ struct MaintenanceTests {
         try await store.close()
     }
 
+    @Test func cancellingTheCallerStopsVerification() async throws {
+        let store = try CacheStore(path: folder.path("cancel.sqlite"), configuration: configuration())
+        try await store.save(makeEntry("https://a.test/x"), body: makeBody(size: 1_000, seed: 1))
+        let outcome = await withTaskGroup(of: Result<VerifyReport, any Error>.self) { group in
+            group.cancelAll()
+            group.addTask {
+                do {
+                    return .success(try await store.verify())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return await group.next()!
+        }
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        // The reader connection is free again
+        #expect(try await store.verify().isSound)
+        try await store.close()
+    }
+
     @Test func verifyFindsATamperedChunkAndWrongTotals() async throws {
         let path = folder.path("verify.sqlite")
         let store = try CacheStore(path: path, configuration: configuration())

@@ -74,9 +74,9 @@ extension CacheStore {
 
     /// Figures for `inspect` at `now`, from one snapshot, computed on a background queue.
     ///
-    /// - Throws: ``CacheStore/Error``.
+    /// - Throws: ``CacheStore/Error``; `CancellationError` when the calling task is cancelled.
     public nonisolated func statistics(at now: Date = Date()) async throws -> StoreStatistics {
-        try await readInBackground("compute statistics") { connection in
+        try await readInBackground("compute statistics") { connection, cancellation in
             var statistics = StoreStatistics(
                 totals: try Self.readTotals(connection), freshCount: 0, staleServableCount: 0, expiredCount: 0,
                 pinnedCount: 0, hosts: [], partitions: [], stagedBytes: 0
@@ -96,6 +96,7 @@ extension CacheStore {
                 statistics.expiredCount = row.int64(2)
                 statistics.pinnedCount = row.int64(3)
             }
+            try cancellation.check()
             try connection.forEachRow(
                 "SELECT host, count(*), sum(body_size) FROM entry GROUP BY host ORDER BY sum(body_size) DESC, host"
             ) { row in
@@ -121,9 +122,10 @@ extension CacheStore {
     /// at missing bodies. Runs on a background queue; the store stays usable meanwhile.
     ///
     /// - Returns: A report listing every problem found.
-    /// - Throws: ``CacheStore/Error`` when the checks cannot run at all.
+    /// - Throws: ``CacheStore/Error`` when the checks cannot run at all; `CancellationError` when the
+    ///   calling task is cancelled (checked between bodies).
     public nonisolated func verify() async throws -> VerifyReport {
-        try await readInBackground("verify the store") { connection in
+        try await readInBackground("verify the store") { connection, cancellation in
             var report = VerifyReport(problems: [], checkedBodies: 0, checkedEntries: 0)
             func problem(_ kind: VerifyReport.Problem.Kind, _ message: String) {
                 report.problems.append(VerifyReport.Problem(kind: kind, message: message))
@@ -132,6 +134,7 @@ extension CacheStore {
                 let line = row.text(0)
                 if line != "ok" { problem(.integrity, "SQLite integrity check: \(line)") }
             }
+            try cancellation.check()
             try connection.forEachRow("PRAGMA foreign_key_check") { row in
                 problem(
                     .integrity, "Row \(row.int64(1)) of table \(row.text(0)) breaks a foreign key to \(row.text(2)).")
@@ -141,6 +144,7 @@ extension CacheStore {
                 bodies.append((row.int64(0), row.blob(1), row.int64(2), row.int64(3), row.int64(4)))
             }
             for body in bodies {
+                try cancellation.check()
                 var hasher = SHA256()
                 var size: Int64 = 0
                 var expectedSeq: Int64 = 0

@@ -185,14 +185,23 @@ public actor CacheStore {
     }
 
     /// Runs `body` with a reader connection, inside one read transaction, on a Dispatch queue.
+    /// Cancelling the calling task sets the flag that `body` checks between its steps.
     nonisolated func readInBackground<T: Sendable>(
         _ action: String,
-        _ body: @escaping @Sendable (Connection) throws -> T
+        _ body: @escaping @Sendable (Connection, CancellationFlag) throws -> T
     ) async throws -> T {
+        let flag = CancellationFlag()
         do {
-            return try await readers.readInBackground { connection in
-                try connection.readTransaction { try body(connection) }
+            return try await withTaskCancellationHandler {
+                try await readers.readInBackground { connection in
+                    try flag.check()
+                    return try connection.readTransaction { try body(connection, flag) }
+                }
+            } onCancel: {
+                flag.cancel()
             }
+        } catch let error as CancellationError {
+            throw error
         } catch {
             throw storeError(error, action: action)
         }
