@@ -47,6 +47,10 @@ let package = Package(
         .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "webcache-origin", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
         .executableTarget(name: "webcache-bench", dependencies: ["CacheStore", "CSQLite"], swiftSettings: swiftSettings),
+        // Benchmark driver for scripts/bench-transport.sh; not a product.
+        .executableTarget(
+            name: "webcache-transport-bench", dependencies: ["Transport", "HTTPCore"], swiftSettings: swiftSettings
+        ),
 
         // MARK: - Tests
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),

@@ -17,6 +17,7 @@ struct OriginConnection {
     func serve() {
         var buffer = [UInt8]()
         buffer.reserveCapacity(16 * 1024)
+        var scratch = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             // MARK: Head
             var headEnd: Int?
@@ -33,7 +34,7 @@ struct OriginConnection {
                     sendError(431, "The request head is larger than \(configuration.maxRequestHeadBytes) bytes.")
                     return
                 }
-                guard readMore(into: &buffer) else { return }
+                guard readMore(into: &buffer, scratch: &scratch) else { return }
             }
             guard let headEnd else { return }
             if headEnd > configuration.maxRequestHeadBytes {
@@ -55,7 +56,7 @@ struct OriginConnection {
                 return
             }
             while buffer.count < head.bodyLength {
-                guard readMore(into: &buffer) else { return }
+                guard readMore(into: &buffer, scratch: &scratch) else { return }
             }
             let body = Data(buffer[..<head.bodyLength])
             buffer.removeFirst(head.bodyLength)
@@ -74,12 +75,11 @@ struct OriginConnection {
 
     // MARK: - Reading
 
-    private func readMore(into buffer: inout [UInt8]) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    private func readMore(into buffer: inout [UInt8], scratch: inout [UInt8]) -> Bool {
         while true {
-            let count = recv(socket.fd, &chunk, chunk.count, 0)
+            let count = recv(socket.fd, &scratch, scratch.count, 0)
             if count > 0 {
-                buffer.append(contentsOf: chunk[..<count])
+                buffer.append(contentsOf: scratch[..<count])
                 return true
             }
             if count < 0 && errno == EINTR { continue }

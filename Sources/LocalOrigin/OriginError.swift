@@ -8,5 +8,6 @@ public struct OriginError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

@@ -121,6 +121,7 @@ final class CurlEventLoop: @unchecked Sendable {
                 curl_multi_remove_handle(multi, easy)
                 transfer.finish(code: result)
             }
+            for transfer in transfers.values { transfer.flushHead() }
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }
     }

@@ -19,6 +19,8 @@ final class CurlTransfer {
     private var fields: [HTTPField] = []
     private var headerBytes = 0
     private var headDelivered = false
+    /// A parsed head not yet handed to the caller; see ``flushHead()``.
+    private var pendingHead: TransportResponse?
     // Body.
     private var bodyBytes: Int64 = 0
     /// A failure this side decided on (limits), reported instead of libcurl's "write error".
@@ -73,6 +75,8 @@ final class CurlTransfer {
         set(CURLOPT_NOSIGNAL, 1)
         set(CURLOPT_FOLLOWLOCATION, 0)
         set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        // Larger reads mean fewer callbacks and chunks; one read is also the most a full body buffer can overshoot.
+        set(CURLOPT_BUFFERSIZE, 64 * 1024)
         _ = ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         switch configuration.httpVersion {
         case .http2OverTLS:
@@ -122,7 +126,7 @@ final class CurlTransfer {
         var lines: [String] = []
         for field in headers {
             let bad = field.name.isEmpty || field.name.contains(where: { $0 == ":" || $0.isWhitespace })
-                || field.value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
+                || field.value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
             if bad {
                 return TransportError(
                     code: .invalidRequest,
@@ -177,8 +181,9 @@ final class CurlTransfer {
                 url: url)
             return 0
         }
-        var line = String(decoding: bytes, as: UTF8.self)
-        while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
+        var end = bytes.count
+        while end > 0 && (bytes[end - 1] == 10 || bytes[end - 1] == 13) { end -= 1 }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
         if line.isEmpty {
             // End of a head: an interim (1xx) head is dropped, a final one is delivered.
             if let status, status >= 200 || status == 101 {
@@ -227,6 +232,15 @@ final class CurlTransfer {
             url: url,
             remoteAddress: remote.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         )
+        pendingHead = response
+    }
+
+    /// Hands a parsed head to the waiting caller. The loop calls this after each round of
+    /// `curl_multi_perform`, so a small response's head, body and end reach the caller together
+    /// and wake its task once instead of once per event.
+    func flushHead() {
+        guard let response = pendingHead else { return }
+        pendingHead = nil
         spec.head.settle(.success(response))
     }
 
@@ -280,6 +294,7 @@ final class CurlTransfer {
 
     /// Settles the head (if still waiting) and ends the body.
     func complete(with result: Result<Void, any Error>) {
+        flushHead()
         if case .failure(let error) = result, !spec.head.isSettled {
             spec.head.settle(.failure(error))
         }
@@ -299,9 +314,10 @@ final class CurlTransfer {
             case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
                 CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER:
                 (.tls, "The TLS connection to \(target) failed.")
-            case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
-                (.invalidRequest, "The URL \(target) cannot be requested.")
-            case CURLE_WEIRD_SERVER_REPLY, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_HTTP2,
+            case CURLE_URL_MALFORMAT: (.invalidRequest, "The URL \(target) cannot be requested.")
+            // The scheme was checked before the transfer, so an unsupported protocol here is the
+            // server's: an answer that is not HTTP/1.x or HTTP/2 (libcurl refuses HTTP/0.9).
+            case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_HTTP2,
                 CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
                 (.protocolError, "The response from \(target) was malformed or cut short.")
             default: (.networkError, "The request to \(target) failed.")

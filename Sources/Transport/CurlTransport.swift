@@ -34,6 +34,7 @@ public final class CurlTransport: HTTPTransport {
         loop.ownerReleased()
     }
 
+    /// Queues the request on the event loop and returns when the response head has arrived.
     public func send(_ request: HTTPRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
         let id = loop.makeTransferID()

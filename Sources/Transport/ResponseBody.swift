@@ -10,6 +10,7 @@ import Foundation
 /// for try await chunk in response.body { hasher.update(chunk) }
 /// ```
 public struct ResponseBody: AsyncSequence, Sendable {
+    /// Each element is the next piece of content.
     public typealias Element = Data
 
     /// Cancels the transfer when the last body or iterator referring to it goes away.
@@ -44,6 +45,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         }
     }
 
+    /// Creates the iterator; a body can be iterated once.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(handle: handle)
     }

@@ -30,7 +30,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         /// Any other network failure.
         public static let networkError = Code(rawValue: "networkError")
 
-        public var description: String { rawValue }
+        /// The short name.
+        /// The message, followed by libcurl's code and text when there are some.
+    public var description: String { rawValue }
     }
 
     /// The kind of failure.

@@ -7,9 +7,13 @@ import FoundationNetworking
 
 /// An ``HTTPTransport`` over Foundation's `URLSession`, for platforms without libcurl.
 ///
-/// It streams bodies through a data delegate with the same bounded buffering as ``CurlTransport``
-/// (the task is suspended while the consumer lags), never follows redirects, and uses neither
-/// `URLCache` nor cookie storage: caching and sessions belong to the layers above.
+/// It streams bodies through a data delegate, never follows redirects, and uses neither `URLCache`
+/// nor cookie storage: caching and sessions belong to the layers above.
+///
+/// On Apple platforms a lagging consumer suspends the task, so buffering is bounded as with
+/// ``CurlTransport``. FoundationNetworking (Linux) does not resume a data task suspended during a
+/// transfer, so there the whole unread remainder of a body may be buffered: prefer ``CurlTransport``
+/// for large bodies on Linux.
 public final class URLSessionTransport: HTTPTransport {
     /// Settings of a ``URLSessionTransport``.
     public struct Configuration: Sendable {
@@ -52,6 +56,7 @@ public final class URLSessionTransport: HTTPTransport {
         session.finishTasksAndInvalidate()
     }
 
+    /// Starts a data task and returns when the response head has arrived.
     public func send(_ request: HTTPRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
         var urlRequest = URLRequest(url: request.url)
@@ -171,7 +176,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         }
         switch channel.offer(data, refusable: false) {
         case .accepted, .refused: break
-        case .acceptedButFull: dataTask.suspend()
+        case .acceptedButFull:
+            #if !canImport(FoundationNetworking)
+            dataTask.suspend()
+            #endif
         case .consumerGone: dataTask.cancel()
         }
     }

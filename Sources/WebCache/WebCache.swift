@@ -33,6 +33,12 @@ public final class WebCache: Sendable {
         var storeConfiguration = CacheStore.Configuration()
         storeConfiguration.byteLimit = configuration.maximumStoreSize
         do {
+            // The folder of the default store may not exist yet; it holds private data, so 0700.
+            let folder = (configuration.storePath as NSString).deletingLastPathComponent
+            if !folder.isEmpty {
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
             store = try CacheStore(path: configuration.storePath, configuration: storeConfiguration)
         } catch {
             throw WebCacheError(.store, "The store at '\(configuration.storePath)' cannot be opened.", cause: error)

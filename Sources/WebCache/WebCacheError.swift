@@ -40,6 +40,9 @@ public struct WebCacheError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         guard let cause else { return message }
-        return "\(message) Underlying error: \(cause)."
+        let underlying = String(describing: cause)
+        // A lower layer's message is often already the whole story; say it once.
+        if underlying == message || message.contains(underlying) { return message }
+        return "\(message) Underlying error: \(underlying)" + (underlying.hasSuffix(".") ? "" : ".")
     }
 }

@@ -5,6 +5,10 @@ enum CommandRunner {
         switch spec.name {
         case CommandCatalog.get.name:
             return try await GetCommand.run(context)
+        case CommandCatalog.preload.name:
+            return try await PreloadCommand.run(context)
+        case CommandCatalog.refresh.name:
+            return try await RefreshCommand.run(context)
         default:
             throw CLIError("The subcommand '\(spec.name)' is not available in this build.")
         }

@@ -17,6 +17,8 @@ struct URLListFile: Sendable {
     /// as written; the caller resolves them against the instance URL.
     var entries: [(line: Int, text: String)] = []
     var problems: [Problem] = []
+    /// The file's name as problems give it.
+    let name: String
 
     /// Lines longer than this are refused rather than held in memory.
     static let maximumLineLength = 8192
@@ -35,6 +37,7 @@ struct URLListFile: Sendable {
 
     /// Classifies the lines of `data`, naming them after `name` in problems.
     init(data: Data, name: String) {
+        self.name = name
         var lineNumber = 0
         for rawLine in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1

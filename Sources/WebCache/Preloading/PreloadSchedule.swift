@@ -1,0 +1,114 @@
+import Discovery
+import Foundation
+
+/// One URL a preload run fetches.
+struct PreloadItem: Sendable {
+    /// The URL in cache-key form.
+    var url: URL
+    /// What it is used for; `nil` for a page (a URL given, or reached through a link).
+    var kind: Reference.Kind?
+    /// How many links away from a given page it was reached (0 for a given page, and for requisites of one).
+    var depth: Int
+
+    var isPage: Bool { kind == nil }
+    var kindName: String { kind?.rawValue ?? "page" }
+}
+
+/// The preload engine's bookkeeping: what was seen, what waits per host, what runs, what each page
+/// or stylesheet referenced, and how each URL ended. Owned by the engine's single scheduling loop.
+struct PreloadSchedule {
+    private(set) var pages: [URL] = []
+    private var pageSet: Set<URL> = []
+    private var seen: Set<URL> = []
+    private var queues: [String: [PreloadItem]] = [:]
+    private var queueHeads: [String: Int] = [:]
+    private var hosts: [String] = []
+    private var nextHost = 0
+    private var activePerHost: [String: Int] = [:]
+    private(set) var running = 0
+    /// What each page or stylesheet referenced, in order, duplicates included (for the page edges).
+    private var references: [URL: [(url: URL, kind: String)]] = [:]
+    /// How each URL ended: `nil` stored, else the reason it was not.
+    private(set) var outcomes: [URL: String?] = [:]
+
+    /// Queues `item` unless its URL was seen before in this run; returns whether it was queued.
+    mutating func enqueue(_ item: PreloadItem) -> Bool {
+        guard seen.insert(item.url).inserted else { return false }
+        if item.isPage {
+            pages.append(item.url)
+            pageSet.insert(item.url)
+        }
+        let host = item.url.host ?? ""
+        if queues[host] == nil {
+            hosts.append(host)
+            queueHeads[host] = 0
+        }
+        queues[host, default: []].append(item)
+        return true
+    }
+
+    /// Whether `url` was already seen (queued, running or done) in this run.
+    func hasSeen(_ url: URL) -> Bool {
+        seen.contains(url)
+    }
+
+    /// Marks a URL that will not be fetched (skipped or invalid) as seen, with the reason.
+    mutating func settle(_ url: URL, reason: String) {
+        seen.insert(url)
+        outcomes[url] = .some(reason)
+    }
+
+    /// The next item whose host has a free slot, taking hosts in turn; `nil` when none can start.
+    mutating func nextRunnable(perHostLimit: Int) -> PreloadItem? {
+        guard !hosts.isEmpty else { return nil }
+        for offset in 0..<hosts.count {
+            let host = hosts[(nextHost + offset) % hosts.count]
+            guard let head = queueHeads[host], let queue = queues[host], head < queue.count,
+                activePerHost[host, default: 0] < perHostLimit
+            else { continue }
+            queueHeads[host] = head + 1
+            if head + 1 == queue.count {
+                queues[host] = []
+                queueHeads[host] = 0
+            }
+            activePerHost[host, default: 0] += 1
+            running += 1
+            nextHost = (nextHost + offset + 1) % hosts.count
+            return queue[head]
+        }
+        return nil
+    }
+
+    /// Records how a running item ended and frees its slot.
+    mutating func finish(_ item: PreloadItem, failure: String?) {
+        running -= 1
+        activePerHost[item.url.host ?? "", default: 1] -= 1
+        outcomes[item.url] = .some(failure)
+    }
+
+    /// Why `url` is not stored, or `nil` if it is.
+    func failure(of url: URL) -> String? {
+        outcomes[url] ?? "not fetched"
+    }
+
+    /// Records that `parent` references `url`.
+    mutating func recordReference(from parent: URL, to url: URL, kind: String) {
+        references[parent, default: []].append((url, kind))
+    }
+
+    /// Everything `page` needs, through stylesheets and manifests but not through other pages,
+    /// each once, with the reason it is missing if it is.
+    func requisites(of page: URL) -> [(url: URL, kind: String, failure: String?)] {
+        var result: [(URL, String, String?)] = []
+        var visited: Set<URL> = [page]
+        var stack = Array((references[page] ?? []).reversed())
+        while let (url, kind) = stack.popLast() {
+            guard visited.insert(url).inserted else { continue }
+            result.append((url, kind, failure(of: url)))
+            if !pageSet.contains(url) {
+                stack.append(contentsOf: (references[url] ?? []).reversed())
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,279 @@
+import CacheStore
+import Discovery
+import Foundation
+import HTTPCore
+import Synchronization
+import Transport
+
+/// The preload engine: fetches pages and everything they need into the store, concurrently, with
+/// structured concurrency only (one task group; no task outlives a run).
+///
+/// One scheduling loop owns all bookkeeping (``PreloadSchedule``). Fetches run as child tasks of one
+/// group, at most ``PreloadOptions/concurrency`` at once and ``PreloadOptions/perHostConcurrency``
+/// per host; they report back through a stream of messages. References are sent as the scanner
+/// finds them in the arriving bytes, so a page's stylesheets and images start downloading before
+/// the page has finished. Each URL is fetched once per run however many pages reference it.
+/// Transient failures are retried with exponential backoff and jitter, honouring `Retry-After`.
+/// At the end, each page's edges (every requisite, through stylesheets, with what failed) are
+/// written to the store, so `inspect --pages` can tell whether the page is complete offline.
+struct Preloader: Sendable {
+    let loader: Loader
+    let context: RequestContext
+    let options: PreloadOptions
+    let logger: Logger
+    private let addresses = AddressPolicy()
+    private let requestCount = RequestCounter()
+
+    init(loader: Loader, context: RequestContext, options: PreloadOptions, logger: Logger) {
+        precondition(options.concurrency > 0 && options.perHostConcurrency > 0, "Preload concurrency must be positive.")
+        self.loader = loader
+        self.options = options
+        self.logger = logger
+        self.context = RequestContext(
+            partition: context.partition, session: CountingSending(inner: context.session, count: requestCount))
+    }
+
+    /// A message from a fetch to the scheduling loop.
+    private enum Message: Sendable {
+        case found([Reference], in: PreloadItem, base: URL)
+        case retrying(URL, attempt: Int, delay: TimeInterval, reason: String)
+        case finished(PreloadItem, Outcome)
+    }
+
+    private enum Outcome: Sendable {
+        case stored(status: Int, networkBytes: Int64, source: ResponseSource)
+        case failed(String)
+    }
+
+    // MARK: - Running
+
+    /// Preloads `pages` and their requisites; `events` is called from one task at a time, in order.
+    func run(pages: [URL], events: @Sendable (PreloadEvent) -> Void) async -> PreloadReport {
+        let started = Date()
+        var report = PreloadReport()
+        var schedule = PreloadSchedule()
+        for page in pages where schedule.enqueue(PreloadItem(url: page.cacheKey, kind: nil, depth: 0)) {
+            report.pages += 1
+        }
+        let (messages, continuation) = AsyncStream.makeStream(of: Message.self)
+
+        await withTaskGroup(of: Void.self) { group in
+            func startWhatFits() {
+                while schedule.running < options.concurrency,
+                    let item = schedule.nextRunnable(perHostLimit: options.perHostConcurrency)
+                {
+                    group.addTask { await fetch(item, messages: continuation) }
+                }
+            }
+            startWhatFits()
+            guard schedule.running > 0 else { return }
+            for await message in messages {
+                switch message {
+                case .found(let references, let parent, let base):
+                    for reference in references {
+                        consider(reference, from: parent, base: base, schedule: &schedule, report: &report, events: events)
+                    }
+                case .retrying(let url, let attempt, let delay, let reason):
+                    events(.retrying(url: url, attempt: attempt, delay: delay, reason: reason))
+                case .finished(let item, let outcome):
+                    switch outcome {
+                    case .stored(let status, let bytes, let source):
+                        schedule.finish(item, failure: nil)
+                        report.sources[source, default: 0] += 1
+                        report.networkBytes += bytes
+                        events(.fetched(url: item.url, status: status, bytes: bytes, source: source))
+                    case .failed(let reason):
+                        schedule.finish(item, failure: reason)
+                        report.failures.append(.init(url: item.url.redactedForMessages, reason: reason))
+                        events(.failed(url: item.url, reason: reason))
+                    }
+                }
+                startWhatFits()
+                if schedule.running == 0 { break }
+            }
+            continuation.finish()
+        }
+
+        await recordEdges(schedule, report: &report)
+        report.requests = requestCount.value
+        report.duration = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// Decides what to do with one reference found in `parent`.
+    private func consider(
+        _ reference: Reference, from parent: PreloadItem, base: URL, schedule: inout PreloadSchedule,
+        report: inout PreloadReport, events: (PreloadEvent) -> Void
+    ) {
+        let url = reference.url.cacheKey
+        guard url.isHTTP else { return }
+        if reference.kind == .link || reference.kind == .document {
+            // Navigation: follow same-site links from pages while depth allows.
+            guard parent.isPage, parent.depth < options.depth, url.isSameSite(as: parent.url),
+                schedule.enqueue(PreloadItem(url: url, kind: nil, depth: parent.depth + 1))
+            else { return }
+            report.pages += 1
+            events(.discovered(url: url, kind: "page", in: base))
+            return
+        }
+        guard reference.isRequisite, options.includesRequisites else { return }
+        schedule.recordReference(from: parent.url, to: url, kind: reference.kind.rawValue)
+        guard !schedule.hasSeen(url) else { return }
+        if let reason = refusal(of: url, from: base) {
+            schedule.settle(url, reason: reason)
+            report.skipped.append(.init(url: url.redactedForMessages, reason: reason))
+            events(.skipped(url: url, reason: reason))
+            return
+        }
+        _ = schedule.enqueue(PreloadItem(url: url, kind: reference.kind, depth: parent.depth))
+        events(.discovered(url: url, kind: reference.kind.rawValue, in: base))
+    }
+
+    /// Why `url` must not be fetched for a page at `referrer`, if it must not.
+    private func refusal(of url: URL, from referrer: URL) -> String? {
+        let host = url.host?.lowercased() ?? ""
+        if options.deniedHosts.contains(host) {
+            return "the host \(host) is denied"
+        }
+        if !options.allowedHosts.isEmpty, !options.allowedHosts.contains(host) {
+            return "the host \(host) is not among the allowed hosts"
+        }
+        if !addresses.allows(url, from: referrer) {
+            return "a page on a public address may not reach the private address of \(host)"
+        }
+        return nil
+    }
+
+    // MARK: - Fetching
+
+    /// Fetches one item, scanning its body as it streams, with retries for transient failures.
+    private func fetch(_ item: PreloadItem, messages: AsyncStream<Message>.Continuation) async {
+        var attempt = 0
+        while true {
+            let failure: (reason: String, retryAfter: TimeInterval?, transient: Bool)
+            do {
+                var request = WebRequest(url: item.url)
+                request.maximumBodySize = item.kind == .media ? options.maximumMediaSize : options.maximumResourceSize
+                if options.revalidatesFreshEntries { request.headers["Cache-Control"] = "max-age=0" }
+                let response = try await loader.load(item.url, request: request, policy: .useProtocolCachePolicy,
+                                                      context: context)
+                if Preloader.transientStatuses.contains(response.status) {
+                    for try await _ in response.body {}
+                    failure = ("HTTP \(response.status)", Preloader.retryAfter(response.headers), true)
+                } else {
+                    let bytes = try await scan(response, for: item, messages: messages)
+                    let networkBytes = response.source == .network ? bytes : 0
+                    if response.status >= 400 {
+                        failure = ("HTTP \(response.status)", nil, false)
+                    } else {
+                        messages.yield(.finished(item, .stored(status: response.status, networkBytes: networkBytes,
+                                                               source: response.source)))
+                        return
+                    }
+                }
+            } catch let error as WebCacheError {
+                failure = (error.description, nil, error.code == .network)
+            } catch is CancellationError {
+                messages.yield(.finished(item, .failed("cancelled")))
+                return
+            } catch {
+                failure = ("\(error)", nil, false)
+            }
+            guard failure.transient, attempt < options.retries, !Task.isCancelled else {
+                messages.yield(.finished(item, .failed(failure.reason)))
+                return
+            }
+            attempt += 1
+            let delay = retryDelay(attempt: attempt, retryAfter: failure.retryAfter)
+            messages.yield(.retrying(item.url, attempt: attempt, delay: delay, reason: failure.reason))
+            try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+        }
+    }
+
+    /// Reads the body to its end (which stores it), reporting references as they are found.
+    /// - Returns: the body's size in bytes.
+    private func scan(
+        _ response: WebResponse, for item: PreloadItem, messages: AsyncStream<Message>.Continuation
+    ) async throws -> Int64 {
+        var scanner = options.includesRequisites || (item.isPage && item.depth < options.depth)
+            ? ResourceScanner(for: item, url: response.url, headers: response.headers, includesMedia: options.includesMedia)
+            : .none
+        var bytes: Int64 = 0
+        for try await chunk in response.body {
+            bytes += Int64(chunk.count)
+            let found = scanner.feed(chunk)
+            if !found.isEmpty { messages.yield(.found(found, in: item, base: response.url)) }
+        }
+        do {
+            let found = try scanner.finish()
+            if !found.isEmpty { messages.yield(.found(found, in: item, base: response.url)) }
+        } catch {
+            logger.warning("\(error)")
+        }
+        return bytes
+    }
+
+    /// Statuses worth another try (RFC 9110 §15: timeouts, rate limits, temporary server trouble).
+    static let transientStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+
+    /// The delay a `Retry-After` field asks for (RFC 9110 §10.2.3), in seconds.
+    static func retryAfter(_ headers: HTTPHeaders, now: Date = Date()) -> TimeInterval? {
+        guard let value = headers["Retry-After"]?.trimmingHTTPWhitespace() else { return nil }
+        if let seconds = Int(value), seconds >= 0 { return TimeInterval(seconds) }
+        return HTTPDate.parse(value).map { max(0, $0.timeIntervalSince(now)) }
+    }
+
+    /// Exponential backoff with jitter, or the server's `Retry-After`, capped.
+    private func retryDelay(attempt: Int, retryAfter: TimeInterval?) -> TimeInterval {
+        let cap = Double(options.maximumRetryDelay.components.seconds)
+            + Double(options.maximumRetryDelay.components.attoseconds) / 1e18
+        if let retryAfter { return min(retryAfter, cap) }
+        let base = Double(options.retryDelay.components.seconds) + Double(options.retryDelay.components.attoseconds) / 1e18
+        let exponential = base * pow(2, Double(attempt - 1))
+        return min(exponential * Double.random(in: 0.5...1.0), cap)
+    }
+
+    // MARK: - Edges
+
+    /// Writes each page's requisites, with failures, to the store. The page itself is the first
+    /// edge (kind `page`), so a page with no requisites is listed too, and its own failure is kept.
+    private func recordEdges(_ schedule: PreloadSchedule, report: inout PreloadReport) async {
+        for page in schedule.pages {
+            let requisites = [(url: page, kind: "page", failure: schedule.failure(of: page))]
+                + schedule.requisites(of: page)
+            let edges = requisites.map { requisite in
+                PageEdge(resourceURL: requisite.url.absoluteString, kind: requisite.kind, failure: requisite.failure)
+            }
+            do {
+                try await loader.store.setEdges(edges, forPage: page.absoluteString, partition: context.partition)
+            } catch {
+                let reason = "its list of requisites could not be stored: \(error)"
+                report.failures.append(.init(url: page.redactedForMessages, reason: reason))
+            }
+        }
+    }
+}
+
+/// Counts the requests a preload run sends (retries, redirects and re-authentication included).
+private struct CountingSending: RequestSending {
+    let inner: any RequestSending
+    let count: RequestCounter
+
+    func send(_ request: HTTPRequest, through transport: any HTTPTransport, logger: Logger) async throws
+        -> TransportResponse
+    {
+        count.increment()
+        return try await inner.send(request, through: transport, logger: logger)
+    }
+}
+
+/// A count shared by the fetches of one run.
+private final class RequestCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    var value: Int { count.load(ordering: .relaxed) }
+
+    func increment() {
+        count.add(1, ordering: .relaxed)
+    }
+}

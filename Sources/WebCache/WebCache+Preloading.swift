@@ -1,0 +1,80 @@
+import CacheStore
+import Foundation
+import HTTPCore
+
+extension WebCache {
+    /// Preloads pages and every sub-resource they need into the store, concurrently.
+    ///
+    /// A URL that cannot be used (not http(s), relative without an instance URL) is reported as a
+    /// failure naming it, and the others go on. Running it again revalidates: fresh entries cost no
+    /// request, stale ones get conditional requests.
+    ///
+    /// ```swift
+    /// let report = await cache.preload(["index.html", "about.html"]) { event in print(event) }
+    /// print(report.completed, report.failures)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - urls: the pages, absolute or relative to the instance URL.
+    ///   - options: concurrency, depth, scope and limits.
+    ///   - events: progress, called in order from one task at a time.
+    /// - Returns: what was stored, from where, and what failed.
+    public func preload(
+        _ urls: [String], options: PreloadOptions = PreloadOptions(),
+        events: @escaping @Sendable (PreloadEvent) -> Void = { _ in }
+    ) async -> PreloadReport {
+        var pages: [URL] = []
+        var invalid: [PreloadReport.Problem] = []
+        for reference in urls {
+            do {
+                pages.append(try resolve(reference))
+            } catch let error as WebCacheError {
+                invalid.append(.init(url: URLReference.excerpt(reference), reason: error.message))
+            } catch {
+                invalid.append(.init(url: URLReference.excerpt(reference), reason: "\(error)"))
+            }
+        }
+        for problem in invalid {
+            if let url = URL(string: problem.url) { events(.failed(url: url, reason: problem.reason)) }
+        }
+        let preloader = Preloader(loader: loader, context: context, options: options, logger: configuration.logger)
+        var report = await preloader.run(pages: pages, events: events)
+        report.failures.insert(contentsOf: invalid, at: 0)
+        return report
+    }
+
+    /// Completion-handler form of ``preload(_:options:events:)``; `completion` runs on an arbitrary thread.
+    public func preload(
+        _ urls: [String], options: PreloadOptions = PreloadOptions(),
+        events: @escaping @Sendable (PreloadEvent) -> Void = { _ in },
+        completion: @escaping @Sendable (PreloadReport) -> Void
+    ) {
+        Task {
+            completion(await preload(urls, options: options, events: events))
+        }
+    }
+
+    /// Revalidates the preloaded pages in the store, and their requisites, with conditional requests
+    /// (fresh entries too, as a reload would; `immutable` ones stay).
+    ///
+    /// - Parameters:
+    ///   - hosts: only pages on these hosts; all when empty.
+    /// - Throws: ``WebCacheError`` when the store cannot list its pages.
+    public func refresh(
+        hosts: Set<String> = [], options: PreloadOptions = PreloadOptions(),
+        events: @escaping @Sendable (PreloadEvent) -> Void = { _ in }
+    ) async throws -> PreloadReport {
+        let pages: [String]
+        do {
+            pages = try store.pageURLs(partition: partition)
+        } catch {
+            throw WebCacheError(.store, "The store could not list its preloaded pages.", cause: error)
+        }
+        let selected = pages.filter { page in
+            hosts.isEmpty || URL(string: page)?.host.map { hosts.contains($0.lowercased()) } == true
+        }
+        var refreshing = options
+        refreshing.revalidatesFreshEntries = true
+        return await preload(selected, options: refreshing, events: events)
+    }
+}

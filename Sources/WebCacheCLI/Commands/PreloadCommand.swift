@@ -1,0 +1,52 @@
+import Foundation
+import HTTPCore
+import WebCache
+
+/// `webcache preload FILE`: preloads the pages a file lists, with their sub-resources.
+enum PreloadCommand {
+    static func run(_ context: CommandContext) async throws -> Int32 {
+        let arguments = context.arguments
+        let path = arguments.positionals[0]
+        let list = path == "-"
+            ? URLListFile(data: FileHandle.standardInput.readDataToEndOfFile(), name: "<stdin>")
+            : try URLListFile(path: path)
+        let options = try preloadOptions(arguments)
+        return try await context.withCache { cache in
+            var problems = list.problems
+            var urls: [String] = []
+            for entry in list.entries {
+                do {
+                    urls.append(try cache.resolve(entry.text).absoluteString)
+                } catch let error as WebCacheError {
+                    problems.append(.init(file: list.name, line: entry.line, reason: error.message))
+                }
+            }
+            for problem in problems.sorted(by: { $0.line < $1.line }) {
+                context.stderr.write("webcache: \(problem)\n")
+            }
+            let progress = PreloadProgress(json: arguments.flag("json"), pages: urls.count, stdout: context.stdout,
+                                           stderr: context.stderr)
+            let report = await cache.preload(urls, options: options, events: progress.handle)
+            progress.finish(report, fileProblems: problems.count)
+            return report.succeeded && problems.isEmpty ? ExitCode.success : ExitCode.failure
+        }
+    }
+
+    /// The engine options for the command line's options.
+    static func preloadOptions(_ arguments: ParsedArguments) throws(UsageError) -> PreloadOptions {
+        var options = PreloadOptions()
+        options.concurrency = try arguments.value("concurrency", "n", ValueParsers.count(in: 1...1024)) ?? options.concurrency
+        options.perHostConcurrency = try arguments.value("per-host", "n", ValueParsers.count(in: 1...256))
+            ?? options.perHostConcurrency
+        options.depth = try arguments.value("depth", "n", ValueParsers.count(in: 0...100)) ?? options.depth
+        options.retries = try arguments.value("retries", "n", ValueParsers.count(in: 0...20)) ?? options.retries
+        options.includesRequisites = !arguments.flag("no-requisites")
+        options.includesMedia = arguments.flag("media")
+        if let size = try arguments.value("max-resource-size", "size", ValueParsers.byteSize) {
+            options.maximumResourceSize = size
+        }
+        options.allowedHosts = Set(arguments.allValues("allow-host").map { $0.lowercased() })
+        options.deniedHosts = Set(arguments.allValues("deny-host").map { $0.lowercased() })
+        return options
+    }
+}

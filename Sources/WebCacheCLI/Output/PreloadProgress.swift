@@ -1,0 +1,120 @@
+import Foundation
+import HTTPCore
+import Synchronization
+import WebCache
+
+/// Shows a preload as it runs: a live progress line on a terminal, one JSON object per event with
+/// `--json`, failures as they happen otherwise, and a summary at the end.
+final class PreloadProgress: Sendable {
+    private struct State {
+        var discovered = 0
+        var done = 0
+        var failed = 0
+        var lastDraw = Date.distantPast
+        var lineShown = false
+    }
+
+    private let json: Bool
+    private let stdout: any TextOutput
+    private let stderr: any TextOutput
+    private let state = Mutex(State())
+
+    /// - Parameter pages: the number of pages given, which the progress line counts from.
+    init(json: Bool, pages: Int, stdout: any TextOutput, stderr: any TextOutput) {
+        self.json = json
+        self.stdout = stdout
+        self.stderr = stderr
+        state.withLock { $0.discovered = pages }
+    }
+
+    /// Reports one event.
+    func handle(_ event: PreloadEvent) {
+        if json {
+            stdout.write(JSONLine.encode(PreloadProgress.fields(of: event)) + "\n")
+            return
+        }
+        let (line, failure) = state.withLock { state -> (String?, String?) in
+            var failure: String?
+            switch event {
+            case .discovered:
+                state.discovered += 1
+            case .fetched:
+                state.done += 1
+            case .failed(let url, let reason):
+                state.done += 1
+                state.failed += 1
+                failure = "failed \(url.redactedForMessages): \(reason)"
+            case .skipped(let url, let reason):
+                failure = "skipped \(url.redactedForMessages): \(reason)"
+            case .retrying(let url, let attempt, let delay, let reason):
+                failure = "retrying \(url.redactedForMessages) (attempt \(attempt + 1) in \(String(format: "%.1f", delay))s): \(reason)"
+            }
+            guard stderr.isTerminal else { return (nil, failure) }
+            let now = Date()
+            guard failure != nil || now.timeIntervalSince(state.lastDraw) > 0.1 else { return (nil, nil) }
+            state.lastDraw = now
+            state.lineShown = true
+            return ("\r\u{1B}[K[\(state.done)/\(state.discovered)] \(state.failed) failed", failure)
+        }
+        if let failure {
+            stderr.write((stderr.isTerminal ? "\r\u{1B}[K" : "") + "webcache: \(failure)\n")
+        }
+        if let line { stderr.write(line) }
+    }
+
+    /// Clears the progress line and prints the summary (to standard output; a JSON object with `--json`).
+    func finish(_ report: PreloadReport, fileProblems: Int) {
+        if state.withLock({ $0.lineShown }) { stderr.write("\r\u{1B}[K") }
+        if json {
+            var fields = PreloadProgress.summaryFields(report)
+            fields.append(("invalid_lines", .int(fileProblems)))
+            stdout.write(JSONLine.encode(fields) + "\n")
+            return
+        }
+        let sources = [ResponseSource.network, .revalidated, .hit, .stale]
+            .map { "\(report.sources[$0] ?? 0) \($0)" }.joined(separator: ", ")
+        var text = "Preloaded \(report.pages) page(s): \(report.completed) resources in the store (\(sources)); "
+        text += "\(ValueParsers.formatBytes(report.networkBytes)) over the network in \(report.requests) request(s), "
+        text += String(format: "%.2fs.\n", report.duration)
+        if !report.failures.isEmpty {
+            text += "\(report.failures.count) failed:\n"
+            for problem in report.failures { text += "  \(problem.url): \(problem.reason)\n" }
+        }
+        if !report.skipped.isEmpty {
+            text += "\(report.skipped.count) skipped.\n"
+        }
+        if fileProblems > 0 {
+            text += "\(fileProblems) line(s) of the URL file were skipped.\n"
+        }
+        stdout.write(text)
+    }
+
+    static func fields(of event: PreloadEvent) -> [(String, JSONLine.Value)] {
+        switch event {
+        case .discovered(let url, let kind, let page):
+            [("event", "discovered"), ("url", .string(url.redactedForMessages)), ("kind", .string(kind)),
+             ("in", .string(page.redactedForMessages))]
+        case .fetched(let url, let status, let bytes, let source):
+            [("event", "fetched"), ("url", .string(url.redactedForMessages)), ("status", .int(status)),
+             ("bytes", .int(Int(bytes))), ("source", .string(source.rawValue))]
+        case .failed(let url, let reason):
+            [("event", "failed"), ("url", .string(url.redactedForMessages)), ("reason", .string(reason))]
+        case .skipped(let url, let reason):
+            [("event", "skipped"), ("url", .string(url.redactedForMessages)), ("reason", .string(reason))]
+        case .retrying(let url, let attempt, let delay, let reason):
+            [("event", "retrying"), ("url", .string(url.redactedForMessages)), ("attempt", .int(attempt)),
+             ("delay", .double(delay)), ("reason", .string(reason))]
+        }
+    }
+
+    static func summaryFields(_ report: PreloadReport) -> [(String, JSONLine.Value)] {
+        [
+            ("event", "summary"), ("pages", .int(report.pages)), ("completed", .int(report.completed)),
+            ("network", .int(report.sources[.network] ?? 0)), ("revalidated", .int(report.sources[.revalidated] ?? 0)),
+            ("hit", .int(report.sources[.hit] ?? 0)), ("stale", .int(report.sources[.stale] ?? 0)),
+            ("failed", .int(report.failures.count)), ("skipped", .int(report.skipped.count)),
+            ("requests", .int(report.requests)), ("network_bytes", .int(Int(report.networkBytes))),
+            ("seconds", .double(report.duration)),
+        ]
+    }
+}
