@@ -34,7 +34,8 @@ struct LoaderTests {
     @Test func staleEntryIsRevalidatedWithItsETagAnd304MergesHeaders() async throws {
         try await withCache(origin: { request in
             if request.headers["If-None-Match"] == "\"v1\"" {
-                return OriginResponse(status: 304, headers: ["Cache-Control": "max-age=0", "X-Version": "checked"])
+                return OriginResponse(status: 304, headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\"",
+                                                             "X-Version": "checked"])
             }
             return .text("one", headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\"", "X-Version": "first"])
         }) { (origin, cache) async throws in

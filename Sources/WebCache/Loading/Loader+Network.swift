@@ -100,7 +100,10 @@ extension Loader {
     private func freshen(
         _ validation: Validation, with response: TransportResponse, request: HTTPRequest, context: RequestContext
     ) async throws -> (response: WebResponse, entry: CacheEntry)? {
-        let indices = HTTPCachePolicy.variantsToFreshen(validation.stored, notModified: response.head)
+        var indices = HTTPCachePolicy.variantsToFreshen(validation.stored, notModified: response.head)
+        if indices.isEmpty, Self.validatesOnlySelected(validation, notModified: response.head) {
+            indices = [validation.selected]
+        }
         guard let first = indices.first else { return nil }
         var updates: [MetadataUpdate] = []
         var served: (CacheEntry, StoredResponse)?
@@ -129,6 +132,18 @@ extension Loader {
         let webResponse = try serve(entry, request: request, source: .revalidated,
                                     age: freshened.currentAge(now: clock()), context: context)
         return (webResponse, entry)
+    }
+
+    /// Whether a 304 without any validator answers the selected response alone: the conditional
+    /// request named no more than one entity tag. Origins often leave `ETag` and `Last-Modified` out of
+    /// a 304; RFC 9111 §4.3.4 then selects nothing when the stored response has a validator, which
+    /// would cost a second, unconditional request although the 304 can only be about the one
+    /// response that was asked about.
+    static func validatesOnlySelected(_ validation: Validation, notModified: HTTPResponseHead) -> Bool {
+        guard !notModified.headers.contains("ETag"), !notModified.headers.contains("Last-Modified") else {
+            return false
+        }
+        return validation.headers.listValues(for: "If-None-Match").count <= 1
     }
 
     // MARK: - Sending

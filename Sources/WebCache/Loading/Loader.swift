@@ -118,45 +118,79 @@ final class Loader: Sendable {
             break
         }
 
-        let fallbackLimit: TimeInterval? = if case .offlineFallback(let maxStale) = policy { maxStale ?? 0 } else { nil }
+        let fallbackLimit: TimeInterval? = if case .offlineFallback(let maxStale) = policy { maxStale ?? .infinity } else { nil }
         switch HTTPCachePolicy.decide(request: request, variants: stored, now: now) {
         case .fresh(let index, let age):
             logger.debug("hit \(request.url.redactedForMessages)")
             return try serve(entries[index], request: request, source: .hit, age: age, context: context)
         case .stale(let index, let age, let revalidate):
             if revalidate {
-                revalidations.start(key: "\(context.partition) \(key.absoluteString)") { [self] in
-                    var forced = request
-                    forced.headers["Cache-Control"] = "max-age=0"
-                    let response = try await loadOne(forced, policy: .useProtocolCachePolicy, limit: limit, context: context)
-                    for try await _ in response.body {}
-                }
+                revalidateInBackground(request, entries: entries, stored: stored, selected: index, limit: limit,
+                                       context: context)
             }
             logger.debug("stale \(request.url.redactedForMessages) (age \(Int(age))s)")
             return try serve(entries[index], request: request, source: .stale, age: age, context: context)
         case .validate(let index, let conditionalHeaders):
             let validation = Validation(entries: entries, stored: stored, selected: index, headers: conditionalHeaders)
-            do {
-                let response = try await fetch(request, validating: validation, context: context, limit: limit)
-                if HTTPCachePolicy.isErrorStatus(response.status),
-                    let stale = try staleFallback(validation, request: request, limit: fallbackLimit, context: context)
-                {
-                    return stale
-                }
-                return response
-            } catch let error as WebCacheError where error.code == .network {
-                if let stale = try staleFallback(validation, request: request, limit: fallbackLimit, context: context) {
-                    logger.info("serving stale \(request.url.redactedForMessages): \(error.message)")
-                    return stale
-                }
-                throw error
-            }
+            return try await fetch(request, validating: validation, fallback: validation, fallbackLimit: fallbackLimit,
+                                   context: context, limit: limit)
         case .miss:
-            return try await fetch(request, validating: nil, context: context, limit: limit)
+            // A matching entry without validators cannot be revalidated, but may still stand in when the
+            // network fails (stale-if-error, or the caller's offline limit).
+            let fallback = HTTPCachePolicy.matchingVariants(stored, request: request.headers).first.map {
+                Validation(entries: entries, stored: stored, selected: $0, headers: [:])
+            }
+            return try await fetch(request, validating: nil, fallback: fallback, fallbackLimit: fallbackLimit,
+                                   context: context, limit: limit)
         case .unsatisfiable:
             // RFC 9111 §5.2.1.7: only-if-cached with nothing usable is answered 504.
             return WebResponse(url: request.url, status: 504, headers: ["Content-Length": "0"], source: .stale,
                                body: WebResponse.Body(data: Data()))
+        }
+    }
+
+    /// Fetches `request` (conditionally when `validation` is given); when the network fails or the
+    /// origin answers with an error status, serves `fallback` instead if `stale-if-error` or the
+    /// caller's offline limit allows it.
+    private func fetch(
+        _ request: HTTPRequest, validating validation: Validation?, fallback: Validation?,
+        fallbackLimit: TimeInterval?, context: RequestContext, limit: Int64?
+    ) async throws -> WebResponse {
+        do {
+            let response = try await fetch(request, validating: validation, context: context, limit: limit)
+            if HTTPCachePolicy.isErrorStatus(response.status), let fallback,
+                let stale = try staleFallback(fallback, request: request, limit: fallbackLimit, context: context)
+            {
+                logger.info("serving stale \(request.url.redactedForMessages): the origin answered \(response.status)")
+                return stale
+            }
+            return response
+        } catch let error as WebCacheError where error.code == .network {
+            if let fallback,
+                let stale = try staleFallback(fallback, request: request, limit: fallbackLimit, context: context)
+            {
+                logger.info("serving stale \(request.url.redactedForMessages): \(error.message)")
+                return stale
+            }
+            throw error
+        }
+    }
+
+    /// Revalidates a stale entry after it was served (RFC 5861 §3), at most once at a time per entry.
+    /// The request is validated directly: going through the rules again would only find the entry
+    /// still within its `stale-while-revalidate` window.
+    private func revalidateInBackground(
+        _ request: HTTPRequest, entries: [CacheEntry], stored: [StoredResponse], selected: Int, limit: Int64?,
+        context: RequestContext
+    ) {
+        let matching = HTTPCachePolicy.matchingVariants(stored, request: request.headers).map { stored[$0] }
+        let conditional = HTTPCachePolicy.conditionalHeaders(selected: stored[selected], matching: matching)
+        let validation =
+            conditional.isEmpty
+            ? nil : Validation(entries: entries, stored: stored, selected: selected, headers: conditional)
+        revalidations.start(key: "\(context.partition) \(request.url.cacheKey.absoluteString)") { [self] in
+            let response = try await fetch(request, validating: validation, context: context, limit: limit)
+            for try await _ in response.body {}
         }
     }
 
