@@ -57,9 +57,14 @@ public final class WebCache: Sendable {
             guard let instanceURL = configuration.instanceURL else {
                 throw WebCacheError(.authorization, "Signing in needs the instance URL; none is configured.")
             }
-            let identity: SessionIdentity = configuration.userID.map { .user(id: $0) } ?? .guest
+            // Without a user id, responses fetched with the user's credentials would land in the
+            // guest partition, where every other identity can read them.
+            guard let userID = configuration.userID, !userID.isEmpty else {
+                throw WebCacheError(.authorization,
+                                    "Signing in needs the user id that names the user's store partition; none is configured.")
+            }
             session = Session(
-                configuration: Session.Configuration(instanceURL: instanceURL, identity: identity,
+                configuration: Session.Configuration(instanceURL: instanceURL, identity: .user(id: userID),
                                                      policy: configuration.sessionPolicy),
                 provider: provider)
         } else {

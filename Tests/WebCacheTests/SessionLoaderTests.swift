@@ -62,6 +62,16 @@ struct SessionLoaderTests {
         }
     }
 
+    @Test func signingInWithoutAUserIDIsRefused() async throws {
+        try await withInstance { (fixture) async throws in
+            let error = #expect(throws: WebCacheError.self) {
+                _ = try fixture.cache(provider: fixture.provider(for: "alice"))
+            }
+            #expect(error?.code == .authorization)
+            #expect(error?.message.contains("user id") == true)
+        }
+    }
+
     @Test func refusedFreshTokenFailsWithoutLooping() async throws {
         try await withInstance { (fixture) async throws in
             let cache = try fixture.cache(user: "alice")

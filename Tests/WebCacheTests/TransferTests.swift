@@ -66,9 +66,32 @@ struct TransferTests {
             if request.method == .post { return OriginResponse(status: 303, headers: ["Location": "/done"]) }
             return .text("\(request.method.rawValue) \(request.path) \(request.body.count)")
         }) { (origin, cache) async throws in
-            let response = try await cache.data(for: WebRequest("form", method: .post, body: Data("a=1".utf8)))
+            let response = try await cache.data(for: WebRequest(
+                "form", method: .post, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Data("a=1".utf8)))
             #expect(response.text == "GET /done 0")
             #expect(origin.requests.map { "\($0.method.rawValue) \($0.path)" } == ["POST /form", "GET /done"])
+            #expect(origin.requests.first?.headers["Content-Type"] == "application/x-www-form-urlencoded")
+            #expect(origin.requests.last?.headers["Content-Type"] == nil)
+        }
+    }
+
+    @Test func redirectToAnotherOriginDropsTheCallersCredentials() async throws {
+        let other = OriginServer { request in
+            .text("elsewhere \(request.headers["Authorization"] ?? "-") \(request.headers["Cookie"] ?? "-")")
+        }
+        try other.start()
+        defer { other.stop() }
+        let target = other.url("landing").absoluteString
+        try await withCache(origin: { request in
+            if request.path == "/same" { return OriginResponse(status: 302, headers: ["Location": "/away"]) }
+            return OriginResponse(status: 302, headers: ["Location": target])
+        }) { (origin, cache) async throws in
+            let request = WebRequest("same", headers: ["Authorization": "Bearer caller", "Cookie": "a=b"])
+            let response = try await cache.data(for: request)
+            #expect(response.text == "elsewhere - -")
+            #expect(origin.requests.map { $0.headers["Authorization"] } == ["Bearer caller", "Bearer caller"])
+            #expect(other.requestCount == 1)
         }
     }
 

@@ -68,7 +68,16 @@ final class Loader: Sendable {
             }
             if response.status == 303 || ((response.status == 301 || response.status == 302) && method == .post) {
                 if method != .head { method = .get }
-                body = nil
+                if body != nil {
+                    // RFC 9110 §15.4: the content is dropped, and the fields that described it.
+                    body = nil
+                    for name in Loader.contentFields { headers.remove(name) }
+                }
+            }
+            if !next.isSameOrigin(as: current) {
+                // Credentials the caller set are for the origin they were set for (as in Fetch's
+                // redirect rules); the session adds its own per origin.
+                for name in Loader.credentialFields { headers.remove(name) }
             }
             let key = "\(method.rawValue) \(next.cacheKey.absoluteString)"
             guard visited.insert(key).inserted else {
@@ -79,6 +88,12 @@ final class Loader: Sendable {
             current = next
         }
     }
+
+    /// Fields describing request content, dropped when a redirect turns the request into a GET.
+    static let contentFields = ["Content-Type", "Content-Length", "Content-Encoding", "Content-Language",
+                                "Content-Location"]
+    /// Fields carrying credentials, dropped when a redirect leaves the origin.
+    static let credentialFields = ["Authorization", "Cookie", "Proxy-Authorization"]
 
     /// Where a response redirects to, if it is a redirect this loader follows.
     static func redirectTarget(of response: WebResponse, from url: URL) -> URL? {
