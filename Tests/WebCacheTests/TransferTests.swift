@@ -153,6 +153,13 @@ struct TransferTests {
             // Without the limit it loads and stores.
             #expect(try await cache.data(for: WebRequest("big")).body.count == 100_000)
             #expect(try cache.storedVariants(origin.url("big")).count == 1)
+            // A stored body over the limit is refused too, before any of it is read.
+            let stored = await #expect(throws: WebCacheError.self) {
+                try await cache.data(for: WebRequest("big", maximumBodySize: 10_000))
+            }
+            #expect(stored?.code == .tooLarge)
+            #expect(stored?.message.contains(origin.url("big").absoluteString) == true)
+            #expect(origin.requestCount == 2)
         }
     }
 

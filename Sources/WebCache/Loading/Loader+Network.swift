@@ -17,7 +17,7 @@ extension Loader {
         case .follow(let flight):
             if case .stored(let entry) = await flight.wait() {
                 logger.debug("shared transfer \(request.url.redactedForMessages)")
-                return try serve(entry, request: request, source: .network, age: 0, context: context)
+                return try serve(entry, request: request, source: .network, age: 0, limit: limit, context: context)
             }
             return try await fetchUncoalesced(request, validating: validation, context: context, limit: limit, lead: nil)
         case .lead(let lead):
@@ -51,7 +51,9 @@ extension Loader {
         let head = response.head
 
         if let validation, head.status == 304 {
-            if let revalidated = try await freshen(validation, with: response, request: request, context: context) {
+            if let revalidated = try await freshen(validation, with: response, request: request, limit: limit,
+                                                   context: context)
+            {
                 lead?.resolve(.stored(revalidated.entry))
                 return revalidated.response
             }
@@ -98,7 +100,8 @@ extension Loader {
 
     /// Applies a 304 to the stored responses it validates (RFC 9111 §4.3.4) and serves the selected one.
     private func freshen(
-        _ validation: Validation, with response: TransportResponse, request: HTTPRequest, context: RequestContext
+        _ validation: Validation, with response: TransportResponse, request: HTTPRequest, limit: Int64?,
+        context: RequestContext
     ) async throws -> (response: WebResponse, entry: CacheEntry)? {
         var indices = HTTPCachePolicy.variantsToFreshen(validation.stored, notModified: response.head)
         if indices.isEmpty, Self.validatesOnlySelected(validation, notModified: response.head) {
@@ -130,7 +133,7 @@ extension Loader {
         guard let (entry, freshened) = served else { return nil }
         logger.debug("revalidated \(request.url.redactedForMessages)")
         let webResponse = try serve(entry, request: request, source: .revalidated,
-                                    age: freshened.currentAge(now: clock()), context: context)
+                                    age: freshened.currentAge(now: clock()), limit: limit, context: context)
         return (webResponse, entry)
     }
 

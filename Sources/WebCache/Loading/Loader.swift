@@ -123,7 +123,7 @@ final class Loader: Sendable {
             if let index = HTTPCachePolicy.matchingVariants(stored, request: request.headers).first {
                 let fresh = stored[index].isFresh(now: now)
                 return try serve(entries[index], request: request, source: fresh ? .hit : .stale,
-                                 age: stored[index].currentAge(now: now), context: context)
+                                 age: stored[index].currentAge(now: now), limit: limit, context: context)
             }
             if case .returnCacheDataDontLoad = policy {
                 throw WebCacheError(.notCached, "\(request.url.redactedForMessages) is not in the store, and the policy forbids the network.")
@@ -137,14 +137,15 @@ final class Loader: Sendable {
         switch HTTPCachePolicy.decide(request: request, variants: stored, now: now) {
         case .fresh(let index, let age):
             logger.debug("hit \(request.url.redactedForMessages)")
-            return try serve(entries[index], request: request, source: .hit, age: age, context: context)
+            return try serve(entries[index], request: request, source: .hit, age: age, limit: limit, context: context)
         case .stale(let index, let age, let revalidate):
             if revalidate {
                 revalidateInBackground(request, entries: entries, stored: stored, selected: index, limit: limit,
                                        context: context)
             }
             logger.debug("stale \(request.url.redactedForMessages) (age \(Int(age))s)")
-            return try serve(entries[index], request: request, source: .stale, age: age, context: context)
+            return try serve(entries[index], request: request, source: .stale, age: age, limit: limit,
+                             context: context)
         case .validate(let index, let conditionalHeaders):
             let validation = Validation(entries: entries, stored: stored, selected: index, headers: conditionalHeaders)
             return try await fetch(request, validating: validation, fallback: validation, fallbackLimit: fallbackLimit,
@@ -174,7 +175,8 @@ final class Loader: Sendable {
         do {
             let response = try await fetch(request, validating: validation, context: context, limit: limit)
             if HTTPCachePolicy.isErrorStatus(response.status), let fallback,
-                let stale = try staleFallback(fallback, request: request, limit: fallbackLimit, context: context)
+                let stale = try staleFallback(fallback, request: request, staleness: fallbackLimit, bodyLimit: limit,
+                                            context: context)
             {
                 logger.info("serving stale \(request.url.redactedForMessages): the origin answered \(response.status)")
                 return stale
@@ -182,7 +184,8 @@ final class Loader: Sendable {
             return response
         } catch let error as WebCacheError where error.code == .network {
             if let fallback,
-                let stale = try staleFallback(fallback, request: request, limit: fallbackLimit, context: context)
+                let stale = try staleFallback(fallback, request: request, staleness: fallbackLimit, bodyLimit: limit,
+                                            context: context)
             {
                 logger.info("serving stale \(request.url.redactedForMessages): \(error.message)")
                 return stale
@@ -211,15 +214,16 @@ final class Loader: Sendable {
 
     /// Serves a stale entry if `stale-if-error` or the caller's offline limit allows it.
     private func staleFallback(
-        _ validation: Validation, request: HTTPRequest, limit: TimeInterval?, context: RequestContext
+        _ validation: Validation, request: HTTPRequest, staleness: TimeInterval?, bodyLimit: Int64?,
+        context: RequestContext
     ) throws -> WebResponse? {
         let stored = validation.stored[validation.selected]
         let now = clock()
-        guard HTTPCachePolicy.staleIfError(request: request, stored: stored, now: now, callerLimit: limit) else {
+        guard HTTPCachePolicy.staleIfError(request: request, stored: stored, now: now, callerLimit: staleness) else {
             return nil
         }
         return try serve(validation.entries[validation.selected], request: request, source: .stale,
-                         age: stored.currentAge(now: now), context: context)
+                         age: stored.currentAge(now: now), limit: bodyLimit, context: context)
     }
 
     // MARK: - Unsafe methods
@@ -253,9 +257,14 @@ final class Loader: Sendable {
     }
 
     /// A response served from a stored entry; HEAD gets the head alone.
+    /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/tooLarge`` when the stored body is over `limit`.
     func serve(
-        _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, context: RequestContext
+        _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?,
+        context: RequestContext
     ) throws -> WebResponse {
+        if let limit, request.method != .head, entry.bodySize > limit {
+            throw WebCacheError(.tooLarge, "The stored response for \(request.url.redactedForMessages) has \(entry.bodySize) bytes, more than the limit of \(limit) bytes.")
+        }
         if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
         var headers = entry.headers
         if age > 0 { headers["Age"] = String(Int(age)) }
