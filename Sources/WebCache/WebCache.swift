@@ -24,10 +24,13 @@ public final class WebCache: Sendable {
     public let store: CacheStore
     let loader: Loader
     let session: Session?
+    /// Where the session's cookies are kept across runs, when ``Configuration-swift.struct/persistsCookies`` is set.
+    let cookieFile: CookieFile?
 
     /// Opens (or creates) the store and prepares the transport and the session.
     /// - Throws: ``WebCacheError`` when the store cannot be opened or the transport not started,
-    ///   or the configuration is inconsistent (a token provider without a user id or instance URL).
+    ///   or the configuration is inconsistent (a token provider without a user id or instance URL), or
+    ///   the saved cookies cannot be read (see ``Configuration-swift.struct/persistsCookies``).
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         var storeConfiguration = CacheStore.Configuration()
@@ -63,12 +66,22 @@ public final class WebCache: Sendable {
                 throw WebCacheError(.authorization,
                                     "Signing in needs the user id that names the user's store partition; none is configured.")
             }
+            let identity = SessionIdentity.user(id: userID)
+            let jar = CookieJar()
+            if configuration.persistsCookies {
+                let file = CookieFile(storePath: configuration.storePath, partition: identity.partitionName)
+                if let snapshot = try file.load() { jar.restore(snapshot) }
+                cookieFile = file
+            } else {
+                cookieFile = nil
+            }
             session = Session(
-                configuration: Session.Configuration(instanceURL: instanceURL, identity: .user(id: userID),
+                configuration: Session.Configuration(instanceURL: instanceURL, identity: identity,
                                                      policy: configuration.sessionPolicy),
-                provider: provider)
+                provider: provider, cookieJar: jar)
         } else {
             session = nil
+            cookieFile = nil
         }
         loader = Loader(store: store, transport: transport, logger: configuration.logger)
     }
@@ -150,6 +163,7 @@ public final class WebCache: Sendable {
     /// - Throws: ``WebCacheError`` when the store cannot be changed.
     public func logout() async throws {
         if let session { await session.logout() }
+        try cookieFile?.remove()
         let partition = self.partition
         guard partition != RequestContext.guestPartition else { return }
         do {
@@ -173,9 +187,17 @@ public final class WebCache: Sendable {
 
     // MARK: - Lifecycle
 
-    /// Ends background revalidations and closes the store, writing pending hit counts.
+    /// Ends background revalidations, saves the session's cookies if they persist (a failure is
+    /// logged), and closes the store, writing pending hit counts.
     public func close() async {
         await loader.shutdown()
+        if let cookieFile, let session {
+            do {
+                try cookieFile.save(session.cookieJar.snapshot())
+            } catch {
+                configuration.logger.log(.error, "\(error)")
+            }
+        }
         try? await store.close()
     }
 }

@@ -152,4 +152,37 @@ struct SessionLoaderTests {
             #expect(fixture.pageRequests.suffix(1) == ["/nav/profile bearer"])
         }
     }
+
+    // MARK: - Persisted cookies
+
+    @Test func persistedCookiesCarryTheSessionToTheNextRunAndLogoutDeletesThem() async throws {
+        try await withInstance { (fixture) async throws in
+            let first = try fixture.cache(user: "alice", persistsCookies: true)
+            _ = try await first.data(for: WebRequest("nav/home"))
+            await fixture.close(first)
+            let path = CookieFile(storePath: fixture.folder.storePath, partition: first.partition).path
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+
+            let second = try fixture.cache(user: "alice", persistsCookies: true)
+            #expect(try await second.data(for: WebRequest("nav/list")).text == "page /nav/list for alice")
+            #expect(fixture.pageRequests == ["/nav/home bearer", "/nav/list cookie"])
+            #expect(fixture.instance.state.withLock { $0.tokenRequests } == 1)
+
+            try await second.logout()
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test func unreadableCookieFileIsAnErrorNamingIt() async throws {
+        try await withInstance { (fixture) async throws in
+            let partition = SessionIdentity.user(id: "alice").partitionName
+            let path = CookieFile(storePath: fixture.folder.storePath, partition: partition).path
+            try Data("not json".utf8).write(to: URL(fileURLWithPath: path))
+            let error = #expect(throws: WebCacheError.self) {
+                _ = try fixture.cache(user: "alice", persistsCookies: true)
+            }
+            #expect(error?.message.contains(path) == true)
+        }
+    }
 }

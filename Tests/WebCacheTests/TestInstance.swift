@@ -141,8 +141,11 @@ final class InstanceFixture {
     }
 
     /// A cache over the shared store file: signed in as `user` with `provider`, or a guest.
-    func cache(user: String? = nil, provider: (any AuthorizationProviding)? = nil) throws -> WebCache {
+    func cache(
+        user: String? = nil, provider: (any AuthorizationProviding)? = nil, persistsCookies: Bool = false
+    ) throws -> WebCache {
         var configuration = WebCache.Configuration(environment: [:])
+        configuration.persistsCookies = persistsCookies
         configuration.storePath = folder.storePath
         configuration.instanceURL = origin.baseURL
         configuration.userID = user
@@ -161,6 +164,12 @@ final class InstanceFixture {
             ].compactMap { $0 }
             return ([request.path] + credentials).joined(separator: " ")
         }
+    }
+
+    /// Closes a cache before the end of the test (closing twice is harmless).
+    func close(_ cache: WebCache) async {
+        await cache.close()
+        caches.removeAll { $0 === cache }
     }
 
     func close() async {
