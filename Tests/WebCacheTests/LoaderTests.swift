@@ -312,6 +312,28 @@ struct LoaderTests {
         }
     }
 
+    // MARK: - Bad input
+
+    @Test(arguments: ["ftp://example.com/file", "mailto:someone@example.com"])
+    func nonHTTPURLIsRefusedNamingIt(url: String) async throws {
+        try await withCache(origin: { _ in .text("unused") }) { (origin, cache) async throws in
+            let error = await #expect(throws: WebCacheError.self) { try await cache.data(for: WebRequest(url)) }
+            #expect(error?.code == .invalidURL)
+            #expect(error?.message.contains(url) == true)
+            #expect(origin.requestCount == 0)
+        }
+    }
+
+    @Test func relativeURLWithoutAnInstanceIsRefusedNamingIt() async throws {
+        try await withCache(origin: { _ in .text("unused") }, configure: { $0.instanceURL = nil }) {
+            (origin, cache) async throws in
+            let error = await #expect(throws: WebCacheError.self) { try await cache.data(for: WebRequest("nav/home")) }
+            #expect(error?.code == .invalidURL)
+            #expect(error?.message.contains("'nav/home'") == true)
+            #expect(origin.requestCount == 0)
+        }
+    }
+
     // MARK: - Completion handlers
 
     @Test func completionHandlerFormDeliversTheResponse() async throws {
