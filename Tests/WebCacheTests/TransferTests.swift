@@ -115,6 +115,45 @@ struct TransferTests {
         }
     }
 
+    @Test func concurrentRevalidationsOfOneEntryMakeOneRequest() async throws {
+        try await withCache(origin: { request in
+            if request.headers["If-None-Match"] == "\"r\"" {
+                return OriginResponse(status: 304, headers: ["ETag": "\"r\"", "Cache-Control": "max-age=0"],
+                                      delay: .milliseconds(300))
+            }
+            return .text("kept", headers: ["Cache-Control": "max-age=0", "ETag": "\"r\""])
+        }) { (origin, cache) async throws in
+            _ = try await cache.data(for: WebRequest("twice"))
+            let responses = try await withThrowingTaskGroup(of: LoadedResponse.self) { group in
+                for _ in 0..<2 {
+                    group.addTask { try await cache.data(for: WebRequest("twice")) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(origin.requestCount == 2)
+            #expect(responses.map(\.text) == ["kept", "kept"])
+            #expect(responses.map(\.source) == [.revalidated, .revalidated])
+        }
+    }
+
+    @Test func aCancelledLeaderDoesNotFailTheLoadsThatJoinedIt() async throws {
+        try await withCache(origin: { _ in
+            var response = OriginResponse.text("survivor", headers: ["Cache-Control": "max-age=600"])
+            response.delay = .milliseconds(300)
+            return response
+        }) { (origin, cache) async throws in
+            let leader = Task { try await cache.data(for: WebRequest("joined")) }
+            #expect(try await eventually { origin.requestCount == 1 })
+            let follower = Task { try await cache.data(for: WebRequest("joined")) }
+            try await Task.sleep(for: .milliseconds(50))
+            leader.cancel()
+            let leaderResult = await leader.result
+            #expect(throws: CancellationError.self) { try leaderResult.get() }
+            let response = try await follower.value
+            #expect(response.text == "survivor")
+        }
+    }
+
     // MARK: - Cancellation and limits
 
     @Test func cancellingAStalledBodyEndsAndStoresNothing() async throws {

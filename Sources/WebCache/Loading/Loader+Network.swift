@@ -15,9 +15,10 @@ extension Loader {
         let key = coalescingKey(request, context: context)
         switch fetches.join(key) {
         case .follow(let flight):
-            if case .stored(let entry) = await flight.wait() {
+            if case .stored(let entry, let source) = await flight.wait() {
                 logger.debug("shared transfer \(request.url.redactedForMessages)")
-                return try serve(entry, request: request, source: .network, age: 0, limit: limit, context: context)
+                let age = source == .network ? 0 : entry.storedResponse.currentAge(now: clock())
+                return try serve(entry, request: request, source: source, age: age, limit: limit, context: context)
             }
             return try await fetchUncoalesced(request, validating: validation, context: context, limit: limit, lead: nil)
         case .lead(let lead):
@@ -54,7 +55,7 @@ extension Loader {
             if let revalidated = try await freshen(validation, with: response, request: request, limit: limit,
                                                    context: context)
             {
-                lead?.resolve(.stored(revalidated.entry))
+                lead?.resolve(.stored(revalidated.entry, source: .revalidated))
                 return revalidated.response
             }
             // RFC 9111 §4.3.3: a 304 that matches nothing stored cannot be used; ask again unconditionally.

@@ -95,7 +95,7 @@ actor NetworkBodyPump {
         do {
             let saved = try await store.save(draft, body: active)
             logger.debug("stored \(url.redactedForMessages) (\(received) bytes)")
-            onFinish(.stored(saved))
+            onFinish(.stored(saved, source: .network))
         } catch {
             onFinish(.notStored)
             throw WebCacheError(.store, "The response from \(url.redactedForMessages) was received but could not be stored.",
