@@ -229,6 +229,7 @@ struct LoaderTests {
             }
             #expect(error?.code == .network)
             #expect(error?.message.contains(url.absoluteString) == true)
+            #expect(error?.message.contains("seconds stale") == true)
 
             let plain = await #expect(throws: WebCacheError.self) {
                 try await cache.data(for: WebRequest("page"))

@@ -190,7 +190,12 @@ final class Loader: Sendable {
                 logger.info("serving stale \(request.url.redactedForMessages): \(error.message)")
                 return stale
             }
-            throw error
+            guard let fallback else { throw error }
+            let staleness = Int(fallback.stored[fallback.selected].staleness(now: clock()))
+            throw WebCacheError(
+                .network,
+                error.message + " The stored response is \(staleness) seconds stale, more than its stale-if-error"
+                    + " and the caller's limit allow.", cause: error.cause ?? error)
         }
     }
 
