@@ -52,6 +52,7 @@ extension WebCache {
             let home = environment["HOME"] ?? NSHomeDirectory()
             base = (home as NSString).appendingPathComponent(".cache")
         }
-        return ((base as NSString).appendingPathComponent("webcache") as NSString).appendingPathComponent("store.sqlite")
+        let folder = (base as NSString).appendingPathComponent("webcache") as NSString
+        return folder.appendingPathComponent("store.sqlite")
     }
 }

@@ -63,8 +63,9 @@ public final class WebCache: Sendable {
             // Without a user id, responses fetched with the user's credentials would land in the
             // guest partition, where every other identity can read them.
             guard let userID = configuration.userID, !userID.isEmpty else {
-                throw WebCacheError(.authorization,
-                                    "Signing in needs the user id that names the user's store partition; none is configured.")
+                throw WebCacheError(
+                    .authorization,
+                    "Signing in needs the user id that names the user's store partition; none is configured.")
             }
             let identity = SessionIdentity.user(id: userID)
             let jar = CookieJar()
@@ -147,7 +148,8 @@ public final class WebCache: Sendable {
         }
         guard let instanceURL = configuration.instanceURL else {
             throw WebCacheError(.invalidURL,
-                                "'\(URLReference.excerpt(reference))' is a relative URL, and no instance URL is configured to resolve it against.")
+                                "'\(URLReference.excerpt(reference))' is a relative URL, and no instance URL is "
+                                    + "configured to resolve it against.")
         }
         do {
             return try InstanceURL.resolve(reference, against: instanceURL)
@@ -169,7 +171,8 @@ public final class WebCache: Sendable {
         do {
             _ = try await store.removeAll(partition: partition)
         } catch {
-            throw WebCacheError(.store, "The signed-in user's entries could not be removed from the store.", cause: error)
+            throw WebCacheError(.store, "The signed-in user's entries could not be removed from the store.",
+                                cause: error)
         }
     }
 

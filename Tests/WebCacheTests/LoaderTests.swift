@@ -196,7 +196,8 @@ struct LoaderTests {
     }
 
     @Test func returnCacheDontLoadFailsOnAMissNamingTheURL() async throws {
-        try await withCache(origin: { _ in .text("x", headers: ["Cache-Control": "max-age=0"]) }) { (origin, cache) async throws in
+        try await withCache(origin: { _ in .text("x", headers: ["Cache-Control": "max-age=0"]) }) {
+            (origin, cache) async throws in
             _ = try await cache.data(for: WebRequest("kept"))
             let kept = try await cache.data(for: WebRequest("kept"), policy: .returnCacheDataDontLoad)
             #expect(kept.source == .stale)
@@ -214,7 +215,8 @@ struct LoaderTests {
         var headers: HTTPHeaders = ["Cache-Control": "max-age=0", "Age": "100"]
         if withValidator { headers["ETag"] = "\"o\"" }
         let responseHeaders = headers
-        try await withCache(origin: { _ in .text("offline copy", headers: responseHeaders) }) { (origin, cache) async throws in
+        try await withCache(origin: { _ in .text("offline copy", headers: responseHeaders) }) {
+            (origin, cache) async throws in
             _ = try await cache.data(for: WebRequest("page"))
             let url = origin.url("page")
             origin.stop()
@@ -302,7 +304,8 @@ struct LoaderTests {
     }
 
     @Test func headIsAnsweredFromAStoredGET() async throws {
-        try await withCache(origin: { _ in .text("body", headers: ["Cache-Control": "max-age=600"]) }) { (origin, cache) async throws in
+        try await withCache(origin: { _ in .text("body", headers: ["Cache-Control": "max-age=600"]) }) {
+            (origin, cache) async throws in
             _ = try await cache.data(for: WebRequest("h"))
             let head = try await cache.data(for: WebRequest("h", method: .head))
             #expect(head.source == .hit)

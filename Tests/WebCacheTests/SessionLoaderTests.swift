@@ -24,7 +24,8 @@ struct SessionLoaderTests {
             // The private page is stored in the user's partition, not the guest's.
             #expect(try cache.storedVariants(fixture.origin.url("nav/home")).count == 1)
             #expect(cache.partition == SessionIdentity.user(id: "alice").partitionName)
-            let guestEntries = try cache.store.variants(partition: "guest", url: fixture.origin.url("nav/home").absoluteString)
+            let guestEntries = try cache.store.variants(
+                partition: "guest", url: fixture.origin.url("nav/home").absoluteString)
             #expect(guestEntries.isEmpty)
         }
     }

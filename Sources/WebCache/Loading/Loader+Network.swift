@@ -20,7 +20,8 @@ extension Loader {
                 let age = source == .network ? 0 : entry.storedResponse.currentAge(now: clock())
                 return try serve(entry, request: request, source: source, age: age, limit: limit, context: context)
             }
-            return try await fetchUncoalesced(request, validating: validation, context: context, limit: limit, lead: nil)
+            return try await fetchUncoalesced(request, validating: validation, context: context, limit: limit,
+                                              lead: nil)
         case .lead(let lead):
             do {
                 return try await fetchUncoalesced(request, validating: validation, context: context, limit: limit,
@@ -74,7 +75,9 @@ extension Loader {
     }
 
     /// The entry to save for a network response, or `nil` when it must not be stored.
-    private func storableDraft(request: HTTPRequest, response: TransportResponse, context: RequestContext) -> CacheEntry? {
+    private func storableDraft(
+        request: HTTPRequest, response: TransportResponse, context: RequestContext
+    ) -> CacheEntry? {
         guard request.method == .get else { return nil }
         // Conditional fields this loader added are not part of the request the entry answers.
         var plain = request

@@ -64,7 +64,9 @@ final class Loader: Sendable {
             _ = try? await response.body.collect(upTo: 1 << 20)
             redirects.append(current)
             guard redirects.count <= Loader.maximumRedirects else {
-                throw WebCacheError(.redirects, "Loading \(url.redactedForMessages) took more than \(Loader.maximumRedirects) redirects.")
+                throw WebCacheError(
+                    .redirects,
+                    "Loading \(url.redactedForMessages) took more than \(Loader.maximumRedirects) redirects.")
             }
             if response.status == 303 || ((response.status == 301 || response.status == 302) && method == .post) {
                 if method != .head { method = .get }
@@ -82,7 +84,8 @@ final class Loader: Sendable {
             let key = "\(method.rawValue) \(next.cacheKey.absoluteString)"
             guard visited.insert(key).inserted else {
                 let chain = (redirects + [next]).map(\.redactedForMessages).joined(separator: " -> ")
-                throw WebCacheError(.redirects, "Loading \(url.redactedForMessages) ran into a redirect loop: \(chain).")
+                throw WebCacheError(
+                    .redirects, "Loading \(url.redactedForMessages) ran into a redirect loop: \(chain).")
             }
             logger.debug("redirect \(response.status) \(current.redactedForMessages) -> \(next.redactedForMessages)")
             current = next
@@ -126,14 +129,17 @@ final class Loader: Sendable {
                                  age: stored[index].currentAge(now: now), limit: limit, context: context)
             }
             if case .returnCacheDataDontLoad = policy {
-                throw WebCacheError(.notCached, "\(request.url.redactedForMessages) is not in the store, and the policy forbids the network.")
+                throw WebCacheError(
+                    .notCached,
+                    "\(request.url.redactedForMessages) is not in the store, and the policy forbids the network.")
             }
             return try await fetch(request, validating: nil, context: context, limit: limit)
         case .useProtocolCachePolicy, .offlineFallback:
             break
         }
 
-        let fallbackLimit: TimeInterval? = if case .offlineFallback(let maxStale) = policy { maxStale ?? .infinity } else { nil }
+        let fallbackLimit: TimeInterval? =
+            if case .offlineFallback(let maxStale) = policy { maxStale ?? .infinity } else { nil }
         switch HTTPCachePolicy.decide(request: request, variants: stored, now: now) {
         case .fresh(let index, let age):
             logger.debug("hit \(request.url.redactedForMessages)")
@@ -268,7 +274,10 @@ final class Loader: Sendable {
         context: RequestContext
     ) throws -> WebResponse {
         if let limit, request.method != .head, entry.bodySize > limit {
-            throw WebCacheError(.tooLarge, "The stored response for \(request.url.redactedForMessages) has \(entry.bodySize) bytes, more than the limit of \(limit) bytes.")
+            throw WebCacheError(
+                .tooLarge,
+                "The stored response for \(request.url.redactedForMessages) has \(entry.bodySize) bytes, more than "
+                    + "the limit of \(limit) bytes.")
         }
         if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
         var headers = entry.headers
@@ -279,7 +288,8 @@ final class Loader: Sendable {
         } else {
             body = storedBody(entry)
         }
-        return WebResponse(url: request.url, status: entry.status, headers: headers, source: source, age: age, body: body)
+        return WebResponse(url: request.url, status: entry.status, headers: headers, source: source, age: age,
+                           body: body)
     }
 
     /// The stored body of `entry`, read chunk by chunk as the caller pulls it.
