@@ -98,15 +98,19 @@ struct TransferTests {
     // MARK: - Coalescing
 
     @Test func concurrentLoadsOfOneURLMakeOneRequest() async throws {
+        let released = Shared(false)
         try await withCache(origin: { _ in
-            var response = OriginResponse.text("shared body", headers: ["Cache-Control": "max-age=600"])
-            response.delay = .milliseconds(300)
-            return response
+            // The answer waits until both loads have started.
+            for _ in 0..<1000 where !released.value { Thread.sleep(forTimeInterval: 0.01) }
+            return .text("shared body", headers: ["Cache-Control": "max-age=600"])
         }) { (origin, cache) async throws in
             let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
                 for _ in 0..<2 {
                     group.addTask { try await cache.data(for: WebRequest("slow")).body }
                 }
+                #expect(try await eventually { origin.requestCount == 1 })
+                try await Task.sleep(for: .milliseconds(200))
+                released.value = true
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(origin.requestCount == 1)
@@ -116,10 +120,12 @@ struct TransferTests {
     }
 
     @Test func concurrentRevalidationsOfOneEntryMakeOneRequest() async throws {
+        let released = Shared(false)
         try await withCache(origin: { request in
             if request.headers["If-None-Match"] == "\"r\"" {
-                return OriginResponse(status: 304, headers: ["ETag": "\"r\"", "Cache-Control": "max-age=0"],
-                                      delay: .milliseconds(300))
+                // The 304 waits until both loads have started.
+                for _ in 0..<1000 where !released.value { Thread.sleep(forTimeInterval: 0.01) }
+                return OriginResponse(status: 304, headers: ["ETag": "\"r\"", "Cache-Control": "max-age=0"])
             }
             return .text("kept", headers: ["Cache-Control": "max-age=0", "ETag": "\"r\""])
         }) { (origin, cache) async throws in
@@ -128,6 +134,9 @@ struct TransferTests {
                 for _ in 0..<2 {
                     group.addTask { try await cache.data(for: WebRequest("twice")) }
                 }
+                #expect(try await eventually { origin.requestCount == 2 })
+                try await Task.sleep(for: .milliseconds(200))
+                released.value = true
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(origin.requestCount == 2)
@@ -137,16 +146,18 @@ struct TransferTests {
     }
 
     @Test func aCancelledLeaderDoesNotFailTheLoadsThatJoinedIt() async throws {
+        let released = Shared(false)
         try await withCache(origin: { _ in
-            var response = OriginResponse.text("survivor", headers: ["Cache-Control": "max-age=600"])
-            response.delay = .milliseconds(300)
-            return response
+            // The first answer waits until the test has cancelled its caller.
+            for _ in 0..<1000 where !released.value { Thread.sleep(forTimeInterval: 0.01) }
+            return .text("survivor", headers: ["Cache-Control": "max-age=600"])
         }) { (origin, cache) async throws in
             let leader = Task { try await cache.data(for: WebRequest("joined")) }
             #expect(try await eventually { origin.requestCount == 1 })
             let follower = Task { try await cache.data(for: WebRequest("joined")) }
             try await Task.sleep(for: .milliseconds(50))
             leader.cancel()
+            released.value = true
             let leaderResult = await leader.result
             #expect(throws: CancellationError.self) { try leaderResult.get() }
             let response = try await follower.value
