@@ -53,13 +53,23 @@ struct SessionLoaderTests {
         }
     }
 
-    @Test func failingProviderIsAClearAuthorizationError() async throws {
+    @Test(arguments: [false, true])
+    func failingProviderIsAClearAuthorizationError(tokenEndpointRejects: Bool) async throws {
         try await withInstance { (fixture) async throws in
-            let cache = try fixture.cache(user: "alice", provider: FailingProvider())
+            // Either the provider itself fails, or the token endpoint refuses its JWT.
+            let provider: any AuthorizationProviding =
+                tokenEndpointRejects
+                ? JWTBearerProvider(
+                    configuration: .init(tokenEndpoint: fixture.origin.url("oauth_token.do")),
+                    assertionProvider: StaticTokenProvider(accessToken: "forged"),
+                    transport: fixture.exchangeTransport)
+                : FailingProvider()
+            let cache = try fixture.cache(user: "alice", provider: provider)
             let error = await #expect(throws: WebCacheError.self) { try await cache.data(for: WebRequest("nav/home")) }
             #expect(error?.code == .authorization)
             #expect(error?.message.contains(fixture.origin.url("nav/home").absoluteString) == true)
-            #expect(fixture.origin.requestCount == 0)
+            #expect(fixture.pageRequests.isEmpty)
+            #expect(fixture.instance.state.withLock { $0.tokenRequests } == 0)
         }
     }
 
