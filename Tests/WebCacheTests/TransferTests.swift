@@ -214,6 +214,29 @@ struct TransferTests {
         }
     }
 
+    @Test func aMissStreamsToTheCallerBeforeTheBodyEnds() async throws {
+        let released = Shared(false)
+        try await withCache(origin: { _ in
+            OriginResponse(headers: ["Cache-Control": "max-age=600"], body: .stream { writer in
+                try writer.write("first part;")
+                for _ in 0..<1000 where !released.value { Thread.sleep(forTimeInterval: 0.01) }
+                try writer.write("second part")
+            })
+        }) { (origin, cache) async throws in
+            let response = try await cache.load(WebRequest("streamed"))
+            var iterator = response.body.makeAsyncIterator()
+            // The first part arrives while the origin still holds the rest back.
+            let first = try await iterator.next()
+            #expect(first.map { String(decoding: $0, as: UTF8.self) } == "first part;")
+            #expect(try cache.storedVariants(origin.url("streamed")).isEmpty)
+            released.value = true
+            var rest = Data()
+            while let chunk = try await iterator.next() { rest.append(chunk) }
+            #expect(String(decoding: rest, as: UTF8.self) == "second part")
+            #expect(try cache.storedVariants(origin.url("streamed")).map(\.body) == [Data("first part;second part".utf8)])
+        }
+    }
+
     // MARK: - Large bodies
 
     @Test func largeBodyStreamsThroughAMissIntoTheStore() async throws {
