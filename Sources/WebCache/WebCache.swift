@@ -162,10 +162,13 @@ public final class WebCache: Sendable {
 
     /// Signs out: drops the user's token and cookies, and deletes the user's private entries from the
     /// store in one transaction. Guest entries stay.
-    /// - Throws: ``WebCacheError`` when the store cannot be changed.
+    /// - Throws: ``WebCacheError`` when the store cannot be changed or the saved cookies cannot be deleted.
     public func logout() async throws {
-        if let session { await session.logout() }
-        try cookieFile?.remove()
+        if let session {
+            await session.logout()
+            // Also when this run does not persist cookies: an earlier run may have.
+            try CookieFile(storePath: configuration.storePath, partition: session.partitionName).remove()
+        }
         let partition = self.partition
         guard partition != RequestContext.guestPartition else { return }
         do {
@@ -196,7 +199,9 @@ public final class WebCache: Sendable {
         await loader.shutdown()
         if let cookieFile, let session {
             do {
-                try cookieFile.save(session.cookieJar.snapshot())
+                let snapshot = session.cookieJar.snapshot()
+                // No cookies (after a logout, say) leaves no file behind.
+                try snapshot.cookies.isEmpty ? cookieFile.remove() : cookieFile.save(snapshot)
             } catch {
                 configuration.logger.log(.error, "\(error)")
             }

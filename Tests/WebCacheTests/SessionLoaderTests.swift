@@ -180,7 +180,19 @@ struct SessionLoaderTests {
             #expect(fixture.pageRequests == ["/nav/home bearer", "/nav/list cookie"])
             #expect(fixture.instance.state.withLock { $0.tokenRequests } == 1)
 
-            try await second.logout()
+            await fixture.close(second)
+            #expect(FileManager.default.fileExists(atPath: path))
+
+            // A run that does not persist cookies still deletes them at logout.
+            let third = try fixture.cache(user: "alice")
+            try await third.logout()
+            #expect(!FileManager.default.fileExists(atPath: path))
+
+            // A persisting run that logs out leaves no file behind when it closes.
+            let fourth = try fixture.cache(user: "alice", persistsCookies: true)
+            _ = try await fourth.data(for: WebRequest("nav/home"))
+            try await fourth.logout()
+            await fixture.close(fourth)
             #expect(!FileManager.default.fileExists(atPath: path))
         }
     }
