@@ -33,29 +33,7 @@ public final class WebCache: Sendable {
     ///   the saved cookies cannot be read (see ``Configuration-swift.struct/persistsCookies``).
     public init(configuration: Configuration) throws {
         self.configuration = configuration
-        var storeConfiguration = CacheStore.Configuration()
-        storeConfiguration.byteLimit = configuration.maximumStoreSize
-        do {
-            // The folder of the default store may not exist yet; it holds private data, so 0700.
-            let folder = (configuration.storePath as NSString).deletingLastPathComponent
-            if !folder.isEmpty {
-                try FileManager.default.createDirectory(
-                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            }
-            store = try CacheStore(path: configuration.storePath, configuration: storeConfiguration)
-        } catch {
-            throw WebCacheError(.store, "The store at '\(configuration.storePath)' cannot be opened.", cause: error)
-        }
-        let transport: any HTTPTransport
-        if let configured = configuration.transport {
-            transport = configured
-        } else {
-            do {
-                transport = try CurlTransport(configuration: configuration.transportConfiguration)
-            } catch {
-                throw WebCacheError(.network, "The network transport could not be started.", cause: error)
-            }
-        }
+        // The session first: an inconsistent configuration fails before the store is opened.
         if let provider = configuration.authorization {
             guard let instanceURL = configuration.instanceURL else {
                 throw WebCacheError(.authorization, "Signing in needs the instance URL; none is configured.")
@@ -83,6 +61,29 @@ public final class WebCache: Sendable {
         } else {
             session = nil
             cookieFile = nil
+        }
+        var storeConfiguration = CacheStore.Configuration()
+        storeConfiguration.byteLimit = configuration.maximumStoreSize
+        do {
+            // The folder of the default store may not exist yet; it holds private data, so 0700.
+            let folder = (configuration.storePath as NSString).deletingLastPathComponent
+            if !folder.isEmpty {
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+            store = try CacheStore(path: configuration.storePath, configuration: storeConfiguration)
+        } catch {
+            throw WebCacheError(.store, "The store at '\(configuration.storePath)' cannot be opened.", cause: error)
+        }
+        let transport: any HTTPTransport
+        if let configured = configuration.transport {
+            transport = configured
+        } else {
+            do {
+                transport = try CurlTransport(configuration: configuration.transportConfiguration)
+            } catch {
+                throw WebCacheError(.network, "The network transport could not be started.", cause: error)
+            }
         }
         loader = Loader(store: store, transport: transport, logger: configuration.logger)
     }

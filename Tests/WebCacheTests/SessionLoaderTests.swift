@@ -84,6 +84,7 @@ struct SessionLoaderTests {
             }
             #expect(error?.code == .authorization)
             #expect(error?.message.contains("user id") == true)
+            #expect(!FileManager.default.fileExists(atPath: fixture.folder.storePath))
         }
     }
 
