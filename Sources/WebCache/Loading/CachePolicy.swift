@@ -28,5 +28,6 @@ public enum ResponseSource: String, Sendable, Hashable, CustomStringConvertible 
     /// `stale-while-revalidate`, or `stale-if-error` when the network failed.
     case stale
 
+    /// The source's name, such as `hit`.
     public var description: String { rawValue }
 }
