@@ -58,11 +58,19 @@ public enum HTTPDate {
         let parts = time.split(separator: ":")
         guard parts.count == 3, let hour = Int(parts[0]), let minute = Int(parts[1]), let second = Int(parts[2]),
             (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
-            (1...31).contains(day), (1...9999).contains(year)
+            (1...9999).contains(year), (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let total = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return Date(timeIntervalSince1970: TimeInterval(total))
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     // Howard Hinnant's days-from-civil algorithm (proleptic Gregorian calendar).

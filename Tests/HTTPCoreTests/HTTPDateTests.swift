@@ -15,7 +15,8 @@ struct HTTPDateTests {
     }
 
     @Test(arguments: ["", "0", "-1", "tomorrow", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:00:00 GMT",
-                      "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 PST"])
+                      "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 PST",
+                      "Mon, 30 Feb 2026 00:00:00 GMT", "Thu, 31 Apr 2026 00:00:00 GMT", "Sat, 29 Feb 2025 00:00:00 GMT"])
     func rejectsInvalidDates(text: String) {
         #expect(HTTPDate.parse(text) == nil)
     }
