@@ -96,19 +96,10 @@ extension Loader {
         let key = request.url.cacheKey
         return CacheEntry(
             partition: context.partition, method: .get, url: key.absoluteString,
-            varyKey: stored.varyKey, status: response.head.status, headers: Self.storedHeaders(response.head.headers),
+            varyKey: stored.varyKey, status: response.head.status, headers: response.head.headers,
             requestTime: response.requestTime, responseTime: response.responseTime,
             freshUntil: stored.freshUntil, staleUntil: stored.staleUntil
         )
-    }
-
-    /// The header fields kept with a stored response: all but `Set-Cookie`, which the session's cookie
-    /// jar has already taken, and whose values (session identifiers) do not belong in the store file.
-    static func storedHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
-        var kept = headers
-        kept.remove("Set-Cookie")
-        kept.remove("Set-Cookie2")
-        return kept
     }
 
     /// Applies a 304 to the stored responses it validates (RFC 9111 §4.3.4) and serves the selected one.
@@ -127,13 +118,12 @@ extension Loader {
             guard let id = validation.entries[index].id else { continue }
             let freshened = validation.stored[index].freshened(
                 with: response.head, requestTime: response.requestTime, responseTime: response.responseTime)
-            let headers = Self.storedHeaders(freshened.headers)
-            updates.append(MetadataUpdate(entryID: id, headers: headers, requestTime: freshened.requestTime,
+            updates.append(MetadataUpdate(entryID: id, headers: freshened.headers, requestTime: freshened.requestTime,
                                           responseTime: freshened.responseTime, freshUntil: freshened.freshUntil,
                                           staleUntil: freshened.staleUntil))
             if index == first {
                 var entry = validation.entries[index]
-                entry.headers = headers
+                entry.headers = freshened.headers
                 entry.requestTime = freshened.requestTime
                 entry.responseTime = freshened.responseTime
                 entry.freshUntil = freshened.freshUntil
