@@ -1,3 +1,6 @@
+import Foundation
+import HTTPCore
+
 /// Who a ``Session`` acts for, which names the store partition its cached pages and cookies live in.
 ///
 /// **Partition rule.** A guest's partition is `guest`. A signed-in user's is `user-` followed by the
@@ -22,7 +25,7 @@ public enum SessionIdentity: Sendable, Hashable {
             "guest"
         case .user(let id):
             "user-"
-                + SHA256.hash(Array(id.utf8)).prefix(16).map { byte in
+                + SHA256.hash(Data(id.utf8)).prefix(16).map { byte in
                     (byte < 16 ? "0" : "") + String(byte, radix: 16)
                 }.joined()
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// Streams a body into the store chunk by chunk before its entry is saved.
 ///

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import HTTPCore
 
 extension CacheStore {
     // MARK: - Eviction
