@@ -1,0 +1,77 @@
+import CacheStore
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Testing
+import WebCache
+
+/// Full preloads of a generated site against a real origin: every requisite once, page status, and
+/// a second run that only revalidates.
+@Suite struct PreloadSiteTests {
+    // MARK: - First run
+
+    @Test func storesEveryRequisiteOnceAcrossPagesThatShareThem() async throws {
+        let folder = try PreloadTemporaryFolder()
+        let site = try PreloadSiteFixture.write(pageCount: 4, to: folder)
+        let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(site.pages.map { String($0.dropFirst()) }, events: events.handler)
+
+        // The origin saw each page and requisite exactly once, and nothing else.
+        let counts = rig.requestCounts
+        #expect(Set(counts.keys) == site.allPaths)
+        #expect(counts.filter { $0.value != 1 }.isEmpty, "requested more than once: \(counts.filter { $0.value != 1 })")
+
+        #expect(report.failures.isEmpty)
+        #expect(report.skipped.isEmpty)
+        #expect(report.pages == site.pages.count)
+        #expect(report.completed == site.allPaths.count)
+        #expect(report.sources[.network] == site.allPaths.count)
+        #expect(report.requests == site.allPaths.count)
+
+        // Each requisite was discovered (once per run) and each path fetched once.
+        #expect(Set(events.discoveredPaths) == site.allRequisites)
+        #expect(events.discoveredPaths.count == site.allRequisites.count)
+        #expect(events.fetchedPaths.sorted() == site.allPaths.sorted())
+
+        for page in site.pages {
+            let status = try rig.cache.store.pageStatus(forPage: rig.url(page))
+            #expect(status.isComplete, "\(page): missing \(status.missing)")
+            #expect(status.failures.isEmpty)
+            // The page itself plus each of its requisites, through the stylesheets and the manifest.
+            #expect(status.resourceCount == site.requisites[page, default: []].count + 1)
+        }
+        await rig.stop()
+    }
+
+    // MARK: - Second run
+
+    @Test func secondRunSendsOnlyConditionalRequestsAndMovesNoBodies() async throws {
+        let folder = try PreloadTemporaryFolder()
+        let site = try PreloadSiteFixture.write(pageCount: 3, to: folder)
+        let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
+        let pages = site.pages.map { String($0.dropFirst()) }
+
+        let first = await rig.cache.preload(pages)
+        #expect(first.failures.isEmpty)
+        #expect(first.networkBytes > 10_000)
+        rig.server.resetLog()
+
+        let second = await rig.cache.preload(pages)
+
+        #expect(second.failures.isEmpty)
+        #expect(second.completed == first.completed)
+        let requests = rig.server.requests
+        for request in requests {
+            let conditional = request.headers.contains("If-None-Match") || request.headers.contains("If-Modified-Since")
+            #expect(conditional, "unconditional request for \(request.target) on the second run")
+        }
+        // The pages are `no-cache`: they are revalidated; the year-long assets are not asked for at all.
+        #expect(Set(requests.map(\.path)) == Set(site.pages))
+        #expect(second.sources[.revalidated] == site.pages.count)
+        #expect(second.sources[.network, default: 0] == 0)
+        #expect(second.networkBytes * 100 <= first.networkBytes)
+        await rig.stop()
+    }
+}
