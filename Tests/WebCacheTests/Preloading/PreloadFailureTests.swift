@@ -4,7 +4,7 @@ import HTTPCore
 import LocalOrigin
 import Synchronization
 import Testing
-import WebCache
+@testable import WebCache
 
 /// What a preload does with failing resources, oversized ones and unusable input.
 @Suite struct PreloadFailureTests {
@@ -52,6 +52,20 @@ import WebCache
         #expect(status.failures.map(\.resourceURL) == [rig.url("missing.png")])
         #expect(status.failures.first?.failure == "HTTP 404")
         await rig.stop()
+    }
+
+    @Test(arguments: [
+        ("0", 0.0), ("7", 7.0), (" 12 ", 12.0), ("Sun, 06 Nov 1994 08:49:37 GMT", 30.0),
+        ("Sun, 06 Nov 1994 08:48:37 GMT", 0.0),
+    ])
+    func retryAfterIsReadAsSecondsOrADate(value: String, seconds: Double) throws {
+        let now = try #require(HTTPDate.parse("Sun, 06 Nov 1994 08:49:07 GMT"))
+        #expect(Preloader.retryAfter(["Retry-After": value], now: now) == seconds)
+    }
+
+    @Test(arguments: ["", "-3", "soon", "1.5"])
+    func unusableRetryAfterIsIgnored(value: String) {
+        #expect(Preloader.retryAfter(["Retry-After": value]) == nil)
     }
 
     // MARK: - Size cap

@@ -74,4 +74,33 @@ import WebCache
         #expect(second.networkBytes * 100 <= first.networkBytes)
         await rig.stop()
     }
+
+    // MARK: - Refresh and the completion form
+
+    @Test func refreshRevalidatesEveryStoredPageAndRequisiteConditionally() async throws {
+        let folder = try PreloadTemporaryFolder()
+        let site = try PreloadSiteFixture.write(pageCount: 2, to: folder)
+        let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
+        let first = await withCheckedContinuation { continuation in
+            rig.cache.preload(site.pages.map { String($0.dropFirst()) }) { report in continuation.resume(returning: report) }
+        }
+        #expect(first.failures.isEmpty)
+        #expect(first.completed == site.allPaths.count)
+        rig.server.resetLog()
+
+        let refreshed = try await rig.cache.refresh()
+
+        #expect(refreshed.failures.isEmpty)
+        #expect(refreshed.pages == site.pages.count)
+        let requests = rig.server.requests
+        #expect(Set(requests.map(\.path)) == site.allPaths)
+        #expect(requests.count == site.allPaths.count)
+        for request in requests {
+            #expect(request.headers.contains("If-None-Match") || request.headers.contains("If-Modified-Since"),
+                    "unconditional request for \(request.target) during refresh")
+        }
+        #expect(refreshed.sources[.revalidated] == site.allPaths.count)
+        #expect(refreshed.networkBytes == 0)
+        await rig.stop()
+    }
 }
