@@ -7,7 +7,8 @@
 # For each tool and latency: wall time cold (empty store or folder) and warm (the same store or folder
 # again: webcache revalidates, wget2 uses --timestamping), requests and body bytes (the tools' own
 # counts: webcache's JSON summary, wget2's --stats-site), peak memory (/usr/bin/time -v), and the
-# requisites found against the generator's ground truth. Wall times are the median of REPEAT runs.
+# requisites found against the generator's ground truth. Wall and CPU times are medians of REPEAT
+# runs; CPU time (user + system) is the steadier figure on a machine shared with other work.
 #
 # Usage: scripts/bench-preload.sh [PAGES] [K] [LATENCY_MS] [REPEAT] [PARALLEL]
 set -euo pipefail
@@ -98,15 +99,17 @@ truth = json.load(open(os.path.join(work, "truth.json")))
 requisites = set(truth["requisites"])
 
 def time_stats(name):
-    wall, rss = None, None
+    wall, rss, cpu = None, None, 0.0
     for line in open(os.path.join(work, "time-%s.txt" % name)):
         line = line.strip()
-        if line.startswith("Elapsed (wall clock) time"):
+        if line.startswith("User time (seconds)") or line.startswith("System time (seconds)"):
+            cpu += float(line.rsplit(" ", 1)[1])
+        elif line.startswith("Elapsed (wall clock) time"):
             parts = line.rsplit(" ", 1)[1].split(":")
             wall = sum(float(part) * 60 ** index for index, part in enumerate(reversed(parts)))
         elif line.startswith("Maximum resident set size"):
             rss = int(line.rsplit(" ", 1)[1])
-    return wall, rss
+    return wall, rss, cpu
 
 def path_of(url):
     rest = url.split("://", 1)[-1]
@@ -137,20 +140,22 @@ for delay in ["0", latency]:
     for tool in ["webcache", "wget2"]:
         for phase in ["cold", "warm"]:
             names = ["%s-%s-%s-%d" % (tool, delay, phase, round) for round in range(1, repeat + 1)]
-            walls = [time_stats(name)[0] for name in names]
-            rss = max(time_stats(name)[1] for name in names)
+            stats = [time_stats(name) for name in names]
+            wall = statistics.median(stat[0] for stat in stats)
+            cpu = statistics.median(stat[2] for stat in stats)
+            rss = max(stat[1] for stat in stats)
             if tool == "webcache":
                 requests, body, found, failed = webcache_counts(names[0])
             else:
                 requests, body, found, failed = wget2_counts(names[0], os.path.join(work, "mirror-%s" % delay))
-            rows.append((delay, tool, phase, statistics.median(walls), requests, body, rss, found, failed))
+            rows.append((delay, tool, phase, wall, cpu, requests, body, rss, found, failed))
 
-cold_bytes = {(row[0], row[1]): row[5] for row in rows if row[2] == "cold"}
-print("| latency | tool | run | wall s (median) | requests | body bytes | warm/cold bytes | peak RSS MB "
-      "| requisites found | failed |")
-print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
-for delay, tool, phase, wall, requests, body, rss, found, failed in rows:
+cold_bytes = {(row[0], row[1]): row[6] for row in rows if row[2] == "cold"}
+print("| latency | tool | run | wall s | CPU s (user+sys) | requests | body bytes | warm/cold bytes "
+      "| peak RSS MB | requisites found | failed |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for delay, tool, phase, wall, cpu, requests, body, rss, found, failed in rows:
     ratio = "%.2f%%" % (100.0 * body / cold_bytes[(delay, tool)]) if phase == "warm" and cold_bytes[(delay, tool)] else ""
-    print("| %s ms | %s | %s | %.2f | %d | %d | %s | %.1f | %d / %d | %d |" % (
-        delay, tool, phase, wall, requests, body, ratio, rss / 1024.0, found, len(requisites), failed))
+    print("| %s ms | %s | %s | %.2f | %.2f | %d | %d | %s | %.1f | %d / %d | %d |" % (
+        delay, tool, phase, wall, cpu, requests, body, ratio, rss / 1024.0, found, len(requisites), failed))
 PYTHON
