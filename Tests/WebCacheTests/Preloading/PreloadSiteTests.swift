@@ -34,6 +34,17 @@ import WebCache
         #expect(Set(events.discoveredPaths) == site.allRequisites)
         #expect(events.discoveredPaths.count == site.allRequisites.count)
         #expect(events.fetchedPaths.sorted() == site.allPaths.sorted())
+        // Each requisite is announced before it is reported fetched.
+        let all = events.all
+        for path in site.allRequisites {
+            let announced = all.firstIndex { if case .discovered(let url, _, _) = $0 { url.path == path } else { false } }
+            let stored = all.firstIndex { if case .fetched(let url, _, _, _) = $0 { url.path == path } else { false } }
+            if let announced, let stored {
+                #expect(announced < stored, "\(path) was reported fetched before it was discovered")
+            } else {
+                Issue.record("\(path) lacks a discovered or a fetched event")
+            }
+        }
 
         for page in site.pages {
             let status = try rig.cache.store.pageStatus(forPage: rig.url(page))
