@@ -3,6 +3,7 @@ import Foundation
 import HTTPCore
 import LocalOrigin
 import Testing
+import Transport
 @testable import WebCache
 
 /// What a preload reaches: denied and allowed hosts, link depth, and private addresses.
@@ -130,6 +131,53 @@ import Testing
         let pageURL = try #require(URL(string: page))
         let targetURL = try #require(URL(string: target))
         #expect(AddressPolicy().allows(targetURL, from: pageURL) == allowed)
+    }
+
+    /// A page on a public address (203.0.113.10, a documentation address: curl's `--connect-to` sends
+    /// the connection to the local origin, so nothing leaves the machine) may not make webcache fetch
+    /// from loopback addresses, while its own public host stays allowed.
+    @Test func aPublicPageCannotReachLoopbackAddresses() async throws {
+        let folder = try PreloadTemporaryFolder()
+        let server = OriginServer { request in
+            switch request.path {
+            case "/index.html":
+                let port = request.headers["X-Origin-Port"] ?? ""
+                return .text("""
+                    <img src="/public.png"><img src="http://127.0.0.1:\(port)/secret.png">
+                    <img src="http://localhost:\(port)/secret-too.png"><img src="http://[::1]:\(port)/secret-v6.png">
+                    """, contentType: "text/html")
+            default:
+                return Self.image()
+            }
+        }
+        try server.start()
+        var configuration = WebCache.Configuration(environment: [:])
+        configuration.storePath = folder.storePath
+        configuration.transportConfiguration.connectTo = ["203.0.113.10:80:127.0.0.1:\(server.port)"]
+        configuration.transportConfiguration.defaultHeaders = ["X-Origin-Port": "\(server.port)"]
+        configuration.transportConfiguration.proxy = ""
+        let cache = try WebCache(configuration: configuration)
+        let events = PreloadEventLog()
+
+        let report = await cache.preload(["http://203.0.113.10/index.html"], events: events.handler)
+
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(server.requests.map(\.path).sorted() == ["/index.html", "/public.png"])
+        #expect(server.requests.allSatisfy { $0.headers["Host"] == "203.0.113.10" })
+        let refused = Set(["http://127.0.0.1:\(server.port)/secret.png", "http://localhost:\(server.port)/secret-too.png",
+                           "http://[::1]:\(server.port)/secret-v6.png"])
+        #expect(Set(events.skipped.keys) == refused)
+        for (url, reason) in events.skipped {
+            #expect(reason.contains("private address"), "\(url): \(reason)")
+        }
+        #expect(Set(report.skipped.map(\.url)) == refused)
+        await cache.close()
+        server.stop()
+        folder.remove()
+    }
+
+    private static func image() -> OriginResponse {
+        OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(100)))
     }
 
     @Test func aURLWithoutAHostIsNeverAllowed() throws {
