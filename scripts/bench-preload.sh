@@ -155,7 +155,8 @@ print("| latency | tool | run | wall s | CPU s (user+sys) | requests | body byte
       "| peak RSS MB | requisites found | failed |")
 print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for delay, tool, phase, wall, cpu, requests, body, rss, found, failed in rows:
-    ratio = "%.2f%%" % (100.0 * body / cold_bytes[(delay, tool)]) if phase == "warm" and cold_bytes[(delay, tool)] else ""
+    cold = cold_bytes[(delay, tool)]
+    ratio = "%.2f%%" % (100.0 * body / cold) if phase == "warm" and cold else ""
     print("| %s ms | %s | %s | %.2f | %.2f | %d | %d | %s | %.1f | %d / %d | %d |" % (
         delay, tool, phase, wall, cpu, requests, body, ratio, rss / 1024.0, found, len(requisites), failed))
 PYTHON

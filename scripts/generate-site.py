@@ -159,7 +159,8 @@ def main():
     parser = argparse.ArgumentParser(description="Generates a benchmark site with its ground truth.")
     parser.add_argument("root", help="the folder to write into (created if missing)")
     parser.add_argument("--pages", type=int, default=50, help="number of pages (default 50)")
-    parser.add_argument("--requisites", type=int, default=20, help="images per page besides the site-wide requisites (default 20)")
+    parser.add_argument("--requisites", type=int, default=20,
+                        help="images per page besides the site-wide requisites (default 20)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     arguments = parser.parse_args()
     if arguments.pages < 1 or arguments.requisites < 4:

@@ -164,8 +164,9 @@ import Transport
         #expect(report.failures.isEmpty, "\(report.failures)")
         #expect(server.requests.map(\.path).sorted() == ["/index.html", "/public.png"])
         #expect(server.requests.allSatisfy { $0.headers["Host"] == "203.0.113.10" })
-        let refused = Set(["http://127.0.0.1:\(server.port)/secret.png", "http://localhost:\(server.port)/secret-too.png",
-                           "http://[::1]:\(server.port)/secret-v6.png"])
+        let port = server.port
+        let refused: Set<String> = ["http://127.0.0.1:\(port)/secret.png", "http://localhost:\(port)/secret-too.png",
+                                    "http://[::1]:\(port)/secret-v6.png"]
         #expect(Set(events.skipped.keys) == refused)
         for (url, reason) in events.skipped {
             #expect(reason.contains("private address"), "\(url): \(reason)")

@@ -37,8 +37,12 @@ import WebCache
         // Each requisite is announced before it is reported fetched.
         let all = events.all
         for path in site.allRequisites {
-            let announced = all.firstIndex { if case .discovered(let url, _, _) = $0 { url.path == path } else { false } }
-            let stored = all.firstIndex { if case .fetched(let url, _, _, _) = $0 { url.path == path } else { false } }
+            let announced = all.firstIndex {
+                if case .discovered(let url, _, _) = $0 { url.path == path } else { false }
+            }
+            let stored = all.firstIndex {
+                if case .fetched(let url, _, _, _) = $0 { url.path == path } else { false }
+            }
             if let announced, let stored {
                 #expect(announced < stored, "\(path) was reported fetched before it was discovered")
             } else {
@@ -93,7 +97,9 @@ import WebCache
         let site = try PreloadSiteFixture.write(pageCount: 2, to: folder)
         let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
         let first = await withCheckedContinuation { continuation in
-            rig.cache.preload(site.pages.map { String($0.dropFirst()) }) { report in continuation.resume(returning: report) }
+            rig.cache.preload(site.pages.map { String($0.dropFirst()) }) { report in
+                continuation.resume(returning: report)
+            }
         }
         #expect(first.failures.isEmpty)
         #expect(first.completed == site.allPaths.count)

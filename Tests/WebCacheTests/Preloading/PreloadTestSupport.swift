@@ -50,7 +50,8 @@ struct PreloadRig {
         let folder = try folder ?? PreloadTemporaryFolder()
         let server = OriginServer(handler: handler)
         try server.start()
-        return PreloadRig(folder: folder, server: server, cache: try PreloadRig.openCache(folder: folder, server: server))
+        let cache = try PreloadRig.openCache(folder: folder, server: server)
+        return PreloadRig(folder: folder, server: server, cache: cache)
     }
 
     /// Serves the files under `site` (a folder) with the static site handler.
