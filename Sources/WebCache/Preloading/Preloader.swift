@@ -108,10 +108,16 @@ struct Preloader: Sendable {
         let url = reference.url.cacheKey
         guard url.isHTTP else { return }
         if reference.kind == .link || reference.kind == .document {
-            // Navigation: follow same-site links from pages while depth allows.
+            // Navigation: follow same-site links from pages while depth allows, within the same
+            // host and address rules as requisites.
             guard parent.isPage, parent.depth < options.depth, url.isSameSite(as: parent.url),
-                schedule.enqueue(PreloadItem(url: url, kind: nil, depth: parent.depth + 1))
+                !schedule.hasSeen(url)
             else { return }
+            if let reason = refusal(of: url, from: base) {
+                skip(url, reason: reason, schedule: &schedule, report: &report, events: events)
+                return
+            }
+            _ = schedule.enqueue(PreloadItem(url: url, kind: nil, depth: parent.depth + 1))
             report.pages += 1
             events(.discovered(url: url, kind: "page", in: base))
             return
@@ -120,13 +126,21 @@ struct Preloader: Sendable {
         schedule.recordReference(from: parent.url, to: url, kind: reference.kind.rawValue)
         guard !schedule.hasSeen(url) else { return }
         if let reason = refusal(of: url, from: base) {
-            schedule.settle(url, reason: reason)
-            report.skipped.append(.init(url: url.redactedForMessages, reason: reason))
-            events(.skipped(url: url, reason: reason))
+            skip(url, reason: reason, schedule: &schedule, report: &report, events: events)
             return
         }
         _ = schedule.enqueue(PreloadItem(url: url, kind: reference.kind, depth: parent.depth))
         events(.discovered(url: url, kind: reference.kind.rawValue, in: base))
+    }
+
+    /// Records that `url` is left out on purpose, and why.
+    private func skip(
+        _ url: URL, reason: String, schedule: inout PreloadSchedule, report: inout PreloadReport,
+        events: (PreloadEvent) -> Void
+    ) {
+        schedule.settle(url, reason: reason)
+        report.skipped.append(.init(url: url.redactedForMessages, reason: reason))
+        events(.skipped(url: url, reason: reason))
     }
 
     /// Why `url` must not be fetched for a page at `referrer`, if it must not.

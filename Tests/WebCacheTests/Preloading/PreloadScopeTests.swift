@@ -88,6 +88,43 @@ import Transport
         await rig.stop()
     }
 
+    /// `www.site.localhost` and `cdn.site.localhost` are one site (curl sends both to 127.0.0.1, with no
+    /// name lookup); a followed link obeys the denied and allowed hosts as requisites do.
+    @Test(arguments: [
+        (denied: Set(["cdn.site.localhost"]), allowed: Set<String>()),
+        (denied: Set<String>(), allowed: Set(["www.site.localhost"])),
+    ])
+    func followedLinksStayWithinTheAllowedHosts(denied: Set<String>, allowed: Set<String>) async throws {
+        let rig = try PreloadRig.start { request in
+            let host = request.headers["Host"] ?? ""
+            let port = host.split(separator: ":").last ?? ""
+            switch (host.hasPrefix("www."), request.path) {
+            case (true, "/index.html"):
+                return .text("""
+                    <a href="second.html">same host</a><a href="http://cdn.site.localhost:\(port)/other.html">cdn</a>
+                    """, contentType: "text/html")
+            default:
+                return .text("<p>\(host)\(request.path)</p>", contentType: "text/html")
+            }
+        }
+        var options = PreloadOptions()
+        options.depth = 1
+        options.deniedHosts = denied
+        options.allowedHosts = allowed
+        let events = PreloadEventLog()
+        let page = "http://www.site.localhost:\(rig.server.port)/index.html"
+
+        let report = await rig.cache.preload([page], options: options, events: events.handler)
+
+        let hosts = rig.server.requests.map { ($0.headers["Host"] ?? "") + $0.path }
+        let port = rig.server.port
+        #expect(hosts.sorted() == ["www.site.localhost:\(port)/index.html", "www.site.localhost:\(port)/second.html"])
+        #expect(Array(events.skipped.keys) == ["http://cdn.site.localhost:\(port)/other.html"])
+        #expect(report.pages == 2)
+        #expect(report.failures.isEmpty)
+        await rig.stop()
+    }
+
     // MARK: - Private addresses
 
     @Test(arguments: [
