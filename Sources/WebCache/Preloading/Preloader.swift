@@ -14,6 +14,7 @@ import Transport
 /// finds them in the arriving bytes, so a page's stylesheets and images start downloading before
 /// the page has finished. Each URL is fetched once per run however many pages reference it.
 /// Transient failures are retried with exponential backoff and jitter, honouring `Retry-After`.
+/// Redirects are followed by the engine, each hop held to the host and address rules of a reference.
 /// At the end, each page's edges (every requisite, through stylesheets, with what failed) are
 /// written to the store, so `inspect --pages` can tell whether the page is complete offline.
 struct Preloader: Sendable {
@@ -166,11 +167,7 @@ struct Preloader: Sendable {
         while true {
             let failure: (reason: String, retryAfter: TimeInterval?, transient: Bool)
             do {
-                var request = WebRequest(url: item.url)
-                request.maximumBodySize = item.kind == .media ? options.maximumMediaSize : options.maximumResourceSize
-                if options.revalidatesFreshEntries { request.headers["Cache-Control"] = "max-age=0" }
-                let response = try await loader.load(item.url, request: request, policy: .useProtocolCachePolicy,
-                                                      context: context)
+                let response = try await load(item)
                 if Preloader.transientStatuses.contains(response.status) {
                     for try await _ in response.body {}
                     failure = ("HTTP \(response.status)", Preloader.retryAfter(response.headers), true)
@@ -187,6 +184,8 @@ struct Preloader: Sendable {
                 }
             } catch let error as WebCacheError {
                 failure = (error.description, nil, error.code == .network)
+            } catch let refusal as RedirectRefusal {
+                failure = (refusal.reason, nil, false)
             } catch is CancellationError {
                 messages.yield(.finished(item, .failed("cancelled")))
                 return
@@ -202,6 +201,53 @@ struct Preloader: Sendable {
             messages.yield(.retrying(item.url, attempt: attempt, delay: delay, reason: failure.reason))
             try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
         }
+    }
+
+    /// Loads `item`, following redirects here rather than in the loader, so that each hop obeys the
+    /// rules a reference does: a public server may not send webcache to a private address, and a
+    /// requisite or followed link may not be redirected to a denied host (a given page may leave the
+    /// allowed hosts). Each redirect response is stored, as the loader stores those it follows.
+    /// - Throws: ``WebCacheError`` from the loader, or ``RedirectRefusal``.
+    private func load(_ item: PreloadItem) async throws -> WebResponse {
+        var request = WebRequest(url: item.url)
+        request.followsRedirects = false
+        request.maximumBodySize = item.kind == .media ? options.maximumMediaSize : options.maximumResourceSize
+        if options.revalidatesFreshEntries { request.headers["Cache-Control"] = "max-age=0" }
+        let isGivenPage = item.isPage && item.depth == 0
+        var current = item.url
+        var redirects: [URL] = []
+        var visited: Set<URL> = [current]
+        while true {
+            var response = try await loader.load(current, request: request, policy: .useProtocolCachePolicy,
+                                                 context: context)
+            guard let next = Loader.redirectTarget(of: response, from: current)?.cacheKey else {
+                response.redirects = redirects
+                return response
+            }
+            // Reading the redirect's small body to its end is what stores it.
+            _ = try await response.body.collect(upTo: 1 << 20)
+            redirects.append(current)
+            let chain = { (redirects + [next]).map(\.redactedForMessages).joined(separator: " -> ") }
+            guard redirects.count <= Loader.maximumRedirects else {
+                throw RedirectRefusal(reason: "it took more than \(Loader.maximumRedirects) redirects: \(chain())")
+            }
+            guard visited.insert(next).inserted else {
+                throw RedirectRefusal(reason: "it ran into a redirect loop: \(chain())")
+            }
+            let refused = isGivenPage
+                ? (addresses.allows(next, from: current)
+                    ? nil : "a page on a public address may not reach the private address of \(next.host ?? "")")
+                : refusal(of: next, from: current)
+            if let refused {
+                throw RedirectRefusal(reason: "it redirects to \(next.redactedForMessages), and \(refused)")
+            }
+            current = next
+        }
+    }
+
+    /// Why a redirect was not followed.
+    private struct RedirectRefusal: Error {
+        var reason: String
     }
 
     /// Reads the body to its end (which stores it), reporting references as they are found.

@@ -214,6 +214,44 @@ import Transport
         folder.remove()
     }
 
+    /// A public resource that redirects to a loopback address is not followed there.
+    @Test func aRedirectFromAPublicAddressToLoopbackIsNotFollowed() async throws {
+        let folder = try PreloadTemporaryFolder()
+        let server = OriginServer { request in
+            let port = request.headers["X-Origin-Port"] ?? ""
+            switch request.path {
+            case "/index.html":
+                return .text("<img src=\"/moved.png\"><img src=\"/renamed.png\">", contentType: "text/html")
+            case "/moved.png":
+                return OriginResponse(status: 302, headers: ["Location": "http://127.0.0.1:\(port)/secret.png"])
+            case "/renamed.png":
+                return OriginResponse(status: 301, headers: ["Location": "/public.png"])
+            default:
+                return Self.image()
+            }
+        }
+        try server.start()
+        var configuration = WebCache.Configuration(environment: [:])
+        configuration.storePath = folder.storePath
+        configuration.transportConfiguration.connectTo = ["203.0.113.10:80:127.0.0.1:\(server.port)"]
+        configuration.transportConfiguration.defaultHeaders = ["X-Origin-Port": "\(server.port)"]
+        configuration.transportConfiguration.proxy = ""
+        let cache = try WebCache(configuration: configuration)
+        let events = PreloadEventLog()
+
+        let report = await cache.preload(["http://203.0.113.10/index.html"], events: events.handler)
+
+        #expect(server.requests.map(\.path).sorted() == ["/index.html", "/moved.png", "/public.png", "/renamed.png"])
+        #expect(server.requests.allSatisfy { $0.headers["Host"] == "203.0.113.10" })
+        #expect(report.failures.map(\.url) == ["http://203.0.113.10/moved.png"])
+        let reason = try #require(events.failures["/moved.png"])
+        #expect(reason.contains("127.0.0.1") && reason.contains("private address"), "\(reason)")
+        #expect(Set(events.fetchedPaths) == ["/index.html", "/renamed.png"])
+        await cache.close()
+        server.stop()
+        folder.remove()
+    }
+
     private static func image() -> OriginResponse {
         OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(100)))
     }
