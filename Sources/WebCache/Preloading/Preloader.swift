@@ -72,7 +72,8 @@ struct Preloader: Sendable {
                 switch message {
                 case .found(let references, let parent, let base):
                     for reference in references {
-                        consider(reference, from: parent, base: base, schedule: &schedule, report: &report, events: events)
+                        consider(reference, from: parent, base: base, schedule: &schedule, report: &report,
+                                 events: events)
                     }
                 case .retrying(let url, let attempt, let delay, let reason):
                     events(.retrying(url: url, attempt: attempt, delay: delay, reason: reason))
@@ -256,7 +257,8 @@ struct Preloader: Sendable {
         _ response: WebResponse, for item: PreloadItem, messages: AsyncStream<Message>.Continuation
     ) async throws -> Int64 {
         var scanner = options.includesRequisites || (item.isPage && item.depth < options.depth)
-            ? ResourceScanner(for: item, url: response.url, headers: response.headers, includesMedia: options.includesMedia)
+            ? ResourceScanner(for: item, url: response.url, headers: response.headers,
+                              includesMedia: options.includesMedia)
             : .none
         var bytes: Int64 = 0
         for try await chunk in response.body {
@@ -288,7 +290,8 @@ struct Preloader: Sendable {
         let cap = Double(options.maximumRetryDelay.components.seconds)
             + Double(options.maximumRetryDelay.components.attoseconds) / 1e18
         if let retryAfter { return min(retryAfter, cap) }
-        let base = Double(options.retryDelay.components.seconds) + Double(options.retryDelay.components.attoseconds) / 1e18
+        let base = Double(options.retryDelay.components.seconds)
+            + Double(options.retryDelay.components.attoseconds) / 1e18
         let exponential = base * pow(2, Double(attempt - 1))
         return min(exponential * Double.random(in: 0.5...1.0), cap)
     }
