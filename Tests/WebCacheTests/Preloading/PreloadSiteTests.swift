@@ -120,4 +120,21 @@ import WebCache
         #expect(refreshed.networkBytes == 0)
         await rig.stop()
     }
+
+    @Test func refreshCanBeLimitedToSomeHosts() async throws {
+        let rig = try PreloadRig.start { request in
+            .text("<p>\(request.path)</p>", contentType: "text/html", headers: ["Cache-Control": "max-age=600"])
+        }
+        let port = rig.server.port
+        let first = await rig.cache.preload(["http://127.0.0.1:\(port)/a.html", "http://localhost:\(port)/b.html"])
+        #expect(first.failures.isEmpty)
+        #expect(first.completed == 2)
+        rig.server.resetLog()
+
+        let refreshed = try await rig.cache.refresh(hosts: ["LocalHost"])
+
+        #expect(refreshed.pages == 1)
+        #expect(rig.server.requests.map { ($0.headers["Host"] ?? "") + $0.path } == ["localhost:\(port)/b.html"])
+        await rig.stop()
+    }
 }
