@@ -58,7 +58,7 @@ extension WebCache {
     /// (fresh entries too, as a reload would; `immutable` ones stay).
     ///
     /// - Parameters:
-    ///   - hosts: only pages on these hosts; all when empty.
+    ///   - hosts: only pages on these hosts (in any case); all when empty.
     /// - Throws: ``WebCacheError`` when the store cannot list its pages.
     public func refresh(
         hosts: Set<String> = [], options: PreloadOptions = PreloadOptions(),
@@ -70,8 +70,9 @@ extension WebCache {
         } catch {
             throw WebCacheError(.store, "The store could not list its preloaded pages.", cause: error)
         }
+        let wanted = Set(hosts.map { $0.lowercased() })
         let selected = pages.filter { page in
-            hosts.isEmpty || URL(string: page)?.host.map { hosts.contains($0.lowercased()) } == true
+            wanted.isEmpty || URL(string: page)?.host.map { wanted.contains($0.lowercased()) } == true
         }
         var refreshing = options
         refreshing.revalidatesFreshEntries = true

@@ -16,9 +16,10 @@ public struct PreloadOptions: Sendable, Hashable {
     public var maximumMediaSize: Int64 = 32 << 20
     /// The largest resource fetched; a larger one fails with a reason and nothing of it is stored.
     public var maximumResourceSize: Int64? = 64 << 20
-    /// When not empty, sub-resources come only from these hosts (the given pages always load).
+    /// When not empty, sub-resources and followed links come only from these hosts (the given pages
+    /// always load).
     public var allowedHosts: Set<String> = []
-    /// Hosts never fetched from.
+    /// Hosts that sub-resources and followed links are never fetched from.
     public var deniedHosts: Set<String> = []
     /// How many times a transient failure (a network error, 408, 429, 500, 502, 503, 504) is retried.
     public var retries = 2

@@ -14,6 +14,7 @@ import Transport
 /// finds them in the arriving bytes, so a page's stylesheets and images start downloading before
 /// the page has finished. Each URL is fetched once per run however many pages reference it.
 /// Transient failures are retried with exponential backoff and jitter, honouring `Retry-After`.
+/// Redirects are followed by the engine, each hop held to the host and address rules of a reference.
 /// At the end, each page's edges (every requisite, through stylesheets, with what failed) are
 /// written to the store, so `inspect --pages` can tell whether the page is complete offline.
 struct Preloader: Sendable {
@@ -71,7 +72,8 @@ struct Preloader: Sendable {
                 switch message {
                 case .found(let references, let parent, let base):
                     for reference in references {
-                        consider(reference, from: parent, base: base, schedule: &schedule, report: &report, events: events)
+                        consider(reference, from: parent, base: base, schedule: &schedule, report: &report,
+                                 events: events)
                     }
                 case .retrying(let url, let attempt, let delay, let reason):
                     events(.retrying(url: url, attempt: attempt, delay: delay, reason: reason))
@@ -108,10 +110,16 @@ struct Preloader: Sendable {
         let url = reference.url.cacheKey
         guard url.isHTTP else { return }
         if reference.kind == .link || reference.kind == .document {
-            // Navigation: follow same-site links from pages while depth allows.
+            // Navigation: follow same-site links from pages while depth allows, within the same
+            // host and address rules as requisites.
             guard parent.isPage, parent.depth < options.depth, url.isSameSite(as: parent.url),
-                schedule.enqueue(PreloadItem(url: url, kind: nil, depth: parent.depth + 1))
+                !schedule.hasSeen(url)
             else { return }
+            if let reason = refusal(of: url, from: base) {
+                skip(url, reason: reason, schedule: &schedule, report: &report, events: events)
+                return
+            }
+            _ = schedule.enqueue(PreloadItem(url: url, kind: nil, depth: parent.depth + 1))
             report.pages += 1
             events(.discovered(url: url, kind: "page", in: base))
             return
@@ -120,13 +128,21 @@ struct Preloader: Sendable {
         schedule.recordReference(from: parent.url, to: url, kind: reference.kind.rawValue)
         guard !schedule.hasSeen(url) else { return }
         if let reason = refusal(of: url, from: base) {
-            schedule.settle(url, reason: reason)
-            report.skipped.append(.init(url: url.redactedForMessages, reason: reason))
-            events(.skipped(url: url, reason: reason))
+            skip(url, reason: reason, schedule: &schedule, report: &report, events: events)
             return
         }
         _ = schedule.enqueue(PreloadItem(url: url, kind: reference.kind, depth: parent.depth))
         events(.discovered(url: url, kind: reference.kind.rawValue, in: base))
+    }
+
+    /// Records that `url` is left out on purpose, and why.
+    private func skip(
+        _ url: URL, reason: String, schedule: inout PreloadSchedule, report: inout PreloadReport,
+        events: (PreloadEvent) -> Void
+    ) {
+        schedule.settle(url, reason: reason)
+        report.skipped.append(.init(url: url.redactedForMessages, reason: reason))
+        events(.skipped(url: url, reason: reason))
     }
 
     /// Why `url` must not be fetched for a page at `referrer`, if it must not.
@@ -152,11 +168,7 @@ struct Preloader: Sendable {
         while true {
             let failure: (reason: String, retryAfter: TimeInterval?, transient: Bool)
             do {
-                var request = WebRequest(url: item.url)
-                request.maximumBodySize = item.kind == .media ? options.maximumMediaSize : options.maximumResourceSize
-                if options.revalidatesFreshEntries { request.headers["Cache-Control"] = "max-age=0" }
-                let response = try await loader.load(item.url, request: request, policy: .useProtocolCachePolicy,
-                                                      context: context)
+                let response = try await load(item)
                 if Preloader.transientStatuses.contains(response.status) {
                     for try await _ in response.body {}
                     failure = ("HTTP \(response.status)", Preloader.retryAfter(response.headers), true)
@@ -173,6 +185,8 @@ struct Preloader: Sendable {
                 }
             } catch let error as WebCacheError {
                 failure = (error.description, nil, error.code == .network)
+            } catch let refusal as RedirectRefusal {
+                failure = (refusal.reason, nil, false)
             } catch is CancellationError {
                 messages.yield(.finished(item, .failed("cancelled")))
                 return
@@ -190,13 +204,61 @@ struct Preloader: Sendable {
         }
     }
 
+    /// Loads `item`, following redirects here rather than in the loader, so that each hop obeys the
+    /// rules a reference does: a public server may not send webcache to a private address, and a
+    /// requisite or followed link may not be redirected to a denied host (a given page may leave the
+    /// allowed hosts). Each redirect response is stored, as the loader stores those it follows.
+    /// - Throws: ``WebCacheError`` from the loader, or ``RedirectRefusal``.
+    private func load(_ item: PreloadItem) async throws -> WebResponse {
+        var request = WebRequest(url: item.url)
+        request.followsRedirects = false
+        request.maximumBodySize = item.kind == .media ? options.maximumMediaSize : options.maximumResourceSize
+        if options.revalidatesFreshEntries { request.headers["Cache-Control"] = "max-age=0" }
+        let isGivenPage = item.isPage && item.depth == 0
+        var current = item.url
+        var redirects: [URL] = []
+        var visited: Set<URL> = [current]
+        while true {
+            var response = try await loader.load(current, request: request, policy: .useProtocolCachePolicy,
+                                                 context: context)
+            guard let next = Loader.redirectTarget(of: response, from: current)?.cacheKey else {
+                response.redirects = redirects
+                return response
+            }
+            // Reading the redirect's small body to its end is what stores it.
+            _ = try await response.body.collect(upTo: 1 << 20)
+            redirects.append(current)
+            let chain = { (redirects + [next]).map(\.redactedForMessages).joined(separator: " -> ") }
+            guard redirects.count <= Loader.maximumRedirects else {
+                throw RedirectRefusal(reason: "it took more than \(Loader.maximumRedirects) redirects: \(chain())")
+            }
+            guard visited.insert(next).inserted else {
+                throw RedirectRefusal(reason: "it ran into a redirect loop: \(chain())")
+            }
+            let refused = isGivenPage
+                ? (addresses.allows(next, from: current)
+                    ? nil : "a page on a public address may not reach the private address of \(next.host ?? "")")
+                : refusal(of: next, from: current)
+            if let refused {
+                throw RedirectRefusal(reason: "it redirects to \(next.redactedForMessages), and \(refused)")
+            }
+            current = next
+        }
+    }
+
+    /// Why a redirect was not followed.
+    private struct RedirectRefusal: Error {
+        var reason: String
+    }
+
     /// Reads the body to its end (which stores it), reporting references as they are found.
     /// - Returns: the body's size in bytes.
     private func scan(
         _ response: WebResponse, for item: PreloadItem, messages: AsyncStream<Message>.Continuation
     ) async throws -> Int64 {
         var scanner = options.includesRequisites || (item.isPage && item.depth < options.depth)
-            ? ResourceScanner(for: item, url: response.url, headers: response.headers, includesMedia: options.includesMedia)
+            ? ResourceScanner(for: item, url: response.url, headers: response.headers,
+                              includesMedia: options.includesMedia)
             : .none
         var bytes: Int64 = 0
         for try await chunk in response.body {
@@ -228,7 +290,8 @@ struct Preloader: Sendable {
         let cap = Double(options.maximumRetryDelay.components.seconds)
             + Double(options.maximumRetryDelay.components.attoseconds) / 1e18
         if let retryAfter { return min(retryAfter, cap) }
-        let base = Double(options.retryDelay.components.seconds) + Double(options.retryDelay.components.attoseconds) / 1e18
+        let base = Double(options.retryDelay.components.seconds)
+            + Double(options.retryDelay.components.attoseconds) / 1e18
         let exponential = base * pow(2, Double(attempt - 1))
         return min(exponential * Double.random(in: 0.5...1.0), cap)
     }

@@ -1,0 +1,144 @@
+import CacheStore
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Synchronization
+import Testing
+import WebCache
+
+/// Redirects, spellings of one URL, reference cycles, and failures that retries cannot fix.
+@Suite struct PreloadEdgeCaseTests {
+    private static func image(_ size: Int = 100) -> OriginResponse {
+        OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(size)))
+    }
+
+    @Test func referencesInARedirectedPageResolveAgainstWhereItLanded() async throws {
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/old.html":
+                return OriginResponse(status: 301, headers: ["Location": "/new/index.html"])
+            case "/new/index.html":
+                return .text("<link rel=stylesheet href=\"style.css\"><img src=\"pic.png\">", contentType: "text/html")
+            case "/new/style.css":
+                return .text("p { color: red }", contentType: "text/css")
+            case "/new/pic.png":
+                return Self.image()
+            default:
+                return .text("Not found", status: 404)
+            }
+        }
+
+        let report = await rig.cache.preload(["old.html"])
+
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(Set(rig.requestCounts.keys) == ["/old.html", "/new/index.html", "/new/style.css", "/new/pic.png"])
+        let status = try rig.cache.store.pageStatus(forPage: rig.url("old.html"))
+        #expect(Set(status.missing).isEmpty)
+        #expect(status.resourceCount == 3)
+        await rig.stop()
+    }
+
+    @Test func spellingsOfOneURLAreFetchedOnce() async throws {
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/index.html":
+                let port = request.headers["Host"]?.split(separator: ":").last ?? ""
+                return .text("""
+                    <img src="icons.svg#home"><img src="icons.svg#search"><img src="./icons.svg">
+                    <img src="HTTP://127.0.0.1:\(port)/icons.svg"><img src="sub/../icons.svg#x">
+                    """, contentType: "text/html")
+            case "/icons.svg":
+                return OriginResponse(headers: ["Content-Type": "image/svg+xml"], body: .bytes(Data("<svg/>".utf8)))
+            default:
+                return .text("Not found", status: 404)
+            }
+        }
+
+        let report = await rig.cache.preload(["index.html", "/index.html", rig.url("index.html"),
+                                              rig.url("index.html#top")])
+
+        #expect(report.failures.isEmpty)
+        #expect(report.pages == 1)
+        #expect(rig.requestCounts == ["/index.html": 1, "/icons.svg": 1])
+        #expect(report.completed == 2)
+        await rig.stop()
+    }
+
+    @Test func importCyclesEnd() async throws {
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/index.html":
+                return .text("<link rel=stylesheet href=\"a.css\">", contentType: "text/html")
+            case "/a.css":
+                return .text("@import \"b.css\"; .a { background: url(a.png) }", contentType: "text/css")
+            case "/b.css":
+                return .text("@import \"a.css\"; @import url(b.css); .b { background: url(a.png) }",
+                             contentType: "text/css")
+            case "/a.png":
+                return Self.image()
+            default:
+                return .text("Not found", status: 404)
+            }
+        }
+
+        let report = await rig.cache.preload(["index.html"])
+
+        #expect(report.failures.isEmpty)
+        #expect(rig.requestCounts == ["/index.html": 1, "/a.css": 1, "/b.css": 1, "/a.png": 1])
+        let status = try rig.cache.store.pageStatus(forPage: rig.url("index.html"))
+        #expect(status.isComplete)
+        #expect(status.resourceCount == 4)
+        await rig.stop()
+    }
+
+    @Test func retriesEndAndTheLastReasonIsReported() async throws {
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/index.html":
+                return .text("<img src=\"busy.png\">", contentType: "text/html")
+            default:
+                return .text("Busy", status: 503, headers: ["Retry-After": "0"])
+            }
+        }
+        var options = PreloadOptions()
+        options.retries = 3
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], options: options, events: events.handler)
+
+        #expect(rig.requestCounts["/busy.png"] == 4)
+        #expect(events.retryingPaths.count == 3)
+        #expect(events.failures == ["/busy.png": "HTTP 503"])
+        #expect(report.failures.map(\.reason) == ["HTTP 503"])
+        await rig.stop()
+    }
+
+    @Test func anUnreachableHostFailsWithAReasonAfterItsRetries() async throws {
+        // A port that was free a moment ago: nothing listens there.
+        let closed = OriginServer { _ in .text("") }
+        try closed.start()
+        let deadPort = closed.port
+        closed.stop()
+        let rig = try PreloadRig.start { request in
+            if request.path == "/index.html" {
+                return .text("<img src=\"http://127.0.0.1:\(deadPort)/gone.png\"><img src=\"ok.png\">",
+                             contentType: "text/html")
+            }
+            return Self.image()
+        }
+        var options = PreloadOptions()
+        options.retries = 1
+        options.retryDelay = .milliseconds(1)
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], options: options, events: events.handler)
+
+        let gone = "http://127.0.0.1:\(deadPort)/gone.png"
+        #expect(report.failures.map(\.url) == [gone])
+        let reason = try #require(report.failures.first?.reason)
+        #expect(reason.contains("127.0.0.1"), "the reason does not name the host: \(reason)")
+        #expect(events.retryingPaths == ["/gone.png"])
+        #expect(Set(events.fetchedPaths) == ["/index.html", "/ok.png"])
+        await rig.stop()
+    }
+}

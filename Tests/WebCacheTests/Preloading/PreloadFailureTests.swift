@@ -1,0 +1,144 @@
+import CacheStore
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Synchronization
+import Testing
+@testable import WebCache
+
+/// What a preload does with failing resources, oversized ones and unusable input.
+@Suite struct PreloadFailureTests {
+    // MARK: - Retries and HTTP errors
+
+    @Test func transientFailuresAreRetriedAndAMissingResourceIsReported() async throws {
+        let flakyAnswers = Mutex(0)
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/index.html":
+                return .text("<img src=\"flaky.png\"><img src=\"missing.png\"><img src=\"fine.png\">",
+                             contentType: "text/html")
+            case "/flaky.png":
+                let answer = flakyAnswers.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                if answer <= 2 {
+                    return .text("Busy", status: 503, headers: ["Retry-After": "0"])
+                }
+                return OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(300)))
+            case "/fine.png":
+                return OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(200)))
+            default:
+                return .text("Not found", status: 404)
+            }
+        }
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], events: events.handler)
+
+        #expect(rig.requestCounts["/flaky.png"] == 3)
+        #expect(events.retryingPaths == ["/flaky.png", "/flaky.png"])
+        #expect(Set(events.fetchedPaths) == ["/index.html", "/flaky.png", "/fine.png"])
+        #expect(events.failures == ["/missing.png": "HTTP 404"])
+        #expect(report.failures.map(\.reason) == ["HTTP 404"])
+        #expect(report.failures.first?.url.hasSuffix("/missing.png") == true)
+        #expect(report.completed == 3)
+        #expect(try rig.cache.store.entry(url: rig.url("flaky.png")) != nil)
+
+        let status = try rig.cache.store.pageStatus(forPage: rig.url("index.html"))
+        // The 404 answer may itself be kept (404 is heuristically cacheable), so the edge's failure is
+        // what tells that the page is not whole.
+        #expect(status.resourceCount == 4)
+        #expect(status.failures.map(\.resourceURL) == [rig.url("missing.png")])
+        #expect(status.failures.first?.failure == "HTTP 404")
+        await rig.stop()
+    }
+
+    @Test(arguments: [
+        ("0", 0.0), ("7", 7.0), (" 12 ", 12.0), ("Sun, 06 Nov 1994 08:49:37 GMT", 30.0),
+        ("Sun, 06 Nov 1994 08:48:37 GMT", 0.0),
+    ])
+    func retryAfterIsReadAsSecondsOrADate(value: String, seconds: Double) throws {
+        let now = try #require(HTTPDate.parse("Sun, 06 Nov 1994 08:49:07 GMT"))
+        #expect(Preloader.retryAfter(["Retry-After": value], now: now) == seconds)
+    }
+
+    @Test(arguments: ["", "-3", "soon", "1.5"])
+    func unusableRetryAfterIsIgnored(value: String) {
+        #expect(Preloader.retryAfter(["Retry-After": value]) == nil)
+    }
+
+    // MARK: - Size cap
+
+    @Test func aResourceOverTheSizeCapFailsAndNothingOfItIsStored() async throws {
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/index.html":
+                return .text("<img src=\"big.png\"><img src=\"small.png\">", contentType: "text/html")
+            case "/big.png":
+                return OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(50_000)))
+            case "/chunked-big.png":
+                return OriginResponse(headers: ["Content-Type": "image/png"], body: .stream { writer in
+                    for _ in 0..<10 { try writer.write(preloadFiller(5_000)) }
+                })
+            case "/small.png":
+                return OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(1_000)))
+            default:
+                return .text("Not found", status: 404)
+            }
+        }
+        var options = PreloadOptions()
+        options.maximumResourceSize = 10_000
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html", "chunked-big.png"], options: options,
+                                             events: events.handler)
+
+        let reasons = events.failures
+        #expect(Set(reasons.keys) == ["/big.png", "/chunked-big.png"])
+        for (path, reason) in reasons {
+            #expect(!reason.isEmpty, "\(path) failed without a reason")
+        }
+        #expect(report.failures.count == 2)
+        #expect(try rig.cache.store.entry(url: rig.url("big.png")) == nil)
+        #expect(try rig.cache.store.entry(url: rig.url("chunked-big.png")) == nil)
+        #expect(try rig.cache.store.entry(url: rig.url("small.png")) != nil)
+        #expect(try rig.cache.store.pageStatus(forPage: rig.url("index.html")).missing == [rig.url("big.png")])
+        await rig.stop()
+    }
+
+    // MARK: - Bad input
+
+    @Test func unusableURLsAreReportedAndTheRestIsPreloaded() async throws {
+        let folder = try PreloadTemporaryFolder()
+        _ = try PreloadSiteFixture.write(pageCount: 2, to: folder)
+        let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
+        let first = await rig.cache.preload(["page-1.html"])
+        #expect(first.failures.isEmpty)
+        let storedBefore = try rig.cache.store.totals()
+        await rig.cache.close()
+
+        // The same store, without an instance URL: relative references cannot be resolved.
+        let bare = try PreloadRig.openCache(folder: folder, server: rig.server, instance: false)
+        let inputs = ["page-1.html", "ftp://files.example.com/a.txt", "mailto:someone@example.com",
+                      "http://[not a host", rig.url("page-2.html")]
+        let events = PreloadEventLog()
+
+        let report = await bare.preload(inputs, events: events.handler)
+
+        #expect(report.failures.count == 4)
+        for (problem, input) in zip(report.failures, inputs.prefix(4)) {
+            #expect(problem.url == input || input.hasPrefix(problem.url), "\(problem.url) does not name \(input)")
+            #expect(!problem.reason.isEmpty)
+        }
+        #expect(report.pages == 1)
+        let status = try bare.store.pageStatus(forPage: rig.url("page-2.html"))
+        #expect(status.isComplete)
+        // Nothing stored before was lost.
+        #expect(try bare.store.pageStatus(forPage: rig.url("page-1.html")).isComplete)
+        #expect(try bare.store.totals().entryCount > storedBefore.entryCount)
+        await bare.close()
+        rig.server.stop()
+        folder.remove()
+    }
+}

@@ -1,0 +1,170 @@
+import CacheStore
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Synchronization
+import WebCache
+
+// MARK: - Temporary folders
+
+/// A folder under the system's temporary directory, removed by ``remove()``.
+struct PreloadTemporaryFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "preload-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    var storePath: String { url.appending(path: "store.sqlite").path }
+
+    /// Writes `text` (or `data`) at `path` below the folder, creating folders on the way.
+    func write(_ path: String, _ text: String) throws {
+        try write(path, data: Data(text.utf8))
+    }
+
+    func write(_ path: String, data: Data) throws {
+        let file = url.appending(path: path)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: file)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+// MARK: - A running origin with a cache in front of it
+
+/// An origin server on 127.0.0.1 and a ``WebCache`` whose instance URL is that origin, with a real
+/// store file and the real curl transport. Call ``stop()`` at the end of the test.
+struct PreloadRig {
+    let folder: PreloadTemporaryFolder
+    let server: OriginServer
+    let cache: WebCache
+
+    /// Starts `handler` on a free port and opens a cache on a fresh store.
+    static func start(
+        in folder: PreloadTemporaryFolder? = nil, handler: @escaping OriginServer.Handler
+    ) throws -> PreloadRig {
+        let folder = try folder ?? PreloadTemporaryFolder()
+        let server = OriginServer(handler: handler)
+        try server.start()
+        let cache = try PreloadRig.openCache(folder: folder, server: server)
+        return PreloadRig(folder: folder, server: server, cache: cache)
+    }
+
+    /// Serves the files under `site` (a folder) with the static site handler.
+    static func serving(_ site: URL, in folder: PreloadTemporaryFolder) throws -> PreloadRig {
+        try start(in: folder, handler: StaticSite(root: site).handler)
+    }
+
+    static func openCache(folder: PreloadTemporaryFolder, server: OriginServer, instance: Bool = true) throws
+        -> WebCache
+    {
+        var configuration = WebCache.Configuration(environment: [:])
+        configuration.storePath = folder.storePath
+        configuration.instanceURL = instance ? server.baseURL : nil
+        return try WebCache(configuration: configuration)
+    }
+
+    /// The absolute URL string of `path` on the origin, in cache-key form.
+    func url(_ path: String) -> String {
+        server.url(path).absoluteString
+    }
+
+    /// The GET requests the origin received, by path, with how often each was asked for.
+    var requestCounts: [String: Int] {
+        server.requests.filter { $0.method == .get }.reduce(into: [:]) { $0[$1.path, default: 0] += 1 }
+    }
+
+    func stop() async {
+        await cache.close()
+        server.stop()
+        folder.remove()
+    }
+}
+
+// MARK: - Recording events
+
+/// Collects the events of a preload run, in order.
+final class PreloadEventLog: Sendable {
+    private let events = Mutex<[PreloadEvent]>([])
+
+    var all: [PreloadEvent] { events.withLock { $0 } }
+
+    func record(_ event: PreloadEvent) {
+        events.withLock { $0.append(event) }
+    }
+
+    var handler: @Sendable (PreloadEvent) -> Void {
+        { event in self.record(event) }
+    }
+
+    /// The paths of the URLs that have a `discovered` event.
+    var discoveredPaths: [String] {
+        all.compactMap { if case .discovered(let url, _, _) = $0 { url.path } else { nil } }
+    }
+
+    /// The paths of the URLs that have a `fetched` event.
+    var fetchedPaths: [String] {
+        all.compactMap { if case .fetched(let url, _, _, _) = $0 { url.path } else { nil } }
+    }
+
+    /// The reasons given in `failed` events, by path.
+    var failures: [String: String] {
+        all.reduce(into: [:]) { if case .failed(let url, let reason) = $1 { $0[url.path] = reason } }
+    }
+
+    /// The reasons given in `skipped` events, by absolute URL string.
+    var skipped: [String: String] {
+        all.reduce(into: [:]) { if case .skipped(let url, let reason) = $1 { $0[url.absoluteString] = reason } }
+    }
+
+    /// The `retrying` events' URL paths.
+    var retryingPaths: [String] {
+        all.compactMap { if case .retrying(let url, _, _, _) = $0 { url.path } else { nil } }
+    }
+}
+
+// MARK: - Ordered marks across threads
+
+/// Marks written by origin handlers from their threads, in the order they happened.
+final class PreloadMarks: Sendable {
+    private let marks = Mutex<[String]>([])
+
+    func add(_ mark: String) {
+        marks.withLock { $0.append(mark) }
+    }
+
+    var all: [String] { marks.withLock { $0 } }
+
+    func contains(_ mark: String) -> Bool {
+        marks.withLock { $0.contains(mark) }
+    }
+}
+
+/// The largest number of handlers running at once, as counted by ``enter()`` and ``leave()``.
+final class PreloadInFlightCounter: Sendable {
+    private let state = Mutex<(current: Int, maximum: Int)>((0, 0))
+
+    func enter() {
+        state.withLock {
+            $0.current += 1
+            $0.maximum = max($0.maximum, $0.current)
+        }
+    }
+
+    func leave() {
+        state.withLock { $0.current -= 1 }
+    }
+
+    var maximum: Int { state.withLock { $0.maximum } }
+}
+
+// MARK: - Bodies
+
+/// `count` bytes of filler content (not text a scanner would find anything in).
+func preloadFiller(_ count: Int, seed: UInt8 = 7) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Compares `webcache preload` with `wget2 --page-requisites` on a generated site served by a local
+# webcache-origin, in the same run: P pages, each with the 19 site-wide requisites and K images
+# (half shared), 1 KB to 2 MB each. Both tools get the same URL file and the same parallelism, with
+# no added latency and with LATENCY_MS added before every response.
+#
+# For each tool and latency: wall time cold (empty store or folder) and warm (the same store or folder
+# again: webcache revalidates, wget2 uses --timestamping), requests and body bytes (the tools' own
+# counts: webcache's JSON summary, wget2's --stats-site), peak memory (/usr/bin/time -v), and the
+# requisites found against the generator's ground truth. Wall and CPU times are medians of REPEAT
+# runs; CPU time (user + system) is the steadier figure on a machine shared with other work.
+#
+# Usage: scripts/bench-preload.sh [PAGES] [K] [LATENCY_MS] [REPEAT] [PARALLEL]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pages=${1:-50}
+requisites=${2:-20}
+latency=${3:-20}
+repeat=${4:-3}
+parallel=${5:-6}
+
+# Tools: wget2 and GNU time come from Debian.
+missing=()
+command -v wget2 >/dev/null || missing+=(wget2)
+[[ -x /usr/bin/time ]] || missing+=(time)
+if ((${#missing[@]})); then
+    apt-get update >/dev/null
+    apt-get install -y "${missing[@]}" >/dev/null
+fi
+
+swift build -c release --product webcache >/dev/null
+swift build -c release --product webcache-origin >/dev/null
+bin=$(swift build -c release --show-bin-path)
+
+work=$(mktemp -d)
+origin_pid=""
+stop_origin() {
+    if [[ -n "$origin_pid" ]]; then
+        kill "$origin_pid" 2>/dev/null || true
+        wait "$origin_pid" 2>/dev/null || true
+        origin_pid=""
+    fi
+}
+cleanup() {
+    stop_origin
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+python3 scripts/generate-site.py "$work" --pages "$pages" --requisites "$requisites" >"$work/generate.out"
+echo "Site: $(cat "$work/generate.out"); $parallel transfers at once for each tool; median of $repeat runs." >&2
+
+start_origin() {
+    "$bin/webcache-origin" --root "$work/site" --latency "$1" >"$work/origin.out" &
+    origin_pid=$!
+    for _ in $(seq 1 100); do [[ -s "$work/origin.out" ]] && break; sleep 0.05; done
+    base=$(head -n 1 "$work/origin.out")
+    sed "s|^|$base|" "$work/urls.txt" >"$work/absolute-urls.txt"
+}
+
+# Runs a command under GNU time; its measurements go to $work/time-<name>.txt.
+measure() {
+    local name=$1
+    shift
+    /usr/bin/time -v -o "$work/time-$name.txt" "$@"
+}
+
+run_webcache() {  # name store
+    measure "$1" "$bin/webcache" preload "$work/absolute-urls.txt" --store "$2" --json \
+        --concurrency "$parallel" --per-host "$parallel" >"$work/out-$1.jsonl" 2>"$work/err-$1.txt" || true
+}
+
+run_wget2() {  # name folder
+    measure "$1" wget2 --page-requisites --input-file="$work/absolute-urls.txt" --directory-prefix="$2" \
+        --no-host-directories --timestamping --no-robots --max-threads="$parallel" --no-verbose \
+        --stats-site="csv:$work/out-$1.csv" >"$work/err-$1.txt" 2>&1 || true
+}
+
+results="$work/results.tsv"
+: >"$results"
+for delay in 0 "$latency"; do
+    start_origin "$delay"
+    for round in $(seq 1 "$repeat"); do
+        rm -rf "$work/store-$delay.sqlite"* "$work/mirror-$delay"
+        run_webcache "webcache-$delay-cold-$round" "$work/store-$delay.sqlite"
+        run_wget2 "wget2-$delay-cold-$round" "$work/mirror-$delay"
+        run_webcache "webcache-$delay-warm-$round" "$work/store-$delay.sqlite"
+        run_wget2 "wget2-$delay-warm-$round" "$work/mirror-$delay"
+    done
+    stop_origin
+done
+
+python3 - "$work" "$latency" "$repeat" <<'PYTHON'
+import csv, json, os, statistics, sys
+
+work, latency, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+truth = json.load(open(os.path.join(work, "truth.json")))
+requisites = set(truth["requisites"])
+
+def time_stats(name):
+    wall, rss, cpu = None, None, 0.0
+    for line in open(os.path.join(work, "time-%s.txt" % name)):
+        line = line.strip()
+        if line.startswith("User time (seconds)") or line.startswith("System time (seconds)"):
+            cpu += float(line.rsplit(" ", 1)[1])
+        elif line.startswith("Elapsed (wall clock) time"):
+            parts = line.rsplit(" ", 1)[1].split(":")
+            wall = sum(float(part) * 60 ** index for index, part in enumerate(reversed(parts)))
+        elif line.startswith("Maximum resident set size"):
+            rss = int(line.rsplit(" ", 1)[1])
+    return wall, rss, cpu
+
+def path_of(url):
+    rest = url.split("://", 1)[-1]
+    return "/" + rest.split("/", 1)[1].split("?", 1)[0] if "/" in rest else "/"
+
+def webcache_counts(name):
+    requests, body, found, failed = 0, 0, set(), 0
+    for line in open(os.path.join(work, "out-%s.jsonl" % name)):
+        event = json.loads(line)
+        if event["event"] == "fetched":
+            found.add(path_of(event["url"]))
+        elif event["event"] == "summary":
+            requests, body, failed = event["requests"], event["network_bytes"], event["failed"]
+    return requests, body, len(found & requisites), failed
+
+def wget2_counts(name, folder):
+    requests, body = 0, 0
+    with open(os.path.join(work, "out-%s.csv" % name)) as handle:
+        for row in csv.DictReader(handle):
+            requests += 1
+            if row.get("Status") == "200":
+                body += int(row.get("Size") or 0)
+    found = {path for path in requisites if os.path.isfile(os.path.join(folder, path.lstrip("/")))}
+    return requests, body, len(found), 0
+
+rows = []
+for delay in ["0", latency]:
+    for tool in ["webcache", "wget2"]:
+        for phase in ["cold", "warm"]:
+            names = ["%s-%s-%s-%d" % (tool, delay, phase, round) for round in range(1, repeat + 1)]
+            stats = [time_stats(name) for name in names]
+            wall = statistics.median(stat[0] for stat in stats)
+            cpu = statistics.median(stat[2] for stat in stats)
+            rss = max(stat[1] for stat in stats)
+            if tool == "webcache":
+                requests, body, found, failed = webcache_counts(names[0])
+            else:
+                requests, body, found, failed = wget2_counts(names[0], os.path.join(work, "mirror-%s" % delay))
+            rows.append((delay, tool, phase, wall, cpu, requests, body, rss, found, failed))
+
+cold_bytes = {(row[0], row[1]): row[6] for row in rows if row[2] == "cold"}
+print("| latency | tool | run | wall s | CPU s (user+sys) | requests | body bytes | warm/cold bytes "
+      "| peak RSS MB | requisites found | failed |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for delay, tool, phase, wall, cpu, requests, body, rss, found, failed in rows:
+    cold = cold_bytes[(delay, tool)]
+    ratio = "%.2f%%" % (100.0 * body / cold) if phase == "warm" and cold else ""
+    print("| %s ms | %s | %s | %.2f | %.2f | %d | %d | %s | %.1f | %d / %d | %d |" % (
+        delay, tool, phase, wall, cpu, requests, body, ratio, rss / 1024.0, found, len(requisites), failed))
+PYTHON
