@@ -45,6 +45,18 @@ struct PageAndPartitionTests {
         #expect(complete.isComplete)
     }
 
+    @Test func aStoredErrorAnswerDoesNotMakeAPageComplete() async throws {
+        // Given every resource stored, but one edge recording that its answer was a 404
+        try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edges)
+        for edge in edges {
+            try await store.save(makeEntry(edge.resourceURL), body: Data("x".utf8))
+        }
+        // Then the page is not complete offline
+        let status = try store.pageStatus(forPage: page)
+        #expect(status.storedCount == status.resourceCount)
+        #expect(!status.isComplete)
+    }
+
     @Test func pinsAPageWithItsResourcesAndUnpinsThem() async throws {
         try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edges)
         try await store.save(makeEntry("https://example.test/app.css"), body: Data("css".utf8))

@@ -11,6 +11,7 @@ public struct PageStatus: Sendable, Hashable {
     /// Resources without a stored entry, in URL order.
     public var missing: [String]
 
-    /// Whether the page and all its resources are stored.
-    public var isComplete: Bool { pageStored && storedCount == resourceCount }
+    /// Whether the page and all its resources are stored, and none of them failed: a stored error
+    /// answer (a cacheable 404) is stored, but the page does not have what it needs.
+    public var isComplete: Bool { pageStored && storedCount == resourceCount && failures.isEmpty }
 }

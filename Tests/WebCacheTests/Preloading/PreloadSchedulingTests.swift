@@ -16,7 +16,7 @@ import WebCache
                     // Trickle the rest until the stylesheet has been asked for (or a generous bound passes,
                     // which leaves the marks in the wrong order and fails the test).
                     var chunks = 0
-                    while !marks.contains("css requested"), chunks < 400 {
+                    while !marks.contains("css requested"), chunks < 3_000 {
                         try writer.write("<!-- \(String(repeating: "x", count: 64)) -->\n")
                         Thread.sleep(forTimeInterval: 0.01)
                         chunks += 1
