@@ -13,7 +13,8 @@ enum CommandCatalog {
         options: [
             OptionSpec(names: ["--include", "-i"], kind: .flag, help: "Write the status line and headers before the body."),
             OptionSpec(names: ["--policy"], kind: .value(name: "policy"),
-                       help: "default, reload, cache-else-load, cache-only or offline.", defaultValue: "default"),
+                       help: "default (RFC 9111), reload, cache-else-load, cache-only (never the network) or offline (the network, else what is stored).",
+                       defaultValue: "default"),
             OptionSpec(names: ["--max-stale"], kind: .value(name: "duration"),
                        help: "With --policy offline: how stale an entry may be when the network fails (e.g. 7d)."),
             OptionSpec(names: ["--output", "-o"], kind: .value(name: "file"), help: "Write the body to this file."),
