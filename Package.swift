@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "WebCache", "LocalOrigin", "Transport"],
+            dependencies: ["Gateway", "WebCache", "CacheStore", "LocalOrigin", "Transport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

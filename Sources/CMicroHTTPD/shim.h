@@ -68,12 +68,6 @@ static inline struct MHD_Daemon *cmhd_start(
         MHD_OPTION_END);
 }
 
-/* Lets the caller set Content-Length itself, which a 304 needs: RFC 9110 §8.6 allows it there only
- * with the length the 200 response would have had, while the server would write 0. */
-static inline enum MHD_Result cmhd_allow_content_length_header(struct MHD_Response *response) {
-    return MHD_set_response_options(response, MHD_RF_INSANITY_HEADER_CONTENT_LENGTH, MHD_RO_END);
-}
-
 /* The port a daemon listens on (useful after asking for port 0); 0 if unknown. */
 static inline uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);

@@ -330,10 +330,6 @@ public final class GatewayServer: Sendable {
         guard let response else { return MHD_Result.NO }
         defer { MHD_destroy_response(response) }
         for field in head.headers {
-            if field.name.caseInsensitiveEquals("Content-Length") {
-                // Only a 304 carries one (the length of the 200); otherwise the server writes it.
-                guard head.status == 304, cmhd_allow_content_length_header(response) == MHD_Result.YES else { continue }
-            }
             _ = MHD_add_response_header(response, field.name, field.value)
         }
         return MHD_queue_response(connection, UInt32(head.status), response)

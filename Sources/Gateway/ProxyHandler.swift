@@ -17,11 +17,14 @@ struct ProxyHandler: Sendable {
     /// The response for `request`; failures become error responses, never thrown errors.
     func respond(to request: ProxyRequest) async -> ProxyResponse {
         if request.method.rawValue == "CONNECT" {
-            return .text(501, """
+            // The connection is closed afterwards: a client that sent CONNECT expects a tunnel, not more requests.
+            var refusal = ProxyResponse.text(501, """
                 This gateway does not tunnel CONNECT requests: it can only cache what it can read, and an HTTPS \
                 tunnel is encrypted end to end. Send http:// URLs through it, or start it with --upstream to \
                 serve one origin (https included) as a reverse proxy.
                 """)
+            refusal.headers["Connection"] = "close"
+            return refusal
         }
         if request.headers.listValues(for: "Via").contains(where: { $0.hasSuffix(" " + viaPseudonym) }) {
             return .text(508, "The request for '\(request.target)' came back to this gateway: it points at the gateway itself.")
@@ -62,12 +65,12 @@ struct ProxyHandler: Sendable {
                 // Read to the end so that the response is stored; the client already has the body.
                 do { for try await _ in response.body {} } catch {}
             }
-            var kept = HTTPHeaders(headers.filter {
+            let kept = HTTPHeaders(headers.filter {
                 ConditionalRequest.notModifiedFields.contains($0.name.lowercased())
                     || ["age", "x-webcache", "via"].contains($0.name.lowercased())
             })
-            // RFC 9110 §8.6: a 304 may carry Content-Length only with the length the 200 would have.
-            if let length = response.headers["Content-Length"] { kept["Content-Length"] = length }
+            // libmicrohttpd writes `Content-Length: 0` on a 304, which RFC 9110 §8.6 frowns upon (it
+            // should be the 200's length or absent); clients ignore it, since a 304 never has content.
             return ProxyResponse(status: 304, headers: kept, source: response.source, length: .none, body: nil)
         }
 
