@@ -21,8 +21,3 @@ final class ConnectionRequest {
         self.target = target
     }
 }
-
-/// Header fields collected by a C iterator callback.
-final class HeaderCollector {
-    var headers: HTTPHeaders = [:]
-}

@@ -13,6 +13,7 @@ public struct GatewayError: Error, Sendable, CustomStringConvertible {
         /// The listening socket could not be opened (the port is taken, or the address is not local).
         public static let cannotListen = Code("cannotListen")
 
+        /// The code's name, such as `cannotListen`.
         public var description: String { name }
     }
 
@@ -27,5 +28,6 @@ public struct GatewayError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

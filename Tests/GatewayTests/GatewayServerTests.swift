@@ -138,7 +138,35 @@ struct GatewayServerTests {
         }
     }
 
+    @Test(arguments: [3600.0, nil] as [TimeInterval?])
+    func unreachableOriginFallsBackToAStaleEntryOnlyWithMaxStale(maxStale: TimeInterval?) async throws {
+        try await GatewayHarness.run(origin: Origins.validated("old", cacheControl: "max-age=0"), configure: { configuration, _ in
+            configuration.maxStale = maxStale
+        }) { harness in
+            _ = try await harness.get("/news")
+            harness.origin.stop()
+            let reply = try await harness.get("/news")
+            if maxStale != nil {
+                #expect(reply.status == 200)
+                #expect(reply.servedAs == "stale")
+                #expect(String(decoding: reply.body, as: UTF8.self) == "old /news")
+            } else {
+                #expect(reply.status == 502)
+                #expect(String(decoding: reply.body, as: UTF8.self).contains("/news"))
+            }
+        }
+    }
+
     // MARK: - Proxy modes
+
+    @Test func requestThatLoopsBackToTheGatewayIsRefused() async throws {
+        try await GatewayHarness.run(origin: Origins.validated("x", cacheControl: "max-age=60")) { harness in
+            let reply = try await GatewayHarness.send(HTTPRequest(url: harness.gateway.url.appending(path: "self")),
+                                                      via: harness.proxied)
+            #expect(reply.status == 508)
+            #expect(String(decoding: reply.body, as: UTF8.self).contains("came back to this gateway"))
+        }
+    }
 
     @Test func forwardProxyAcceptsAbsoluteFormAndDropsHopByHopFields() async throws {
         let handler: OriginServer.Handler = { request in
