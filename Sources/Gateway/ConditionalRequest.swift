@@ -25,7 +25,9 @@ struct ConditionalRequest: Sendable {
             let opaque = { (tag: String) in tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag }
             return tags.contains { $0 == "*" || opaque($0) == opaque(etag) }
         }
-        guard let since = ifModifiedSince, let modified = headers["Last-Modified"].flatMap({ HTTPDate.parse($0) }) else {
+        guard let since = ifModifiedSince,
+            let modified = headers["Last-Modified"].flatMap({ HTTPDate.parse($0) })
+        else {
             return false
         }
         return modified <= since

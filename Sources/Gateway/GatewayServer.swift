@@ -100,7 +100,8 @@ public final class GatewayServer: Sendable {
     /// The gateway's base URL, such as `http://127.0.0.1:41234/`: the proxy address for clients,
     /// and the root of the upstream in reverse-proxy mode.
     public var url: URL {
-        let address = configuration.bindAddress.contains(":") ? "[\(configuration.bindAddress)]" : configuration.bindAddress
+        let bind = configuration.bindAddress
+        let address = bind.contains(":") ? "[\(bind)]" : bind
         return URL(string: "http://\(address):\(port)/")!
     }
 
@@ -125,14 +126,16 @@ public final class GatewayServer: Sendable {
                 let host = upstream.host, !host.isEmpty, upstream.query == nil
             else {
                 throw GatewayError(.invalidConfiguration,
-                                   "The upstream '\(upstream.absoluteString)' is not an http or https URL without a query.")
+                                   "The upstream '\(upstream.absoluteString)' is not an http or https URL "
+                                       + "without a query.")
             }
         }
         guard configuration.connectionLimit > 0, configuration.idleTimeout >= 0,
             configuration.maximumRequestBodySize >= 0
         else {
             throw GatewayError(.invalidConfiguration,
-                               "The connection limit must be positive, and the idle timeout and body limit not negative.")
+                               "The connection limit must be positive, and the idle timeout and body limit "
+                                   + "not negative.")
         }
     }
 
@@ -171,7 +174,8 @@ public final class GatewayServer: Sendable {
         guard let handle else {
             let reason = errno != 0 ? String(cString: strerror(errno)) : "the HTTP server did not start"
             throw GatewayError(.cannotListen,
-                               "The gateway cannot listen on \(configuration.bindAddress) port \(configuration.port): \(reason).")
+                               "The gateway cannot listen on \(configuration.bindAddress) port "
+                                   + "\(configuration.port): \(reason).")
         }
         daemon.withLock { $0 = UInt(bitPattern: Int(bitPattern: handle)) }
         boundPort.withLock { $0 = cmhd_bound_port(handle) }
@@ -227,13 +231,15 @@ public final class GatewayServer: Sendable {
                 }
             } catch {
                 complete = false
-                configuration.logger.warning("The body of \(job.request.target) broke off after \(bytes) bytes: \(error)")
+                configuration.logger.warning(
+                    "The body of \(job.request.target) broke off after \(bytes) bytes: \(error)")
             }
         }
         job.exchange.finish(failed: !complete)
         if let accessLog = configuration.accessLog {
-            let url = (try? RequestTarget.url(for: job.request.target, upstream: configuration.upstream))?.absoluteString
-            accessLog(AccessLogEntry(method: job.request.method, url: url ?? job.request.target, status: response.status,
+            let target = job.request.target
+            let url = (try? RequestTarget.url(for: target, upstream: configuration.upstream))?.absoluteString
+            accessLog(AccessLogEntry(method: job.request.method, url: url ?? target, status: response.status,
                                      source: response.source, bodyBytes: bytes, isComplete: complete))
         }
     }
@@ -263,7 +269,9 @@ public final class GatewayServer: Sendable {
                     request.tooLarge = true
                     request.body = Data()
                 } else {
-                    data.withMemoryRebound(to: UInt8.self, capacity: size.pointee) { request.body.append($0, count: size.pointee) }
+                    data.withMemoryRebound(to: UInt8.self, capacity: size.pointee) {
+                        request.body.append($0, count: size.pointee)
+                    }
                 }
             }
             size.pointee = 0
@@ -356,7 +364,8 @@ public final class GatewayServer: Sendable {
                 { context, _, name, value in
                     guard let context, let name else { return MHD_Result.YES }
                     let collector = Unmanaged<HeaderCollector>.fromOpaque(context).takeUnretainedValue()
-                    collector.headers.append(name: String(cString: name), value: value.map { String(cString: $0) } ?? "")
+                    let text = value.map { String(cString: $0) } ?? ""
+                    collector.headers.append(name: String(cString: name), value: text)
                     return MHD_Result.YES
                 },
                 Unmanaged.passUnretained(collector).toOpaque())

@@ -27,7 +27,8 @@ struct ProxyHandler: Sendable {
             return refusal
         }
         if request.headers.listValues(for: "Via").contains(where: { $0.hasSuffix(" " + viaPseudonym) }) {
-            return .text(508, "The request for '\(request.target)' came back to this gateway: it points at the gateway itself.")
+            return .text(508, "The request for '\(request.target)' came back to this gateway: "
+                             + "it points at the gateway itself.")
         }
         let url: URL
         do {
@@ -36,7 +37,8 @@ struct ProxyHandler: Sendable {
             return .text(400, error.message)
         }
         if configuration.offline && !request.method.isSafe {
-            return .text(504, "The gateway is offline: \(request.method.rawValue) \(url.absoluteString) cannot be sent to the origin.")
+            return .text(504, "The gateway is offline: \(request.method.rawValue) \(url.absoluteString) "
+                             + "cannot be sent to the origin.")
         }
         let isRead = request.method == .get || request.method == .head
         let conditions = isRead ? ConditionalRequest(request.headers) : nil
@@ -57,7 +59,8 @@ struct ProxyHandler: Sendable {
         headers["X-WebCache"] = response.source.rawValue
         headers.append(name: "Via", value: "1.1 \(viaPseudonym)")
         if let location = headers["Location"] {
-            headers["Location"] = RequestTarget.rewriteLocation(location, upstream: configuration.upstream, gateway: gatewayURL)
+            headers["Location"] = RequestTarget.rewriteLocation(
+                location, upstream: configuration.upstream, gateway: gatewayURL)
         }
 
         if let conditions, response.status == 200, conditions.isNotModified(responseHeaders: response.headers) {

@@ -26,7 +26,8 @@ enum RequestTarget {
             }
             return url
         }
-        guard let url = URL(string: target), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        guard let url = URL(string: target), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty
         else {
             throw Unmappable(message: "The request target '\(excerpt)' is neither a path nor an absolute http URL.")

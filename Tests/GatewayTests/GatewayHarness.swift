@@ -66,7 +66,8 @@ struct GatewayHarness: Sendable {
             var directSettings = CurlTransport.Configuration()
             directSettings.proxy = ""
             let harness = GatewayHarness(
-                origin: origin, cache: cache, gateway: gateway, proxied: try CurlTransport(configuration: proxiedSettings),
+                origin: origin, cache: cache, gateway: gateway,
+                proxied: try CurlTransport(configuration: proxiedSettings),
                 direct: try CurlTransport(configuration: directSettings), accessLog: recorder)
             try await body(harness)
         }
@@ -88,8 +89,8 @@ struct GatewayHarness: Sendable {
         _ path: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: Data? = nil
     ) async throws -> Reply {
         let answered = accessLog.all.count
-        let reply = try await Self.send(HTTPRequest(method: method, url: origin.url(path), headers: headers, body: body),
-                                        via: proxied)
+        let request = HTTPRequest(method: method, url: origin.url(path), headers: headers, body: body)
+        let reply = try await Self.send(request, via: proxied)
         await accessLog.waitForCount(answered + 1)
         return reply
     }

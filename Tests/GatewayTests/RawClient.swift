@@ -67,13 +67,16 @@ enum RawClient {
             received += buffer[0..<count]
         }
         let reply = String(decoding: received, as: UTF8.self)
-        guard let split = reply.range(of: "\r\n\r\n") else { throw Failure(description: "No complete head in: \(reply)") }
+        guard let split = reply.range(of: "\r\n\r\n") else {
+            throw Failure(description: "No complete head in: \(reply)")
+        }
         var lines = reply[..<split.lowerBound].components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst()
         var headers = HTTPHeaders()
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.append(name: String(line[..<colon]), value: String(line[line.index(after: colon)...]).trimmingHTTPWhitespace())
+            let value = String(line[line.index(after: colon)...]).trimmingHTTPWhitespace()
+            headers.append(name: String(line[..<colon]), value: value)
         }
         return Reply(statusLine: statusLine, headers: headers, body: String(reply[split.upperBound...]))
     }

@@ -20,7 +20,9 @@ struct ServeCommandTests {
 
     @Test func servesUntilSIGTERMThenExitsZero() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let origin = OriginServer { request in .text("served \(request.path)", headers: ["Cache-Control": "max-age=60"]) }
+        let origin = OriginServer { request in
+            .text("served \(request.path)", headers: ["Cache-Control": "max-age=60"])
+        }
         try origin.start()
         defer { origin.stop() }
         // Given
