@@ -221,18 +221,37 @@ public final class GatewayServer: Sendable {
         var bytes: Int64 = 0
         var complete = true
         if let body = response.body {
+            // One chunk is held back until the next one (or the end) arrives: the loader saves a
+            // network response when the body ends, so the client gets its last byte only after the
+            // entry is stored, and a request it sends next is a hit.
+            var held: Data?
             do {
                 for try await chunk in body {
-                    guard await job.exchange.push(chunk) else {
-                        complete = false
-                        break
+                    if let previous = held {
+                        guard await job.exchange.push(previous) else {
+                            complete = false
+                            held = nil
+                            break
+                        }
+                        bytes += Int64(previous.count)
                     }
-                    bytes += Int64(chunk.count)
+                    held = chunk
                 }
+            } catch let error as WebCacheError where error.code == .store && response.source == .network {
+                // Every byte arrived; only saving failed. The client still gets the whole body.
+                configuration.logger.warning("\(job.request.target) was sent but not stored: \(error.message)")
             } catch {
                 complete = false
+                held = nil
                 configuration.logger.warning(
                     "The body of \(job.request.target) broke off after \(bytes) bytes: \(error)")
+            }
+            if let last = held {
+                if await job.exchange.push(last) {
+                    bytes += Int64(last.count)
+                } else {
+                    complete = false
+                }
             }
         }
         job.exchange.finish(failed: !complete)
