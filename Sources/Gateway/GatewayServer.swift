@@ -79,12 +79,12 @@ public final class GatewayServer: Sendable {
     /// - Returns: what `body` returns.
     /// - Throws: ``GatewayError`` when the configuration is unusable or the port cannot be opened,
     ///   or what `body` throws.
-    public static func serve<Result>(
+    public static func serve<Value>(
         cache: WebCache, configuration: Configuration = Configuration(),
-        _ body: (GatewayServer) async throws -> Result
-    ) async throws -> Result {
+        _ body: (GatewayServer) async throws -> Value
+    ) async throws -> Value {
         let server = try GatewayServer(cache: cache, configuration: configuration)
-        return try await withThrowingTaskGroup(of: Void.self, returning: Result.self) { group in
+        return try await withThrowingTaskGroup(of: Void.self, returning: Value.self) { group in
             group.addTask { await server.processJobs() }
             defer {
                 server.stop()
