@@ -21,6 +21,9 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]
+        ),
 
         // MARK: - Pure logic
         .target(name: "HTTPCore", swiftSettings: swiftSettings),
@@ -40,8 +43,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "Gateway", dependencies: ["WebCache", "HTTPCore", "CMicroHTTPD"], swiftSettings: swiftSettings
+        ),
+        .target(
             name: "WebCacheCLI",
-            dependencies: ["WebCache", "HTTPCore", "CacheStore", "Transport", "Sessions"],
+            dependencies: ["WebCache", "HTTPCore", "CacheStore", "Transport", "Sessions", "Gateway"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),
@@ -77,6 +83,11 @@ let package = Package(
         .testTarget(
             name: "WebCacheTests",
             dependencies: ["WebCache", "LocalOrigin"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: ["Gateway", "WebCache", "CacheStore", "LocalOrigin", "Transport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
