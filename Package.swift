@@ -27,6 +27,7 @@ let package = Package(
 
         // MARK: - Pure logic
         .target(name: "HTTPCore", swiftSettings: swiftSettings),
+        .target(name: "ChildProcess", swiftSettings: swiftSettings),
         .target(name: "HTTPCaching", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "Discovery", swiftSettings: swiftSettings),
 
@@ -34,7 +35,7 @@ let package = Package(
         .target(name: "CacheStore", dependencies: ["CSQLite", "HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "Transport", dependencies: ["CCurl", "HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "LocalOrigin", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
-        .target(name: "Sessions", dependencies: ["HTTPCore", "CPSL"], swiftSettings: swiftSettings),
+        .target(name: "Sessions", dependencies: ["HTTPCore", "CPSL", "ChildProcess"], swiftSettings: swiftSettings),
 
         // MARK: - Public façade and CLI
         .target(
