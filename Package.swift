@@ -61,6 +61,7 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPCachingTests", dependencies: ["HTTPCaching"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DiscoveryTests",
@@ -71,29 +72,31 @@ let package = Package(
         // webcache-bench is a dependency so that the crash and multi-process tests find it built.
         .testTarget(
             name: "CacheStoreTests",
-            dependencies: ["CacheStore", "webcache-bench"],
+            dependencies: ["CacheStore", "ChildProcess", "webcache-bench"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "TransportTests",
-            dependencies: ["Transport", "LocalOrigin"],
+            dependencies: ["Transport", "LocalOrigin", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LocalOriginTests", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebCacheTests",
-            dependencies: ["WebCache", "LocalOrigin"],
+            dependencies: ["WebCache", "LocalOrigin", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "WebCache", "CacheStore", "LocalOrigin", "Transport"],
+            dependencies: [
+                "Gateway", "WebCache", "CacheStore", "LocalOrigin", "Transport", "ChildProcess",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WebCacheCLITests",
-            dependencies: ["WebCacheCLI", "CacheStore", "HTTPCore", "LocalOrigin", "Sessions"],
+            dependencies: ["WebCacheCLI", "CacheStore", "HTTPCore", "LocalOrigin", "Sessions", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -110,8 +110,21 @@ public final class ChildProcess: Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        // The child starts with no blocked signals and every signal at its default action: the
+        // parent may block or ignore signals (SIGPIPE, commonly), and exec would keep that.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        var everySignal = sigset_t()
+        sigemptyset(&noSignals)
+        sigfillset(&everySignal)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &everySignal)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
             parentEnds.compactMap { $0 }.forEach { close($0) }
             throw ChildProcessError("Cannot start '\(executable)': \(String(cString: strerror(result))).")

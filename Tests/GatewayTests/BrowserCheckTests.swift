@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Testing
 
@@ -15,17 +16,14 @@ struct BrowserCheckTests {
     }
 
     @Test(.enabled(if: chromiumIsInstalled, "Chromium is not installed; run scripts/install-deps.sh chromium"))
-    func offlinePageComesFromTheStoreAndLooksLikeTheOnlineOne() throws {
-        let process = Process()
-        process.executableURL = Self.repository.appending(path: "scripts/browser-check.sh")
-        process.arguments = [Self.binaries.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+    func offlinePageComesFromTheStoreAndLooksLikeTheOnlineOne() async throws {
+        // Both streams into one pipe, in the order the script writes them.
+        let script = Self.repository.appending(path: "scripts/browser-check.sh").path
+        let child = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "exec \"$0\" \"$1\" 2>&1", script, Self.binaries.path], output: .pipe)
+        let result = await child.finish()
+        let text = String(decoding: result.output, as: UTF8.self)
+        #expect(result.termination == .exited(0), "\(text)")
         #expect(text.contains("index.html 200 hit"))
         #expect(text.contains("PASS: all"))
         #expect(text.contains("PASS: the offline page is pixel-identical to the online one"))

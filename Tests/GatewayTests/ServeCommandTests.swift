@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import HTTPCore
 import LocalOrigin
@@ -26,17 +27,13 @@ struct ServeCommandTests {
         try origin.start()
         defer { origin.stop() }
         // Given
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0", "--store", folder.appending(path: "store.sqlite").path,
-                             "--upstream", origin.baseURL.absoluteString]
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let reader = LineReader(handle: stdout.fileHandleForReading)
-        let firstLine = try #require(await reader.nextLine())
+        let stdout = folder.appending(path: "stdout.txt").path
+        let process = try ChildProcess.spawn(
+            Self.executable.path,
+            ["serve", "--port", "0", "--store", folder.appending(path: "store.sqlite").path,
+             "--upstream", origin.baseURL.absoluteString],
+            output: .file(stdout), error: .pipe)
+        let firstLine = try #require(try await Self.lines(1, of: stdout).first)
         let gateway = try #require(URL(string: firstLine))
         #expect(gateway.host == "127.0.0.1")
 
@@ -45,17 +42,16 @@ struct ServeCommandTests {
         settings.proxy = ""
         let reply = try await GatewayHarness.send(HTTPRequest(url: gateway.appending(path: "hello")),
                                                   via: try CurlTransport(configuration: settings))
-        let accessLine = await reader.nextLine()
-        process.terminate()
-        process.waitUntilExit()
+        let accessLine = try await Self.lines(2, of: stdout).dropFirst().first
+        process.send(SIGTERM)
+        let result = await process.finish()
 
         // Then
         #expect(reply.status == 200)
         #expect(String(decoding: reply.body, as: UTF8.self) == "served /hello")
         #expect(accessLine?.hasPrefix("GET \(origin.url("/hello").absoluteString) 200 network") == true)
-        #expect(process.terminationStatus == 0)
-        #expect(process.terminationReason == .exit)
-        let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(result.termination == .exited(0))
+        let errors = String(decoding: result.error, as: UTF8.self)
         #expect(errors.contains("stopping on signal 15"))
     }
 
@@ -65,50 +61,29 @@ struct ServeCommandTests {
         (["--port", "70000"], "'70000'"),
         (["--max-stale", "soon"], "'soon'"),
     ])
-    func badValuesAreUsageErrorsThatNameThem(options: [String], named: String) throws {
+    func badValuesAreUsageErrorsThatNameThem(options: [String], named: String) async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0", "--store", folder.appending(path: "store.sqlite").path] + options
-        let stderr = Pipe()
-        process.standardOutput = Pipe()
-        process.standardError = stderr
-        try process.run()
-        process.waitUntilExit()
-        let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 64)
+        let process = try ChildProcess.spawn(
+            Self.executable.path,
+            ["serve", "--port", "0", "--store", folder.appending(path: "store.sqlite").path] + options,
+            output: .pipe, error: .pipe)
+        let result = await process.finish()
+        let errors = String(decoding: result.error, as: UTF8.self)
+        #expect(result.termination == .exited(64))
         #expect(errors.hasPrefix("Error: "))
         #expect(errors.contains(named))
     }
-}
 
-/// Reads lines from a pipe on a thread of its own, so that blocking reads never hold up tasks.
-final class LineReader: Sendable {
-    private let handle: FileHandle
-    private let queue = DispatchQueue(label: "line-reader")
-
-    init(handle: FileHandle) {
-        self.handle = handle
-    }
-
-    /// The next line without its newline; `nil` at the end of the stream.
-    func nextLine() async -> String? {
-        await withCheckedContinuation { continuation in
-            queue.async {
-                var bytes: [UInt8] = []
-                while true {
-                    let data = self.handle.readData(ofLength: 1)
-                    guard let byte = data.first else {
-                        continuation.resume(returning: bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self))
-                        return
-                    }
-                    if byte == UInt8(ascii: "\n") {
-                        continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-                        return
-                    }
-                    bytes.append(byte)
-                }
-            }
+    /// The first `count` complete lines of the file at `path`, polled for at most 30 seconds
+    /// (fewer if the file never gets that many).
+    static func lines(_ count: Int, of path: String) async throws -> [String] {
+        var lines: [String] = []
+        for _ in 0..<1_500 {
+            let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+            lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+            if lines.count >= count { break }
+            try await Task.sleep(for: .milliseconds(20))
         }
+        return Array(lines.prefix(count))
     }
 }
