@@ -76,7 +76,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebCacheCLITests",
-            dependencies: ["WebCacheCLI", "LocalOrigin"],
+            dependencies: ["WebCacheCLI", "CacheStore", "HTTPCore", "LocalOrigin", "Sessions"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -66,7 +66,7 @@ extension WebCache {
     ) async throws -> PreloadReport {
         let pages: [String]
         do {
-            pages = try store.pageURLs(partition: partition)
+            pages = try store.pages(partition: partition).map(\.url)
         } catch {
             throw WebCacheError(.store, "The store could not list its preloaded pages.", cause: error)
         }

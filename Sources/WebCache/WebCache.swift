@@ -121,7 +121,14 @@ public final class WebCache: Sendable {
     /// Resolves a URL string: absolute http(s) URLs as they are, anything else against the instance URL.
     /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/invalidURL`` naming the input.
     public func resolve(_ reference: String) throws -> URL {
-        if let absolute = URL(string: reference), absolute.scheme != nil {
+        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        if trimmed.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }) {
+            throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not a URL: it contains spaces or control characters.")
+        }
+        if trimmed.range(of: "^[A-Za-z][A-Za-z0-9+.-]*:", options: .regularExpression) != nil {
+            guard let absolute = URL(string: trimmed) else {
+                throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not a valid URL.")
+            }
             guard absolute.isHTTP else {
                 throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not an http or https URL.")
             }
@@ -132,7 +139,7 @@ public final class WebCache: Sendable {
                                 "'\(URLReference.excerpt(reference))' is a relative URL, and no instance URL is configured to resolve it against.")
         }
         do {
-            return try InstanceURL.resolve(reference, against: instanceURL)
+            return try InstanceURL.resolve(trimmed, against: instanceURL)
         } catch {
             throw WebCacheError(.invalidURL, error.description, cause: error)
         }
@@ -177,8 +184,9 @@ public final class WebCache: Sendable {
 
 /// Helpers for naming URLs in messages.
 enum URLReference {
-    /// The start of a long value, for messages.
+    /// The value for messages: credentials (`//user:password@`) hidden, a long value cut short.
     static func excerpt(_ text: String) -> String {
-        text.count > 100 ? String(text.prefix(97)) + "..." : text
+        let redacted = text.replacingOccurrences(of: "//[^/@?#\\s]*@", with: "//***@", options: .regularExpression)
+        return redacted.count > 100 ? String(redacted.prefix(97)) + "..." : redacted
     }
 }

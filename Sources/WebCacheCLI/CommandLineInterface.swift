@@ -41,10 +41,9 @@ public enum CommandLineInterface {
         if let spec = CommandCatalog.all.first(where: { $0.name == name }) {
             return spec
         }
-        if name.hasPrefix("-") {
-            throw UsageError("Unknown option '\(name)'")
-        }
-        throw UsageError("Unknown subcommand '\(name)'")
+        var error = UsageError(name.hasPrefix("-") ? "Unknown option '\(name)'" : "Unknown subcommand '\(name)'")
+        error.usage = "webcache <subcommand>"
+        throw error
     }
 
     /// Parses and runs a command line, writing to the given outputs.

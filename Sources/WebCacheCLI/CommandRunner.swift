@@ -5,6 +5,16 @@ enum CommandRunner {
         switch spec.name {
         case CommandCatalog.get.name:
             return try await GetCommand.run(context)
+        case CommandCatalog.inspect.name:
+            return try await InspectCommand.run(context)
+        case CommandCatalog.prune.name:
+            return try await PruneCommand.run(context)
+        case CommandCatalog.pin.name:
+            return try await PinCommand.run(context)
+        case CommandCatalog.verify.name:
+            return try await VerifyCommand.run(context)
+        case CommandCatalog.logout.name:
+            return try await LogoutCommand.run(context)
         case CommandCatalog.preload.name:
             return try await PreloadCommand.run(context)
         case CommandCatalog.refresh.name:

@@ -63,7 +63,12 @@ enum CommandCatalog {
     static let inspect = CommandSpec(
         name: "inspect",
         abstract: "Show what the store holds: totals, hosts, pages, or one entry.",
-        arguments: [ArgumentSpec(name: "url", help: "Show this entry's metadata.", isOptional: true)],
+        discussion: """
+            Without a URL: entries, bytes, distinct bodies, freshness, pins, partitions and hosts. With a URL: \
+            every stored variant of it, in every partition, with its headers (credentials and cookies redacted).
+            """,
+        arguments: [ArgumentSpec(name: "url", help: "Show this entry's metadata; with --pages, only this page.",
+                                 isOptional: true)],
         options: [
             OptionSpec(names: ["--pages"], kind: .flag,
                        help: "Per preloaded page: whether everything it needs is stored, and what failed."),
@@ -74,7 +79,11 @@ enum CommandCatalog {
     static let prune = CommandSpec(
         name: "prune",
         abstract: "Remove entries from the store.",
-        discussion: "Criteria combine: an entry goes when it matches all of them. Pinned entries stay unless --include-pinned.",
+        discussion: """
+            Criteria combine: an entry goes when it matches all of them. Pinned entries stay unless \
+            --include-pinned. At least one criterion is needed; to remove every entry, give --url-pattern '*'. \
+            --max-size works alone: it evicts least recently used unpinned entries until the bodies fit.
+            """,
         options: [
             OptionSpec(names: ["--expired"], kind: .flag, help: "Entries that can no longer be served, not even stale."),
             OptionSpec(names: ["--older-than"], kind: .value(name: "duration"), help: "Entries stored longer ago than this (e.g. 30d)."),
@@ -95,6 +104,8 @@ enum CommandCatalog {
         arguments: [ArgumentSpec(name: "url", help: "The entry or page URL.")],
         options: [
             OptionSpec(names: ["--unpin"], kind: .flag, help: "Let it be evicted again."),
+            OptionSpec(names: ["--partition"], kind: .value(name: "name"),
+                       help: "Only in this partition; without it, every partition that holds the URL."),
         ] + CommonOptions.store + CommonOptions.logging
     )
 
@@ -108,6 +119,11 @@ enum CommandCatalog {
     static let logout = CommandSpec(
         name: "logout",
         abstract: "Drop the signed-in user's cookies, tokens and private entries.",
+        discussion: """
+            The user is the one --instance, --user and a token option (--token-command, --token-file or \
+            --jwt-command) describe; the token command is not run. Without a token option nobody is signed \
+            in: nothing is removed and the exit code is 0.
+            """,
         options: CommonOptions.store + CommonOptions.identity + CommonOptions.logging
     )
 

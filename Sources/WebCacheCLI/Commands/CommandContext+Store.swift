@@ -1,0 +1,40 @@
+import CacheStore
+import Foundation
+import HTTPCore
+
+/// Store access for the commands that only look at the store or change it (inspect, prune, pin,
+/// verify): they never create a store, and they always close the one they opened.
+extension CommandContext {
+    /// Whether the store file exists.
+    var storeExists: Bool {
+        FileManager.default.fileExists(atPath: storePath)
+    }
+
+    /// Opens the existing store, runs `body`, and closes the store, also when `body` throws.
+    ///
+    /// - Throws: ``UsageError`` for a bad `--log-level`; ``CLIError`` naming the path when there is no
+    ///   store there or it cannot be opened; what `body` throws.
+    func withExistingStore<T: Sendable>(_ body: (CacheStore) async throws -> T) async throws -> T {
+        _ = try makeLogger()  // The store logs nothing, but a bad --log-level is still a usage error.
+        guard storeExists else {
+            throw CLIError("There is no store at '\(storePath)'; give the path of one with --store.")
+        }
+        let store = try openStore()
+        do {
+            let result = try await body(store)
+            try await store.close()
+            return result
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
+    /// The forms under which `text` may be stored: as given, and as its cache key (lower-case scheme
+    /// and host, no default port, no fragment, `/` for an empty path).
+    static func storedForms(of text: String) -> [String] {
+        guard let url = URL(string: text), url.isHTTP else { return [text] }
+        let key = url.cacheKey.absoluteString
+        return key == text ? [text] : [text, key]
+    }
+}

@@ -1,0 +1,294 @@
+import CacheStore
+import Foundation
+import HTTPCore
+
+/// `webcache inspect [URL] [--pages] [--json]`: what the store holds. Without arguments, totals,
+/// freshness counts, hosts and partitions; with a URL, the metadata of every stored variant of it;
+/// with `--pages`, for every preloaded page whether everything it needs is stored.
+enum InspectCommand {
+    static func run(_ context: CommandContext) async throws -> Int32 {
+        let url = context.arguments.positionals.first
+        let json = context.arguments.flag("json")
+        let now = Date()
+        return try await context.withExistingStore { store in
+            if context.arguments.flag("pages") {
+                let report = try pages(store, url: url)
+                if json {
+                    try JSONOutput.write(report, to: context.stdout)
+                } else {
+                    context.stdout.write(report.text)
+                }
+            } else if let url {
+                let report = try entries(store, url: url, now: now)
+                if json {
+                    try JSONOutput.write(report, to: context.stdout)
+                } else {
+                    context.stdout.write(report.text(now: now))
+                }
+            } else {
+                let report = Totals(store: store.path, statistics: try await store.statistics(at: now))
+                if json {
+                    try JSONOutput.write(report, to: context.stdout)
+                } else {
+                    context.stdout.write(report.text)
+                }
+            }
+            return ExitCode.success
+        }
+    }
+
+    // MARK: - Totals
+
+    /// The store's totals, as printed and as JSON.
+    struct Totals: Encodable {
+        struct Group: Encodable {
+            var name: String
+            var entries: Int64
+            var bytes: Int64
+        }
+
+        var store: String
+        var entries: Int64
+        var entryBytes: Int64
+        var bodies: Int64
+        var bodyBytes: Int64
+        /// Bytes that identical bodies shared between entries save.
+        var sharedSavingsBytes: Int64
+        var fresh: Int64
+        var staleServable: Int64
+        var expired: Int64
+        var pinned: Int64
+        var stagedBytes: Int64
+        var hosts: [Group]
+        var partitions: [Group]
+
+        init(store: String, statistics: StoreStatistics) {
+            let totals = statistics.totals
+            self.store = store
+            entries = totals.entryCount
+            entryBytes = totals.entryBytes
+            bodies = totals.bodyCount
+            bodyBytes = totals.bodyBytes
+            sharedSavingsBytes = max(0, totals.entryBytes - totals.bodyBytes)
+            fresh = statistics.freshCount
+            staleServable = statistics.staleServableCount
+            expired = statistics.expiredCount
+            pinned = statistics.pinnedCount
+            stagedBytes = statistics.stagedBytes
+            hosts = statistics.hosts.map { Group(name: $0.name, entries: $0.entryCount, bytes: $0.entryBytes) }
+            partitions = statistics.partitions.map {
+                Group(name: $0.name, entries: $0.entryCount, bytes: $0.entryBytes)
+            }
+        }
+
+        var text: String {
+            let size = ValueParsers.formatBytes
+            var lines = [
+                "Store:       \(store)",
+                "Entries:     \(entries) (\(size(entryBytes)))",
+                "Bodies:      \(bodies) distinct (\(size(bodyBytes)); sharing saves \(size(sharedSavingsBytes)))",
+                "Freshness:   \(fresh) fresh, \(staleServable) stale but servable, \(expired) expired",
+                "Pinned:      \(pinned)",
+            ]
+            if stagedBytes > 0 {
+                lines.append("Staged:      \(size(stagedBytes)) of responses still being written")
+            }
+            var text = lines.joined(separator: "\n") + "\n"
+            for (title, groups) in [("Partitions", partitions), ("Hosts", hosts)] where !groups.isEmpty {
+                var table = TextTable(headers: [title == "Hosts" ? "HOST" : "PARTITION", "ENTRIES", "BYTES"],
+                                      numericColumns: [1, 2])
+                for group in groups {
+                    table.append([group.name, "\(group.entries)", size(group.bytes)])
+                }
+                text += "\n\(title):\n" + table.render()
+            }
+            return text
+        }
+    }
+
+    // MARK: - One URL
+
+    /// Every stored entry of one URL.
+    struct Entries: Encodable {
+        struct Field: Encodable {
+            var name: String
+            var value: String
+        }
+
+        struct Entry: Encodable {
+            var partition: String
+            var method: String
+            var url: String
+            var status: Int
+            var storedAt: Date
+            var ageSeconds: Int
+            var freshUntil: Date
+            var staleUntil: Date?
+            /// `fresh`, `stale` (still servable) or `expired`.
+            var state: String
+            var etag: String?
+            var lastModified: String?
+            var varyKey: String
+            var size: Int64
+            var hits: Int64
+            var lastAccess: Date
+            var pinned: Bool
+            /// The response headers, with credentials and cookies redacted.
+            var headers: [Field]
+        }
+
+        var store: String
+        var url: String
+        var entries: [Entry]
+
+        func text(now: Date) -> String {
+            entries.map { entry in
+                func instant(_ date: Date) -> String {
+                    let distance = date.timeIntervalSince(now)
+                    let relative = distance >= 0
+                        ? "in \(ValueParsers.formatDuration(distance))"
+                        : "\(ValueParsers.formatDuration(-distance)) ago"
+                    return "\(Entries.format(date)) (\(relative))"
+                }
+                var rows: [(String, String)] = [
+                    ("Status", "\(entry.status)"),
+                    ("State", entry.state == "stale" ? "stale, still servable" : entry.state),
+                    ("Stored at", instant(entry.storedAt)),
+                    ("Age", ValueParsers.formatDuration(TimeInterval(entry.ageSeconds))),
+                    ("Fresh until", instant(entry.freshUntil)),
+                    ("Stale until", entry.staleUntil.map(instant) ?? "no stale window"),
+                    ("ETag", entry.etag ?? "none"),
+                    ("Last-Modified", entry.lastModified ?? "none"),
+                    ("Vary key", entry.varyKey.isEmpty ? "none" : entry.varyKey),
+                    ("Size", "\(ValueParsers.formatBytes(entry.size)) (\(entry.size) bytes)"),
+                    ("Hits", "\(entry.hits)"),
+                    ("Last access", instant(entry.lastAccess)),
+                    ("Pinned", entry.pinned ? "yes" : "no"),
+                ]
+                rows = rows.map { ($0.0 + ":", $0.1) }
+                let width = rows.map(\.0.count).max() ?? 0
+                var text = "\(entry.method) \(entry.url) (partition \(entry.partition))\n"
+                for (label, value) in rows {
+                    text += "  " + label + String(repeating: " ", count: width - label.count + 1) + value + "\n"
+                }
+                text += "  Headers:\n"
+                for field in entry.headers {
+                    text += "    \(field.name): \(field.value)\n"
+                }
+                return text
+            }.joined(separator: "\n")
+        }
+
+        private static func format(_ date: Date) -> String {
+            date.formatted(.iso8601)
+        }
+    }
+
+    private static func entries(_ store: CacheStore, url: String, now: Date) throws -> Entries {
+        var found: [CacheEntry] = []
+        for form in CommandContext.storedForms(of: url) where found.isEmpty {
+            found = try store.entries(url: form)
+        }
+        guard !found.isEmpty else {
+            throw CLIError("'\(url)' is not in the store '\(store.path)'.")
+        }
+        let entries = found.map { entry in
+            Entries.Entry(
+                partition: entry.partition, method: entry.method.rawValue, url: entry.url, status: entry.status,
+                storedAt: entry.storedAt, ageSeconds: Int(currentAge(of: entry, at: now)),
+                freshUntil: entry.freshUntil, staleUntil: entry.staleUntil, state: state(of: entry, at: now),
+                etag: entry.etag, lastModified: entry.lastModified, varyKey: entry.varyKey, size: entry.bodySize,
+                hits: entry.hitCount, lastAccess: entry.lastAccess, pinned: entry.pinned,
+                headers: entry.headers.redacted().map { Entries.Field(name: $0.name, value: $0.value) })
+        }
+        return Entries(store: store.path, url: found[0].url, entries: entries)
+    }
+
+    /// `fresh`, `stale` (inside its stale window) or `expired`, as `inspect` and `prune --expired` count them.
+    static func state(of entry: CacheEntry, at now: Date) -> String {
+        if entry.isFresh(at: now) { return "fresh" }
+        if let staleUntil = entry.staleUntil, staleUntil > now { return "stale" }
+        return "expired"
+    }
+
+    /// The entry's current age (RFC 9111 §4.2.3): the corrected initial age plus the time it has been stored.
+    static func currentAge(of entry: CacheEntry, at now: Date) -> TimeInterval {
+        let apparentAge = max(0, entry.date.map { entry.responseTime.timeIntervalSince($0) } ?? 0)
+        let ageValue = entry.headers["Age"].flatMap { TimeInterval($0.trimmingHTTPWhitespace()) } ?? 0
+        let responseDelay = entry.responseTime.timeIntervalSince(entry.requestTime)
+        let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
+        return max(0, correctedInitialAge + now.timeIntervalSince(entry.responseTime))
+    }
+
+    // MARK: - Pages
+
+    /// How complete every preloaded page is.
+    struct Pages: Encodable {
+        struct Failure: Encodable {
+            var url: String
+            var kind: String
+            var reason: String
+        }
+
+        struct Page: Encodable {
+            var partition: String
+            var url: String
+            var complete: Bool
+            var pageStored: Bool
+            var resources: Int
+            var stored: Int
+            var failures: [Failure]
+            var missing: [String]
+        }
+
+        var store: String
+        var pages: [Page]
+
+        var text: String {
+            guard !pages.isEmpty else {
+                return "No page in the store '\(store)' has recorded resources; preload pages to record them.\n"
+            }
+            var text = ""
+            for page in pages {
+                let state = page.complete ? "complete" : "incomplete"
+                let pageNote = page.pageStored ? "" : ", the page itself is not stored"
+                text += "\(state): \(page.url) (partition \(page.partition)): "
+                    + "\(page.stored) of \(page.resources) resources stored\(pageNote)\n"
+                for failure in page.failures {
+                    text += "  failed: \(failure.url) (\(failure.kind)): \(failure.reason)\n"
+                }
+                for missing in page.missing where !page.failures.contains(where: { $0.url == missing }) {
+                    text += "  missing: \(missing)\n"
+                }
+            }
+            let complete = pages.filter(\.complete).count
+            text += "\(pages.count) page(s), \(complete) complete.\n"
+            return text
+        }
+    }
+
+    private static func pages(_ store: CacheStore, url: String?) throws -> Pages {
+        var pages: [StoredPage] = []
+        if let url {
+            for form in CommandContext.storedForms(of: url) where pages.isEmpty {
+                pages = try store.pages(url: form)
+            }
+            guard !pages.isEmpty else {
+                throw CLIError("'\(url)' is not a page with recorded resources in the store '\(store.path)'.")
+            }
+        } else {
+            pages = try store.pages()
+        }
+        let reports = try pages.map { page in
+            let status = try store.pageStatus(forPage: page.url, partition: page.partition)
+            return Pages.Page(
+                partition: page.partition, url: page.url, complete: status.isComplete, pageStored: status.pageStored,
+                resources: status.resourceCount, stored: status.storedCount,
+                failures: status.failures.map {
+                    Pages.Failure(url: $0.resourceURL, kind: $0.kind, reason: $0.failure ?? "")
+                },
+                missing: status.missing)
+        }
+        return Pages(store: store.path, pages: reports)
+    }
+}

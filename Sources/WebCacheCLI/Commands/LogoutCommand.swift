@@ -1,0 +1,39 @@
+import CacheStore
+import Foundation
+import WebCache
+
+/// `webcache logout`: for the signed-in identity the options describe (`--instance`, `--user` and a
+/// token option), drops its tokens and cookies and deletes its partition's entries in one transaction.
+///
+/// Without a token option there is no signed-in user: the command says so and exits 0, changing nothing
+/// (guest entries are shared, not private; `prune --partition guest` removes them).
+enum LogoutCommand {
+    static func run(_ context: CommandContext) async throws -> Int32 {
+        let configuration = try context.makeConfiguration()
+        guard configuration.authorization != nil else {
+            context.stdout.write(
+                "Not signed in: without --token-command, --token-file or --jwt-command there is no user to log out. "
+                    + "Nothing was removed; guest entries stay "
+                    + "(remove them with 'webcache prune --partition guest').\n")
+            return ExitCode.success
+        }
+        let user = configuration.userID ?? "default"
+        guard context.storeExists else {
+            context.stdout.write(
+                "Logged out user '\(user)': there is no store at '\(context.storePath)', so no entries were removed.\n")
+            return ExitCode.success
+        }
+        return try await context.withCache { cache in
+            let partition = cache.partition
+            let stored = try await cache.store.statistics().partitions.first { $0.name == partition }
+            try await cache.logout()
+            let count = stored?.entryCount ?? 0
+            let noun = count == 1 ? "entry" : "entries"
+            let bytes = ValueParsers.formatBytes(stored?.entryBytes ?? 0)
+            context.stdout.write(
+                "Logged out user '\(user)': removed \(count) \(noun) (\(bytes)) "
+                    + "of partition \(partition), and dropped its tokens and cookies.\n")
+            return ExitCode.success
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import CacheStore
+import Foundation
+
+/// `webcache prune`: removes the entries that match every criterion given, or, with `--max-size`,
+/// evicts least recently used entries until the store fits; `--dry-run` only lists them.
+enum PruneCommand {
+    /// What to remove, from the command line.
+    enum Plan: Equatable {
+        case criteria(PruneCriteria)
+        case fit(byteLimit: Int64)
+    }
+
+    /// The report, as printed and as JSON.
+    struct Report: Encodable {
+        var store: String
+        var dryRun: Bool
+        var entries: Int
+        var entryBytes: Int64
+        var freedBytes: Int64
+        var urls: [String]
+    }
+
+    static func run(_ context: CommandContext) async throws -> Int32 {
+        let plan = try makePlan(context.arguments, now: Date())
+        let dryRun = context.arguments.flag("dry-run")
+        return try await context.withExistingStore { store in
+            let result: PruneResult
+            switch plan {
+            case .criteria(let criteria):
+                result = try await store.prune(criteria, dryRun: dryRun)
+            case .fit(let byteLimit):
+                result = dryRun ? try store.evictionPlan(toFit: byteLimit) : try await store.evict(toFit: byteLimit)
+            }
+            let report = Report(store: store.path, dryRun: dryRun, entries: result.entryCount,
+                                entryBytes: result.entryBytes, freedBytes: result.freedBytes, urls: result.urls)
+            if context.arguments.flag("json") {
+                try JSONOutput.write(report, to: context.stdout)
+            } else {
+                context.stdout.write(text(report))
+            }
+            return ExitCode.success
+        }
+    }
+
+    /// Turns the options into a plan.
+    ///
+    /// - Throws: ``UsageError`` for a bad duration or size, for no criterion at all (pruning everything
+    ///   needs `--url-pattern '*'`), and for `--max-size` combined with criteria.
+    static func makePlan(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> Plan {
+        var criteria = PruneCriteria()
+        if arguments.flag("expired") {
+            criteria.expiredAt = now
+        }
+        if let age = try arguments.value("older-than", "duration", ValueParsers.duration) {
+            criteria.storedBefore = now.addingTimeInterval(-age)
+        }
+        criteria.host = try nonEmpty(arguments, "host", "host")
+        criteria.urlPattern = try nonEmpty(arguments, "url-pattern", "glob")
+        criteria.partition = try nonEmpty(arguments, "partition", "name")
+        criteria.includePinned = arguments.flag("include-pinned")
+        let maxSize = try arguments.value("max-size", "size", ValueParsers.byteSize)
+        let hasCriteria = criteria != PruneCriteria(includePinned: criteria.includePinned)
+        if let maxSize {
+            guard !hasCriteria, !criteria.includePinned else {
+                throw UsageError(
+                    "--max-size evicts by last access alone and never removes pinned entries; "
+                        + "run it without --expired, --older-than, --host, --url-pattern, --partition "
+                        + "and --include-pinned",
+                    command: arguments.spec)
+            }
+            return .fit(byteLimit: maxSize)
+        }
+        guard hasCriteria else {
+            throw UsageError(
+                "Give at least one of --expired, --older-than, --host, --url-pattern, --partition or --max-size; "
+                    + "to remove every entry, give --url-pattern '*'",
+                command: arguments.spec)
+        }
+        return .criteria(criteria)
+    }
+
+    private static func nonEmpty(_ arguments: ParsedArguments, _ key: String, _ what: String) throws(UsageError)
+        -> String?
+    {
+        try arguments.value(key, what) { $0.isEmpty ? nil : $0 }
+    }
+
+    private static func text(_ report: Report) -> String {
+        let noun = report.entries == 1 ? "entry" : "entries"
+        guard report.dryRun else {
+            return "Removed \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.freedBytes)) freed).\n"
+        }
+        var text = report.urls.map { "would remove: \($0)\n" }.joined()
+        text += "Would remove \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.entryBytes))). "
+            + "Nothing was removed (--dry-run).\n"
+        return text
+    }
+}

@@ -1,0 +1,42 @@
+import CacheStore
+import Foundation
+
+/// `webcache verify`: SQLite's integrity check and every body re-hashed. Prints `ok: …` or each
+/// problem; exits 1 when there is any problem, or when the file is not a webcache store at all.
+enum VerifyCommand {
+    /// The report, as JSON.
+    struct Report: Encodable {
+        struct Problem: Encodable {
+            var kind: String
+            var message: String
+        }
+
+        var store: String
+        var ok: Bool
+        var entries: Int
+        var bodies: Int
+        var problems: [Problem]
+    }
+
+    static func run(_ context: CommandContext) async throws -> Int32 {
+        try await context.withExistingStore { store in
+            let result = try await store.verify()
+            let report = Report(
+                store: store.path, ok: result.isSound, entries: result.checkedEntries, bodies: result.checkedBodies,
+                problems: result.problems.map { Report.Problem(kind: $0.kind.rawValue, message: $0.message) })
+            if context.arguments.flag("json") {
+                try JSONOutput.write(report, to: context.stdout)
+            } else if report.ok {
+                context.stdout.write("ok: \(report.entries) entries, \(report.bodies) bodies checked\n")
+            } else {
+                context.stdout.write(result.problems.map { "problem: \($0)\n" }.joined())
+            }
+            guard report.ok else {
+                let noun = report.problems.count == 1 ? "problem" : "problems"
+                context.stderr.write("Error: The store '\(store.path)' has \(report.problems.count) \(noun).\n")
+                return ExitCode.failure
+            }
+            return ExitCode.success
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPCore
+import Testing
+
+@testable import CacheStore
+
+/// Queries for `inspect`, `pin` and `prune --max-size --dry-run`: entries across partitions, pages with
+/// edges, and eviction plans that match what eviction then does.
+@Suite(.timeLimit(.minutes(1)))
+struct InspectionTests {
+    let folder: TemporaryFolder
+    let store: CacheStore
+
+    init() throws {
+        folder = try TemporaryFolder()
+        store = try CacheStore(path: folder.path("store.sqlite"), configuration: configuration())
+    }
+
+    private let page = "https://example.test/index.html"
+
+    @Test func listsEveryEntryOfAURLAcrossPartitionsAndVariants() async throws {
+        // Given
+        try await store.save(makeEntry(page, partition: "user-b"), body: Data("b".utf8))
+        try await store.save(makeEntry(page, partition: "guest", varyKey: "accept-language=fr"), body: Data("fr".utf8))
+        try await store.save(makeEntry(page, partition: "guest"), body: Data("en".utf8))
+        try await store.save(makeEntry(page, partition: "guest", method: .head), body: Data())
+        try await store.save(makeEntry("https://example.test/other"), body: Data("o".utf8))
+        // When
+        let entries = try store.entries(url: page)
+        // Then
+        #expect(entries.map(\.partition) == ["guest", "guest", "guest", "user-b"])
+        #expect(entries.map(\.method) == [.get, .get, .head, .get])
+        #expect(entries.map(\.varyKey) == ["", "accept-language=fr", "", ""])
+        #expect(try store.entries(url: "https://example.test/missing").isEmpty)
+    }
+
+    @Test func listsPagesWithEdgesByPartitionAndURL() async throws {
+        let edge = [PageEdge(resourceURL: "https://example.test/app.css", kind: "stylesheet")]
+        try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edge)
+        try await store.setEdges(edge, forPage: "https://example.test/b.html", partition: "user-1")
+        try await store.setEdges(edge, forPage: page, partition: "user-1")
+        try await store.save(makeEntry("https://example.test/no-edges.html"), body: Data("x".utf8))
+
+        #expect(try store.pages() == [
+            StoredPage(partition: "guest", url: page),
+            StoredPage(partition: "user-1", url: "https://example.test/b.html"),
+            StoredPage(partition: "user-1", url: page),
+        ])
+        #expect(try store.pages(partition: "guest") == [StoredPage(partition: "guest", url: page)])
+        #expect(try store.pages(url: page).map(\.partition) == ["guest", "user-1"])
+        #expect(try store.pages(partition: "user-1", url: "https://example.test/no-edges.html").isEmpty)
+    }
+
+    @Test func anEvictionPlanRemovesNothingAndMatchesTheEviction() async throws {
+        // Given entries used at different times, two sharing one body, one pinned
+        let shared = makeBody(size: 3_000, seed: 1)
+        var urls: [String] = []
+        for (index, size) in [2_000, 1_000, 0, 4_000, 500].enumerated() {
+            let url = "https://example.test/\(index)"
+            urls.append(url)
+            var entry = makeEntry(url)
+            entry.pinned = index == 4
+            try await store.save(entry, body: size == 0 ? shared : makeBody(size: size, seed: UInt8(index + 2)))
+        }
+        try await store.save(makeEntry("https://example.test/sharing"), body: shared)
+        for (offset, url) in (urls + ["https://example.test/sharing"]).enumerated() {
+            let id = try #require(try store.entry(url: url)?.id)
+            store.recordHit(entryID: id, at: referenceDate.addingTimeInterval(Double(10 + offset)))
+        }
+        try await store.flushAccessLog()
+        let before = try store.totals()
+
+        // When
+        let plan = try store.evictionPlan(toFit: 4_000)
+        // Then nothing is removed yet
+        #expect(try store.totals() == before)
+        // 10,500 body bytes: evicting 0, 1 and 3 frees 7,000; evicting 2 frees nothing, its body is shared
+        #expect(plan.urls == (0...3).map { "https://example.test/\($0)" })
+        #expect(plan.freedBytes == 7_000)
+        #expect(plan.entryBytes == 10_000)
+
+        // When the store evicts for real, it removes the same entries and frees the same bytes
+        let evicted = try await store.evict(toFit: 4_000)
+        #expect(evicted.urls == plan.urls)
+        #expect(evicted.freedBytes == plan.freedBytes)
+        #expect(evicted.entryBytes == plan.entryBytes)
+    }
+
+    @Test func anEvictionPlanIsEmptyWhenTheStoreFits() async throws {
+        try await store.save(makeEntry(page), body: makeBody(size: 1_000, seed: 3))
+        let plan = try store.evictionPlan(toFit: 1_000)
+        #expect(plan.entryCount == 0)
+        #expect(plan.urls.isEmpty)
+        #expect(try store.evictionPlan(toFit: 0).urls == [page])
+    }
+}

@@ -1,0 +1,373 @@
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Sessions
+import Testing
+
+@testable import CacheStore
+
+/// The real `webcache` executable against a real origin on 127.0.0.1, with a store in a temporary folder.
+@Suite(.timeLimit(.minutes(1)))
+final class EndToEndTests: Sendable {
+    let folder: TemporaryFolder
+    let server: OriginServer
+    let webcache: WebcacheProcess
+    let store: String
+
+    init() throws {
+        folder = try TemporaryFolder()
+        server = try TestOrigin.start()
+        webcache = WebcacheProcess(home: folder)
+        store = folder.path("store.sqlite")
+    }
+
+    deinit {
+        server.stop()
+    }
+
+    private func url(_ path: String) -> String {
+        server.url(path).absoluteString
+    }
+
+    /// Runs `webcache` with `--store` set to this test's store.
+    private func run(_ arguments: String...) async throws -> WebcacheProcess.Result {
+        try await webcache.run(arguments + ["--store", store])
+    }
+
+    /// Stores the page and its stylesheet with `get`.
+    private func storePageAndStylesheet() async throws {
+        for path in ["/page.html", "/style.css"] {
+            let result = try await run("get", url(path))
+            try #require(result.exitCode == 0, "get \(path) failed: \(result.stderr)")
+        }
+    }
+
+    private func jsonObject(_ result: WebcacheProcess.Result) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: result.stdoutData)
+        return try #require(object as? [String: Any], "stdout is not one JSON object: \(result.stdout)")
+    }
+
+    // MARK: - get
+
+    @Test func getsFromTheNetworkThenFromTheStore() async throws {
+        // When
+        let first = try await run("get", url("/style.css"))
+        let requestsAfterFirst = server.requestCount
+        let second = try await run("get", url("/style.css"))
+        // Then the body goes to stdout and the cache status to stderr
+        #expect(first.exitCode == 0)
+        #expect(first.stdout == TestOrigin.stylesheet)
+        #expect(first.stderr.hasPrefix("webcache: network 200 \(url("/style.css"))"))
+        #expect(second.exitCode == 0)
+        #expect(second.stdout == TestOrigin.stylesheet)
+        #expect(second.stderr.hasPrefix("webcache: hit 200 \(url("/style.css"))"))
+        #expect(requestsAfterFirst == 1)
+        #expect(server.requestCount == requestsAfterFirst)
+    }
+
+    @Test func includesTheHeadersWithCookiesRedacted() async throws {
+        let result = try await run("get", "-i", url("/page.html"))
+        #expect(result.exitCode == 0)
+        #expect(result.stdout.hasPrefix("HTTP 200\n"))
+        #expect(result.stdout.contains("ETag: \"page-1\"\n"))
+        #expect(result.stdout.contains("Set-Cookie: <redacted>\n"))
+        #expect(!result.stdout.contains("s3cr3t"))
+        #expect(result.stdout.hasSuffix("\n\n" + TestOrigin.page))
+    }
+
+    @Test func resolvesARelativeURLAgainstTheInstance() async throws {
+        let result = try await run("get", "style.css", "--instance", server.baseURL.absoluteString)
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout == TestOrigin.stylesheet)
+        #expect(server.requests.map(\.path) == ["/style.css"])
+    }
+
+    @Test(arguments: [
+        ("ftp://example.test/file", "'ftp://example.test/file' is not an http or https URL."),
+        ("relative/page.html", "'relative/page.html' is a relative URL"),
+    ])
+    func refusesABadURLNamingIt(input: String, message: String) async throws {
+        let result = try await run("get", input)
+        #expect(result.exitCode == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("Error: \(message)"))
+        #expect(server.requestCount == 0)
+    }
+
+    @Test func failsOnAnHTTPError() async throws {
+        let result = try await run("get", url("/nothing-here"))
+        #expect(result.exitCode == 1)
+        #expect(result.stderr.contains("404 \(url("/nothing-here"))"))
+    }
+
+    // MARK: - inspect
+
+    @Test func inspectsTotalsAndHosts() async throws {
+        try await storePageAndStylesheet()
+        let text = try await run("inspect")
+        #expect(text.exitCode == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("Entries:     2 ("))
+        #expect(text.stdout.contains("Freshness:   2 fresh, 0 stale but servable, 0 expired"))
+        #expect(text.stdout.contains("Pinned:      0"))
+        #expect(text.stdout.contains("  HOST       ENTRIES"))
+        #expect(text.stdout.contains("  127.0.0.1        2"))
+
+        let json = try jsonObject(try await run("inspect", "--json"))
+        let bytes = TestOrigin.page.utf8.count + TestOrigin.stylesheet.utf8.count
+        #expect(json["entries"] as? Int == 2)
+        #expect(json["bodies"] as? Int == 2)
+        #expect(json["entryBytes"] as? Int == bytes)
+        #expect(json["fresh"] as? Int == 2)
+        #expect(json["store"] as? String == store)
+        let hosts = try #require(json["hosts"] as? [[String: Any]])
+        #expect(hosts.count == 1)
+        #expect(hosts.first?["name"] as? String == "127.0.0.1")
+        #expect(hosts.first?["entries"] as? Int == 2)
+        let partitions = try #require(json["partitions"] as? [[String: Any]])
+        #expect(partitions.map { $0["name"] as? String } == ["guest"])
+    }
+
+    @Test func inspectsOneEntryWithRedactedHeaders() async throws {
+        try await storePageAndStylesheet()
+        _ = try await run("get", url("/page.html"))  // a hit
+        let text = try await run("inspect", url("/page.html"))
+        #expect(text.exitCode == 0, "\(text.stderr)")
+        #expect(text.stdout.hasPrefix("GET \(url("/page.html")) (partition guest)\n"))
+        #expect(text.stdout.contains("  Status:        200\n"))
+        #expect(text.stdout.contains("  State:         fresh\n"))
+        #expect(text.stdout.contains("  ETag:          \"page-1\"\n"))
+        #expect(text.stdout.contains("  Hits:          1\n"))
+        #expect(text.stdout.contains("    Set-Cookie: <redacted>\n"))
+        #expect(!text.stdout.contains("s3cr3t"))
+
+        let json = try jsonObject(try await run("inspect", url("/page.html"), "--json"))
+        #expect(json["url"] as? String == url("/page.html"))
+        let entries = try #require(json["entries"] as? [[String: Any]])
+        let entry = try #require(entries.first)
+        #expect(entries.count == 1)
+        #expect(entry["status"] as? Int == 200)
+        #expect(entry["partition"] as? String == "guest")
+        #expect(entry["etag"] as? String == "\"page-1\"")
+        #expect(entry["state"] as? String == "fresh")
+        #expect(entry["pinned"] as? Bool == false)
+        #expect(entry["size"] as? Int == TestOrigin.page.utf8.count)
+        let storedAt = try #require(entry["storedAt"] as? String)
+        #expect(try Date(storedAt, strategy: .iso8601) <= Date())
+        let headers = try #require(entry["headers"] as? [[String: String]])
+        #expect(headers.contains { $0["name"] == "Set-Cookie" && $0["value"] == "<redacted>" })
+        #expect(!String(describing: json).contains("s3cr3t"))
+    }
+
+    @Test func refusesToInspectAURLThatIsNotStored() async throws {
+        try await storePageAndStylesheet()
+        let missing = url("/never-loaded.html")
+        let result = try await run("inspect", missing)
+        #expect(result.exitCode == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "Error: '\(missing)' is not in the store '\(store)'.\n")
+    }
+
+    @Test func refusesAStoreThatDoesNotExistAndDoesNotCreateIt() async throws {
+        let result = try await run("inspect")
+        #expect(result.exitCode == 1)
+        #expect(result.stderr.contains("'\(store)'"))
+        #expect(!FileManager.default.fileExists(atPath: store))
+    }
+
+    @Test func inspectsPagesWithFailuresAndMissingResources() async throws {
+        // Given a page whose edges say it needs the stylesheet (stored), the script (not stored)
+        // and an image that failed
+        try await storePageAndStylesheet()
+        try await withCacheStore(at: store) { store in
+            try await store.setEdges(
+                [
+                    PageEdge(resourceURL: url("/style.css"), kind: "stylesheet"),
+                    PageEdge(resourceURL: url("/app.js"), kind: "script"),
+                    PageEdge(resourceURL: url("/logo.png"), kind: "image", failure: "HTTP 404"),
+                ], forPage: url("/page.html"))
+        }
+        // When
+        let text = try await run("inspect", "--pages")
+        let json = try jsonObject(try await run("inspect", "--pages", "--json"))
+        // Then
+        #expect(text.exitCode == 0, "\(text.stderr)")
+        #expect(text.stdout.contains(
+            "incomplete: \(url("/page.html")) (partition guest): 1 of 3 resources stored\n"))
+        #expect(text.stdout.contains("  failed: \(url("/logo.png")) (image): HTTP 404\n"))
+        #expect(text.stdout.contains("  missing: \(url("/app.js"))\n"))
+        #expect(text.stdout.hasSuffix("1 page(s), 0 complete.\n"))
+        let pages = try #require(json["pages"] as? [[String: Any]])
+        let page = try #require(pages.first)
+        #expect(pages.count == 1)
+        #expect(page["complete"] as? Bool == false)
+        #expect(page["resources"] as? Int == 3)
+        #expect(page["stored"] as? Int == 1)
+        #expect(page["missing"] as? [String] == [url("/app.js"), url("/logo.png")])
+        let failures = try #require(page["failures"] as? [[String: String]])
+        #expect(failures == [["url": url("/logo.png"), "kind": "image", "reason": "HTTP 404"]])
+    }
+
+    // MARK: - prune
+
+    @Test func dryRunRemovesNothing() async throws {
+        try await storePageAndStylesheet()
+        let dryRun = try await run("prune", "--url-pattern", "*.css", "--dry-run")
+        #expect(dryRun.exitCode == 0, "\(dryRun.stderr)")
+        #expect(dryRun.stdout.contains("would remove: \(url("/style.css"))\n"))
+        #expect(dryRun.stdout.contains("Would remove 1 entry ("))
+        let after = try jsonObject(try await run("inspect", "--json"))
+        #expect(after["entries"] as? Int == 2)
+        #expect(try await run("inspect", url("/style.css")).exitCode == 0)
+    }
+
+    @Test func prunesByURLPattern() async throws {
+        try await storePageAndStylesheet()
+        let result = try await run("prune", "--url-pattern", "*.css")
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let freed = "\(TestOrigin.stylesheet.utf8.count) B"
+        #expect(result.stdout == "Removed 1 entry (\(freed) freed).\n")
+        #expect(try await run("inspect", url("/style.css")).exitCode == 1)
+        #expect(try await run("inspect", url("/page.html")).exitCode == 0)
+    }
+
+    @Test func prunesToFitASizeAsJSON() async throws {
+        try await storePageAndStylesheet()
+        let json = try jsonObject(try await run("prune", "--max-size", "0", "--json"))
+        #expect(json["entries"] as? Int == 2)
+        #expect(json["dryRun"] as? Bool == false)
+        #expect(json["freedBytes"] as? Int == TestOrigin.page.utf8.count + TestOrigin.stylesheet.utf8.count)
+        let after = try jsonObject(try await run("inspect", "--json"))
+        #expect(after["entries"] as? Int == 0)
+    }
+
+    @Test(arguments: [
+        (["prune"], "Error: Give at least one of --expired"),
+        (["prune", "--include-pinned"], "Error: Give at least one of --expired"),
+        (["prune", "--older-than", "3 fortnights"],
+         "Error: The value '3 fortnights' is invalid for '--older-than <duration>'"),
+        (["prune", "--max-size", "lots"], "Error: The value 'lots' is invalid for '--max-size <size>'"),
+        (["prune", "--max-size", "1M", "--host", "a.test"], "Error: --max-size evicts by last access alone"),
+    ])
+    func refusesBadPruneOptions(arguments: [String], message: String) async throws {
+        try await storePageAndStylesheet()
+        let result = try await webcache.run(arguments + ["--store", store])
+        #expect(result.exitCode == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix(message))
+        #expect(result.stderr.hasSuffix("\n  See 'webcache prune --help' for more information.\n"))
+        #expect(result.stderr.contains("\nUsage: webcache prune [--expired]"))
+        let after = try jsonObject(try await run("inspect", "--json"))
+        #expect(after["entries"] as? Int == 2)
+    }
+
+    // MARK: - pin
+
+    @Test func pinsAPageWithItsResourcesSoPruningKeepsThem() async throws {
+        try await storePageAndStylesheet()
+        _ = try await run("get", url("/app.js"))
+        try await withCacheStore(at: store) { store in
+            try await store.setEdges([PageEdge(resourceURL: url("/style.css"), kind: "stylesheet")],
+                                     forPage: url("/page.html"))
+        }
+        // When
+        let pinned = try await run("pin", url("/page.html"))
+        let pruned = try await run("prune", "--url-pattern", "*")
+        // Then the page and its stylesheet stay, the unrelated script goes
+        #expect(pinned.exitCode == 0, "\(pinned.stderr)")
+        #expect(pinned.stdout.hasPrefix("Pinned 2 entries in partition guest: the page and the stored resources"))
+        #expect(pruned.stdout == "Removed 1 entry (\(TestOrigin.script.utf8.count) B freed).\n")
+        let after = try jsonObject(try await run("inspect", "--json"))
+        #expect(after["entries"] as? Int == 2)
+        #expect(after["pinned"] as? Int == 2)
+
+        // When unpinned, they can go
+        let unpinned = try await run("pin", "--unpin", url("/page.html"))
+        #expect(unpinned.stdout.hasPrefix("Unpinned 2 entries"))
+        #expect(try await run("prune", "--url-pattern", "*").stdout.hasPrefix("Removed 2 entries"))
+    }
+
+    @Test func pinsASingleEntry() async throws {
+        try await storePageAndStylesheet()
+        let result = try await run("pin", url("/style.css"))
+        #expect(result.exitCode == 0)
+        #expect(result.stdout == "Pinned 1 entry in partition guest: the entry (\(url("/style.css"))).\n")
+        let json = try jsonObject(try await run("inspect", url("/style.css"), "--json"))
+        let entries = try #require(json["entries"] as? [[String: Any]])
+        #expect(entries.first?["pinned"] as? Bool == true)
+    }
+
+    @Test func refusesToPinAURLThatIsNotStored() async throws {
+        try await storePageAndStylesheet()
+        let result = try await run("pin", url("/nope.html"))
+        #expect(result.exitCode == 1)
+        #expect(result.stderr == "Error: '\(url("/nope.html"))' is not in the store '\(store)'.\n")
+    }
+
+    // MARK: - verify
+
+    @Test func verifiesASoundStore() async throws {
+        try await storePageAndStylesheet()
+        let text = try await run("verify")
+        #expect(text.exitCode == 0)
+        #expect(text.stdout == "ok: 2 entries, 2 bodies checked\n")
+        let json = try jsonObject(try await run("verify", "--json"))
+        #expect(json["ok"] as? Bool == true)
+        #expect(json["bodies"] as? Int == 2)
+        #expect((json["problems"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func reportsADamagedBody() async throws {
+        // Given a body whose bytes no longer match its hash
+        try await storePageAndStylesheet()
+        try await withCacheStore(at: store) { store in
+            try await store.write("damage a body") { connection in
+                try connection.execute(
+                    sql: "UPDATE body_chunk SET data = x'00' WHERE body_id = (SELECT min(id) FROM body)")
+            }
+        }
+        // When
+        let result = try await run("verify")
+        // Then
+        #expect(result.exitCode == 1)
+        #expect(result.stdout.contains("problem: "))
+        #expect(result.stderr.hasPrefix("Error: The store '\(store)' has "))
+    }
+
+    // MARK: - logout
+
+    @Test func logoutWithoutASignedInUserChangesNothing() async throws {
+        try await storePageAndStylesheet()
+        let result = try await run("logout")
+        #expect(result.exitCode == 0)
+        #expect(result.stdout.hasPrefix("Not signed in:"))
+        let after = try jsonObject(try await run("inspect", "--json"))
+        #expect(after["entries"] as? Int == 2)
+    }
+
+    @Test func logoutRemovesTheUsersPartitionOnly() async throws {
+        // Given a guest entry and two entries of alice's partition
+        try await storePageAndStylesheet()
+        let partition = SessionIdentity.user(id: "alice").partitionName
+        try await withCacheStore(at: store) { store in
+            for path in ["/private/a", "/private/b"] {
+                let entry = CacheEntry(
+                    partition: partition, url: url(path), status: 200, headers: ["Content-Type": "text/plain"],
+                    requestTime: Date(), responseTime: Date(), freshUntil: Date().addingTimeInterval(600))
+                try await store.save(entry, body: Data("private \(path)".utf8))
+            }
+        }
+        // When
+        let result = try await run(
+            "logout", "--instance", server.baseURL.absoluteString, "--user", "alice",
+            "--token-command", "echo never-run")
+        // Then
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Logged out user 'alice': removed 2 entries"))
+        #expect(result.stdout.contains(partition))
+        let after = try jsonObject(try await run("inspect", "--json"))
+        #expect(after["entries"] as? Int == 2)
+        let partitions = try #require(after["partitions"] as? [[String: Any]])
+        #expect(partitions.map { $0["name"] as? String } == ["guest"])
+        #expect(server.requestCount == 2)
+    }
+}

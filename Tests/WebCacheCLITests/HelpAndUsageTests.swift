@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+@testable import WebCacheCLI
+
+/// Help, version and usage errors of the real executable: text, stream and exit code.
+@Suite(.timeLimit(.minutes(1)))
+struct HelpAndUsageTests {
+    let folder: TemporaryFolder
+    let webcache: WebcacheProcess
+
+    init() throws {
+        folder = try TemporaryFolder()
+        webcache = WebcacheProcess(home: folder)
+    }
+
+    @Test func rootHelpGoesToStandardOutput() async throws {
+        for arguments in [["--help"], ["-h"], ["help"], []] {
+            let result = try await webcache.run(arguments)
+            #expect(result.exitCode == 0, "\(arguments)")
+            #expect(result.stderr.isEmpty)
+            #expect(result.stdout.hasPrefix("OVERVIEW: "))
+            #expect(result.stdout.contains("\nUSAGE: webcache <subcommand>\n"))
+            for name in ["get", "preload", "inspect", "prune", "pin", "verify", "logout"] {
+                #expect(result.stdout.contains("\n  \(name) "), "\(name) is not listed")
+            }
+            #expect(result.stdout.hasSuffix("  See 'webcache help <subcommand>' for detailed help.\n"))
+        }
+    }
+
+    @Test(arguments: ["inspect", "prune", "pin", "verify", "logout"])
+    func subcommandHelpIsTheSameEveryWay(name: String) async throws {
+        let viaHelp = try await webcache.run(["help", name])
+        let viaShort = try await webcache.run([name, "-h"])
+        let viaLong = try await webcache.run([name, "--help"])
+        #expect(viaHelp.exitCode == 0)
+        #expect(viaShort.exitCode == 0)
+        #expect(viaLong.exitCode == 0)
+        #expect(viaHelp.stdout == viaShort.stdout)
+        #expect(viaHelp.stdout == viaLong.stdout)
+        #expect(viaHelp.stdout.contains("\nUSAGE: webcache \(name)"))
+        #expect(viaHelp.stdout.hasSuffix("  -h, --help              Show help information.\n"))
+        #expect(viaHelp.stderr.isEmpty)
+    }
+
+    @Test func printsTheVersion() async throws {
+        let result = try await webcache.run(["--version"])
+        #expect(result.exitCode == 0)
+        #expect(result.stdout == "\(CommandLineInterface.version)\n")
+    }
+
+    @Test(arguments: [
+        (["frobnicate"], "Error: Unknown subcommand 'frobnicate'\nUsage: webcache <subcommand>\n"
+            + "  See 'webcache --help' for more information.\n"),
+        (["--frobnicate"], "Error: Unknown option '--frobnicate'\nUsage: webcache <subcommand>\n"
+            + "  See 'webcache --help' for more information.\n"),
+        (["help", "frobnicate"], "Error: Unknown subcommand 'frobnicate'\nUsage: webcache <subcommand>\n"
+            + "  See 'webcache --help' for more information.\n"),
+        (["prune", "--frobnicate"], "Error: Unknown option '--frobnicate'\nUsage: \(CommandCatalog.prune.usage)\n"
+            + "  See 'webcache prune --help' for more information.\n"),
+        (["pin"], "Error: Missing expected argument '<url>'\nUsage: \(CommandCatalog.pin.usage)\n"
+            + "  See 'webcache pin --help' for more information.\n"),
+        (["verify", "extra"], "Error: Unexpected argument 'extra'\nUsage: \(CommandCatalog.verify.usage)\n"
+            + "  See 'webcache verify --help' for more information.\n"),
+        (["inspect", "--store"], "Error: Missing value for '--store <path>'\nUsage: \(CommandCatalog.inspect.usage)\n"
+            + "  See 'webcache inspect --help' for more information.\n"),
+        (["verify", "--log-level", "loud"], "Error: The value 'loud' is invalid for '--log-level <level>'\n"
+            + "Usage: \(CommandCatalog.verify.usage)\n  See 'webcache verify --help' for more information.\n"),
+        (["logout", "--token-command", "printf token"],
+         "Error: --token-command needs --instance <url>: the session is started on the instance\n"
+            + "Usage: \(CommandCatalog.logout.usage)\n  See 'webcache logout --help' for more information.\n"),
+        (["logout", "--guest", "--token-file", "token.txt"],
+         "Error: --guest cannot be combined with --token-file\n"
+            + "Usage: \(CommandCatalog.logout.usage)\n  See 'webcache logout --help' for more information.\n"),
+    ])
+    func usageErrorsExitWith64OnStandardError(arguments: [String], expected: String) async throws {
+        let result = try await webcache.run(arguments)
+        #expect(result.exitCode == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == expected)
+    }
+
+    @Test func usesTheDefaultStoreUnderTheCacheHome() async throws {
+        // With no --store, the store is looked for under $XDG_CACHE_HOME, which points into the test folder.
+        let result = try await webcache.run(["verify"])
+        let expected = folder.url.appendingPathComponent("cache/webcache/store.sqlite").path
+        #expect(result.exitCode == 1)
+        #expect(result.stderr == "Error: There is no store at '\(expected)'; give the path of one with --store.\n")
+    }
+}

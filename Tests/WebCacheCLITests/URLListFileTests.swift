@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+@testable import WebCacheCLI
+
+/// Classification of URL list lines: entries, comments, blanks, and problems as `FILE:LINE: reason`.
+struct URLListFileTests {
+    private func list(_ text: String) -> URLListFile {
+        URLListFile(data: Data(text.utf8), name: "urls.txt")
+    }
+
+    @Test func keepsURLsAndSkipsCommentsAndBlankLines() {
+        let file = list("""
+            # pages to preload
+            https://a.test/
+
+               https://a.test/about   # the about page
+            \t
+            nav/home\r
+            https://a.test/guide#install
+            #https://a.test/commented-out
+            """)
+        #expect(file.entries.map(\.line) == [2, 4, 6, 7])
+        #expect(file.entries.map(\.text) == [
+            "https://a.test/", "https://a.test/about", "nav/home", "https://a.test/guide#install",
+        ])
+        #expect(file.problems.isEmpty)
+    }
+
+    @Test func aHashInsideAURLIsAFragmentNotAComment() {
+        let file = list("https://a.test/page#section-2\n")
+        #expect(file.entries.map(\.text) == ["https://a.test/page#section-2"])
+    }
+
+    @Test(arguments: [
+        ("https://a.test/a b\n", "urls.txt:1: 'https://a.test/a b' contains spaces or control characters"),
+        ("ok\nhttps://a.test/\u{7}bell\n",
+         "urls.txt:2: 'https://a.test/\u{7}bell' contains spaces or control characters"),
+        ("https://a.test/\u{7F}\n", "urls.txt:1: 'https://a.test/\u{7F}' contains spaces or control characters"),
+    ])
+    func reportsLinesWithSpacesOrControlCharacters(text: String, problem: String) {
+        let file = list(text)
+        #expect(file.problems.map(\.description) == [problem])
+        #expect(file.entries.count == text.split(separator: "\n").count - 1)
+    }
+
+    @Test func reportsNonUTF8LinesAndGoesOn() {
+        var data = Data("https://a.test/one\n".utf8)
+        data.append(contentsOf: [0x68, 0x74, 0xFF, 0xFE, 0x0A])
+        data.append(Data("https://a.test/three\n".utf8))
+        let file = URLListFile(data: data, name: "list.txt")
+        #expect(file.problems.map(\.description) == ["list.txt:2: line is not valid UTF-8 text"])
+        #expect(file.entries.map(\.line) == [1, 3])
+    }
+
+    @Test func refusesOverlongLines() {
+        let long = "https://a.test/" + String(repeating: "x", count: URLListFile.maximumLineLength)
+        let file = list("https://a.test/\n\(long)\nhttps://b.test/\n")
+        #expect(file.problems.count == 1)
+        #expect(file.problems.first?.line == 2)
+        #expect(file.problems.first?.description
+            == "urls.txt:2: line is \(long.utf8.count) bytes long; the limit is \(URLListFile.maximumLineLength)")
+        #expect(file.entries.map(\.text) == ["https://a.test/", "https://b.test/"])
+    }
+
+    @Test func namesAFileThatCannotBeRead() throws {
+        let folder = try TemporaryFolder()
+        let missing = folder.path("absent.txt")
+        let error = #expect(throws: CLIError.self) { try URLListFile(path: missing) }
+        #expect(error?.message.hasPrefix("Cannot read the URL file '\(missing)'") == true)
+        let present = try folder.write(Data("https://a.test/\n".utf8), to: "present.txt")
+        #expect(try URLListFile(path: present).entries.count == 1)
+    }
+}

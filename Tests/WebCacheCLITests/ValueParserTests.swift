@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import WebCacheCLI
+
+/// Conversions of option values: durations and sizes in, bytes and durations out.
+struct ValueParserTests {
+    @Test(arguments: [
+        ("90", 90), ("90s", 90), ("15m", 900), ("12h", 43_200), ("7d", 604_800), ("2w", 1_209_600),
+        ("1.5h", 5_400), (" 30D ", 2_592_000), ("0", 0),
+    ] as [(String, TimeInterval)])
+    func parsesDurations(text: String, seconds: TimeInterval) {
+        #expect(ValueParsers.duration(text) == seconds)
+    }
+
+    @Test(arguments: ["", "d", "-5m", "3 fortnights", "5y", "1e400", "nan", "inf", "10mm"])
+    func refusesBadDurations(text: String) {
+        #expect(ValueParsers.duration(text) == nil)
+    }
+
+    @Test(arguments: [
+        ("500", 500), ("500B", 500), ("64K", 65_536), ("64KiB", 65_536), ("10MB", 10_485_760),
+        ("1.5G", 1_610_612_736), ("2GiB", 2_147_483_648), ("1t", 1_099_511_627_776), ("0", 0),
+    ] as [(String, Int64)])
+    func parsesSizes(text: String, bytes: Int64) {
+        #expect(ValueParsers.byteSize(text) == bytes)
+    }
+
+    @Test(arguments: ["", "B", "lots", "-1K", "10 apples", "99999999999T", "1KK"])
+    func refusesBadSizes(text: String) {
+        #expect(ValueParsers.byteSize(text) == nil)
+    }
+
+    @Test(arguments: [
+        (0, "0 B"), (812, "812 B"), (1023, "1023 B"), (1024, "1.0 KiB"), (14_540, "14.2 KiB"),
+        (3_145_728, "3.0 MiB"), (5_368_709_120, "5.0 GiB"),
+    ] as [(Int64, String)])
+    func formatsBytes(bytes: Int64, text: String) {
+        #expect(ValueParsers.formatBytes(bytes) == text)
+    }
+
+    @Test(arguments: [
+        (45, "45s"), (59.9, "59s"), (720, "12m"), (10_800, "3h"), (172_800, "2d"), (-90, "-1m"),
+    ] as [(TimeInterval, String)])
+    func formatsDurations(seconds: TimeInterval, text: String) {
+        #expect(ValueParsers.formatDuration(seconds) == text)
+    }
+
+    @Test func countsStayInTheirRange() {
+        let parse = ValueParsers.count(in: 1...64)
+        #expect(parse("8") == 8)
+        #expect(parse("0") == nil)
+        #expect(parse("65") == nil)
+        #expect(parse("eight") == nil)
+    }
+}
