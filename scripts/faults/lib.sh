@@ -133,7 +133,7 @@ verify_store() {
 
 # unclear_lines FILE NAME...: prints the lines of FILE that are not clear messages. A clear message is
 # 'Error: …' or 'webcache: failed|skipped|retrying URL: …' naming one of NAME... (the store, a URL, a
-# file); a lock error (SQLITE_BUSY, "database is locked") is never clear: it must not reach a user.
+# file), or the line 'get' writes on how it served a response; a lock error (SQLITE_BUSY, "database is locked") is never clear: it must not reach a user.
 unclear_lines() {
     local file=$1; shift
     local line name named
@@ -143,6 +143,8 @@ unclear_lines() {
         case "$line" in
             *SQLITE_BUSY*|*"database is locked"*|*"SQLite error 5:"*|*"SQLite error 517:"*) echo "$line"; continue ;;
             "Error: "*|"webcache: failed "*|"webcache: skipped "*|"webcache: retrying "*) ;;
+            # How 'get' served a response: "webcache: hit 200 URL (…)".
+            "webcache: "[a-z]*" "[1-5][0-9][0-9]" http"*) continue ;;
             *) echo "$line"; continue ;;
         esac
         named=0

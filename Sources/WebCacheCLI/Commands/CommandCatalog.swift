@@ -127,5 +127,5 @@ enum CommandCatalog {
         options: CommonOptions.store + CommonOptions.identity + CommonOptions.logging
     )
 
-    static let all: [CommandSpec] = [get, preload, refresh, inspect, prune, pin, verify, logout]
+    static let all: [CommandSpec] = [get, preload, refresh, inspect, prune, pin, verify, salvage, logout]
 }
