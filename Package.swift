@@ -74,6 +74,8 @@ let package = Package(
             dependencies: ["WebCache", "LocalOrigin"],
             swiftSettings: swiftSettings
         ),
+        // Runs scripts/fault-campaign.sh --short against the built executables.
+        .testTarget(name: "FaultTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "WebCacheCLITests",
             dependencies: ["WebCacheCLI", "CacheStore", "HTTPCore", "LocalOrigin", "Sessions"],
