@@ -69,8 +69,8 @@ struct FaultCampaignTests {
                 continue
             }
             guard inTable else { continue }
-            guard fields.count >= 7, let trials = Int(fields[1]), let faults = Int(fields[2]), let lost = Int(fields[3]),
-                let integrity = Int(fields[4]), let crashes = Int(fields[5]), let unclear = Int(fields[6])
+            guard fields.count >= 7, let trials = Int(fields[1]), let faults = Int(fields[2]),
+                let lost = Int(fields[3]), let integrity = Int(fields[4]), let crashes = Int(fields[5]), let unclear = Int(fields[6])
             else {
                 inTable = false
                 continue

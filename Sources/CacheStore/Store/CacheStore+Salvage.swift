@@ -134,7 +134,8 @@ extension CacheStore {
             if let failure = error.cause as? SalvageSource.RowFailure { throw failure }
             if let cause = error.cause as? SQLiteError, cause.primaryCode == SQLITE_CONSTRAINT {
                 throw SalvageSource.RowFailure(
-                    message: "Entry \(id) for \(entry.url) was lost: it breaks a constraint of the new store (\(cause))."
+                    message: "Entry \(id) for \(entry.url) was lost: it breaks a constraint of the new store "
+                        + "(\(cause))."
                 )
             }
             throw error

@@ -36,13 +36,19 @@ final class SalvageSource {
     /// without the SQLite header.
     static func checkHeader(path: String) throws(CacheStore.Error) {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-            throw CacheStore.Error(code: .fileSystem, message: "The damaged store '\(path)' does not exist or cannot be read.")
+            throw CacheStore.Error(
+                code: .fileSystem, message: "The damaged store '\(path)' does not exist or cannot be read."
+            )
         }
         guard attributes[.type] as? FileAttributeType == .typeRegular else {
-            throw CacheStore.Error(code: .notADatabase, message: "The damaged store path '\(path)' is not a regular file.")
+            throw CacheStore.Error(
+                code: .notADatabase, message: "The damaged store path '\(path)' is not a regular file."
+            )
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CacheStore.Error(code: .fileSystem, message: "The damaged store '\(path)' cannot be opened for reading.")
+            throw CacheStore.Error(
+                code: .fileSystem, message: "The damaged store '\(path)' cannot be opened for reading."
+            )
         }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 16)) ?? Data()
@@ -145,7 +151,10 @@ final class SalvageSource {
         let columns = "partition, page_url, resource_url, kind, failure"
         let scans = [
             ("in order", "SELECT \(columns) FROM page_edge ORDER BY partition, page_url, resource_url"),
-            ("in reverse order", "SELECT \(columns) FROM page_edge ORDER BY partition DESC, page_url DESC, resource_url DESC"),
+            (
+                "in reverse order",
+                "SELECT \(columns) FROM page_edge ORDER BY partition DESC, page_url DESC, resource_url DESC"
+            ),
         ]
         for (name, sql) in scans {
             do {
@@ -205,7 +214,9 @@ final class SalvageSource {
         let lost = "Entry \(entry.id) for \(entry.url) was lost"
         let statement: Statement
         do {
-            statement = try connection.cachedStatement(sql: "SELECT seq, data FROM body_chunk WHERE body_id = ? ORDER BY seq")
+            statement = try connection.cachedStatement(
+                sql: "SELECT seq, data FROM body_chunk WHERE body_id = ? ORDER BY seq"
+            )
         } catch {
             throw RowFailure(message: "\(lost): its body chunks cannot be read (\(error)).")
         }
@@ -229,7 +240,8 @@ final class SalvageSource {
             hasher.update(data)
             size += Int64(data.count)
             try destination.run(
-                "INSERT INTO body_chunk (body_id, seq, data) VALUES (?, ?, ?)", [.integer(bodyID), .integer(seq), .blob(data)]
+                "INSERT INTO body_chunk (body_id, seq, data) VALUES (?, ?, ?)",
+                [.integer(bodyID), .integer(seq), .blob(data)]
             )
             seq += 1
         }

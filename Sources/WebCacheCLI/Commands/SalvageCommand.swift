@@ -40,7 +40,8 @@ enum SalvageCommand {
         do {
             result = try await CacheStore.salvage(from: damaged, into: destination)
         } catch {
-            throw CLIError("Could not salvage the store '\(damaged)' into '\(destination)': \(CLIError.describe(error))")
+            throw CLIError(
+                "Could not salvage the store '\(damaged)' into '\(destination)': \(CLIError.describe(error))")
         }
         if context.arguments.flag("json") {
             try JSONOutput.write(
