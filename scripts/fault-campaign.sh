@@ -45,6 +45,7 @@ if [ -z "${WEBCACHE_BIN:-}" ]; then
 fi
 WC="$WEBCACHE_BIN/webcache"
 ORIGIN_BIN="$WEBCACHE_BIN/webcache-origin"
+command -v sqlite3 > /dev/null || { echo "Error: The sqlite3 shell is missing; install the Debian package sqlite3." >&2; exit 1; }
 for binary in "$WC" "$ORIGIN_BIN"; do
     [ -x "$binary" ] || { echo "Error: The executable '$binary' is missing; build it first." >&2; exit 1; }
 done

@@ -26,13 +26,28 @@ campaign_kill() {
     fi
     unclear=$((unclear + $(count_unclear "$dir/baseline.err" "$base")))
     [ $duration -lt 100 ] && duration=100
+    # A run over a complete store (revalidation) is shorter: its kills are drawn from its own duration.
+    cp "$base" "$dir/revalidated.sqlite"
+    start=$(now_ms)
+    "$WC" preload "$WORK/pages.txt" --store "$dir/revalidated.sqlite" > "$dir/revalidated.out" 2> "$dir/revalidated.err"
+    code=$?
+    local revalidation=$(( $(now_ms) - start ))
+    if [ $code != 0 ]; then
+        crashes=$((crashes + 1)); note_problem "kill: the revalidating baseline preload exited $code"
+    fi
+    unclear=$((unclear + $(count_unclear "$dir/revalidated.err" "$dir/revalidated.sqlite")))
+    [ $revalidation -lt 50 ] && revalidation=50
 
     for trial in $(seq 1 "$KILL_TRIALS"); do
         local store="$dir/trial-$trial.sqlite" delay
         # Odd trials start from nothing (kills hit creation, first saves and staging); even trials start
         # from a complete store (kills hit revalidation and metadata updates).
-        if [ $(( trial % 2 )) = 0 ]; then cp "$base" "$store"; fi
-        delay=$(( RANDOM % duration ))
+        if [ $(( trial % 2 )) = 0 ]; then
+            cp "$base" "$store"
+            delay=$(( RANDOM % revalidation ))
+        else
+            delay=$(( RANDOM % duration ))
+        fi
         "$WC" preload "$WORK/pages.txt" --store "$store" > "$dir/trial-$trial.out" 2> "$dir/trial-$trial.err" &
         local pid=$!
         sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
@@ -74,7 +89,7 @@ campaign_kill() {
         fi
     done
     record "sigkill" "$KILL_TRIALS" "$faults" "$lost" "$integrity" "$crashes" "$unclear" \
-        "random delay < ${duration} ms; ${PAGES} pages, $(wc -l < "$WORK/expected.txt") URLs"
+        "delay < ${duration} ms (fresh) or < ${revalidation} ms (revalidating); ${PAGES} pages, $(wc -l < "$WORK/expected.txt") URLs"
 }
 
 # MARK: - 2. Full disk
@@ -222,18 +237,22 @@ campaign_read_only() {
 
 # MARK: - 4. Damaged store files
 
-# damage KIND FILE: flips bytes inside one page's body, overwrites a page in the middle, truncates,
+# damage KIND FILE: flips bytes inside one page's body, overwrites the in-use page nearest the middle
+# of the file (a free page holds nothing, so damage there is harmless and undetectable), truncates,
 # replaces with text, or empties the file.
 damage() {
-    local kind=$1 file=$2 size offset
+    local kind=$1 file=$2 size offset page
     size=$(stat -c %s "$file")
     case "$kind" in
         flipped-body)
             offset=$(grep -obUa "marker-page-3-" "$file" | head -n1 | cut -d: -f1)
             head -c 16 /dev/urandom | dd of="$file" bs=1 seek=$((offset + 20)) conv=notrunc status=none ;;
         flipped-page)
-            offset=$(( size / 2 / 4096 * 4096 ))
-            head -c 4096 /dev/urandom | dd of="$file" bs=1 seek="$offset" conv=notrunc status=none ;;
+            local page_size
+            page_size=$(sqlite3 -readonly "$file" "PRAGMA page_size")
+            page=$(sqlite3 -readonly "$file" "SELECT pageno FROM dbstat WHERE pageno > 1
+                ORDER BY abs(pageno - $(( size / 2 / page_size + 1 ))) LIMIT 1")
+            head -c "$page_size" /dev/urandom | dd of="$file" bs="$page_size" seek=$(( page - 1 )) conv=notrunc status=none ;;
         truncated) truncate -s $(( size / 2 )) "$file" ;;
         not-sqlite) printf 'This is a text file, not a store.\n' > "$file" ;;
         zero-length) : > "$file" ;;

@@ -140,11 +140,11 @@ unclear_lines() {
     [ -f "$file" ] || return 0
     while IFS= read -r line || [ -n "$line" ]; do
         [ -z "$line" ] && continue
+        # How 'get' served a response: "webcache: hit 200 URL (…)".
+        [[ $line =~ ^webcache:\ (hit|revalidated|network|stale)\ [1-5][0-9][0-9]\ https?:// ]] && continue
         case "$line" in
             *SQLITE_BUSY*|*"database is locked"*|*"SQLite error 5:"*|*"SQLite error 517:"*) echo "$line"; continue ;;
             "Error: "*|"webcache: failed "*|"webcache: skipped "*|"webcache: retrying "*) ;;
-            # How 'get' served a response: "webcache: hit 200 URL (…)".
-            "webcache: "[a-z]*" "[1-5][0-9][0-9]" http"*) continue ;;
             *) echo "$line"; continue ;;
         esac
         named=0
