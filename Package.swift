@@ -61,7 +61,12 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"], swiftSettings: swiftSettings),
+        // webcache-bench is a dependency so that the crash and multi-process tests find it built.
+        .testTarget(
+            name: "CacheStoreTests",
+            dependencies: ["CacheStore", "webcache-bench"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "TransportTests",
             dependencies: ["Transport", "LocalOrigin"],

@@ -8,8 +8,10 @@
 -- Bodies, content-addressed by SHA-256 and shared between entries.
 -- ref_count is the number of entries that point at the body; triggers keep it, and delete the
 -- body (and, by cascade, its chunks) when the last entry goes.
+-- AUTOINCREMENT on body and entry ids: an id is never reused, so an id that a reader or a caller
+-- holds (a chunk being streamed, a hit, a 304 update) can never come to mean another row.
 CREATE TABLE body (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),
     size INTEGER NOT NULL CHECK (size >= 0),
     chunk_count INTEGER NOT NULL CHECK (chunk_count >= 0),
@@ -27,8 +29,10 @@ CREATE TABLE body_chunk (
 
 -- Stored responses. Identity: (partition, method, url, vary_key). The caller computes the
 -- freshness instants and the Vary secondary key; the store keeps them as queryable columns.
+-- The identity index lists url before method, so that it also serves lookups of every method
+-- and variant of a URL (invalidation, page completeness) without another index.
 CREATE TABLE entry (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     partition TEXT NOT NULL DEFAULT 'guest',
     method TEXT NOT NULL,
     url TEXT NOT NULL,
@@ -51,12 +55,12 @@ CREATE TABLE entry (
     pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
     body_id INTEGER NOT NULL REFERENCES body(id),
     body_size INTEGER NOT NULL CHECK (body_size >= 0),
-    UNIQUE (partition, method, url, vary_key)
+    UNIQUE (partition, url, method, vary_key)
 ) STRICT;
 
-CREATE INDEX entry_by_url ON entry(partition, url);
 CREATE INDEX entry_by_host ON entry(host);
-CREATE INDEX entry_by_last_access ON entry(last_access, body_size);
+-- Eviction order: least recent access first, the larger body first among equals; pins excluded.
+CREATE INDEX entry_eviction_order ON entry(last_access, body_size DESC) WHERE pinned = 0;
 CREATE INDEX entry_by_body ON entry(body_id);
 
 -- Page -> resource edges: what a page needs, and why a resource could not be stored.

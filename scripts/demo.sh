@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
-swift build -c release --product webcache --product webcache-origin >&2
+for product in webcache webcache-origin; do
+    swift build -c release --product "$product" >&2
+done
 bin="$(swift build -c release --show-bin-path)"
 
 port="${WEBCACHE_DEMO_PORT:-8741}"
@@ -15,6 +17,7 @@ origin=$!
 trap 'kill "$origin" 2>/dev/null || true' EXIT
 for _ in $(seq 50); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    kill -0 "$origin" 2>/dev/null || { echo "error: the example origin could not start on port $port (set WEBCACHE_DEMO_PORT)" >&2; exit 1; }
     sleep 0.1
 done
 

@@ -184,7 +184,8 @@ struct OriginConnection {
             return false
         }
         var headers = response.headers
-        let keepAlive = keepAlive && !headers.listValues(for: "Connection").contains { $0.caseInsensitiveEquals("close") }
+        let handlerCloses = headers.listValues(for: "Connection").contains { $0.caseInsensitiveEquals("close") }
+        let keepAlive = keepAlive && !handlerCloses
         if !keepAlive && !headers.contains("Connection") { headers.append(name: "Connection", value: "close") }
         if !headers.contains("Date") { headers.append(name: "Date", value: HTTPDate.format(Date())) }
         let status = response.status

@@ -75,6 +75,9 @@ public actor Session {
     private let clock: @Sendable () -> Date
 
     /// Creates a session; nothing is sent until the first ``prepare(_:replaying:)``.
+    ///
+    /// When `cookieJar` already holds cookies for the instance (restored from a ``CookieJar/Snapshot``),
+    /// the session starts established: its first requests carry those cookies instead of the bearer.
     public init(
         configuration: Configuration,
         provider: any AuthorizationProviding,
@@ -93,6 +96,11 @@ public actor Session {
         self.provider = provider
         self.cookieJar = cookieJar
         self.clock = clock
+        // A jar that already holds the instance's cookies (restored from an earlier run) carries on
+        // that session: requests send the cookies, and a login redirect renews it with a fresh token.
+        if cookieJar.containsCookies(for: configuration.instanceURL, now: clock()) {
+            machine.sessionResumed()
+        }
     }
 
     /// The state of the session (for tests and diagnostics).

@@ -93,6 +93,11 @@ struct SessionStateMachine: Sendable, Hashable {
         return .proceed
     }
 
+    /// Cookies of an earlier session were restored: requests carry them, as after a bearer response.
+    mutating func sessionResumed() {
+        state = .established
+    }
+
     /// The user logged out: the next request starts a new session.
     mutating func loggedOut() {
         state = .noSession

@@ -55,7 +55,9 @@ final class CurlTransfer {
                 message: "The URL \(url.redactedForMessages) is not an absolute http or https URL.", url: url)
         }
         var ok = true
-        func set(_ option: CURLoption, _ value: Int) { ok = ok && ccurl_easy_setopt_long(easy, option, value) == CURLE_OK }
+        func set(_ option: CURLoption, _ value: Int) {
+            ok = ok && ccurl_easy_setopt_long(easy, option, value) == CURLE_OK
+        }
         func set(_ option: CURLoption, _ value: String) {
             ok = ok && ccurl_easy_setopt_string(easy, option, value) == CURLE_OK
         }
@@ -108,12 +110,14 @@ final class CurlTransfer {
         default:
             if request.method != .post { set(CURLOPT_CUSTOMREQUEST, request.method.rawValue) }
             if let body = request.body ?? (request.method == .post ? Data() : nil) {
-                ok = ok && ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)) == CURLE_OK
+                let size = curl_off_t(body.count)
+                ok = ok && ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, size) == CURLE_OK
                 // COPYPOSTFIELDS copies the bytes, so nothing has to outlive this call.
                 let code = body.withUnsafeBytes { buffer -> CURLcode in
                     let empty: StaticString = ""
                     let pointer = buffer.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
-                    return ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: pointer))
+                    let bytes = UnsafeMutableRawPointer(mutating: pointer)
+                    return ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, bytes)
                 }
                 ok = ok && code == CURLE_OK
             }
@@ -130,7 +134,8 @@ final class CurlTransfer {
             if bad {
                 return TransportError(
                     code: .invalidRequest,
-                    message: "The header field '\(field.name)' of the request to \(url.redactedForMessages) is malformed.",
+                    message: "The header field '\(field.name)' of the request to \(url.redactedForMessages) "
+                        + "is malformed.",
                     url: url)
             }
             lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
@@ -276,7 +281,8 @@ final class CurlTransfer {
                 complete(with: .success(()))
             } else {
                 complete(with: .failure(TransportError(
-                    code: .protocolError, message: "The server at \(url.redactedForMessages) sent no HTTP response head.",
+                    code: .protocolError,
+                    message: "The server at \(url.redactedForMessages) sent no HTTP response head.",
                     url: url)))
             }
             return
@@ -317,7 +323,8 @@ final class CurlTransfer {
             case CURLE_URL_MALFORMAT: (.invalidRequest, "The URL \(target) cannot be requested.")
             // The scheme was checked before the transfer, so an unsupported protocol here is the
             // server's: an answer that is not HTTP/1.x or HTTP/2 (libcurl refuses HTTP/0.9).
-            case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_HTTP2,
+            case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE,
+                CURLE_RECV_ERROR, CURLE_HTTP2,
                 CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
                 (.protocolError, "The response from \(target) was malformed or cut short.")
             default: (.networkError, "The request to \(target) failed.")

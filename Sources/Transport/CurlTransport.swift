@@ -39,7 +39,8 @@ public final class CurlTransport: HTTPTransport {
         try Task.checkCancellation()
         let id = loop.makeTransferID()
         let promise = HeadPromise()
-        let channel = BodyChannel(highWater: configuration.bodyBufferBytes, control: CurlFlowControl(loop: loop, id: id))
+        let control = CurlFlowControl(loop: loop, id: id)
+        let channel = BodyChannel(highWater: configuration.bodyBufferBytes, control: control)
         let spec = CurlTransferSpec(id: id, request: request, head: promise, channel: channel)
         return try await withTaskCancellationHandler {
             loop.submit(.start(spec))

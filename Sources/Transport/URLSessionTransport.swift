@@ -130,7 +130,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        guard let state = tasks.withLock({ $0[dataTask.taskIdentifier] }), let http = response as? HTTPURLResponse else {
+        guard let state = tasks.withLock({ $0[dataTask.taskIdentifier] }), let http = response as? HTTPURLResponse
+        else {
             completionHandler(.cancel)
             return
         }
@@ -201,7 +202,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     private static func transportError(_ error: any Error, url: URL) -> any Error {
         guard let urlError = error as? URLError else {
             return TransportError(
-                code: .networkError, message: "The request to \(url.redactedForMessages) failed.", url: url, cause: error)
+                code: .networkError, message: "The request to \(url.redactedForMessages) failed.", url: url,
+                cause: error)
         }
         if urlError.code == .cancelled { return CancellationError() }
         let target = url.redactedForMessages
@@ -213,7 +215,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             case .timedOut: (.timedOut, "The request to \(target) timed out.")
             case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
                 (.tls, "The TLS connection to \(target) failed.")
-            case .badServerResponse, .cannotParseResponse: (.protocolError, "The response from \(target) was malformed.")
+            case .badServerResponse, .cannotParseResponse:
+                (.protocolError, "The response from \(target) was malformed.")
             default: (.networkError, "The request to \(target) failed.")
             }
         return TransportError(code: code, message: message, url: url, cause: urlError)

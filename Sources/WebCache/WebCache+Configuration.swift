@@ -28,8 +28,9 @@ extension WebCache {
         public var userID: String?
         /// How an expired session is recognised (the login page patterns).
         public var sessionPolicy = SessionPolicy()
-        /// Keep the user's session cookies in the store (mode 0600) across runs. Off by default:
-        /// cookies then live in memory only.
+        /// Keep the signed-in user's session cookies across runs, in a file next to the store
+        /// (`<store>.cookies-<partition>.json`, mode 0600) saved by ``WebCache/close()`` and deleted by
+        /// ``WebCache/logout()``. Off by default: cookies then live in memory only.
         public var persistsCookies = false
         /// The most bytes of bodies the store keeps; least recently used entries are evicted past it.
         public var maximumStoreSize: Int64?
@@ -51,6 +52,7 @@ extension WebCache {
             let home = environment["HOME"] ?? NSHomeDirectory()
             base = (home as NSString).appendingPathComponent(".cache")
         }
-        return ((base as NSString).appendingPathComponent("webcache") as NSString).appendingPathComponent("store.sqlite")
+        let folder = (base as NSString).appendingPathComponent("webcache") as NSString
+        return folder.appendingPathComponent("store.sqlite")
     }
 }

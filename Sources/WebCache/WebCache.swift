@@ -24,12 +24,44 @@ public final class WebCache: Sendable {
     public let store: CacheStore
     let loader: Loader
     let session: Session?
+    /// Where the session's cookies are kept across runs, when ``Configuration-swift.struct/persistsCookies`` is set.
+    let cookieFile: CookieFile?
 
     /// Opens (or creates) the store and prepares the transport and the session.
     /// - Throws: ``WebCacheError`` when the store cannot be opened or the transport not started,
-    ///   or the configuration is inconsistent (a token provider without a user id or instance URL).
+    ///   or the configuration is inconsistent (a token provider without a user id or instance URL), or
+    ///   the saved cookies cannot be read (see ``Configuration-swift.struct/persistsCookies``).
     public init(configuration: Configuration) throws {
         self.configuration = configuration
+        // The session first: an inconsistent configuration fails before the store is opened.
+        if let provider = configuration.authorization {
+            guard let instanceURL = configuration.instanceURL else {
+                throw WebCacheError(.authorization, "Signing in needs the instance URL; none is configured.")
+            }
+            // Without a user id, responses fetched with the user's credentials would land in the
+            // guest partition, where every other identity can read them.
+            guard let userID = configuration.userID, !userID.isEmpty else {
+                throw WebCacheError(
+                    .authorization,
+                    "Signing in needs the user id that names the user's store partition; none is configured.")
+            }
+            let identity = SessionIdentity.user(id: userID)
+            let jar = CookieJar()
+            if configuration.persistsCookies {
+                let file = CookieFile(storePath: configuration.storePath, partition: identity.partitionName)
+                if let snapshot = try file.load() { jar.restore(snapshot) }
+                cookieFile = file
+            } else {
+                cookieFile = nil
+            }
+            session = Session(
+                configuration: Session.Configuration(instanceURL: instanceURL, identity: identity,
+                                                     policy: configuration.sessionPolicy),
+                provider: provider, cookieJar: jar)
+        } else {
+            session = nil
+            cookieFile = nil
+        }
         var storeConfiguration = CacheStore.Configuration()
         storeConfiguration.byteLimit = configuration.maximumStoreSize
         do {
@@ -52,18 +84,6 @@ public final class WebCache: Sendable {
             } catch {
                 throw WebCacheError(.network, "The network transport could not be started.", cause: error)
             }
-        }
-        if let provider = configuration.authorization {
-            guard let instanceURL = configuration.instanceURL else {
-                throw WebCacheError(.authorization, "Signing in needs the instance URL; none is configured.")
-            }
-            let identity: SessionIdentity = configuration.userID.map { .user(id: $0) } ?? .guest
-            session = Session(
-                configuration: Session.Configuration(instanceURL: instanceURL, identity: identity,
-                                                     policy: configuration.sessionPolicy),
-                provider: provider)
-        } else {
-            session = nil
         }
         loader = Loader(store: store, transport: transport, logger: configuration.logger)
     }
@@ -136,7 +156,8 @@ public final class WebCache: Sendable {
         }
         guard let instanceURL = configuration.instanceURL else {
             throw WebCacheError(.invalidURL,
-                                "'\(URLReference.excerpt(reference))' is a relative URL, and no instance URL is configured to resolve it against.")
+                                "'\(URLReference.excerpt(reference))' is a relative URL, and no instance URL is "
+                                    + "configured to resolve it against.")
         }
         do {
             return try InstanceURL.resolve(trimmed, against: instanceURL)
@@ -149,15 +170,20 @@ public final class WebCache: Sendable {
 
     /// Signs out: drops the user's token and cookies, and deletes the user's private entries from the
     /// store in one transaction. Guest entries stay.
-    /// - Throws: ``WebCacheError`` when the store cannot be changed.
+    /// - Throws: ``WebCacheError`` when the store cannot be changed or the saved cookies cannot be deleted.
     public func logout() async throws {
-        if let session { await session.logout() }
+        if let session {
+            await session.logout()
+            // Also when this run does not persist cookies: an earlier run may have.
+            try CookieFile(storePath: configuration.storePath, partition: session.partitionName).remove()
+        }
         let partition = self.partition
         guard partition != RequestContext.guestPartition else { return }
         do {
             _ = try await store.removeAll(partition: partition)
         } catch {
-            throw WebCacheError(.store, "The signed-in user's entries could not be removed from the store.", cause: error)
+            throw WebCacheError(.store, "The signed-in user's entries could not be removed from the store.",
+                                cause: error)
         }
     }
 
@@ -175,9 +201,19 @@ public final class WebCache: Sendable {
 
     // MARK: - Lifecycle
 
-    /// Ends background revalidations and closes the store, writing pending hit counts.
+    /// Ends background revalidations, saves the session's cookies if they persist (a failure is
+    /// logged), and closes the store, writing pending hit counts.
     public func close() async {
         await loader.shutdown()
+        if let cookieFile, let session {
+            do {
+                let snapshot = session.cookieJar.snapshot()
+                // No cookies (after a logout, say) leaves no file behind.
+                try snapshot.cookies.isEmpty ? cookieFile.remove() : cookieFile.save(snapshot)
+            } catch {
+                configuration.logger.log(.error, "\(error)")
+            }
+        }
         try? await store.close()
     }
 }

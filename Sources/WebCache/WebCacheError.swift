@@ -7,6 +7,7 @@ public struct WebCacheError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
+        /// The code's name, such as `notCached`.
         public var description: String { name }
 
         /// The URL cannot be used: not http(s), relative without an instance URL, or malformed.
@@ -27,8 +28,11 @@ public struct WebCacheError: Error, Sendable, CustomStringConvertible {
         public static let forbidden = Code("forbidden")
     }
 
+    /// What kind of failure this is.
     public var code: Code
+    /// A complete sentence for people, naming the URL, file or value involved.
     public var message: String
+    /// The underlying error, if any (a transport, store or session error).
     public var cause: (any Error)?
 
     /// Creates an error with a message that says what went wrong and, where it helps, how to fix it.
@@ -38,6 +42,7 @@ public struct WebCacheError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// The message, followed by the underlying error when there is one.
     public var description: String {
         guard let cause else { return message }
         let underlying = String(describing: cause)

@@ -4,9 +4,9 @@ import Foundation
 import HTTPCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Store benchmark and test helper.

@@ -19,12 +19,14 @@ struct StoreBenchmark {
 
         var rows: [(String, String)] = []
         let hits = try await measureHits(path: folder.appendingPathComponent("hits.sqlite").path)
-        rows.append(("(a) hit lookup, lookup() (entry + 10 KB body, hit recorded)", String(format: "%.2f µs", hits.lookup)))
+        rows.append(
+            ("(a) hit lookup, lookup() (entry + 10 KB body, hit recorded)", String(format: "%.2f µs", hits.lookup)))
         rows.append(("(a) hit lookup, entry() + bodyData() (no hit recorded)", String(format: "%.2f µs", hits.sync)))
         rows.append(("(a) raw SELECT of the same row + body chunk, C API", String(format: "%.2f µs", hits.raw)))
         rows.append(("(a) ratio lookup() / raw (goal ≤ 2)", String(format: "%.2f", hits.lookup / hits.raw)))
         let writes = try await measureWrites(path: folder.appendingPathComponent("writes.sqlite").path)
-        rows.append(("(b) writes per second, 10,000 entries of 1 KiB, one transaction each", String(format: "%.0f /s", writes)))
+        rows.append(
+            ("(b) writes per second, 10,000 entries of 1 KiB, one transaction each", String(format: "%.0f /s", writes)))
         let prune = try await measurePrune(path: folder.appendingPathComponent("prune.sqlite").path)
         rows.append(("(c) fill 100,000 entries (1 KiB bodies)", String(format: "%.2f s", prune.fill)))
         rows.append(("(c) prune 100,000 entries (one transaction)", String(format: "%.2f s", prune.prune)))
@@ -171,14 +173,17 @@ private final class RawReader {
         for column in [0, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17] as [Int32] {
             numbers += sqlite3_column_double(entryStatement, column)
         }
-        let hash = Data(bytes: sqlite3_column_blob(entryStatement, 18), count: Int(sqlite3_column_bytes(entryStatement, 18)))
+        let hash = Data(
+            bytes: sqlite3_column_blob(entryStatement, 18), count: Int(sqlite3_column_bytes(entryStatement, 18)))
         let bodyID = sqlite3_column_int64(entryStatement, 16)
         sqlite3_reset(entryStatement)
         sqlite3_reset(chunkStatement)
         sqlite3_bind_int64(chunkStatement, 1, bodyID)
         var body = Data()
         while sqlite3_step(chunkStatement) == SQLITE_ROW {
-            body.append(Data(bytes: sqlite3_column_blob(chunkStatement, 0), count: Int(sqlite3_column_bytes(chunkStatement, 0))))
+            body.append(
+                Data(bytes: sqlite3_column_blob(chunkStatement, 0), count: Int(sqlite3_column_bytes(chunkStatement, 0)))
+            )
         }
         return body.count + hash.count + texts.count + (numbers > 0 ? 1 : 0)
     }

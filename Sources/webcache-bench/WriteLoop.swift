@@ -3,9 +3,9 @@ import Foundation
 import HTTPCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Saves entries with streamed multi-chunk bodies in a loop, overwriting the same URLs.
@@ -22,7 +22,9 @@ struct WriteLoop {
         while count.map({ iteration < $0 }) ?? true {
             let url = "https://crash.test/resource/\(iteration % urlCount)"
             // Two to three chunks, so that a kill can land between staged chunks and the save.
-            let size = 2 * CacheStore.chunkSize + Int(generator.bytes(count: 2).withUnsafeBytes { $0.load(as: UInt16.self) }) * 3
+            let size =
+                2 * CacheStore.chunkSize + Int(generator.bytes(count: 2).withUnsafeBytes { $0.load(as: UInt16.self) })
+                * 3
             let content = generator.bytes(count: size)
             let now = Date()
             let entry = CacheEntry(

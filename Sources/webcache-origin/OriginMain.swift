@@ -78,14 +78,18 @@ struct OriginMain {
         server.stop()
     }
 
-    private static func value(for option: String, from arguments: inout IndexingIterator<ArraySlice<String>>) -> String {
+    private static func value(
+        for option: String,
+        from arguments: inout IndexingIterator<ArraySlice<String>>
+    ) -> String {
         guard let value = arguments.next() else { fail("Missing value for '\(option)'") }
         return value
     }
 
     private static func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
-        FileHandle.standardError.write(Data("Usage: webcache-origin --root <root> [--port <port>] [--latency <latency>]\n".utf8))
+        let usageLine = "Usage: webcache-origin --root <root> [--port <port>] [--latency <latency>]\n"
+        FileHandle.standardError.write(Data(usageLine.utf8))
         exit(64)
     }
 }

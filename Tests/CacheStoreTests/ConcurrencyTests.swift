@@ -5,9 +5,9 @@ import Testing
 @testable import CacheStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 @Suite(.timeLimit(.minutes(1)))
@@ -77,16 +77,18 @@ struct ConcurrencyTests {
     // MARK: - Several processes
 
     @Test func twoProcessesWriteTheSameStoreWithoutErrors() async throws {
+        // The store does not exist yet: three processes race to create it.
         let path = folder.path("shared.sqlite")
-        try await CacheStore(path: path).close()
         let executable = try benchExecutable()
         let children = try (1...2).map { seed in
-            try launch(executable, ["write-loop", "--store", path, "--urls", "3", "--seed", "\(seed)", "--count", "12"])
+            try launch(
+                executable, ["write-loop", "--store", path, "--urls", "3", "--seed", "\(seed)", "--count", "12"])
         }
         // This process writes too, meanwhile
         let store = try CacheStore(path: path)
         for index in 0..<12 {
-            try await store.save(makeEntry("https://crash.test/resource/\(index % 3)"), body: makeBody(size: 70_000, seed: UInt8(index)))
+            try await store.save(
+                makeEntry("https://crash.test/resource/\(index % 3)"), body: makeBody(size: 70_000, seed: UInt8(index)))
         }
         for child in children {
             child.process.waitUntilExit()

@@ -37,6 +37,11 @@ struct EntryTests {
             streamed.append(chunk)
         }
         #expect(streamed == body)
+        var asynchronous = Data()
+        for try await chunk in store.bodyStream(bodyID: bodyID) {
+            asynchronous.append(chunk)
+        }
+        #expect(asynchronous == body)
     }
 
     @Test(arguments: [0, 100, CacheStore.chunkSize, CacheStore.chunkSize * 2 + 5_000])
@@ -126,6 +131,18 @@ struct EntryTests {
         #expect(try store.totals() == StoreTotals(entryCount: 1, entryBytes: 2_000, bodyCount: 1, bodyBytes: 2_000))
     }
 
+    @Test func neverReusesTheIdOfARemovedEntryOrBody() async throws {
+        let first = try await store.save(makeEntry("https://example.test/a"), body: Data("a".utf8))
+        try await store.invalidate(url: "https://example.test/a")
+        let second = try await store.save(makeEntry("https://example.test/b"), body: Data("b".utf8))
+        #expect(second.id != first.id)
+        #expect(second.bodyID != first.bodyID)
+        // A hit or an update for the removed id touches nothing
+        _ = store.recordHit(entryID: try #require(first.id), at: referenceDate)
+        try await store.flushAccessLog()
+        #expect(try store.entry(id: try #require(second.id))?.hitCount == 0)
+    }
+
     // MARK: - Variants, methods, invalidation
 
     @Test func keepsVariantsApartAndInvalidatesThemAllTogether() async throws {
@@ -160,9 +177,12 @@ struct EntryTests {
             requestTime: later, responseTime: later.addingTimeInterval(1),
             freshUntil: later.addingTimeInterval(600), staleUntil: later.addingTimeInterval(700)
         )
-        let count = try await store.updateMetadata([update, MetadataUpdate(
-            entryID: 999_999, headers: [:], requestTime: later, responseTime: later, freshUntil: later
-        )])
+        let count = try await store.updateMetadata([
+            update,
+            MetadataUpdate(
+                entryID: 999_999, headers: [:], requestTime: later, responseTime: later, freshUntil: later
+            ),
+        ])
         #expect(count == 1)
         let savedID = try #require(saved.id)
         let read = try #require(try store.entry(id: savedID))

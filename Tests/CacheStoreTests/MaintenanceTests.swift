@@ -23,7 +23,8 @@ struct MaintenanceTests {
             switch Int.random(in: 0..<10, using: &generator) {
             case 0..<6:
                 let partition = Bool.random(using: &generator) ? "guest" : "user"
-                try await store.save(makeEntry(url, partition: partition), body: bodies.randomElement(using: &generator)!)
+                try await store.save(
+                    makeEntry(url, partition: partition), body: bodies.randomElement(using: &generator)!)
             case 6:
                 var writer = store.makeBodyWriter()
                 try await writer.write(makeBody(size: CacheStore.chunkSize + step, seed: UInt8(step % 200)))
@@ -47,12 +48,15 @@ struct MaintenanceTests {
     @Test func evictsLeastRecentlyUsedFirstAndNeverPinned() async throws {
         let store = try CacheStore(path: folder.path("evict.sqlite"), configuration: configuration())
         for index in 0..<5 {
-            try await store.save(makeEntry("https://example.test/\(index)"), body: makeBody(size: 1_000, seed: UInt8(index)))
+            try await store.save(
+                makeEntry("https://example.test/\(index)"), body: makeBody(size: 1_000, seed: UInt8(index)))
         }
         try await store.setPinned(true, url: "https://example.test/0")
         // 3 was used most recently, then 1
-        _ = store.recordHit(entryID: try #require(try store.entry(url: "https://example.test/1")?.id), at: referenceDate + 10)
-        _ = store.recordHit(entryID: try #require(try store.entry(url: "https://example.test/3")?.id), at: referenceDate + 20)
+        _ = store.recordHit(
+            entryID: try #require(try store.entry(url: "https://example.test/1")?.id), at: referenceDate + 10)
+        _ = store.recordHit(
+            entryID: try #require(try store.entry(url: "https://example.test/3")?.id), at: referenceDate + 20)
         // When
         let result = try await store.evict(toFit: 3_000)
         // Then: 2 and 4 go (oldest access), 1 and 3 stay, 0 is pinned
@@ -72,7 +76,8 @@ struct MaintenanceTests {
         settings.byteLimit = 10_000
         let store = try CacheStore(path: folder.path("cap.sqlite"), configuration: settings)
         for index in 0..<10 {
-            try await store.save(makeEntry("https://example.test/\(index)"), body: makeBody(size: 3_000, seed: UInt8(index)))
+            try await store.save(
+                makeEntry("https://example.test/\(index)"), body: makeBody(size: 3_000, seed: UInt8(index)))
             #expect(try store.totals().bodyBytes <= 10_000)
         }
         #expect(try store.entry(url: "https://example.test/9") != nil)
@@ -85,23 +90,32 @@ struct MaintenanceTests {
     @Test func prunesByEachCriterionAndDryRunChangesNothing() async throws {
         let store = try CacheStore(path: folder.path("prune.sqlite"), configuration: configuration())
         try await store.save(makeEntry("https://a.test/expired", freshFor: -100), body: makeBody(size: 10, seed: 1))
-        try await store.save(makeEntry("https://a.test/stale-ok", freshFor: -100, staleFor: 1_000), body: makeBody(size: 20, seed: 2))
+        try await store.save(
+            makeEntry("https://a.test/stale-ok", freshFor: -100, staleFor: 1_000), body: makeBody(size: 20, seed: 2))
         try await store.save(makeEntry("https://b.test/big.bin"), body: makeBody(size: 5_000, seed: 3))
-        try await store.save(makeEntry("https://b.test/page.html", partition: "user"), body: makeBody(size: 30, seed: 4))
+        try await store.save(
+            makeEntry("https://b.test/page.html", partition: "user"), body: makeBody(size: 30, seed: 4))
         try await store.save(makeEntry("https://c.test/pinned.js", freshFor: -100), body: makeBody(size: 40, seed: 5))
         try await store.setPinned(true, url: "https://c.test/pinned.js")
         let before = try store.totals()
 
         let cases: [(PruneCriteria, Set<String>)] = [
             (PruneCriteria(expiredAt: referenceDate), ["https://a.test/expired"]),
-            (PruneCriteria(expiredAt: referenceDate, includePinned: true), ["https://a.test/expired", "https://c.test/pinned.js"]),
+            (
+                PruneCriteria(expiredAt: referenceDate, includePinned: true),
+                ["https://a.test/expired", "https://c.test/pinned.js"]
+            ),
             (PruneCriteria(host: "B.test"), ["https://b.test/big.bin", "https://b.test/page.html"]),
             (PruneCriteria(urlPattern: "*.html"), ["https://b.test/page.html"]),
             (PruneCriteria(partition: "user"), ["https://b.test/page.html"]),
             (PruneCriteria(largerThan: 1_000), ["https://b.test/big.bin"]),
-            (PruneCriteria(storedBefore: referenceDate + 1), [
-                "https://a.test/expired", "https://a.test/stale-ok", "https://b.test/big.bin", "https://b.test/page.html",
-            ]),
+            (
+                PruneCriteria(storedBefore: referenceDate + 1),
+                [
+                    "https://a.test/expired", "https://a.test/stale-ok", "https://b.test/big.bin",
+                    "https://b.test/page.html",
+                ]
+            ),
             (PruneCriteria(storedBefore: referenceDate), []),
         ]
         for (criteria, expected) in cases {
@@ -125,8 +139,10 @@ struct MaintenanceTests {
     @Test func computesStatisticsAtAnInstant() async throws {
         let store = try CacheStore(path: folder.path("stats.sqlite"), configuration: configuration())
         try await store.save(makeEntry("https://a.test/fresh"), body: makeBody(size: 100, seed: 1))
-        try await store.save(makeEntry("https://a.test/stale", freshFor: -10, staleFor: 100), body: makeBody(size: 200, seed: 2))
-        try await store.save(makeEntry("https://b.test/old", partition: "user", freshFor: -10), body: makeBody(size: 300, seed: 3))
+        try await store.save(
+            makeEntry("https://a.test/stale", freshFor: -10, staleFor: 100), body: makeBody(size: 200, seed: 2))
+        try await store.save(
+            makeEntry("https://b.test/old", partition: "user", freshFor: -10), body: makeBody(size: 300, seed: 3))
         try await store.setPinned(true, url: "https://a.test/fresh")
         let statistics = try await store.statistics(at: referenceDate)
         #expect(statistics.totals.entryCount == 3)
@@ -141,10 +157,31 @@ struct MaintenanceTests {
         try await store.close()
     }
 
+    @Test func cancellingTheCallerStopsVerification() async throws {
+        let store = try CacheStore(path: folder.path("cancel.sqlite"), configuration: configuration())
+        try await store.save(makeEntry("https://a.test/x"), body: makeBody(size: 1_000, seed: 1))
+        let outcome = await withTaskGroup(of: Result<VerifyReport, any Error>.self) { group in
+            group.cancelAll()
+            group.addTask {
+                do {
+                    return .success(try await store.verify())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return await group.next()!
+        }
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        // The reader connection is free again
+        #expect(try await store.verify().isSound)
+        try await store.close()
+    }
+
     @Test func verifyFindsATamperedChunkAndWrongTotals() async throws {
         let path = folder.path("verify.sqlite")
         let store = try CacheStore(path: path, configuration: configuration())
-        let saved = try await store.save(makeEntry("https://a.test/x"), body: makeBody(size: CacheStore.chunkSize + 10, seed: 1))
+        let saved = try await store.save(
+            makeEntry("https://a.test/x"), body: makeBody(size: CacheStore.chunkSize + 10, seed: 1))
         #expect(try await store.verify().isSound)
         try await store.close()
 

@@ -33,7 +33,9 @@ struct OpeningTests {
         let journal = try store.read("journal") { try $0.text("PRAGMA journal_mode") }
         let tables = try store.read("tables") { connection in
             var names: Set<String> = []
-            try connection.forEachRow("SELECT name FROM sqlite_schema WHERE type = 'table'") { names.insert($0.text(0)) }
+            try connection.forEachRow("SELECT name FROM sqlite_schema WHERE type = 'table'") {
+                names.insert($0.text(0))
+            }
             return names
         }
         #expect(version == Int64(Schema.migrations.count))
@@ -47,8 +49,26 @@ struct OpeningTests {
         try await again.close()
     }
 
+    @Test func manyOpenersCreatingTheSameStoreAgreeOnOneFile() async throws {
+        let path = folder.path("race.sqlite")
+        let created = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try StoreFile.createIfMissing(path: path, retryingFor: 5) }
+            }
+            return try await group.reduce(into: 0) { count, created in count += created ? 1 : 0 }
+        }
+        #expect(created == 1)
+        let stores = try (0..<4).map { _ in try CacheStore(path: path) }
+        try await stores[0].save(makeEntry("https://example.test/race"), body: Data("x".utf8))
+        #expect(try stores[3].totals().entryCount == 1)
+        for store in stores { try await store.close() }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+        #expect(leftovers == ["race.sqlite"])
+    }
+
     @Test func migrationsRunInOrderOnceEachAndAFailingStepRollsBack() throws {
-        let connection = try Connection(path: folder.path("migrate.sqlite"), flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let connection = try Connection(
+            path: folder.path("migrate.sqlite"), flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let steps = [
             Migration(version: 1, sql: "CREATE TABLE a (x INTEGER) STRICT"),
             Migration(version: 2, sql: "ALTER TABLE a ADD COLUMN y TEXT"),
@@ -93,7 +113,9 @@ struct OpeningTests {
 
     @Test func refusesAForeignSQLiteDatabase() throws {
         let path = folder.path("foreign.sqlite")
-        try withRawConnection(path) { try $0.execute(sql: "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x')") }
+        try withRawConnection(path) {
+            try $0.execute(sql: "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x')")
+        }
         try expectRefusal(path: path, code: .notAStore, mentioning: "notes")
     }
 
@@ -109,7 +131,8 @@ struct OpeningTests {
         let path = folder.path("truncated.sqlite")
         let store = try CacheStore(path: path)
         for index in 0..<20 {
-            try await store.save(makeEntry("https://example.test/\(index)"), body: makeBody(size: 20_000, seed: UInt8(index)))
+            try await store.save(
+                makeEntry("https://example.test/\(index)"), body: makeBody(size: 20_000, seed: UInt8(index)))
         }
         try await store.close()
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
@@ -126,6 +149,19 @@ struct OpeningTests {
         for offset in 100..<1_000 { bytes[offset] = 0xA5 }
         try bytes.write(to: URL(fileURLWithPath: path))
         try expectRefusal(path: path, code: .corrupt)
+    }
+
+    @Test func namesAPathThatCannotBeCreatedOrIsADirectory() throws {
+        let missingFolder = folder.path("no-such-folder/store.sqlite")
+        let createError = try #require(throws: CacheStore.Error.self) { try CacheStore(path: missingFolder) }
+        #expect(createError.code == .fileSystem)
+        #expect(createError.message.contains(missingFolder))
+
+        let directory = folder.path("a-directory")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let directoryError = try #require(throws: CacheStore.Error.self) { try CacheStore(path: directory) }
+        #expect(directoryError.code == .notADatabase)
+        #expect(directoryError.message.contains(directory))
     }
 
     // MARK: - Permissions

@@ -81,7 +81,9 @@ struct PageAndPartitionTests {
         #expect(try store.entry(partition: "user-1", url: page) == nil)
         #expect(try store.edges(forPage: page, partition: "user-1").isEmpty)
         #expect(try store.edges(forPage: page, partition: "guest").count == 3)
-        #expect(try store.bodyData(bodyID: try #require(try store.entry(url: "https://example.test/app.css")?.bodyID)) == shared)
+        #expect(
+            try store.bodyData(bodyID: try #require(try store.entry(url: "https://example.test/app.css")?.bodyID))
+                == shared)
         #expect(try store.totals() == (try scannedTotals(store)))
     }
 }

@@ -30,7 +30,9 @@ import Testing
     }
 
     @Test func readsRequestContentByLength() throws {
-        let server = OriginServer { request in .text("got \(request.body.count): \(String(decoding: request.body, as: UTF8.self))") }
+        let server = OriginServer { request in
+            .text("got \(request.body.count): \(String(decoding: request.body, as: UTF8.self))")
+        }
         try server.start()
         defer { server.stop() }
         let client = try RawClient(port: server.port)

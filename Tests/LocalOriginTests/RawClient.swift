@@ -108,7 +108,8 @@ final class RawClient {
         var from = 0
         while true {
             if buffer.count >= marker.count {
-                for index in from...(buffer.count - marker.count) where Array(buffer[index..<index + marker.count]) == marker {
+                for index in from...(buffer.count - marker.count)
+                where buffer[index..<index + marker.count].elementsEqual(marker) {
                     return index
                 }
                 from = buffer.count - marker.count + 1

@@ -62,6 +62,34 @@ struct SessionTests {
 
     // MARK: - Bearer, then cookies
 
+    @Test func restoredCookiesResumeTheSession() async throws {
+        // Given: the cookies of an earlier session, restored into a new jar
+        let earlier = makeSession(CountingProvider())
+        try await establish(earlier)
+        let jar = CookieJar()
+        jar.restore(earlier.cookieJar.snapshot())
+        let provider = CountingProvider()
+        let session = Session(configuration: .init(instanceURL: instance, identity: .user(id: "alice")),
+                              provider: provider, cookieJar: jar)
+        // When: the first request of the new session
+        var request = HTTPRequest(url: page)
+        let ticket = try await session.prepare(&request)
+        // Then: it carries the cookies, and the provider is not asked
+        #expect(await session.state == .established)
+        #expect(request.headers["Cookie"] == "JSESSIONID=abc123")
+        #expect(request.headers["Authorization"] == nil)
+        #expect(ticket.credential == .cookies)
+        #expect(provider.callCount == 0)
+        // And an expired restored session is renewed with a fresh token
+        guard case .replayWithFreshToken = await session.process(response: Self.loginRedirect, for: ticket) else {
+            Issue.record("expected a replay")
+            return
+        }
+        _ = try await session.prepare(&request, replaying: ticket)
+        #expect(request.headers["Authorization"] == "Bearer token-1")
+        #expect(provider.calls.withLock { $0 } == [true])
+    }
+
     @Test func bearerFirstThenCookies() async throws {
         // Given
         let provider = CountingProvider()

@@ -110,7 +110,8 @@ extension TestOrigin {
         case "/enormous-head":
             return OriginResponse(body: .raw { socket in
                 try socket.write("HTTP/1.1 200 OK\r\n")
-                for index in 0..<2000 { try socket.write("X-Filler-\(index): \(String(repeating: "f", count: 200))\r\n") }
+                let filler = String(repeating: "f", count: 200)
+                for index in 0..<2000 { try socket.write("X-Filler-\(index): \(filler)\r\n") }
                 try socket.write("Content-Length: 0\r\n\r\n")
             })
         case "/not-http":

@@ -23,8 +23,9 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
     public var method: HTTPMethod
     /// The request URL's absolute string, compared exactly.
     public var url: String
-    /// The URL's host in lower case (empty when the URL has none), for pruning and statistics.
-    public var host: String
+    /// The URL's host in lower case (empty when the URL has none), for pruning and statistics;
+    /// the store derives it from ``url`` when saving.
+    public internal(set) var host: String
     /// The opaque Vary secondary key computed by the caller; empty when the response has no `Vary`.
     public var varyKey: String
     /// The response status code.
@@ -72,7 +73,7 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
         self.partition = partition
         self.method = method
         self.url = url
-        self.host = (URLComponents(string: url)?.host ?? "").lowercased()
+        self.host = Self.host(of: url)
         self.varyKey = varyKey
         self.status = status
         self.headers = headers
@@ -100,6 +101,11 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
     /// The parsed `Date` header.
     public var date: Date? { headers["Date"].flatMap { HTTPDate.parse($0) } }
 
+    /// The lower-cased host of `url`, empty when it has none.
+    static func host(of url: String) -> String {
+        (URLComponents(string: url)?.host ?? "").lowercased()
+    }
+
     /// Whether the entry is fresh at `now`.
     public func isFresh(at now: Date) -> Bool { freshUntil > now }
 }
@@ -113,6 +119,14 @@ extension CacheEntry {
         e.response_time, e.fresh_until, e.stale_until, e.stored_at, e.last_access, e.hit_count, e.pinned, \
         e.body_id, e.body_size, b.hash FROM entry e JOIN body b ON b.id = e.body_id
         """
+
+    /// The entry with one identity: partition, method, URL, Vary key.
+    static let selectionByIdentity =
+        selection + " WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.vary_key = ?"
+    /// Every variant of partition, method and URL.
+    static let selectionOfVariants = selection + " WHERE e.partition = ? AND e.method = ? AND e.url = ? ORDER BY e.id"
+    /// The entry with one id.
+    static let selectionByID = selection + " WHERE e.id = ?"
 
     /// Decodes the current row of a statement that starts with ``selection``.
     init(row: Statement) {

@@ -22,36 +22,39 @@ enum HeaderCoding {
 
     /// Decodes text written by ``encode(_:)``.
     static func decode(_ text: String) -> HTTPHeaders {
-        var fields: [HTTPField] = []
-        let bytes = Array(text.utf8)
-        var lineStart = 0
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == 13, index + 1 < bytes.count, bytes[index + 1] == 10 {
-                fields.append(field(bytes[lineStart..<index]))
-                index += 2
-                lineStart = index
-            } else {
-                index += 1
+        var text = text
+        let fields = text.withUTF8 { bytes -> [HTTPField] in
+            var fields: [HTTPField] = []
+            var lineStart = 0
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] == 13, index + 1 < bytes.count, bytes[index + 1] == 10 {
+                    fields.append(field(UnsafeBufferPointer(rebasing: bytes[lineStart..<index])))
+                    index += 2
+                    lineStart = index
+                } else {
+                    index += 1
+                }
             }
-        }
-        if lineStart < bytes.count {
-            fields.append(field(bytes[lineStart...]))
+            if lineStart < bytes.count {
+                fields.append(field(UnsafeBufferPointer(rebasing: bytes[lineStart...])))
+            }
+            return fields
         }
         return HTTPHeaders(fields)
     }
 
-    private static func field(_ line: ArraySlice<UInt8>) -> HTTPField {
+    private static func field(_ line: UnsafeBufferPointer<UInt8>) -> HTTPField {
         guard let colon = line.firstIndex(of: 58) else {
             return HTTPField(name: String(decoding: line, as: UTF8.self), value: "")
         }
         var valueStart = colon + 1
-        if valueStart < line.endIndex, line[valueStart] == 32 {
+        if valueStart < line.count, line[valueStart] == 32 {
             valueStart += 1
         }
         return HTTPField(
-            name: String(decoding: line[..<colon], as: UTF8.self),
-            value: String(decoding: line[valueStart...], as: UTF8.self)
+            name: String(decoding: UnsafeBufferPointer(rebasing: line[..<colon]), as: UTF8.self),
+            value: String(decoding: UnsafeBufferPointer(rebasing: line[valueStart...]), as: UTF8.self)
         )
     }
 

@@ -71,8 +71,10 @@ public struct SHA256: Sendable {
         copy.length = savedLength
         precondition(copy.pending.isEmpty, "SHA-256 padding must complete a block.")
         var digest = Data(capacity: 32)
-        for word in [copy.state.0, copy.state.1, copy.state.2, copy.state.3,
-                     copy.state.4, copy.state.5, copy.state.6, copy.state.7] {
+        for word in [
+            copy.state.0, copy.state.1, copy.state.2, copy.state.3,
+            copy.state.4, copy.state.5, copy.state.6, copy.state.7,
+        ] {
             digest.append(UInt8(truncatingIfNeeded: word >> 24))
             digest.append(UInt8(truncatingIfNeeded: word >> 16))
             digest.append(UInt8(truncatingIfNeeded: word >> 8))
@@ -87,7 +89,8 @@ public struct SHA256: Sendable {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             for index in 0..<16 {
                 let base = index * 4
-                w[index] = UInt32(block.load(fromByteOffset: base, as: UInt8.self)) << 24
+                w[index] =
+                    UInt32(block.load(fromByteOffset: base, as: UInt8.self)) << 24
                     | UInt32(block.load(fromByteOffset: base + 1, as: UInt8.self)) << 16
                     | UInt32(block.load(fromByteOffset: base + 2, as: UInt8.self)) << 8
                     | UInt32(block.load(fromByteOffset: base + 3, as: UInt8.self))

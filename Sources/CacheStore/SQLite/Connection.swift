@@ -18,7 +18,8 @@ final class Connection {
         var connection: SQLiteConnection?
         let code = sqlite3_open_v2(path, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let connection else {
-            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            let message =
+                connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             // "Whether or not an error occurs when it is opened, resources associated with the database
             // connection handle should be released by passing it to sqlite3_close()."
             sqlite3_close(connection)
@@ -68,6 +69,7 @@ final class Connection {
     func run(_ sql: String, _ values: [DatabaseValue] = []) throws(SQLiteError) {
         let statement = try cachedStatement(sql: sql)
         statement.bind(values)
+        defer { statement.reset() }
         try statement.execute()
     }
 
@@ -79,6 +81,9 @@ final class Connection {
     ) throws {
         let statement = try cachedStatement(sql: sql)
         statement.bind(values)
+        // Reset also when `row` throws: a statement left mid-way keeps its read snapshot open,
+        // which would stop checkpoints from moving past it.
+        defer { statement.reset() }
         while try statement.step() {
             try row(statement)
         }

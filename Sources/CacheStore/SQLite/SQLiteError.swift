@@ -3,7 +3,8 @@ import CSQLite
 /// An error reported by SQLite: the extended result code, SQLite's message and the SQL that failed.
 ///
 /// Bound values are never part of the description, because URLs and headers can carry tokens.
-/// The description reads like `SQLite error 19: NOT NULL constraint failed: entry.url - while executing \`INSERT …\``.
+/// The description reads like
+/// `SQLite error 19: NOT NULL constraint failed: entry.url - while executing \`INSERT …\``.
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// The extended result code, such as `SQLITE_CONSTRAINT_UNIQUE` (2067).
     public var extendedCode: Int32
@@ -29,7 +30,7 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     var isCorruption: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
 
     public var description: String {
-        var text = "SQLite error \(extendedCode): \(message)"
+        var text = "SQLite error \(primaryCode): \(message)"
         if let sql {
             text += " - while executing `\(sql)`"
         }

@@ -23,7 +23,10 @@ extension CacheStore {
             while total > byteLimit {
                 var batch: [(Int64, String, Int64)] = []
                 try connection.forEachRow(
-                    "SELECT id, url, body_size FROM entry WHERE pinned = 0 ORDER BY last_access, body_size DESC LIMIT 64"
+                    """
+                    SELECT id, url, body_size FROM entry WHERE pinned = 0 \
+                    ORDER BY last_access, body_size DESC LIMIT 64
+                    """
                 ) { row in
                     batch.append((row.int64(0), row.text(1), row.int64(2)))
                 }
@@ -71,9 +74,9 @@ extension CacheStore {
 
     /// Figures for `inspect` at `now`, from one snapshot, computed on a background queue.
     ///
-    /// - Throws: ``CacheStore/Error``.
+    /// - Throws: ``CacheStore/Error``; `CancellationError` when the calling task is cancelled.
     public nonisolated func statistics(at now: Date = Date()) async throws -> StoreStatistics {
-        try await readInBackground("compute statistics") { connection in
+        try await readInBackground("compute statistics") { connection, cancellation in
             var statistics = StoreStatistics(
                 totals: try Self.readTotals(connection), freshCount: 0, staleServableCount: 0, expiredCount: 0,
                 pinnedCount: 0, hosts: [], partitions: [], stagedBytes: 0
@@ -93,6 +96,7 @@ extension CacheStore {
                 statistics.expiredCount = row.int64(2)
                 statistics.pinnedCount = row.int64(3)
             }
+            try cancellation.check()
             try connection.forEachRow(
                 "SELECT host, count(*), sum(body_size) FROM entry GROUP BY host ORDER BY sum(body_size) DESC, host"
             ) { row in
@@ -105,7 +109,8 @@ extension CacheStore {
                     .init(name: row.text(0), entryCount: row.int64(1), entryBytes: row.int64(2))
                 )
             }
-            statistics.stagedBytes = try connection.int64("SELECT coalesce(sum(length(data)), 0) FROM staging_chunk") ?? 0
+            statistics.stagedBytes =
+                try connection.int64("SELECT coalesce(sum(length(data)), 0) FROM staging_chunk") ?? 0
             return statistics
         }
     }
@@ -117,9 +122,10 @@ extension CacheStore {
     /// at missing bodies. Runs on a background queue; the store stays usable meanwhile.
     ///
     /// - Returns: A report listing every problem found.
-    /// - Throws: ``CacheStore/Error`` when the checks cannot run at all.
+    /// - Throws: ``CacheStore/Error`` when the checks cannot run at all; `CancellationError` when the
+    ///   calling task is cancelled (checked between bodies).
     public nonisolated func verify() async throws -> VerifyReport {
-        try await readInBackground("verify the store") { connection in
+        try await readInBackground("verify the store") { connection, cancellation in
             var report = VerifyReport(problems: [], checkedBodies: 0, checkedEntries: 0)
             func problem(_ kind: VerifyReport.Problem.Kind, _ message: String) {
                 report.problems.append(VerifyReport.Problem(kind: kind, message: message))
@@ -128,14 +134,17 @@ extension CacheStore {
                 let line = row.text(0)
                 if line != "ok" { problem(.integrity, "SQLite integrity check: \(line)") }
             }
+            try cancellation.check()
             try connection.forEachRow("PRAGMA foreign_key_check") { row in
-                problem(.integrity, "Row \(row.int64(1)) of table \(row.text(0)) breaks a foreign key to \(row.text(2)).")
+                problem(
+                    .integrity, "Row \(row.int64(1)) of table \(row.text(0)) breaks a foreign key to \(row.text(2)).")
             }
             var bodies: [(id: Int64, hash: Data, size: Int64, chunkCount: Int64, refCount: Int64)] = []
             try connection.forEachRow("SELECT id, hash, size, chunk_count, ref_count FROM body ORDER BY id") { row in
                 bodies.append((row.int64(0), row.blob(1), row.int64(2), row.int64(3), row.int64(4)))
             }
             for body in bodies {
+                try cancellation.check()
                 var hasher = SHA256()
                 var size: Int64 = 0
                 var expectedSeq: Int64 = 0
@@ -150,7 +159,8 @@ extension CacheStore {
                     hasher.update(data)
                 }
                 if !chunksInOrder || expectedSeq != body.chunkCount {
-                    problem(.bodyChunks, "Body \(body.id) has \(expectedSeq) chunks, not 0..<\(body.chunkCount) in order.")
+                    problem(
+                        .bodyChunks, "Body \(body.id) has \(expectedSeq) chunks, not 0..<\(body.chunkCount) in order.")
                 }
                 if size != body.size {
                     problem(.bodySize, "Body \(body.id) has \(size) bytes, not the \(body.size) recorded.")
@@ -178,7 +188,9 @@ extension CacheStore {
                 if row.isNull(3) {
                     problem(.missingBody, "Entry \(row.int64(0)) for \(row.text(1)) points at a missing body.")
                 } else if row.int64(2) != row.int64(3) {
-                    problem(.bodySize, "Entry \(row.int64(0)) for \(row.text(1)) records a body size that differs from its body.")
+                    problem(
+                        .bodySize,
+                        "Entry \(row.int64(0)) for \(row.text(1)) records a body size that differs from its body.")
                 }
             }
             let totals = try Self.readTotals(connection)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import Synchronization
 
 extension CacheStore {
     // MARK: - Entries
@@ -16,7 +17,7 @@ extension CacheStore {
         try read("look up \(url)") { connection in
             var entries: [CacheEntry] = []
             try connection.forEachRow(
-                CacheEntry.selection + " WHERE e.partition = ? AND e.method = ? AND e.url = ? ORDER BY e.id",
+                CacheEntry.selectionOfVariants,
                 [.text(partition), .text(method.rawValue), .text(url)]
             ) { row in
                 entries.append(CacheEntry(row: row))
@@ -48,7 +49,7 @@ extension CacheStore {
     ) throws -> CacheEntry? {
         var found: CacheEntry?
         try connection.forEachRow(
-            CacheEntry.selection + " WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.vary_key = ?",
+            CacheEntry.selectionByIdentity,
             [.text(partition), .text(method.rawValue), .text(url), .text(varyKey)]
         ) { row in
             found = CacheEntry(row: row)
@@ -74,18 +75,39 @@ extension CacheStore {
         BodyChunkReader(store: self, bodyID: bodyID)
     }
 
+    /// The chunks of body `bodyID` as an asynchronous sequence, read one at a time as they are consumed.
+    ///
+    /// ```swift
+    /// for try await chunk in store.bodyStream(bodyID: bodyID) { try await send(chunk) }
+    /// ```
+    public nonisolated func bodyStream(bodyID: Int64) -> AsyncThrowingStream<Data, any Swift.Error> {
+        let reader = Mutex(bodyChunks(bodyID: bodyID))
+        return AsyncThrowingStream(unfolding: { try reader.withLock { try $0.next() } })
+    }
+
     /// Reads a whole body in one statement (one snapshot); `nil` when the body row is gone or incomplete.
     private static func readBody(_ bodyID: Int64, _ connection: Connection) throws -> Data? {
         guard let size = try connection.int64("SELECT size FROM body WHERE id = ?", [.integer(bodyID)]) else {
             return nil
         }
-        var data = Data(capacity: Int(size))
+        return try readChunks(bodyID, size: size, connection)
+    }
+
+    /// Reads the chunks of a body whose size is known, in one statement; `nil` unless they add up to `size`.
+    /// Body ids are never reused, so chunks found under `bodyID` belong to that body.
+    private static func readChunks(_ bodyID: Int64, size: Int64, _ connection: Connection) throws -> Data? {
+        var data: Data?
         try connection.forEachRow(
             "SELECT data FROM body_chunk WHERE body_id = ? ORDER BY seq", [.integer(bodyID)]
         ) { row in
-            data.append(row.blob(0))
+            if data == nil {
+                data = row.blob(0)
+            } else {
+                data?.append(row.blob(0))
+            }
         }
-        return data.count == Int(size) ? data : nil
+        let body = data ?? Data()
+        return Int64(body.count) == size ? body : nil
     }
 
     nonisolated func chunkCount(bodyID: Int64) throws -> Int64 {
@@ -130,7 +152,7 @@ extension CacheStore {
 
     /// Reads an entry and its whole body, and records a hit.
     ///
-    /// This is the hit path: one reader lock, two indexed reads, and a hit recorded in memory; no write
+    /// This is the hit path: one reader lock, a few indexed reads, and a hit recorded in memory; no write
     /// transaction, except a batched flush when many hits are waiting. For large bodies prefer
     /// ``entry(partition:method:url:varyKey:)`` and ``bodyChunks(bodyID:)``.
     ///
@@ -146,7 +168,7 @@ extension CacheStore {
                     partition: partition, method: method, url: url, varyKey: varyKey, connection
                 ),
                 let bodyID = entry.bodyID,
-                let body = try Self.readBody(bodyID, connection)
+                let body = try Self.readChunks(bodyID, size: entry.bodySize, connection)
             else { return nil }
             return CachedResponse(entry: entry, body: body)
         }
@@ -191,11 +213,13 @@ extension CacheStore {
     public nonisolated func pageStatus(forPage pageURL: String, partition: String = "guest") throws -> PageStatus {
         try read("read the status of \(pageURL)") { connection in
             try connection.readTransaction {
-                let pageStored = try connection.int64(
-                    "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ?)",
-                    [.text(partition), .text(pageURL)]
-                ) == 1
-                var status = PageStatus(pageStored: pageStored, resourceCount: 0, storedCount: 0, failures: [], missing: [])
+                let pageStored =
+                    try connection.int64(
+                        "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ?)",
+                        [.text(partition), .text(pageURL)]
+                    ) == 1
+                var status = PageStatus(
+                    pageStored: pageStored, resourceCount: 0, storedCount: 0, failures: [], missing: [])
                 try connection.forEachRow(
                     """
                     SELECT p.resource_url, p.kind, p.failure, EXISTS (SELECT 1 FROM entry e \

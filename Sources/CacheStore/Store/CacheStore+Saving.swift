@@ -2,9 +2,9 @@ import Foundation
 import HTTPCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension CacheStore {
@@ -52,6 +52,7 @@ extension CacheStore {
     /// - Throws: ``CacheStore/Error``; ``Error/Code/bodyMissing`` when the staged chunks were collected.
     @discardableResult
     public func save(_ entry: CacheEntry, body: BodyWriter, pageEdges: [PageEdge]? = nil) throws -> CacheEntry {
+        precondition(body.store === self, "A BodyWriter must be saved by the store that made it.")
         let headers = try encodedHeaders(of: entry)
         let hash = body.hasher.finalize()
         let now = configuration.clock()
@@ -60,9 +61,10 @@ extension CacheStore {
             if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
                 bodyID = existing
             } else {
-                let staged = try connection.int64(
-                    "SELECT count(*) FROM staging_chunk WHERE token = ?", [.text(body.token)]
-                ) ?? 0
+                let staged =
+                    try connection.int64(
+                        "SELECT count(*) FROM staging_chunk WHERE token = ?", [.text(body.token)]
+                    ) ?? 0
                 guard staged == body.stagedChunks else {
                     throw Error(
                         code: .bodyMissing,
@@ -73,7 +75,10 @@ extension CacheStore {
                 let chunkCount = staged + (body.pending.isEmpty ? 0 : 1)
                 bodyID = try Self.insertBody(connection, hash: hash, size: body.size, chunkCount: chunkCount, at: now)
                 try connection.run(
-                    "INSERT INTO body_chunk (body_id, seq, data) SELECT ?, seq, data FROM staging_chunk WHERE token = ?",
+                    """
+                    INSERT INTO body_chunk (body_id, seq, data) \
+                    SELECT ?, seq, data FROM staging_chunk WHERE token = ?
+                    """,
                     [.integer(bodyID), .text(body.token)]
                 )
                 if !body.pending.isEmpty {
@@ -111,7 +116,8 @@ extension CacheStore {
                 for seq in 0..<chunkCount {
                     let start = body.startIndex + seq * Self.chunkSize
                     let end = min(start + Self.chunkSize, body.endIndex)
-                    try Self.insertChunk(connection, bodyID: bodyID, seq: Int64(seq), data: body.subdata(in: start..<end))
+                    try Self.insertChunk(
+                        connection, bodyID: bodyID, seq: Int64(seq), data: body.subdata(in: start..<end))
                 }
             }
             return try Self.upsert(
@@ -163,7 +169,7 @@ extension CacheStore {
             response_time, date, etag, last_modified, content_type, fresh_until, stale_until, stored_at, \
             last_access, hit_count, pinned, body_id, body_size)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
-            ON CONFLICT (partition, method, url, vary_key) DO UPDATE SET
+            ON CONFLICT (partition, url, method, vary_key) DO UPDATE SET
             host = excluded.host, status = excluded.status, headers = excluded.headers,
             request_time = excluded.request_time, response_time = excluded.response_time, date = excluded.date,
             etag = excluded.etag, last_modified = excluded.last_modified, content_type = excluded.content_type,
@@ -174,7 +180,7 @@ extension CacheStore {
             """
         let statement = try connection.cachedStatement(sql: sql)
         statement.bind([
-            .text(entry.partition), .text(entry.method.rawValue), .text(entry.url), .text(entry.host),
+            .text(entry.partition), .text(entry.method.rawValue), .text(entry.url), .text(CacheEntry.host(of: entry.url)),
             .text(entry.varyKey), .int(entry.status), .text(headers), .date(entry.requestTime),
             .date(entry.responseTime), .date(entry.date), .text(entry.etag), .text(entry.lastModified),
             .text(entry.contentType), .date(entry.freshUntil), .date(entry.staleUntil), .date(now), .date(now),
@@ -185,6 +191,7 @@ extension CacheStore {
         }
         let id = statement.int64(0)
         try statement.execute()
+        statement.reset()
         if let pageEdges {
             try replaceEdges(pageEdges, page: entry.url, partition: entry.partition, connection)
         }
@@ -197,7 +204,7 @@ extension CacheStore {
     /// Reads one entry by id through `connection`.
     static func readEntry(id: Int64, _ connection: Connection) throws -> CacheEntry? {
         var found: CacheEntry?
-        try connection.forEachRow(CacheEntry.selection + " WHERE e.id = ?", [.integer(id)]) { row in
+        try connection.forEachRow(CacheEntry.selectionByID, [.integer(id)]) { row in
             found = CacheEntry(row: row)
         }
         return found
@@ -323,8 +330,8 @@ extension CacheStore {
         try write("pin the page \(pageURL)") { connection in
             try connection.run(
                 """
-                UPDATE entry SET pinned = ? WHERE partition = ? AND (url = ? OR url IN \
-                (SELECT resource_url FROM page_edge WHERE partition = ? AND page_url = ?))
+                UPDATE entry SET pinned = ? WHERE partition = ? AND url IN \
+                (SELECT ? UNION SELECT resource_url FROM page_edge WHERE partition = ? AND page_url = ?)
                 """,
                 [.bool(pinned), .text(partition), .text(pageURL), .text(partition), .text(pageURL)]
             )

@@ -2,9 +2,9 @@ import CSQLite
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The offline store: stored responses, their content-addressed bodies, page → resource edges and
@@ -57,10 +57,8 @@ public actor CacheStore {
     ///   - configuration: Limits and tuning.
     /// - Throws: ``CacheStore/Error``.
     public init(path: String, configuration: Configuration = Configuration()) throws {
-        let created = try StoreFile.createIfMissing(path: path)
-        if !created {
-            try StoreFile.checkHeader(path: path)
-        }
+        try StoreFile.createIfMissing(path: path, retryingFor: configuration.busyRetryLimit)
+        try StoreFile.checkHeader(path: path)
         let writer: Connection
         do {
             writer = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
@@ -149,7 +147,7 @@ public actor CacheStore {
     // MARK: - Internals shared by the extensions
 
     /// Runs `body` in one write transaction on the writer connection, after writing the buffered hits.
-    func write<T>(_ action: String, _ body: (Connection) throws -> T) throws -> T {
+    func write<T>(_ action: @autoclosure () -> String, _ body: (Connection) throws -> T) throws -> T {
         guard let writer else { throw closedError }
         let hits = accessLog.drain()
         do {
@@ -159,28 +157,51 @@ public actor CacheStore {
             }
         } catch {
             accessLog.restore(hits)
-            throw storeError(error, action: action)
+            throw storeError(error, action: action())
         }
     }
 
     /// Runs `body` with a reader connection on the calling thread.
-    nonisolated func read<T: Sendable>(_ action: String, _ body: @Sendable (Connection) throws -> T) throws -> T {
-        do {
-            return try readers.read(body)
-        } catch {
-            throw storeError(error, action: action)
+    ///
+    /// WAL readers seldom meet a lock (WAL recovery, a wal-index being rebuilt); when they do after the
+    /// busy timeout, the read starts over with backoff, like a write, so `SQLITE_BUSY` never escapes.
+    nonisolated func read<T: Sendable>(
+        _ action: @autoclosure () -> String,
+        _ body: @Sendable (Connection) throws -> T
+    ) throws -> T {
+        var deadline: Date?
+        var delay = 0.001
+        while true {
+            do {
+                return try readers.read(body)
+            } catch let error as SQLiteError where error.isBusy && Date() < (deadline ?? .distantFuture) {
+                deadline = deadline ?? Date().addingTimeInterval(configuration.busyRetryLimit)
+                Thread.sleep(forTimeInterval: delay * Double.random(in: 0.5...1.5))
+                delay = min(delay * 2, 0.1)
+            } catch {
+                throw storeError(error, action: action())
+            }
         }
     }
 
     /// Runs `body` with a reader connection, inside one read transaction, on a Dispatch queue.
+    /// Cancelling the calling task sets the flag that `body` checks between its steps.
     nonisolated func readInBackground<T: Sendable>(
         _ action: String,
-        _ body: @escaping @Sendable (Connection) throws -> T
+        _ body: @escaping @Sendable (Connection, CancellationFlag) throws -> T
     ) async throws -> T {
+        let flag = CancellationFlag()
         do {
-            return try await readers.readInBackground { connection in
-                try connection.readTransaction { try body(connection) }
+            return try await withTaskCancellationHandler {
+                try await readers.readInBackground { connection in
+                    try flag.check()
+                    return try connection.readTransaction { try body(connection, flag) }
+                }
+            } onCancel: {
+                flag.cancel()
             }
+        } catch let error as CancellationError {
+            throw error
         } catch {
             throw storeError(error, action: action)
         }
@@ -200,7 +221,8 @@ public actor CacheStore {
                 code: .diskFull, message: "Could not \(action): the disk holding the cache store '\(path)' is full.",
                 cause: error)
         case let error as SQLiteError where error.isCorruption:
-            return Error(code: .corrupt, message: "The cache store '\(path)' is damaged: could not \(action).", cause: error)
+            return Error(
+                code: .corrupt, message: "The cache store '\(path)' is damaged: could not \(action).", cause: error)
         case let error as SQLiteError:
             return Error(code: .database, message: "Could not \(action) in the cache store '\(path)'.", cause: error)
         case is ReaderPoolClosed:

@@ -18,132 +18,136 @@ enum Schema {
 
     /// Version 1: exactly the text of `schema/webcache.sql`.
     static let version1 = """
--- webcache store, schema version 1.
---
--- The canonical DDL of the offline store. The code runs exactly this text as migration 1
--- (CacheStore `Schema.version1`); a test fails if the two differ.
---
--- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
+        -- webcache store, schema version 1.
+        --
+        -- The canonical DDL of the offline store. The code runs exactly this text as migration 1
+        -- (CacheStore `Schema.version1`); a test fails if the two differ.
+        --
+        -- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
 
--- Bodies, content-addressed by SHA-256 and shared between entries.
--- ref_count is the number of entries that point at the body; triggers keep it, and delete the
--- body (and, by cascade, its chunks) when the last entry goes.
-CREATE TABLE body (
-    id INTEGER PRIMARY KEY,
-    hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),
-    size INTEGER NOT NULL CHECK (size >= 0),
-    chunk_count INTEGER NOT NULL CHECK (chunk_count >= 0),
-    ref_count INTEGER NOT NULL DEFAULT 0 CHECK (ref_count >= 0),
-    created_at REAL NOT NULL
-) STRICT;
+        -- Bodies, content-addressed by SHA-256 and shared between entries.
+        -- ref_count is the number of entries that point at the body; triggers keep it, and delete the
+        -- body (and, by cascade, its chunks) when the last entry goes.
+        -- AUTOINCREMENT on body and entry ids: an id is never reused, so an id that a reader or a caller
+        -- holds (a chunk being streamed, a hit, a 304 update) can never come to mean another row.
+        CREATE TABLE body (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),
+            size INTEGER NOT NULL CHECK (size >= 0),
+            chunk_count INTEGER NOT NULL CHECK (chunk_count >= 0),
+            ref_count INTEGER NOT NULL DEFAULT 0 CHECK (ref_count >= 0),
+            created_at REAL NOT NULL
+        ) STRICT;
 
--- A body's bytes in order, in chunks of at most 256 KiB, so that memory stays flat.
-CREATE TABLE body_chunk (
-    body_id INTEGER NOT NULL REFERENCES body(id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL CHECK (seq >= 0),
-    data BLOB NOT NULL,
-    PRIMARY KEY (body_id, seq)
-) STRICT;
+        -- A body's bytes in order, in chunks of at most 256 KiB, so that memory stays flat.
+        CREATE TABLE body_chunk (
+            body_id INTEGER NOT NULL REFERENCES body(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL CHECK (seq >= 0),
+            data BLOB NOT NULL,
+            PRIMARY KEY (body_id, seq)
+        ) STRICT;
 
--- Stored responses. Identity: (partition, method, url, vary_key). The caller computes the
--- freshness instants and the Vary secondary key; the store keeps them as queryable columns.
-CREATE TABLE entry (
-    id INTEGER PRIMARY KEY,
-    partition TEXT NOT NULL DEFAULT 'guest',
-    method TEXT NOT NULL,
-    url TEXT NOT NULL,
-    host TEXT NOT NULL,
-    vary_key TEXT NOT NULL DEFAULT '',
-    status INTEGER NOT NULL,
-    -- Response header lines "Name: value", each ended by CR LF, in received order, repeats kept.
-    headers TEXT NOT NULL,
-    request_time REAL NOT NULL,
-    response_time REAL NOT NULL,
-    date REAL,
-    etag TEXT,
-    last_modified TEXT,
-    content_type TEXT,
-    fresh_until REAL NOT NULL,
-    stale_until REAL,
-    stored_at REAL NOT NULL,
-    last_access REAL NOT NULL,
-    hit_count INTEGER NOT NULL DEFAULT 0 CHECK (hit_count >= 0),
-    pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
-    body_id INTEGER NOT NULL REFERENCES body(id),
-    body_size INTEGER NOT NULL CHECK (body_size >= 0),
-    UNIQUE (partition, method, url, vary_key)
-) STRICT;
+        -- Stored responses. Identity: (partition, method, url, vary_key). The caller computes the
+        -- freshness instants and the Vary secondary key; the store keeps them as queryable columns.
+        -- The identity index lists url before method, so that it also serves lookups of every method
+        -- and variant of a URL (invalidation, page completeness) without another index.
+        CREATE TABLE entry (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            partition TEXT NOT NULL DEFAULT 'guest',
+            method TEXT NOT NULL,
+            url TEXT NOT NULL,
+            host TEXT NOT NULL,
+            vary_key TEXT NOT NULL DEFAULT '',
+            status INTEGER NOT NULL,
+            -- Response header lines "Name: value", each ended by CR LF, in received order, repeats kept.
+            headers TEXT NOT NULL,
+            request_time REAL NOT NULL,
+            response_time REAL NOT NULL,
+            date REAL,
+            etag TEXT,
+            last_modified TEXT,
+            content_type TEXT,
+            fresh_until REAL NOT NULL,
+            stale_until REAL,
+            stored_at REAL NOT NULL,
+            last_access REAL NOT NULL,
+            hit_count INTEGER NOT NULL DEFAULT 0 CHECK (hit_count >= 0),
+            pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
+            body_id INTEGER NOT NULL REFERENCES body(id),
+            body_size INTEGER NOT NULL CHECK (body_size >= 0),
+            UNIQUE (partition, url, method, vary_key)
+        ) STRICT;
 
-CREATE INDEX entry_by_url ON entry(partition, url);
-CREATE INDEX entry_by_host ON entry(host);
-CREATE INDEX entry_by_last_access ON entry(last_access, body_size);
-CREATE INDEX entry_by_body ON entry(body_id);
+        CREATE INDEX entry_by_host ON entry(host);
+        -- Eviction order: least recent access first, the larger body first among equals; pins excluded.
+        CREATE INDEX entry_eviction_order ON entry(last_access, body_size DESC) WHERE pinned = 0;
+        CREATE INDEX entry_by_body ON entry(body_id);
 
--- Page -> resource edges: what a page needs, and why a resource could not be stored.
-CREATE TABLE page_edge (
-    partition TEXT NOT NULL,
-    page_url TEXT NOT NULL,
-    resource_url TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    failure TEXT,
-    PRIMARY KEY (partition, page_url, resource_url)
-) STRICT, WITHOUT ROWID;
+        -- Page -> resource edges: what a page needs, and why a resource could not be stored.
+        CREATE TABLE page_edge (
+            partition TEXT NOT NULL,
+            page_url TEXT NOT NULL,
+            resource_url TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            failure TEXT,
+            PRIMARY KEY (partition, page_url, resource_url)
+        ) STRICT, WITHOUT ROWID;
 
-CREATE INDEX page_edge_by_resource ON page_edge(partition, resource_url);
+        CREATE INDEX page_edge_by_resource ON page_edge(partition, resource_url);
 
--- Body chunks staged by a writer while a response streams in, before the entry is saved.
--- Staging never shows as an entry; staging whose process is gone, or that is too old, is removed.
-CREATE TABLE staging (
-    token TEXT PRIMARY KEY,
-    pid INTEGER NOT NULL,
-    started_at REAL NOT NULL
-) STRICT;
+        -- Body chunks staged by a writer while a response streams in, before the entry is saved.
+        -- Staging never shows as an entry; staging whose process is gone, or that is too old, is removed.
+        CREATE TABLE staging (
+            token TEXT PRIMARY KEY,
+            pid INTEGER NOT NULL,
+            started_at REAL NOT NULL
+        ) STRICT;
 
-CREATE TABLE staging_chunk (
-    token TEXT NOT NULL REFERENCES staging(token) ON DELETE CASCADE,
-    seq INTEGER NOT NULL CHECK (seq >= 0),
-    data BLOB NOT NULL,
-    PRIMARY KEY (token, seq)
-) STRICT;
+        CREATE TABLE staging_chunk (
+            token TEXT NOT NULL REFERENCES staging(token) ON DELETE CASCADE,
+            seq INTEGER NOT NULL CHECK (seq >= 0),
+            data BLOB NOT NULL,
+            PRIMARY KEY (token, seq)
+        ) STRICT;
 
--- Running totals, kept exact by the triggers below, so that sizes need no scan.
--- entry_bytes sums entry.body_size (logical); body_bytes sums body.size (what is on disk).
-CREATE TABLE store_totals (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    entry_count INTEGER NOT NULL,
-    entry_bytes INTEGER NOT NULL,
-    body_count INTEGER NOT NULL,
-    body_bytes INTEGER NOT NULL
-) STRICT;
+        -- Running totals, kept exact by the triggers below, so that sizes need no scan.
+        -- entry_bytes sums entry.body_size (logical); body_bytes sums body.size (what is on disk).
+        CREATE TABLE store_totals (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            entry_count INTEGER NOT NULL,
+            entry_bytes INTEGER NOT NULL,
+            body_count INTEGER NOT NULL,
+            body_bytes INTEGER NOT NULL
+        ) STRICT;
 
-INSERT INTO store_totals (id, entry_count, entry_bytes, body_count, body_bytes) VALUES (1, 0, 0, 0, 0);
+        INSERT INTO store_totals (id, entry_count, entry_bytes, body_count, body_bytes) VALUES (1, 0, 0, 0, 0);
 
-CREATE TRIGGER body_inserted AFTER INSERT ON body BEGIN
-    UPDATE store_totals SET body_count = body_count + 1, body_bytes = body_bytes + NEW.size WHERE id = 1;
-END;
+        CREATE TRIGGER body_inserted AFTER INSERT ON body BEGIN
+            UPDATE store_totals SET body_count = body_count + 1, body_bytes = body_bytes + NEW.size WHERE id = 1;
+        END;
 
-CREATE TRIGGER body_deleted AFTER DELETE ON body BEGIN
-    UPDATE store_totals SET body_count = body_count - 1, body_bytes = body_bytes - OLD.size WHERE id = 1;
-END;
+        CREATE TRIGGER body_deleted AFTER DELETE ON body BEGIN
+            UPDATE store_totals SET body_count = body_count - 1, body_bytes = body_bytes - OLD.size WHERE id = 1;
+        END;
 
-CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
-    UPDATE body SET ref_count = ref_count + 1 WHERE id = NEW.body_id;
-    UPDATE store_totals
-        SET entry_count = entry_count + 1, entry_bytes = entry_bytes + NEW.body_size WHERE id = 1;
-END;
+        CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
+            UPDATE body SET ref_count = ref_count + 1 WHERE id = NEW.body_id;
+            UPDATE store_totals
+                SET entry_count = entry_count + 1, entry_bytes = entry_bytes + NEW.body_size WHERE id = 1;
+        END;
 
-CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
-    UPDATE body SET ref_count = ref_count - 1 WHERE id = OLD.body_id;
-    DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
-    UPDATE store_totals
-        SET entry_count = entry_count - 1, entry_bytes = entry_bytes - OLD.body_size WHERE id = 1;
-END;
+        CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
+            UPDATE body SET ref_count = ref_count - 1 WHERE id = OLD.body_id;
+            DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
+            UPDATE store_totals
+                SET entry_count = entry_count - 1, entry_bytes = entry_bytes - OLD.body_size WHERE id = 1;
+        END;
 
-CREATE TRIGGER entry_body_changed AFTER UPDATE OF body_id, body_size ON entry BEGIN
-    UPDATE body SET ref_count = ref_count + 1 WHERE id = NEW.body_id;
-    UPDATE body SET ref_count = ref_count - 1 WHERE id = OLD.body_id;
-    DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
-    UPDATE store_totals SET entry_bytes = entry_bytes - OLD.body_size + NEW.body_size WHERE id = 1;
-END;
-"""
+        CREATE TRIGGER entry_body_changed AFTER UPDATE OF body_id, body_size ON entry BEGIN
+            UPDATE body SET ref_count = ref_count + 1 WHERE id = NEW.body_id;
+            UPDATE body SET ref_count = ref_count - 1 WHERE id = OLD.body_id;
+            DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
+            UPDATE store_totals SET entry_bytes = entry_bytes - OLD.body_size + NEW.body_size WHERE id = 1;
+        END;
+        """
 }

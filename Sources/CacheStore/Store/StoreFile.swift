@@ -2,27 +2,50 @@ import CSQLite
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Checks on the store file made before and while SQLite opens it, so that a foreign or damaged
 /// file is refused with an error naming it, and is never modified.
 enum StoreFile {
-    /// Creates `path` with mode 0600 when it does not exist, and returns whether it did so.
+    /// Creates a store at `path` when no file is there, and returns whether it did so.
     ///
-    /// SQLite creates the `-wal` and `-shm` files with the database file's permissions, so they are
-    /// 0600 too. An existing file keeps its mode: it may not be ours to change.
-    static func createIfMissing(path: String) throws(CacheStore.Error) -> Bool {
-        let descriptor = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
-        if descriptor >= 0 {
-            close(descriptor)
-            return true
+    /// The store is built complete under a temporary name in the same folder (created with mode 0600
+    /// before SQLite opens it) and then linked into place with `link(2)`, which never replaces a file.
+    /// So `path` never exists as an empty or half-made file, and when two processes create the same
+    /// store at once, one wins and the other opens the winner's file. SQLite creates the `-wal` and
+    /// `-shm` files with the database file's permissions, so they are 0600 too. An existing file keeps
+    /// its mode: it may not be ours to change.
+    @discardableResult
+    static func createIfMissing(path: String, retryingFor limit: Double) throws -> Bool {
+        var info = stat()
+        if stat(path, &info) == 0 { return false }
+        let temporary = path + ".creating-\(getpid())-\(UUID().uuidString)"
+        defer { unlink(temporary) }
+        let descriptor = open(temporary, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw fileSystemError(errno, creating: path) }
+        close(descriptor)
+        do {
+            let connection = try Connection(path: temporary, flags: SQLITE_OPEN_READWRITE)
+            // Born in WAL mode (the mode is stored in the file), so that no opener ever needs the
+            // exclusive lock that switching modes takes.
+            try connection.execute(sql: "PRAGMA journal_mode = WAL")
+            try Migration.migrate(connection, with: Schema.migrations, retryingFor: limit)
+        } catch let error as SQLiteError {
+            throw CacheStore.Error(
+                code: .database, message: "Could not create the cache store '\(path)'.", cause: error
+            )
         }
+        if link(temporary, path) == 0 { return true }
         let code = errno
         if code == EEXIST { return false }
-        throw CacheStore.Error(
+        throw fileSystemError(code, creating: path)
+    }
+
+    private static func fileSystemError(_ code: Int32, creating path: String) -> CacheStore.Error {
+        CacheStore.Error(
             code: .fileSystem,
             message: "Could not create the cache store file '\(path)': \(String(cString: strerror(code))).",
             cause: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
@@ -41,8 +64,10 @@ enum StoreFile {
             )
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw CacheStore.Error(code: .notADatabase, message: "The cache store path '\(path)' is not a regular file.")
+            throw CacheStore.Error(
+                code: .notADatabase, message: "The cache store path '\(path)' is not a regular file.")
         }
+        // A store is never empty, not even while it is created (see createIfMissing).
         guard info.st_size > 0 else {
             throw CacheStore.Error(
                 code: .notADatabase,
@@ -50,7 +75,8 @@ enum StoreFile {
             )
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CacheStore.Error(code: .fileSystem, message: "Could not open the cache store file '\(path)' for reading.")
+            throw CacheStore.Error(
+                code: .fileSystem, message: "Could not open the cache store file '\(path)' for reading.")
         }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 100)) ?? Data()

@@ -11,7 +11,8 @@ public enum CachePolicy: Sendable, Hashable {
     /// Serve a matching entry however stale; never touch the network (a miss is an error).
     case returnCacheDataDontLoad
     /// As ``useProtocolCachePolicy``, but when the network fails (an error, or a 500, 502, 503 or 504)
-    /// serve a stale entry if its `stale-if-error` allows it, or if it is stale by at most `maxStale`.
+    /// serve a stale entry if its `stale-if-error` allows it, or if it is stale by at most `maxStale`
+    /// seconds (`nil`: however stale it is).
     case offlineFallback(maxStale: TimeInterval?)
 }
 
@@ -27,5 +28,6 @@ public enum ResponseSource: String, Sendable, Hashable, CustomStringConvertible 
     /// `stale-while-revalidate`, or `stale-if-error` when the network failed.
     case stale
 
+    /// The source's name, such as `hit`.
     public var description: String { rawValue }
 }

@@ -10,7 +10,8 @@ import Synchronization
 final class InFlightFetches: Sendable {
     /// How a leader's fetch ended, as followers see it.
     enum Outcome: Sendable {
-        case stored(CacheEntry)
+        /// The leader stored (or freshened) `entry`, which came from `source` (network or revalidated).
+        case stored(CacheEntry, source: ResponseSource)
         case notStored
     }
 

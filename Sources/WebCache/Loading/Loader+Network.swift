@@ -15,11 +15,13 @@ extension Loader {
         let key = coalescingKey(request, context: context)
         switch fetches.join(key) {
         case .follow(let flight):
-            if case .stored(let entry) = await flight.wait() {
+            if case .stored(let entry, let source) = await flight.wait() {
                 logger.debug("shared transfer \(request.url.redactedForMessages)")
-                return try serve(entry, request: request, source: .network, age: 0, context: context)
+                let age = source == .network ? 0 : entry.storedResponse.currentAge(now: clock())
+                return try serve(entry, request: request, source: source, age: age, limit: limit, context: context)
             }
-            return try await fetchUncoalesced(request, validating: validation, context: context, limit: limit, lead: nil)
+            return try await fetchUncoalesced(request, validating: validation, context: context, limit: limit,
+                                              lead: nil)
         case .lead(let lead):
             do {
                 return try await fetchUncoalesced(request, validating: validation, context: context, limit: limit,
@@ -51,8 +53,10 @@ extension Loader {
         let head = response.head
 
         if let validation, head.status == 304 {
-            if let revalidated = try await freshen(validation, with: response, request: request, context: context) {
-                lead?.resolve(.stored(revalidated.entry))
+            if let revalidated = try await freshen(validation, with: response, request: request, limit: limit,
+                                                   context: context)
+            {
+                lead?.resolve(.stored(revalidated.entry, source: .revalidated))
                 return revalidated.response
             }
             // RFC 9111 §4.3.3: a 304 that matches nothing stored cannot be used; ask again unconditionally.
@@ -71,7 +75,9 @@ extension Loader {
     }
 
     /// The entry to save for a network response, or `nil` when it must not be stored.
-    private func storableDraft(request: HTTPRequest, response: TransportResponse, context: RequestContext) -> CacheEntry? {
+    private func storableDraft(
+        request: HTTPRequest, response: TransportResponse, context: RequestContext
+    ) -> CacheEntry? {
         guard request.method == .get else { return nil }
         // Conditional fields this loader added are not part of the request the entry answers.
         var plain = request
@@ -98,9 +104,13 @@ extension Loader {
 
     /// Applies a 304 to the stored responses it validates (RFC 9111 §4.3.4) and serves the selected one.
     private func freshen(
-        _ validation: Validation, with response: TransportResponse, request: HTTPRequest, context: RequestContext
+        _ validation: Validation, with response: TransportResponse, request: HTTPRequest, limit: Int64?,
+        context: RequestContext
     ) async throws -> (response: WebResponse, entry: CacheEntry)? {
-        let indices = HTTPCachePolicy.variantsToFreshen(validation.stored, notModified: response.head)
+        var indices = HTTPCachePolicy.variantsToFreshen(validation.stored, notModified: response.head)
+        if indices.isEmpty, Self.validatesOnlySelected(validation, notModified: response.head) {
+            indices = [validation.selected]
+        }
         guard let first = indices.first else { return nil }
         var updates: [MetadataUpdate] = []
         var served: (CacheEntry, StoredResponse)?
@@ -127,8 +137,20 @@ extension Loader {
         guard let (entry, freshened) = served else { return nil }
         logger.debug("revalidated \(request.url.redactedForMessages)")
         let webResponse = try serve(entry, request: request, source: .revalidated,
-                                    age: freshened.currentAge(now: clock()), context: context)
+                                    age: freshened.currentAge(now: clock()), limit: limit, context: context)
         return (webResponse, entry)
+    }
+
+    /// Whether a 304 without any validator answers the selected response alone: the conditional
+    /// request named no more than one entity tag. Origins often leave `ETag` and `Last-Modified` out of
+    /// a 304; RFC 9111 §4.3.4 then selects nothing when the stored response has a validator, which
+    /// would cost a second, unconditional request although the 304 can only be about the one
+    /// response that was asked about.
+    static func validatesOnlySelected(_ validation: Validation, notModified: HTTPResponseHead) -> Bool {
+        guard !notModified.headers.contains("ETag"), !notModified.headers.contains("Last-Modified") else {
+            return false
+        }
+        return validation.headers.listValues(for: "If-None-Match").count <= 1
     }
 
     // MARK: - Sending

@@ -64,21 +64,39 @@ final class Loader: Sendable {
             _ = try? await response.body.collect(upTo: 1 << 20)
             redirects.append(current)
             guard redirects.count <= Loader.maximumRedirects else {
-                throw WebCacheError(.redirects, "Loading \(url.redactedForMessages) took more than \(Loader.maximumRedirects) redirects.")
+                throw WebCacheError(
+                    .redirects,
+                    "Loading \(url.redactedForMessages) took more than \(Loader.maximumRedirects) redirects.")
             }
             if response.status == 303 || ((response.status == 301 || response.status == 302) && method == .post) {
                 if method != .head { method = .get }
-                body = nil
+                if body != nil {
+                    // RFC 9110 §15.4: the content is dropped, and the fields that described it.
+                    body = nil
+                    for name in Loader.contentFields { headers.remove(name) }
+                }
+            }
+            if !next.isSameOrigin(as: current) {
+                // Credentials the caller set are for the origin they were set for (as in Fetch's
+                // redirect rules); the session adds its own per origin.
+                for name in Loader.credentialFields { headers.remove(name) }
             }
             let key = "\(method.rawValue) \(next.cacheKey.absoluteString)"
             guard visited.insert(key).inserted else {
                 let chain = (redirects + [next]).map(\.redactedForMessages).joined(separator: " -> ")
-                throw WebCacheError(.redirects, "Loading \(url.redactedForMessages) ran into a redirect loop: \(chain).")
+                throw WebCacheError(
+                    .redirects, "Loading \(url.redactedForMessages) ran into a redirect loop: \(chain).")
             }
             logger.debug("redirect \(response.status) \(current.redactedForMessages) -> \(next.redactedForMessages)")
             current = next
         }
     }
+
+    /// Fields describing request content, dropped when a redirect turns the request into a GET.
+    static let contentFields = ["Content-Type", "Content-Length", "Content-Encoding", "Content-Language",
+                                "Content-Location"]
+    /// Fields carrying credentials, dropped when a redirect leaves the origin.
+    static let credentialFields = ["Authorization", "Cookie", "Proxy-Authorization"]
 
     /// Where a response redirects to, if it is a redirect this loader follows.
     static func redirectTarget(of response: WebResponse, from url: URL) -> URL? {
@@ -108,51 +126,44 @@ final class Loader: Sendable {
             if let index = HTTPCachePolicy.matchingVariants(stored, request: request.headers).first {
                 let fresh = stored[index].isFresh(now: now)
                 return try serve(entries[index], request: request, source: fresh ? .hit : .stale,
-                                 age: stored[index].currentAge(now: now), context: context)
+                                 age: stored[index].currentAge(now: now), limit: limit, context: context)
             }
             if case .returnCacheDataDontLoad = policy {
-                throw WebCacheError(.notCached, "\(request.url.redactedForMessages) is not in the store, and the policy forbids the network.")
+                throw WebCacheError(
+                    .notCached,
+                    "\(request.url.redactedForMessages) is not in the store, and the policy forbids the network.")
             }
             return try await fetch(request, validating: nil, context: context, limit: limit)
         case .useProtocolCachePolicy, .offlineFallback:
             break
         }
 
-        let fallbackLimit: TimeInterval? = if case .offlineFallback(let maxStale) = policy { maxStale ?? 0 } else { nil }
+        let fallbackLimit: TimeInterval? =
+            if case .offlineFallback(let maxStale) = policy { maxStale ?? .infinity } else { nil }
         switch HTTPCachePolicy.decide(request: request, variants: stored, now: now) {
         case .fresh(let index, let age):
             logger.debug("hit \(request.url.redactedForMessages)")
-            return try serve(entries[index], request: request, source: .hit, age: age, context: context)
+            return try serve(entries[index], request: request, source: .hit, age: age, limit: limit, context: context)
         case .stale(let index, let age, let revalidate):
             if revalidate {
-                revalidations.start(key: "\(context.partition) \(key.absoluteString)") { [self] in
-                    var forced = request
-                    forced.headers["Cache-Control"] = "max-age=0"
-                    let response = try await loadOne(forced, policy: .useProtocolCachePolicy, limit: limit, context: context)
-                    for try await _ in response.body {}
-                }
+                revalidateInBackground(request, entries: entries, stored: stored, selected: index, limit: limit,
+                                       context: context)
             }
             logger.debug("stale \(request.url.redactedForMessages) (age \(Int(age))s)")
-            return try serve(entries[index], request: request, source: .stale, age: age, context: context)
+            return try serve(entries[index], request: request, source: .stale, age: age, limit: limit,
+                             context: context)
         case .validate(let index, let conditionalHeaders):
             let validation = Validation(entries: entries, stored: stored, selected: index, headers: conditionalHeaders)
-            do {
-                let response = try await fetch(request, validating: validation, context: context, limit: limit)
-                if HTTPCachePolicy.isErrorStatus(response.status),
-                    let stale = try staleFallback(validation, request: request, limit: fallbackLimit, context: context)
-                {
-                    return stale
-                }
-                return response
-            } catch let error as WebCacheError where error.code == .network {
-                if let stale = try staleFallback(validation, request: request, limit: fallbackLimit, context: context) {
-                    logger.info("serving stale \(request.url.redactedForMessages): \(error.message)")
-                    return stale
-                }
-                throw error
-            }
+            return try await fetch(request, validating: validation, fallback: validation, fallbackLimit: fallbackLimit,
+                                   context: context, limit: limit)
         case .miss:
-            return try await fetch(request, validating: nil, context: context, limit: limit)
+            // A matching entry without validators cannot be revalidated, but may still stand in when the
+            // network fails (stale-if-error, or the caller's offline limit).
+            let fallback = HTTPCachePolicy.matchingVariants(stored, request: request.headers).first.map {
+                Validation(entries: entries, stored: stored, selected: $0, headers: [:])
+            }
+            return try await fetch(request, validating: nil, fallback: fallback, fallbackLimit: fallbackLimit,
+                                   context: context, limit: limit)
         case .unsatisfiable:
             // RFC 9111 §5.2.1.7: only-if-cached with nothing usable is answered 504.
             return WebResponse(url: request.url, status: 504, headers: ["Content-Length": "0"], source: .stale,
@@ -160,17 +171,70 @@ final class Loader: Sendable {
         }
     }
 
+    /// Fetches `request` (conditionally when `validation` is given); when the network fails or the
+    /// origin answers with an error status, serves `fallback` instead if `stale-if-error` or the
+    /// caller's offline limit allows it.
+    private func fetch(
+        _ request: HTTPRequest, validating validation: Validation?, fallback: Validation?,
+        fallbackLimit: TimeInterval?, context: RequestContext, limit: Int64?
+    ) async throws -> WebResponse {
+        do {
+            let response = try await fetch(request, validating: validation, context: context, limit: limit)
+            if HTTPCachePolicy.isErrorStatus(response.status), let fallback,
+                let stale = try staleFallback(fallback, request: request, staleness: fallbackLimit, bodyLimit: limit,
+                                            context: context)
+            {
+                logger.info("serving stale \(request.url.redactedForMessages): the origin answered \(response.status)")
+                return stale
+            }
+            return response
+        } catch let error as WebCacheError where error.code == .network {
+            if let fallback,
+                let stale = try staleFallback(fallback, request: request, staleness: fallbackLimit, bodyLimit: limit,
+                                            context: context)
+            {
+                logger.info("serving stale \(request.url.redactedForMessages): \(error.message)")
+                return stale
+            }
+            guard let fallback else { throw error }
+            let staleness = Int(fallback.stored[fallback.selected].staleness(now: clock()))
+            throw WebCacheError(
+                .network,
+                error.message + " The stored response is \(staleness) seconds stale, more than its stale-if-error"
+                    + " and the caller's limit allow.", cause: error.cause ?? error)
+        }
+    }
+
+    /// Revalidates a stale entry after it was served (RFC 5861 §3), at most once at a time per entry.
+    /// The request is validated directly: going through the rules again would only find the entry
+    /// still within its `stale-while-revalidate` window.
+    private func revalidateInBackground(
+        _ request: HTTPRequest, entries: [CacheEntry], stored: [StoredResponse], selected: Int, limit: Int64?,
+        context: RequestContext
+    ) {
+        let matching = HTTPCachePolicy.matchingVariants(stored, request: request.headers).map { stored[$0] }
+        let conditional = HTTPCachePolicy.conditionalHeaders(selected: stored[selected], matching: matching)
+        let validation =
+            conditional.isEmpty
+            ? nil : Validation(entries: entries, stored: stored, selected: selected, headers: conditional)
+        revalidations.start(key: "\(context.partition) \(request.url.cacheKey.absoluteString)") { [self] in
+            let response = try await fetch(request, validating: validation, context: context, limit: limit)
+            for try await _ in response.body {}
+        }
+    }
+
     /// Serves a stale entry if `stale-if-error` or the caller's offline limit allows it.
     private func staleFallback(
-        _ validation: Validation, request: HTTPRequest, limit: TimeInterval?, context: RequestContext
+        _ validation: Validation, request: HTTPRequest, staleness: TimeInterval?, bodyLimit: Int64?,
+        context: RequestContext
     ) throws -> WebResponse? {
         let stored = validation.stored[validation.selected]
         let now = clock()
-        guard HTTPCachePolicy.staleIfError(request: request, stored: stored, now: now, callerLimit: limit) else {
+        guard HTTPCachePolicy.staleIfError(request: request, stored: stored, now: now, callerLimit: staleness) else {
             return nil
         }
         return try serve(validation.entries[validation.selected], request: request, source: .stale,
-                         age: stored.currentAge(now: now), context: context)
+                         age: stored.currentAge(now: now), limit: bodyLimit, context: context)
     }
 
     // MARK: - Unsafe methods
@@ -204,9 +268,17 @@ final class Loader: Sendable {
     }
 
     /// A response served from a stored entry; HEAD gets the head alone.
+    /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/tooLarge`` when the stored body is over `limit`.
     func serve(
-        _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, context: RequestContext
+        _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?,
+        context: RequestContext
     ) throws -> WebResponse {
+        if let limit, request.method != .head, entry.bodySize > limit {
+            throw WebCacheError(
+                .tooLarge,
+                "The stored response for \(request.url.redactedForMessages) has \(entry.bodySize) bytes, more than "
+                    + "the limit of \(limit) bytes.")
+        }
         if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
         var headers = entry.headers
         if age > 0 { headers["Age"] = String(Int(age)) }
@@ -216,7 +288,8 @@ final class Loader: Sendable {
         } else {
             body = storedBody(entry)
         }
-        return WebResponse(url: request.url, status: entry.status, headers: headers, source: source, age: age, body: body)
+        return WebResponse(url: request.url, status: entry.status, headers: headers, source: source, age: age,
+                           body: body)
     }
 
     /// The stored body of `entry`, read chunk by chunk as the caller pulls it.

@@ -63,7 +63,10 @@ actor NetworkBodyPump {
         received += Int64(chunk.count)
         if let limit, received > limit {
             await fail()
-            throw WebCacheError(.tooLarge, "The response from \(url.redactedForMessages) is larger than the limit of \(limit) bytes; nothing was stored.")
+            throw WebCacheError(
+                .tooLarge,
+                "The response from \(url.redactedForMessages) is larger than the limit of \(limit) bytes; "
+                    + "nothing was stored.")
         }
         if var active = writer {
             do {
@@ -88,17 +91,19 @@ actor NetworkBodyPump {
         }
         guard let active = writer, storeFailure == nil else {
             onFinish(.notStored)
-            throw WebCacheError(.store, "The response from \(url.redactedForMessages) was received but could not be stored.",
+            throw WebCacheError(.store,
+                                "The response from \(url.redactedForMessages) was received but could not be stored.",
                                 cause: storeFailure)
         }
         writer = nil
         do {
             let saved = try await store.save(draft, body: active)
             logger.debug("stored \(url.redactedForMessages) (\(received) bytes)")
-            onFinish(.stored(saved))
+            onFinish(.stored(saved, source: .network))
         } catch {
             onFinish(.notStored)
-            throw WebCacheError(.store, "The response from \(url.redactedForMessages) was received but could not be stored.",
+            throw WebCacheError(.store,
+                                "The response from \(url.redactedForMessages) was received but could not be stored.",
                                 cause: error)
         }
     }

@@ -5,7 +5,9 @@ import HTTPCore
 public struct WebRequest: Sendable, Hashable {
     /// The URL as given; a relative reference resolves against the instance URL.
     public var url: String
+    /// The request method; GET by default.
     public var method: HTTPMethod
+    /// Header fields to send; they replace the transport's defaults of the same name.
     public var headers: HTTPHeaders
     /// Content for methods that carry one (POST, PUT, PATCH).
     public var body: Data?

@@ -6,6 +6,7 @@ extension WebResponse {
     /// Single pass: iterate it once. Stopping early (breaking out of the loop, or dropping the body)
     /// cancels a network transfer and leaves nothing partial in the store.
     public struct Body: AsyncSequence, Sendable {
+        /// One chunk of the body.
         public typealias Element = Data
 
         private let pull: @Sendable () async throws -> Data?
@@ -21,6 +22,7 @@ extension WebResponse {
             self.pull = { delivered.take() }
         }
 
+        /// An iterator over the chunks; the body is single pass.
         public func makeAsyncIterator() -> AsyncIterator {
             AsyncIterator(pull: pull)
         }
@@ -43,6 +45,8 @@ extension WebResponse {
         public struct AsyncIterator: AsyncIteratorProtocol {
             let pull: @Sendable () async throws -> Data?
 
+            /// The next chunk, or `nil` at the end.
+            /// - Throws: ``WebCacheError`` when the transfer or the store read fails.
             public mutating func next() async throws -> Data? {
                 try await pull()
             }

@@ -35,11 +35,18 @@ public struct WebResponse: Sendable {
 
 /// A response whose body has been read into memory.
 public struct LoadedResponse: Sendable {
+    /// The URL that answered, after redirects were followed.
     public var url: URL
+    /// The status code, such as 200.
     public var status: Int
+    /// The response header fields.
     public var headers: HTTPHeaders
+    /// Where the response came from.
     public var source: ResponseSource
+    /// The response's current age in seconds.
     public var age: TimeInterval
+    /// The URLs of the redirects followed to get here, in order.
     public var redirects: [URL]
+    /// The whole body.
     public var body: Data
 }

@@ -1,0 +1,14 @@
+/// What ``CacheStore/prune(_:dryRun:)``, ``CacheStore/evict(toFit:)`` or
+/// ``CacheStore/removeAll(partition:)`` removed, or would remove in a dry run.
+public struct PruneResult: Sendable, Hashable {
+    /// Number of entries.
+    public var entryCount: Int
+    /// Sum of the entries' body sizes.
+    public var entryBytes: Int64
+    /// Bytes of bodies actually deleted (0 in a dry run: shared bodies may stay).
+    public var freedBytes: Int64
+    /// The URLs of the entries, in removal order.
+    public var urls: [String]
+
+    static let empty = PruneResult(entryCount: 0, entryBytes: 0, freedBytes: 0, urls: [])
+}

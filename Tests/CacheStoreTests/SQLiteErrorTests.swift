@@ -1,0 +1,41 @@
+import CSQLite
+import Foundation
+import Testing
+
+@testable import CacheStore
+
+struct SQLiteErrorTests {
+    @Test func describesCodeMessageAndSQLButNotBoundValues() throws {
+        // Given
+        let connection = try Connection(path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        try connection.execute(sql: "CREATE TABLE t (url TEXT NOT NULL UNIQUE) STRICT")
+        try connection.run("INSERT INTO t (url) VALUES (?)", [.text("https://example.test/?token=secret")])
+        // When
+        let error = try #require(throws: SQLiteError.self) {
+            try connection.run("INSERT INTO t (url) VALUES (?)", [.text("https://example.test/?token=secret")])
+        }
+        // Then
+        #expect(error.extendedCode == SQLITE_CONSTRAINT | (8 << 8))  // SQLITE_CONSTRAINT_UNIQUE
+        #expect(error.primaryCode == SQLITE_CONSTRAINT)
+        #expect(
+            error.description
+                == "SQLite error 19: UNIQUE constraint failed: t.url - while executing `INSERT INTO t (url) VALUES (?)`"
+        )
+        #expect(!error.description.contains("secret"))
+    }
+
+    @Test func wrapsStoreFailuresWithTheStorePath() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("store.sqlite")
+        let store = try CacheStore(path: path)
+        let error = try await #require(throws: CacheStore.Error.self) {
+            try await store.write("break a constraint") { connection in
+                try connection.run("INSERT INTO store_totals VALUES (2, 0, 0, 0, 0)")
+            }
+        }
+        #expect(error.code == .database)
+        #expect(error.message == "Could not break a constraint in the cache store '\(path)'.")
+        #expect(error.cause is SQLiteError)
+        try await store.close()
+    }
+}

@@ -1,1 +1,0 @@
-// Placeholder until this module lands.

@@ -1,0 +1,212 @@
+import CacheStore
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Sessions
+import Synchronization
+import Testing
+
+@testable import WebCache
+
+/// Web sessions through the loader against an origin that behaves like an instance: bearer first,
+/// cookies after, re-authentication after the session's idle timeout, and responses kept apart per user.
+@Suite(.timeLimit(.minutes(1)))
+struct SessionLoaderTests {
+    @Test func firstLoadSendsTheBearerAndLaterLoadsSendTheCookie() async throws {
+        try await withInstance { (fixture) async throws in
+            let cache = try fixture.cache(user: "alice")
+            let home = try await cache.data(for: WebRequest("nav/home"))
+            #expect(home.text == "page /nav/home for alice")
+            let list = try await cache.data(for: WebRequest("nav/list"))
+            #expect(list.text == "page /nav/list for alice")
+            #expect(fixture.pageRequests == ["/nav/home bearer", "/nav/list cookie"])
+            #expect(fixture.instance.state.withLock { $0.tokenRequests } == 1)
+            // The private page is stored in the user's partition, not the guest's.
+            #expect(try cache.storedVariants(fixture.origin.url("nav/home")).count == 1)
+            #expect(cache.partition == SessionIdentity.user(id: "alice").partitionName)
+            let guestEntries = try cache.store.variants(
+                partition: "guest", url: fixture.origin.url("nav/home").absoluteString)
+            #expect(guestEntries.isEmpty)
+        }
+    }
+
+    @Test func expiredSessionIsRenewedWithAFreshTokenAndTheLoginPageIsNeverStored() async throws {
+        try await withInstance { (fixture) async throws in
+            let provider = fixture.provider(for: "alice")
+            let cache = try fixture.cache(user: "alice", provider: provider)
+            #expect(try await cache.data(for: WebRequest("nav/home")).text == "page /nav/home for alice")
+            fixture.instance.state.withLock { $0.idleTimeout = 0.2 }
+            try await Task.sleep(for: .milliseconds(400))
+
+            let renewed = try await cache.data(for: WebRequest("nav/home"))
+            #expect(renewed.status == 200)
+            #expect(renewed.text == "page /nav/home for alice")
+            #expect(renewed.redirects.isEmpty)
+            #expect(provider.calls.value == [false, true])
+            #expect(fixture.instance.state.withLock { $0.tokenRequests } == 2)
+            #expect(fixture.pageRequests == ["/nav/home bearer", "/nav/home cookie", "/nav/home bearer"])
+            #expect(!fixture.origin.requests.contains { $0.path == "/login.do" })
+            let stored = try cache.storedVariants(fixture.origin.url("nav/home"))
+            #expect(stored.map(\.status) == [200])
+            #expect(stored.map(\.body) == [Data("page /nav/home for alice".utf8)])
+            #expect(try cache.storedVariants(fixture.origin.url("login.do")).isEmpty)
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func failingProviderIsAClearAuthorizationError(tokenEndpointRejects: Bool) async throws {
+        try await withInstance { (fixture) async throws in
+            // Either the provider itself fails, or the token endpoint refuses its JWT.
+            let provider: any AuthorizationProviding =
+                tokenEndpointRejects
+                ? JWTBearerProvider(
+                    configuration: .init(tokenEndpoint: fixture.origin.url("oauth_token.do")),
+                    assertionProvider: StaticTokenProvider(accessToken: "forged"),
+                    transport: fixture.exchangeTransport)
+                : FailingProvider()
+            let cache = try fixture.cache(user: "alice", provider: provider)
+            let error = await #expect(throws: WebCacheError.self) { try await cache.data(for: WebRequest("nav/home")) }
+            #expect(error?.code == .authorization)
+            #expect(error?.message.contains(fixture.origin.url("nav/home").absoluteString) == true)
+            #expect(fixture.pageRequests.isEmpty)
+            #expect(fixture.instance.state.withLock { $0.tokenRequests } == 0)
+        }
+    }
+
+    @Test func signingInWithoutAUserIDIsRefused() async throws {
+        try await withInstance { (fixture) async throws in
+            let error = #expect(throws: WebCacheError.self) {
+                _ = try fixture.cache(provider: fixture.provider(for: "alice"))
+            }
+            #expect(error?.code == .authorization)
+            #expect(error?.message.contains("user id") == true)
+            #expect(!FileManager.default.fileExists(atPath: fixture.folder.storePath))
+        }
+    }
+
+    @Test func refusedFreshTokenFailsWithoutLooping() async throws {
+        try await withInstance { (fixture) async throws in
+            let cache = try fixture.cache(user: "alice")
+            _ = try await cache.data(for: WebRequest("nav/home"))
+            fixture.instance.state.withLock { state in
+                state.sessions.removeAll()
+                state.refuseBearer = true
+            }
+            let error = await #expect(throws: WebCacheError.self) { try await cache.data(for: WebRequest("nav/home")) }
+            #expect(error?.code == .authorization)
+            #expect(error?.message.contains("refused a fresh token") == true)
+            #expect(fixture.pageRequests == ["/nav/home bearer", "/nav/home cookie", "/nav/home bearer"])
+            #expect(try cache.storedVariants(fixture.origin.url("nav/home")).map(\.status) == [200])
+        }
+    }
+
+    @Test func guestGetsPublicPagesAndNeverAPrivateOne() async throws {
+        try await withInstance { (fixture) async throws in
+            fixture.instance.state.withLock { $0.pageCacheControl = "private, max-age=600" }
+            let alice = try fixture.cache(user: "alice")
+            #expect(try await alice.data(for: WebRequest("nav/profile")).text == "page /nav/profile for alice")
+
+            let guest = try fixture.cache()
+            #expect(try await guest.data(for: WebRequest("public")).text == "public page")
+            let refused = try await guest.data(for: WebRequest("nav/profile"))
+            #expect(refused.text == "login page")
+            #expect(refused.source == .network)
+            #expect(fixture.origin.requests.suffix(3).map { $0.headers["Authorization"] } == [nil, nil, nil])
+            #expect(try guest.storedVariants(fixture.origin.url("nav/profile")).allSatisfy {
+                !String(decoding: $0.body, as: UTF8.self).contains("alice")
+            })
+        }
+    }
+
+    @Test func oneUsersPagesAreNeverServedToAnother() async throws {
+        try await withInstance { (fixture) async throws in
+            fixture.instance.state.withLock { $0.pageCacheControl = "private, max-age=600" }
+            let alice = try fixture.cache(user: "alice")
+            let bob = try fixture.cache(user: "bob")
+            #expect(try await alice.data(for: WebRequest("nav/profile")).text == "page /nav/profile for alice")
+            let bobFirst = try await bob.data(for: WebRequest("nav/profile"))
+            #expect(bobFirst.source == .network)
+            #expect(bobFirst.text == "page /nav/profile for bob")
+
+            let aliceAgain = try await alice.data(for: WebRequest("nav/profile"))
+            let bobAgain = try await bob.data(for: WebRequest("nav/profile"))
+            #expect(aliceAgain.source == .hit)
+            #expect(aliceAgain.text == "page /nav/profile for alice")
+            #expect(bobAgain.source == .hit)
+            #expect(bobAgain.text == "page /nav/profile for bob")
+            #expect(fixture.pageRequests == ["/nav/profile bearer", "/nav/profile bearer"])
+
+            let guest = try fixture.cache()
+            let error = await #expect(throws: WebCacheError.self) {
+                try await guest.data(for: WebRequest("nav/profile"), policy: .returnCacheDataDontLoad)
+            }
+            #expect(error?.code == .notCached)
+        }
+    }
+
+    @Test func logoutRemovesTheUsersEntriesAndCookiesAndKeepsGuestEntries() async throws {
+        try await withInstance { (fixture) async throws in
+            fixture.instance.state.withLock { $0.pageCacheControl = "private, max-age=600" }
+            let alice = try fixture.cache(user: "alice")
+            let guest = try fixture.cache()
+            _ = try await alice.data(for: WebRequest("nav/profile"))
+            _ = try await alice.data(for: WebRequest("nav/other"))
+            _ = try await guest.data(for: WebRequest("public"))
+            #expect(try alice.storedVariants(fixture.origin.url("nav/profile")).count == 1)
+
+            try await alice.logout()
+            #expect(try alice.storedVariants(fixture.origin.url("nav/profile")).isEmpty)
+            #expect(try alice.storedVariants(fixture.origin.url("nav/other")).isEmpty)
+            #expect(try guest.storedVariants(fixture.origin.url("public")).count == 1)
+
+            // A new session starts with the bearer: the old cookie is gone.
+            #expect(try await alice.data(for: WebRequest("nav/profile")).source == .network)
+            #expect(fixture.pageRequests.suffix(1) == ["/nav/profile bearer"])
+        }
+    }
+
+    // MARK: - Persisted cookies
+
+    @Test func persistedCookiesCarryTheSessionToTheNextRunAndLogoutDeletesThem() async throws {
+        try await withInstance { (fixture) async throws in
+            let first = try fixture.cache(user: "alice", persistsCookies: true)
+            _ = try await first.data(for: WebRequest("nav/home"))
+            await fixture.close(first)
+            let path = CookieFile(storePath: fixture.folder.storePath, partition: first.partition).path
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+
+            let second = try fixture.cache(user: "alice", persistsCookies: true)
+            #expect(try await second.data(for: WebRequest("nav/list")).text == "page /nav/list for alice")
+            #expect(fixture.pageRequests == ["/nav/home bearer", "/nav/list cookie"])
+            #expect(fixture.instance.state.withLock { $0.tokenRequests } == 1)
+
+            await fixture.close(second)
+            #expect(FileManager.default.fileExists(atPath: path))
+
+            // A run that does not persist cookies still deletes them at logout.
+            let third = try fixture.cache(user: "alice")
+            try await third.logout()
+            #expect(!FileManager.default.fileExists(atPath: path))
+
+            // A persisting run that logs out leaves no file behind when it closes.
+            let fourth = try fixture.cache(user: "alice", persistsCookies: true)
+            _ = try await fourth.data(for: WebRequest("nav/home"))
+            try await fourth.logout()
+            await fixture.close(fourth)
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test func unreadableCookieFileIsAnErrorNamingIt() async throws {
+        try await withInstance { (fixture) async throws in
+            let partition = SessionIdentity.user(id: "alice").partitionName
+            let path = CookieFile(storePath: fixture.folder.storePath, partition: partition).path
+            try Data("not json".utf8).write(to: URL(fileURLWithPath: path))
+            let error = #expect(throws: WebCacheError.self) {
+                _ = try fixture.cache(user: "alice", persistsCookies: true)
+            }
+            #expect(error?.message.contains(path) == true)
+        }
+    }
+}
