@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
         --long) mode=long ;;
         --seed) seed="$2"; shift ;;
         --keep) keep=1 ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "Error: Unknown option '$1'" >&2; exit 64 ;;
     esac
     shift
