@@ -86,6 +86,8 @@ let package = Package(
             dependencies: ["WebCache", "LocalOrigin"],
             swiftSettings: swiftSettings
         ),
+        // Runs scripts/fault-campaign.sh --short against the built executables.
+        .testTarget(name: "FaultTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "GatewayTests",
             dependencies: ["Gateway", "WebCache", "CacheStore", "LocalOrigin", "Transport"],
