@@ -53,7 +53,10 @@ let package = Package(
         ),
         .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "webcache-origin", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
-        .executableTarget(name: "webcache-bench", dependencies: ["CacheStore", "CSQLite"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "webcache-bench", dependencies: ["CacheStore", "CSQLite", "WebCache", "LocalOrigin"],
+            swiftSettings: swiftSettings
+        ),
         // Benchmark driver for scripts/bench-transport.sh; not a product.
         .executableTarget(
             name: "webcache-transport-bench", dependencies: ["Transport", "HTTPCore"], swiftSettings: swiftSettings
