@@ -62,6 +62,10 @@ final class Loader: Sendable {
             }
             // The redirect's own body is small; reading it to the end is what stores the redirect.
             _ = try? await response.body.collect(upTo: 1 << 20)
+            guard next.user == nil, next.password == nil else {
+                throw WebCacheError(.invalidURL, "\(current.redactedForMessages) redirects to \(next.redactedForMessages), "
+                    + "which carries a user name or password; webcache does not follow it.")
+            }
             redirects.append(current)
             guard redirects.count <= Loader.maximumRedirects else {
                 throw WebCacheError(.redirects, "Loading \(url.redactedForMessages) took more than \(Loader.maximumRedirects) redirects.")

@@ -132,6 +132,9 @@ struct Preloader: Sendable {
     /// Why `url` must not be fetched for a page at `referrer`, if it must not.
     private func refusal(of url: URL, from referrer: URL) -> String? {
         let host = url.host?.lowercased() ?? ""
+        if url.user != nil || url.password != nil {
+            return "the URL carries a user name or password"
+        }
         if options.deniedHosts.contains(host) {
             return "the host \(host) is denied"
         }
