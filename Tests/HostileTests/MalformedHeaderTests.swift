@@ -90,4 +90,35 @@ import WebCache
         #expect(french.source == .network)
         await cache.close()
     }
+
+    @Test func malformedSetCookieLinesAreIgnoredAndTheWellFormedOneKept() async throws {
+        let lines = [
+            "=no-name", "no-equals-sign", "ctl=a\u{1}b", "big=" + String(repeating: "v", count: 5000),
+            "dom=1; Domain=..", "dom2=1; Domain=com", "far=1; Domain=elsewhere.example", "date=1; Expires=garbage",
+            "age=1; Max-Age=abc; Max-Age=99999999999999999999", "__Host-x=1; Path=/", "sec=1; Secure",
+            "good=yes; Path=/; HttpOnly",
+        ]
+        let server = try startOrigin { _ in
+            var headers: HTTPHeaders = ["Cache-Control": "no-store"]
+            for line in lines { headers.append(name: "Set-Cookie", value: line) }
+            return OriginResponse(headers: headers, body: .bytes(Data("ok".utf8)))
+        }
+        defer { server.stop() }
+        let factory = try CacheFactory()
+        let cache = try factory.make(instance: server.baseURL, user: "alice")
+        _ = try await cache.data(for: WebRequest("first"))
+        _ = try await cache.data(for: WebRequest("second"))
+        let second = try #require(server.requests.last)
+        let cookies = Set((second.headers["Cookie"] ?? "").split(separator: ";").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        })
+        // Lenient RFC 6265 parsing keeps the cookies whose bad attributes are merely ignored; a
+        // loopback origin counts as secure (RFC 6265bis), so `Secure` is accepted from it.
+        #expect(cookies.contains("good=yes"))
+        #expect(cookies.isSubset(of: ["good=yes", "date=1", "age=1", "dom=1", "sec=1"]), "\(cookies)")
+        for refused in ["no-name", "no-equals-sign", "ctl=", "big=", "dom2=", "far=", "__Host-x="] {
+            #expect(!cookies.contains { $0.hasPrefix(refused) }, "\(refused)")
+        }
+        await cache.close()
+    }
 }
