@@ -19,6 +19,8 @@ import Transport
         // Other spellings of IPv4 addresses that curl and the C library both accept.
         "2130706433", "0x7f000001", "0x7f.1", "0x7f.0.0.1", "017700000001", "0177.0.0.1", "127.1", "127.0.1",
         "0", "0x0a.0x00.0x00.0x01", "012.1", "3232235521", "2852039166",
+        // Percent-encoded and dotted spellings, which curl decodes too.
+        "%31%32%37.0.0.1", "%6c%6fcalhost", "127.0.0.1.", "127.0.0.1%2e", "[fe80::1%25eth0]", "[fe80::1%25nosuchif]",
     ]
 
     static let publicHosts: [String] = [
