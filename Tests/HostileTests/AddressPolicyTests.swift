@@ -71,6 +71,29 @@ import Transport
     }
 }
 
+extension AddressPolicyTests {
+    @Test func aRedirectCannotTakeAPublicPagesRequisiteToAPrivateAddress() async throws {
+        let port = OriginPort()
+        let server = try startOrigin { request in
+            switch request.path {
+            case "/page.html": return cacheablePage("<img src=/hop.png><img src=/fine.png>")
+            case "/hop.png": return OriginResponse(status: 302, headers: ["Location": "http://localhost:\(port.value)/admin"])
+            default: return .text("data", headers: ["Cache-Control": "max-age=60"])
+            }
+        }
+        port.set(server.port)
+        defer { server.stop() }
+        let factory = try CacheFactory()
+        let cache = try factory.make { $0.transportConfiguration.resolve = ["public.test:\(server.port):127.0.0.1"] }
+        let report = await cache.preload(["http://public.test:\(server.port)/page.html"], options: quickOptions())
+        #expect(!server.requests.contains { $0.path == "/admin" }, "the redirect reached the private address")
+        let hop = "http://public.test:\(server.port)/hop.png"
+        #expect(report.failures.contains { $0.url == hop && $0.reason.contains("private address") }, "\(report.failures)")
+        #expect(report.completed == 2)
+        await cache.close()
+    }
+}
+
 /// The origin's port, known only once it has started, for a handler made before.
 final class OriginPort: Sendable {
     private let port = Mutex<UInt16>(0)

@@ -66,6 +66,10 @@ final class Loader: Sendable {
                 throw WebCacheError(.invalidURL, "\(current.redactedForMessages) redirects to \(next.redactedForMessages), "
                     + "which carries a user name or password; webcache does not follow it.")
             }
+            guard context.allowsRedirect(current, next) else {
+                throw WebCacheError(.forbidden, "\(current.redactedForMessages) redirects to \(next.redactedForMessages), "
+                    + "but a page on a public address may not reach the private address of \(next.host ?? "its host").")
+            }
             redirects.append(current)
             guard redirects.count <= Loader.maximumRedirects else {
                 throw WebCacheError(.redirects, "Loading \(url.redactedForMessages) took more than \(Loader.maximumRedirects) redirects.")
