@@ -7,64 +7,6 @@ import Testing
 import Transport
 import WebCache
 
-/// A unique temporary folder, removed with everything in it when the last reference goes.
-final class TemporaryFolder: Sendable {
-    let url: URL
-
-    init() throws {
-        url = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("webcache-hostile-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    /// A path inside the folder.
-    func path(_ name: String) -> String {
-        url.appendingPathComponent(name).path
-    }
-
-    /// Writes `data` to a file in the folder and returns its path.
-    @discardableResult
-    func write(_ data: Data, to name: String) throws -> String {
-        let path = path(name)
-        try data.write(to: URL(fileURLWithPath: path))
-        return path
-    }
-}
-
-/// Makes ``WebCache`` instances on a store in a temporary folder, with short network timeouts.
-struct CacheFactory {
-    let folder: TemporaryFolder
-    let storePath: String
-
-    init() throws {
-        folder = try TemporaryFolder()
-        storePath = folder.path("store.sqlite")
-    }
-
-    /// A cache as a guest (or as `user` with a fixed token), with a one-second idle timeout.
-    func make(
-        instance: URL? = nil, user: String? = nil, token: String = "token-of-the-user",
-        configure: (inout WebCache.Configuration) -> Void = { _ in }
-    ) throws -> WebCache {
-        var configuration = WebCache.Configuration(environment: ["HOME": folder.url.path])
-        configuration.storePath = storePath
-        configuration.instanceURL = instance
-        configuration.transportConfiguration.idleTimeout = .seconds(1)
-        configuration.transportConfiguration.connectTimeout = .seconds(2)
-        configuration.transportConfiguration.proxy = ""
-        if let user {
-            configuration.userID = user
-            configuration.authorization = StaticTokenProvider(accessToken: token)
-        }
-        configure(&configuration)
-        return try WebCache(configuration: configuration)
-    }
-}
-
 /// Preload options for tests: quick retries, no media.
 func quickOptions(retries: Int = 0) -> PreloadOptions {
     var options = PreloadOptions()
@@ -83,7 +25,8 @@ func loadResult(_ cache: WebCache, _ request: WebRequest, policy: CachePolicy = 
     } catch let error as WebCacheError {
         return .failure(error)
     } catch {
-        return .failure(WebCacheError(.network, "unexpected error type: \(error)"))
+        Issue.record("A load threw \(type(of: error)), not a WebCacheError: \(error)")
+        return .failure(WebCacheError(.network, "\(error)", cause: error))
     }
 }
 

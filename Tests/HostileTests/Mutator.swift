@@ -1,47 +1,5 @@
 import Foundation
 
-/// A small, fast, seeded generator (SplitMix64), so every fuzz case can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// How much fuzzing a run does. The test suite uses the base budgets; `scripts/fuzz.sh` raises them
-/// with `WEBCACHE_FUZZ_SCALE` (a multiplier) and can pick another `WEBCACHE_FUZZ_SEED`.
-enum FuzzBudget {
-    /// The multiplier of every base budget: `WEBCACHE_FUZZ_SCALE`, 1 when unset or invalid.
-    static let scale: Int = {
-        guard let text = ProcessInfo.processInfo.environment["WEBCACHE_FUZZ_SCALE"], let value = Int(text),
-            value > 0
-        else { return 1 }
-        return value
-    }()
-
-    /// The first seed: `WEBCACHE_FUZZ_SEED`, or a fixed value so that runs repeat.
-    static let seed: UInt64 = {
-        guard let text = ProcessInfo.processInfo.environment["WEBCACHE_FUZZ_SEED"], let value = UInt64(text) else {
-            return 0x5EED_CAFE
-        }
-        return value
-    }()
-
-    /// The number of cases for a test whose base budget is `base`.
-    static func cases(_ base: Int) -> Int {
-        base * scale
-    }
-}
-
 /// Random inputs: raw bytes, and mutations of real documents.
 struct Mutator {
     var random: SeededGenerator
@@ -118,15 +76,5 @@ struct Mutator {
             }
         }
         return result
-    }
-}
-
-/// The fixtures of the discovery tests, read from the source tree.
-enum DiscoveryFixtures {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("DiscoveryTests/Fixtures")
-
-    static func bytes(_ name: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: folder.appendingPathComponent(name)))
     }
 }
