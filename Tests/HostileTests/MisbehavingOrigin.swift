@@ -91,6 +91,7 @@ enum MisbehavingOrigin {
     }
 
     private static func head(_ lines: [String]) -> Data {
-        Data((["HTTP/1.1 200 OK", "Content-Type: text/plain"] + lines).map { $0 + "\r\n" }.joined().utf8 + Data("\r\n".utf8))
+        let all = ["HTTP/1.1 200 OK", "Content-Type: text/plain"] + lines
+        return Data((all.map { $0 + "\r\n" }.joined() + "\r\n").utf8)
     }
 }

@@ -17,7 +17,8 @@ import WebCache
             switch request.path {
             case "/broken":
                 return OriginResponse(body: .raw { socket in
-                    try socket.write("HTTP/1.1 200 OK\r\nContent-Length: 50\r\nSet-Cookie: late=\(RedactionTests.cookie)\r\n\r\nshort")
+                    try socket.write("HTTP/1.1 200 OK\r\nContent-Length: 50\r\n"
+                        + "Set-Cookie: late=\(RedactionTests.cookie)\r\n\r\nshort")
                 })
             default:
                 return OriginResponse(
@@ -39,7 +40,8 @@ import WebCache
         _ = try await cache.data(for: WebRequest("page", headers: ["Cookie": "extra=\(Self.cookie)"]))
         _ = try await cache.data(for: WebRequest("page"))
         let broken = await loadResult(cache, WebRequest("broken"))
-        let withPassword = await loadResult(cache, WebRequest("http://user:\(Self.token)@127.0.0.1:\(server.port)/page"))
+        let withPassword = await loadResult(
+            cache, WebRequest("http://user:\(Self.token)@127.0.0.1:\(server.port)/page"))
         _ = await cache.preload(["page", "broken", "http://user:\(Self.token)@127.0.0.1:\(server.port)/x"],
                                 options: quickOptions())
         var texts = lines.withLock { $0 }
@@ -68,10 +70,12 @@ import WebCache
         outputs.append(try await runner.run(["get", "broken"] + identity).everything)
         let list = try home.write(Data("page\nbroken\n".utf8), to: "urls.txt")
         // One at a time, so that later requests of a run carry the cookie the first one set.
-        outputs.append(try await runner.run(["preload", list, "--json", "--retries", "0", "-j", "1"] + identity).everything)
+        outputs.append(
+            try await runner.run(["preload", list, "--json", "--retries", "0", "-j", "1"] + identity).everything)
         outputs.append(try await runner.run(["preload", list, "--retries", "0", "-j", "1"] + identity).everything)
-        for arguments in [["inspect", server.url("page").absoluteString, "--json"], ["inspect", server.url("page").absoluteString],
-                          ["inspect", "--pages", "--json"], ["verify"]] {
+        let page = server.url("page").absoluteString
+        for arguments in [["inspect", page, "--json"], ["inspect", page], ["inspect", "--pages", "--json"],
+                          ["verify"]] {
             outputs.append(try await runner.run(arguments + ["--store", store, "--log-level", "trace"]).everything)
         }
         #expect(outputs.contains { $0.contains("<redacted>") })

@@ -23,7 +23,8 @@ import WebCache
             let mode = try #require(attributes[.posixPermissions] as? Int)
             #expect(mode & 0o077 == 0, "store\(suffix) has mode \(String(mode, radix: 8))")
         }
-        let folderMode = try FileManager.default.attributesOfItem(atPath: folder.path("fresh/folder"))[.posixPermissions]
+        let folderAttributes = try FileManager.default.attributesOfItem(atPath: folder.path("fresh/folder"))
+        let folderMode = folderAttributes[.posixPermissions]
         #expect((folderMode as? Int).map { $0 & 0o077 } == 0)
         await cache.close()
     }

@@ -31,8 +31,8 @@ import WebCache
             port = try Self.freePort()
             process = Process()
             process.executableURL = URL(fileURLWithPath: openssl)
-            process.arguments = ["s_server", "-quiet", "-cert", certificate, "-key", key, "-accept", "127.0.0.1:\(port)",
-                                 "-www"]
+            process.arguments = ["s_server", "-quiet", "-cert", certificate, "-key", key,
+                                 "-accept", "127.0.0.1:\(port)", "-www"]
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice

@@ -73,7 +73,8 @@ struct WebcacheRunner {
                 directory.deleteLastPathComponent()
             }
         }
-        Issue.record("The webcache executable was not found above \(CommandLine.arguments[0]); build with --build-tests.")
+        let location = CommandLine.arguments[0]
+        Issue.record("The webcache executable was not found above \(location); build with --build-tests.")
         throw CocoaError(.fileNoSuchFile)
     }
 }

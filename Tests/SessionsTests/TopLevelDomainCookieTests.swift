@@ -13,7 +13,8 @@ struct TopLevelDomainCookieTests {
         let jar = CookieJar()
         let host = "instance.\(domain.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")))"
         let from = try #require(URL(string: "http://\(host)/"))
-        #expect(jar.store(setCookie: "wide=1; Domain=\(domain)", from: from, now: now) == .rejected(.publicSuffixDomain))
+        let decision = jar.store(setCookie: "wide=1; Domain=\(domain)", from: from, now: now)
+        #expect(decision == .rejected(.publicSuffixDomain))
         let other = try #require(URL(string: "http://other.\(host.split(separator: ".").last!)/"))
         #expect(jar.cookieHeader(for: other, now: now) == nil)
     }

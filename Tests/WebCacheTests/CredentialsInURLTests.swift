@@ -17,7 +17,8 @@ struct CredentialsInURLTests {
     }
 
     private func temporaryFolder() throws -> URL {
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("webcache-\(UUID().uuidString)")
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("webcache-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }

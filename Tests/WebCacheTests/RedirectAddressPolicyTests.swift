@@ -14,14 +14,16 @@ struct RedirectAddressPolicyTests {
         let server = OriginServer { request in
             switch request.path {
             case "/page.html": .text("<img src=/hop.png>", contentType: "text/html")
-            case "/hop.png": OriginResponse(status: 302, headers: ["Location": "http://127.0.0.1:\(port.withLock { $0 })/admin"])
+            case "/hop.png":
+                OriginResponse(status: 302, headers: ["Location": "http://127.0.0.1:\(port.withLock { $0 })/admin"])
             default: .text("private")
             }
         }
         try server.start()
         port.withLock { $0 = server.port }
         defer { server.stop() }
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("webcache-\(UUID().uuidString)")
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("webcache-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = WebCache.Configuration(environment: ["HOME": folder.path])
         configuration.storePath = folder.appendingPathComponent("store.sqlite").path
