@@ -10,7 +10,7 @@ enum MisbehavingOrigin {
     /// The paths that misbehave, with what each does.
     static let badPaths: [String] = [
         "reset-mid-body", "short-body", "stall-after-head", "stall-silent", "storm/one", "storm/two",
-        "loop-a", "chain/0", "enormous-head", "endless", "bomb",
+        "loop-a", "chain/0", "enormous-head", "endless", "bomb", "bad-chunk",
     ]
 
     /// The paths that behave: a page and its stylesheet, and a text file.
@@ -48,6 +48,11 @@ enum MisbehavingOrigin {
             return raw { socket in
                 try socket.write(head(["Content-Length: 100", "Cache-Control: max-age=3600"]))
                 socket.stall(timeout: .seconds(30))
+            }
+        case "bad-chunk":
+            return raw { socket in
+                try socket.write(head(["Transfer-Encoding: chunked", "Cache-Control: max-age=3600"]))
+                try socket.write("5\r\nhello\r\nzz-not-a-size\r\nmore\r\n0\r\n\r\n")
             }
         case "stall-silent":
             return raw { socket in socket.stall(timeout: .seconds(30)) }

@@ -20,6 +20,7 @@ import WebCache
         ("enormous-head", .tooLarge),
         ("endless", .tooLarge),
         ("bomb", .tooLarge),
+        ("bad-chunk", .network),
     ]
 
     @Test func preloadRunGoesOnPastEveryMisbehaviourAndStoresOnlyTheGoodURLs() async throws {
