@@ -42,7 +42,11 @@ enum MisbehavingOrigin {
         case "long-body":
             return raw { socket in
                 try socket.write(head(["Content-Length: 10", "Cache-Control: max-age=3600"]))
-                try socket.write(Data(repeating: 0x63, count: 1000))
+                try socket.write(Data(repeating: 0x63, count: 10))
+                // The excess comes once the client has had time to send its next request here.
+                socket.stall(timeout: .milliseconds(100))
+                try socket.write(Data(repeating: 0x64, count: 990))
+                socket.stall(timeout: .seconds(2))
             }
         case "stall-after-head":
             return raw { socket in
