@@ -38,6 +38,7 @@ import WebCache
             $0.logger = Logger(level: .trace) { level, message in lines.withLock { $0.append("\(level) \(message)") } }
         }
         _ = try await cache.data(for: WebRequest("page", headers: ["Cookie": "extra=\(Self.cookie)"]))
+        _ = try await cache.data(for: WebRequest("other", headers: ["Authorization": "Bearer \(Self.token)"]))
         _ = try await cache.data(for: WebRequest("page"))
         let broken = await loadResult(cache, WebRequest("broken"))
         let withPassword = await loadResult(
@@ -68,6 +69,9 @@ import WebCache
         outputs.append(try await runner.run(["get", "page", "-i"] + identity).everything)
         outputs.append(try await runner.run(["get", "page", "-i", "--policy", "reload"] + identity).everything)
         outputs.append(try await runner.run(["get", "broken"] + identity).everything)
+        outputs.append(try await runner.run(["get", server.url("plain").absoluteString, "-i", "--store", store,
+                                             "-H", "Authorization: Bearer \(Self.token)",
+                                             "-H", "Cookie: extra=\(Self.cookie)", "--log-level", "trace"]).everything)
         let list = try home.write(Data("page\nbroken\n".utf8), to: "urls.txt")
         // One at a time, so that later requests of a run carry the cookie the first one set.
         outputs.append(
