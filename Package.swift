@@ -101,5 +101,14 @@ let package = Package(
             dependencies: ["WebCacheCLI", "CacheStore", "HTTPCore", "LocalOrigin", "Sessions"],
             swiftSettings: swiftSettings
         ),
+        // Misbehaving origins, hostile input, fuzzing and security checks across every module.
+        .testTarget(
+            name: "HostileTests",
+            dependencies: [
+                "WebCache", "WebCacheCLI", "Transport", "LocalOrigin", "Discovery", "HTTPCaching", "HTTPCore",
+                "Sessions", "CacheStore",
+            ],
+            swiftSettings: swiftSettings
+        ),
     ]
 )
