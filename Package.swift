@@ -53,7 +53,10 @@ let package = Package(
         ),
         .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "webcache-origin", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
-        .executableTarget(name: "webcache-bench", dependencies: ["CacheStore", "CSQLite"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "webcache-bench", dependencies: ["CacheStore", "CSQLite", "WebCache", "LocalOrigin"],
+            swiftSettings: swiftSettings
+        ),
         // Benchmark driver for scripts/bench-transport.sh; not a product.
         .executableTarget(
             name: "webcache-transport-bench", dependencies: ["Transport", "HTTPCore"], swiftSettings: swiftSettings
@@ -87,6 +90,8 @@ let package = Package(
             dependencies: ["WebCache", "LocalOrigin", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
+        // Runs scripts/fault-campaign.sh --short against the built executables.
+        .testTarget(name: "FaultTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "GatewayTests",
             dependencies: [
@@ -97,6 +102,15 @@ let package = Package(
         .testTarget(
             name: "WebCacheCLITests",
             dependencies: ["WebCacheCLI", "CacheStore", "HTTPCore", "LocalOrigin", "Sessions", "ChildProcess"],
+            swiftSettings: swiftSettings
+        ),
+        // Misbehaving origins, hostile input, fuzzing and security checks across every module.
+        .testTarget(
+            name: "HostileTests",
+            dependencies: [
+                "WebCache", "WebCacheCLI", "Transport", "LocalOrigin", "Discovery", "HTTPCaching", "HTTPCore",
+                "Sessions", "CacheStore",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -21,6 +21,8 @@ enum CommandRunner {
             return try await RefreshCommand.run(context)
         case CommandCatalog.serve.name:
             return try await ServeCommand.run(context)
+        case CommandCatalog.salvage.name:
+            return try await SalvageCommand.run(context)
         default:
             throw CLIError("The subcommand '\(spec.name)' is not available in this build.")
         }

@@ -45,7 +45,7 @@ final class Loader: Sendable {
         var method = request.method
         var body = request.body
         var redirects: [URL] = []
-        var visited: Set<String> = ["\(method.rawValue) \(url.cacheKey.absoluteString)"]
+        var visited: Set<String> = []
         var headers = defaultHeaders
         for name in Set(request.headers.map { $0.name.lowercased() }) {
             headers.remove(name)
@@ -62,6 +62,16 @@ final class Loader: Sendable {
             }
             // The redirect's own body is small; reading it to the end is what stores the redirect.
             _ = try? await response.body.collect(upTo: 1 << 20)
+            guard next.user == nil, next.password == nil else {
+                throw WebCacheError(.invalidURL, "\(current.redactedForMessages) redirects to "
+                    + "\(next.redactedForMessages), which carries a user name or password; it is not followed.")
+            }
+            guard context.allowsRedirect(current, next) else {
+                throw WebCacheError(.forbidden, "\(current.redactedForMessages) redirects to "
+                    + "\(next.redactedForMessages), but a page on a public address may not reach the private "
+                    + "address of \(next.host ?? "its host").")
+            }
+            if redirects.isEmpty { visited.insert("\(request.method.rawValue) \(url.cacheKey.absoluteString)") }
             redirects.append(current)
             guard redirects.count <= Loader.maximumRedirects else {
                 throw WebCacheError(

@@ -152,5 +152,5 @@ enum CommandCatalog {
         ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
     )
 
-    static let all: [CommandSpec] = [get, preload, refresh, inspect, prune, pin, verify, logout, serve]
+    static let all: [CommandSpec] = [get, preload, refresh, inspect, prune, pin, verify, salvage, logout, serve]
 }
