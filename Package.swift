@@ -91,7 +91,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Runs scripts/fault-campaign.sh --short against the built executables.
-        .testTarget(name: "FaultTests", swiftSettings: swiftSettings),
+        .testTarget(name: "FaultTests", dependencies: ["ChildProcess"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GatewayTests",
             dependencies: [
@@ -109,7 +109,7 @@ let package = Package(
             name: "HostileTests",
             dependencies: [
                 "WebCache", "WebCacheCLI", "Transport", "LocalOrigin", "Discovery", "HTTPCaching", "HTTPCore",
-                "Sessions", "CacheStore",
+                "Sessions", "CacheStore", "ChildProcess",
             ],
             swiftSettings: swiftSettings
         ),

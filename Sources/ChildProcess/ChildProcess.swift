@@ -84,7 +84,8 @@ public final class ChildProcess: Sendable {
             case .inherit:
                 continue
             case .null:
-                posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+                let flags = descriptor == 0 ? O_RDONLY : O_WRONLY
+                posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", flags, 0)
             case .file(let path):
                 let flags = descriptor == 0 ? O_RDONLY : (O_WRONLY | O_CREAT | O_TRUNC)
                 posix_spawn_file_actions_addopen(&actions, descriptor, path, flags, 0o600)
@@ -92,7 +93,8 @@ public final class ChildProcess: Sendable {
                 guard descriptor != 0 else { continue }
                 var ends: [Int32] = [0, 0]
                 guard pipe(&ends) == 0 else {
-                    throw ChildProcessError("Cannot create a pipe for '\(executable)': \(String(cString: strerror(errno))).")
+                    let reason = String(cString: strerror(errno))
+                    throw ChildProcessError("Cannot create a pipe for '\(executable)': \(reason).")
                 }
                 // Close-on-exec, so that no other child inherits an end (spawning is serialised by `launch`).
                 _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
@@ -143,20 +145,29 @@ public final class ChildProcess: Sendable {
     public func finish() async -> (termination: Termination, output: Data, error: Data) {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { [self] in
-                let group = DispatchGroup()
-                let errorData = ChildProcess.Box()
-                if let errorPipe {
-                    group.enter()
-                    Thread.detachNewThread {
-                        errorData.data = ChildProcess.readToEnd(errorPipe)
-                        group.leave()
-                    }
-                }
-                let output = outputPipe.map(ChildProcess.readToEnd) ?? Data()
-                group.wait()
-                continuation.resume(returning: (waitForExit(), output, errorData.data))
+                continuation.resume(returning: finishBlocking())
             }
         }
+    }
+
+    /// Reads the piped streams to their end and waits for the child, blocking the calling thread.
+    ///
+    /// For synchronous code outside Swift concurrency, such as a `deinit` or a static initialiser;
+    /// async code calls ``finish()``, which leaves the cooperative pool free. Call one of them once.
+    /// - Returns: how it ended, and what it wrote to the piped streams (empty for others).
+    public func finishBlocking() -> (termination: Termination, output: Data, error: Data) {
+        let group = DispatchGroup()
+        let errorData = ChildProcess.Box()
+        if let errorPipe {
+            group.enter()
+            Thread.detachNewThread {
+                errorData.data = ChildProcess.readToEnd(errorPipe)
+                group.leave()
+            }
+        }
+        let output = outputPipe.map(ChildProcess.readToEnd) ?? Data()
+        group.wait()
+        return (waitForExit(), output, errorData.data)
     }
 
     private func waitForExit() -> Termination {

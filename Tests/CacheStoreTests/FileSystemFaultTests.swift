@@ -1,4 +1,5 @@
 import CSQLite
+import ChildProcess
 import Foundation
 import Testing
 
@@ -21,22 +22,26 @@ struct FileSystemFaultTests {
     static let isRoot = getuid() == 0
 
     /// Runs `mount` or `umount` with `arguments`, and requires that it succeeds.
-    private func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(tool) \(arguments.joined(separator: " ")) failed")
+    private func run(_ tool: String, _ arguments: [String]) async throws {
+        let result = try await ChildProcess.spawn("/usr/bin/env", [tool] + arguments, output: .null, error: .pipe)
+            .finish()
+        let errors = String(decoding: result.error, as: UTF8.self)
+        try #require(result.termination == .exited(0), "\(tool) \(arguments.joined(separator: " ")) failed: \(errors)")
     }
 
     /// A tmpfs of `size` mounted at a new folder for `body`, unmounted afterwards.
     private func withTmpfs(size: String, _ body: (String) async throws -> Void) async throws {
         let mountPoint = folder.path("mnt")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        try run("mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint])
-        defer { try? run("umount", ["-l", mountPoint]) }
-        try await body(mountPoint)
+        try await run("mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint])
+        var failure: (any Error)?
+        do {
+            try await body(mountPoint)
+        } catch {
+            failure = error
+        }
+        try? await run("umount", ["-l", mountPoint])
+        if let failure { throw failure }
     }
 
     // MARK: - Full disk
@@ -77,7 +82,7 @@ struct FileSystemFaultTests {
             let error = try #require(failure)
             #expect(error.code == .diskFull, "\(error)")
             #expect(error.message.contains(path))
-            try run("mount", ["-o", "remount,size=16m", mountPoint])
+            try await run("mount", ["-o", "remount,size=16m", mountPoint])
             #expect(try store.entry(url: "https://example.test/first") != nil)
             #expect(try await store.verify().isSound)
             try await store.close()
@@ -95,8 +100,7 @@ struct FileSystemFaultTests {
                 try await store.save(makeEntry("https://example.test/"), body: makeBody(size: 5_000, seed: 2))
             }
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
-            try run("mount", ["-o", "remount,ro", mountPoint])
-            defer { try? run("mount", ["-o", "remount,rw", mountPoint]) }
+            try await run("mount", ["-o", "remount,ro", mountPoint])
 
             // When
             let error = #expect(throws: CacheStore.Error.self) { try CacheStore(path: path) }
@@ -107,6 +111,8 @@ struct FileSystemFaultTests {
             #expect(error?.message.contains("read-only file system") == true)
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint) == ["store.sqlite"])
+            // The lazy unmount of withTmpfs cleans up even when a check above throws first.
+            try? await run("mount", ["-o", "remount,rw", mountPoint])
         }
     }
 }

@@ -94,6 +94,18 @@ struct ChildProcessTests {
         #expect(result.error.allSatisfy { $0 == UInt8(ascii: "e") })
     }
 
+    @Test func finishBlockingDrainsBothPipesAndWaitsOnTheCallingThread() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let size = 300_000
+        let script = "head -c \(size) /dev/zero | tr '\\0' o; head -c \(size) /dev/zero | tr '\\0' e >&2; exit 5"
+        let result = try shell(script).finishBlocking()
+        #expect(result.termination == .exited(5))
+        #expect(result.output.count == size)
+        #expect(result.output.allSatisfy { $0 == UInt8(ascii: "o") })
+        #expect(result.error.count == size)
+        #expect(result.error.allSatisfy { $0 == UInt8(ascii: "e") })
+    }
+
     @Test func fileStreamsWriteAndReadFiles() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appending(path: "input.txt").path

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Testing
 
@@ -21,9 +22,9 @@ struct FaultCampaignTests {
         var note: String
     }
 
-    /// The script's exit status, its whole output, and its table.
+    /// How the script ended, its whole output, and its table.
     struct Outcome: Sendable {
-        var status: Int32
+        var termination: ChildProcess.Termination
         var output: String
         var rows: [String: Row]
     }
@@ -34,35 +35,18 @@ struct FaultCampaignTests {
     /// The folder of the built executables: the test bundle's folder.
     static let binaryFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
 
-    /// Runs the campaign on a Dispatch thread: it takes a while, and a blocked thread of Swift's
-    /// cooperative pool (as many threads as cores) would starve the tests running beside it.
-    static func runCampaign() async -> Outcome {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: runCampaignBlocking())
-            }
-        }
-    }
-
-    static func runCampaignBlocking() -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [packageRoot.appendingPathComponent("scripts/fault-campaign.sh").path, "--short"]
-        process.currentDirectoryURL = packageRoot
+    /// Runs the campaign in the package root, with its standard error merged into its output.
+    /// `finish()` waits on a thread of its own, so the tests beside it keep the cooperative pool.
+    static func runCampaign() async throws -> Outcome {
         var environment = ProcessInfo.processInfo.environment
         environment["WEBCACHE_BIN"] = binaryFolder.path
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do {
-            try process.run()
-        } catch {
-            return Outcome(status: -1, output: "The campaign script could not be started: \(error).", rows: [:])
-        }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, output: output, rows: parseTable(output))
+        let script = packageRoot.appendingPathComponent("scripts/fault-campaign.sh").path
+        let child = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "cd \"$1\" && exec /bin/bash \"$0\" --short 2>&1", script, packageRoot.path],
+            environment: environment, output: .pipe)
+        let result = await child.finish()
+        let output = String(decoding: result.output, as: UTF8.self)
+        return Outcome(termination: result.termination, output: output, rows: parseTable(output))
     }
 
     /// The rows of the table the script prints after its `campaign trials faults …` header.
@@ -92,8 +76,8 @@ struct FaultCampaignTests {
     }
 
     @Test func theShortCampaignLosesNothingAndErrsClearly() async throws {
-        let outcome = await Self.runCampaign()
-        #expect(outcome.status == 0, "\(outcome.output)")
+        let outcome = try await Self.runCampaign()
+        #expect(outcome.termination == .exited(0), "\(outcome.output)")
         #expect(outcome.output.contains("RESULT: PASS"), "\(outcome.output)")
         for name in ["sigkill", "full-disk", "read-only", "corruption", "concurrency"] {
             let row = try #require(outcome.rows[name], "No row for \(name) in:\n\(outcome.output)")

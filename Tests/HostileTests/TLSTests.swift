@@ -1,4 +1,5 @@
 import CacheStore
+import ChildProcess
 import Foundation
 import HTTPCore
 import LocalOrigin
@@ -10,7 +11,7 @@ import WebCache
 @Suite struct TLSTests {
     /// A TLS server with a self-signed certificate (`openssl s_server`), or `nil` without `openssl`.
     final class SelfSignedServer: Sendable {
-        let process: Process
+        let process: ChildProcess
         let port: UInt16
         let folder: TemporaryFolder
 
@@ -19,35 +20,28 @@ import WebCache
             guard FileManager.default.isExecutableFile(atPath: openssl) else { return nil }
             folder = try TemporaryFolder()
             let key = folder.path("key.pem"), certificate = folder.path("cert.pem")
-            let make = Process()
-            make.executableURL = URL(fileURLWithPath: openssl)
-            make.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
-                              "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
-            make.standardOutput = FileHandle.nullDevice
-            make.standardError = FileHandle.nullDevice
-            try make.run()
-            make.waitUntilExit()
-            guard make.terminationStatus == 0 else { return nil }
+            let make = try ChildProcess.spawn(
+                openssl,
+                ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
+                 "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                output: .null, error: .null)
+            guard make.finishBlocking().termination == .exited(0) else { return nil }
             port = try Self.freePort()
-            process = Process()
-            process.executableURL = URL(fileURLWithPath: openssl)
-            process.arguments = ["s_server", "-quiet", "-cert", certificate, "-key", key,
-                                 "-accept", "127.0.0.1:\(port)", "-www"]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            process = try ChildProcess.spawn(
+                openssl,
+                ["s_server", "-quiet", "-cert", certificate, "-key", key, "-accept", "127.0.0.1:\(port)", "-www"],
+                input: .null, output: .null, error: .null)
             guard Self.waitUntilListening(port) else {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                process.send(SIGKILL)
+                _ = process.finishBlocking()
                 return nil
             }
         }
 
         deinit {
-            // SIGKILL: the test runner may hand its children an ignored SIGTERM.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            // SIGKILL, as the server may have been left to ignore SIGTERM.
+            process.send(SIGKILL)
+            _ = process.finishBlocking()
         }
 
         private static func freePort() throws -> UInt16 {

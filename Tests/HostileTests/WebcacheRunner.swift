@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Testing
 
@@ -13,14 +14,18 @@ struct WebcacheRunner {
         var everything: String { stdout + "\n" + stderr }
     }
 
+    /// `webcache` did not exit by itself (a signal ended it).
+    struct UnexpectedTermination: Error, CustomStringConvertible {
+        var arguments: [String]
+        var termination: ChildProcess.Termination
+        var description: String { "webcache \(arguments.joined(separator: " ")) ended with \(termination)." }
+    }
+
     let home: TemporaryFolder
 
     /// Runs `webcache arguments`, waits for it, and returns what it printed.
     func run(_ arguments: [String]) async throws -> Result {
-        let process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = arguments
-        process.environment = [
+        let environment = [
             "PATH": "/usr/bin:/bin", "HOME": home.url.path, "LANG": "C.UTF-8",
             "XDG_CACHE_HOME": home.path("cache"),
         ]
@@ -28,24 +33,13 @@ struct WebcacheRunner {
         let name = UUID().uuidString
         let outPath = home.path("\(name).out")
         let errPath = home.path("\(name).err")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let code: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
+        let process = try ChildProcess.spawn(
+            try Self.executable().path, arguments, environment: environment,
+            input: .null, output: .file(outPath), error: .file(errPath))
+        let termination = await process.finish().termination
+        guard case .exited(let code) = termination else {
+            throw UnexpectedTermination(arguments: arguments, termination: termination)
         }
-        try out.close()
-        try err.close()
         let stdout = try Data(contentsOf: URL(fileURLWithPath: outPath))
         let stderr = try Data(contentsOf: URL(fileURLWithPath: errPath))
         return Result(exitCode: code, stdout: String(decoding: stdout, as: UTF8.self),

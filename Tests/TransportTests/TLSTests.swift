@@ -54,10 +54,9 @@ final class TLSTestServer {
     }
 
     deinit {
-        // s_server ignores SIGTERM. The child is reaped off this thread, since deinit cannot wait.
+        // s_server ignores SIGTERM.
         process.send(SIGKILL)
-        let process = process
-        Task { _ = await process.finish() }
+        _ = process.finishBlocking()
         try? FileManager.default.removeItem(at: folder)
     }
 
