@@ -154,10 +154,12 @@ public final class WebCache: Sendable {
 
     private func resolveAllowingCredentials(_ reference: String) throws -> URL {
         let trimmed = reference.trimmingCharacters(in: .whitespaces)
-        if trimmed.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }) {
+        if trimmed.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F })
+            || trimmed.unicodeScalars.contains(where: { $0.value > 0x7F && $0.properties.isWhitespace })
+        {
             throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not a URL: it contains spaces or control characters.")
         }
-        if trimmed.range(of: "^[A-Za-z][A-Za-z0-9+.-]*:", options: .regularExpression) != nil {
+        if URLReference.hasScheme(trimmed) {
             guard let absolute = URL(string: trimmed) else {
                 throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not a valid URL.")
             }
@@ -232,6 +234,23 @@ public final class WebCache: Sendable {
 
 /// Helpers for naming URLs in messages.
 enum URLReference {
+    /// Whether `text` starts with a scheme (RFC 3986 §3.1: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`).
+    static func hasScheme(_ text: String) -> Bool {
+        var bytes = text.utf8.makeIterator()
+        guard let first = bytes.next(), isLetter(first) else { return false }
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: ":") { return true }
+            guard isLetter(byte) || (byte >= 48 && byte <= 57) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".")
+            else { return false }
+        }
+        return false
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+    }
+
     /// The value for messages: credentials (`//user:password@`) hidden, control characters spelled
     /// out, a long value cut short.
     static func excerpt(_ text: String) -> String {

@@ -296,15 +296,23 @@ final class Loader: Sendable {
         if request.method == .head || entry.bodyID == nil {
             body = WebResponse.Body(data: Data())
         } else {
-            body = storedBody(entry)
+            body = try storedBody(entry)
         }
         return WebResponse(url: request.url, status: entry.status, headers: headers, source: source, age: age,
                            body: body)
     }
 
-    /// The stored body of `entry`, read chunk by chunk as the caller pulls it.
-    private func storedBody(_ entry: CacheEntry) -> WebResponse.Body {
+    /// The stored body of `entry`: read at once when it fits in one chunk (one query, and the entry
+    /// cannot be replaced under the caller), else chunk by chunk as the caller pulls it.
+    private func storedBody(_ entry: CacheEntry) throws -> WebResponse.Body {
         guard let bodyID = entry.bodyID else { return WebResponse.Body(data: Data()) }
+        if entry.bodySize <= Int64(CacheStore.chunkSize) {
+            do {
+                return WebResponse.Body(data: try store.bodyData(bodyID: bodyID))
+            } catch {
+                throw WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error)
+            }
+        }
         let reader = Mutex(store.bodyChunks(bodyID: bodyID))
         let url = entry.url
         return WebResponse.Body(pull: {
