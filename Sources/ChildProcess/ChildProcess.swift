@@ -12,8 +12,9 @@ import Darwin
 /// Foundation's `Process.run()` on Linux (swift-corelibs-foundation up to Swift 6.3) can crash with
 /// a buffer over-read while it lists `/proc/self/fd` (fixed upstream in swift-corelibs-foundation
 /// pull request 5472). Token commands and the tests start many processes, so webcache spawns them
-/// itself: no descriptors leak into the child (every other descriptor webcache opens is
-/// close-on-exec, as Foundation's and SQLite's are), and waiting happens off the cooperative pool.
+/// itself: a child gets only its three standard streams (with glibc 2.34 or later; before, every
+/// descriptor that is not close-on-exec), an empty signal mask and default signal actions, and
+/// waiting happens off the cooperative pool.
 ///
 /// ```swift
 /// let child = try ChildProcess.spawn("/bin/sh", ["-c", "echo hi"], output: .pipe)
@@ -68,6 +69,19 @@ public final class ChildProcess: Sendable {
     /// Held while a pipe is made and a child started, so no child inherits another's pipe end.
     private static let launch = Mutex(())
 
+    #if canImport(Glibc)
+    private typealias CloseFrom = @Sendable @convention(c) (
+        UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32
+    ) -> Int32
+
+    /// `posix_spawn_file_actions_addclosefrom_np` of glibc 2.34 and later, which the Glibc module does
+    /// not import. With an older C library children get every descriptor that is not close-on-exec.
+    private static let closeFrom: CloseFrom? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: CloseFrom.self)
+    }()
+    #endif
+
     private static func spawnNow(
         _ executable: String, _ arguments: [String], environment: [String: String]?,
         input: Stream, output: Stream, error: Stream
@@ -105,6 +119,13 @@ public final class ChildProcess: Sendable {
             }
         }
 
+        // Nothing beyond the three standard streams reaches the child, whether or not it is
+        // close-on-exec: a socket or pipe end of another part of the process (libcurl's connections,
+        // a test origin's accepted sockets) held by a long-lived child would never see its peer close.
+        #if canImport(Glibc)
+        _ = closeFrom?(&actions, 3)
+        #endif
+
         let environmentLines = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environmentLines.map { strdup($0) } + [nil]
@@ -123,7 +144,12 @@ public final class ChildProcess: Sendable {
         sigfillset(&everySignal)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &everySignal)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        #if canImport(Darwin)
+        let flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_CLOEXEC_DEFAULT
+        #else
+        let flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        #endif
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)

@@ -53,6 +53,26 @@ struct ChildProcessTests {
     }
 
     #if os(Linux)
+    @Test func descriptorsOfTheParentAreNotInheritedEvenWithoutCloseOnExec() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A pipe whose ends are inheritable, as a library's sockets may be.
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        let probe = "for fd in \"$@\"; do if [ -e /proc/self/fd/$fd ]; then echo open $fd; fi; done; echo checked"
+        let prober = try shell(probe, ends.map(String.init))
+        let sleeper = try ChildProcess.spawn("/bin/sleep", ["600"], output: .null, error: .null)
+        close(ends[1])
+        // End of file at once only when no child holds the write end; otherwise EAGAIN, not a wait.
+        _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
+        var byte: UInt8 = 0
+        #expect(read(ends[0], &byte, 1) == 0)
+        #expect(kill(sleeper.pid, 0) == 0)
+        sleeper.send(SIGKILL)
+        #expect(await sleeper.finish().termination == .signalled(SIGKILL))
+        #expect(String(decoding: await prober.finish().output, as: UTF8.self) == "checked\n")
+    }
+
     @Test func theChildStartsWithNoSignalBlockedOrIgnored() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         // Whatever the test process blocks or ignores, a child starts clean.
