@@ -55,7 +55,7 @@ enum RawClient {
     private static func blockingExchange(port: UInt16, _ text: String) throws -> Reply {
         guard let socket = connect(port: port) else { throw Failure(description: "Cannot connect to port \(port).") }
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let bytes = Array(text.utf8)
         guard send(socket, bytes, bytes.count, 0) == bytes.count else { throw Failure(description: "Sending failed.") }

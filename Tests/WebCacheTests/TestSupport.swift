@@ -69,7 +69,7 @@ func withCache(
 }
 
 /// Waits until `condition` holds, checking every 10 ms for at most `seconds`; returns whether it held.
-func eventually(within seconds: Double = 10, _ condition: () -> Bool) async throws -> Bool {
+func eventually(within seconds: Double = 30, _ condition: () -> Bool) async throws -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
