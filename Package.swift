@@ -63,6 +63,13 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        // Helpers the test targets share: temporary folders, the built executables, raw sockets.
+        .target(
+            name: "WebCacheTestSupport",
+            dependencies: ["ChildProcess", "HTTPCore"],
+            path: "Tests/Support",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPCachingTests", dependencies: ["HTTPCaching"], swiftSettings: swiftSettings),
@@ -83,25 +90,31 @@ let package = Package(
             dependencies: ["Transport", "LocalOrigin", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "LocalOriginTests", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LocalOriginTests", dependencies: ["LocalOrigin", "WebCacheTestSupport"], swiftSettings: swiftSettings
+        ),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebCacheTests",
-            dependencies: ["WebCache", "LocalOrigin", "ChildProcess"],
+            dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport"],
             swiftSettings: swiftSettings
         ),
         // Runs scripts/fault-campaign.sh --short against the built executables.
-        .testTarget(name: "FaultTests", dependencies: ["ChildProcess"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FaultTests", dependencies: ["ChildProcess", "WebCacheTestSupport"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "WebCache", "CacheStore", "LocalOrigin", "Transport", "ChildProcess",
+                "Gateway", "WebCache", "CacheStore", "LocalOrigin", "Transport", "ChildProcess", "WebCacheTestSupport",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WebCacheCLITests",
-            dependencies: ["WebCacheCLI", "CacheStore", "HTTPCore", "LocalOrigin", "Sessions", "ChildProcess"],
+            dependencies: [
+                "WebCacheCLI", "CacheStore", "HTTPCore", "LocalOrigin", "Sessions", "WebCacheTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         // Misbehaving origins, hostile input, fuzzing and security checks across every module.
@@ -109,7 +122,7 @@ let package = Package(
             name: "HostileTests",
             dependencies: [
                 "WebCache", "WebCacheCLI", "Transport", "LocalOrigin", "Discovery", "HTTPCaching", "HTTPCore",
-                "Sessions", "CacheStore", "ChildProcess",
+                "Sessions", "CacheStore", "ChildProcess", "WebCacheTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import Testing
+import WebCacheTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -29,20 +30,14 @@ struct FaultCampaignTests {
         var rows: [String: Row]
     }
 
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// The folder of the built executables: the test bundle's folder.
-    static let binaryFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-
     /// Runs the campaign in the package root, with its standard error merged into its output.
     /// `finish()` waits on a thread of its own, so the tests beside it keep the cooperative pool.
     static func runCampaign() async throws -> Outcome {
         var environment = ProcessInfo.processInfo.environment
-        environment["WEBCACHE_BIN"] = binaryFolder.path
-        let script = packageRoot.appendingPathComponent("scripts/fault-campaign.sh").path
+        environment["WEBCACHE_BIN"] = try BuiltProducts.folder(containing: "webcache").path
+        let script = Repository.file("scripts/fault-campaign.sh").path
         let child = try ChildProcess.spawn(
-            "/bin/sh", ["-c", "cd \"$1\" && exec /bin/bash \"$0\" --short 2>&1", script, packageRoot.path],
+            "/bin/sh", ["-c", "cd \"$1\" && exec /bin/bash \"$0\" --short 2>&1", script, Repository.root.path],
             environment: environment, output: .pipe)
         let result = await child.finish()
         let output = String(decoding: result.output, as: UTF8.self)

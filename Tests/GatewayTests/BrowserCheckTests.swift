@@ -1,16 +1,13 @@
 import ChildProcess
 import Foundation
 import Testing
+import WebCacheTestSupport
 
 /// Headless Chromium reads `examples/site` through `webcache serve --offline`: every sub-resource
 /// must come from the store, and the offline page must be pixel-identical to the online one.
 /// The work is done by `scripts/browser-check.sh`, which people can also run by hand.
 @Suite(.timeLimit(.minutes(1)))
 struct BrowserCheckTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-
     static var chromiumIsInstalled: Bool {
         ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains { FileManager.default.isExecutableFile(atPath: $0) }
     }
@@ -18,9 +15,10 @@ struct BrowserCheckTests {
     @Test(.enabled(if: chromiumIsInstalled, "Chromium is not installed; run scripts/install-deps.sh chromium"))
     func offlinePageComesFromTheStoreAndLooksLikeTheOnlineOne() async throws {
         // Both streams into one pipe, in the order the script writes them.
-        let script = Self.repository.appending(path: "scripts/browser-check.sh").path
+        let script = Repository.file("scripts/browser-check.sh").path
+        let binaries = try BuiltProducts.folder(containing: "webcache")
         let child = try ChildProcess.spawn(
-            "/bin/sh", ["-c", "exec \"$0\" \"$1\" 2>&1", script, Self.binaries.path], output: .pipe)
+            "/bin/sh", ["-c", "exec \"$0\" \"$1\" 2>&1", script, binaries.path], output: .pipe)
         let result = await child.finish()
         let text = String(decoding: result.output, as: UTF8.self)
         #expect(result.termination == .exited(0), "\(text)")

@@ -5,6 +5,7 @@ import LocalOrigin
 import Testing
 import Transport
 import WebCache
+import WebCacheTestSupport
 
 @testable import Gateway
 

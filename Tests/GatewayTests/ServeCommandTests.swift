@@ -4,14 +4,12 @@ import HTTPCore
 import LocalOrigin
 import Testing
 import Transport
+import WebCacheTestSupport
 
 /// The `webcache serve` executable end to end: the URL on stdout's first line, an access-log line
 /// per request, a clean exit on SIGTERM, and usage errors that name the bad value.
 @Suite(.timeLimit(.minutes(1)))
 struct ServeCommandTests {
-    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .appendingPathComponent("webcache")
-
     let folder: URL
 
     init() throws {
@@ -29,7 +27,7 @@ struct ServeCommandTests {
         // Given
         let stdout = folder.appending(path: "stdout.txt").path
         let process = try ChildProcess.spawn(
-            Self.executable.path,
+            try BuiltProducts.executable(named: "webcache").path,
             ["serve", "--port", "0", "--store", folder.appending(path: "store.sqlite").path,
              "--upstream", origin.baseURL.absoluteString],
             output: .file(stdout), error: .pipe)
@@ -64,7 +62,7 @@ struct ServeCommandTests {
     func badValuesAreUsageErrorsThatNameThem(options: [String], named: String) async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let process = try ChildProcess.spawn(
-            Self.executable.path,
+            try BuiltProducts.executable(named: "webcache").path,
             ["serve", "--port", "0", "--store", folder.appending(path: "store.sqlite").path] + options,
             output: .pipe, error: .pipe)
         let result = await process.finish()

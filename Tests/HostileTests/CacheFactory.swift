@@ -6,6 +6,7 @@ import Sessions
 import Testing
 import Transport
 import WebCache
+import WebCacheTestSupport
 
 /// Makes ``WebCache`` instances on a store in a temporary folder, with short network timeouts.
 struct CacheFactory {

@@ -5,6 +5,7 @@ import LocalOrigin
 import Testing
 import Transport
 import WebCache
+import WebCacheTestSupport
 
 /// The real `webcache` binary on a URL file full of junk: each bad line is reported as
 /// `FILE:LINE: reason`, the good ones are preloaded, the exit code is 1, and a password in a URL

@@ -1,4 +1,5 @@
 import Foundation
+import WebCacheTestSupport
 
 /// Random inputs: raw bytes, and mutations of real documents.
 struct Mutator {

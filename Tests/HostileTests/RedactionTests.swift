@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import Transport
 import WebCache
+import WebCacheTestSupport
 
 /// Credentials never show up in errors, logs or the CLI's output.
 @Suite struct RedactionTests {

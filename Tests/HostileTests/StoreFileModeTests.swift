@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import Transport
 import WebCache
+import WebCacheTestSupport
 
 /// Store files hold private data: only their owner may read them.
 @Suite struct StoreFileModeTests {

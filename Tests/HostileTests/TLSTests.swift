@@ -6,6 +6,7 @@ import LocalOrigin
 import Testing
 import Transport
 import WebCache
+import WebCacheTestSupport
 
 /// TLS certificates are verified unless the configuration says `insecure`.
 @Suite struct TLSTests {
@@ -63,18 +64,7 @@ import WebCache
         /// Polls with a bounded number of attempts until the server accepts a connection.
         private static func waitUntilListening(_ port: UInt16) -> Bool {
             for _ in 0..<100 {
-                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = port.bigEndian
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                let connected = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                    }
-                }
-                close(fd)
-                if connected { return true }
+                if RawClient.canConnect(port: port) { return true }
                 usleep(50_000)
             }
             return false

@@ -2,6 +2,7 @@ import CacheStore
 import Foundation
 import HTTPCore
 import Testing
+import WebCacheTestSupport
 
 /// Files given as `--store` that are not webcache stores: every command that reads the store refuses
 /// them with an error naming the path, exits 1, and leaves the file exactly as it was.
@@ -12,11 +13,11 @@ struct DamagedStoreTests {
     }
 
     let folder: TemporaryFolder
-    let webcache: WebcacheProcess
+    let webcache: WebcacheRunner
 
     init() throws {
         folder = try TemporaryFolder()
-        webcache = WebcacheProcess(home: folder)
+        webcache = WebcacheRunner(home: folder, searchPath: WebcacheRunner.inheritedSearchPath)
     }
 
     /// Writes the damaged file and returns its path.
@@ -27,7 +28,7 @@ struct DamagedStoreTests {
         case .text:
             return try folder.write(Data("These are notes, not a database.\n".utf8), to: "notes.txt")
         case .randomBytes:
-            var generator = SplitMix64(seed: 42)
+            var generator = SeededGenerator(seed: 42)
             let bytes = (0..<10_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
             return try folder.write(Data(bytes), to: "random.bin")
         case .truncatedStore:
@@ -77,22 +78,5 @@ struct DamagedStoreTests {
             let result = try await webcache.run(["verify", "--store", path])
             #expect(result.stderr.contains(phrase), "\(damage): \(result.stderr)")
         }
-    }
-}
-
-/// A small deterministic random number generator, so that the random file is the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

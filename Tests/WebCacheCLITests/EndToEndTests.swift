@@ -3,6 +3,7 @@ import HTTPCore
 import LocalOrigin
 import Sessions
 import Testing
+import WebCacheTestSupport
 
 @testable import CacheStore
 
@@ -11,13 +12,13 @@ import Testing
 final class EndToEndTests: Sendable {
     let folder: TemporaryFolder
     let server: OriginServer
-    let webcache: WebcacheProcess
+    let webcache: WebcacheRunner
     let store: String
 
     init() throws {
         folder = try TemporaryFolder()
         server = try TestOrigin.start()
-        webcache = WebcacheProcess(home: folder)
+        webcache = WebcacheRunner(home: folder, searchPath: WebcacheRunner.inheritedSearchPath)
         store = folder.path("store.sqlite")
     }
 
@@ -30,7 +31,7 @@ final class EndToEndTests: Sendable {
     }
 
     /// Runs `webcache` with `--store` set to this test's store.
-    private func run(_ arguments: String...) async throws -> WebcacheProcess.Result {
+    private func run(_ arguments: String...) async throws -> WebcacheRunner.Result {
         try await webcache.run(arguments + ["--store", store])
     }
 
@@ -42,7 +43,7 @@ final class EndToEndTests: Sendable {
         }
     }
 
-    private func jsonObject(_ result: WebcacheProcess.Result) throws -> [String: Any] {
+    private func jsonObject(_ result: WebcacheRunner.Result) throws -> [String: Any] {
         let object = try JSONSerialization.jsonObject(with: result.stdoutData)
         return try #require(object as? [String: Any], "stdout is not one JSON object: \(result.stdout)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebCacheTestSupport
 
 @testable import WebCacheCLI
 
@@ -7,11 +8,11 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct HelpAndUsageTests {
     let folder: TemporaryFolder
-    let webcache: WebcacheProcess
+    let webcache: WebcacheRunner
 
     init() throws {
         folder = try TemporaryFolder()
-        webcache = WebcacheProcess(home: folder)
+        webcache = WebcacheRunner(home: folder, searchPath: WebcacheRunner.inheritedSearchPath)
     }
 
     @Test func rootHelpGoesToStandardOutput() async throws {

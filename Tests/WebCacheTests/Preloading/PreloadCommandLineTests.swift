@@ -1,63 +1,14 @@
 import CacheStore
-import ChildProcess
 import Foundation
 import LocalOrigin
 import Testing
+import WebCacheTestSupport
 
 /// The real `webcache` executable preloading from a URL file against a real origin.
 @Suite struct PreloadCommandLineTests {
-    /// The `webcache` executable of this build: searched upward from the test bundle, then from this file.
-    static func executable() throws -> URL {
-        let starts = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]),
-                      URL(fileURLWithPath: #filePath)]
-        for start in starts {
-            var folder = start.deletingLastPathComponent()
-            while folder.path != "/" {
-                let sibling = folder.appending(path: "webcache")
-                if folder.lastPathComponent == "debug", FileManager.default.isExecutableFile(atPath: sibling.path) {
-                    return sibling
-                }
-                let candidate = folder.appending(path: ".build/debug/webcache")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                folder = folder.deletingLastPathComponent()
-            }
-        }
-        throw CommandLineTestError(message: "The webcache executable was not found; build the package first.")
-    }
-
-    struct CommandLineTestError: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
-    }
-
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Runs `webcache` with `arguments` and waits for it.
-    static func run(_ arguments: [String]) async throws -> Outcome {
-        let folder = FileManager.default.temporaryDirectory
-        let outFile = folder.appending(path: "preload-cli-\(UUID().uuidString).out")
-        let errFile = folder.appending(path: "preload-cli-\(UUID().uuidString).err")
-        defer {
-            try? FileManager.default.removeItem(at: outFile)
-            try? FileManager.default.removeItem(at: errFile)
-        }
-        let process = try ChildProcess.spawn(
-            try executable().path, arguments,
-            environment: ["HOME": FileManager.default.temporaryDirectory.path, "PATH": "/usr/bin:/bin"],
-            input: .null, output: .file(outFile.path), error: .file(errFile.path))
-        let termination = await process.finish().termination
-        guard case .exited(let status) = termination else {
-            let command = "webcache " + arguments.joined(separator: " ")
-            throw CommandLineTestError(message: "\(command) ended with \(termination).")
-        }
-        return Outcome(
-            status: status,
-            stdout: try String(contentsOf: outFile, encoding: .utf8),
-            stderr: try String(contentsOf: errFile, encoding: .utf8))
+    /// Runs `webcache` with `arguments`, its home in a fresh temporary folder, and waits for it.
+    static func run(_ arguments: [String]) async throws -> WebcacheRunner.Result {
+        try await WebcacheRunner(home: WebCacheTestSupport.TemporaryFolder(prefix: "preload-cli")).run(arguments)
     }
 
     private static func siteRig() throws -> (PreloadTemporaryFolder, PreloadSiteFixture, OriginServer) {
@@ -81,7 +32,7 @@ import Testing
         let outcome = try await Self.run(["preload", folder.url.appending(path: "urls.txt").path,
                                     "--instance", server.baseURL.absoluteString, "--store", folder.storePath])
 
-        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        #expect(outcome.exitCode == 0, "stderr: \(outcome.stderr)")
         #expect(outcome.stdout.contains("Preloaded 2 page(s): \(site.allPaths.count) resources in the store"),
                 "stdout: \(outcome.stdout)")
         let paths = Set(server.requests.map(\.path))
@@ -99,7 +50,7 @@ import Testing
         let outcome = try await Self.run(["preload", folder.url.appending(path: "urls.txt").path, "--json",
                                     "--instance", server.baseURL.absoluteString, "--store", folder.storePath])
 
-        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        #expect(outcome.exitCode == 0, "stderr: \(outcome.stderr)")
         let lines = outcome.stdout.split(separator: "\n")
         var objects: [[String: Any]] = []
         for line in lines {
@@ -129,7 +80,7 @@ import Testing
         let outcome = try await Self.run(["preload", file, "--instance", server.baseURL.absoluteString,
                                     "--store", folder.storePath])
 
-        #expect(outcome.status == 1)
+        #expect(outcome.exitCode == 1)
         let errors = outcome.stderr.split(separator: "\n").map(String.init)
         #expect(errors.contains { $0.contains("\(file):2: ") }, "stderr: \(outcome.stderr)")
         #expect(errors.contains { $0.contains("\(file):4: ") }, "stderr: \(outcome.stderr)")
@@ -146,7 +97,7 @@ import Testing
         server.resetLog()
         let again = try await Self.run(["preload", folder.url.appending(path: "good.txt").path,
                                   "--instance", server.baseURL.absoluteString, "--store", folder.storePath])
-        #expect(again.status == 0, "stderr: \(again.stderr)")
+        #expect(again.exitCode == 0, "stderr: \(again.stderr)")
         #expect(Set(server.requests.map(\.path)) == ["/page-1.html", "/page-2.html"])
     }
 }

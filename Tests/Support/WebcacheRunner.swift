@@ -1,0 +1,78 @@
+import ChildProcess
+import Foundation
+
+/// Runs the built `webcache` executable as a user would, with `HOME` and `XDG_CACHE_HOME` in a
+/// temporary folder so that nothing touches the real user's files.
+public struct WebcacheRunner: Sendable {
+    /// What one run printed and how it exited.
+    public struct Result: Sendable {
+        /// The exit code.
+        public var exitCode: Int32
+        /// Standard output as text.
+        public var stdout: String
+        /// Standard error as text.
+        public var stderr: String
+        /// Standard output as bytes.
+        public var stdoutData: Data
+
+        /// Both outputs, for checks that hold for everything printed.
+        public var everything: String { stdout + "\n" + stderr }
+    }
+
+    /// `webcache` did not exit by itself (a signal ended it).
+    public struct UnexpectedTermination: Error, CustomStringConvertible {
+        /// The arguments of the run.
+        public var arguments: [String]
+        /// How it ended.
+        public var termination: ChildProcess.Termination
+
+        /// A sentence naming the command and how it ended.
+        public var description: String { "webcache \(arguments.joined(separator: " ")) ended with \(termination)." }
+    }
+
+    /// The search path children get unless told otherwise.
+    public static let defaultSearchPath = "/usr/bin:/bin"
+
+    /// The search path of the test process itself.
+    public static var inheritedSearchPath: String {
+        ProcessInfo.processInfo.environment["PATH"] ?? defaultSearchPath
+    }
+
+    /// The folder used as `HOME` and, below it (`cache`), as `XDG_CACHE_HOME`.
+    public let home: TemporaryFolder
+    /// The `PATH` of the child.
+    public let searchPath: String
+
+    /// Creates a runner whose children live in `home` and search `searchPath`.
+    public init(home: TemporaryFolder, searchPath: String = WebcacheRunner.defaultSearchPath) {
+        self.home = home
+        self.searchPath = searchPath
+    }
+
+    /// Runs `webcache arguments`, waits for it, and returns what it printed and its exit code.
+    public func run(_ arguments: [String]) async throws -> Result {
+        let environment = [
+            "PATH": searchPath, "HOME": home.url.path, "LANG": "C.UTF-8", "XDG_CACHE_HOME": home.path("cache"),
+        ]
+        // Outputs go to files, not pipes: a full pipe cannot stall the child.
+        let name = UUID().uuidString
+        let outPath = home.path("\(name).out")
+        let errPath = home.path("\(name).err")
+        defer {
+            try? FileManager.default.removeItem(atPath: outPath)
+            try? FileManager.default.removeItem(atPath: errPath)
+        }
+        let process = try ChildProcess.spawn(
+            try BuiltProducts.executable(named: "webcache").path, arguments, environment: environment,
+            input: .null, output: .file(outPath), error: .file(errPath))
+        let termination = await process.finish().termination
+        guard case .exited(let code) = termination else {
+            throw UnexpectedTermination(arguments: arguments, termination: termination)
+        }
+        let stdout = try Data(contentsOf: URL(fileURLWithPath: outPath))
+        let stderr = try Data(contentsOf: URL(fileURLWithPath: errPath))
+        return Result(
+            exitCode: code, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self), stdoutData: stdout)
+    }
+}
