@@ -16,6 +16,11 @@ public final class TemporaryFolder: Sendable {
         try? FileManager.default.removeItem(at: url)
     }
 
+    /// Removes the folder and everything in it now, rather than when the last reference goes.
+    public func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+
     /// The path of `name` inside the folder; nothing is created.
     public func path(_ name: String) -> String {
         url.appendingPathComponent(name).path

@@ -4,6 +4,7 @@ import LocalOrigin
 import Sessions
 import Synchronization
 import Transport
+import WebCacheTestSupport
 
 @testable import WebCache
 

@@ -4,6 +4,7 @@ import HTTPCore
 import LocalOrigin
 import Synchronization
 import Testing
+import WebCacheTestSupport
 
 @testable import WebCache
 
@@ -26,19 +27,13 @@ final class Shared<Value: Sendable>: Sendable {
     }
 }
 
-/// A unique temporary folder for one test's store file, removed by ``remove()``.
-struct TemporaryFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appending(path: "webcache-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
+extension TemporaryFolder {
+    /// The path of the store file of a test in this folder.
     var storePath: String { url.appending(path: "store.sqlite").path }
 
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
+    /// Writes `text` at `path` below the folder, creating folders on the way.
+    func write(_ path: String, _ text: String) throws {
+        try write(Data(text.utf8), to: path)
     }
 }
 

@@ -8,11 +8,11 @@ import WebCacheTestSupport
 @Suite struct PreloadCommandLineTests {
     /// Runs `webcache` with `arguments`, its home in a fresh temporary folder, and waits for it.
     static func run(_ arguments: [String]) async throws -> WebcacheRunner.Result {
-        try await WebcacheRunner(home: WebCacheTestSupport.TemporaryFolder(prefix: "preload-cli")).run(arguments)
+        try await WebcacheRunner(home: TemporaryFolder(prefix: "preload-cli")).run(arguments)
     }
 
-    private static func siteRig() throws -> (PreloadTemporaryFolder, PreloadSiteFixture, OriginServer) {
-        let folder = try PreloadTemporaryFolder()
+    private static func siteRig() throws -> (TemporaryFolder, PreloadSiteFixture, OriginServer) {
+        let folder = try TemporaryFolder()
         let site = try PreloadSiteFixture.write(pageCount: 2, to: folder)
         let server = OriginServer(handler: StaticSite(root: folder.url.appending(path: "site")).handler)
         try server.start()

@@ -4,6 +4,7 @@ import HTTPCore
 import LocalOrigin
 import Synchronization
 import Testing
+import WebCacheTestSupport
 @testable import WebCache
 
 /// What a preload does with failing resources, oversized ones and unusable input.
@@ -110,7 +111,7 @@ import Testing
     // MARK: - Bad input
 
     @Test func unusableURLsAreReportedAndTheRestIsPreloaded() async throws {
-        let folder = try PreloadTemporaryFolder()
+        let folder = try TemporaryFolder()
         _ = try PreloadSiteFixture.write(pageCount: 2, to: folder)
         let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
         let first = await rig.cache.preload(["page-1.html"])

@@ -4,6 +4,7 @@ import HTTPCore
 import LocalOrigin
 import Testing
 import Transport
+import WebCacheTestSupport
 @testable import WebCache
 
 /// What a preload reaches: denied and allowed hosts, link depth, and private addresses.
@@ -174,7 +175,7 @@ import Transport
     /// the connection to the local origin, so nothing leaves the machine) may not make webcache fetch
     /// from loopback addresses, while its own public host stays allowed.
     @Test func aPublicPageCannotReachLoopbackAddresses() async throws {
-        let folder = try PreloadTemporaryFolder()
+        let folder = try TemporaryFolder()
         let server = OriginServer { request in
             switch request.path {
             case "/index.html":
@@ -216,7 +217,7 @@ import Transport
 
     /// A public resource that redirects to a loopback address is not followed there.
     @Test func aRedirectFromAPublicAddressToLoopbackIsNotFollowed() async throws {
-        let folder = try PreloadTemporaryFolder()
+        let folder = try TemporaryFolder()
         let server = OriginServer { request in
             let port = request.headers["X-Origin-Port"] ?? ""
             switch request.path {

@@ -1,4 +1,5 @@
 import Foundation
+import WebCacheTestSupport
 
 /// A generated site whose pages share assets and use every kind of reference the preloader follows,
 /// with the ground truth: the requisites of each page, through stylesheets and the manifest.
@@ -26,12 +27,12 @@ struct PreloadSiteFixture {
     ]
 
     /// Writes `pageCount` pages and their assets under `root`.
-    static func write(pageCount: Int, to root: PreloadTemporaryFolder, under prefix: String = "site")
+    static func write(pageCount: Int, to root: TemporaryFolder, under prefix: String = "site")
         throws -> PreloadSiteFixture
     {
         func put(_ path: String, _ text: String) throws { try root.write(prefix + path, text) }
         func putBinary(_ path: String, size: Int) throws {
-            try root.write(prefix + path, data: preloadFiller(size, seed: UInt8(truncatingIfNeeded: path.count)))
+            try root.write(preloadFiller(size, seed: UInt8(truncatingIfNeeded: path.count)), to: prefix + path)
         }
 
         // The @import chain: a.css → b.css → c.css, each with a url() image, c.css with a font.

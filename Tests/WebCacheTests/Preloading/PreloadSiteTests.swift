@@ -4,6 +4,7 @@ import HTTPCore
 import LocalOrigin
 import Testing
 import WebCache
+import WebCacheTestSupport
 
 /// Full preloads of a generated site against a real origin: every requisite once, page status, and
 /// a second run that only revalidates.
@@ -11,7 +12,7 @@ import WebCache
     // MARK: - First run
 
     @Test func storesEveryRequisiteOnceAcrossPagesThatShareThem() async throws {
-        let folder = try PreloadTemporaryFolder()
+        let folder = try TemporaryFolder()
         let site = try PreloadSiteFixture.write(pageCount: 4, to: folder)
         let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
         let events = PreloadEventLog()
@@ -63,7 +64,7 @@ import WebCache
     // MARK: - Second run
 
     @Test func secondRunSendsOnlyConditionalRequestsAndMovesNoBodies() async throws {
-        let folder = try PreloadTemporaryFolder()
+        let folder = try TemporaryFolder()
         let site = try PreloadSiteFixture.write(pageCount: 3, to: folder)
         let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
         let pages = site.pages.map { String($0.dropFirst()) }
@@ -93,7 +94,7 @@ import WebCache
     // MARK: - Refresh and the completion form
 
     @Test func refreshRevalidatesEveryStoredPageAndRequisiteConditionally() async throws {
-        let folder = try PreloadTemporaryFolder()
+        let folder = try TemporaryFolder()
         let site = try PreloadSiteFixture.write(pageCount: 2, to: folder)
         let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
         let first = await withCheckedContinuation { continuation in

@@ -4,50 +4,22 @@ import HTTPCore
 import LocalOrigin
 import Synchronization
 import WebCache
-
-// MARK: - Temporary folders
-
-/// A folder under the system's temporary directory, removed by ``remove()``.
-struct PreloadTemporaryFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appending(path: "preload-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    var storePath: String { url.appending(path: "store.sqlite").path }
-
-    /// Writes `text` (or `data`) at `path` below the folder, creating folders on the way.
-    func write(_ path: String, _ text: String) throws {
-        try write(path, data: Data(text.utf8))
-    }
-
-    func write(_ path: String, data: Data) throws {
-        let file = url.appending(path: path)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: file)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
+import WebCacheTestSupport
 
 // MARK: - A running origin with a cache in front of it
 
 /// An origin server on 127.0.0.1 and a ``WebCache`` whose instance URL is that origin, with a real
 /// store file and the real curl transport. Call ``stop()`` at the end of the test.
 struct PreloadRig {
-    let folder: PreloadTemporaryFolder
+    let folder: TemporaryFolder
     let server: OriginServer
     let cache: WebCache
 
     /// Starts `handler` on a free port and opens a cache on a fresh store.
     static func start(
-        in folder: PreloadTemporaryFolder? = nil, handler: @escaping OriginServer.Handler
+        in folder: TemporaryFolder? = nil, handler: @escaping OriginServer.Handler
     ) throws -> PreloadRig {
-        let folder = try folder ?? PreloadTemporaryFolder()
+        let folder = try folder ?? TemporaryFolder()
         let server = OriginServer(handler: handler)
         try server.start()
         let cache = try PreloadRig.openCache(folder: folder, server: server)
@@ -55,11 +27,11 @@ struct PreloadRig {
     }
 
     /// Serves the files under `site` (a folder) with the static site handler.
-    static func serving(_ site: URL, in folder: PreloadTemporaryFolder) throws -> PreloadRig {
+    static func serving(_ site: URL, in folder: TemporaryFolder) throws -> PreloadRig {
         try start(in: folder, handler: StaticSite(root: site).handler)
     }
 
-    static func openCache(folder: PreloadTemporaryFolder, server: OriginServer, instance: Bool = true) throws
+    static func openCache(folder: TemporaryFolder, server: OriginServer, instance: Bool = true) throws
         -> WebCache
     {
         var configuration = WebCache.Configuration(environment: [:])
