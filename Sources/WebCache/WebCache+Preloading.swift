@@ -43,17 +43,6 @@ extension WebCache {
         return report
     }
 
-    /// Completion-handler form of ``preload(_:options:events:)``; `completion` runs on an arbitrary thread.
-    public func preload(
-        _ urls: [String], options: PreloadOptions = PreloadOptions(),
-        events: @escaping @Sendable (PreloadEvent) -> Void = { _ in },
-        completion: @escaping @Sendable (PreloadReport) -> Void
-    ) {
-        Task {
-            completion(await preload(urls, options: options, events: events))
-        }
-    }
-
     /// Revalidates the preloaded pages in the store, and their requisites, with conditional requests
     /// (fresh entries too, as a reload would; `immutable` ones stay).
     ///

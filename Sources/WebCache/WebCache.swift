@@ -16,7 +16,8 @@ import Transport
 /// await cache.close()
 /// ```
 ///
-/// Every async function has a completion-handler form for callers that do not use Swift concurrency.
+/// Every async function has a completion-handler form (see `WebCache+Completion.swift`) for callers
+/// that do not use Swift concurrency.
 public final class WebCache: Sendable {
     /// The configuration it was created with.
     public let configuration: Configuration
@@ -124,19 +125,6 @@ public final class WebCache: Sendable {
                               source: response.source, age: response.age, redirects: response.redirects, body: body)
     }
 
-    /// Completion-handler form of ``data(for:policy:)``; `completion` runs on an arbitrary thread.
-    public func data(
-        for request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy,
-        completion: @escaping @Sendable (Result<LoadedResponse, any Error>) -> Void
-    ) {
-        Task {
-            do {
-                completion(.success(try await data(for: request, policy: policy)))
-            } catch {
-                completion(.failure(error))
-            }
-        }
-    }
 
     /// Resolves a URL string: absolute http(s) URLs as they are, anything else against the instance URL.
     /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/invalidURL`` naming the input (its
@@ -198,18 +186,6 @@ public final class WebCache: Sendable {
         } catch {
             throw WebCacheError(.store, "The signed-in user's entries could not be removed from the store.",
                                 cause: error)
-        }
-    }
-
-    /// Completion-handler form of ``logout()``.
-    public func logout(completion: @escaping @Sendable ((any Error)?) -> Void) {
-        Task {
-            do {
-                try await logout()
-                completion(nil)
-            } catch {
-                completion(error)
-            }
         }
     }
 

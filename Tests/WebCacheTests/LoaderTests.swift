@@ -354,4 +354,27 @@ struct LoaderTests {
             #expect(origin.requestCount == 1)
         }
     }
+
+    @Test func completionHandlerFormsOfLoadRefreshAndLogout() async throws {
+        try await withCache(origin: { _ in .text("streamed", headers: ["Cache-Control": "max-age=600"]) }) {
+            (origin, cache) async throws in
+            // load(completion:) hands over a response whose body still streams
+            let loaded = await withCheckedContinuation { continuation in
+                cache.load(WebRequest("page")) { continuation.resume(returning: $0) }
+            }
+            let body = try await loaded.get().body.collect()
+            #expect(String(decoding: body, as: UTF8.self) == "streamed")
+            // refresh(completion:) with no preloaded pages has nothing to do and succeeds
+            let refreshed = await withCheckedContinuation { continuation in
+                cache.refresh { continuation.resume(returning: $0) }
+            }
+            #expect(try refreshed.get().pages == 0)
+            // logout(completion:) for a guest removes nothing and reports no error
+            let loggedOut = await withCheckedContinuation { continuation in
+                cache.logout { continuation.resume(returning: $0 == nil) }
+            }
+            #expect(loggedOut)
+            #expect(origin.requestCount == 1)
+        }
+    }
 }

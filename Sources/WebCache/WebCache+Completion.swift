@@ -1,0 +1,69 @@
+import Foundation
+
+/// Completion-handler forms of the async API, for callers that do not use Swift concurrency.
+/// Each `completion` runs once, on an arbitrary thread.
+extension WebCache {
+    /// Completion-handler form of ``load(_:policy:)``: the response's body still streams.
+    public func load(
+        _ request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy,
+        completion: @escaping @Sendable (Result<WebResponse, any Error>) -> Void
+    ) {
+        complete(completion) { try await self.load(request, policy: policy) }
+    }
+
+    /// Completion-handler form of ``data(for:policy:)``.
+    public func data(
+        for request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy,
+        completion: @escaping @Sendable (Result<LoadedResponse, any Error>) -> Void
+    ) {
+        complete(completion) { try await self.data(for: request, policy: policy) }
+    }
+
+    /// Completion-handler form of ``preload(_:options:events:)``.
+    public func preload(
+        _ urls: [String], options: PreloadOptions = PreloadOptions(),
+        events: @escaping @Sendable (PreloadEvent) -> Void = { _ in },
+        completion: @escaping @Sendable (PreloadReport) -> Void
+    ) {
+        Task { completion(await self.preload(urls, options: options, events: events)) }
+    }
+
+    /// Completion-handler form of ``refresh(hosts:options:events:)``.
+    public func refresh(
+        hosts: Set<String> = [], options: PreloadOptions = PreloadOptions(),
+        events: @escaping @Sendable (PreloadEvent) -> Void = { _ in },
+        completion: @escaping @Sendable (Result<PreloadReport, any Error>) -> Void
+    ) {
+        complete(completion) { try await self.refresh(hosts: hosts, options: options, events: events) }
+    }
+
+    /// Completion-handler form of ``logout()``: `completion` gets `nil` on success.
+    public func logout(completion: @escaping @Sendable ((any Error)?) -> Void) {
+        complete({ (result: Result<Void, any Error>) in
+            if case .failure(let error) = result { completion(error) } else { completion(nil) }
+        }) { try await self.logout() }
+    }
+
+    /// Completion-handler form of ``close()``.
+    public func close(completion: @escaping @Sendable () -> Void) {
+        Task {
+            await self.close()
+            completion()
+        }
+    }
+
+    /// Runs `operation` in a new task and hands its result to `completion`: the bridge these forms
+    /// need, and the only reason the library starts a task for a caller.
+    private func complete<T: Sendable>(
+        _ completion: @escaping @Sendable (Result<T, any Error>) -> Void,
+        _ operation: @escaping @Sendable () async throws -> T
+    ) {
+        Task {
+            do {
+                completion(.success(try await operation()))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+}
