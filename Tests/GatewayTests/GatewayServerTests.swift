@@ -362,11 +362,17 @@ struct GatewayServerTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let cache = try GatewayHarness.makeCache(folder: folder)
-        let port = try await GatewayServer.serve(cache: cache) { gateway in
+        let (port, pseudonym) = try await GatewayServer.serve(cache: cache) { gateway in
             #expect(RawClient.canConnect(port: gateway.port))
-            return gateway.port
+            return (gateway.port, gateway.viaPseudonym)
         }
-        #expect(!RawClient.canConnect(port: port))
+        // The freed port may already belong to another test's server. Whatever listens there now must
+        // not be this gateway, which would answer a request carrying its own Via pseudonym with 508.
+        if RawClient.canConnect(port: port) {
+            let reply = try? await RawClient.exchange(
+                port: port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nVia: 1.1 \(pseudonym)\r\nConnection: close\r\n\r\n")
+            #expect(reply.map { !$0.statusLine.contains(" 508 ") } ?? true, "the stopped gateway still answers")
+        }
         await cache.close()
     }
 
