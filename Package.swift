@@ -12,7 +12,11 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "webcache",
     products: [
-        .library(name: "WebCache", targets: ["WebCache"]),
+        // The façade and the modules its public API speaks in (headers, token providers, the store).
+        .library(
+            name: "WebCache",
+            targets: ["WebCache", "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions"]
+        ),
         .executable(name: "webcache", targets: ["webcache"]),
         .executable(name: "webcache-origin", targets: ["webcache-origin"]),
     ],
