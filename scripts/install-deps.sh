@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev pkg-config "$@")
+packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev libssl-dev pkg-config "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
