@@ -42,6 +42,11 @@ struct OpeningTests {
         #expect(applicationID == Int64(Schema.applicationID))
         #expect(journal == "wal")
         #expect(Schema.requiredTables.isSubset(of: tables))
+        // The writer's checkpoint tuning.
+        let checkpointPages = try await store.write("checkpoint pages") { try $0.int64("PRAGMA wal_autocheckpoint") }
+        let journalLimit = try await store.write("journal limit") { try $0.int64("PRAGMA journal_size_limit") }
+        #expect(checkpointPages == Int64(CacheStore.walCheckpointPages))
+        #expect(journalLimit == CacheStore.walSizeLimit)
         try await store.close()
         // Reopening applies nothing again and keeps the data
         let again = try CacheStore(path: path)
