@@ -70,7 +70,8 @@ public actor CacheStore {
         let readers: ReaderPool
         do {
             try Self.setUp(writer, path: path)
-            try Migration.migrate(writer, with: Schema.migrations, retryingFor: configuration.busyRetryLimit)
+            try Migration.migrate(
+                writer, with: Schema.migrations, retryingFor: configuration.busyRetryLimit, path: path)
             try Self.collectAbandonedStaging(writer, configuration: configuration)
             readers = try ReaderPool(
                 path: path,
