@@ -88,12 +88,10 @@ public actor CacheStore {
         self.writer = writer
     }
 
-    /// The WAL size, in pages, at which a commit of the writer checkpoints: 64 MiB with 4 KiB pages,
-    /// rather than SQLite's 1,000 pages, so that streamed bodies are synced in a few large checkpoints,
-    /// and a page written several times in between (reused staging pages) reaches the file once.
-    static let walCheckpointPages = 16_384
-
-    /// The size, in bytes, to which the WAL file is truncated after a checkpoint.
+    /// The WAL size, in bytes, at which a commit of the writer checkpoints (`wal_autocheckpoint` is
+    /// set to this many bytes' worth of pages), rather than SQLite's 1,000 pages, so that streamed
+    /// bodies are synced in a few large checkpoints, and a page written several times in between
+    /// reaches the file once. It is also the size to which the WAL file is truncated afterwards.
     static let walSizeLimit: Int64 = 64 * 1024 * 1024
 
     /// WAL (checked), synchronous NORMAL, foreign keys (GRDB `Database.setUpWALMode()`), and the
@@ -111,8 +109,9 @@ public actor CacheStore {
             )
         }
         try connection.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+        let pageSize = try connection.int64("PRAGMA page_size") ?? 4_096
         try connection.execute(
-            sql: "PRAGMA wal_autocheckpoint = \(walCheckpointPages); PRAGMA journal_size_limit = \(walSizeLimit)"
+            sql: "PRAGMA wal_autocheckpoint = \(walSizeLimit / pageSize); PRAGMA journal_size_limit = \(walSizeLimit)"
         )
     }
 
