@@ -22,9 +22,13 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]
+        ),
 
         // MARK: - Pure logic
         .target(name: "HTTPCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
+        .target(name: "ChildProcess", swiftSettings: swiftSettings),
         .target(name: "HTTPCaching", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "Discovery", swiftSettings: swiftSettings),
 
@@ -32,7 +36,7 @@ let package = Package(
         .target(name: "CacheStore", dependencies: ["CSQLite", "HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "Transport", dependencies: ["CCurl", "HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "LocalOrigin", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
-        .target(name: "Sessions", dependencies: ["HTTPCore", "CPSL"], swiftSettings: swiftSettings),
+        .target(name: "Sessions", dependencies: ["HTTPCore", "CPSL", "ChildProcess"], swiftSettings: swiftSettings),
 
         // MARK: - Public façade and CLI
         .target(
@@ -41,13 +45,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "Gateway", dependencies: ["WebCache", "HTTPCore", "CMicroHTTPD"], swiftSettings: swiftSettings
+        ),
+        .target(
             name: "WebCacheCLI",
-            dependencies: ["WebCache", "HTTPCore", "CacheStore", "Transport", "Sessions"],
+            dependencies: ["WebCache", "HTTPCore", "CacheStore", "Transport", "Sessions", "Gateway"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "webcache-origin", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
-        .executableTarget(name: "webcache-bench", dependencies: ["CacheStore", "CSQLite"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "webcache-bench", dependencies: ["CacheStore", "CSQLite", "WebCache", "LocalOrigin"],
+            swiftSettings: swiftSettings
+        ),
         // Benchmark driver for scripts/bench-transport.sh; not a product.
         .executableTarget(
             name: "webcache-transport-bench", dependencies: ["Transport", "HTTPCore"], swiftSettings: swiftSettings
@@ -55,6 +65,7 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPCachingTests", dependencies: ["HTTPCaching"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DiscoveryTests",
@@ -65,24 +76,42 @@ let package = Package(
         // webcache-bench is a dependency so that the crash and multi-process tests find it built.
         .testTarget(
             name: "CacheStoreTests",
-            dependencies: ["CacheStore", "webcache-bench"],
+            dependencies: ["CacheStore", "ChildProcess", "webcache-bench"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "TransportTests",
-            dependencies: ["Transport", "LocalOrigin"],
+            dependencies: ["Transport", "LocalOrigin", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LocalOriginTests", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebCacheTests",
-            dependencies: ["WebCache", "LocalOrigin"],
+            dependencies: ["WebCache", "LocalOrigin", "ChildProcess"],
+            swiftSettings: swiftSettings
+        ),
+        // Runs scripts/fault-campaign.sh --short against the built executables.
+        .testTarget(name: "FaultTests", dependencies: ["ChildProcess"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "Gateway", "WebCache", "CacheStore", "LocalOrigin", "Transport", "ChildProcess",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WebCacheCLITests",
-            dependencies: ["WebCacheCLI", "CacheStore", "HTTPCore", "LocalOrigin", "Sessions"],
+            dependencies: ["WebCacheCLI", "CacheStore", "HTTPCore", "LocalOrigin", "Sessions", "ChildProcess"],
+            swiftSettings: swiftSettings
+        ),
+        // Misbehaving origins, hostile input, fuzzing and security checks across every module.
+        .testTarget(
+            name: "HostileTests",
+            dependencies: [
+                "WebCache", "WebCacheCLI", "Transport", "LocalOrigin", "Discovery", "HTTPCaching", "HTTPCore",
+                "Sessions", "CacheStore", "ChildProcess",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -39,7 +39,10 @@ public enum HTTPDate {
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilDate(fromDays: days)
         let weekday = Int((days % 7 + 7 + 4) % 7)  // 1970-01-01 was a Thursday
-        return "\(dayNames[weekday]), \(pad(day)) \(monthNames[month - 1]) \(year) "
+        // IMF-fixdate's year is four digits (RFC 9110 §5.6.7), years before 1000 included.
+        let digits = String(year)
+        let fourDigitYear = year < 0 ? digits : String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        return "\(dayNames[weekday]), \(pad(day)) \(monthNames[month - 1]) \(fourDigitYear) "
             + "\(pad(Int(secondOfDay / 3600))):\(pad(Int(secondOfDay / 60 % 60))):\(pad(Int(secondOfDay % 60))) GMT"
     }
 

@@ -5,6 +5,10 @@ extension URL {
     /// https) and the fragment removed, and an empty path written `/`. Two spellings of one
     /// resource give one key, so an entry stored under one is found, and invalidated, under the other.
     public var cacheKey: URL {
+        let text = absoluteString
+        if URL.isInCacheKeyForm(text) {
+            return baseURL == nil ? self : (URL(string: text) ?? absoluteURL)
+        }
         guard var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return absoluteURL }
         components.scheme = components.scheme?.lowercased()
         components.host = components.host?.lowercased()
@@ -16,6 +20,31 @@ extension URL {
         }
         components.fragment = nil
         return components.url ?? absoluteURL
+    }
+
+    /// Whether `text` is already a cache key: `http` or `https` in lower case, a lower-case host
+    /// without credentials or a default port, a path, no fragment. Checked on the bytes, because
+    /// every load asks, and rebuilding the URL through `URLComponents` costs more than the lookup.
+    static func isInCacheKeyForm(_ text: String) -> Bool {
+        let bytes = text.utf8
+        let scheme: String.Index
+        if bytes.starts(with: "http://".utf8) {
+            scheme = bytes.index(bytes.startIndex, offsetBy: 7)
+        } else if bytes.starts(with: "https://".utf8) {
+            scheme = bytes.index(bytes.startIndex, offsetBy: 8)
+        } else {
+            return false
+        }
+        guard
+            let pathStart = bytes[scheme...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }),
+            bytes[pathStart] == UInt8(ascii: "/"), !bytes.contains(UInt8(ascii: "#"))
+        else { return false }
+        let authority = bytes[scheme..<pathStart]
+        guard !authority.isEmpty,
+            !authority.contains(where: { ($0 >= 65 && $0 <= 90) || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "%") })
+        else { return false }
+        let defaultPort = bytes.starts(with: "https".utf8) ? ":443" : ":80"
+        return !String(decoding: authority, as: UTF8.self).hasSuffix(defaultPort)
     }
 
     /// Whether both URLs have the same origin: scheme, host and port, default ports included (RFC 6454).

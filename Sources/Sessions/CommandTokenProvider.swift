@@ -1,4 +1,4 @@
-import Dispatch
+import ChildProcess
 import Foundation
 
 /// Runs a shell command and uses what it prints as the bearer token, like a git credential helper.
@@ -40,11 +40,25 @@ public struct CommandTokenProvider: AuthorizationProviding {
     // MARK: - Running the command
 
     private static func run(_ command: String) async throws -> AuthorizationToken {
-        // Process I/O blocks: run it on a Dispatch thread, not on the cooperative pool.
-        let output: Data = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try runBlocking(command) })
-            }
+        let child: ChildProcess
+        do {
+            // The command's error output goes to webcache's own, where the user can see why it failed.
+            child = try ChildProcess.spawn("/bin/sh", ["-c", command], output: .pipe, error: .inherit)
+        } catch {
+            throw AuthorizationError(
+                code: .commandFailed,
+                message: "The token command `\(command)` could not be started.",
+                cause: error
+            )
+        }
+        let (termination, output, _) = await child.finish()
+        switch termination {
+        case .exited(0):
+            break
+        case .exited(let status):
+            throw AuthorizationError(code: .commandFailed, message: "The token command `\(command)` exited with status \(status).")
+        case .signalled(let signal):
+            throw AuthorizationError(code: .commandFailed, message: "The token command `\(command)` was killed by signal \(signal).")
         }
         let token = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else {
@@ -54,35 +68,5 @@ public struct CommandTokenProvider: AuthorizationProviding {
             )
         }
         return AuthorizationToken(value: token)
-    }
-
-    private static func runBlocking(_ command: String) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw AuthorizationError(
-                code: .commandFailed,
-                message: "The token command `\(command)` could not be started.",
-                cause: error
-            )
-        }
-        // Read before waiting: a command that fills the pipe would otherwise never exit.
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let how =
-                process.terminationReason == .exit
-                ? "exited with status \(process.terminationStatus)"
-                : "was killed by signal \(process.terminationStatus)"
-            throw AuthorizationError(code: .commandFailed, message: "The token command `\(command)` \(how).")
-        }
-        return output
     }
 }

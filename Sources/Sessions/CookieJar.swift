@@ -174,7 +174,9 @@ public final class CookieJar: Sendable {
         var domain = host
         var isHostOnly = true
         if let requested = parsed.domain {
-            if PublicSuffixList.isPublicSuffix(requested) {
+            // A top-level name (`test`, `corp`, `localhost`) counts as a public suffix too: the list
+            // leaves unknown ones out, but no site may set cookies for every name under one.
+            if PublicSuffixList.isPublicSuffix(requested) || !requested.contains(".") {
                 // "If the domain-attribute is identical to the canonicalized request-host" it is a host-only cookie.
                 guard requested == host else { return .rejected(.publicSuffixDomain) }
             } else {

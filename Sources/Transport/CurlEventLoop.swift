@@ -119,6 +119,12 @@ final class CurlEventLoop: @unchecked Sendable {
                 else { continue }
                 let result = ccurl_msg_result(message)
                 curl_multi_remove_handle(multi, easy)
+                if transfer.retriesOnFreshConnection(after: result) {
+                    transfers[id] = transfer
+                    ids[easy] = id
+                    curl_multi_add_handle(multi, easy)
+                    continue
+                }
                 transfer.finish(code: result)
             }
             for transfer in transfers.values { transfer.flushHead() }

@@ -25,6 +25,8 @@ final class CurlTransfer {
     private var bodyBytes: Int64 = 0
     /// A failure this side decided on (limits), reported instead of libcurl's "write error".
     private var failure: TransportError?
+    /// Whether the request was already sent again on a new connection (see ``retriesOnFreshConnection(after:)``).
+    private var retriedOnFreshConnection = false
 
     init(spec: CurlTransferSpec, configuration: CurlTransport.Configuration) {
         self.spec = spec
@@ -273,6 +275,28 @@ final class CurlTransfer {
     }
 
     // MARK: - Completion
+
+    /// Whether to send a GET or HEAD again, once, on a new connection, because it failed before any
+    /// response on a kept-alive connection: that connection may hold bytes a previous response sent
+    /// beyond its `Content-Length`, which libcurl then reads as a broken answer to this request.
+    /// When it returns `true` the transfer is ready to be added to the multi handle again.
+    func retriesOnFreshConnection(after code: CURLcode) -> Bool {
+        let method = spec.request.method
+        guard !retriedOnFreshConnection, failure == nil, status == nil, !headDelivered, bodyBytes == 0,
+            method == .get || method == .head,
+            code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_WEIRD_SERVER_REPLY || code == CURLE_GOT_NOTHING
+                || code == CURLE_RECV_ERROR
+        else { return false }
+        var connects = 0
+        guard ccurl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK, connects == 0 else {
+            return false
+        }
+        retriedOnFreshConnection = true
+        resetHead()
+        headerBytes = 0
+        errorBuffer[0] = 0
+        return ccurl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1) == CURLE_OK
+    }
 
     /// libcurl finished the transfer with `code`.
     func finish(code: CURLcode) {

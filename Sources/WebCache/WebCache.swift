@@ -139,13 +139,27 @@ public final class WebCache: Sendable {
     }
 
     /// Resolves a URL string: absolute http(s) URLs as they are, anything else against the instance URL.
-    /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/invalidURL`` naming the input.
+    /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/invalidURL`` naming the input (its
+    ///   password hidden), also when it carries a user name or password.
     public func resolve(_ reference: String) throws -> URL {
+        let url = try resolveAllowingCredentials(reference)
+        // A password in a URL would be sent by the transport and kept in the store's keys, readable by
+        // anyone who inspects it; credentials come from the configured provider only.
+        guard url.user == nil, url.password == nil else {
+            throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' carries a user name or password; "
+                + "webcache does not send credentials from URLs.")
+        }
+        return url
+    }
+
+    private func resolveAllowingCredentials(_ reference: String) throws -> URL {
         let trimmed = reference.trimmingCharacters(in: .whitespaces)
-        if trimmed.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }) {
+        if trimmed.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F })
+            || trimmed.unicodeScalars.contains(where: { $0.value > 0x7F && $0.properties.isWhitespace })
+        {
             throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not a URL: it contains spaces or control characters.")
         }
-        if trimmed.range(of: "^[A-Za-z][A-Za-z0-9+.-]*:", options: .regularExpression) != nil {
+        if URLReference.hasScheme(trimmed) {
             guard let absolute = URL(string: trimmed) else {
                 throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not a valid URL.")
             }
@@ -220,9 +234,30 @@ public final class WebCache: Sendable {
 
 /// Helpers for naming URLs in messages.
 enum URLReference {
-    /// The value for messages: credentials (`//user:password@`) hidden, a long value cut short.
+    /// Whether `text` starts with a scheme (RFC 3986 §3.1: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`).
+    static func hasScheme(_ text: String) -> Bool {
+        var bytes = text.utf8.makeIterator()
+        guard let first = bytes.next(), isLetter(first) else { return false }
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: ":") { return true }
+            guard isLetter(byte) || (byte >= 48 && byte <= 57) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".")
+            else { return false }
+        }
+        return false
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+    }
+
+    /// The value for messages: credentials (`//user:password@`) hidden, control characters spelled
+    /// out, a long value cut short.
     static func excerpt(_ text: String) -> String {
         let redacted = text.replacingOccurrences(of: "//[^/@?#\\s]*@", with: "//***@", options: .regularExpression)
-        return redacted.count > 100 ? String(redacted.prefix(97)) + "..." : redacted
+        let visible = redacted.unicodeScalars.map { scalar in
+            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }.joined()
+        return visible.count > 100 ? String(visible.prefix(97)) + "..." : visible
     }
 }

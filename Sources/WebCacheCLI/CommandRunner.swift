@@ -19,6 +19,10 @@ enum CommandRunner {
             return try await PreloadCommand.run(context)
         case CommandCatalog.refresh.name:
             return try await RefreshCommand.run(context)
+        case CommandCatalog.serve.name:
+            return try await ServeCommand.run(context)
+        case CommandCatalog.salvage.name:
+            return try await SalvageCommand.run(context)
         default:
             throw CLIError("The subcommand '\(spec.name)' is not available in this build.")
         }

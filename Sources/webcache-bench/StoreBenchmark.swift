@@ -163,7 +163,7 @@ struct StoreBenchmark {
 }
 
 /// The same row read straight through the SQLite C API: the baseline for a hit.
-private final class RawReader {
+final class RawReader {
     private var db: OpaquePointer?
     private var entryStatement: OpaquePointer?
     private var chunkStatement: OpaquePointer?

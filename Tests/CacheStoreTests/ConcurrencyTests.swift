@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import HTTPCore
 import Testing
@@ -94,9 +95,9 @@ struct ConcurrencyTests {
                 makeEntry("https://crash.test/resource/\(index % 3)"), body: makeBody(size: 70_000, seed: UInt8(index)))
         }
         for child in children {
-            child.process.waitUntilExit()
-            let errors = String(decoding: child.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(child.process.terminationStatus == 0, "child failed: \(errors)")
+            let result = await child.process.finish()
+            let errors = String(decoding: result.error, as: UTF8.self)
+            #expect(result.termination == .exited(0), "child failed: \(errors)")
         }
         let report = try await store.verify()
         #expect(report.isSound, "\(report.problems)")
@@ -113,12 +114,12 @@ struct ConcurrencyTests {
             // Given a writer overwriting the same URLs in a loop
             let child = try launch(executable, ["write-loop", "--store", path, "--urls", "3", "--seed", "\(trial)"])
             // When it is killed at a random moment after its first save
-            let progress = await firstOutput(of: child)
+            let progress = try await firstOutput(of: child)
             #expect(progress.hasPrefix("saved"), "trial \(trial): \(progress)")
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...400)))
-            kill(child.process.processIdentifier, SIGKILL)
-            child.process.waitUntilExit()
-            if child.process.terminationReason == .uncaughtSignal { killedWhileWriting += 1 }
+            child.process.send(SIGKILL)
+            let result = await child.process.finish()
+            if result.termination == .signalled(SIGKILL) { killedWhileWriting += 1 }
 
             // Then the store opens, is sound, holds no staging, and every entry is complete
             let store = try CacheStore(path: path)
@@ -143,29 +144,26 @@ struct ConcurrencyTests {
     // MARK: - Helpers
 
     private struct Child {
-        let process: Process
-        let output: Pipe
-        let errors: Pipe
+        let process: ChildProcess
+        /// The file that receives the child's standard output.
+        let output: String
     }
 
-    /// Waits, off the cooperative pool, until the child writes something to its standard output.
-    private func firstOutput(of child: Child) async -> String {
-        let handle = child.output.fileHandleForReading
-        let data = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: handle.availableData) }
+    /// Waits until the child writes something to its standard output, polling its output file
+    /// for at most 30 seconds.
+    private func firstOutput(of child: Child) async throws -> String {
+        for _ in 0..<1_500 {
+            if let data = FileManager.default.contents(atPath: child.output), !data.isEmpty {
+                return String(decoding: data, as: UTF8.self)
+            }
+            try await Task.sleep(for: .milliseconds(20))
         }
-        return String(decoding: data, as: UTF8.self)
+        return ""
     }
 
     private func launch(_ executable: URL, _ arguments: [String]) throws -> Child {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        return Child(process: process, output: output, errors: errors)
+        let output = folder.path("child-\(UUID().uuidString).out")
+        let process = try ChildProcess.spawn(executable.path, arguments, output: .file(output), error: .pipe)
+        return Child(process: process, output: output)
     }
 }

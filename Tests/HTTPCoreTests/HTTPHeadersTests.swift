@@ -45,9 +45,28 @@ struct CacheKeyTests {
         ("HTTP://Example.COM:80/a?b=1#frag", "http://example.com/a?b=1"),
         ("https://example.com:443", "https://example.com/"),
         ("https://example.com:8443/x", "https://example.com:8443/x"),
+        ("http://example.com/a#", "http://example.com/a"),
+        ("http://EXAMPLE.com/a", "http://example.com/a"),
+        ("http://example.com:80/", "http://example.com/"),
+        ("http://example.com?q=1", "http://example.com/?q=1"),
+        ("http://u:p@example.com/", "http://u:p@example.com/"),
+        ("http://[::1]:8080/x", "http://[::1]:8080/x"),
+        ("http://example.com/already/a/key?x=1", "http://example.com/already/a/key?x=1"),
     ])
     func normalisesSpellingsOfOneResource(input: String, expected: String) throws {
         #expect(try #require(URL(string: input)).cacheKey.absoluteString == expected)
+    }
+
+    @Test(arguments: [
+        ("http://example.com/", true), ("https://a.b:8443/x?y", true), ("HTTP://example.com/", false),
+        ("http://Example.com/", false), ("http://example.com", false), ("http://example.com/#f", false),
+        ("http://example.com:80/", false), ("https://example.com:443/", false), ("http://u@example.com/", false),
+        ("ftp://example.com/", false),
+    ])
+    func recognisesKeysWithoutRebuildingThem(text: String, isKey: Bool) throws {
+        #expect(URL.isInCacheKeyForm(text) == isKey)
+        // The fast path must agree with the full normalisation.
+        if isKey { #expect(try #require(URL(string: text)).cacheKey.absoluteString == text) }
     }
 
     @Test func comparesOriginsWithDefaultPorts() throws {

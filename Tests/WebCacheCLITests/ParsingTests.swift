@@ -113,14 +113,23 @@ struct ParsingTests {
         // Every short label has its description in column 26; long labels continue on the next line there.
         #expect(lines.contains("  --expired               Entries that can no longer be served, not even stale."))
         #expect(lines.contains("  -n, --dry-run           Show what would be removed; remove nothing."))
-        #expect(lines.contains(
-            "  --store <path>          The store file. (default: $XDG_CACHE_HOME/webcache/store.sqlite)"))
+        // Descriptions wrap at 80 columns, continuing in column 26.
+        #expect(lines.contains("  --store <path>          The store file. (default:"))
+        #expect(lines.contains("                          $XDG_CACHE_HOME/webcache/store.sqlite)"))
+        #expect(lines.allSatisfy { $0.count <= 80 || !$0.hasPrefix("  ") })
         for option in CommandCatalog.prune.options {
             let label = "  " + option.helpLabel
-            let index = try #require(lines.firstIndex { $0.hasPrefix(label + " ") || $0 == label }, "\(label)")
-            let description = label.count < 25 ? lines[index] : lines[index + 1]
-            #expect(description.dropFirst(26).hasPrefix(option.help), "\(description)")
-            #expect(description.prefix(26).hasSuffix(" "), "\(description)")
+            var index = try #require(lines.firstIndex { $0.hasPrefix(label + " ") || $0 == label }, "\(label)")
+            if label.count >= 25 { index += 1 }
+            #expect(lines[index].prefix(26).hasSuffix(" "), "\(lines[index])")
+            // The description is the text from column 26 of this line and its continuation lines.
+            var description = String(lines[index].dropFirst(26))
+            var next = index + 1
+            while next < lines.count, lines[next].hasPrefix(String(repeating: " ", count: 26)) {
+                description += " " + lines[next].dropFirst(26)
+                next += 1
+            }
+            #expect(description.hasPrefix(option.help), "\(description)")
         }
         let root = HelpFormatter.rootHelp(abstract: CommandCatalog.abstract, subcommands: CommandCatalog.all)
         #expect(root.contains("\nSUBCOMMANDS:\n  get                     Load a URL through the store"))

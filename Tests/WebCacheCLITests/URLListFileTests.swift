@@ -35,8 +35,8 @@ struct URLListFileTests {
     @Test(arguments: [
         ("https://a.test/a b\n", "urls.txt:1: 'https://a.test/a b' contains spaces or control characters"),
         ("ok\nhttps://a.test/\u{7}bell\n",
-         "urls.txt:2: 'https://a.test/\u{7}bell' contains spaces or control characters"),
-        ("https://a.test/\u{7F}\n", "urls.txt:1: 'https://a.test/\u{7F}' contains spaces or control characters"),
+         "urls.txt:2: 'https://a.test/\\u{7}bell' contains spaces or control characters"),
+        ("https://a.test/\u{7F}\n", "urls.txt:1: 'https://a.test/\\u{7f}' contains spaces or control characters"),
     ])
     func reportsLinesWithSpacesOrControlCharacters(text: String, problem: String) {
         let file = list(text)

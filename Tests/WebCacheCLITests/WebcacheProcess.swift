@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Testing
 
@@ -12,6 +13,13 @@ struct WebcacheProcess {
         var stdoutData: Data
     }
 
+    /// `webcache` did not exit by itself (a signal ended it).
+    struct UnexpectedTermination: Error, CustomStringConvertible {
+        var arguments: [String]
+        var termination: ChildProcess.Termination
+        var description: String { "webcache \(arguments.joined(separator: " ")) ended with \(termination)." }
+    }
+
     /// The folder used as `HOME` and, below it, `XDG_CACHE_HOME`.
     let home: TemporaryFolder
 
@@ -21,36 +29,21 @@ struct WebcacheProcess {
 
     /// Runs `webcache` with `arguments`, waits for it, and returns its outputs and exit code.
     func run(_ arguments: [String]) async throws -> Result {
-        let process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = arguments
         var environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         environment["HOME"] = home.url.path
         environment["XDG_CACHE_HOME"] = home.url.appendingPathComponent("cache").path
         environment["LANG"] = "C.UTF-8"
-        process.environment = environment
         // Outputs go to files, not pipes: a full pipe cannot stall the child.
         let name = UUID().uuidString
         let outPath = home.path("\(name).out")
         let errPath = home.path("\(name).err")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let code: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
+        let process = try ChildProcess.spawn(
+            try Self.executable().path, arguments, environment: environment,
+            input: .null, output: .file(outPath), error: .file(errPath))
+        let termination = await process.finish().termination
+        guard case .exited(let code) = termination else {
+            throw UnexpectedTermination(arguments: arguments, termination: termination)
         }
-        try out.close()
-        try err.close()
         let stdout = try Data(contentsOf: URL(fileURLWithPath: outPath))
         let stderr = try Data(contentsOf: URL(fileURLWithPath: errPath))
         try? FileManager.default.removeItem(atPath: outPath)

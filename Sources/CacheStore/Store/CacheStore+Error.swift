@@ -24,6 +24,10 @@ extension CacheStore {
             public static let invalidEntry = Code("invalidEntry")
             /// A body or its staged chunks are gone (removed by pruning, or collected as abandoned).
             public static let bodyMissing = Code("bodyMissing")
+            /// The disk holding the store has no space left; what was stored before is intact.
+            public static let diskFull = Code("diskFull")
+            /// The store is on a read-only file system, where SQLite's write-ahead log cannot work.
+            public static let readOnly = Code("readOnly")
             /// The store was closed.
             public static let closed = Code("closed")
         }

@@ -231,6 +231,10 @@ public actor CacheStore {
         switch error {
         case let error as Error:
             return error
+        case let error as SQLiteError where error.primaryCode == SQLITE_FULL:
+            return Error(
+                code: .diskFull, message: "Could not \(action): the disk holding the cache store '\(path)' is full.",
+                cause: error)
         case let error as SQLiteError where error.isCorruption:
             return Error(
                 code: .corrupt, message: "The cache store '\(path)' is damaged: could not \(action).", cause: error)

@@ -166,6 +166,9 @@ enum StoreFile {
 
     /// Turns an SQLite error met while opening into a store error naming the file.
     static func openFailure(_ error: SQLiteError, path: String) -> CacheStore.Error {
+        if let readOnly = readOnlyFailure(error, path: path) {
+            return readOnly
+        }
         if error.primaryCode == SQLITE_NOTADB {
             return CacheStore.Error(
                 code: .notADatabase,

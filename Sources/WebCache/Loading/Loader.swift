@@ -45,7 +45,7 @@ final class Loader: Sendable {
         var method = request.method
         var body = request.body
         var redirects: [URL] = []
-        var visited: Set<String> = ["\(method.rawValue) \(url.cacheKey.absoluteString)"]
+        var visited: Set<String> = []
         var headers = defaultHeaders
         for name in Set(request.headers.map { $0.name.lowercased() }) {
             headers.remove(name)
@@ -62,6 +62,16 @@ final class Loader: Sendable {
             }
             // The redirect's own body is small; reading it to the end is what stores the redirect.
             _ = try? await response.body.collect(upTo: 1 << 20)
+            guard next.user == nil, next.password == nil else {
+                throw WebCacheError(.invalidURL, "\(current.redactedForMessages) redirects to "
+                    + "\(next.redactedForMessages), which carries a user name or password; it is not followed.")
+            }
+            guard context.allowsRedirect(current, next) else {
+                throw WebCacheError(.forbidden, "\(current.redactedForMessages) redirects to "
+                    + "\(next.redactedForMessages), but a page on a public address may not reach the private "
+                    + "address of \(next.host ?? "its host").")
+            }
+            if redirects.isEmpty { visited.insert("\(request.method.rawValue) \(url.cacheKey.absoluteString)") }
             redirects.append(current)
             guard redirects.count <= Loader.maximumRedirects else {
                 throw WebCacheError(
@@ -286,15 +296,23 @@ final class Loader: Sendable {
         if request.method == .head || entry.bodyID == nil {
             body = WebResponse.Body(data: Data())
         } else {
-            body = storedBody(entry)
+            body = try storedBody(entry)
         }
         return WebResponse(url: request.url, status: entry.status, headers: headers, source: source, age: age,
                            body: body)
     }
 
-    /// The stored body of `entry`, read chunk by chunk as the caller pulls it.
-    private func storedBody(_ entry: CacheEntry) -> WebResponse.Body {
+    /// The stored body of `entry`: read at once when it fits in one chunk (one query, and the entry
+    /// cannot be replaced under the caller), else chunk by chunk as the caller pulls it.
+    private func storedBody(_ entry: CacheEntry) throws -> WebResponse.Body {
         guard let bodyID = entry.bodyID else { return WebResponse.Body(data: Data()) }
+        if entry.bodySize <= Int64(CacheStore.chunkSize) {
+            do {
+                return WebResponse.Body(data: try store.bodyData(bodyID: bodyID))
+            } catch {
+                throw WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error)
+            }
+        }
         let reader = Mutex(store.bodyChunks(bodyID: bodyID))
         let url = entry.url
         return WebResponse.Body(pull: {

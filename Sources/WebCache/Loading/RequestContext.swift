@@ -1,3 +1,4 @@
+import Foundation
 import HTTPCore
 import Transport
 
@@ -8,6 +9,8 @@ struct RequestContext: Sendable {
 
     var partition: String
     var session: any RequestSending
+    /// Whether a redirect from the first URL to the second may be followed (the preloader's address policy).
+    var allowsRedirect: @Sendable (_ from: URL, _ to: URL) -> Bool = { _, _ in true }
 
     /// Whether responses are kept apart from other identities (anything but the guest partition).
     var isPartitioned: Bool { partition != RequestContext.guestPartition }

@@ -19,7 +19,12 @@ final class AddressPolicy: Sendable {
 
     /// Whether `host` is, or resolves to, a non-public address.
     func isPrivate(host: String) -> Bool {
-        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        // `localhost.` is `localhost`: the root's empty label changes nothing the resolver does.
+        var name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        while name.count > 1, name.hasSuffix(".") { name.removeLast() }
+        // An IPv6 zone (`fe80::1%eth0`) names an interface, not another address; an unknown one must
+        // not make the lookup fail and the address pass as public.
+        if let zone = name.firstIndex(of: "%") { name = String(name[..<zone]) }
         if let known = cache.withLock({ $0[name] }) { return known }
         let verdict = AddressPolicy.resolvesPrivate(name)
         cache.withLock { $0[name] = verdict }

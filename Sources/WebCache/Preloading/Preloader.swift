@@ -22,7 +22,7 @@ struct Preloader: Sendable {
     let context: RequestContext
     let options: PreloadOptions
     let logger: Logger
-    private let addresses = AddressPolicy()
+    private let addresses: AddressPolicy
     private let requestCount = RequestCounter()
 
     init(loader: Loader, context: RequestContext, options: PreloadOptions, logger: Logger) {
@@ -30,8 +30,12 @@ struct Preloader: Sendable {
         self.loader = loader
         self.options = options
         self.logger = logger
+        let addresses = AddressPolicy()
+        self.addresses = addresses
+        // Redirects obey the address policy too: a public resource may not redirect to a private address.
         self.context = RequestContext(
-            partition: context.partition, session: CountingSending(inner: context.session, count: requestCount))
+            partition: context.partition, session: CountingSending(inner: context.session, count: requestCount),
+            allowsRedirect: { from, to in addresses.allows(to, from: from) })
     }
 
     /// A message from a fetch to the scheduling loop.
@@ -148,6 +152,9 @@ struct Preloader: Sendable {
     /// Why `url` must not be fetched for a page at `referrer`, if it must not.
     private func refusal(of url: URL, from referrer: URL) -> String? {
         let host = url.host?.lowercased() ?? ""
+        if url.user != nil || url.password != nil {
+            return "the URL carries a user name or password"
+        }
         if options.deniedHosts.contains(host) {
             return "the host \(host) is denied"
         }

@@ -128,5 +128,29 @@ enum CommandCatalog {
         options: CommonOptions.store + CommonOptions.identity + CommonOptions.logging
     )
 
-    static let all: [CommandSpec] = [get, preload, refresh, inspect, prune, pin, verify, logout]
+    static let serve = CommandSpec(
+        name: "serve",
+        abstract: "Serve the store over HTTP on this machine, as a proxy for browsers and other clients.",
+        discussion: """
+            Use it as an HTTP proxy (http:// URLs; CONNECT for https is refused, since a TLS tunnel cannot be \
+            cached), or with --upstream as a reverse proxy for one origin. Every request goes through the store \
+            with HTTP caching rules; responses carry Age and X-WebCache (hit, revalidated, network or stale). \
+            The listening URL is the first line on standard output, then one line per request. \
+            SIGINT or SIGTERM stop it.
+            """,
+        options: [
+            OptionSpec(names: ["--port", "-p"], kind: .value(name: "port"), help: "The TCP port; 0 picks a free one.",
+                       defaultValue: "8080"),
+            OptionSpec(names: ["--bind"], kind: .value(name: "address"), help: "The IP address to listen on.",
+                       defaultValue: "127.0.0.1"),
+            OptionSpec(names: ["--upstream"], kind: .value(name: "url"),
+                       help: "Send path-only requests to this origin (reverse proxy)."),
+            OptionSpec(names: ["--offline"], kind: .flag,
+                       help: "Never use the network: serve stored responses however stale, 504 for the rest."),
+            OptionSpec(names: ["--max-stale"], kind: .value(name: "duration"),
+                       help: "When the network fails, serve entries stale by at most this much (e.g. 7d)."),
+        ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
+    )
+
+    static let all: [CommandSpec] = [get, preload, refresh, inspect, prune, pin, verify, salvage, logout, serve]
 }

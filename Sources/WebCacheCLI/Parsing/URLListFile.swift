@@ -68,8 +68,13 @@ struct URLListFile: Sendable {
         }
     }
 
-    /// The start of a long value, for messages.
+    /// The start of a long value, for messages: credentials (`//user:password@`) hidden and control
+    /// characters spelled out, so that a message neither leaks a password nor garbles a terminal.
     static func excerpt(_ text: String) -> String {
-        text.count > 80 ? String(text.prefix(77)) + "..." : text
+        let redacted = text.replacingOccurrences(of: "//[^/@?#\\s]*@", with: "//***@", options: .regularExpression)
+        let visible = redacted.unicodeScalars.map { scalar in
+            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }.joined()
+        return visible.count > 80 ? String(visible.prefix(77)) + "..." : visible
     }
 }

@@ -1,4 +1,5 @@
 import CacheStore
+import ChildProcess
 import Foundation
 import LocalOrigin
 import Testing
@@ -36,27 +37,25 @@ import Testing
     }
 
     /// Runs `webcache` with `arguments` and waits for it.
-    static func run(_ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments = arguments
-        process.environment = ["HOME": FileManager.default.temporaryDirectory.path, "PATH": "/usr/bin:/bin"]
+    static func run(_ arguments: [String]) async throws -> Outcome {
         let folder = FileManager.default.temporaryDirectory
         let outFile = folder.appending(path: "preload-cli-\(UUID().uuidString).out")
         let errFile = folder.appending(path: "preload-cli-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: outFile)
             try? FileManager.default.removeItem(at: errFile)
         }
-        process.standardOutput = try FileHandle(forWritingTo: outFile)
-        process.standardError = try FileHandle(forWritingTo: errFile)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        let process = try ChildProcess.spawn(
+            try executable().path, arguments,
+            environment: ["HOME": FileManager.default.temporaryDirectory.path, "PATH": "/usr/bin:/bin"],
+            input: .null, output: .file(outFile.path), error: .file(errFile.path))
+        let termination = await process.finish().termination
+        guard case .exited(let status) = termination else {
+            let command = "webcache " + arguments.joined(separator: " ")
+            throw CommandLineTestError(message: "\(command) ended with \(termination).")
+        }
         return Outcome(
-            status: process.terminationStatus,
+            status: status,
             stdout: try String(contentsOf: outFile, encoding: .utf8),
             stderr: try String(contentsOf: errFile, encoding: .utf8))
     }
@@ -71,7 +70,7 @@ import Testing
 
     // MARK: - Tests
 
-    @Test func preloadsAURLFileAndPrintsASummary() throws {
+    @Test func preloadsAURLFileAndPrintsASummary() async throws {
         let (folder, site, server) = try Self.siteRig()
         defer {
             server.stop()
@@ -79,7 +78,7 @@ import Testing
         }
         try folder.write("urls.txt", "# pages\npage-1.html\n\npage-2.html\n")
 
-        let outcome = try Self.run(["preload", folder.url.appending(path: "urls.txt").path,
+        let outcome = try await Self.run(["preload", folder.url.appending(path: "urls.txt").path,
                                     "--instance", server.baseURL.absoluteString, "--store", folder.storePath])
 
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
@@ -89,7 +88,7 @@ import Testing
         #expect(paths == site.allPaths)
     }
 
-    @Test func jsonPrintsOneObjectPerLineEndingWithTheSummary() throws {
+    @Test func jsonPrintsOneObjectPerLineEndingWithTheSummary() async throws {
         let (folder, site, server) = try Self.siteRig()
         defer {
             server.stop()
@@ -97,7 +96,7 @@ import Testing
         }
         try folder.write("urls.txt", "page-1.html\npage-2.html\n")
 
-        let outcome = try Self.run(["preload", folder.url.appending(path: "urls.txt").path, "--json",
+        let outcome = try await Self.run(["preload", folder.url.appending(path: "urls.txt").path, "--json",
                                     "--instance", server.baseURL.absoluteString, "--store", folder.storePath])
 
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
@@ -127,7 +126,7 @@ import Testing
         try folder.write("urls.txt", "page-1.html\nftp://files.example.com/a.txt\npage-2.html\nmailto:x@example.com\n")
         let file = folder.url.appending(path: "urls.txt").path
 
-        let outcome = try Self.run(["preload", file, "--instance", server.baseURL.absoluteString,
+        let outcome = try await Self.run(["preload", file, "--instance", server.baseURL.absoluteString,
                                     "--store", folder.storePath])
 
         #expect(outcome.status == 1)
@@ -145,7 +144,7 @@ import Testing
         // The store holds both pages: a second run with only the good lines revalidates and succeeds.
         try folder.write("good.txt", "page-1.html\npage-2.html\n")
         server.resetLog()
-        let again = try Self.run(["preload", folder.url.appending(path: "good.txt").path,
+        let again = try await Self.run(["preload", folder.url.appending(path: "good.txt").path,
                                   "--instance", server.baseURL.absoluteString, "--store", folder.storePath])
         #expect(again.status == 0, "stderr: \(again.stderr)")
         #expect(Set(server.requests.map(\.path)) == ["/page-1.html", "/page-2.html"])

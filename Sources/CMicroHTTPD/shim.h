@@ -1,0 +1,77 @@
+#ifndef CMICROHTTPD_SHIM_H
+#define CMICROHTTPD_SHIM_H
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <microhttpd.h>
+
+/* Swift cannot call C variadic functions, so the two that the gateway needs, MHD_start_daemon and
+ * MHD_get_daemon_info, get fixed-argument wrappers here. */
+
+/* The end-of-stream and error results of a content reader; the macros cast to ssize_t, which Swift
+ * does not import. */
+static inline ssize_t cmhd_reader_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
+static inline ssize_t cmhd_reader_end_with_error(void) { return MHD_CONTENT_READER_END_WITH_ERROR; }
+static inline uint64_t cmhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
+
+/* Keeps the request target as the client sent it: no percent-decoding, so that the URL the gateway
+ * builds is byte for byte the one requested. Returns the unchanged length. */
+static inline size_t cmhd_keep_escaped(void *cls, struct MHD_Connection *connection, char *value) {
+    (void)cls;
+    (void)connection;
+    return strlen(value);
+}
+
+/* Starts a daemon with one thread per connection, listening on `address` (IPv4 or IPv6 text) and
+ * `port` (0 picks a free one). `uri_log` receives the request target exactly as sent, query
+ * included; what it returns becomes the request's context pointer. Returns NULL when the address
+ * cannot be parsed or the daemon cannot start. */
+static inline struct MHD_Daemon *cmhd_start(
+    const char *address, uint16_t port,
+    MHD_AccessHandlerCallback access, void *access_cls,
+    void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection), void *uri_log_cls,
+    MHD_RequestCompletedCallback completed, void *completed_cls,
+    unsigned int connection_timeout_seconds, unsigned int connection_limit)
+{
+    struct sockaddr_in v4;
+    struct sockaddr_in6 v6;
+    const struct sockaddr *socket_address;
+    unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC
+        | MHD_USE_POLL;
+    memset(&v4, 0, sizeof v4);
+    memset(&v6, 0, sizeof v6);
+    if (inet_pton(AF_INET, address, &v4.sin_addr) == 1) {
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(port);
+        socket_address = (const struct sockaddr *)&v4;
+    } else if (inet_pton(AF_INET6, address, &v6.sin6_addr) == 1) {
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(port);
+        socket_address = (const struct sockaddr *)&v6;
+        flags |= MHD_USE_IPv6;
+    } else {
+        return NULL;
+    }
+    return MHD_start_daemon(
+        flags, port, NULL, NULL, access, access_cls,
+        MHD_OPTION_SOCK_ADDR, socket_address,
+        MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_UNESCAPE_CALLBACK, cmhd_keep_escaped, NULL,
+        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+        MHD_OPTION_END);
+}
+
+/* The port a daemon listens on (useful after asking for port 0); 0 if unknown. */
+static inline uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+#endif

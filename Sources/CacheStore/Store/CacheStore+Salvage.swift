@@ -1,0 +1,144 @@
+import CSQLite
+import Foundation
+
+extension CacheStore {
+    // MARK: - Salvage
+
+    /// Copies every entry of the damaged store at `damagedPath` whose body still verifies, with the
+    /// page → resource edges, into a new store at `newPath`.
+    ///
+    /// The damaged file is opened read-only (and, if SQLite cannot open it so, as immutable) and is
+    /// never written. Entries are found through three scans (by row id forwards and backwards, and
+    /// through the identity index), so that one damaged page of the table hides as few rows as
+    /// possible. An entry is copied in one transaction of the new store, with its metadata, pin and
+    /// hit count, only when its body's chunks are in order, add up to its recorded size and hash to
+    /// its SHA-256; any row that cannot be read costs that entry alone.
+    ///
+    /// ```swift
+    /// let report = try await CacheStore.salvage(from: "store.sqlite", into: "recovered.sqlite")
+    /// print("\(report.savedEntries) saved, \(report.lostEntries) lost")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - damagedPath: The damaged store; it must be an SQLite file with a readable webcache schema.
+    ///   - newPath: Where to create the new store; nothing may exist there yet.
+    ///   - configuration: The new store's configuration.
+    /// - Returns: What was saved and lost, with a sentence per problem.
+    /// - Throws: ``CacheStore/Error``: ``Error/Code/fileSystem`` when `newPath` exists or the damaged
+    ///   file cannot be read, ``Error/Code/notADatabase`` or ``Error/Code/notAStore`` when nothing in
+    ///   the file can be salvaged, or the new store's errors (such as a full disk). On an error the new
+    ///   store is removed again.
+    public static func salvage(
+        from damagedPath: String,
+        into newPath: String,
+        configuration: Configuration = Configuration()
+    ) async throws -> SalvageReport {
+        try SalvageSource.checkHeader(path: damagedPath)
+        guard !FileManager.default.fileExists(atPath: newPath) else {
+            throw Error(
+                code: .fileSystem,
+                message: "The file '\(newPath)' already exists; salvage writes into a new store only."
+            )
+        }
+        let store = try CacheStore(path: newPath, configuration: configuration)
+        do {
+            let report = try await store.copySalvageable(from: damagedPath)
+            try await store.close()
+            return report
+        } catch {
+            try? await store.close()
+            for suffix in ["", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: newPath + suffix)
+            }
+            throw error
+        }
+    }
+
+    /// Copies what can be read from `damagedPath` into this store; see ``salvage(from:into:configuration:)``.
+    private func copySalvageable(from damagedPath: String) throws -> SalvageReport {
+        let source = try SalvageSource(path: damagedPath)
+        var report = SalvageReport(
+            sourcePath: damagedPath, destinationPath: path, savedEntries: 0, lostEntries: 0, savedEdges: 0, problems: []
+        )
+        let (ids, scanProblems) = source.entryIDs()
+        report.problems += scanProblems
+        let columns = try copiedEntryColumns(source)
+        for id in ids.sorted() {
+            do {
+                try copyEntry(id: id, columns: columns, from: source)
+                report.savedEntries += 1
+            } catch let failure as SalvageSource.RowFailure {
+                report.problems.append(failure.message)
+            }
+        }
+        let known = max(ids.count, source.recordedEntryCount() ?? 0)
+        report.lostEntries = known - report.savedEntries
+
+        let (edges, edgeProblems) = source.pageEdges()
+        report.problems += edgeProblems
+        report.savedEdges = try write("copy page edges") { connection in
+            var count = 0
+            for edge in edges {
+                try connection.run(
+                    """
+                    INSERT OR IGNORE INTO page_edge (partition, page_url, resource_url, kind, failure) \
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                    edge
+                )
+                count += Int(connection.changes)
+            }
+            return count
+        }
+        return report
+    }
+
+    /// The entry columns both stores have, other than the row id and the body id (which are renumbered).
+    private func copiedEntryColumns(_ source: SalvageSource) throws -> [String] {
+        guard let writer else { throw closedError }
+        var ours: [String] = []
+        do {
+            try writer.forEachRow("SELECT name FROM pragma_table_info('entry')") { row in ours.append(row.text(0)) }
+        } catch {
+            throw storeError(error, action: "read the entry columns")
+        }
+        let theirs = source.entryColumns()
+        return ours.filter { $0 != "id" && $0 != "body_id" && theirs.contains($0) }
+    }
+
+    /// Copies entry `id` and its body in one transaction, or throws ``SalvageSource/RowFailure`` and
+    /// leaves this store unchanged. Errors of this store itself (a full disk) are rethrown as they are.
+    private func copyEntry(id: Int64, columns: [String], from source: SalvageSource) throws {
+        let entry = try source.entryRow(id: id, columns: columns)
+        let now = configuration.clock()
+        do {
+            try write("save the salvaged entry for \(entry.url)") { connection in
+                let bodyID: Int64
+                if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(entry.body.hash)]) {
+                    bodyID = existing
+                } else {
+                    try connection.run(
+                        "INSERT INTO body (hash, size, chunk_count, created_at) VALUES (?, ?, ?, ?)",
+                        [.blob(entry.body.hash), .integer(entry.body.size), .integer(entry.body.chunkCount), .date(now)]
+                    )
+                    bodyID = connection.lastInsertedRowID
+                    try source.copyChunks(of: entry, into: connection, bodyID: bodyID)
+                }
+                let names = (columns + ["body_id"]).joined(separator: ", ")
+                let marks = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+                try connection.run(
+                    "INSERT INTO entry (\(names)) VALUES (\(marks))", entry.values + [.integer(bodyID)]
+                )
+            }
+        } catch let error as Error {
+            if let failure = error.cause as? SalvageSource.RowFailure { throw failure }
+            if let cause = error.cause as? SQLiteError, cause.primaryCode == SQLITE_CONSTRAINT {
+                throw SalvageSource.RowFailure(
+                    message: "Entry \(id) for \(entry.url) was lost: it breaks a constraint of the new store "
+                        + "(\(cause))."
+                )
+            }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,262 @@
+import CSQLite
+import Foundation
+import HTTPCore
+
+/// A damaged store opened read-only for ``CacheStore/salvage(from:into:configuration:)``. Every read
+/// tolerates errors: a scan keeps the rows it got before an error and reports the error as a sentence;
+/// a failed read of one entry becomes a ``RowFailure`` that costs that entry alone.
+final class SalvageSource {
+    /// Why one entry could not be salvaged: a sentence naming the entry.
+    struct RowFailure: Swift.Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    /// A body row of the damaged store.
+    struct Body {
+        var id: Int64
+        var hash: Data
+        var size: Int64
+        var chunkCount: Int64
+    }
+
+    /// An entry row of the damaged store: the values of the copied columns, and its body.
+    struct EntryRow {
+        var id: Int64
+        var url: String
+        var values: [DatabaseValue]
+        var body: Body
+    }
+
+    let path: String
+    private let connection: Connection
+
+    // MARK: - Opening
+
+    /// Refuses a file that holds nothing SQLite can read: missing, not a regular file, empty, or
+    /// without the SQLite header.
+    static func checkHeader(path: String) throws(CacheStore.Error) {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+            throw CacheStore.Error(
+                code: .fileSystem, message: "The damaged store '\(path)' does not exist or cannot be read."
+            )
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw CacheStore.Error(
+                code: .notADatabase, message: "The damaged store path '\(path)' is not a regular file."
+            )
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CacheStore.Error(
+                code: .fileSystem, message: "The damaged store '\(path)' cannot be opened for reading."
+            )
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if header.isEmpty {
+            throw CacheStore.Error(
+                code: .notADatabase, message: "The file '\(path)' is empty; nothing can be salvaged from it."
+            )
+        }
+        guard header == Data("SQLite format 3\0".utf8) else {
+            throw CacheStore.Error(
+                code: .notADatabase,
+                message: "The file '\(path)' is not an SQLite database; nothing can be salvaged from it."
+            )
+        }
+    }
+
+    /// Opens `path` read-only, or as immutable when SQLite cannot open it read-only (a write-ahead log
+    /// without a shared-memory file on a read-only file system), and checks it is a webcache store.
+    init(path: String) throws(CacheStore.Error) {
+        self.path = path
+        let uriPath = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        var opened: Connection?
+        var lastError: SQLiteError?
+        for parameter in ["mode=ro", "immutable=1"] {
+            do {
+                let candidate = try Connection(
+                    path: "file:\(uriPath)?\(parameter)", flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+                )
+                // A truncated file whose header counts more pages than it has is refused as corrupt
+                // unless the schema is "writable"; the connection is read-only, so nothing is written.
+                try candidate.execute(sql: "PRAGMA writable_schema = ON")
+                _ = try candidate.int64("SELECT count(*) FROM sqlite_schema")
+                opened = candidate
+                break
+            } catch {
+                lastError = error
+                if error.primaryCode != SQLITE_CANTOPEN { break }
+            }
+        }
+        guard let opened else {
+            let cause = lastError.map { "\($0)" } ?? "unknown error"
+            throw CacheStore.Error(
+                code: lastError?.isCorruption == true ? .corrupt : .database,
+                message: "The schema of the damaged store '\(path)' cannot be read, so nothing can be salvaged "
+                    + "from it (\(cause)).",
+                cause: lastError
+            )
+        }
+        connection = opened
+        let applicationID = (try? connection.int64("PRAGMA application_id")) ?? nil
+        guard applicationID == Int64(Schema.applicationID) else {
+            throw CacheStore.Error(
+                code: .notAStore,
+                message: "The SQLite database '\(path)' is not a webcache store (its application id is "
+                    + "\(applicationID.map(String.init) ?? "unreadable")); nothing can be salvaged from it."
+            )
+        }
+    }
+
+    // MARK: - Scans
+
+    /// The entry ids found by three scans (row id forwards, backwards, and the identity index), with a
+    /// sentence for each scan that stopped early.
+    func entryIDs() -> (Set<Int64>, [String]) {
+        var ids = Set<Int64>()
+        var problems: [String] = []
+        let scans = [
+            ("in row order", "SELECT id FROM entry ORDER BY id"),
+            ("in reverse row order", "SELECT id FROM entry ORDER BY id DESC"),
+            ("by identity", "SELECT id FROM entry ORDER BY partition, method, url, vary_key"),
+        ]
+        for (name, sql) in scans {
+            do {
+                try connection.forEachRow(sql) { row in ids.insert(row.int64(0)) }
+            } catch {
+                problems.append("Reading the entries of '\(path)' \(name) stopped early: \(error).")
+            }
+        }
+        return (ids, problems)
+    }
+
+    /// The entry count of the running totals, if that row can be read.
+    func recordedEntryCount() -> Int? {
+        ((try? connection.int64("SELECT entry_count FROM store_totals WHERE id = 1")) ?? nil).map { Int($0) }
+    }
+
+    /// The names of the entry table's columns.
+    func entryColumns() -> Set<String> {
+        var names = Set<String>()
+        try? connection.forEachRow("SELECT name FROM pragma_table_info('entry')") { row in names.insert(row.text(0)) }
+        return names
+    }
+
+    /// Every readable page edge as (partition, page_url, resource_url, kind, failure), read forwards and
+    /// backwards, with a sentence for each scan that stopped early.
+    func pageEdges() -> ([[DatabaseValue]], [String]) {
+        var edges: [[DatabaseValue]] = []
+        var seen = Set<[DatabaseValue]>()
+        var problems: [String] = []
+        let columns = "partition, page_url, resource_url, kind, failure"
+        let scans = [
+            ("in order", "SELECT \(columns) FROM page_edge ORDER BY partition, page_url, resource_url"),
+            (
+                "in reverse order",
+                "SELECT \(columns) FROM page_edge ORDER BY partition DESC, page_url DESC, resource_url DESC"
+            ),
+        ]
+        for (name, sql) in scans {
+            do {
+                try connection.forEachRow(sql) { row in
+                    let edge = (0..<5).map { row.value(Int32($0)) }
+                    if seen.insert(edge).inserted { edges.append(edge) }
+                }
+            } catch {
+                problems.append("Reading the page edges of '\(path)' \(name) stopped early: \(error).")
+            }
+        }
+        return (edges, problems)
+    }
+
+    // MARK: - One entry
+
+    /// Entry `id` with the values of `columns` and its body row.
+    func entryRow(id: Int64, columns: [String]) throws(RowFailure) -> EntryRow {
+        var found: EntryRow?
+        do {
+            try connection.forEachRow(
+                "SELECT url, body_id, \(columns.joined(separator: ", ")) FROM entry WHERE id = ?", [.integer(id)]
+            ) { row in
+                let values = (0..<columns.count).map { row.value(Int32($0 + 2)) }
+                found = EntryRow(
+                    id: id, url: row.text(0), values: values,
+                    body: Body(id: row.int64(1), hash: Data(), size: 0, chunkCount: 0)
+                )
+            }
+        } catch {
+            throw RowFailure(message: "Entry \(id) was lost: its row cannot be read (\(error)).")
+        }
+        guard var entry = found else {
+            throw RowFailure(message: "Entry \(id) was lost: its row cannot be found by its id.")
+        }
+        var body: Body?
+        do {
+            try connection.forEachRow(
+                "SELECT hash, size, chunk_count FROM body WHERE id = ?", [.integer(entry.body.id)]
+            ) { row in
+                body = Body(id: entry.body.id, hash: row.blob(0), size: row.int64(1), chunkCount: row.int64(2))
+            }
+        } catch {
+            throw RowFailure(message: "Entry \(id) for \(entry.url) was lost: its body row cannot be read (\(error)).")
+        }
+        guard let body, body.hash.count == 32 else {
+            throw RowFailure(message: "Entry \(id) for \(entry.url) was lost: its body \(entry.body.id) is missing.")
+        }
+        entry.body = body
+        return entry
+    }
+
+    /// Copies the chunks of `entry`'s body into `destination` under `bodyID`, checking their order,
+    /// total size and SHA-256. A problem of the damaged store throws ``RowFailure``; an error of
+    /// `destination` is rethrown as it is.
+    func copyChunks(of entry: EntryRow, into destination: Connection, bodyID: Int64) throws {
+        let lost = "Entry \(entry.id) for \(entry.url) was lost"
+        let statement: Statement
+        do {
+            statement = try connection.cachedStatement(
+                sql: "SELECT seq, data FROM body_chunk WHERE body_id = ? ORDER BY seq"
+            )
+        } catch {
+            throw RowFailure(message: "\(lost): its body chunks cannot be read (\(error)).")
+        }
+        statement.bind([.integer(entry.body.id)])
+        defer { statement.reset() }
+        var hasher = SHA256()
+        var size: Int64 = 0
+        var seq: Int64 = 0
+        while true {
+            let hasRow: Bool
+            do {
+                hasRow = try statement.step()
+            } catch {
+                throw RowFailure(message: "\(lost): chunk \(seq) of its body cannot be read (\(error)).")
+            }
+            guard hasRow else { break }
+            guard statement.int64(0) == seq else {
+                throw RowFailure(message: "\(lost): chunk \(seq) of its body is missing.")
+            }
+            let data = statement.blob(1)
+            hasher.update(data)
+            size += Int64(data.count)
+            try destination.run(
+                "INSERT INTO body_chunk (body_id, seq, data) VALUES (?, ?, ?)",
+                [.integer(bodyID), .integer(seq), .blob(data)]
+            )
+            seq += 1
+        }
+        guard seq == entry.body.chunkCount, size == entry.body.size else {
+            throw RowFailure(
+                message: "\(lost): its body has \(seq) chunks of \(size) bytes, not the \(entry.body.chunkCount) "
+                    + "chunks of \(entry.body.size) bytes recorded."
+            )
+        }
+        guard hasher.finalize() == entry.body.hash else {
+            throw RowFailure(message: "\(lost): its body no longer hashes to its SHA-256.")
+        }
+    }
+}
+
+@available(*, unavailable)
+extension SalvageSource: Sendable {}

@@ -1,0 +1,23 @@
+import Foundation
+import HTTPCore
+
+/// What the HTTP server has read of one request so far. It lives on the thread of its connection
+/// (one thread per connection), is created when the request line arrives and released when the
+/// request completes, and is reached from the server's callbacks through a context pointer.
+final class ConnectionRequest {
+    /// The request target exactly as the client sent it.
+    let target: String
+    var method = HTTPMethod.get
+    var headers: HTTPHeaders = [:]
+    var body = Data()
+    /// Whether the access handler has seen the head.
+    var started = false
+    /// Whether the body is larger than the gateway accepts.
+    var tooLarge = false
+    /// The exchange carrying the response, once the request was submitted.
+    var exchange: Exchange?
+
+    init(target: String) {
+        self.target = target
+    }
+}

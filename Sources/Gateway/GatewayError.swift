@@ -1,0 +1,33 @@
+/// An error from starting the gateway: a configuration it cannot use, or a socket it cannot open.
+public struct GatewayError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is; more kinds may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+
+        private init(_ name: String) {
+            self.name = name
+        }
+
+        /// A configuration value cannot be used, such as a bind address that is not an IP address.
+        public static let invalidConfiguration = Code("invalidConfiguration")
+        /// The listening socket could not be opened (the port is taken, or the address is not local).
+        public static let cannotListen = Code("cannotListen")
+
+        /// The code's name, such as `cannotListen`.
+        public var description: String { name }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// A complete sentence that says what failed and names the value involved.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}

@@ -1,0 +1,394 @@
+import CMicroHTTPD
+import Dispatch
+import Foundation
+import HTTPCore
+import Synchronization
+import WebCache
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A local HTTP gateway to a ``WebCache``: browsers and any HTTP client read the store through it.
+///
+/// It is a forward proxy for absolute-form requests (`GET http://host/path`, what a browser sends
+/// to its HTTP proxy) and, with ``Configuration/upstream``, a reverse proxy that maps origin-form
+/// requests (`GET /path`) onto one origin. Every request goes through the library's loader, so
+/// the same RFC 9111 rules decide hits, revalidation and storage. Responses carry `Age` and
+/// `X-WebCache: hit|revalidated|network|stale`; hop-by-hop fields are not forwarded; a client's
+/// `If-None-Match` / `If-Modified-Since` is answered 304 from the response the store gives;
+/// unsafe methods are passed through and invalidate what they change. `CONNECT` is refused with
+/// 501: a TLS tunnel is encrypted end to end, so there is nothing the gateway could cache.
+///
+/// The HTTP side is libmicrohttpd (Debian `libmicrohttpd-dev`). It fits because it is small
+/// (one C library, no dependencies worth naming), speaks HTTP/1.1 with keep-alive, pipelining and
+/// chunked encoding, parses requests defensively, streams a response from a callback that pulls
+/// bytes as the socket takes them, and offers suspend/resume for producers that are not ready yet;
+/// it is maintained by GNU and packaged in Debian. The gateway runs it with one thread per
+/// connection: a connection's thread may then block while the async loader produces the head and
+/// the body, through a bounded buffer (see ``Exchange``), so bodies of any size stream with flat memory.
+///
+/// ```swift
+/// let cache = try WebCache(configuration: WebCache.Configuration())
+/// try await GatewayServer.serve(cache: cache) { gateway in
+///     print(gateway.url)             // http://127.0.0.1:41234/
+///     try await Task.sleep(for: .seconds(3600))
+/// }
+/// await cache.close()
+/// ```
+public final class GatewayServer: Sendable {
+    /// The configuration the gateway runs with.
+    public let configuration: Configuration
+    let cache: WebCache
+    /// The pseudonym in this gateway's `Via` entries (RFC 9110 §7.6.3), random per instance.
+    let viaPseudonym = "webcache-" + String(UInt32.random(in: .min ... .max), radix: 16)
+
+    private struct Registry {
+        var stopping = false
+        var exchanges: [ObjectIdentifier: Exchange] = [:]
+    }
+
+    /// One submitted request and the exchange its response goes through.
+    private struct Job: Sendable {
+        var request: ProxyRequest
+        var exchange: Exchange
+    }
+
+    private let registry = Mutex(Registry())
+    /// The running daemon's address (0 when stopped). Kept as an integer because an
+    /// `OpaquePointer` is not `Sendable`; it is turned back into a pointer only to stop the daemon.
+    private let daemon = Mutex<UInt>(0)
+    private let boundPort = Mutex<UInt16>(0)
+    private let jobs: AsyncStream<Job>
+    private let jobSink: AsyncStream<Job>.Continuation
+
+    /// The head sent to requests still waiting when the gateway stops.
+    private static let shutdownHead = Exchange.Head(status: 503, headers: ["Connection": "close"], length: .none)
+
+    /// Body bytes handed to the HTTP server per content-reader call.
+    private static let readerBlockSize = 64 * 1024
+
+    // MARK: - Running
+
+    /// Starts a gateway in front of `cache`, runs `body`, then stops the gateway: requests still
+    /// waiting get 503 and every connection is closed before this returns. `cache` stays open.
+    ///
+    /// - Parameters:
+    ///   - cache: the library instance every request is loaded through (its identity applies).
+    ///   - configuration: the address, the upstream and the network policy.
+    ///   - body: runs while the gateway serves; it gets the running gateway (for ``url``).
+    /// - Returns: what `body` returns.
+    /// - Throws: ``GatewayError`` when the configuration is unusable or the port cannot be opened,
+    ///   or what `body` throws.
+    public static func serve<Value>(
+        cache: WebCache, configuration: Configuration = Configuration(),
+        _ body: (GatewayServer) async throws -> Value
+    ) async throws -> Value {
+        let server = try GatewayServer(cache: cache, configuration: configuration)
+        return try await withThrowingTaskGroup(of: Void.self, returning: Value.self) { group in
+            group.addTask { await server.processJobs() }
+            defer {
+                server.stop()
+                group.cancelAll()
+            }
+            return try await body(server)
+        }
+    }
+
+    /// The port the gateway listens on (the one picked when the configuration asked for 0).
+    public var port: UInt16 { boundPort.withLock { $0 } }
+
+    /// The gateway's base URL, such as `http://127.0.0.1:41234/`: the proxy address for clients,
+    /// and the root of the upstream in reverse-proxy mode.
+    public var url: URL {
+        let bind = configuration.bindAddress
+        let address = bind.contains(":") ? "[\(bind)]" : bind
+        return URL(string: "http://\(address):\(port)/")!
+    }
+
+    private init(cache: WebCache, configuration: Configuration) throws(GatewayError) {
+        self.cache = cache
+        self.configuration = configuration
+        (jobs, jobSink) = AsyncStream.makeStream(of: Job.self)
+        try Self.validate(configuration)
+        try start()
+    }
+
+    /// Rejects a bind address that is not an IP address and an upstream that is not an http(s) URL.
+    private static func validate(_ configuration: Configuration) throws(GatewayError) {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        let address = configuration.bindAddress
+        guard inet_pton(AF_INET, address, &v4) == 1 || inet_pton(AF_INET6, address, &v6) == 1 else {
+            throw GatewayError(.invalidConfiguration, "The bind address '\(address)' is not an IPv4 or IPv6 address.")
+        }
+        if let upstream = configuration.upstream {
+            guard let scheme = upstream.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                let host = upstream.host, !host.isEmpty, upstream.query == nil
+            else {
+                throw GatewayError(.invalidConfiguration,
+                                   "The upstream '\(upstream.absoluteString)' is not an http or https URL "
+                                       + "without a query.")
+            }
+        }
+        guard configuration.connectionLimit > 0, configuration.idleTimeout >= 0,
+            configuration.maximumRequestBodySize >= 0
+        else {
+            throw GatewayError(.invalidConfiguration,
+                               "The connection limit must be positive, and the idle timeout and body limit "
+                                   + "not negative.")
+        }
+    }
+
+    /// Starts the HTTP server. Its callbacks reach this object through an unretained pointer:
+    /// `serve` keeps the object alive until the daemon has stopped.
+    private func start() throws(GatewayError) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        errno = 0
+        let handle = configuration.bindAddress.withCString { address in
+            cmhd_start(
+                address, configuration.port,
+                { context, connection, _, method, _, data, size, requestContext in
+                    guard let context, let connection, let method, let size,
+                        let pointer = requestContext?.pointee
+                    else { return MHD_Result.NO }
+                    let server = Unmanaged<GatewayServer>.fromOpaque(context).takeUnretainedValue()
+                    let request = Unmanaged<ConnectionRequest>.fromOpaque(pointer).takeUnretainedValue()
+                    return server.access(connection, request: request, method: method, data: data, size: size)
+                },
+                context,
+                { _, uri, _ in
+                    let request = ConnectionRequest(target: uri.map { String(cString: $0) } ?? "")
+                    return Unmanaged.passRetained(request).toOpaque()
+                },
+                context,
+                { context, _, requestContext, _ in
+                    guard let context, let requestContext, let pointer = requestContext.pointee else { return }
+                    requestContext.pointee = nil
+                    let server = Unmanaged<GatewayServer>.fromOpaque(context).takeUnretainedValue()
+                    let request = Unmanaged<ConnectionRequest>.fromOpaque(pointer).takeRetainedValue()
+                    if let exchange = request.exchange { server.completed(exchange) }
+                },
+                context,
+                UInt32(configuration.idleTimeout), UInt32(configuration.connectionLimit))
+        }
+        guard let handle else {
+            let reason = errno != 0 ? String(cString: strerror(errno)) : "the HTTP server did not start"
+            throw GatewayError(.cannotListen,
+                               "The gateway cannot listen on \(configuration.bindAddress) port "
+                                   + "\(configuration.port): \(reason).")
+        }
+        daemon.withLock { $0 = UInt(bitPattern: Int(bitPattern: handle)) }
+        boundPort.withLock { $0 = cmhd_bound_port(handle) }
+    }
+
+    /// Stops accepting requests, ends the ones in flight and stops the HTTP server, which closes
+    /// every connection and joins its threads.
+    private func stop() {
+        let pending = registry.withLock { registry in
+            registry.stopping = true
+            let pending = Array(registry.exchanges.values)
+            registry.exchanges = [:]
+            return pending
+        }
+        for exchange in pending {
+            exchange.abort(with: Self.shutdownHead)
+        }
+        daemon.withLock { address in
+            if let handle = OpaquePointer(bitPattern: address) { MHD_stop_daemon(handle) }
+            address = 0
+        }
+        jobSink.finish()
+    }
+
+    // MARK: - Async side
+
+    /// Answers submitted requests, each in its own child task, until the gateway stops.
+    private func processJobs() async {
+        await withDiscardingTaskGroup { group in
+            for await job in jobs {
+                group.addTask { await self.answer(job) }
+            }
+        }
+    }
+
+    /// Loads the response for one job and streams it into its exchange.
+    private func answer(_ job: Job) async {
+        let handler = ProxyHandler(cache: cache, configuration: configuration, gatewayURL: url,
+                                   viaPseudonym: viaPseudonym)
+        let response = await handler.respond(to: job.request)
+        job.exchange.deliverHead(Exchange.Head(status: response.status, headers: response.headers,
+                                               length: response.length))
+        var bytes: Int64 = 0
+        var complete = true
+        if let body = response.body {
+            // One chunk is held back until the next one (or the end) arrives: the loader saves a
+            // network response when the body ends, so the client gets its last byte only after the
+            // entry is stored, and a request it sends next is a hit.
+            var held: Data?
+            do {
+                for try await chunk in body {
+                    if let previous = held {
+                        guard await job.exchange.push(previous) else {
+                            complete = false
+                            held = nil
+                            break
+                        }
+                        bytes += Int64(previous.count)
+                    }
+                    held = chunk
+                }
+            } catch let error as WebCacheError where error.code == .store && response.source == .network {
+                // Every byte arrived; only saving failed. The client still gets the whole body.
+                configuration.logger.warning("\(job.request.target) was sent but not stored: \(error.message)")
+            } catch {
+                complete = false
+                held = nil
+                configuration.logger.warning(
+                    "The body of \(job.request.target) broke off after \(bytes) bytes: \(error)")
+            }
+            if let last = held {
+                if await job.exchange.push(last) {
+                    bytes += Int64(last.count)
+                } else {
+                    complete = false
+                }
+            }
+        }
+        job.exchange.finish(failed: !complete)
+        if let accessLog = configuration.accessLog {
+            let target = job.request.target
+            let url = (try? RequestTarget.url(for: target, upstream: configuration.upstream))?.absoluteString
+            accessLog(AccessLogEntry(method: job.request.method, url: url ?? target, status: response.status,
+                                     source: response.source, bodyBytes: bytes, isComplete: complete))
+        }
+    }
+
+    // MARK: - Connection threads
+
+    /// The access handler: collects the head and the body, then submits the request and blocks
+    /// until the head of the response is ready (allowed: each connection has its own thread).
+    private func access(
+        _ connection: OpaquePointer, request: ConnectionRequest, method: UnsafePointer<CChar>,
+        data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>
+    ) -> MHD_Result {
+        if !request.started {
+            request.started = true
+            request.method = HTTPMethod(rawValue: String(cString: method))
+            request.headers = Self.headers(of: connection)
+            if let declared = request.headers["Content-Length"].flatMap({ Int($0.trimmingHTTPWhitespace()) }),
+                declared > configuration.maximumRequestBodySize
+            {
+                request.tooLarge = true
+            }
+            return MHD_Result.YES
+        }
+        if size.pointee > 0 {
+            if !request.tooLarge, let data {
+                if request.body.count + size.pointee > configuration.maximumRequestBodySize {
+                    request.tooLarge = true
+                    request.body = Data()
+                } else {
+                    data.withMemoryRebound(to: UInt8.self, capacity: size.pointee) {
+                        request.body.append($0, count: size.pointee)
+                    }
+                }
+            }
+            size.pointee = 0
+            return MHD_Result.YES
+        }
+        if request.tooLarge {
+            return Self.queueText(connection, status: 413,
+                                  "The request body for \(request.target) is larger than the gateway accepts "
+                                      + "(\(configuration.maximumRequestBodySize) bytes).")
+        }
+        let proxyRequest = ProxyRequest(method: request.method, target: request.target, headers: request.headers,
+                                        body: request.body)
+        guard let exchange = submit(proxyRequest) else {
+            return Self.queueText(connection, status: 503, "The gateway is shutting down.")
+        }
+        request.exchange = exchange
+        return Self.queue(exchange.waitForHead(), exchange: exchange, on: connection)
+    }
+
+    /// Registers an exchange for `request` and hands the request to the async side; `nil` once stopping.
+    private func submit(_ request: ProxyRequest) -> Exchange? {
+        let exchange = Exchange()
+        let accepted = registry.withLock { registry in
+            guard !registry.stopping else { return false }
+            registry.exchanges[ObjectIdentifier(exchange)] = exchange
+            return true
+        }
+        guard accepted else { return nil }
+        jobSink.yield(Job(request: request, exchange: exchange))
+        return exchange
+    }
+
+    /// The request is over (sent, or the connection closed): the producer stops and the exchange is forgotten.
+    private func completed(_ exchange: Exchange) {
+        exchange.consumerFinished()
+        _ = registry.withLock { $0.exchanges.removeValue(forKey: ObjectIdentifier(exchange)) }
+    }
+
+    /// Queues `head` on the connection, with a body pulled from `exchange` as the socket takes it.
+    private static func queue(_ head: Exchange.Head, exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
+        let response: OpaquePointer?
+        switch head.length {
+        case .none:
+            response = MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
+        case .known, .unknown:
+            let size: UInt64 = if case .known(let count) = head.length { count } else { cmhd_size_unknown() }
+            response = MHD_create_response_from_callback(
+                size, readerBlockSize,
+                { context, _, buffer, count in
+                    guard let context, let buffer else { return cmhd_reader_end_with_error() }
+                    let exchange = Unmanaged<Exchange>.fromOpaque(context).takeUnretainedValue()
+                    switch exchange.read(into: buffer, count: count) {
+                    case .bytes(let read): return read
+                    case .end: return cmhd_reader_end_of_stream()
+                    case .failed: return cmhd_reader_end_with_error()
+                    }
+                },
+                Unmanaged.passRetained(exchange).toOpaque(),
+                { context in
+                    guard let context else { return }
+                    Unmanaged<Exchange>.fromOpaque(context).takeRetainedValue().consumerFinished()
+                })
+        }
+        guard let response else { return MHD_Result.NO }
+        defer { MHD_destroy_response(response) }
+        for field in head.headers {
+            _ = MHD_add_response_header(response, field.name, field.value)
+        }
+        return MHD_queue_response(connection, UInt32(head.status), response)
+    }
+
+    /// Queues a short plain-text answer from the gateway itself.
+    private static func queueText(_ connection: OpaquePointer, status: Int, _ message: String) -> MHD_Result {
+        var bytes = Array((message + "\n").utf8)
+        let response = bytes.withUnsafeMutableBytes { buffer in
+            MHD_create_response_from_buffer(buffer.count, buffer.baseAddress, MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        }
+        guard let response else { return MHD_Result.NO }
+        defer { MHD_destroy_response(response) }
+        _ = MHD_add_response_header(response, "Content-Type", "text/plain; charset=utf-8")
+        return MHD_queue_response(connection, UInt32(status), response)
+    }
+
+    /// The request's header fields, in the order received.
+    private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
+        let collector = HeaderCollector()
+        withExtendedLifetime(collector) {
+            _ = MHD_get_connection_values(
+                connection, MHD_ValueKind.HEADER_KIND,
+                { context, _, name, value in
+                    guard let context, let name else { return MHD_Result.YES }
+                    let collector = Unmanaged<HeaderCollector>.fromOpaque(context).takeUnretainedValue()
+                    let text = value.map { String(cString: $0) } ?? ""
+                    collector.headers.append(name: String(cString: name), value: text)
+                    return MHD_Result.YES
+                },
+                Unmanaged.passUnretained(collector).toOpaque())
+        }
+        return collector.headers
+    }
+}

@@ -1,0 +1,30 @@
+import HTTPCore
+
+/// Which header fields cross the gateway, in either direction.
+enum HeaderRules {
+    /// Hop-by-hop fields (RFC 9110 §7.6.1), plus `Proxy-Connection`, which old clients still send.
+    /// They describe one connection and are never forwarded.
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te",
+        "trailer", "transfer-encoding", "upgrade",
+    ]
+
+    /// Request fields the gateway sets or decides itself: `Host` comes from the target URL, the
+    /// transport negotiates and decodes content codings, and the client's validators are answered
+    /// from the response the store gives (see ``ConditionalRequest``).
+    static let replacedInRequests: Set<String> = [
+        "host", "accept-encoding", "content-length", "if-none-match", "if-modified-since", "expect",
+    ]
+
+    /// Response fields the HTTP server writes itself from the body it sends.
+    static let replacedInResponses: Set<String> = ["content-length", "date"]
+
+    /// `headers` without hop-by-hop fields, the fields named in `Connection`, and `extra`.
+    static func forwardable(_ headers: HTTPHeaders, removing extra: Set<String>) -> HTTPHeaders {
+        var removed = hopByHop.union(extra)
+        for name in headers.listValues(for: "Connection") {
+            removed.insert(name.lowercased())
+        }
+        return HTTPHeaders(headers.filter { !removed.contains($0.name.lowercased()) })
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import HTTPCore
+import WebCache
+
+/// Answers one client request through the ``WebCache`` loader, so that the same RFC 9111 rules
+/// decide hits, revalidation and storage as for every other caller of the library.
+struct ProxyHandler: Sendable {
+    let cache: WebCache
+    let configuration: GatewayServer.Configuration
+    /// The gateway's own base URL, for rewriting an upstream's redirects.
+    let gatewayURL: URL
+    /// The pseudonym in this gateway's `Via` entries; a request that already carries it has looped.
+    let viaPseudonym: String
+
+    // MARK: - Answering
+
+    /// The response for `request`; failures become error responses, never thrown errors.
+    func respond(to request: ProxyRequest) async -> ProxyResponse {
+        if request.method.rawValue == "CONNECT" {
+            // The connection is closed afterwards: a client that sent CONNECT expects a tunnel, not more requests.
+            var refusal = ProxyResponse.text(501, """
+                This gateway does not tunnel CONNECT requests: it can only cache what it can read, and an HTTPS \
+                tunnel is encrypted end to end. Send http:// URLs through it, or start it with --upstream to \
+                serve one origin (https included) as a reverse proxy.
+                """)
+            refusal.headers["Connection"] = "close"
+            return refusal
+        }
+        if request.headers.listValues(for: "Via").contains(where: { $0.hasSuffix(" " + viaPseudonym) }) {
+            return .text(508, "The request for '\(request.target)' came back to this gateway: "
+                             + "it points at the gateway itself.")
+        }
+        let url: URL
+        do {
+            url = try RequestTarget.url(for: request.target, upstream: configuration.upstream)
+        } catch {
+            return .text(400, error.message)
+        }
+        if configuration.offline && !request.method.isSafe {
+            return .text(504, "The gateway is offline: \(request.method.rawValue) \(url.absoluteString) "
+                             + "cannot be sent to the origin.")
+        }
+        let isRead = request.method == .get || request.method == .head
+        let conditions = isRead ? ConditionalRequest(request.headers) : nil
+
+        let response: WebResponse
+        do {
+            response = try await cache.load(makeWebRequest(request, url: url), policy: policy)
+        } catch let error as WebCacheError {
+            return Self.errorResponse(error, url: url, offline: configuration.offline)
+        } catch is CancellationError {
+            return .text(503, "The gateway is shutting down.")
+        } catch {
+            return .text(502, "Loading \(url.absoluteString) failed: \(error).")
+        }
+
+        var headers = HeaderRules.forwardable(response.headers, removing: HeaderRules.replacedInResponses)
+        headers["Age"] = String(Int(max(0, response.age)))
+        headers["X-WebCache"] = response.source.rawValue
+        headers.append(name: "Via", value: "1.1 \(viaPseudonym)")
+        if let location = headers["Location"] {
+            headers["Location"] = RequestTarget.rewriteLocation(
+                location, upstream: configuration.upstream, gateway: gatewayURL)
+        }
+
+        if let conditions, response.status == 200, conditions.isNotModified(responseHeaders: response.headers) {
+            if response.source == .network {
+                // Read to the end so that the response is stored; the client already has the body.
+                do { for try await _ in response.body {} } catch {}
+            }
+            let kept = HTTPHeaders(headers.filter {
+                ConditionalRequest.notModifiedFields.contains($0.name.lowercased())
+                    || ["age", "x-webcache", "via"].contains($0.name.lowercased())
+            })
+            // libmicrohttpd writes `Content-Length: 0` on a 304, which RFC 9110 §8.6 frowns upon (it
+            // should be the 200's length or absent); clients ignore it, since a 304 never has content.
+            return ProxyResponse(status: 304, headers: kept, source: response.source, length: .none, body: nil)
+        }
+
+        let declared = response.headers["Content-Length"].flatMap { UInt64($0.trimmingHTTPWhitespace()) }
+        let length: ProxyResponse.BodyLength
+        if response.status == 304 || response.status == 204 || (100..<200).contains(response.status) {
+            length = .none
+        } else {
+            length = declared.map { .known($0) } ?? .unknown
+        }
+        let sendsBody = request.method != .head && length != .none
+        return ProxyResponse(status: response.status, headers: headers, source: response.source, length: length,
+                             body: sendsBody ? response.body : nil)
+    }
+
+    /// The cache policy for every load: the network never, or RFC 9111 with an optional stale fallback.
+    var policy: CachePolicy {
+        if configuration.offline { return .returnCacheDataDontLoad }
+        if let maxStale = configuration.maxStale { return .offlineFallback(maxStale: maxStale) }
+        return .useProtocolCachePolicy
+    }
+
+    /// The library request for a client request: its end-to-end fields, its body, no redirects
+    /// followed (the client sees the 3xx and follows it through the gateway).
+    func makeWebRequest(_ request: ProxyRequest, url: URL) -> WebRequest {
+        var headers = HeaderRules.forwardable(request.headers, removing: HeaderRules.replacedInRequests)
+        headers.append(name: "Via", value: "1.1 \(viaPseudonym)")
+        return WebRequest(url.absoluteString, method: request.method, headers: headers,
+                          body: request.body.isEmpty && request.method.isSafe ? nil : request.body,
+                          followsRedirects: false)
+    }
+
+    // MARK: - Errors
+
+    /// The response for a failed load: 504 for what an offline gateway does not hold, 502 when the
+    /// origin cannot be reached, 400 for a URL the library refuses.
+    static func errorResponse(_ error: WebCacheError, url: URL, offline: Bool) -> ProxyResponse {
+        switch error.code {
+        case .notCached:
+            let reason = offline ? "the gateway is offline" : "the network may not be used"
+            return .text(504, "\(url.absoluteString) is not in the store, and \(reason).")
+        case .invalidURL:
+            return .text(400, error.message)
+        case .store:
+            return .text(500, "The store failed while loading \(url.absoluteString): \(error.message)")
+        default:
+            return .text(502, "Loading \(url.absoluteString) failed: \(error.message)")
+        }
+    }
+}

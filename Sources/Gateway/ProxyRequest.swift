@@ -1,0 +1,15 @@
+import Foundation
+import HTTPCore
+
+/// A request as a client sent it to the gateway, body included.
+struct ProxyRequest: Sendable {
+    /// The method, such as `GET` or `CONNECT`.
+    var method: HTTPMethod
+    /// The request target exactly as sent: `/path?query` (origin-form), `http://host/path`
+    /// (absolute-form), `host:443` (authority-form, with `CONNECT`) or `*`.
+    var target: String
+    /// The header fields in the order received.
+    var headers: HTTPHeaders
+    /// The content, if any.
+    var body: Data
+}

@@ -1,0 +1,69 @@
+import Dispatch
+import Foundation
+import Gateway
+import HTTPCore
+import WebCache
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `webcache serve`: a local HTTP gateway to the store, for browsers and any HTTP client. The
+/// listening URL is the first line on standard output, then one access-log line per request;
+/// SIGINT or SIGTERM stop it cleanly (exit 0).
+enum ServeCommand {
+    static func run(_ context: CommandContext) async throws -> Int32 {
+        let configuration = try gatewayConfiguration(context)
+        let stdout = context.stdout
+        do {
+            try await context.withCache { cache in
+                try await GatewayServer.serve(cache: cache, configuration: configuration) { gateway in
+                    stdout.write("\(gateway.url.absoluteString)\n")
+                    let signal = await terminationSignal()
+                    context.stderr.write("webcache: stopping on signal \(signal)\n")
+                }
+            }
+        } catch let error as GatewayError where error.code == .invalidConfiguration {
+            throw UsageError(error.message, command: context.arguments.spec)
+        }
+        return ExitCode.success
+    }
+
+    /// The gateway settings for the options given.
+    static func gatewayConfiguration(_ context: CommandContext) throws -> GatewayServer.Configuration {
+        let arguments = context.arguments
+        var configuration = GatewayServer.Configuration()
+        configuration.port = try arguments.value("port", "port", { UInt16($0) }) ?? 8080
+        configuration.bindAddress = arguments.value("bind") ?? "127.0.0.1"
+        if let upstream = arguments.value("upstream") {
+            guard let url = URL(string: upstream), url.isHTTP, url.host != nil else {
+                throw UsageError("The value '\(upstream)' is invalid for '--upstream <url>': not an http or https URL",
+                                 command: arguments.spec)
+            }
+            configuration.upstream = url
+        }
+        configuration.offline = arguments.flag("offline")
+        configuration.maxStale = try arguments.value("max-stale", "duration", ValueParsers.duration)
+        configuration.logger = try context.makeLogger()
+        let stdout = context.stdout
+        configuration.accessLog = { entry in stdout.write(entry.line + "\n") }
+        return configuration
+    }
+
+    /// Waits for SIGINT or SIGTERM and returns its number. The signals' default action (ending
+    /// the process at once) is turned off so that the gateway can stop and the store close.
+    private static func terminationSignal() async -> Int32 {
+        let (signals, continuation) = AsyncStream.makeStream(of: Int32.self)
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            sources.append(source)
+        }
+        var iterator = signals.makeAsyncIterator()
+        let received = await iterator.next() ?? SIGTERM
+        for source in sources { source.cancel() }
+        return received
+    }
+}

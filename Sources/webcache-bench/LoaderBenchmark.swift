@@ -1,0 +1,65 @@
+import Foundation
+import HTTPCore
+import LocalOrigin
+import WebCache
+
+/// The loader's hit path — `WebCache.data(for:)` on a fresh entry, through the caching rules, the
+/// store and the body stream — beside a raw SELECT of the same row through the SQLite C API.
+struct LoaderBenchmark {
+    let directory: String?
+
+    private static let iterations = 20_000
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: directory ?? NSTemporaryDirectory())
+            .appendingPathComponent("webcache-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        var generator = ContentGenerator(seed: 7)
+        let body = generator.bytes(count: 10_240)
+        let origin = OriginServer { _ in
+            OriginResponse(headers: ["Content-Type": "text/html", "Cache-Control": "max-age=3600", "ETag": "\"b\""],
+                           body: .bytes(body))
+        }
+        try origin.start()
+        defer { origin.stop() }
+
+        var configuration = WebCache.Configuration(environment: [:])
+        configuration.storePath = folder.appendingPathComponent("store.sqlite").path
+        let cache = try WebCache(configuration: configuration)
+        let request = WebRequest(url: origin.url("page.html"))
+        let first = try await cache.data(for: request)
+        precondition(first.source == .network && first.body == body, "the first load must come from the network")
+
+        var checksum = 0
+        for _ in 0..<1_000 { checksum &+= try await cache.data(for: request).body.count }
+        var start = DispatchTime.now()
+        for _ in 0..<Self.iterations {
+            checksum &+= try await cache.data(for: request).body.count
+        }
+        let hit = microseconds(since: start) / Double(Self.iterations)
+        precondition(origin.requestCount == 1, "every later load must be a hit")
+        await cache.close()
+
+        let raw = try RawReader(path: configuration.storePath)
+        let key = origin.url("page.html").cacheKey.absoluteString
+        for _ in 0..<1_000 { checksum &+= raw.read(url: key) }
+        start = DispatchTime.now()
+        for _ in 0..<Self.iterations {
+            checksum &+= raw.read(url: key)
+        }
+        let select = microseconds(since: start) / Double(Self.iterations)
+
+        print("| measure | value |")
+        print("|---|---|")
+        print(String(format: "| loader hit, WebCache.data(for:) (10 KB body, fresh) | %.2f µs |", hit))
+        print(String(format: "| raw SELECT of the same row + body through the C API | %.2f µs |", select))
+        print(String(format: "| ratio | %.2f |", hit / select))
+        if checksum == 0 { print("(checksum \(checksum))") }
+    }
+
+    private func microseconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000
+    }
+}

@@ -1,0 +1,180 @@
+import CSQLite
+import Foundation
+import HTTPCore
+import Testing
+
+@testable import CacheStore
+
+@Suite(.timeLimit(.minutes(1)))
+struct SalvageTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    /// A closed store with `count` entries whose bodies start with a marker naming the entry, and edges
+    /// for one page; returns its path.
+    private func makeStore(_ name: String, count: Int, bodySize: Int = 6_000) async throws -> String {
+        let path = folder.path(name)
+        let store = try CacheStore(path: path, configuration: configuration())
+        for index in 0..<count {
+            let body = Data("marker-\(index)-".utf8) + makeBody(size: bodySize, seed: UInt8(truncatingIfNeeded: index))
+            try await store.save(makeEntry("https://example.test/r\(index)"), body: body)
+        }
+        try await store.setEdges(
+            [PageEdge(resourceURL: "https://example.test/r0", kind: "page"),
+             PageEdge(resourceURL: "https://example.test/r1", kind: "img"),
+             PageEdge(resourceURL: "https://example.test/gone.png", kind: "img", failure: "HTTP 404")],
+            forPage: "https://example.test/r0")
+        try await store.close()
+        return path
+    }
+
+    private func fileDigest(_ path: String) throws -> Data {
+        SHA256.hash(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    // MARK: - Sound and damaged stores
+
+    @Test func copiesEverySoundEntryWithItsBodyPinMetadataAndEdges() async throws {
+        // Given: entries of one and several chunks, two sharing a body, one pinned
+        let path = folder.path("sound.sqlite")
+        let store = try CacheStore(path: path, configuration: configuration())
+        let large = makeBody(size: CacheStore.chunkSize * 2 + 17, seed: 9)
+        try await store.save(makeEntry("https://example.test/large"), body: large)
+        try await store.save(makeEntry("https://example.test/a"), body: Data("shared".utf8))
+        try await store.save(makeEntry("https://example.test/b", partition: "user-1"), body: Data("shared".utf8))
+        try await store.save(makeEntry("https://example.test/empty"), body: Data())
+        _ = try await store.setPinned(true, url: "https://example.test/a")
+        try await store.setEdges([PageEdge(resourceURL: "https://example.test/a", kind: "page")],
+                                 forPage: "https://example.test/a")
+        try await store.close()
+
+        // When
+        let destination = folder.path("copy.sqlite")
+        let report = try await CacheStore.salvage(from: path, into: destination)
+
+        // Then
+        #expect(report.savedEntries == 4)
+        #expect(report.lostEntries == 0)
+        #expect(report.savedEdges == 1)
+        #expect(report.problems.isEmpty)
+        try await withCacheStore(at: destination) { (copy: CacheStore) async throws in
+            #expect(try await copy.verify().isSound)
+            let entry = try #require(try copy.entry(url: "https://example.test/large"))
+            #expect(try copy.bodyData(bodyID: try #require(entry.bodyID)) == large)
+            #expect(entry.headers["ETag"] == "\"v1\"")
+            #expect(entry.freshUntil == referenceDate.addingTimeInterval(600))
+            #expect(try copy.entry(url: "https://example.test/a")?.pinned == true)
+            #expect(try copy.entry(partition: "user-1", url: "https://example.test/b") != nil)
+            #expect(try copy.totals().bodyCount == 3)
+            #expect(try copy.pageStatus(forPage: "https://example.test/a").isComplete)
+        }
+    }
+
+    @Test func losesOnlyTheEntryWhoseBodyWasDamagedAndNeverWritesTheDamagedFile() async throws {
+        // Given: bytes flipped inside the body of entry 3
+        let path = try await makeStore("flipped.sqlite", count: 8)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let marker = try #require(bytes.firstRange(of: Data("marker-3-".utf8)))
+        for offset in (marker.upperBound + 100)..<(marker.upperBound + 116) { bytes[offset] ^= 0xFF }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let digest = try fileDigest(path)
+
+        // When
+        let destination = folder.path("recovered.sqlite")
+        let report = try await CacheStore.salvage(from: path, into: destination)
+
+        // Then
+        #expect(report.savedEntries == 7)
+        #expect(report.lostEntries == 1)
+        #expect(report.problems.count == 1)
+        #expect(report.problems.first?.contains("https://example.test/r3") == true)
+        #expect(report.savedEdges == 3)
+        #expect(try fileDigest(path) == digest)
+        try await withCacheStore(at: destination) { (copy: CacheStore) async throws in
+            #expect(try await copy.verify().isSound)
+            #expect(try copy.entry(url: "https://example.test/r3") == nil)
+            #expect(try copy.entry(url: "https://example.test/r4") != nil)
+            let status = try copy.pageStatus(forPage: "https://example.test/r0")
+            #expect(status.resourceCount == 3)
+            #expect(status.failures.count == 1)
+        }
+    }
+
+    @Test func savesTheEntriesWhoseRowsAndBodiesPrecedeTheCutOfATruncatedStore() async throws {
+        // Given: six entries with bodies of several pages each, in a file cut to 60% of its size, which the
+        // store itself refuses to open. The body size makes SQLite keep only the minimum local payload of
+        // each chunk row (https://www.sqlite.org/fileformat2.html#overflow_pages), so all six rows stay in
+        // the table's first page, and their overflow pages follow in the order of saving.
+        let path = try await makeStore("truncated.sqlite", count: 6, bodySize: 20_640)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(size * 6 / 10))
+        try handle.close()
+        #expect(throws: CacheStore.Error.self) { try CacheStore(path: path) }
+
+        // When
+        let destination = folder.path("recovered.sqlite")
+        let report = try await CacheStore.salvage(from: path, into: destination)
+
+        // Then: the first entries are saved, the last ones (bodies past the cut) are counted as lost
+        #expect(report.savedEntries > 0, "\(report.problems)")
+        #expect(report.lostEntries > 0)
+        #expect(report.savedEntries + report.lostEntries == 6)
+        #expect(report.problems.count == report.lostEntries)
+        try await withCacheStore(at: destination) { (copy: CacheStore) async throws in
+            #expect(try await copy.verify().isSound)
+            #expect(try copy.entry(url: "https://example.test/r0") != nil)
+            #expect(try copy.entry(url: "https://example.test/r5") == nil)
+            #expect(try copy.totals().entryCount == Int64(report.savedEntries))
+        }
+    }
+
+    // MARK: - Refusals
+
+    @Test(arguments: [("empty", Data(), "is empty"), ("text", Data("not a store\n".utf8), "not an SQLite database")])
+    func refusesAFileWithNothingToSalvage(name: String, contents: Data, phrase: String) async throws {
+        let path = folder.path("\(name).sqlite")
+        try contents.write(to: URL(fileURLWithPath: path))
+        let destination = folder.path("\(name)-recovered.sqlite")
+
+        let error = await #expect(throws: CacheStore.Error.self) {
+            try await CacheStore.salvage(from: path, into: destination)
+        }
+
+        #expect(error?.code == .notADatabase)
+        #expect(error?.message.contains(path) == true)
+        #expect(error?.message.contains(phrase) == true)
+        #expect(!FileManager.default.fileExists(atPath: destination))
+    }
+
+    @Test func refusesAForeignSQLiteDatabaseAndRemovesTheNewStore() async throws {
+        let path = folder.path("foreign.sqlite")
+        let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        try connection.execute(sql: "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('x')")
+        let destination = folder.path("foreign-recovered.sqlite")
+
+        let error = await #expect(throws: CacheStore.Error.self) {
+            try await CacheStore.salvage(from: path, into: destination)
+        }
+
+        #expect(error?.code == .notAStore)
+        #expect(!FileManager.default.fileExists(atPath: destination))
+    }
+
+    @Test func refusesADestinationThatExists() async throws {
+        let path = try await makeStore("source.sqlite", count: 2)
+        let destination = folder.path("taken.sqlite")
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: destination))
+
+        let error = await #expect(throws: CacheStore.Error.self) {
+            try await CacheStore.salvage(from: path, into: destination)
+        }
+
+        #expect(error?.code == .fileSystem)
+        #expect(error?.message.contains(destination) == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data("keep me".utf8))
+    }
+}

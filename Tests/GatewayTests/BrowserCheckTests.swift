@@ -1,0 +1,31 @@
+import ChildProcess
+import Foundation
+import Testing
+
+/// Headless Chromium reads `examples/site` through `webcache serve --offline`: every sub-resource
+/// must come from the store, and the offline page must be pixel-identical to the online one.
+/// The work is done by `scripts/browser-check.sh`, which people can also run by hand.
+@Suite(.timeLimit(.minutes(1)))
+struct BrowserCheckTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+
+    static var chromiumIsInstalled: Bool {
+        ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    @Test(.enabled(if: chromiumIsInstalled, "Chromium is not installed; run scripts/install-deps.sh chromium"))
+    func offlinePageComesFromTheStoreAndLooksLikeTheOnlineOne() async throws {
+        // Both streams into one pipe, in the order the script writes them.
+        let script = Self.repository.appending(path: "scripts/browser-check.sh").path
+        let child = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "exec \"$0\" \"$1\" 2>&1", script, Self.binaries.path], output: .pipe)
+        let result = await child.finish()
+        let text = String(decoding: result.output, as: UTF8.self)
+        #expect(result.termination == .exited(0), "\(text)")
+        #expect(text.contains("index.html 200 hit"))
+        #expect(text.contains("PASS: all"))
+        #expect(text.contains("PASS: the offline page is pixel-identical to the online one"))
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+@testable import WebCacheCLI
+
+/// Problems quote the line, but never a password in it, and never raw control characters.
+struct URLListFileExcerptTests {
+    @Test func aProblemHidesThePasswordOfTheLineItQuotes() {
+        let file = URLListFile(data: Data("http://user:hunter2@a.test/a b\n".utf8), name: "urls.txt")
+        #expect(file.problems.count == 1)
+        let text = file.problems.first?.description ?? ""
+        #expect(text.hasPrefix("urls.txt:1: "))
+        #expect(!text.contains("hunter2"))
+        #expect(text.contains("http://***@a.test/a b"))
+    }
+
+    @Test func aProblemSpellsOutControlCharacters() {
+        var data = Data("http://a.test/x".utf8)
+        data.append(contentsOf: [0x00, 0x1B])
+        data.append(contentsOf: Array("y\n".utf8))
+        let file = URLListFile(data: data, name: "urls.txt")
+        let text = file.problems.first?.description ?? ""
+        #expect(!text.unicodeScalars.contains { $0.value < 0x20 })
+        #expect(text.contains("http://a.test/x\\u{0}\\u{1b}y"))
+    }
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Loads examples/site in headless Chromium through `webcache serve --offline` and checks that
+# every sub-resource the browser asked for came from the store, and that the offline page looks
+# exactly like the page loaded online (decoded PNG pixels compared).
+#
+# Usage: scripts/browser-check.sh [BIN_DIR]   (BIN_DIR holds the built webcache and webcache-origin;
+#                                              default .build/debug). Exit 0 when every check passes.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-$root/.build/debug}
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chromium" ]; then
+    "$root/scripts/install-deps.sh" chromium
+    chromium=$(command -v chromium)
+fi
+for tool in webcache webcache-origin; do
+    [ -x "$bin/$tool" ] || { echo "error: $bin/$tool is missing; run swift build first" >&2; exit 1; }
+done
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    [ -n "${KEEP_WORK:-}" ] && echo "kept $work" >&2 || rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Prints the first line a background process writes to FILE (its URL), waiting up to 10 s.
+first_line() {
+    for _ in $(seq 100); do
+        if [ -s "$1" ]; then head -n 1 "$1"; return; fi
+        sleep 0.1
+    done
+    echo "error: no URL appeared in $1" >&2
+    exit 1
+}
+
+# One headless browser run with a fresh profile (so its own cache holds nothing) and fixed time.
+shoot() {
+    local output=$1 url=$2
+    shift 2
+    "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$work/profile-$(basename "$output" .png)" --window-size=1024,900 \
+        --virtual-time-budget=5000 --screenshot="$output" "$@" "$url" >"$work/chromium.log" 2>&1
+}
+
+# 1. The origin, and the store preloaded with the page and everything it needs.
+"$bin/webcache-origin" --root "$root/examples/site" >"$work/origin.out" 2>&1 &
+pids+=($!)
+origin=$(first_line "$work/origin.out")
+page="${origin}index.html"
+echo "$page" >"$work/urls.txt"
+"$bin/webcache" preload --store "$work/store.sqlite" "$work/urls.txt" >/dev/null
+
+# 2. The page online, straight from the origin.
+shoot "$work/online.png" "$page"
+
+# 3. The origin goes away; the page through the gateway, offline.
+kill "${pids[0]}"
+wait "${pids[0]}" 2>/dev/null || true
+"$bin/webcache" serve --offline --port 0 --store "$work/store.sqlite" >"$work/gateway.out" 2>"$work/gateway.err" &
+gateway_pid=$!
+pids+=("$gateway_pid")
+gateway=$(first_line "$work/gateway.out")
+shoot "$work/offline.png" "$page" --proxy-server="${gateway%/}" --proxy-bypass-list='<-loopback>'
+kill -TERM "$gateway_pid"
+status=0
+wait "$gateway_pid" || status=$?
+[ "$status" -eq 0 ] || { echo "FAIL: the gateway exited with $status on SIGTERM" >&2; exit 1; }
+
+# 4. Every request the browser made for the site was answered from the store. Chromium's own
+#    background traffic (time, component updates, accounts) also goes to the proxy; it is listed
+#    but not part of the page.
+tail -n +2 "$work/gateway.out" >"$work/all-requests.log"
+awk -v origin="$origin" 'index($2, origin) == 1' "$work/all-requests.log" >"$work/access.log"
+echo "Requests for the site that the browser sent through the gateway:"
+sed 's/^/  /' "$work/access.log"
+if ! cmp -s "$work/all-requests.log" "$work/access.log"; then
+    echo "Browser background requests (not part of the page, not checked):"
+    awk -v origin="$origin" 'index($2, origin) != 1' "$work/all-requests.log" | cut -c1-120 | sed 's/^/  /'
+fi
+requests=$(wc -l <"$work/access.log")
+from_store=$(awk '($3 == 200 || $3 == 304) && ($4 == "hit" || $4 == "stale" || $4 == "revalidated")' "$work/access.log" | wc -l)
+[ "$requests" -ge 5 ] || { echo "FAIL: only $requests requests reached the gateway" >&2; exit 1; }
+[ "$requests" -eq "$from_store" ] || { echo "FAIL: $((requests - from_store)) of $requests requests were not served from the store" >&2; exit 1; }
+echo "PASS: all $requests requests were served from the store"
+
+# 5. The offline screenshot shows the same pixels as the online one.
+python3 - "$work/online.png" "$work/offline.png" <<'PYTHON'
+import struct, sys, zlib
+
+def pixels(path):
+    """Decodes an 8-bit, non-interlaced PNG into (width, height, bytes per pixel, rows)."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    offset, idat, header = 8, b"", None
+    while offset < len(data):
+        length, kind = struct.unpack(">I4s", data[offset:offset + 8])
+        chunk = data[offset + 8:offset + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", chunk)
+        elif kind == b"IDAT":
+            idat += chunk
+        offset += 12 + length
+    width, height, depth, color, _, _, interlace = header
+    assert depth == 8 and interlace == 0, f"{path}: unsupported PNG layout"
+    channels = {0: 1, 2: 3, 4: 2, 6: 4}[color]
+    raw, stride, rows, previous = zlib.decompress(idat), width * channels, [], bytearray(width * channels)
+    for y in range(height):
+        kind = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            left = line[x - channels] if x >= channels else 0
+            up = previous[x]
+            corner = previous[x - channels] if x >= channels else 0
+            if kind == 1: line[x] = (line[x] + left) & 0xFF
+            elif kind == 2: line[x] = (line[x] + up) & 0xFF
+            elif kind == 3: line[x] = (line[x] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                line[x] = (line[x] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 0xFF
+        rows.append(bytes(line))
+        previous = line
+    return width, height, channels, rows
+
+online, offline = pixels(sys.argv[1]), pixels(sys.argv[2])
+if online[:3] != offline[:3]:
+    sys.exit(f"FAIL: the screenshots differ in size: {online[:3]} vs {offline[:3]}")
+width, height, channels = online[:3]
+different = sum(
+    1 for a, b in zip(online[3], offline[3]) for x in range(0, len(a), channels) if a[x:x + channels] != b[x:x + channels])
+if different:
+    sys.exit(f"FAIL: {different} of {width * height} pixels differ between the online and offline page")
+print(f"PASS: the offline page is pixel-identical to the online one ({width}x{height})")
+PYTHON
