@@ -25,12 +25,13 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]
         ),
 
         // MARK: - Pure logic
-        .target(name: "HTTPCore", swiftSettings: swiftSettings),
+        .target(name: "HTTPCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         .target(name: "ChildProcess", swiftSettings: swiftSettings),
         .target(name: "HTTPCaching", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "Discovery", swiftSettings: swiftSettings),

@@ -1,7 +1,7 @@
--- webcache store, schema version 1.
+-- webcache store, schema version 2.
 --
--- The canonical DDL of the offline store. The code runs exactly this text as migration 1
--- (CacheStore `Schema.version1`); a test fails if the two differ.
+-- The canonical DDL of the offline store, as the migrations in order (CacheStore `Schema.migrations`)
+-- build it; a test fails if a store built by the migrations differs from a store built by this text.
 --
 -- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
 
@@ -10,13 +10,20 @@
 -- body (and, by cascade, its chunks) when the last entry goes.
 -- AUTOINCREMENT on body and entry ids: an id is never reused, so an id that a reader or a caller
 -- holds (a chunk being streamed, a hit, a 304 update) can never come to mean another row.
+-- A body streamed in by a writer is written once: its chunks go straight into body_chunk under a
+-- provisional body, owned by the writer's staging row (staging_token set, hash NULL). Saving the
+-- entry completes it (hash set, token cleared) in the entry's transaction, or deletes it when a body
+-- with that hash exists already. A provisional body is never referenced by an entry, is not counted
+-- in store_totals, and goes with its staging row (by cascade, with its chunks).
 CREATE TABLE body (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
-    hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),
+    hash BLOB UNIQUE CHECK (length(hash) = 32),
     size INTEGER NOT NULL CHECK (size >= 0),
     chunk_count INTEGER NOT NULL CHECK (chunk_count >= 0),
     ref_count INTEGER NOT NULL DEFAULT 0 CHECK (ref_count >= 0),
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    staging_token TEXT UNIQUE REFERENCES staging(token) ON DELETE CASCADE,
+    CHECK ((hash IS NULL) = (staging_token IS NOT NULL))
 ) STRICT;
 
 -- A body's bytes in order, in chunks of at most 256 KiB, so that memory stays flat.
@@ -75,19 +82,12 @@ CREATE TABLE page_edge (
 
 CREATE INDEX page_edge_by_resource ON page_edge(partition, resource_url);
 
--- Body chunks staged by a writer while a response streams in, before the entry is saved.
+-- Writers streaming a body in, before the entry is saved; each owns at most one provisional body.
 -- Staging never shows as an entry; staging whose process is gone, or that is too old, is removed.
 CREATE TABLE staging (
     token TEXT PRIMARY KEY,
     pid INTEGER NOT NULL,
     started_at REAL NOT NULL
-) STRICT;
-
-CREATE TABLE staging_chunk (
-    token TEXT NOT NULL REFERENCES staging(token) ON DELETE CASCADE,
-    seq INTEGER NOT NULL CHECK (seq >= 0),
-    data BLOB NOT NULL,
-    PRIMARY KEY (token, seq)
 ) STRICT;
 
 -- Running totals, kept exact by the triggers below, so that sizes need no scan.
@@ -102,11 +102,16 @@ CREATE TABLE store_totals (
 
 INSERT INTO store_totals (id, entry_count, entry_bytes, body_count, body_bytes) VALUES (1, 0, 0, 0, 0);
 
-CREATE TRIGGER body_inserted AFTER INSERT ON body BEGIN
+-- Only complete bodies count: a provisional body counts once it is completed.
+CREATE TRIGGER body_inserted AFTER INSERT ON body WHEN NEW.hash IS NOT NULL BEGIN
     UPDATE store_totals SET body_count = body_count + 1, body_bytes = body_bytes + NEW.size WHERE id = 1;
 END;
 
-CREATE TRIGGER body_deleted AFTER DELETE ON body BEGIN
+CREATE TRIGGER body_completed AFTER UPDATE OF hash ON body WHEN OLD.hash IS NULL AND NEW.hash IS NOT NULL BEGIN
+    UPDATE store_totals SET body_count = body_count + 1, body_bytes = body_bytes + NEW.size WHERE id = 1;
+END;
+
+CREATE TRIGGER body_deleted AFTER DELETE ON body WHEN OLD.hash IS NOT NULL BEGIN
     UPDATE store_totals SET body_count = body_count - 1, body_bytes = body_bytes - OLD.size WHERE id = 1;
 END;
 

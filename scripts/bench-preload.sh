@@ -29,8 +29,8 @@ if ((${#missing[@]})); then
     apt-get install -y "${missing[@]}" >/dev/null
 fi
 
-swift build -c release --product webcache >/dev/null
-swift build -c release --product webcache-origin >/dev/null
+swift build -c release --product webcache -Xswiftc -warnings-as-errors >/dev/null
+swift build -c release --product webcache-origin -Xswiftc -warnings-as-errors >/dev/null
 bin=$(swift build -c release --show-bin-path)
 
 work=$(mktemp -d)

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # sqlite3: the shell that scripts/fault-campaign.sh (and the FaultTests target) reads stores with.
-packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev libmicrohttpd-dev pkg-config sqlite3 "$@")
+packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev libmicrohttpd-dev libssl-dev pkg-config sqlite3 "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

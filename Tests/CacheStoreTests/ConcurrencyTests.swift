@@ -54,7 +54,9 @@ struct ConcurrencyTests {
         try await store.write("plant") { connection in
             // A process id above the kernel's maximum: certainly not running.
             try connection.run("INSERT INTO staging VALUES ('dead', 2147483000, ?)", [.date(Date())])
-            try connection.run("INSERT INTO staging_chunk VALUES ('dead', 0, x'00')")
+            try connection.run(
+                "INSERT INTO body (size, chunk_count, created_at, staging_token) VALUES (0, 0, 0, 'dead')")
+            try connection.run("INSERT INTO body_chunk VALUES (last_insert_rowid(), 0, x'00')")
             // Process 1 exists (kill answers EPERM or success): a live writer elsewhere.
             try connection.run("INSERT INTO staging VALUES ('other', 1, ?)", [.date(Date())])
             try connection.run("INSERT INTO staging VALUES ('ancient', 1, 0)")
@@ -68,6 +70,7 @@ struct ConcurrencyTests {
             return tokens
         }
         #expect(tokens == [live.token, "other"])
+        #expect(try rowCount(second, "body_chunk") == 1, "only the live writer's chunk is left")
         // And the live writer of this process can still save
         let saved = try await store.save(makeEntry("https://example.test/live"), body: live)
         #expect(saved.bodySize == Int64(CacheStore.chunkSize + 1))
@@ -123,7 +126,7 @@ struct ConcurrencyTests {
             let report = try await store.verify()
             #expect(report.isSound, "trial \(trial): \(report.problems)")
             #expect(try rowCount(store, "staging") == 0)
-            #expect(try rowCount(store, "staging_chunk") == 0)
+            #expect(try rowCount(store, "body WHERE hash IS NULL") == 0)
             for index in 0..<3 {
                 guard let entry = try store.entry(url: "https://crash.test/resource/\(index)") else { continue }
                 let body = try store.bodyData(bodyID: try #require(entry.bodyID))

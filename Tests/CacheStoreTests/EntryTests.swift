@@ -65,7 +65,59 @@ struct EntryTests {
         #expect(try store.bodyData(bodyID: try #require(saved.bodyID)) == body)
         #expect(saved.bodyHash == SHA256.hash(body))
         #expect(try rowCount(store, "staging") == 0)
-        #expect(try rowCount(store, "staging_chunk") == 0)
+        #expect(try rowCount(store, "body WHERE hash IS NULL") == 0)
+    }
+
+    @Test func writesAStreamedBodyOnceAsItsFinalChunks() async throws {
+        // Given two full chunks and a part of a third streamed in
+        let body = makeBody(size: CacheStore.chunkSize * 2 + 100, seed: 5)
+        var writer = store.makeBodyWriter()
+        try await writer.write(body)
+        // Then the full chunks are already the chunks of a provisional body that counts for nothing yet
+        let provisional = try store.read("provisional") { try $0.int64("SELECT id FROM body WHERE hash IS NULL") }
+        #expect(provisional != nil)
+        #expect(try rowCount(store, "body_chunk") == 2)
+        #expect(try store.totals().bodyCount == 0)
+        #expect(try await store.statistics().stagedBytes == Int64(CacheStore.chunkSize * 2))
+        // When the entry is saved
+        let saved = try await store.save(makeEntry("https://example.test/once"), body: writer)
+        // Then that body row was completed in place, with the last chunk added: nothing was copied
+        #expect(saved.bodyID == provisional)
+        #expect(try rowCount(store, "body_chunk") == 3)
+        #expect(try rowCount(store, "body WHERE hash IS NULL") == 0)
+        #expect(try store.bodyData(bodyID: try #require(saved.bodyID)) == body)
+        let size = Int64(body.count)
+        #expect(try store.totals() == StoreTotals(entryCount: 1, entryBytes: size, bodyCount: 1, bodyBytes: size))
+        #expect(try await store.verify().isSound)
+    }
+
+    @Test func discardingAWriterDeletesItsProvisionalBody() async throws {
+        var writer = store.makeBodyWriter()
+        try await writer.write(makeBody(size: CacheStore.chunkSize * 3, seed: 8))
+        #expect(try rowCount(store, "body_chunk") == 3)
+        try await writer.discard()
+        #expect(try rowCount(store, "body") == 0)
+        #expect(try rowCount(store, "body_chunk") == 0)
+        #expect(try rowCount(store, "staging") == 0)
+        #expect(try await store.verify().isSound)
+    }
+
+    @Test func refusesToSaveABodyWhoseStagingWasCollected() async throws {
+        // Given a writer whose staging was removed, as the collection of abandoned staging does
+        var writer = store.makeBodyWriter()
+        try await writer.write(makeBody(size: CacheStore.chunkSize + 10, seed: 9))
+        try await store.write("collect") { try $0.run("DELETE FROM staging") }
+        // Then writing on and saving both report the body missing, naming the URL, and nothing is stored
+        await #expect(throws: CacheStore.Error.self) {
+            try await writer.write(makeBody(size: CacheStore.chunkSize, seed: 10))
+        }
+        let error = try await #require(throws: CacheStore.Error.self) {
+            try await store.save(makeEntry("https://example.test/collected"), body: writer)
+        }
+        #expect(error.code == .bodyMissing)
+        #expect(error.message.contains("https://example.test/collected"))
+        #expect(try rowCount(store, "body") == 0)
+        #expect(try store.totals().entryCount == 0)
     }
 
     @Test func keepsHeaderOrderAndRepeatedFields() async throws {
@@ -100,6 +152,21 @@ struct EntryTests {
 
     // MARK: - Deduplication
 
+    @Test func dropsAStreamedCopyOfABodyTheStoreHas() async throws {
+        let body = makeBody(size: CacheStore.chunkSize * 2 + 1, seed: 6)
+        let first = try await store.save(makeEntry("https://example.test/a"), body: body)
+        var writer = store.makeBodyWriter()
+        try await writer.write(body)
+        let second = try await store.save(makeEntry("https://example.test/b"), body: writer)
+        #expect(second.bodyID == first.bodyID)
+        #expect(try rowCount(store, "body") == 1)
+        #expect(try rowCount(store, "body_chunk") == 3)
+        #expect(try rowCount(store, "staging") == 0)
+        let size = Int64(body.count)
+        #expect(try store.totals() == StoreTotals(entryCount: 2, entryBytes: 2 * size, bodyCount: 1, bodyBytes: size))
+        #expect(try await store.verify().isSound)
+    }
+
     @Test func sharesIdenticalBodiesAndDeletesTheLastReference() async throws {
         let body = makeBody(size: 50_000, seed: 3)
         let first = try await store.save(makeEntry("https://example.test/1"), body: body)
@@ -108,7 +175,7 @@ struct EntryTests {
         let second = try await store.save(makeEntry("https://example.test/2"), body: writer)
         #expect(first.bodyID == second.bodyID)
         #expect(try rowCount(store, "body") == 1)
-        #expect(try rowCount(store, "staging_chunk") == 0)
+        #expect(try rowCount(store, "staging") == 0)
         #expect(try store.totals() == StoreTotals(entryCount: 2, entryBytes: 100_000, bodyCount: 1, bodyBytes: 50_000))
 
         try await store.invalidate(url: "https://example.test/1")

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import HTTPCore
 import Testing
 
 @testable import CacheStore
@@ -13,16 +14,89 @@ struct OpeningTests {
 
     // MARK: - Schema
 
-    @Test func codeRunsExactlyTheCanonicalSchemaFile() throws {
-        // Given the canonical DDL next to the package
+    @Test func migrationsBuildExactlyTheCanonicalSchemaFile() throws {
+        // Given the canonical DDL next to the package, run on an empty database
         let schemaFile = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("schema/webcache.sql")
         let text = try String(contentsOf: schemaFile, encoding: .utf8)
-        // Then migration 1 is that text (a multi-line literal drops the final newline)
-        #expect(text.hasSuffix("\n"))
-        #expect(String(text.dropLast()) == Schema.version1)
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let canonical = try Connection(path: folder.path("canonical.sqlite"), flags: flags)
+        try canonical.execute(sql: text)
+        // When another database is built by the migrations
+        let migratedPath = folder.path("migrated.sqlite")
+        let migrated = try Connection(path: migratedPath, flags: flags)
+        try Migration.migrate(migrated, with: Schema.migrations, retryingFor: 1, path: migratedPath)
+        // Then both have the same tables, columns, constraints, indexes and triggers
+        let definitions = try schemaDefinitions(canonical)
+        #expect(definitions.count >= 15, "tables, indexes and triggers: \(definitions)")
+        #expect(try schemaDefinitions(migrated) == definitions)
+        #expect(try migrated.int64("PRAGMA user_version") == Int64(Schema.latestVersion))
         #expect(Schema.migrations.first?.sql == Schema.version1)
+    }
+
+    /// Every schema object as "type name: SQL", the SQL without comments, quotes or layout.
+    private func schemaDefinitions(_ connection: Connection) throws -> [String] {
+        var definitions: [String] = []
+        let query = "SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY type, name"
+        try connection.forEachRow(query) { row in
+            let lines = row.text(2).split(separator: "\n").map { line in
+                line.range(of: "--").map { line[..<$0.lowerBound] } ?? line
+            }
+            let sql = lines.joined(separator: " ").replacingOccurrences(of: "\"", with: "")
+            let words = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            definitions.append("\(row.text(0)) \(row.text(1)): \(words)")
+        }
+        return definitions
+    }
+
+    @Test func migratesAVersion1StoreKeepingEntriesBodiesAndIDs() async throws {
+        // Given a store of schema version 1: two entries share a body, a second body was deleted
+        // (so ids went up to 2), and a writer of that version left staged chunks
+        let path = folder.path("version1.sqlite")
+        let kept = Data("kept body".utf8)
+        do {
+            let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            try connection.execute(sql: "PRAGMA journal_mode = WAL")
+            try Migration.migrate(connection, with: [Schema.migrations[0]], retryingFor: 1, path: path)
+            try connection.execute(sql: "PRAGMA foreign_keys = ON")
+            for body in [kept, Data("gone".utf8)] {
+                try connection.run(
+                    "INSERT INTO body (hash, size, chunk_count, created_at) VALUES (?, ?, 1, 0)",
+                    [.blob(SHA256.hash(body)), .integer(Int64(body.count))]
+                )
+                try connection.run("INSERT INTO body_chunk VALUES (last_insert_rowid(), 0, ?)", [.blob(body)])
+            }
+            try connection.run("DELETE FROM body WHERE id = 2")
+            for url in ["https://v1.test/a", "https://v1.test/b"] {
+                try connection.run(
+                    """
+                    INSERT INTO entry (method, url, host, status, headers, request_time, response_time, \
+                    fresh_until, stored_at, last_access, body_id, body_size) \
+                    VALUES ('GET', ?, 'v1.test', 200, '', 0, 0, 0, 0, 0, 1, ?)
+                    """,
+                    [.text(url), .integer(Int64(kept.count))]
+                )
+            }
+            try connection.run("INSERT INTO staging VALUES ('old-writer', 1, 0)")
+            try connection.run("INSERT INTO staging_chunk VALUES ('old-writer', 0, x'00')")
+        }
+        // When this version opens it
+        let store = try CacheStore(path: path)
+        // Then it is at the latest version, sound, and the entries read their body
+        #expect(try store.read("version") { try $0.int64("PRAGMA user_version") } == Int64(Schema.latestVersion))
+        #expect(try await store.verify().isSound)
+        let entry = try #require(try store.entry(url: "https://v1.test/b"))
+        #expect(entry.bodyID == 1)
+        #expect(try store.bodyData(bodyID: 1) == kept)
+        let size = Int64(kept.count)
+        #expect(try store.totals() == StoreTotals(entryCount: 2, entryBytes: 2 * size, bodyCount: 1, bodyBytes: size))
+        #expect(try rowCount(store, "staging") == 0)
+        // And a new body gets an id never used before: 3, not the deleted 2
+        let saved = try await store.save(makeEntry("https://v1.test/new"), body: Data("new".utf8))
+        #expect(saved.bodyID == 3)
+        #expect(try await store.verify().isSound)
+        try await store.close()
     }
 
     @Test func createsAStoreAtTheLatestVersionWithEveryTable() async throws {
@@ -42,6 +116,12 @@ struct OpeningTests {
         #expect(applicationID == Int64(Schema.applicationID))
         #expect(journal == "wal")
         #expect(Schema.requiredTables.isSubset(of: tables))
+        // The writer's checkpoint tuning.
+        let checkpointPages = try await store.write("checkpoint pages") { try $0.int64("PRAGMA wal_autocheckpoint") }
+        let journalLimit = try await store.write("journal limit") { try $0.int64("PRAGMA journal_size_limit") }
+        let pageSize = try #require(try store.read("page size") { try $0.int64("PRAGMA page_size") })
+        #expect(checkpointPages == CacheStore.walSizeLimit / pageSize)
+        #expect(journalLimit == CacheStore.walSizeLimit)
         try await store.close()
         // Reopening applies nothing again and keeps the data
         let again = try CacheStore(path: path)
@@ -73,13 +153,15 @@ struct OpeningTests {
             Migration(version: 1, sql: "CREATE TABLE a (x INTEGER) STRICT"),
             Migration(version: 2, sql: "ALTER TABLE a ADD COLUMN y TEXT"),
         ]
-        try Migration.migrate(connection, with: steps, retryingFor: 1)
+        try Migration.migrate(connection, with: steps, retryingFor: 1, path: "migrate.sqlite")
         #expect(try connection.int64("PRAGMA user_version") == 2)
         // Running them again changes nothing (ALTER would fail if it ran twice)
-        try Migration.migrate(connection, with: steps, retryingFor: 1)
+        try Migration.migrate(connection, with: steps, retryingFor: 1, path: "migrate.sqlite")
         // A broken third step leaves version 2 and no half-applied table
         let broken = steps + [Migration(version: 3, sql: "CREATE TABLE b (x INTEGER) STRICT; CREATE TABLE a (x)")]
-        #expect(throws: SQLiteError.self) { try Migration.migrate(connection, with: broken, retryingFor: 1) }
+        #expect(throws: SQLiteError.self) {
+            try Migration.migrate(connection, with: broken, retryingFor: 1, path: "migrate.sqlite")
+        }
         #expect(try connection.int64("PRAGMA user_version") == 2)
         #expect(try connection.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'b'") == 0)
     }

@@ -40,4 +40,16 @@ struct SHA256Tests {
             #expect(hasher.finalize() == SHA256.hash(message), "split at \(split)")
         }
     }
+
+    @Test func copiesHashOnIndependently() {
+        var first = SHA256()
+        first.update(Data("ab".utf8))
+        var second = first
+        second.update(Data("c".utf8))
+        #expect(hex(second.finalize()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(first.finalize() == SHA256.hash(Data("ab".utf8)))
+        first.update(Data("c".utf8))
+        #expect(first.finalize() == second.finalize())
+        #expect(first.finalize() == first.finalize(), "finalize leaves the hasher unchanged")
+    }
 }

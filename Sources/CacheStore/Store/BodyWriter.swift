@@ -3,11 +3,13 @@ import HTTPCore
 
 /// Streams a body into the store chunk by chunk before its entry is saved.
 ///
-/// Each full chunk (``CacheStore/chunkSize``) is staged in its own small transaction as it arrives,
-/// tagged with a token, this process's id and the time, and the SHA-256 is computed incrementally,
-/// so memory stays flat whatever the size. ``CacheStore/save(_:body:pageEdges:)`` then links the
-/// entry to the body in one transaction. Staged chunks are never visible as an entry; if the
-/// process dies first, the next open collects them.
+/// Each full chunk (``CacheStore/chunkSize``) is written in its own small transaction as it arrives,
+/// straight as a final chunk of a provisional body owned by the writer's staging row (a token, this
+/// process's id and the time), and the SHA-256 is computed incrementally, so memory stays flat
+/// whatever the size and no byte is written twice. ``CacheStore/save(_:body:pageEdges:)`` then
+/// completes the body (or shares an identical one) and links the entry to it in one transaction.
+/// A provisional body is never visible as an entry; if the process dies first, the next open
+/// collects it.
 ///
 /// ```swift
 /// var writer = store.makeBodyWriter()
@@ -50,7 +52,7 @@ public struct BodyWriter: Sendable {
 
     /// Drops the staged chunks without saving an entry.
     ///
-    /// - Throws: ``CacheStore/Error`` when the staging rows cannot be deleted.
+    /// - Throws: ``CacheStore/Error`` when the provisional body cannot be deleted.
     public func discard() async throws {
         try await store.discardStaging(token: token)
     }

@@ -111,7 +111,12 @@ extension CacheStore {
                 )
             }
             statistics.stagedBytes =
-                try connection.int64("SELECT coalesce(sum(length(data)), 0) FROM staging_chunk") ?? 0
+                try connection.int64(
+                    """
+                    SELECT coalesce(sum(length(c.data)), 0) FROM body_chunk c JOIN body b ON b.id = c.body_id \
+                    WHERE b.hash IS NULL
+                    """
+                ) ?? 0
             return statistics
         }
     }
@@ -141,7 +146,9 @@ extension CacheStore {
                     .integrity, "Row \(row.int64(1)) of table \(row.text(0)) breaks a foreign key to \(row.text(2)).")
             }
             var bodies: [(id: Int64, hash: Data, size: Int64, chunkCount: Int64, refCount: Int64)] = []
-            try connection.forEachRow("SELECT id, hash, size, chunk_count, ref_count FROM body ORDER BY id") { row in
+            try connection.forEachRow(
+                "SELECT id, hash, size, chunk_count, ref_count FROM body WHERE hash IS NOT NULL ORDER BY id"
+            ) { row in
                 bodies.append((row.int64(0), row.blob(1), row.int64(2), row.int64(3), row.int64(4)))
             }
             for body in bodies {
@@ -174,7 +181,7 @@ extension CacheStore {
             try connection.forEachRow(
                 """
                 SELECT b.id, b.ref_count, count(e.id) FROM body b LEFT JOIN entry e ON e.body_id = b.id \
-                GROUP BY b.id HAVING b.ref_count != count(e.id) OR count(e.id) = 0
+                WHERE b.hash IS NOT NULL GROUP BY b.id HAVING b.ref_count != count(e.id) OR count(e.id) = 0
                 """
             ) { row in
                 problem(
@@ -199,7 +206,8 @@ extension CacheStore {
             try connection.forEachRow(
                 """
                 SELECT (SELECT count(*) FROM entry), (SELECT coalesce(sum(body_size), 0) FROM entry), \
-                (SELECT count(*) FROM body), (SELECT coalesce(sum(size), 0) FROM body)
+                (SELECT count(*) FROM body WHERE hash IS NOT NULL), \
+                (SELECT coalesce(sum(size), 0) FROM body WHERE hash IS NOT NULL)
                 """
             ) { row in
                 scanned = StoreTotals(

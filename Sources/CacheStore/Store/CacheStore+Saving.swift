@@ -16,22 +16,36 @@ extension CacheStore {
         BodyWriter(store: self)
     }
 
-    /// Stages one chunk of a streamed body in a small transaction of its own.
+    /// Writes one chunk of a streamed body, in a small transaction of its own, as a chunk of the
+    /// writer's provisional body, which the first chunk creates together with the staging row.
     func stage(token: String, seq: Int64, chunk: Data) throws {
         let now = configuration.clock()
         try write("stage a body chunk") { connection in
-            try connection.run(
-                "INSERT OR IGNORE INTO staging (token, pid, started_at) VALUES (?, ?, ?)",
-                [.text(token), .integer(Int64(getpid())), .date(now)]
-            )
-            try connection.run(
-                "INSERT INTO staging_chunk (token, seq, data) VALUES (?, ?, ?)",
-                [.text(token), .integer(seq), .blob(chunk)]
-            )
+            let bodyID: Int64
+            if seq == 0 {
+                try connection.run(
+                    "INSERT INTO staging (token, pid, started_at) VALUES (?, ?, ?)",
+                    [.text(token), .integer(Int64(getpid())), .date(now)]
+                )
+                try connection.run(
+                    "INSERT INTO body (size, chunk_count, created_at, staging_token) VALUES (0, 0, ?, ?)",
+                    [.date(now), .text(token)]
+                )
+                bodyID = connection.lastInsertedRowID
+            } else if let provisional = try Self.provisionalBodyID(token: token, connection) {
+                bodyID = provisional
+            } else {
+                throw Error(
+                    code: .bodyMissing,
+                    message: "The body being streamed in was collected as abandoned before its chunk \(seq) "
+                        + "was written, so it cannot be saved."
+                )
+            }
+            try Self.insertChunk(connection, bodyID: bodyID, seq: seq, data: chunk)
         }
     }
 
-    /// Deletes a writer's staged chunks.
+    /// Deletes a writer's staging row and, by cascade, its provisional body and chunks.
     func discardStaging(token: String) throws {
         try write("discard a staged body") { connection in
             try connection.run("DELETE FROM staging WHERE token = ?", [.text(token)])
@@ -42,8 +56,10 @@ extension CacheStore {
 
     /// Saves `entry` with the body streamed through `body`, in one transaction.
     ///
-    /// The body is deduplicated by its SHA-256: when the store already has it, the staged chunks are
-    /// dropped and the existing body is shared. An entry with the same identity (partition, method,
+    /// The chunks staged so far are already the body's final rows: the writer's provisional body is
+    /// completed here with its hash and last chunk, so no byte is written twice. The body is
+    /// deduplicated by its SHA-256: when the store already has it, the provisional body is deleted and
+    /// the existing body is shared. An entry with the same identity (partition, method,
     /// URL, Vary key) is replaced; it keeps its id, hit count and pin. When `pageEdges` is given, the
     /// page's edges are replaced in the same transaction. With a ``Configuration/byteLimit``, eviction
     /// runs afterwards in a transaction of its own.
@@ -59,31 +75,16 @@ extension CacheStore {
         let saved = try write("save the entry for \(entry.url)") { connection in
             let bodyID: Int64
             if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
+                // The provisional body, if any, goes with the staging row below.
                 bodyID = existing
-            } else {
-                let staged =
-                    try connection.int64(
-                        "SELECT count(*) FROM staging_chunk WHERE token = ?", [.text(body.token)]
-                    ) ?? 0
-                guard staged == body.stagedChunks else {
-                    throw Error(
-                        code: .bodyMissing,
-                        message: "The body staged for \(entry.url) is incomplete (\(staged) of \(body.stagedChunks) "
-                            + "chunks); it was collected as abandoned, so the entry was not saved."
-                    )
-                }
-                let chunkCount = staged + (body.pending.isEmpty ? 0 : 1)
-                bodyID = try Self.insertBody(connection, hash: hash, size: body.size, chunkCount: chunkCount, at: now)
-                try connection.run(
-                    """
-                    INSERT INTO body_chunk (body_id, seq, data) \
-                    SELECT ?, seq, data FROM staging_chunk WHERE token = ?
-                    """,
-                    [.integer(bodyID), .text(body.token)]
-                )
+            } else if body.stagedChunks == 0 {
+                bodyID = try Self.insertBody(
+                    connection, hash: hash, size: body.size, chunkCount: body.pending.isEmpty ? 0 : 1, at: now)
                 if !body.pending.isEmpty {
-                    try Self.insertChunk(connection, bodyID: bodyID, seq: staged, data: body.pending)
+                    try Self.insertChunk(connection, bodyID: bodyID, seq: 0, data: body.pending)
                 }
+            } else {
+                bodyID = try Self.completeProvisionalBody(of: body, hash: hash, at: now, url: entry.url, connection)
             }
             try connection.run("DELETE FROM staging WHERE token = ?", [.text(body.token)])
             return try Self.upsert(
@@ -150,6 +151,44 @@ extension CacheStore {
             [.blob(hash), .integer(size), .integer(chunkCount), .date(now)]
         )
         return connection.lastInsertedRowID
+    }
+
+    /// The id of the provisional body that the writer with `token` is staging, if it still exists.
+    private static func provisionalBodyID(token: String, _ connection: Connection) throws -> Int64? {
+        try connection.int64("SELECT id FROM body WHERE staging_token = ?", [.text(token)])
+    }
+
+    /// Appends the writer's last chunk to its provisional body and makes it a complete body with
+    /// `hash`; throws ``Error/Code/bodyMissing`` when the staged chunks were collected meanwhile.
+    private static func completeProvisionalBody(
+        of body: BodyWriter, hash: Data, at now: Date, url: String, _ connection: Connection
+    ) throws -> Int64 {
+        let bodyID = try provisionalBodyID(token: body.token, connection)
+        var staged: Int64 = 0
+        if let bodyID {
+            staged = try connection.int64("SELECT count(*) FROM body_chunk WHERE body_id = ?", [.integer(bodyID)]) ?? 0
+        }
+        guard let bodyID, staged == body.stagedChunks else {
+            throw Error(
+                code: .bodyMissing,
+                message: "The body staged for \(url) is incomplete (\(staged) of \(body.stagedChunks) "
+                    + "chunks); it was collected as abandoned, so the entry was not saved."
+            )
+        }
+        if !body.pending.isEmpty {
+            try insertChunk(connection, bodyID: bodyID, seq: body.stagedChunks, data: body.pending)
+        }
+        try connection.run(
+            """
+            UPDATE body SET hash = ?, size = ?, chunk_count = ?, created_at = ?, staging_token = NULL \
+            WHERE id = ?
+            """,
+            [
+                .blob(hash), .integer(body.size), .integer(body.stagedChunks + (body.pending.isEmpty ? 0 : 1)),
+                .date(now), .integer(bodyID),
+            ]
+        )
+        return bodyID
     }
 
     private static func insertChunk(_ connection: Connection, bodyID: Int64, seq: Int64, data: Data) throws {

@@ -1,22 +1,23 @@
-/// The store's schema: the canonical DDL of `schema/webcache.sql` and the ordered migrations.
+/// The store's schema: the ordered migrations, which build the canonical DDL of `schema/webcache.sql`.
 enum Schema {
     /// `PRAGMA application_id` of a webcache store ("wch1"), so that foreign SQLite files are recognised.
     static let applicationID: Int32 = 0x7763_6831
 
     /// Tables that every webcache store of a known version has.
     static let requiredTables: Set<String> = [
-        "body", "body_chunk", "entry", "page_edge", "staging", "staging_chunk", "store_totals",
+        "body", "body_chunk", "entry", "page_edge", "staging", "store_totals",
     ]
 
     /// The migrations in order; migration `n` brings a store to `user_version` `n`.
     static let migrations: [Migration] = [
-        Migration(version: 1, sql: version1)
+        Migration(version: 1, sql: version1),
+        Migration(version: 2, sql: version2),
     ]
 
     /// The newest schema version this code knows.
     static var latestVersion: Int { migrations.last?.version ?? 0 }
 
-    /// Version 1: exactly the text of `schema/webcache.sql`.
+    /// Version 1: the first schema, as `schema/webcache.sql` stood then.
     static let version1 = """
         -- webcache store, schema version 1.
         --
@@ -127,6 +128,74 @@ enum Schema {
         END;
 
         CREATE TRIGGER body_deleted AFTER DELETE ON body BEGIN
+            UPDATE store_totals SET body_count = body_count - 1, body_bytes = body_bytes - OLD.size WHERE id = 1;
+        END;
+
+        CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
+            UPDATE body SET ref_count = ref_count + 1 WHERE id = NEW.body_id;
+            UPDATE store_totals
+                SET entry_count = entry_count + 1, entry_bytes = entry_bytes + NEW.body_size WHERE id = 1;
+        END;
+
+        CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
+            UPDATE body SET ref_count = ref_count - 1 WHERE id = OLD.body_id;
+            DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
+            UPDATE store_totals
+                SET entry_count = entry_count - 1, entry_bytes = entry_bytes - OLD.body_size WHERE id = 1;
+        END;
+
+        CREATE TRIGGER entry_body_changed AFTER UPDATE OF body_id, body_size ON entry BEGIN
+            UPDATE body SET ref_count = ref_count + 1 WHERE id = NEW.body_id;
+            UPDATE body SET ref_count = ref_count - 1 WHERE id = OLD.body_id;
+            DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
+            UPDATE store_totals SET entry_bytes = entry_bytes - OLD.body_size + NEW.body_size WHERE id = 1;
+        END;
+        """
+
+    /// Version 2: a streamed body is written once, as a provisional body row (`hash` NULL, owned by a
+    /// `staging_token`) whose chunks are the final `body_chunk` rows; `staging_chunk` goes.
+    ///
+    /// `body` is rebuilt the way SQLite documents for changing a table (foreign keys off, checked
+    /// before commit; see ``Migration/migrate(_:with:retryingFor:)``): body ids and chunks stay as they
+    /// are, and the AUTOINCREMENT high-water mark is carried over so that no id is ever reused. Chunks
+    /// staged by a writer of version 1 are dropped; its save then reports the body missing.
+    static let version2 = """
+        CREATE TABLE new_body (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            hash BLOB UNIQUE CHECK (length(hash) = 32),
+            size INTEGER NOT NULL CHECK (size >= 0),
+            chunk_count INTEGER NOT NULL CHECK (chunk_count >= 0),
+            ref_count INTEGER NOT NULL DEFAULT 0 CHECK (ref_count >= 0),
+            created_at REAL NOT NULL,
+            staging_token TEXT UNIQUE REFERENCES staging(token) ON DELETE CASCADE,
+            CHECK ((hash IS NULL) = (staging_token IS NOT NULL))
+        ) STRICT;
+
+        INSERT INTO new_body (id, hash, size, chunk_count, ref_count, created_at)
+            SELECT id, hash, size, chunk_count, ref_count, created_at FROM body ORDER BY id;
+        INSERT INTO sqlite_sequence (name, seq)
+            SELECT 'new_body', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'new_body');
+        UPDATE sqlite_sequence
+            SET seq = max(seq, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'body'), 0))
+            WHERE name = 'new_body';
+
+        DROP TRIGGER entry_inserted;
+        DROP TRIGGER entry_deleted;
+        DROP TRIGGER entry_body_changed;
+        DROP TABLE body;
+        ALTER TABLE new_body RENAME TO body;
+        DROP TABLE staging_chunk;
+        DELETE FROM staging;
+
+        CREATE TRIGGER body_inserted AFTER INSERT ON body WHEN NEW.hash IS NOT NULL BEGIN
+            UPDATE store_totals SET body_count = body_count + 1, body_bytes = body_bytes + NEW.size WHERE id = 1;
+        END;
+
+        CREATE TRIGGER body_completed AFTER UPDATE OF hash ON body WHEN OLD.hash IS NULL AND NEW.hash IS NOT NULL BEGIN
+            UPDATE store_totals SET body_count = body_count + 1, body_bytes = body_bytes + NEW.size WHERE id = 1;
+        END;
+
+        CREATE TRIGGER body_deleted AFTER DELETE ON body WHEN OLD.hash IS NOT NULL BEGIN
             UPDATE store_totals SET body_count = body_count - 1, body_bytes = body_bytes - OLD.size WHERE id = 1;
         END;
 

@@ -32,7 +32,7 @@ enum StoreFile {
             // Born in WAL mode (the mode is stored in the file), so that no opener ever needs the
             // exclusive lock that switching modes takes.
             try connection.execute(sql: "PRAGMA journal_mode = WAL")
-            try Migration.migrate(connection, with: Schema.migrations, retryingFor: limit)
+            try Migration.migrate(connection, with: Schema.migrations, retryingFor: limit, path: path)
         } catch let error as SQLiteError {
             throw CacheStore.Error(
                 code: .database, message: "Could not create the cache store '\(path)'.", cause: error
