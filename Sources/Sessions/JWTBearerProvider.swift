@@ -13,7 +13,7 @@ import HTTPCore
 /// ```swift
 /// let provider = JWTBearerProvider(
 ///     configuration: .init(
-///         tokenEndpoint: URL(string: "https://example.service-now.com/oauth_token.do")!,
+///         tokenEndpoint: URL(string: "https://instance.example.com/oauth_token.do")!,
 ///         clientAuthentication: .basic(clientID: "app", clientSecret: secret)),
 ///     assertionProvider: CommandTokenProvider(command: "sign-jwt --audience instance"),
 ///     exchange: { request in try await transport.exchange(request) })

@@ -7,14 +7,14 @@ import Testing
 /// Login-page detection.
 struct SessionPolicyTests {
     let policy = SessionPolicy()
-    let page = URL(string: "https://example.service-now.com/nav/home?x=1")!
+    let page = URL(string: "https://instance.example.com/nav/home?x=1")!
 
     func redirect(_ status: Int, to location: String) -> HTTPResponseHead {
         HTTPResponseHead(status: status, headers: ["Location": location])
     }
 
     @Test(arguments: [
-        "/login.do", "https://example.service-now.com/login.do?sysparm_goto=%2Fnav", "/Login", "/app/login/",
+        "/login.do", "https://instance.example.com/login.do?sysparm_goto=%2Fnav", "/Login", "/app/login/",
         "/signin", "/auth/realms/x/protocol/openid-connect/auth", "/oauth/authorize?client_id=x", "/saml2/idp/sso",
         "/saml", "navpage/login.do",
     ])
@@ -42,7 +42,7 @@ struct SessionPolicyTests {
     }
 
     @Test func redirectToTheSamePathIsNeverLogin() {
-        let loginPage = URL(string: "https://example.service-now.com/login.do")!
+        let loginPage = URL(string: "https://instance.example.com/login.do")!
         #expect(!policy.isLoginRedirect(redirect(302, to: "/login.do?lang=en"), for: loginPage))
     }
 
@@ -59,7 +59,7 @@ struct SessionPolicyTests {
     }
 
     @Test func finalURLOfFollowedRedirectsCanBeTheLoginPage() {
-        #expect(policy.isLoginPage(URL(string: "https://example.service-now.com/login.do")!, for: page))
+        #expect(policy.isLoginPage(URL(string: "https://instance.example.com/login.do")!, for: page))
         #expect(!policy.isLoginPage(page, for: page))
     }
 }

@@ -35,8 +35,8 @@ struct SessionTests {
         var callCount: Int { calls.withLock { $0.count } }
     }
 
-    let instance = URL(string: "https://example.service-now.com/")!
-    let page = URL(string: "https://example.service-now.com/nav/home?secret=q")!
+    let instance = URL(string: "https://instance.example.com/")!
+    let page = URL(string: "https://instance.example.com/nav/home?secret=q")!
 
     func makeSession(_ provider: any AuthorizationProviding, identity: SessionIdentity = .user(id: "alice")) -> Session
     {
@@ -167,7 +167,7 @@ struct SessionTests {
         }
         #expect(error.code == .freshTokenRefused)
         #expect(error.message.contains("refused a fresh token"))
-        #expect(error.message.contains("https://example.service-now.com/nav/home"))
+        #expect(error.message.contains("https://instance.example.com/nav/home"))
         #expect(!error.message.contains("secret=q"))
         #expect(!error.description.contains("token-"))
     }
@@ -178,7 +178,7 @@ struct SessionTests {
         let ticket = try await session.prepare(&request)
         let outcome = await session.process(
             response: HTTPResponseHead(status: 200),
-            finalURL: URL(string: "https://example.service-now.com/login.do")!,
+            finalURL: URL(string: "https://instance.example.com/login.do")!,
             for: ticket
         )
         guard case .replayWithFreshToken = outcome else {
@@ -301,7 +301,7 @@ struct SessionTests {
 
     @Test func instanceOnAnotherPortIsAnotherOrigin() async throws {
         let session = makeSession(CountingProvider())
-        var request = HTTPRequest(url: URL(string: "https://example.service-now.com:8443/nav")!)
+        var request = HTTPRequest(url: URL(string: "https://instance.example.com:8443/nav")!)
         _ = try await session.prepare(&request)
         #expect(request.headers["Authorization"] == nil)
     }
