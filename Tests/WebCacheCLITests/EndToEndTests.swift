@@ -108,7 +108,7 @@ final class EndToEndTests: Sendable {
         let text = try await run("inspect")
         #expect(text.exitCode == 0, "\(text.stderr)")
         #expect(text.stdout.contains("Entries:     2 ("))
-        #expect(text.stdout.contains("Freshness:   2 fresh, 0 stale but servable, 0 expired"))
+        #expect(text.stdout.contains("Freshness:   2 fresh, 0 stale but servable, 0 to revalidate before use"))
         #expect(text.stdout.contains("Pinned:      0"))
         #expect(text.stdout.contains("  HOST       ENTRIES"))
         #expect(text.stdout.contains("  127.0.0.1        2"))

@@ -87,7 +87,7 @@ enum InspectCommand {
                 "Store:       \(store)",
                 "Entries:     \(entries) (\(size(entryBytes)))",
                 "Bodies:      \(bodies) distinct (\(size(bodyBytes)); sharing saves \(size(sharedSavingsBytes)))",
-                "Freshness:   \(fresh) fresh, \(staleServable) stale but servable, \(expired) expired",
+                "Freshness:   \(fresh) fresh, \(staleServable) stale but servable, \(expired) to revalidate before use",
                 "Pinned:      \(pinned)",
             ]
             if stagedBytes > 0 {
