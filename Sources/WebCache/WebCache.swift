@@ -204,7 +204,11 @@ public final class WebCache: Sendable {
                 configuration.logger.log(.error, "\(error)")
             }
         }
-        try? await store.close()
+        do {
+            try await store.close()
+        } catch {
+            configuration.logger.log(.error, "The store at '\(configuration.storePath)' did not close cleanly: \(error)")
+        }
     }
 }
 

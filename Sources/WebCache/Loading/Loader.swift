@@ -60,7 +60,8 @@ final class Loader: Sendable {
                 response.redirects = redirects
                 return response
             }
-            // The redirect's own body is small; reading it to the end is what stores the redirect.
+            // The redirect's own body is small; reading it to the end is what stores the redirect. If that
+            // fails, the redirect is only not stored: following it does not need its body.
             _ = try? await response.body.collect(upTo: 1 << 20)
             guard next.user == nil, next.password == nil else {
                 throw WebCacheError(.invalidURL, "\(current.redactedForMessages) redirects to "
