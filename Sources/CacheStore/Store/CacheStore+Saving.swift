@@ -43,6 +43,7 @@ extension CacheStore {
             }
             try Self.insertChunk(connection, bodyID: bodyID, seq: seq, data: chunk)
         }
+        noteCommitted(bytes: chunk.count)
     }
 
     /// Deletes a writer's staging row and, by cascade, its provisional body and chunks.
@@ -92,6 +93,7 @@ extension CacheStore {
                 pageEdges: pageEdges, connection
             )
         }
+        noteCommitted(bytes: body.pending.count)
         try evictIfNeeded()
         return saved
     }
@@ -126,6 +128,7 @@ extension CacheStore {
                 pageEdges: pageEdges, connection
             )
         }
+        noteCommitted(bytes: body.count)
         try evictIfNeeded()
         return saved
     }

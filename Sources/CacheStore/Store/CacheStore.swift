@@ -36,6 +36,9 @@ public actor CacheStore {
 
     private nonisolated let executor: QueueExecutor
     nonisolated let readers: ReaderPool
+    nonisolated let checkpointer: Checkpointer
+    /// Body bytes committed by the writer since it last started a background checkpoint.
+    private var bytesSinceCheckpoint = 0
     nonisolated let accessLog = AccessLog()
     var writer: Connection?
 
@@ -68,6 +71,7 @@ public actor CacheStore {
         writer.setBusyTimeout(milliseconds: configuration.busyTimeoutMilliseconds)
         _ = try StoreFile.checkSchema(writer, path: path)
         let readers: ReaderPool
+        let checkpointer: Checkpointer
         do {
             try Self.setUp(writer, path: path)
             try Migration.migrate(
@@ -78,6 +82,7 @@ public actor CacheStore {
                 count: configuration.readerCount,
                 busyTimeout: configuration.busyTimeoutMilliseconds
             )
+            checkpointer = try Checkpointer(path: path)
         } catch let error as SQLiteError {
             throw StoreFile.openFailure(error, path: path)
         }
@@ -85,14 +90,20 @@ public actor CacheStore {
         self.configuration = configuration
         self.executor = QueueExecutor(label: "webcache.store.writer")
         self.readers = readers
+        self.checkpointer = checkpointer
         self.writer = writer
     }
 
     /// The WAL size, in bytes, at which a commit of the writer checkpoints (`wal_autocheckpoint` is
-    /// set to this many bytes' worth of pages), rather than SQLite's 1,000 pages, so that streamed
-    /// bodies are synced in a few large checkpoints, and a page written several times in between
-    /// reaches the file once. It is also the size to which the WAL file is truncated afterwards.
+    /// set to this many bytes' worth of pages), rather than SQLite's 1,000 pages. Background
+    /// checkpoints (``checkpointStep``) normally keep the WAL well below it, so this is a backstop.
+    /// It is also the size to which the WAL file is truncated afterwards.
     static let walSizeLimit: Int64 = 64 * 1024 * 1024
+
+    /// The body bytes the writer commits between two background checkpoints: large enough that
+    /// bodies are synced in a few large checkpoints, small enough that little is left for the
+    /// checkpoint SQLite runs when the last connection closes.
+    static let checkpointStep = 16 * 1024 * 1024
 
     /// WAL (checked), synchronous NORMAL, foreign keys (GRDB `Database.setUpWALMode()`), and the
     /// writer's checkpoint size.
@@ -146,6 +157,7 @@ public actor CacheStore {
     public func close() throws {
         guard writer != nil else { return }
         defer {
+            checkpointer.close()
             readers.close()
             writer = nil
         }
@@ -174,6 +186,15 @@ public actor CacheStore {
             accessLog.restore(hits)
             throw storeError(error, action: action())
         }
+    }
+
+    /// Counts `bytes` of body committed by the writer, and starts a background checkpoint every
+    /// ``checkpointStep`` bytes, so that the writer's own automatic checkpoint seldom has to run.
+    func noteCommitted(bytes: Int) {
+        bytesSinceCheckpoint += bytes
+        guard bytesSinceCheckpoint >= Self.checkpointStep else { return }
+        bytesSinceCheckpoint = 0
+        checkpointer.start()
     }
 
     /// Runs `body` with a reader connection on the calling thread.

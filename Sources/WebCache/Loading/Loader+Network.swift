@@ -68,7 +68,7 @@ extension Loader {
         if draft == nil { logger.debug("not storing \(request.url.redactedForMessages)") }
         let pump = NetworkBodyPump(
             body: response.body, draft: draft, store: store, url: request.url, limit: limit, logger: logger,
-            onFinish: { outcome in lead?.resolve(outcome) }
+            onTransferEnd: context.transferEnded, onFinish: { outcome in lead?.resolve(outcome) }
         )
         return WebResponse(url: request.url, status: head.status, headers: head.headers, source: .network,
                            body: WebResponse.Body(pull: { try await pump.next() }))

@@ -25,7 +25,12 @@ struct PreloadSchedule {
     private var hosts: [String] = []
     private var nextHost = 0
     private var activePerHost: [String: Int] = [:]
+    /// Items started and not finished, each with whether it still holds a transfer slot.
+    private var started: [URL: Bool] = [:]
+    /// Transfers in flight: items started whose network transfer has not ended.
     private(set) var running = 0
+    /// Items started and not finished (a finished transfer may still be saving).
+    var unfinished: Int { started.count }
     /// What each page or stylesheet referenced, in order, duplicates included (for the page edges).
     private var references: [URL: [(url: URL, kind: String)]] = [:]
     /// How each URL ended: `nil` stored, else the reason it was not.
@@ -73,17 +78,29 @@ struct PreloadSchedule {
             }
             activePerHost[host, default: 0] += 1
             running += 1
+            started[queue[head].url] = true
             nextHost = (nextHost + offset + 1) % hosts.count
             return queue[head]
         }
         return nil
     }
 
-    /// Records how a running item ended and frees its slot.
+    /// Frees the slot of a running item whose network transfer has ended while its save completes.
+    mutating func endTransfer(_ item: PreloadItem) {
+        guard started[item.url] == true else { return }
+        started[item.url] = false
+        freeSlot(of: item)
+    }
+
+    /// Records how a running item ended and frees its slot if it still holds one.
     mutating func finish(_ item: PreloadItem, failure: String?) {
+        if started.removeValue(forKey: item.url) == true { freeSlot(of: item) }
+        outcomes[item.url] = .some(failure)
+    }
+
+    private mutating func freeSlot(of item: PreloadItem) {
         running -= 1
         activePerHost[item.url.host ?? "", default: 1] -= 1
-        outcomes[item.url] = .some(failure)
     }
 
     /// Why `url` is not stored, or `nil` if it is.

@@ -42,6 +42,8 @@ struct Preloader: Sendable {
     private enum Message: Sendable {
         case found([Reference], in: PreloadItem, base: URL)
         case retrying(URL, attempt: Int, delay: TimeInterval, reason: String)
+        /// The item's network transfer has ended; its save may still be running.
+        case transferred(PreloadItem)
         case finished(PreloadItem, Outcome)
     }
 
@@ -71,7 +73,7 @@ struct Preloader: Sendable {
                 }
             }
             startWhatFits()
-            guard schedule.running > 0 else { return }
+            guard schedule.unfinished > 0 else { return }
             for await message in messages {
                 switch message {
                 case .found(let references, let parent, let base):
@@ -81,6 +83,8 @@ struct Preloader: Sendable {
                     }
                 case .retrying(let url, let attempt, let delay, let reason):
                     events(.retrying(url: url, attempt: attempt, delay: delay, reason: reason))
+                case .transferred(let item):
+                    schedule.endTransfer(item)
                 case .finished(let item, let outcome):
                     switch outcome {
                     case .stored(let status, let bytes, let source):
@@ -95,7 +99,7 @@ struct Preloader: Sendable {
                     }
                 }
                 startWhatFits()
-                if schedule.running == 0 { break }
+                if schedule.unfinished == 0 { break }
             }
             continuation.finish()
         }
@@ -171,15 +175,18 @@ struct Preloader: Sendable {
 
     /// Fetches one item, scanning its body as it streams, with retries for transient failures.
     private func fetch(_ item: PreloadItem, messages: AsyncStream<Message>.Continuation) async {
+        // Only the body of the final response frees the slot early: not a redirect's, nor one that is retried.
+        let transfer = TransferEnd { messages.yield(.transferred(item)) }
         var attempt = 0
         while true {
             let failure: (reason: String, retryAfter: TimeInterval?, transient: Bool)
             do {
-                let response = try await load(item)
+                let response = try await load(item, transfer: transfer)
                 if Preloader.transientStatuses.contains(response.status) {
                     for try await _ in response.body {}
                     failure = ("HTTP \(response.status)", Preloader.retryAfter(response.headers), true)
                 } else {
+                    if response.source == .network { transfer.arm() }
                     let bytes = try await scan(response, for: item, messages: messages)
                     let networkBytes = response.source == .network ? bytes : 0
                     if response.status >= 400 {
@@ -216,7 +223,7 @@ struct Preloader: Sendable {
     /// requisite or followed link may not be redirected to a denied host (a given page may leave the
     /// allowed hosts). Each redirect response is stored, as the loader stores those it follows.
     /// - Throws: ``WebCacheError`` from the loader, or ``RedirectRefusal``.
-    private func load(_ item: PreloadItem) async throws -> WebResponse {
+    private func load(_ item: PreloadItem, transfer: TransferEnd) async throws -> WebResponse {
         var request = WebRequest(url: item.url)
         request.followsRedirects = false
         request.maximumBodySize = item.kind == .media ? options.maximumMediaSize : options.maximumResourceSize
@@ -225,6 +232,8 @@ struct Preloader: Sendable {
         var current = item.url
         var redirects: [URL] = []
         var visited: Set<URL> = [current]
+        var context = context
+        context.transferEnded = transfer.signal
         while true {
             var response = try await loader.load(current, request: request, policy: .useProtocolCachePolicy,
                                                  context: context)
@@ -320,6 +329,34 @@ struct Preloader: Sendable {
                 let reason = "its list of requisites could not be stored: \(error)"
                 report.failures.append(.init(url: page.redactedForMessages, reason: reason))
             }
+        }
+    }
+}
+
+/// Tells the scheduling loop once that a fetch's final network transfer has ended, so its slot can
+/// serve the next fetch while the body is saved. Signals before ``arm()`` (a redirect's body) are ignored.
+private final class TransferEnd: Sendable {
+    private let state = Mutex<(armed: Bool, told: Bool)>((false, false))
+    private let tell: @Sendable () -> Void
+
+    init(tell: @escaping @Sendable () -> Void) {
+        self.tell = tell
+    }
+
+    /// Marks the response whose body is read next as the fetch's final one.
+    func arm() {
+        state.withLock { $0.armed = true }
+    }
+
+    /// Called by the loader when a network body has been received in full.
+    var signal: @Sendable () -> Void {
+        { [self] in
+            let shouldTell = state.withLock { state in
+                guard state.armed, !state.told else { return false }
+                state.told = true
+                return true
+            }
+            if shouldTell { tell() }
         }
     }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import CacheStore
+
+/// Background checkpoints copy the write-ahead log into the store file while the writer goes on.
+@Suite struct CheckpointTests {
+    /// Saves `count` streamed bodies of 1 MiB, each in chunks of 100,000 bytes.
+    private static func saveBodies(_ count: Int, into store: CacheStore) async throws {
+        for index in 0..<count {
+            var writer = store.makeBodyWriter()
+            let body = makeBody(size: 1 << 20, seed: UInt8(index))
+            var offset = 0
+            while offset < body.count {
+                try await writer.write(body.subdata(in: offset..<min(offset + 100_000, body.count)))
+                offset += 100_000
+            }
+            try await store.save(makeEntry("https://example.com/\(index).bin"), body: writer)
+        }
+    }
+
+    private static func fileSize(_ path: String) throws -> Int64 {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    @Test func largeSavesAreCheckpointedIntoTheStoreFileBeforeTheWriterWould() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("store.sqlite")
+        let store = try CacheStore(path: path, configuration: configuration())
+        let before = try Self.fileSize(path)
+        let megabytes = CacheStore.checkpointStep / (1 << 20) + 2
+        #expect(Int64(megabytes) << 20 < CacheStore.walSizeLimit, "below the writer's own checkpoint size")
+
+        try await Self.saveBodies(megabytes, into: store)
+        store.checkpointer.wait()
+
+        let after = try Self.fileSize(path)
+        #expect(after - before >= Int64(CacheStore.checkpointStep), "store file grew from \(before) to \(after)")
+        try await store.close()
+    }
+
+    @Test func closingRightAfterLargeSavesKeepsEveryBodyAndRemovesTheLog() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("store.sqlite")
+        let count = CacheStore.checkpointStep / (1 << 20) + 2
+        let store = try CacheStore(path: path, configuration: configuration())
+        try await Self.saveBodies(count, into: store)
+        try await store.close()
+
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "the last connection checkpointed the log")
+        let reopened = try CacheStore(path: path, configuration: configuration())
+        for index in 0..<count {
+            let hit = try #require(try await reopened.lookup(url: "https://example.com/\(index).bin"))
+            #expect(hit.body == makeBody(size: 1 << 20, seed: UInt8(index)))
+        }
+        try await reopened.close()
+    }
+}

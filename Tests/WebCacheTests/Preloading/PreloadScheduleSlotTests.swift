@@ -1,0 +1,48 @@
+import Discovery
+import Foundation
+import Testing
+
+@testable import WebCache
+
+/// How the schedule frees a slot when a transfer ends before its save, and only once.
+@Suite struct PreloadScheduleSlotTests {
+    private static func item(_ path: String) -> PreloadItem {
+        PreloadItem(url: URL(string: "http://origin.test/\(path)")!, kind: .image, depth: 0)
+    }
+
+    @Test func endedTransferFreesItsSlotWhileTheItemStaysUnfinished() throws {
+        var schedule = PreloadSchedule()
+        let queuedFirst = schedule.enqueue(Self.item("a.png"))
+        let queuedSecond = schedule.enqueue(Self.item("b.png"))
+        #expect(queuedFirst && queuedSecond)
+        let first = try #require(schedule.nextRunnable(perHostLimit: 1) as PreloadItem?)
+        let blocked = schedule.nextRunnable(perHostLimit: 1)
+        #expect(blocked == nil, "the host's only slot is taken")
+
+        schedule.endTransfer(first)
+        #expect(schedule.running == 0)
+        #expect(schedule.unfinished == 1)
+        let second = try #require(schedule.nextRunnable(perHostLimit: 1) as PreloadItem?)
+        #expect(second.url.lastPathComponent == "b.png")
+        #expect(schedule.running == 1)
+        #expect(schedule.unfinished == 2)
+
+        schedule.finish(first, failure: nil)
+        #expect(schedule.running == 1, "a finished item whose transfer had ended frees nothing twice")
+        #expect(schedule.unfinished == 1)
+        #expect(schedule.failure(of: first.url) == nil)
+    }
+
+    @Test func finishFreesTheSlotOfAnItemWithoutAnEndedTransfer() throws {
+        var schedule = PreloadSchedule()
+        let queued = schedule.enqueue(Self.item("a.png"))
+        #expect(queued)
+        let item = try #require(schedule.nextRunnable(perHostLimit: 1) as PreloadItem?)
+
+        schedule.finish(item, failure: "HTTP 404")
+        schedule.endTransfer(item)
+        #expect(schedule.running == 0, "a transfer end told after the finish is ignored")
+        #expect(schedule.unfinished == 0)
+        #expect(schedule.failure(of: item.url) == "HTTP 404")
+    }
+}
