@@ -207,7 +207,8 @@ public final class WebCache: Sendable {
         do {
             try await store.close()
         } catch {
-            configuration.logger.log(.error, "The store at '\(configuration.storePath)' did not close cleanly: \(error)")
+            // Entries are safe by then; what can be lost is the last hit counts, so a warning.
+            configuration.logger.log(.warning, "The store at '\(configuration.storePath)' did not close cleanly: \(error)")
         }
     }
 }

@@ -144,7 +144,9 @@ unclear_lines() {
         [[ $line =~ ^webcache:\ (hit|revalidated|network|stale)\ [1-5][0-9][0-9]\ https?:// ]] && continue
         case "$line" in
             *SQLITE_BUSY*|*"database is locked"*|*"SQLite error 5:"*|*"SQLite error 517:"*) echo "$line"; continue ;;
+            # Errors, per-URL outcomes, and the library's own warnings and errors: clear when they name the input.
             "Error: "*|"webcache: failed "*|"webcache: skipped "*|"webcache: retrying "*) ;;
+            "webcache: warning: "*|"webcache: error: "*) ;;
             *) echo "$line"; continue ;;
         esac
         named=0
