@@ -87,7 +87,7 @@ let package = Package(
         // webcache-bench is a dependency so that the crash and multi-process tests find it built.
         .testTarget(
             name: "CacheStoreTests",
-            dependencies: ["CacheStore", "ChildProcess", "webcache-bench"],
+            dependencies: ["CacheStore", "ChildProcess", "WebCacheTestSupport", "webcache-bench"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import ChildProcess
 import Foundation
 import HTTPCore
 import Testing
+import WebCacheTestSupport
 
 @testable import CacheStore
 
@@ -83,7 +84,7 @@ struct ConcurrencyTests {
     @Test func twoProcessesWriteTheSameStoreWithoutErrors() async throws {
         // The store does not exist yet: three processes race to create it.
         let path = folder.path("shared.sqlite")
-        let executable = try benchExecutable()
+        let executable = try BuiltProducts.executable(named: "webcache-bench")
         let children = try (1...2).map { seed in
             try launch(
                 executable, ["write-loop", "--store", path, "--urls", "3", "--seed", "\(seed)", "--count", "12"])
@@ -108,7 +109,7 @@ struct ConcurrencyTests {
     @Test func crashesAtRandomMomentsLeaveCompleteOldOrNewEntries() async throws {
         let path = folder.path("crash.sqlite")
         try await CacheStore(path: path).close()
-        let executable = try benchExecutable()
+        let executable = try BuiltProducts.executable(named: "webcache-bench")
         var killedWhileWriting = 0
         for trial in 0..<5 {
             // Given a writer overwriting the same URLs in a loop

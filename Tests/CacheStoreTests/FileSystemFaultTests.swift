@@ -2,6 +2,7 @@ import CSQLite
 import ChildProcess
 import Foundation
 import Testing
+import WebCacheTestSupport
 
 @testable import CacheStore
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import Testing
+import WebCacheTestSupport
 
 @testable import CacheStore
 

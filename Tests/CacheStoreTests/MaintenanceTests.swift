@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+import WebCacheTestSupport
 
 @testable import CacheStore
 

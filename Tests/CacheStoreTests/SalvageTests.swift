@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import HTTPCore
 import Testing
+import WebCacheTestSupport
 
 @testable import CacheStore
 

@@ -1,28 +1,9 @@
 import Foundation
 import HTTPCore
 import Testing
+import WebCacheTestSupport
 
 @testable import CacheStore
-
-/// A unique temporary folder, removed with everything in it when the last reference goes.
-final class TemporaryFolder: Sendable {
-    let url: URL
-
-    init() throws {
-        url = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("webcache-store-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    /// A path inside the folder.
-    func path(_ name: String) -> String {
-        url.appendingPathComponent(name).path
-    }
-}
 
 /// A fixed instant, so that tests do not depend on the clock.
 let referenceDate = Date(timeIntervalSince1970: 1_800_000_000)
@@ -85,23 +66,4 @@ func scannedTotals(_ store: CacheStore) throws -> StoreTotals {
 /// The number of rows of `table`.
 func rowCount(_ store: CacheStore, _ table: String) throws -> Int64 {
     try store.read("count") { connection in try connection.int64("SELECT count(*) FROM \(table)") ?? -1 }
-}
-
-/// The path of the `webcache-bench` executable built next to this test bundle.
-func benchExecutable() throws -> URL {
-    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let fileManager = FileManager.default
-    for _ in 0..<8 {
-        let sibling = directory.appendingPathComponent("webcache-bench")
-        if fileManager.isExecutableFile(atPath: sibling.path) { return sibling }
-        for configuration in ["debug", "release"] {
-            let candidate = directory.appendingPathComponent(".build/\(configuration)/webcache-bench")
-            if fileManager.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        directory.deleteLastPathComponent()
-    }
-    let bundle = Bundle.main.bundleURL.appendingPathComponent("webcache-bench")
-    if fileManager.isExecutableFile(atPath: bundle.path) { return bundle }
-    Issue.record("webcache-bench was not found next to the tests; build it with `swift build --build-tests`.")
-    throw CocoaError(.fileNoSuchFile)
 }

@@ -291,13 +291,22 @@ public func withCacheStore<T: Sendable>(
     configuration: CacheStore.Configuration = CacheStore.Configuration(),
     _ body: (CacheStore) async throws -> T
 ) async throws -> T {
-    let store = try CacheStore(path: path, configuration: configuration)
-    do {
-        let result = try await body(store)
-        try await store.close()
-        return result
-    } catch {
-        try? await store.close()
-        throw error
+    try await CacheStore(path: path, configuration: configuration).closing(after: body)
+}
+
+extension CacheStore {
+    /// Runs `body` with this store, then closes it, also when `body` throws (then a failure to close
+    /// is dropped in favour of `body`'s error). The store must not escape the closure.
+    ///
+    /// - Throws: what `body` throws, or ``CacheStore/Error`` when closing fails.
+    public nonisolated func closing<T: Sendable>(after body: (CacheStore) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(self)
+            try await close()
+            return result
+        } catch {
+            try? await close()
+            throw error
+        }
     }
 }

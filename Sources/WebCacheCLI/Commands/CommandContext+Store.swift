@@ -19,15 +19,7 @@ extension CommandContext {
         guard storeExists else {
             throw CLIError("There is no store at '\(storePath)'; give the path of one with --store.")
         }
-        let store = try openStore()
-        do {
-            let result = try await body(store)
-            try await store.close()
-            return result
-        } catch {
-            try? await store.close()
-            throw error
-        }
+        return try await openStore().closing(after: body)
     }
 
     /// The forms under which `text` may be stored: as given, and as its cache key (lower-case scheme
