@@ -46,6 +46,21 @@ struct PageAndPartitionTests {
         #expect(complete.isComplete)
     }
 
+    @Test func replacesTheEdgesOfSeveralPagesAtOnceInOnePartition() async throws {
+        // Given a page with old edges in two partitions
+        let other = "https://example.test/other.html"
+        try await store.setEdges(edges, forPage: page, partition: "guest")
+        try await store.setEdges(edges, forPage: page, partition: "user-1")
+        // When the guest edges of both pages are replaced in one call
+        try await store.setEdges(
+            [page: [edges[0]], other: [PageEdge(resourceURL: "https://example.test/other.css", kind: "stylesheet")]],
+            partition: "guest")
+        // Then each page has exactly its new edges, and the other partition is untouched
+        #expect(try store.edges(forPage: page, partition: "guest").map(\.resourceURL) == [edges[0].resourceURL])
+        #expect(try store.edges(forPage: other, partition: "guest").map(\.resourceURL) == ["https://example.test/other.css"])
+        #expect(try store.edges(forPage: page, partition: "user-1").count == 3)
+    }
+
     @Test func aStoredErrorAnswerDoesNotMakeAPageComplete() async throws {
         // Given every resource stored, but one edge recording that its answer was a 404
         try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edges)

@@ -392,6 +392,19 @@ extension CacheStore {
         }
     }
 
+    /// Replaces the edges of every page in `edgesByPage` (page URL → its edges) in `partition`, all
+    /// in one transaction: a preload run records its pages at once rather than committing per page.
+    ///
+    /// - Throws: ``CacheStore/Error``; then no page's edges changed.
+    public func setEdges(_ edgesByPage: [String: [PageEdge]], partition: String = "guest") throws {
+        guard !edgesByPage.isEmpty else { return }
+        try write("record the resources of \(edgesByPage.count) pages") { connection in
+            for (page, edges) in edgesByPage {
+                try Self.replaceEdges(edges, page: page, partition: partition, connection)
+            }
+        }
+    }
+
     private static func replaceEdges(
         _ edges: [PageEdge], page: String, partition: String, _ connection: Connection
     ) throws {

@@ -314,19 +314,23 @@ struct Preloader: Sendable {
 
     // MARK: - Edges
 
-    /// Writes each page's requisites, with failures, to the store. The page itself is the first
-    /// edge (kind `page`), so a page with no requisites is listed too, and its own failure is kept.
+    /// Writes each page's requisites, with failures, to the store, all pages in one transaction. The
+    /// page itself is the first edge (kind `page`), so a page with no requisites is listed too, and
+    /// its own failure is kept.
     private func recordEdges(_ schedule: PreloadSchedule, report: inout PreloadReport) async {
+        var edgesByPage: [String: [PageEdge]] = [:]
         for page in schedule.pages {
             let requisites = [(url: page, kind: "page", failure: schedule.failure(of: page))]
                 + schedule.requisites(of: page)
-            let edges = requisites.map { requisite in
+            edgesByPage[page.absoluteString] = requisites.map { requisite in
                 PageEdge(resourceURL: requisite.url.absoluteString, kind: requisite.kind, failure: requisite.failure)
             }
-            do {
-                try await loader.store.setEdges(edges, forPage: page.absoluteString, partition: context.partition)
-            } catch {
-                let reason = "its list of requisites could not be stored: \(error)"
+        }
+        do {
+            try await loader.store.setEdges(edgesByPage, partition: context.partition)
+        } catch {
+            let reason = "its list of requisites could not be stored: \(error)"
+            for page in schedule.pages {
                 report.failures.append(.init(url: page.redactedForMessages, reason: reason))
             }
         }
