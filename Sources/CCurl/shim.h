@@ -16,6 +16,10 @@ static inline CURLcode ccurl_easy_setopt_slist(CURL *h, CURLoption o, struct cur
 static inline CURLcode ccurl_easy_setopt_write_callback(CURL *h, CURLoption o, curl_write_callback v) {
     return curl_easy_setopt(h, o, v);
 }
+/* For CURLOPT_OPENSOCKETFUNCTION. */
+static inline CURLcode ccurl_easy_setopt_opensocket_callback(CURL *h, curl_opensocket_callback v) {
+    return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, v);
+}
 static inline CURLMcode ccurl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 
 static inline CURLcode ccurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
@@ -27,6 +31,7 @@ static inline int ccurl_pause_cont(void) { return CURLPAUSE_CONT; }
 static inline long ccurl_pipe_multiplex(void) { return CURLPIPE_MULTIPLEX; }
 static inline long ccurl_global_all(void) { return CURL_GLOBAL_ALL; }
 static inline int ccurl_error_size(void) { return CURL_ERROR_SIZE; }
+static inline curl_socket_t ccurl_socket_bad(void) { return CURL_SOCKET_BAD; }
 
 /* The result of a finished transfer, from the union inside CURLMsg. */
 static inline CURLcode ccurl_msg_result(const CURLMsg *m) { return m->data.result; }

@@ -32,13 +32,20 @@ public struct HTTPRequest: Sendable, Hashable {
     public var headers: HTTPHeaders
     /// The request content, for methods that carry one.
     public var body: Data?
+    /// Whether the transport must refuse to connect to an address that is not public
+    /// (``NetworkAddress``), whatever the host name resolves to when it connects.
+    public var refusesPrivateAddresses: Bool
 
     /// Creates a request; `GET` with no headers unless told otherwise.
-    public init(method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil) {
+    public init(
+        method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
+        refusesPrivateAddresses: Bool = false
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.refusesPrivateAddresses = refusesPrivateAddresses
     }
 }
 

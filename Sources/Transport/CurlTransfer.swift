@@ -25,6 +25,8 @@ final class CurlTransfer {
     private var bodyBytes: Int64 = 0
     /// A failure this side decided on (limits), reported instead of libcurl's "write error".
     private var failure: TransportError?
+    /// The address a connection was refused to (``HTTPRequest/refusesPrivateAddresses``), for the error.
+    private var refusedAddress: String?
     /// Whether the request was already sent again on a new connection (see ``retriesOnFreshConnection(after:)``).
     private var retriedOnFreshConnection = false
 
@@ -163,6 +165,17 @@ final class CurlTransfer {
             return transfer.didReceiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
         }
         _ = ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+        if request.refusesPrivateAddresses && checksConnectAddresses {
+            // Every connection this transfer opens is checked against the address libcurl actually
+            // resolved, so a host that resolved to a public address earlier and to a private one now
+            // (DNS rebinding) is refused before a byte is sent.
+            ok = ok && ccurl_easy_setopt_opensocket_callback(easy) { context, _, address in
+                guard let context, let address else { return ccurl_socket_bad() }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                return transfer.openSocket(address)
+            } == CURLE_OK
+            _ = ccurl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
+        }
 
         guard ok else {
             return TransportError(
@@ -170,6 +183,44 @@ final class CurlTransfer {
                 message: "libcurl refused an option for the request to \(url.redactedForMessages).", url: url)
         }
         return nil
+    }
+
+    /// Whether this transfer's connections go to the address its host resolves to, so that checking
+    /// that address means something: not through a proxy (which resolves the host itself), and not
+    /// for a host the configuration maps to an address of its choosing (`resolve`, `connectTo`).
+    private var checksConnectAddresses: Bool {
+        let host = (url.host ?? "").lowercased()
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        func covers(_ entry: String, hostField: Int, portField: Int) -> Bool {
+            let fields = entry.trimmingCharacters(in: CharacterSet(charactersIn: "+-")).split(
+                separator: ":", omittingEmptySubsequences: false)
+            guard fields.count > max(hostField, portField) else { return false }
+            let entryHost = fields[hostField].lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            let hostMatches = entryHost.isEmpty || entryHost == host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            let portMatches = fields[portField].isEmpty || Int(fields[portField]) == port
+            return hostMatches && portMatches
+        }
+        if configuration.resolve.contains(where: { covers($0, hostField: 0, portField: 1) }) { return false }
+        if configuration.connectTo.contains(where: { covers($0, hostField: 0, portField: 1) }) { return false }
+        switch configuration.proxy {
+        case .some(""): return true
+        case .some: return false
+        case .none:
+            let environment = ProcessInfo.processInfo.environment
+            let names = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+            return !names.contains { !(environment[$0] ?? "").isEmpty }
+        }
+    }
+
+    /// Opens the socket for a connection libcurl is about to make, unless `address` is not public.
+    private func openSocket(_ address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
+        let isPrivate = withUnsafePointer(to: &address.pointee.addr) { NetworkAddress.isPrivate($0) }
+        if isPrivate {
+            refusedAddress = withUnsafePointer(to: &address.pointee.addr) { NetworkAddress.text($0) }
+            return ccurl_socket_bad()
+        }
+        return socket(address.pointee.family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue),
+                      address.pointee.protocol)
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
@@ -313,6 +364,15 @@ final class CurlTransfer {
         }
         if let failure {
             complete(with: .failure(failure))
+            return
+        }
+        if let refusedAddress, code == CURLE_COULDNT_CONNECT {
+            let target = url.redactedForMessages
+            complete(with: .failure(TransportError(
+                code: .addressRefused,
+                message: "Refused to connect to \(target): its host resolved to \(refusedAddress), a loopback, "
+                    + "private or link-local address, which this request may not reach.",
+                url: url, curlCode: Int(code.rawValue))))
             return
         }
         if code == CURLE_FILESIZE_EXCEEDED, let limit = configuration.maxBodyBytes {

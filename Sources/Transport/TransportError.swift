@@ -27,6 +27,8 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let invalidRequest = Code(rawValue: "invalidRequest")
         /// The server broke the protocol or the connection ended early.
         public static let protocolError = Code(rawValue: "protocolError")
+        /// The host resolved to an address the request refuses (``HTTPRequest/refusesPrivateAddresses``).
+        public static let addressRefused = Code(rawValue: "addressRefused")
         /// Any other network failure.
         public static let networkError = Code(rawValue: "networkError")
 

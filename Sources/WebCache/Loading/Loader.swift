@@ -54,7 +54,9 @@ final class Loader: Sendable {
             headers.append(name: field.name, value: field.value)
         }
         while true {
-            let hop = HTTPRequest(method: method, url: current, headers: headers, body: body)
+            let hop = HTTPRequest(
+                method: method, url: current, headers: headers, body: body,
+                refusesPrivateAddresses: request.refusesPrivateAddresses)
             var response = try await loadOne(hop, policy: policy, limit: request.maximumBodySize, context: context)
             guard request.followsRedirects, let next = Loader.redirectTarget(of: response, from: current) else {
                 response.redirects = redirects
@@ -347,6 +349,9 @@ final class Loader: Sendable {
         if let transport = error as? TransportError {
             if transport.code == .bodyTooLarge || transport.code == .headerTooLarge {
                 return WebCacheError(.tooLarge, transport.message, cause: transport)
+            }
+            if transport.code == .addressRefused {
+                return WebCacheError(.forbidden, transport.message, cause: transport)
             }
             return WebCacheError(.network, transport.message, cause: transport)
         }

@@ -16,6 +16,11 @@ public struct WebRequest: Sendable, Hashable {
     /// The most body bytes to accept; a larger response fails with ``WebCacheError/Code/tooLarge``
     /// and nothing is stored.
     public var maximumBodySize: Int64?
+    /// Whether to refuse connecting to a loopback, private or link-local address, whatever the host
+    /// name resolves to at connection time (the preload engine sets it for what a public page
+    /// references). Checked by ``CurlTransport`` when no proxy is in use, for hosts the
+    /// configuration does not map itself (`resolve`, `connectTo`); other transports ignore it.
+    public var refusesPrivateAddresses = false
 
     /// Creates a request for `url`.
     public init(

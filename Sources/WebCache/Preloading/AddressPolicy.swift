@@ -1,12 +1,18 @@
 import Foundation
+import HTTPCore
 import Synchronization
 
 /// Keeps a page on a public address from making webcache fetch from loopback, private or
 /// link-local addresses (server-side request forgery through a preloaded page).
 ///
-/// A host is private when it is `localhost`, or is (or resolves to) an address in 127/8, 10/8,
-/// 172.16/12, 192.168/16, 169.254/16, 100.64/10, 0/8, ::1, fc00::/7 or fe80::/10. A host that
-/// resolves to any private address counts as private. Answers are cached for the run.
+/// A host is private when it is `localhost`, or is (or resolves to) an address that is not public
+/// (``NetworkAddress``). A host that resolves to any private address counts as private. Answers are
+/// cached for the run.
+///
+/// The answer holds for the addresses the host had when it was asked. A host that answers
+/// differently when the transfer connects (DNS rebinding) is caught there: requests for references
+/// from a public page are marked ``WebRequest/refusesPrivateAddresses``, and the transport checks
+/// the address it actually connects to.
 final class AddressPolicy: Sendable {
     private let cache = Mutex<[String: Bool]>([:])
 
@@ -43,41 +49,8 @@ final class AddressPolicy: Sendable {
         defer { freeaddrinfo(result) }
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let info = cursor {
-            if let address = info.pointee.ai_addr, isPrivate(address) { return true }
+            if let address = info.pointee.ai_addr, NetworkAddress.isPrivate(address) { return true }
             cursor = info.pointee.ai_next
-        }
-        return false
-    }
-
-    private static func isPrivate(_ address: UnsafeMutablePointer<sockaddr>) -> Bool {
-        switch Int32(address.pointee.sa_family) {
-        case AF_INET:
-            let ipv4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
-            return isPrivate(ipv4: UInt32(bigEndian: ipv4))
-        case AF_INET6:
-            let bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
-                withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
-            }
-            return isPrivate(ipv6: bytes)
-        default:
-            return true
-        }
-    }
-
-    static func isPrivate(ipv4 value: UInt32) -> Bool {
-        let a = value >> 24, b = (value >> 16) & 0xFF
-        return a == 0 || a == 10 || a == 127 || (a == 169 && b == 254) || (a == 172 && (16...31).contains(b))
-            || (a == 192 && b == 168) || (a == 100 && (64...127).contains(b))
-    }
-
-    static func isPrivate(ipv6 bytes: [UInt8]) -> Bool {
-        guard bytes.count == 16 else { return true }
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) && (bytes[15] == 1 || bytes[15] == 0) { return true }  // ::1, ::
-        if bytes[0] & 0xFE == 0xFC { return true }  // fc00::/7 unique local
-        if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 { return true }  // fe80::/10 link-local
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {  // ::ffff:a.b.c.d
-            let value = UInt32(bytes[12]) << 24 | UInt32(bytes[13]) << 16 | UInt32(bytes[14]) << 8 | UInt32(bytes[15])
-            return isPrivate(ipv4: value)
         }
         return false
     }

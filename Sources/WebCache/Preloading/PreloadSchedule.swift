@@ -9,6 +9,8 @@ struct PreloadItem: Sendable {
     var kind: Reference.Kind?
     /// How many links away from a given page it was reached (0 for a given page, and for requisites of one).
     var depth: Int
+    /// Whether it was referenced from a public address, so that it may only be fetched from one.
+    var refusesPrivateAddresses = false
 
     var isPage: Bool { kind == nil }
     var kindName: String { kind?.rawValue ?? "page" }

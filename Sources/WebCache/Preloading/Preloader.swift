@@ -127,7 +127,9 @@ struct Preloader: Sendable {
                 skip(url, reason: reason, schedule: &schedule, report: &report, events: events)
                 return
             }
-            _ = schedule.enqueue(PreloadItem(url: url, kind: nil, depth: parent.depth + 1))
+            _ = schedule.enqueue(PreloadItem(
+                url: url, kind: nil, depth: parent.depth + 1,
+                refusesPrivateAddresses: !addresses.isPrivate(host: base.host ?? "")))
             report.pages += 1
             events(.discovered(url: url, kind: "page", in: base))
             return
@@ -139,7 +141,9 @@ struct Preloader: Sendable {
             skip(url, reason: reason, schedule: &schedule, report: &report, events: events)
             return
         }
-        _ = schedule.enqueue(PreloadItem(url: url, kind: reference.kind, depth: parent.depth))
+        _ = schedule.enqueue(PreloadItem(
+            url: url, kind: reference.kind, depth: parent.depth,
+            refusesPrivateAddresses: !addresses.isPrivate(host: base.host ?? "")))
         events(.discovered(url: url, kind: reference.kind.rawValue, in: base))
     }
 
@@ -228,6 +232,9 @@ struct Preloader: Sendable {
         request.followsRedirects = false
         request.maximumBodySize = item.kind == .media ? options.maximumMediaSize : options.maximumResourceSize
         if options.revalidatesFreshEntries { request.headers["Cache-Control"] = "max-age=0" }
+        // What a public page references is fetched from public addresses only, checked again when the
+        // transport connects; a redirect from a public address passes that on.
+        request.refusesPrivateAddresses = item.refusesPrivateAddresses
         let isGivenPage = item.isPage && item.depth == 0
         var current = item.url
         var redirects: [URL] = []
@@ -258,6 +265,7 @@ struct Preloader: Sendable {
             if let refused {
                 throw RedirectRefusal(reason: "it redirects to \(next.redactedForMessages), and \(refused)")
             }
+            if !addresses.isPrivate(host: current.host ?? "") { request.refusesPrivateAddresses = true }
             current = next
         }
     }

@@ -140,7 +140,7 @@ import WebCacheTestSupport
         let parts = address.split(separator: ".").compactMap { UInt32($0) }
         try #require(parts.count == 4)
         let value = parts[0] << 24 | parts[1] << 16 | parts[2] << 8 | parts[3]
-        #expect(AddressPolicy.isPrivate(ipv4: value) == isPrivate)
+        #expect(NetworkAddress.isPrivate(ipv4: value) == isPrivate)
         #expect(AddressPolicy().isPrivate(host: address) == isPrivate)
     }
 
