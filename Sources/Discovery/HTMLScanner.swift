@@ -169,7 +169,9 @@ public struct HTMLScanner: Sendable {
         case .document where !options.includesFrames: return
         default: break
         }
-        guard let url = URLCleaner.resolve(value, against: baseURL) else { return }
+        // Attribute URLs take the document's encoding for their query; URLs in CSS are UTF-8.
+        let queryEncoding = source.css == nil ? encoding ?? .utf8 : .utf8
+        guard let url = URLCleaner.resolve(value, against: baseURL, queryEncoding: queryEncoding) else { return }
         let requisite = isRequisite ?? (kind != .link && kind != .document)
         references.append(Reference(url: url, kind: kind, source: source, isRequisite: requisite))
     }
@@ -178,7 +180,7 @@ public struct HTMLScanner: Sendable {
     mutating func setBase(_ href: String) {
         guard !hasBase else { return }
         hasBase = true
-        if let url = URLCleaner.resolve(href, against: documentURL) { baseURL = url }
+        if let url = URLCleaner.resolve(href, against: documentURL, queryEncoding: encoding ?? .utf8) { baseURL = url }
     }
 
     // MARK: - Style blocks

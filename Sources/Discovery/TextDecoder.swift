@@ -126,6 +126,13 @@ struct TextDecoder: Sendable {
         return Unicode.Scalar(windows1252C1[Int(byte - 0x80)]) ?? replacement
     }
 
+    /// The windows-1252 byte for a non-ASCII `scalar`, or `nil` when windows-1252 has none.
+    static func windows1252Byte(for scalar: Unicode.Scalar) -> UInt8? {
+        if (0xA0...0xFF).contains(scalar.value) { return UInt8(scalar.value) }
+        guard let index = windows1252C1.firstIndex(of: scalar.value) else { return nil }
+        return 0x80 + UInt8(index)
+    }
+
     /// windows-1252 code points for bytes 0x80–0x9F; also the numeric character reference fix-ups.
     static let windows1252C1: [UInt32] = [
         0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,

@@ -92,3 +92,39 @@ private let d = "https://example.com/dir/"
         #expect(TextEncoding(label: label) == encoding)
     }
 }
+
+/// A document's URLs carry its encoding in their query (URL Standard, "encoding-parse a URL").
+@Suite struct QueryEncodingTests {
+    private func scanWindows1252(_ html: String) -> [String] {
+        let bytes = html.unicodeScalars.map { scalar -> UInt8 in
+            if scalar.isASCII || (0xA0...0xFF).contains(scalar.value) { return UInt8(scalar.value) }
+            return scalar == "€" ? 0x80 : UInt8(ascii: "?")
+        }
+        return render(scanReferences(bytes, charset: "windows-1252"))
+    }
+
+    @Test func aWindows1252PageEncodesItsQueriesInWindows1252AndItsPathsInUTF8() {
+        #expect(scanWindows1252(#"<img src="café.png?q=café&c=€#é">"#)
+            == ["image \(d)caf%C3%A9.png?q=caf%E9&c=%80"])
+    }
+
+    @Test func aCharacterWindows1252LacksBecomesItsNumericReference() {
+        #expect(scanWindows1252(#"<img src="a.png?q=&#9731;">"#) == ["image \(d)a.png?q=%26%239731%3B"])
+    }
+
+    @Test func theBaseURLTakesTheDocumentEncodingToo() {
+        #expect(scanWindows1252(#"<base href="/b/?v=é"><img src="?x=é">"#) == ["image https://example.com/b/?x=%E9"])
+    }
+
+    @Test func urlsInCSSAreUTF8EvenInAWindows1252Page() {
+        #expect(scanWindows1252(#"<div style="background: url(bg.png?q=é)"></div>"#)
+            == ["image \(d)bg.png?q=%C3%A9"])
+    }
+
+    @Test func utf8AndUTF16PagesEncodeTheirQueriesInUTF8() {
+        #expect(scan(#"<meta charset="utf-8"><img src="a.png?q=é">"#) == ["image \(d)a.png?q=%C3%A9"])
+        let units = #"<img src="a.png?q=é">"#.utf16
+        let utf16: [UInt8] = [0xFF, 0xFE] + units.flatMap { unit -> [UInt8] in [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        #expect(render(scanReferences(utf16)) == ["image \(d)a.png?q=%C3%A9"])
+    }
+}
