@@ -115,6 +115,20 @@ struct PreloadSchedule {
         references[parent, default: []].append((url, kind))
     }
 
+    /// Whether `page` and everything it needs have ended (stored, failed or skipped). References
+    /// arrive before the fetch that found them ends, so a settled page's edges are final.
+    func isSettled(_ page: URL) -> Bool {
+        guard outcomes[page] != nil else { return false }
+        var visited: Set<URL> = [page]
+        var stack = references[page] ?? []
+        while let (url, _) = stack.popLast() {
+            guard visited.insert(url).inserted else { continue }
+            guard outcomes[url] != nil else { return false }
+            if !pageSet.contains(url) { stack.append(contentsOf: references[url] ?? []) }
+        }
+        return true
+    }
+
     /// Everything `page` needs, through stylesheets and manifests but not through other pages,
     /// each once, with the reason it is missing if it is.
     func requisites(of page: URL) -> [(url: URL, kind: String, failure: String?)] {

@@ -15,8 +15,10 @@ import Transport
 /// the page has finished. Each URL is fetched once per run however many pages reference it.
 /// Transient failures are retried with exponential backoff and jitter, honouring `Retry-After`.
 /// Redirects are followed by the engine, each hop held to the host and address rules of a reference.
-/// At the end, each page's edges (every requisite, through stylesheets, with what failed) are
-/// written to the store, so `inspect --pages` can tell whether the page is complete offline.
+/// Each page's edges (every requisite, through stylesheets, with what failed) are written to the
+/// store once the page and all it needs have ended, at most every ``edgeInterval`` and at the end,
+/// so `inspect --pages` can tell whether the page is complete offline, also after a run that was
+/// stopped half-way.
 struct Preloader: Sendable {
     let loader: Loader
     let context: RequestContext
@@ -38,8 +40,13 @@ struct Preloader: Sendable {
             allowsRedirect: { from, to in addresses.allows(to, from: from) })
     }
 
-    /// A message from a fetch to the scheduling loop.
+    /// How often the pages that have ended get their edges written during a run.
+    static let edgeInterval: Duration = .seconds(1)
+
+    /// A message from a fetch (or the edge timer) to the scheduling loop.
     private enum Message: Sendable {
+        /// Time to write the edges of the pages that have ended.
+        case recordEdges
         case found([Reference], in: PreloadItem, base: URL)
         case retrying(URL, attempt: Int, delay: TimeInterval, reason: String)
         /// The item's network transfer has ended; its save may still be running.
@@ -63,6 +70,7 @@ struct Preloader: Sendable {
             report.pages += 1
         }
         let (messages, continuation) = AsyncStream.makeStream(of: Message.self)
+        var recordedPages: Set<URL> = []
 
         await withTaskGroup(of: Void.self) { group in
             func startWhatFits() {
@@ -74,8 +82,17 @@ struct Preloader: Sendable {
             }
             startWhatFits()
             guard schedule.unfinished > 0 else { return }
+            group.addTask {
+                while (try? await Task.sleep(for: Preloader.edgeInterval)) != nil {
+                    continuation.yield(.recordEdges)
+                }
+            }
             for await message in messages {
                 switch message {
+                case .recordEdges:
+                    let settled = schedule.pages.filter { !recordedPages.contains($0) && schedule.isSettled($0) }
+                    // A failure here is retried with the rest at the end, and reported then.
+                    if (try? await writeEdges(of: settled, schedule)) != nil { recordedPages.formUnion(settled) }
                 case .found(let references, let parent, let base):
                     for reference in references {
                         consider(reference, from: parent, base: base, schedule: &schedule, report: &report,
@@ -102,9 +119,18 @@ struct Preloader: Sendable {
                 if schedule.unfinished == 0 { break }
             }
             continuation.finish()
+            group.cancelAll()
         }
 
-        await recordEdges(schedule, report: &report)
+        let remaining = schedule.pages.filter { !recordedPages.contains($0) }
+        do {
+            try await writeEdges(of: remaining, schedule)
+        } catch {
+            let reason = "its list of requisites could not be stored: \(error)"
+            for page in remaining {
+                report.failures.append(.init(url: page.redactedForMessages, reason: reason))
+            }
+        }
         report.requests = requestCount.value
         report.duration = Date().timeIntervalSince(started)
         return report
@@ -322,26 +348,20 @@ struct Preloader: Sendable {
 
     // MARK: - Edges
 
-    /// Writes each page's requisites, with failures, to the store, all pages in one transaction. The
-    /// page itself is the first edge (kind `page`), so a page with no requisites is listed too, and
-    /// its own failure is kept.
-    private func recordEdges(_ schedule: PreloadSchedule, report: inout PreloadReport) async {
+    /// Writes the requisites of `pages`, with failures, to the store in one transaction. The page
+    /// itself is the first edge (kind `page`), so a page with no requisites is listed too, and its
+    /// own failure is kept.
+    private func writeEdges(of pages: [URL], _ schedule: PreloadSchedule) async throws {
+        guard !pages.isEmpty else { return }
         var edgesByPage: [String: [PageEdge]] = [:]
-        for page in schedule.pages {
+        for page in pages {
             let requisites = [(url: page, kind: "page", failure: schedule.failure(of: page))]
                 + schedule.requisites(of: page)
             edgesByPage[page.absoluteString] = requisites.map { requisite in
                 PageEdge(resourceURL: requisite.url.absoluteString, kind: requisite.kind, failure: requisite.failure)
             }
         }
-        do {
-            try await loader.store.setEdges(edgesByPage, partition: context.partition)
-        } catch {
-            let reason = "its list of requisites could not be stored: \(error)"
-            for page in schedule.pages {
-                report.failures.append(.init(url: page.redactedForMessages, reason: reason))
-            }
-        }
+        try await loader.store.setEdges(edgesByPage, partition: context.partition)
     }
 }
 
