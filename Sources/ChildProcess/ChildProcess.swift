@@ -46,6 +46,9 @@ public final class ChildProcess: Sendable {
     public let pid: pid_t
     private let outputPipe: Int32?
     private let errorPipe: Int32?
+    /// Whether the child has been reaped: from then on its id may belong to another process, so
+    /// signals are no longer sent. Held while signalling, so that reaping waits for a signal in flight.
+    private let reaped = Mutex(false)
 
     private init(pid: pid_t, outputPipe: Int32?, errorPipe: Int32?) {
         self.pid = pid
@@ -56,13 +59,17 @@ public final class ChildProcess: Sendable {
     /// Starts `executable` (a path; no `PATH` search) with `arguments`.
     /// - Parameters:
     ///   - environment: the child's environment; the parent's when `nil`.
+    ///   - newProcessGroup: whether the child leads a process group of its own, so that
+    ///     ``signalGroup(_:)`` reaches what it starts too (a shell's commands, say).
     /// - Throws: ``ChildProcessError`` naming the executable when it cannot be started.
     public static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-        input: Stream = .null, output: Stream = .inherit, error: Stream = .inherit
+        input: Stream = .null, output: Stream = .inherit, error: Stream = .inherit, newProcessGroup: Bool = false
     ) throws(ChildProcessError) -> ChildProcess {
         try launch.withLock { _ throws(ChildProcessError) in
-            try spawnNow(executable, arguments, environment: environment, input: input, output: output, error: error)
+            try spawnNow(
+                executable, arguments, environment: environment, input: input, output: output, error: error,
+                newProcessGroup: newProcessGroup)
         }
     }
 
@@ -84,7 +91,7 @@ public final class ChildProcess: Sendable {
 
     private static func spawnNow(
         _ executable: String, _ arguments: [String], environment: [String: String]?,
-        input: Stream, output: Stream, error: Stream
+        input: Stream, output: Stream, error: Stream, newProcessGroup: Bool
     ) throws(ChildProcessError) -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -149,7 +156,12 @@ public final class ChildProcess: Sendable {
         #else
         let flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
         #endif
-        posix_spawnattr_setflags(&attributes, Int16(flags))
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            posix_spawnattr_setflags(&attributes, Int16(flags | POSIX_SPAWN_SETPGROUP))
+        } else {
+            posix_spawnattr_setflags(&attributes, Int16(flags))
+        }
 
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
@@ -160,9 +172,19 @@ public final class ChildProcess: Sendable {
         return ChildProcess(pid: pid, outputPipe: parentEnds[0], errorPipe: parentEnds[1])
     }
 
-    /// Sends `signal` to the child.
+    /// Sends `signal` to the child, unless it has ended and been reaped.
     public func send(_ signal: Int32) {
-        kill(pid, signal)
+        reaped.withLock { reaped in
+            if !reaped { kill(pid, signal) }
+        }
+    }
+
+    /// Sends `signal` to the child's process group (the child must have been started with
+    /// `newProcessGroup`), unless the child has ended and been reaped.
+    public func signalGroup(_ signal: Int32) {
+        reaped.withLock { reaped in
+            if !reaped { kill(-pid, signal) }
+        }
     }
 
     /// Reads the piped streams to their end and waits for the child, on a thread outside the
@@ -197,8 +219,15 @@ public final class ChildProcess: Sendable {
     }
 
     private func waitForExit() -> Termination {
+        // Wait for the end without reaping, then reap under the lock that signalling takes, so that
+        // no signal can reach another process that was given the id in between.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1, errno == EINTR {}
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        reaped.withLock { reaped in
+            while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+            reaped = true
+        }
         // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift cannot import.
         let signal = status & 0x7F
         return signal == 0 ? .exited((status >> 8) & 0xFF) : .signalled(signal)

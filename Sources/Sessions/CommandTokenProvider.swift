@@ -1,12 +1,14 @@
 import ChildProcess
 import Foundation
+import Synchronization
 
 /// Runs a shell command and uses what it prints as the bearer token, like a git credential helper.
 ///
 /// The command runs with `/bin/sh -c`; its standard output, with surrounding whitespace removed, is the
 /// token. It runs once and the token is reused until a forced refresh runs it again (concurrent
-/// callers share one run). Its standard error is discarded and its output never appears in errors,
-/// since either may hold the secret.
+/// callers share one run). Its standard error goes to webcache's own, and its output never appears
+/// in errors, since it holds the secret. A command that has not finished within ``timeout`` is
+/// stopped (`SIGTERM` to its process group, then `SIGKILL`), and the token request fails.
 ///
 /// ```swift
 /// let provider = CommandTokenProvider(command: "vault read -field=token secret/instance")
@@ -14,21 +16,25 @@ import Foundation
 public struct CommandTokenProvider: AuthorizationProviding {
     /// The shell command line.
     public let command: String
+    /// How long the command may run.
+    public let timeout: Duration
     private let cache = TokenCache()
 
-    /// Creates a provider that runs `command` with `/bin/sh -c`.
-    public init(command: String) {
+    /// Creates a provider that runs `command` with `/bin/sh -c`, for at most `timeout`.
+    public init(command: String, timeout: Duration = .seconds(120)) {
         self.command = command
+        self.timeout = timeout
     }
 
     /// The command's output as a bearer token; the cached one unless `forceRefresh` is set.
     ///
-    /// - Throws: ``AuthorizationError`` with code `commandFailed` (it could not start or exited with a
-    ///   non-zero status) or `commandProducedNoToken` (it printed only whitespace).
+    /// - Throws: ``AuthorizationError`` with code `commandFailed` (it could not start, exited with a
+    ///   non-zero status, or ran past ``timeout``) or `commandProducedNoToken` (it printed only whitespace).
     public func token(forceRefresh: Bool) async throws -> AuthorizationToken? {
         let command = command
+        let timeout = timeout
         return try await cache.token(forceRefresh: forceRefresh) { _ in
-            try await Self.run(command)
+            try await Self.run(command, timeout: timeout)
         }
     }
 
@@ -39,11 +45,13 @@ public struct CommandTokenProvider: AuthorizationProviding {
 
     // MARK: - Running the command
 
-    private static func run(_ command: String) async throws -> AuthorizationToken {
+    private static func run(_ command: String, timeout: Duration) async throws -> AuthorizationToken {
         let child: ChildProcess
         do {
             // The command's error output goes to webcache's own, where the user can see why it failed.
-            child = try ChildProcess.spawn("/bin/sh", ["-c", command], output: .pipe, error: .inherit)
+            // Its own process group lets a timeout stop what the shell started as well.
+            child = try ChildProcess.spawn(
+                "/bin/sh", ["-c", command], output: .pipe, error: .inherit, newProcessGroup: true)
         } catch {
             throw AuthorizationError(
                 code: .commandFailed,
@@ -51,7 +59,12 @@ public struct CommandTokenProvider: AuthorizationProviding {
                 cause: error
             )
         }
-        let (termination, output, _) = await child.finish()
+        let (termination, output, stopped) = await finish(child, within: timeout)
+        if stopped {
+            throw AuthorizationError(
+                code: .commandFailed,
+                message: "The token command `\(command)` did not finish within \(timeout), so it was stopped.")
+        }
         switch termination {
         case .exited(0):
             break
@@ -68,5 +81,35 @@ public struct CommandTokenProvider: AuthorizationProviding {
             )
         }
         return AuthorizationToken(value: token)
+    }
+
+    /// Waits for `child`; once `timeout` has passed, stops its process group, with `SIGKILL` if
+    /// `SIGTERM` has not ended it within two seconds.
+    /// - Returns: how it ended, its output, and whether it was stopped.
+    private static func finish(_ child: ChildProcess, within timeout: Duration) async
+        -> (termination: ChildProcess.Termination, output: Data, stopped: Bool)
+    {
+        await withTaskGroup(of: (ChildProcess.Termination, Data)?.self) { group in
+            let stopped = Mutex(false)
+            group.addTask {
+                let (termination, output, _) = await child.finish()
+                return (termination, output)
+            }
+            group.addTask {
+                guard (try? await Task.sleep(for: timeout)) != nil else { return nil }
+                stopped.withLock { $0 = true }
+                child.signalGroup(SIGTERM)
+                guard (try? await Task.sleep(for: .seconds(2))) != nil else { return nil }
+                child.signalGroup(SIGKILL)
+                return nil
+            }
+            var result: (ChildProcess.Termination, Data) = (.exited(0), Data())
+            for await value in group {
+                guard let value else { continue }
+                result = value
+                group.cancelAll()
+            }
+            return (result.0, result.1, stopped.withLock { $0 })
+        }
     }
 }

@@ -93,6 +93,39 @@ final class TokenProviderTests {
         #expect(error?.description.contains("secret") == false)
     }
 
+    @Test func aCommandThatHangsIsStoppedWithEverythingItStarted() async throws {
+        // Given: a command whose shell starts a long sleep that holds the output pipe open, and
+        // records the sleep's process id.
+        let pidFile = directory.appendingPathComponent("sleeper").path
+        let command = "sleep 60 & echo $! > '\(pidFile)'; wait"
+        let started = ContinuousClock.now
+        // When
+        let error = await #expect(throws: AuthorizationError.self) {
+            try await CommandTokenProvider(command: command, timeout: .milliseconds(300)).token(forceRefresh: false)
+        }
+        // Then: a clear error naming the command, well before the sleep would have ended, and the
+        // sleep is gone too.
+        #expect(error?.code == .commandFailed)
+        #expect(error?.message.contains(command) == true)
+        #expect(error?.message.contains("did not finish within") == true, "\(String(describing: error))")
+        #expect(ContinuousClock.now - started < .seconds(30))
+        let sleeper = try #require(pid_t(try String(contentsOfFile: pidFile, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        // Gone, or a zombie waiting for whoever inherited it to reap it: either way no longer running.
+        let stat = (try? String(contentsOfFile: "/proc/\(sleeper)/stat", encoding: .utf8)) ?? ""
+        let state = stat.split(separator: ")").last?.split(separator: " ").first
+        #expect(stat.isEmpty || state == "Z", "the command's own child still runs: \(stat)")
+    }
+
+    @Test func aCommandThatIgnoresTermIsKilled() async throws {
+        let command = "trap '' TERM; sleep 60 & wait; sleep 60"
+        let error = await #expect(throws: AuthorizationError.self) {
+            try await CommandTokenProvider(command: command, timeout: .milliseconds(200)).token(forceRefresh: false)
+        }
+        #expect(error?.code == .commandFailed)
+        #expect(error?.message.contains("did not finish within") == true)
+    }
+
     @Test func commandWithEmptyOutputIsAnError() async {
         let command = "printf '   \\n'"
         let error = await #expect(throws: AuthorizationError.self) {
