@@ -4,6 +4,9 @@
 # (half shared), 1 KB to 2 MB each. Both tools get the same URL file and the same parallelism, with
 # no added latency and with LATENCY_MS added before every response.
 #
+# Beside them, as the floor: curl fetching every page and requisite of the ground truth (the URLs
+# webcache fetches) with the same parallelism, discarding the bodies: no discovery and nothing stored.
+#
 # For each tool and latency: wall time cold (empty store or folder) and warm (the same store or folder
 # again: webcache revalidates, wget2 uses --timestamping), requests and body bytes (the tools' own
 # counts: webcache's JSON summary, wget2's --stats-site), peak memory (/usr/bin/time -v), and the
@@ -20,10 +23,11 @@ latency=${3:-20}
 repeat=${4:-3}
 parallel=${5:-6}
 
-# Tools: wget2 and GNU time come from Debian.
+# Tools: wget2, GNU time and curl come from Debian.
 missing=()
 command -v wget2 >/dev/null || missing+=(wget2)
 [[ -x /usr/bin/time ]] || missing+=(time)
+command -v curl >/dev/null || missing+=(curl)
 if ((${#missing[@]})); then
     apt-get update >/dev/null
     apt-get install -y "${missing[@]}" >/dev/null
@@ -57,18 +61,32 @@ start_origin() {
     for _ in $(seq 1 100); do [[ -s "$work/origin.out" ]] && break; sleep 0.05; done
     base=$(head -n 1 "$work/origin.out")
     sed "s|^|$base|" "$work/urls.txt" >"$work/absolute-urls.txt"
+    # curl's configuration for the floor: every page and requisite, each body to /dev/null.
+    python3 - "$work/truth.json" "${base%/}" >"$work/floor.curlrc" <<'PYTHON'
+import json, sys
+truth = json.load(open(sys.argv[1]))
+for path in truth["pages"] + truth["requisites"]:
+    print('url = "%s%s"\noutput = "/dev/null"' % (sys.argv[2], path))
+PYTHON
 }
 
-# Runs a command under GNU time; its measurements go to $work/time-<name>.txt.
+# Runs a command under GNU time; its measurements go to $work/time-<name>.txt. Dirty pages are
+# written back first, so that no run pays for the writes of the one before it (the other tool's).
 measure() {
     local name=$1
     shift
+    sync
     /usr/bin/time -v -o "$work/time-$name.txt" "$@"
 }
 
 run_webcache() {  # name store
     measure "$1" "$bin/webcache" preload "$work/absolute-urls.txt" --store "$2" --json \
         --concurrency "$parallel" --per-host "$parallel" >"$work/out-$1.jsonl" 2>"$work/err-$1.txt" || true
+}
+
+run_floor() {  # name
+    measure "$1" curl --silent --parallel --parallel-max "$parallel" --config "$work/floor.curlrc" \
+        --write-out '%{http_code} %{size_download}\n' >"$work/out-$1.txt" 2>"$work/err-$1.txt" || true
 }
 
 run_wget2() {  # name folder
@@ -87,6 +105,7 @@ for delay in 0 "$latency"; do
         run_wget2 "wget2-$delay-cold-$round" "$work/mirror-$delay"
         run_webcache "webcache-$delay-warm-$round" "$work/store-$delay.sqlite"
         run_wget2 "wget2-$delay-warm-$round" "$work/mirror-$delay"
+        run_floor "floor-$delay-cold-$round"
     done
     stop_origin
 done
@@ -135,10 +154,27 @@ def wget2_counts(name, folder):
     found = {path for path in requisites if os.path.isfile(os.path.join(folder, path.lstrip("/")))}
     return requests, body, len(found), 0
 
+def floor_counts(name):
+    requests, body, failed = 0, 0, 0
+    for line in open(os.path.join(work, "out-%s.txt" % name)):
+        status, size = line.split()
+        requests += 1
+        body += int(size)
+        failed += status != "200"
+    return requests, body, failed
+
 rows = []
 for delay in ["0", latency]:
-    for tool in ["webcache", "wget2"]:
-        for phase in ["cold", "warm"]:
+    for tool in ["webcache", "wget2", "curl (floor)"]:
+        for phase in (["cold"] if tool == "curl (floor)" else ["cold", "warm"]):
+            if tool == "curl (floor)":
+                names = ["floor-%s-cold-%d" % (delay, round) for round in range(1, repeat + 1)]
+                stats = [time_stats(name) for name in names]
+                requests, body, failed = floor_counts(names[0])
+                rows.append((delay, tool, phase, statistics.median(stat[0] for stat in stats),
+                             statistics.median(stat[2] for stat in stats), requests, body,
+                             max(stat[1] for stat in stats), None, failed))
+                continue
             names = ["%s-%s-%s-%d" % (tool, delay, phase, round) for round in range(1, repeat + 1)]
             stats = [time_stats(name) for name in names]
             wall = statistics.median(stat[0] for stat in stats)
@@ -157,6 +193,7 @@ print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for delay, tool, phase, wall, cpu, requests, body, rss, found, failed in rows:
     cold = cold_bytes[(delay, tool)]
     ratio = "%.2f%%" % (100.0 * body / cold) if phase == "warm" and cold else ""
-    print("| %s ms | %s | %s | %.2f | %.2f | %d | %d | %s | %.1f | %d / %d | %d |" % (
-        delay, tool, phase, wall, cpu, requests, body, ratio, rss / 1024.0, found, len(requisites), failed))
+    found_text = "%d / %d" % (found, len(requisites)) if found is not None else "(given)"
+    print("| %s ms | %s | %s | %.2f | %.2f | %d | %d | %s | %.1f | %s | %d |" % (
+        delay, tool, phase, wall, cpu, requests, body, ratio, rss / 1024.0, found_text, failed))
 PYTHON
