@@ -35,6 +35,10 @@ final class BodyChannel: Sendable {
         var end: Result<Void, any Error>?
         var waiter: CheckedContinuation<Data?, any Error>?
         var consumerGone = false
+        /// Run once the producer has delivered the whole body.
+        var whenReceived: [@Sendable () -> Void] = []
+        /// Whether the producer has delivered the whole body.
+        var received = false
     }
 
     let highWater: Int
@@ -91,15 +95,39 @@ final class BodyChannel: Sendable {
     }
 
     /// Ends the body: successfully, or with the error the consumer will see after the buffered chunks.
+    /// On success the ``whenReceived(_:)`` actions run first, so they have run before the consumer
+    /// can see the end.
     func finish(_ result: Result<Void, any Error>) {
+        if case .success = result {
+            let received = state.withLock { state -> [@Sendable () -> Void] in
+                guard state.end == nil, !state.received else { return [] }
+                state.received = true
+                defer { state.whenReceived = [] }
+                return state.whenReceived
+            }
+            received.forEach { $0() }
+        }
         let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
             guard state.end == nil else { return nil }
             state.end = result
+            state.whenReceived = []
             defer { state.waiter = nil }
             return state.waiter
         }
         waiter?.resume(with: result.map { nil })
         control.withLock { $0 = nil }
+    }
+
+    /// Runs `action` once the producer has delivered the whole body (at once if it has), whether or
+    /// not the consumer has read it yet; never if the transfer fails or is cancelled.
+    func whenReceived(_ action: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.received { return true }
+            if state.end != nil { return false }
+            state.whenReceived.append(action)
+            return false
+        }
+        if runNow { action() }
     }
 
     // MARK: - Consumer side

@@ -50,6 +50,14 @@ public struct ResponseBody: AsyncSequence, Sendable {
         AsyncIterator(handle: handle)
     }
 
+    /// Runs `action` once the transfer has received the whole body, whether or not it has been read
+    /// yet (at once if it already has); never if the transfer fails or is cancelled. It may run on
+    /// the transport's thread: keep it short. A scheduler that limits transfers on the wire frees a
+    /// slot here, while the body is still being consumed.
+    public func whenReceived(_ action: @escaping @Sendable () -> Void) {
+        handle.channel.whenReceived(action)
+    }
+
     /// Reads the whole body into memory.
     /// - Throws: ``TransportError`` with code ``TransportError/Code/bodyTooLarge`` when it exceeds `limit` bytes.
     public func collect(upTo limit: Int = .max) async throws -> Data {

@@ -56,3 +56,12 @@ extension WebCache {
         return folder.appendingPathComponent("store.sqlite")
     }
 }
+
+extension WebCache.Configuration {
+    /// Caps the default transport's connections at a preload's limits, so that the transport holds
+    /// transfers to them and the preload engine can hand it the next fetches ahead of time.
+    public mutating func limitConnections(to options: PreloadOptions) {
+        transportConfiguration.maxConnections = options.concurrency
+        transportConfiguration.maxConnectionsPerHost = min(options.perHostConcurrency, options.concurrency)
+    }
+}

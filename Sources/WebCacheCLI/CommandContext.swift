@@ -36,10 +36,15 @@ struct CommandContext: Sendable {
         return configuration
     }
 
-    /// Opens the library for a command that needs the network and the store, runs `body`, and
-    /// closes it again whether `body` succeeds or throws.
-    func withCache<T: Sendable>(_ body: (WebCache) async throws -> T) async throws -> T {
-        let cache = try WebCache(configuration: try makeConfiguration())
+    /// Opens the library for a command that needs the network and the store, with the
+    /// configuration `adjust` leaves, runs `body`, and closes it again whether `body` succeeds or throws.
+    func withCache<T: Sendable>(
+        adjusting adjust: (inout WebCache.Configuration) -> Void = { _ in },
+        _ body: (WebCache) async throws -> T
+    ) async throws -> T {
+        var configuration = try makeConfiguration()
+        adjust(&configuration)
+        let cache = try WebCache(configuration: configuration)
         do {
             let result = try await body(cache)
             await cache.close()

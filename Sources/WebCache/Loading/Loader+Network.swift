@@ -68,10 +68,10 @@ extension Loader {
         if draft == nil { logger.debug("not storing \(request.url.redactedForMessages)") }
         let pump = NetworkBodyPump(
             body: response.body, draft: draft, store: store, url: request.url, limit: limit, logger: logger,
-            onTransferEnd: context.transferEnded, onFinish: { outcome in lead?.resolve(outcome) }
+            onFinish: { outcome in lead?.resolve(outcome) }
         )
         return WebResponse(url: request.url, status: head.status, headers: head.headers, source: .network,
-                           body: WebResponse.Body(pull: { try await pump.next() }))
+                           body: WebResponse.Body(pull: { try await pump.next() }, network: response.body))
     }
 
     /// The entry to save for a network response, or `nil` when it must not be stored.

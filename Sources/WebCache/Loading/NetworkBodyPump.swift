@@ -18,7 +18,6 @@ actor NetworkBodyPump {
     private let limit: Int64?
     private let logger: Logger
     private let onFinish: @Sendable (InFlightFetches.Outcome) -> Void
-    private let onTransferEnd: (@Sendable () -> Void)?
     private var received: Int64 = 0
     private var storeFailure: (any Error)?
     private var finished = false
@@ -26,11 +25,9 @@ actor NetworkBodyPump {
     /// - Parameters:
     ///   - draft: the entry to save once the body is complete, or `nil` when the response is not stored.
     ///   - onFinish: told once how the transfer ended (for coalesced followers).
-    ///   - onTransferEnd: told when the last byte has arrived, before the entry is saved.
     init(
         body: Transport.ResponseBody, draft: CacheEntry?, store: CacheStore, url: URL, limit: Int64?,
-        logger: Logger, onTransferEnd: (@Sendable () -> Void)? = nil,
-        onFinish: @escaping @Sendable (InFlightFetches.Outcome) -> Void
+        logger: Logger, onFinish: @escaping @Sendable (InFlightFetches.Outcome) -> Void
     ) {
         self.iterator = body.makeAsyncIterator()
         self.writer = draft == nil ? nil : store.makeBodyWriter()
@@ -40,7 +37,6 @@ actor NetworkBodyPump {
         self.limit = limit
         self.logger = logger
         self.onFinish = onFinish
-        self.onTransferEnd = onTransferEnd
     }
 
     deinit {
@@ -89,7 +85,6 @@ actor NetworkBodyPump {
     private func complete() async throws {
         finished = true
         iterator = nil
-        onTransferEnd?()
         guard let draft else {
             onFinish(.notStored)
             return

@@ -11,9 +11,6 @@ struct RequestContext: Sendable {
     var session: any RequestSending
     /// Whether a redirect from the first URL to the second may be followed (the preloader's address policy).
     var allowsRedirect: @Sendable (_ from: URL, _ to: URL) -> Bool = { _, _ in true }
-    /// Told when a network response body has been received in full, before it is stored (the
-    /// preloader frees the transfer's slot then, while the save completes).
-    var transferEnded: (@Sendable () -> Void)?
 
     /// Whether responses are kept apart from other identities (anything but the guest partition).
     var isPartitioned: Bool { partition != RequestContext.guestPartition }

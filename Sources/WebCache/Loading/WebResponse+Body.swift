@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 extension WebResponse {
     /// A response body delivered in chunks as they become available, from the network or the store.
@@ -10,16 +11,29 @@ extension WebResponse {
         public typealias Element = Data
 
         private let pull: @Sendable () async throws -> Data?
+        /// For a body still arriving from the network: runs an action once it has been received.
+        private let network: Transport.ResponseBody?
 
-        /// A body whose chunks come from `pull`, which returns `nil` at the end.
-        init(pull: @escaping @Sendable () async throws -> Data?) {
+        /// A body whose chunks come from `pull`, which returns `nil` at the end; `network` is the
+        /// transfer they come from, if any.
+        init(pull: @escaping @Sendable () async throws -> Data?, network: Transport.ResponseBody? = nil) {
             self.pull = pull
+            self.network = network
         }
 
         /// A body already held in memory.
         public init(data: Data) {
             let delivered = ChunkOnce(data)
             self.pull = { delivered.take() }
+            self.network = nil
+        }
+
+        /// Runs `action` once no more of the body has to cross the network: when the transfer has
+        /// received it all (not necessarily read), or at once for a body from the store or memory;
+        /// never if the transfer fails.
+        func whenReceived(_ action: @escaping @Sendable () -> Void) {
+            guard let network else { return action() }
+            network.whenReceived(action)
         }
 
         /// An iterator over the chunks; the body is single pass.

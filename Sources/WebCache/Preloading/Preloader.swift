@@ -26,12 +26,24 @@ struct Preloader: Sendable {
     let logger: Logger
     private let addresses: AddressPolicy
     private let requestCount = RequestCounter()
+    /// Fetches handed to the transport per transfer slot. When the transport itself holds transfers
+    /// to this run's limits (a ``CurlTransport`` whose connection caps are no larger), it gets the
+    /// next fetches ahead of time, and starts one on its own thread the moment a transfer ends; a
+    /// round trip through the scheduling loop cost about a millisecond each time.
+    private let fetchesPerSlot: Int
 
     init(loader: Loader, context: RequestContext, options: PreloadOptions, logger: Logger) {
         precondition(options.concurrency > 0 && options.perHostConcurrency > 0, "Preload concurrency must be positive.")
         self.loader = loader
         self.options = options
         self.logger = logger
+        if let curl = loader.transport as? CurlTransport, curl.configuration.maxConnections <= options.concurrency,
+            curl.configuration.maxConnectionsPerHost <= options.perHostConcurrency
+        {
+            fetchesPerSlot = 2
+        } else {
+            fetchesPerSlot = 1
+        }
         let addresses = AddressPolicy()
         self.addresses = addresses
         // Redirects obey the address policy too: a public resource may not redirect to a private address.
@@ -49,7 +61,7 @@ struct Preloader: Sendable {
         case recordEdges
         case found([Reference], in: PreloadItem, base: URL)
         case retrying(URL, attempt: Int, delay: TimeInterval, reason: String)
-        /// The item's network transfer has ended; its save may still be running.
+        /// The item's last transfer has received its whole body; reading and saving it may still run.
         case transferred(PreloadItem)
         case finished(PreloadItem, Outcome)
     }
@@ -74,8 +86,11 @@ struct Preloader: Sendable {
 
         await withTaskGroup(of: Void.self) { group in
             func startWhatFits() {
-                while schedule.running < options.concurrency,
-                    let item = schedule.nextRunnable(perHostLimit: options.perHostConcurrency)
+                // Fetches whose body has arrived but is still being read and saved hold up to a
+                // buffer each; one slot's worth of them at most keeps memory bounded.
+                while schedule.running < fetchesPerSlot * options.concurrency,
+                    schedule.unfinished < (fetchesPerSlot + 1) * options.concurrency,
+                    let item = schedule.nextRunnable(perHostLimit: fetchesPerSlot * options.perHostConcurrency)
                 {
                     group.addTask { await fetch(item, messages: continuation) }
                 }
@@ -205,18 +220,18 @@ struct Preloader: Sendable {
 
     /// Fetches one item, scanning its body as it streams, with retries for transient failures.
     private func fetch(_ item: PreloadItem, messages: AsyncStream<Message>.Continuation) async {
-        // Only the body of the final response frees the slot early: not a redirect's, nor one that is retried.
-        let transfer = TransferEnd { messages.yield(.transferred(item)) }
         var attempt = 0
         while true {
             let failure: (reason: String, retryAfter: TimeInterval?, transient: Bool)
             do {
-                let response = try await load(item, transfer: transfer)
+                let response = try await load(item)
                 if Preloader.transientStatuses.contains(response.status) {
                     for try await _ in response.body {}
                     failure = ("HTTP \(response.status)", Preloader.retryAfter(response.headers), true)
                 } else {
-                    if response.source == .network { transfer.arm() }
+                    // The final response frees the transfer slot once its body has crossed the
+                    // network, while it is still scanned and saved; a redirect's or a retried one's does not.
+                    response.body.whenReceived { messages.yield(.transferred(item)) }
                     let bytes = try await scan(response, for: item, messages: messages)
                     let networkBytes = response.source == .network ? bytes : 0
                     if response.status >= 400 {
@@ -253,7 +268,7 @@ struct Preloader: Sendable {
     /// requisite or followed link may not be redirected to a denied host (a given page may leave the
     /// allowed hosts). Each redirect response is stored, as the loader stores those it follows.
     /// - Throws: ``WebCacheError`` from the loader, or ``RedirectRefusal``.
-    private func load(_ item: PreloadItem, transfer: TransferEnd) async throws -> WebResponse {
+    private func load(_ item: PreloadItem) async throws -> WebResponse {
         var request = WebRequest(url: item.url)
         request.followsRedirects = false
         request.maximumBodySize = item.kind == .media ? options.maximumMediaSize : options.maximumResourceSize
@@ -265,8 +280,6 @@ struct Preloader: Sendable {
         var current = item.url
         var redirects: [URL] = []
         var visited: Set<URL> = [current]
-        var context = context
-        context.transferEnded = transfer.signal
         while true {
             var response = try await loader.load(current, request: request, policy: .useProtocolCachePolicy,
                                                  context: context)
@@ -362,34 +375,6 @@ struct Preloader: Sendable {
             }
         }
         try await loader.store.setEdges(edgesByPage, partition: context.partition)
-    }
-}
-
-/// Tells the scheduling loop once that a fetch's final network transfer has ended, so its slot can
-/// serve the next fetch while the body is saved. Signals before ``arm()`` (a redirect's body) are ignored.
-private final class TransferEnd: Sendable {
-    private let state = Mutex<(armed: Bool, told: Bool)>((false, false))
-    private let tell: @Sendable () -> Void
-
-    init(tell: @escaping @Sendable () -> Void) {
-        self.tell = tell
-    }
-
-    /// Marks the response whose body is read next as the fetch's final one.
-    func arm() {
-        state.withLock { $0.armed = true }
-    }
-
-    /// Called by the loader when a network body has been received in full.
-    var signal: @Sendable () -> Void {
-        { [self] in
-            let shouldTell = state.withLock { state in
-                guard state.armed, !state.told else { return false }
-                state.told = true
-                return true
-            }
-            if shouldTell { tell() }
-        }
     }
 }
 

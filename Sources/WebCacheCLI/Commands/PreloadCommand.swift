@@ -11,7 +11,7 @@ enum PreloadCommand {
             ? URLListFile(data: FileHandle.standardInput.readDataToEndOfFile(), name: "<stdin>")
             : try URLListFile(path: path)
         let options = try preloadOptions(arguments)
-        return try await context.withCache { cache in
+        return try await context.withCache(adjusting: { $0.limitConnections(to: options) }) { cache in
             var problems = list.problems
             var urls: [String] = []
             for entry in list.entries {

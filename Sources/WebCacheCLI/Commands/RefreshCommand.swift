@@ -7,7 +7,7 @@ enum RefreshCommand {
         var options = PreloadOptions()
         options.concurrency = try arguments.value("concurrency", "n", ValueParsers.count(in: 1...1024)) ?? options.concurrency
         let hosts = Set(arguments.allValues("host").map { $0.lowercased() })
-        return try await context.withCache { cache in
+        return try await context.withCache(adjusting: { $0.limitConnections(to: options) }) { cache in
             let progress = PreloadProgress(json: arguments.flag("json"), pages: 0, stdout: context.stdout,
                                            stderr: context.stderr)
             let report = try await cache.refresh(hosts: hosts, options: options, events: progress.handle)

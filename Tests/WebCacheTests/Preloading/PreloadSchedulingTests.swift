@@ -3,6 +3,7 @@ import HTTPCore
 import LocalOrigin
 import Testing
 import WebCache
+import WebCacheTestSupport
 
 /// How the preloader schedules: sub-resources start while a page streams, and per-host limits hold.
 @Suite struct PreloadSchedulingTests {
@@ -74,5 +75,40 @@ import WebCache
         #expect(report.completed == images.count + 1)
         #expect(inFlight.maximum <= limit)
         await rig.stop()
+    }
+
+    /// With the transport's connections capped at the run's limits (as the command line does), the
+    /// engine hands it fetches ahead of time; the transport still holds the transfers to the limits.
+    @Test(arguments: [(concurrency: 2, perHost: 2), (concurrency: 3, perHost: 1)])
+    func fetchesHandedOutAheadStillRespectTheLimits(concurrency: Int, perHost: Int) async throws {
+        let inFlight = PreloadInFlightCounter()
+        let images = (1...16).map { "img-\($0).png" }
+        let page = "<html><body>" + images.map { "<img src=\"\($0)\">" }.joined() + "</body></html>"
+        let folder = try TemporaryFolder()
+        let server = OriginServer { request in
+            inFlight.enter()
+            defer { inFlight.leave() }
+            Thread.sleep(forTimeInterval: 0.02)
+            if request.path == "/index.html" { return .text(page, contentType: "text/html") }
+            return OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(50_000)))
+        }
+        try server.start()
+        var options = PreloadOptions()
+        options.concurrency = concurrency
+        options.perHostConcurrency = perHost
+        var configuration = WebCache.Configuration(environment: [:])
+        configuration.storePath = folder.storePath
+        configuration.instanceURL = server.baseURL
+        configuration.limitConnections(to: options)
+        let cache = try WebCache(configuration: configuration)
+
+        let report = await cache.preload(["index.html"], options: options)
+
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(report.completed == images.count + 1)
+        #expect(inFlight.maximum <= min(concurrency, perHost))
+        await cache.close()
+        server.stop()
+        folder.remove()
     }
 }
