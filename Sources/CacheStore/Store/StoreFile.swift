@@ -28,20 +28,37 @@ enum StoreFile {
         guard descriptor >= 0 else { throw fileSystemError(errno, creating: path) }
         close(descriptor)
         do {
-            let connection = try Connection(path: temporary, flags: SQLITE_OPEN_READWRITE)
-            // Born in WAL mode (the mode is stored in the file), so that no opener ever needs the
-            // exclusive lock that switching modes takes.
-            try connection.execute(sql: "PRAGMA journal_mode = WAL")
-            try Migration.migrate(connection, with: Schema.migrations, retryingFor: limit, path: path)
+            try build(temporary, retryingFor: limit, path: path)
         } catch let error as SQLiteError {
             throw CacheStore.Error(
                 code: .database, message: "Could not create the cache store '\(path)'.", cause: error
             )
         }
+        // The file is complete on disk before it gets its name: one sync here stands for the many
+        // SQLite would make while the file is private to this process.
+        guard syncFile(temporary) else { throw fileSystemError(errno, creating: path) }
         if link(temporary, path) == 0 { return true }
         let code = errno
         if code == EEXIST { return false }
         throw fileSystemError(code, creating: path)
+    }
+
+    /// Builds the schema in the file at `temporary` and closes it. No other process knows the file,
+    /// so nothing is synced here (`synchronous = OFF`); the caller syncs the finished file once.
+    private static func build(_ temporary: String, retryingFor limit: Double, path: String) throws {
+        let connection = try Connection(path: temporary, flags: SQLITE_OPEN_READWRITE)
+        // Born in WAL mode (the mode is stored in the file), so that no opener ever needs the
+        // exclusive lock that switching modes takes.
+        try connection.execute(sql: "PRAGMA synchronous = OFF; PRAGMA journal_mode = WAL")
+        try Migration.migrate(connection, with: Schema.migrations, retryingFor: limit, path: path)
+    }
+
+    /// Writes the file at `path` to disk; `false` with `errno` set when it cannot.
+    private static func syncFile(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0
     }
 
     private static func fileSystemError(_ code: Int32, creating path: String) -> CacheStore.Error {
