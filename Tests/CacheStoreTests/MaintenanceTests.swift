@@ -13,6 +13,36 @@ struct MaintenanceTests {
         folder = try TemporaryFolder()
     }
 
+    // MARK: - Compacting
+
+    @Test func compactingGivesRemovedEntriesSpaceBackAndKeepsTheRest() async throws {
+        let path = folder.path("compact.sqlite")
+        let store = try CacheStore(path: path, configuration: configuration())
+        for index in 0..<40 {
+            try await store.save(
+                makeEntry("https://example.test/\(index < 4 ? "keep" : "drop")/\(index)"),
+                body: makeBody(size: 200_000, seed: UInt8(index)))
+        }
+        let removed = try await store.prune(PruneCriteria(urlPattern: "*/drop/*"))
+        #expect(removed.entryCount == 36)
+
+        let compacted = try await store.compact()
+
+        #expect(compacted.bytesAfter * 4 < compacted.bytesBefore, "\(compacted)")
+        #expect(compacted.reclaimedBytes > 36 * 200_000 / 2, "\(compacted)")
+        for index in 0..<4 {
+            let hit = try #require(try await store.lookup(url: "https://example.test/keep/\(index)"))
+            #expect(hit.body == makeBody(size: 200_000, seed: UInt8(index)))
+        }
+        #expect(try await store.verify().isSound)
+        #expect(try store.totals() == (try scannedTotals(store)))
+        try await store.close()
+        // The file is still a store of this version, and opens as one.
+        let reopened = try CacheStore(path: path, configuration: configuration())
+        #expect(try reopened.totals().entryCount == 4)
+        try await reopened.close()
+    }
+
     // MARK: - Totals
 
     @Test func totalsStayExactThroughARandomMixOfWrites() async throws {

@@ -241,6 +241,42 @@ final class EndToEndTests: Sendable {
         #expect(after["entries"] as? Int == 0)
     }
 
+    @Test func compactsTheStoreFileAfterPruning() async throws {
+        // Given a store grown by large bodies, most of which are then removed
+        try await withCacheStore(at: store) { store in
+            for index in 0..<30 {
+                try await store.save(
+                    CacheEntry(
+                        partition: "guest", method: .get, url: url("/big-\(index).bin"), varyKey: "", status: 200,
+                        headers: ["Content-Type": "application/octet-stream"], requestTime: Date(),
+                        responseTime: Date(), freshUntil: Date().addingTimeInterval(3_600)),
+                    body: Data(repeating: UInt8(index), count: 100_000))
+            }
+        }
+        let before = try fileSize(store)
+        // When
+        let result = try await run("prune", "--url-pattern", "*/big-1*", "--compact", "--json")
+        // Then
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let json = try jsonObject(result)
+        #expect(json["entries"] as? Int == 11)
+        let compactedTo = try #require(json["compactedTo"] as? Int)
+        #expect(compactedTo < before, "\(before) → \(compactedTo)")
+        #expect(try fileSize(store) < before)
+        let after = try jsonObject(try await run("inspect", "--json"))
+        #expect(after["entries"] as? Int == 19)
+        #expect(try await run("verify").exitCode == 0)
+        // Alone, it only compacts, and says so.
+        let alone = try await run("prune", "--compact")
+        #expect(alone.exitCode == 0, "\(alone.stderr)")
+        #expect(alone.stdout.hasPrefix("Removed 0 entries (0 B freed).\nCompacted the store: "))
+    }
+
+    private func fileSize(_ path: String) throws -> Int64 {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
     @Test(arguments: [
         (["prune"], "Error: Give at least one of --expired"),
         (["prune", "--include-pinned"], "Error: Give at least one of --expired"),

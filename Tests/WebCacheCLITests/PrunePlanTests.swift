@@ -27,6 +27,11 @@ struct PrunePlanTests {
         #expect(plan == .criteria(expected))
     }
 
+    @Test func compactsAloneOrAfterTheCriteria() throws {
+        #expect(try plan(["--compact"]) == .nothing)
+        #expect(try plan(["--expired", "--compact"]) == .criteria(PruneCriteria(expiredAt: now)))
+    }
+
     @Test func evictsToASize() throws {
         #expect(try plan(["--max-size", "10MiB"]) == .fit(byteLimit: 10 * 1024 * 1024))
         #expect(try plan(["--max-size", "0", "-n"]) == .fit(byteLimit: 0))
@@ -42,6 +47,8 @@ struct PrunePlanTests {
         (["--max-size", "-4K"], "The value '-4K' is invalid for '--max-size <size>'"),
         (["--max-size", "1G", "--expired"], "--max-size evicts by last access alone"),
         (["--max-size", "1G", "--include-pinned"], "--max-size evicts by last access alone"),
+        (["--compact", "--dry-run"], "--compact rewrites the store, which --dry-run promises not to do"),
+        (["--compact", "--include-pinned"], "Give at least one of"),
     ])
     func refusesPlansThatAreNotClear(arguments: [String], message: String) {
         let error = #expect(throws: UsageError.self) { try plan(arguments) }

@@ -22,4 +22,19 @@ extension Connection {
             }
         }
     }
+
+    /// Runs `body`, which takes the write lock itself (`VACUUM`), starting over after a lock conflict
+    /// with the same backoff as ``writeTransaction(retryingFor:_:)``.
+    func retryingBusy(for limit: Double, _ body: () throws -> Void) throws {
+        let deadline = Date().addingTimeInterval(limit)
+        var delay = 0.001
+        while true {
+            do {
+                return try body()
+            } catch let error as SQLiteError where error.isBusy && Date() < deadline {
+                Thread.sleep(forTimeInterval: delay * Double.random(in: 0.5...1.5))
+                delay = min(delay * 2, 0.1)
+            }
+        }
+    }
 }

@@ -55,6 +55,44 @@ extension CacheStore {
         }
     }
 
+    // MARK: - Compacting
+
+    /// Gives the space of removed entries back to the file system: rebuilds the store file without
+    /// its free pages (`VACUUM`), then copies the log into it and empties the log, so that both files
+    /// shrink. Without it, freed pages are reused by later writes but the file keeps its size.
+    ///
+    /// It rewrites the whole store once through the write-ahead log, so it needs about as much free
+    /// disk as the store's size while it runs, and writers in other processes wait for it.
+    ///
+    /// - Returns: The sizes of the store and its log before and after.
+    /// - Throws: ``CacheStore/Error``.
+    @discardableResult
+    public func compact() throws -> CompactResult {
+        guard let writer else { throw closedError }
+        try flushAccessLog()
+        let before = fileBytes()
+        do {
+            // VACUUM cannot run inside a transaction; it takes the write lock itself.
+            try writer.retryingBusy(for: configuration.busyRetryLimit) {
+                try writer.execute(sql: "VACUUM")
+            }
+            // Another process reading an old snapshot may keep the log from emptying; the next
+            // checkpoint finishes the job then.
+            try? writer.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        } catch {
+            throw storeError(error, action: "compact the store")
+        }
+        return CompactResult(bytesBefore: before, bytesAfter: fileBytes())
+    }
+
+    /// The bytes of the store file and its write-ahead log on disk.
+    private nonisolated func fileBytes() -> Int64 {
+        [path, path + "-wal"].reduce(0) { total, file in
+            var info = stat()
+            return total + (stat(file, &info) == 0 ? Int64(info.st_size) : 0)
+        }
+    }
+
     // MARK: - Pruning
 
     /// Removes the entries matching `criteria` in one transaction, or, with `dryRun`, only reports them.

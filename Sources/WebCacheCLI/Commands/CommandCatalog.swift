@@ -83,7 +83,9 @@ enum CommandCatalog {
         discussion: """
             Criteria combine: an entry goes when it matches all of them. Pinned entries stay unless \
             --include-pinned. At least one criterion is needed; to remove every entry, give --url-pattern '*'. \
-            --max-size works alone: it evicts least recently used unpinned entries until the bodies fit.
+            --max-size works alone: it evicts least recently used unpinned entries until the bodies fit. \
+            Removed entries leave free pages that later writes reuse; --compact gives them back to the \
+            file system (it rewrites the store, so it needs about the store's size in free disk).
             """,
         options: [
             OptionSpec(names: ["--expired"], kind: .flag, help: "Entries that can no longer be served, not even stale."),
@@ -94,6 +96,8 @@ enum CommandCatalog {
             OptionSpec(names: ["--max-size"], kind: .value(name: "size"),
                        help: "Evict least recently used entries until the store holds at most this much."),
             OptionSpec(names: ["--include-pinned"], kind: .flag, help: "Let the criteria remove pinned entries too."),
+            OptionSpec(names: ["--compact"], kind: .flag,
+                       help: "Then shrink the store file to what it holds (alone: only that)."),
             OptionSpec(names: ["--dry-run", "-n"], kind: .flag, help: "Show what would be removed; remove nothing."),
             OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
         ] + CommonOptions.store + CommonOptions.logging

@@ -2,12 +2,15 @@ import CacheStore
 import Foundation
 
 /// `webcache prune`: removes the entries that match every criterion given, or, with `--max-size`,
-/// evicts least recently used entries until the store fits; `--dry-run` only lists them.
+/// evicts least recently used entries until the store fits; `--dry-run` only lists them. With
+/// `--compact`, the store file then gives the space back to the file system.
 enum PruneCommand {
     /// What to remove, from the command line.
     enum Plan: Equatable {
         case criteria(PruneCriteria)
         case fit(byteLimit: Int64)
+        /// Nothing: `--compact` alone.
+        case nothing
     }
 
     /// The report, as printed and as JSON.
@@ -18,21 +21,33 @@ enum PruneCommand {
         var entryBytes: Int64
         var freedBytes: Int64
         var urls: [String]
+        /// The bytes of the store file and its log before and after `--compact`.
+        var compactedFrom: Int64?
+        var compactedTo: Int64?
     }
 
     static func run(_ context: CommandContext) async throws -> Int32 {
         let plan = try makePlan(context.arguments, now: Date())
         let dryRun = context.arguments.flag("dry-run")
+        let compacts = context.arguments.flag("compact")
         return try await context.withExistingStore { store in
-            let result: PruneResult
+            let result: PruneResult?
             switch plan {
             case .criteria(let criteria):
                 result = try await store.prune(criteria, dryRun: dryRun)
             case .fit(let byteLimit):
                 result = dryRun ? try store.evictionPlan(toFit: byteLimit) : try await store.evict(toFit: byteLimit)
+            case .nothing:
+                result = nil
             }
-            let report = Report(store: store.path, dryRun: dryRun, entries: result.entryCount,
-                                entryBytes: result.entryBytes, freedBytes: result.freedBytes, urls: result.urls)
+            var report = Report(store: store.path, dryRun: dryRun, entries: result?.entryCount ?? 0,
+                                entryBytes: result?.entryBytes ?? 0, freedBytes: result?.freedBytes ?? 0,
+                                urls: result?.urls ?? [])
+            if compacts {
+                let compacted = try await store.compact()
+                report.compactedFrom = compacted.bytesBefore
+                report.compactedTo = compacted.bytesAfter
+            }
             if context.arguments.flag("json") {
                 try JSONOutput.write(report, to: context.stdout)
             } else {
@@ -45,8 +60,14 @@ enum PruneCommand {
     /// Turns the options into a plan.
     ///
     /// - Throws: ``UsageError`` for a bad duration or size, for no criterion at all (pruning everything
-    ///   needs `--url-pattern '*'`), and for `--max-size` combined with criteria.
+    ///   needs `--url-pattern '*'`) unless `--compact` is given, for `--max-size` combined with
+    ///   criteria, and for `--compact` with `--dry-run`.
     static func makePlan(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> Plan {
+        let compacts = arguments.flag("compact")
+        if compacts && arguments.flag("dry-run") {
+            throw UsageError("--compact rewrites the store, which --dry-run promises not to do; give one of them",
+                             command: arguments.spec)
+        }
         var criteria = PruneCriteria()
         if arguments.flag("expired") {
             criteria.expiredAt = now
@@ -71,6 +92,7 @@ enum PruneCommand {
             return .fit(byteLimit: maxSize)
         }
         guard hasCriteria else {
+            if compacts && !criteria.includePinned { return .nothing }
             throw UsageError(
                 "Give at least one of --expired, --older-than, --host, --url-pattern, --partition or --max-size; "
                     + "to remove every entry, give --url-pattern '*'",
@@ -88,7 +110,12 @@ enum PruneCommand {
     private static func text(_ report: Report) -> String {
         let noun = report.entries == 1 ? "entry" : "entries"
         guard report.dryRun else {
-            return "Removed \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.freedBytes)) freed).\n"
+            var text = "Removed \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.freedBytes)) freed).\n"
+            if let before = report.compactedFrom, let after = report.compactedTo {
+                text += "Compacted the store: \(ValueParsers.formatBytes(before)) → \(ValueParsers.formatBytes(after)) "
+                    + "(\(ValueParsers.formatBytes(max(0, before - after))) given back).\n"
+            }
+            return text
         }
         var text = report.urls.map { "would remove: \($0)\n" }.joined()
         text += "Would remove \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.entryBytes))). "
