@@ -2,7 +2,10 @@ import Foundation
 
 /// How a preload runs: how much at once, how deep, what to fetch and what to leave.
 public struct PreloadOptions: Sendable, Hashable {
-    /// Transfers in flight at once.
+    /// Transfers in flight at once. When the cache's transport holds its connections to these
+    /// limits (``WebCache/Configuration/limitConnections(to:)``, as the command line does), the
+    /// engine hands it the next fetches ahead of time, and the transport starts each the moment a
+    /// connection is free.
     public var concurrency = 8
     /// Transfers in flight to one host at once.
     public var perHostConcurrency = 6
