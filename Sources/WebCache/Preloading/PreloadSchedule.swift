@@ -118,30 +118,33 @@ struct PreloadSchedule {
     /// Whether `page` and everything it needs have ended (stored, failed or skipped). References
     /// arrive before the fetch that found them ends, so a settled page's edges are final.
     func isSettled(_ page: URL) -> Bool {
-        guard outcomes[page] != nil else { return false }
-        var visited: Set<URL> = [page]
-        var stack = references[page] ?? []
-        while let (url, _) = stack.popLast() {
-            guard visited.insert(url).inserted else { continue }
-            guard outcomes[url] != nil else { return false }
-            if !pageSet.contains(url) { stack.append(contentsOf: references[url] ?? []) }
-        }
-        return true
+        outcomes[page] != nil && walkRequisites(of: page) { url, _ in outcomes[url] != nil }
     }
 
     /// Everything `page` needs, through stylesheets and manifests but not through other pages,
     /// each once, with the reason it is missing if it is.
     func requisites(of page: URL) -> [(url: URL, kind: String, failure: String?)] {
         var result: [(URL, String, String?)] = []
+        walkRequisites(of: page) { url, kind in
+            result.append((url, kind, failure(of: url)))
+            return true
+        }
+        return result
+    }
+
+    /// Visits what `page` needs, in document order, each once, through stylesheets and manifests but
+    /// not through other pages, until `visit` returns `false`; returns whether it never did.
+    @discardableResult
+    private func walkRequisites(of page: URL, _ visit: (URL, String) -> Bool) -> Bool {
         var visited: Set<URL> = [page]
         var stack = Array((references[page] ?? []).reversed())
         while let (url, kind) = stack.popLast() {
             guard visited.insert(url).inserted else { continue }
-            result.append((url, kind, failure(of: url)))
+            guard visit(url, kind) else { return false }
             if !pageSet.contains(url) {
                 stack.append(contentsOf: (references[url] ?? []).reversed())
             }
         }
-        return result
+        return true
     }
 }
