@@ -36,6 +36,7 @@ final class CurlEventLoop: @unchecked Sendable {
     private static let globalInit: Bool = curl_global_init(ccurl_global_all()) == CURLE_OK
 
     let configuration: CurlTransport.Configuration
+    private let resolvedConnections: ResolvedConnections
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
     private let nextID = Atomic<Int>(0)
@@ -44,6 +45,8 @@ final class CurlEventLoop: @unchecked Sendable {
         precondition(Self.globalInit, "libcurl could not be initialised.")
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory.") }
         self.configuration = configuration
+        self.resolvedConnections = ResolvedConnections(
+            configuration: configuration, environment: ProcessInfo.processInfo.environment)
         self.multi = multi
         let multiplex = configuration.httpVersion == .http2OverTLS ? ccurl_pipe_multiplex() : 0
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, multiplex)
@@ -89,7 +92,8 @@ final class CurlEventLoop: @unchecked Sendable {
             for command in commands {
                 switch command {
                 case .start(let spec):
-                    let transfer = CurlTransfer(spec: spec, configuration: configuration)
+                    let transfer = CurlTransfer(
+                        spec: spec, configuration: configuration, resolvedConnections: resolvedConnections)
                     if let failure = transfer.setUp() {
                         transfer.complete(with: .failure(failure))
                         continue

@@ -7,6 +7,7 @@ import HTTPCore
 final class CurlTransfer {
     let spec: CurlTransferSpec
     let configuration: CurlTransport.Configuration
+    private let resolvedConnections: ResolvedConnections
     let easy: UnsafeMutableRawPointer
     var requestTime = Date()
 
@@ -30,9 +31,12 @@ final class CurlTransfer {
     /// Whether the request was already sent again on a new connection (see ``retriesOnFreshConnection(after:)``).
     private var retriedOnFreshConnection = false
 
-    init(spec: CurlTransferSpec, configuration: CurlTransport.Configuration) {
+    init(
+        spec: CurlTransferSpec, configuration: CurlTransport.Configuration, resolvedConnections: ResolvedConnections
+    ) {
         self.spec = spec
         self.configuration = configuration
+        self.resolvedConnections = resolvedConnections
         guard let easy = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory.") }
         self.easy = easy
         let size = Int(ccurl_error_size())
@@ -165,7 +169,7 @@ final class CurlTransfer {
             return transfer.didReceiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
         }
         _ = ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
-        if request.refusesPrivateAddresses && checksConnectAddresses {
+        if request.refusesPrivateAddresses && resolvedConnections.connectsToResolvedAddress(of: url) {
             // Every connection this transfer opens is checked against the address libcurl actually
             // resolved, so a host that resolved to a public address earlier and to a private one now
             // (DNS rebinding) is refused before a byte is sent.
@@ -183,33 +187,6 @@ final class CurlTransfer {
                 message: "libcurl refused an option for the request to \(url.redactedForMessages).", url: url)
         }
         return nil
-    }
-
-    /// Whether this transfer's connections go to the address its host resolves to, so that checking
-    /// that address means something: not through a proxy (which resolves the host itself), and not
-    /// for a host the configuration maps to an address of its choosing (`resolve`, `connectTo`).
-    private var checksConnectAddresses: Bool {
-        let host = (url.host ?? "").lowercased()
-        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
-        func covers(_ entry: String, hostField: Int, portField: Int) -> Bool {
-            let fields = entry.trimmingCharacters(in: CharacterSet(charactersIn: "+-")).split(
-                separator: ":", omittingEmptySubsequences: false)
-            guard fields.count > max(hostField, portField) else { return false }
-            let entryHost = fields[hostField].lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            let hostMatches = entryHost.isEmpty || entryHost == host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            let portMatches = fields[portField].isEmpty || Int(fields[portField]) == port
-            return hostMatches && portMatches
-        }
-        if configuration.resolve.contains(where: { covers($0, hostField: 0, portField: 1) }) { return false }
-        if configuration.connectTo.contains(where: { covers($0, hostField: 0, portField: 1) }) { return false }
-        switch configuration.proxy {
-        case .some(""): return true
-        case .some: return false
-        case .none:
-            let environment = ProcessInfo.processInfo.environment
-            let names = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
-            return !names.contains { !(environment[$0] ?? "").isEmpty }
-        }
     }
 
     /// Opens the socket for a connection libcurl is about to make, unless `address` is not public.
