@@ -232,13 +232,8 @@ enum URLReference {
         (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
     }
 
-    /// The value for messages: credentials (`//user:password@`) hidden, control characters spelled
-    /// out, a long value cut short.
+    /// A reference for messages (``MessageText/excerpt(_:limit:)``), up to 100 characters.
     static func excerpt(_ text: String) -> String {
-        let redacted = text.replacingOccurrences(of: "//[^/@?#\\s]*@", with: "//***@", options: .regularExpression)
-        let visible = redacted.unicodeScalars.map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-        }.joined()
-        return visible.count > 100 ? String(visible.prefix(97)) + "..." : visible
+        MessageText.excerpt(text, limit: 100)
     }
 }

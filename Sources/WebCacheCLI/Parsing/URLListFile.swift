@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// A list of URLs read from a file: one per line, `#` starts a comment, blank lines are allowed.
 ///
@@ -68,13 +69,8 @@ struct URLListFile: Sendable {
         }
     }
 
-    /// The start of a long value, for messages: credentials (`//user:password@`) hidden and control
-    /// characters spelled out, so that a message neither leaks a password nor garbles a terminal.
+    /// A line's value for messages (``MessageText/excerpt(_:limit:)``), up to 80 characters.
     static func excerpt(_ text: String) -> String {
-        let redacted = text.replacingOccurrences(of: "//[^/@?#\\s]*@", with: "//***@", options: .regularExpression)
-        let visible = redacted.unicodeScalars.map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-        }.joined()
-        return visible.count > 80 ? String(visible.prefix(77)) + "..." : visible
+        MessageText.excerpt(text, limit: 80)
     }
 }

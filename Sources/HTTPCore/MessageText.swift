@@ -1,0 +1,15 @@
+import Foundation
+
+/// Values quoted in messages.
+public enum MessageText {
+    /// `text` for a message: credentials (`//user:password@`) hidden and control characters spelled
+    /// out, so that a message neither leaks a password nor garbles a terminal, and cut to `limit`
+    /// characters with `...` when longer.
+    public static func excerpt(_ text: String, limit: Int) -> String {
+        let redacted = text.replacingOccurrences(of: "//[^/@?#\\s]*@", with: "//***@", options: .regularExpression)
+        let visible = redacted.unicodeScalars.map { scalar in
+            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }.joined()
+        return visible.count > limit ? String(visible.prefix(limit - 3)) + "..." : visible
+    }
+}
