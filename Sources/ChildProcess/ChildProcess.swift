@@ -174,16 +174,19 @@ public final class ChildProcess: Sendable {
 
     /// Sends `signal` to the child, unless it has ended and been reaped.
     public func send(_ signal: Int32) {
-        reaped.withLock { reaped in
-            if !reaped { kill(pid, signal) }
-        }
+        deliver(signal, to: pid)
     }
 
     /// Sends `signal` to the child's process group (the child must have been started with
     /// `newProcessGroup`), unless the child has ended and been reaped.
     public func signalGroup(_ signal: Int32) {
+        deliver(signal, to: -pid)
+    }
+
+    /// Sends `signal` to `target` (the child, or its group as `-pid`) while the child is not reaped.
+    private func deliver(_ signal: Int32, to target: pid_t) {
         reaped.withLock { reaped in
-            if !reaped { kill(-pid, signal) }
+            if !reaped { kill(target, signal) }
         }
     }
 

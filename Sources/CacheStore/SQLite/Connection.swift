@@ -120,20 +120,17 @@ final class Connection {
     /// `BEGIN IMMEDIATE` takes the write lock up front: upgrading a deferred transaction can fail with
     /// an `SQLITE_BUSY` that the busy handler does not retry (GRDB `beginTransaction`).
     func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute(sql: "BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try execute(sql: "COMMIT")
-            return result
-        } catch {
-            rollbackIfNeeded()
-            throw error
-        }
+        try transaction(begin: "BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` inside a deferred read transaction, so that every query sees one snapshot.
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute(sql: "BEGIN DEFERRED")
+        try transaction(begin: "BEGIN DEFERRED", body)
+    }
+
+    /// Runs `body` between `begin` and `COMMIT`, rolling back on any error.
+    private func transaction<T>(begin: String, _ body: () throws -> T) throws -> T {
+        try execute(sql: begin)
         do {
             let result = try body()
             try execute(sql: "COMMIT")
