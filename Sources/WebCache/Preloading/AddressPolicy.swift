@@ -23,6 +23,11 @@ final class AddressPolicy: Sendable {
         return isPrivate(host: referrerHost)
     }
 
+    /// Whether what `referrer` references must come from public addresses: it is on one itself.
+    func requiresPublicAddresses(from referrer: URL) -> Bool {
+        !isPrivate(host: referrer.host ?? "")
+    }
+
     /// Whether `host` is, or resolves to, a non-public address.
     func isPrivate(host: String) -> Bool {
         // `localhost.` is `localhost`: the root's empty label changes nothing the resolver does.

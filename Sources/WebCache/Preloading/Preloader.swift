@@ -170,7 +170,7 @@ struct Preloader: Sendable {
             }
             _ = schedule.enqueue(PreloadItem(
                 url: url, kind: nil, depth: parent.depth + 1,
-                refusesPrivateAddresses: !addresses.isPrivate(host: base.host ?? "")))
+                refusesPrivateAddresses: addresses.requiresPublicAddresses(from: base)))
             report.pages += 1
             events(.discovered(url: url, kind: "page", in: base))
             return
@@ -184,7 +184,7 @@ struct Preloader: Sendable {
         }
         _ = schedule.enqueue(PreloadItem(
             url: url, kind: reference.kind, depth: parent.depth,
-            refusesPrivateAddresses: !addresses.isPrivate(host: base.host ?? "")))
+            refusesPrivateAddresses: addresses.requiresPublicAddresses(from: base)))
         events(.discovered(url: url, kind: reference.kind.rawValue, in: base))
     }
 
@@ -304,7 +304,7 @@ struct Preloader: Sendable {
             if let refused {
                 throw RedirectRefusal(reason: "it redirects to \(next.redactedForMessages), and \(refused)")
             }
-            if !addresses.isPrivate(host: current.host ?? "") { request.refusesPrivateAddresses = true }
+            if addresses.requiresPublicAddresses(from: current) { request.refusesPrivateAddresses = true }
             current = next
         }
     }
