@@ -11,6 +11,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib.sh"
 duration=${DURATION:-10}
 connections=${CONNECTIONS:-16}
 threads=${THREADS:-2}
@@ -33,15 +34,6 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-
-first_line() {
-    for _ in $(seq 100); do
-        if [ -s "$1" ]; then head -n 1 "$1"; return; fi
-        sleep 0.1
-    done
-    echo "error: no URL appeared in $1" >&2
-    exit 1
-}
 
 # The files: a small stylesheet, a 112 KB image from examples/site, and 1 MiB of random bytes
 # (named .png so that the origin marks it cacheable for a year, like the others).

@@ -8,6 +8,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib.sh"
 bin=${1:-$root/.build/debug}
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$chromium" ]; then
@@ -25,16 +26,6 @@ cleanup() {
     [ -n "${KEEP_WORK:-}" ] && echo "kept $work" >&2 || rm -rf "$work"
 }
 trap cleanup EXIT
-
-# Prints the first line a background process writes to FILE (its URL), waiting up to 10 s.
-first_line() {
-    for _ in $(seq 100); do
-        if [ -s "$1" ]; then head -n 1 "$1"; return; fi
-        sleep 0.1
-    done
-    echo "error: no URL appeared in $1" >&2
-    exit 1
-}
 
 # One headless browser run with a fresh profile (so its own cache holds nothing) and fixed time.
 shoot() {

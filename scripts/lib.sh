@@ -1,0 +1,12 @@
+# Helpers the benchmark and check scripts share. Sourced, not run.
+
+# first_line FILE: prints the first line a background process writes to FILE (its URL), waiting up
+# to 10 s; exits the script with an error when none appears.
+first_line() {
+    for _ in $(seq 100); do
+        if [ -s "$1" ]; then head -n 1 "$1"; return; fi
+        sleep 0.1
+    done
+    echo "error: no URL appeared in $1" >&2
+    exit 1
+}
