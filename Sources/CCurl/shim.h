@@ -20,6 +20,10 @@ static inline CURLcode ccurl_easy_setopt_write_callback(CURL *h, CURLoption o, c
 static inline CURLcode ccurl_easy_setopt_opensocket_callback(CURL *h, curl_opensocket_callback v) {
     return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, v);
 }
+/* For CURLOPT_PREREQFUNCTION. */
+static inline CURLcode ccurl_easy_setopt_prereq_callback(CURL *h, curl_prereq_callback v) {
+    return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, v);
+}
 static inline CURLMcode ccurl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 
 static inline CURLcode ccurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
@@ -32,6 +36,8 @@ static inline long ccurl_pipe_multiplex(void) { return CURLPIPE_MULTIPLEX; }
 static inline long ccurl_global_all(void) { return CURL_GLOBAL_ALL; }
 static inline int ccurl_error_size(void) { return CURL_ERROR_SIZE; }
 static inline curl_socket_t ccurl_socket_bad(void) { return CURL_SOCKET_BAD; }
+static inline int ccurl_prereqfunc_ok(void) { return CURL_PREREQFUNC_OK; }
+static inline int ccurl_prereqfunc_abort(void) { return CURL_PREREQFUNC_ABORT; }
 
 /* The result of a finished transfer, from the union inside CURLMsg. */
 static inline CURLcode ccurl_msg_result(const CURLMsg *m) { return m->data.result; }

@@ -45,6 +45,16 @@ public enum NetworkAddress {
         }
     }
 
+    /// Whether the numeric address `text` (`203.0.113.7`, `::1`) is not a public IPv4 or IPv6
+    /// address; text that is neither counts as not public.
+    public static func isPrivate(numeric text: String) -> Bool {
+        var ipv4 = in_addr()
+        if inet_pton(AF_INET, text, &ipv4) == 1 { return isPrivate(ipv4: UInt32(bigEndian: ipv4.s_addr)) }
+        var ipv6 = in6_addr()
+        if inet_pton(AF_INET6, text, &ipv6) == 1 { return isPrivate(ipv6: withUnsafeBytes(of: ipv6) { Array($0) }) }
+        return true
+    }
+
     /// The numeric form of `address`, such as `127.0.0.1` or `::1`, for messages.
     public static func text(_ address: UnsafePointer<sockaddr>) -> String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)

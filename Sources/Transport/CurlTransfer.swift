@@ -179,6 +179,14 @@ final class CurlTransfer {
                 return transfer.openSocket(address)
             } == CURLE_OK
             _ = ccurl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
+            // A connection kept alive from an earlier request opens no socket, so the address is
+            // checked again once libcurl has picked the connection, new or reused.
+            ok = ok && ccurl_easy_setopt_prereq_callback(easy) { context, primaryIP, _, _, _ in
+                guard let context, let primaryIP else { return ccurl_prereqfunc_abort() }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                return transfer.mayUseConnection(to: String(cString: primaryIP))
+            } == CURLE_OK
+            _ = ccurl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
         }
 
         guard ok else {
@@ -198,6 +206,13 @@ final class CurlTransfer {
         }
         return socket(address.pointee.family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue),
                       address.pointee.protocol)
+    }
+
+    /// Whether the request may be sent on a connection to `address`, new or reused.
+    private func mayUseConnection(to address: String) -> Int32 {
+        guard NetworkAddress.isPrivate(numeric: address) else { return ccurl_prereqfunc_ok() }
+        refusedAddress = address
+        return ccurl_prereqfunc_abort()
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
@@ -343,12 +358,12 @@ final class CurlTransfer {
             complete(with: .failure(failure))
             return
         }
-        if let refusedAddress, code == CURLE_COULDNT_CONNECT {
+        if let refusedAddress, code == CURLE_COULDNT_CONNECT || code == CURLE_ABORTED_BY_CALLBACK {
             let target = url.redactedForMessages
             complete(with: .failure(TransportError(
                 code: .addressRefused,
-                message: "Refused to connect to \(target): its host resolved to \(refusedAddress), a loopback, "
-                    + "private or link-local address, which this request may not reach.",
+                message: "Refused to send the request to \(target): its host resolved to \(refusedAddress), "
+                    + "a loopback, private or link-local address, which this request may not reach.",
                 url: url, curlCode: Int(code.rawValue))))
             return
         }

@@ -43,6 +43,24 @@ import Testing
         #expect(server.requests.count == 1)
     }
 
+    @Test func aConnectionKeptAliveFromAnEarlierRequestIsCheckedToo() async throws {
+        // The first request may reach the origin and leaves its connection open; the second, which
+        // may not, would reuse it without opening a socket.
+        let server = try TestOrigin.start()
+        defer { server.stop() }
+        let transport = try Self.transport()
+        let (first, _) = try await transport.fetch(HTTPRequest(url: server.url("hello")))
+        #expect(first.head.status == 200)
+
+        let error = try await #require(throws: TransportError.self) {
+            _ = try await transport.fetch(HTTPRequest(url: server.url("hello"), refusesPrivateAddresses: true))
+        }
+
+        #expect(error.code == .addressRefused)
+        #expect(error.message.contains("127.0.0.1"), "\(error.message)")
+        #expect(server.requests.count == 1, "the origin got \(server.requests.count) requests")
+    }
+
     @Test func aHostTheConfigurationMapsItselfIsNotChecked() async throws {
         // `--resolve` and `--connect-to` are the user's own choice of address, like a proxy's.
         let server = try TestOrigin.start()

@@ -141,6 +141,7 @@ import WebCacheTestSupport
         try #require(parts.count == 4)
         let value = parts[0] << 24 | parts[1] << 16 | parts[2] << 8 | parts[3]
         #expect(NetworkAddress.isPrivate(ipv4: value) == isPrivate)
+        #expect(NetworkAddress.isPrivate(numeric: address) == isPrivate)
         #expect(AddressPolicy().isPrivate(host: address) == isPrivate)
     }
 
@@ -152,6 +153,14 @@ import WebCacheTestSupport
     ])
     func hostClassification(host: String, isPrivate: Bool) {
         #expect(AddressPolicy().isPrivate(host: host) == isPrivate)
+        if host.hasPrefix("[") {
+            #expect(NetworkAddress.isPrivate(numeric: String(host.dropFirst().dropLast())) == isPrivate)
+        }
+    }
+
+    @Test(arguments: ["", "localhost", "example.com", "1.2.3", "::g", "[::1]"])
+    func textThatIsNoNumericAddressIsNotPublic(text: String) {
+        #expect(NetworkAddress.isPrivate(numeric: text))
     }
 
     @Test(arguments: [
