@@ -7,6 +7,10 @@
 # Beside them, as the floor: curl fetching every page and requisite of the ground truth (the URLs
 # webcache fetches) with the same parallelism, discarding the bodies: no discovery and nothing stored.
 #
+# And wget2 followed by a sync of the file system it wrote to: webcache's store is on disk when it
+# exits (SQLite syncs it at its last checkpoint), wget2's files are not until the kernel writes them
+# back, so this row compares the two at equal durability.
+#
 # For each tool and latency: wall time cold (empty store or folder) and warm (the same store or folder
 # again: webcache revalidates, wget2 uses --timestamping), requests and body bytes (the tools' own
 # counts: webcache's JSON summary, wget2's --stats-site), peak memory (/usr/bin/time -v), and the
@@ -95,6 +99,13 @@ run_wget2() {  # name folder
         --stats-site="csv:$work/out-$1.csv" >"$work/err-$1.txt" 2>&1 || true
 }
 
+run_wget2_synced() {  # name folder
+    measure "$1" bash -c '"$@" && sync --file-system "$0"' "$2" \
+        wget2 --page-requisites --input-file="$work/absolute-urls.txt" --directory-prefix="$2" \
+        --no-host-directories --timestamping --no-robots --max-threads="$parallel" --no-verbose \
+        --stats-site="csv:$work/out-$1.csv" >"$work/err-$1.txt" 2>&1 || true
+}
+
 results="$work/results.tsv"
 : >"$results"
 for delay in 0 "$latency"; do
@@ -106,6 +117,8 @@ for delay in 0 "$latency"; do
         run_webcache "webcache-$delay-warm-$round" "$work/store-$delay.sqlite"
         run_wget2 "wget2-$delay-warm-$round" "$work/mirror-$delay"
         run_floor "floor-$delay-cold-$round"
+        rm -rf "$work/mirror-synced-$delay"
+        run_wget2_synced "wget2-synced-$delay-cold-$round" "$work/mirror-synced-$delay"
     done
     stop_origin
 done
@@ -165,8 +178,8 @@ def floor_counts(name):
 
 rows = []
 for delay in ["0", latency]:
-    for tool in ["webcache", "wget2", "curl (floor)"]:
-        for phase in (["cold"] if tool == "curl (floor)" else ["cold", "warm"]):
+    for tool in ["webcache", "wget2", "wget2 + sync", "curl (floor)"]:
+        for phase in (["cold", "warm"] if tool in ["webcache", "wget2"] else ["cold"]):
             if tool == "curl (floor)":
                 names = ["floor-%s-cold-%d" % (delay, round) for round in range(1, repeat + 1)]
                 stats = [time_stats(name) for name in names]
@@ -175,7 +188,8 @@ for delay in ["0", latency]:
                              statistics.median(stat[2] for stat in stats), requests, body,
                              max(stat[1] for stat in stats), None, failed))
                 continue
-            names = ["%s-%s-%s-%d" % (tool, delay, phase, round) for round in range(1, repeat + 1)]
+            prefix = {"wget2 + sync": "wget2-synced"}.get(tool, tool)
+            names = ["%s-%s-%s-%d" % (prefix, delay, phase, round) for round in range(1, repeat + 1)]
             stats = [time_stats(name) for name in names]
             wall = statistics.median(stat[0] for stat in stats)
             cpu = statistics.median(stat[2] for stat in stats)
@@ -183,7 +197,8 @@ for delay in ["0", latency]:
             if tool == "webcache":
                 requests, body, found, failed = webcache_counts(names[0])
             else:
-                requests, body, found, failed = wget2_counts(names[0], os.path.join(work, "mirror-%s" % delay))
+                folder = "mirror-synced-%s" % delay if tool == "wget2 + sync" else "mirror-%s" % delay
+                requests, body, found, failed = wget2_counts(names[0], os.path.join(work, folder))
             rows.append((delay, tool, phase, wall, cpu, requests, body, rss, found, failed))
 
 cold_bytes = {(row[0], row[1]): row[6] for row in rows if row[2] == "cold"}
