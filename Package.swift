@@ -71,7 +71,7 @@ let package = Package(
         // Helpers the test targets share: temporary folders, the built executables, raw sockets.
         .target(
             name: "WebCacheTestSupport",
-            dependencies: ["ChildProcess", "HTTPCore"],
+            dependencies: ["ChildProcess", "HTTPCore", "LocalOrigin"],
             path: "Tests/Support",
             swiftSettings: swiftSettings
         ),

@@ -22,8 +22,8 @@ import HTTPCore
 ///
 /// The first requests carry `Authorization: Bearer <token>` and no cookies; once the instance answers
 /// one with session cookies, requests carry the cookies and no bearer. A redirect to the login page
-/// (see ``SessionPolicy``) asks for one replay with a fresh token; a second one for the same request
-/// fails with ``SessionError/Code/freshTokenRefused``. Concurrent requests that need a fresh token
+/// or an expiry status such as 401 (see ``SessionPolicy``) asks for one replay with a fresh token; a
+/// second one for the same request fails with ``SessionError/Code/freshTokenRefused``. Concurrent requests that need a fresh token
 /// share one provider call, and a request whose token was already replaced by another request's
 /// refresh uses that new token instead of refreshing again.
 ///
@@ -192,6 +192,8 @@ public actor Session {
         let isLogin =
             policy.isLoginRedirect(response, for: responseURL)
             || (finalURL.map { policy.isLoginPage($0, for: ticket.url) } ?? false)
+        let isExpiry = !isLogin && policy.isExpiryStatus(response)
+        let refusal = isExpiry ? "answered with status \(response.status)" : "redirected to the login page"
         let sent = SessionStateMachine.SentRequest(
             isReplay: ticket.attempt > 0,
             carriedBearer: ticket.credential == .bearer,
@@ -199,7 +201,7 @@ public actor Session {
         )
         let action = machine.responseReceived(
             sent: sent,
-            isLoginRedirect: isLogin,
+            sessionRejected: isLogin || isExpiry,
             sessionCookiesPresent: cookieJar.containsCookies(for: ticket.url, now: now)
         )
         switch action {
@@ -212,15 +214,18 @@ public actor Session {
                 SessionError(
                     code: .freshTokenRefused,
                     message: "The instance refused a fresh token: the request for \(Self.name(of: ticket.url)) was "
-                        + "redirected to the login page again after re-authentication."
+                        + "\(refusal) again after re-authentication."
                 )
             )
         case .fail(.guestRedirectedToLogin):
             return .fail(
                 SessionError(
                     code: .guestRedirectedToLogin,
-                    message: "The instance redirected the guest request for \(Self.name(of: ticket.url)) to its login "
-                        + "page; the page needs a signed-in user."
+                    message: (isExpiry
+                        ? "The instance refused the guest request for \(Self.name(of: ticket.url)) with status "
+                            + "\(response.status)"
+                        : "The instance redirected the guest request for \(Self.name(of: ticket.url)) to its login page")
+                        + "; the page needs a signed-in user."
                 )
             )
         }

@@ -8,9 +8,10 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
             self.name = name
         }
 
-        /// The replay with a fresh token was redirected to the login page again.
+        /// The replay with a fresh token was redirected to the login page again, or refused with an
+        /// expiry status (``SessionPolicy/expiryStatuses``).
         public static let freshTokenRefused = Code("freshTokenRefused")
-        /// A guest request was redirected to the login page.
+        /// A guest request was redirected to the login page, or refused with an expiry status.
         public static let guestRedirectedToLogin = Code("guestRedirectedToLogin")
         /// The authorization provider failed; ``SessionError/cause`` holds its error.
         public static let tokenUnavailable = Code("tokenUnavailable")

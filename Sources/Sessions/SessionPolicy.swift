@@ -15,6 +15,10 @@ import HTTPCore
 ///
 /// A redirect to the request's own path is never a login redirect (an instance normalising
 /// `/login` to `/login?lang=en` is not expiring a session).
+///
+/// An instance may also say so with a status: by default, `401 Unauthorized` to a request that
+/// carried the session's cookies or its bearer token means they are no longer accepted (an expired
+/// session, or an access token revoked before its time, RFC 6750 §3.1).
 public struct SessionPolicy: Sendable, Hashable {
     /// Path patterns that identify a login page.
     public var loginPathPatterns: [String]
@@ -22,6 +26,8 @@ public struct SessionPolicy: Sendable, Hashable {
     public var loginHosts: Set<String>
     /// Redirect statuses that can lead to the login page.
     public var redirectStatuses: Set<Int>
+    /// Statuses that by themselves mean the instance no longer accepts the request's credentials.
+    public var expiryStatuses: Set<Int>
 
     /// Patterns common to instances and identity providers.
     public static let defaultLoginPathPatterns = [
@@ -29,18 +35,25 @@ public struct SessionPolicy: Sendable, Hashable {
         "login.do", "/saml", "/saml/", "/saml2/", "/sso/",
     ]
 
-    /// Creates a policy; the defaults recognise the usual login paths after a 302, 303 or 307.
+    /// Creates a policy; the defaults recognise the usual login paths after a 302, 303 or 307, and a 401.
     public init(
         loginPathPatterns: [String] = SessionPolicy.defaultLoginPathPatterns,
         loginHosts: Set<String> = [],
-        redirectStatuses: Set<Int> = [302, 303, 307]
+        redirectStatuses: Set<Int> = [302, 303, 307],
+        expiryStatuses: Set<Int> = [401]
     ) {
         self.loginPathPatterns = loginPathPatterns
         self.loginHosts = loginHosts
         self.redirectStatuses = redirectStatuses
+        self.expiryStatuses = expiryStatuses
     }
 
     // MARK: - Decisions
+
+    /// Whether `response`'s status says the instance no longer accepts the request's credentials.
+    public func isExpiryStatus(_ response: HTTPResponseHead) -> Bool {
+        expiryStatuses.contains(response.status)
+    }
 
     /// Whether `response`, received for `requestURL`, redirects to a login page.
     public func isLoginRedirect(_ response: HTTPResponseHead, for requestURL: URL) -> Bool {

@@ -4,7 +4,7 @@
 /// ```
 ///              bearer response with session cookies
 /// noSession ─────────────────────────────────────────▶ established
-///                                                   ▲       │ login redirect
+///                                                   ▲       │ login redirect or 401
 ///              bearer response with session cookies │       ▼
 ///                                                  reauthenticating
 ///
@@ -12,16 +12,17 @@
 /// ```
 ///
 /// Requests carry the bearer token until the instance has answered one with session cookies; from
-/// then on they carry the cookies and no bearer. A login redirect moves the session to
-/// `reauthenticating` and asks for the request to be replayed, once, with a fresh token; a login
-/// redirect of that replay is a failure. Each request's own history lives in its ``SessionTicket``.
+/// then on they carry the cookies and no bearer. A rejection (a login redirect, or an expiry status
+/// such as 401) moves the session to `reauthenticating` and asks for the request to be replayed,
+/// once, with a fresh token; a rejection of that replay is a failure. Each request's own history
+/// lives in its ``SessionTicket``.
 struct SessionStateMachine: Sendable, Hashable {
     enum State: Sendable, Hashable {
         /// No session yet (or after logout): requests carry the bearer token.
         case noSession
         /// The instance answered a bearer request with session cookies: requests carry the cookies.
         case established
-        /// A login redirect was seen: requests carry a fresh bearer token until a session is established.
+        /// A rejection was seen: requests carry a fresh bearer token until a session is established.
         case reauthenticating
     }
 
@@ -41,9 +42,9 @@ struct SessionStateMachine: Sendable, Hashable {
     }
 
     enum Failure: Sendable, Hashable {
-        /// The replay, made with a fresh token, was redirected to the login page again.
+        /// The replay, made with a fresh token, was rejected again.
         case freshTokenRefused
-        /// A guest request was redirected to the login page: there is no token to offer.
+        /// A guest request was rejected: there is no token to offer.
         case guestRedirectedToLogin
     }
 
@@ -61,7 +62,7 @@ struct SessionStateMachine: Sendable, Hashable {
     /// A request to the instance is about to be sent.
     ///
     /// - Parameters:
-    ///   - isReplay: the request is the replay after a login redirect.
+    ///   - isReplay: the request is the replay after a rejection.
     ///   - cookiesAvailable: the jar holds cookies for the request's URL.
     func requestWillBeSent(isReplay: Bool, cookiesAvailable: Bool) -> RequestAction {
         if isReplay { return .sendBearer(forceRefresh: true) }
@@ -75,14 +76,14 @@ struct SessionStateMachine: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - sent: how the request was sent.
-    ///   - isLoginRedirect: the policy recognised the login page.
+    ///   - sessionRejected: the policy recognised the login page or an expiry status.
     ///   - sessionCookiesPresent: the jar now holds cookies for the instance.
     mutating func responseReceived(
         sent: SentRequest,
-        isLoginRedirect: Bool,
+        sessionRejected: Bool,
         sessionCookiesPresent: Bool
     ) -> ResponseAction {
-        if isLoginRedirect {
+        if sessionRejected {
             if sent.isGuest { return .fail(.guestRedirectedToLogin) }
             // At most one re-authentication per request.
             if sent.isReplay { return .fail(.freshTokenRefused) }

@@ -26,7 +26,7 @@ extension WebCache {
         /// The signed-in user's stable identifier, which names the store partition that keeps the
         /// user's responses apart from everyone else's. Required with ``authorization``.
         public var userID: String?
-        /// How an expired session is recognised (the login page patterns).
+        /// How an expired session is recognised (the login page patterns, the expiry statuses).
         public var sessionPolicy = SessionPolicy()
         /// Keep the signed-in user's session cookies across runs, in a file next to the store
         /// (`<store>.cookies-<partition>.json`, mode 0600) saved by ``WebCache/close()`` and deleted by

@@ -46,6 +46,12 @@ struct SessionPolicyTests {
         #expect(!policy.isLoginRedirect(redirect(302, to: "/login.do?lang=en"), for: loginPage))
     }
 
+    @Test(arguments: [(401, true), (403, false), (200, false), (302, false), (407, false)])
+    func unauthorizedIsTheDefaultExpiryStatus(status: Int, expires: Bool) {
+        #expect(SessionPolicy().isExpiryStatus(HTTPResponseHead(status: status)) == expires)
+        #expect(!SessionPolicy(expiryStatuses: []).isExpiryStatus(HTTPResponseHead(status: status)))
+    }
+
     @Test func loginHostsMatchAnyPath() {
         let custom = SessionPolicy(loginHosts: ["SSO.Example.org"])
         #expect(custom.isLoginRedirect(redirect(303, to: "https://sso.example.org/start?rt=1"), for: page))

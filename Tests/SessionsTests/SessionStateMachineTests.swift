@@ -23,7 +23,7 @@ struct SessionStateMachineTests {
         // When
         let action = machine.responseReceived(
             sent: Self.firstBearer,
-            isLoginRedirect: false,
+            sessionRejected: false,
             sessionCookiesPresent: true
         )
         // Then
@@ -34,25 +34,25 @@ struct SessionStateMachineTests {
 
     @Test func bearerResponseWithoutCookiesEstablishesNothing() {
         var machine = SessionStateMachine()
-        _ = machine.responseReceived(sent: Self.firstBearer, isLoginRedirect: false, sessionCookiesPresent: false)
+        _ = machine.responseReceived(sent: Self.firstBearer, sessionRejected: false, sessionCookiesPresent: false)
         #expect(machine.state == .noSession)
         #expect(machine.requestWillBeSent(isReplay: false, cookiesAvailable: false) == .sendBearer(forceRefresh: false))
     }
 
     @Test func establishedSessionWhoseCookiesExpiredFallsBackToTheBearer() {
         var machine = SessionStateMachine()
-        _ = machine.responseReceived(sent: Self.firstBearer, isLoginRedirect: false, sessionCookiesPresent: true)
+        _ = machine.responseReceived(sent: Self.firstBearer, sessionRejected: false, sessionCookiesPresent: true)
         #expect(machine.requestWillBeSent(isReplay: false, cookiesAvailable: false) == .sendBearer(forceRefresh: false))
     }
 
     @Test func loginRedirectAsksForOneReplayWithAFreshToken() {
         // Given an established session
         var machine = SessionStateMachine()
-        _ = machine.responseReceived(sent: Self.firstBearer, isLoginRedirect: false, sessionCookiesPresent: true)
+        _ = machine.responseReceived(sent: Self.firstBearer, sessionRejected: false, sessionCookiesPresent: true)
         // When a cookie request is redirected to the login page
         let action = machine.responseReceived(
             sent: Self.cookieRequest,
-            isLoginRedirect: true,
+            sessionRejected: true,
             sessionCookiesPresent: true
         )
         // Then
@@ -62,7 +62,7 @@ struct SessionStateMachineTests {
         #expect(machine.requestWillBeSent(isReplay: false, cookiesAvailable: true) == .sendBearer(forceRefresh: false))
         // And the successful replay re-establishes the session
         #expect(
-            machine.responseReceived(sent: Self.replay, isLoginRedirect: false, sessionCookiesPresent: true) == .proceed
+            machine.responseReceived(sent: Self.replay, sessionRejected: false, sessionCookiesPresent: true) == .proceed
         )
         #expect(machine.state == .established)
     }
@@ -70,11 +70,11 @@ struct SessionStateMachineTests {
     @Test func secondLoginRedirectForTheSameRequestFails() {
         var machine = SessionStateMachine()
         #expect(
-            machine.responseReceived(sent: Self.firstBearer, isLoginRedirect: true, sessionCookiesPresent: false)
+            machine.responseReceived(sent: Self.firstBearer, sessionRejected: true, sessionCookiesPresent: false)
                 == .replayWithFreshToken
         )
         #expect(
-            machine.responseReceived(sent: Self.replay, isLoginRedirect: true, sessionCookiesPresent: false)
+            machine.responseReceived(sent: Self.replay, sessionRejected: true, sessionCookiesPresent: false)
                 == .fail(.freshTokenRefused)
         )
     }
@@ -82,7 +82,7 @@ struct SessionStateMachineTests {
     @Test func guestLoginRedirectFailsWithoutReplay() {
         var machine = SessionStateMachine()
         #expect(
-            machine.responseReceived(sent: Self.guest, isLoginRedirect: true, sessionCookiesPresent: false)
+            machine.responseReceived(sent: Self.guest, sessionRejected: true, sessionCookiesPresent: false)
                 == .fail(.guestRedirectedToLogin)
         )
         #expect(machine.state == .noSession)
@@ -91,14 +91,14 @@ struct SessionStateMachineTests {
     @Test func guestResponsesNeverEstablishABearerSession() {
         var machine = SessionStateMachine()
         #expect(
-            machine.responseReceived(sent: Self.guest, isLoginRedirect: false, sessionCookiesPresent: true) == .proceed
+            machine.responseReceived(sent: Self.guest, sessionRejected: false, sessionCookiesPresent: true) == .proceed
         )
         #expect(machine.state == .noSession)
     }
 
     @Test func logoutReturnsToNoSession() {
         var machine = SessionStateMachine()
-        _ = machine.responseReceived(sent: Self.firstBearer, isLoginRedirect: false, sessionCookiesPresent: true)
+        _ = machine.responseReceived(sent: Self.firstBearer, sessionRejected: false, sessionCookiesPresent: true)
         machine.loggedOut()
         #expect(machine.state == .noSession)
         #expect(machine.requestWillBeSent(isReplay: false, cookiesAvailable: true) == .sendBearer(forceRefresh: false))

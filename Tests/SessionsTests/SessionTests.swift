@@ -172,6 +172,74 @@ struct SessionTests {
         #expect(!error.description.contains("token-"))
     }
 
+    static let unauthorized = HTTPResponseHead(
+        status: 401, headers: ["WWW-Authenticate": #"Bearer realm="instance", error="invalid_token""#])
+
+    @Test func unauthorizedReplaysOnceWithAFreshTokenAndASecondOneFails() async throws {
+        // An established session whose cookies the instance no longer accepts.
+        let provider = CountingProvider()
+        let session = makeSession(provider)
+        try await establish(session)
+        var request = HTTPRequest(url: page)
+        let ticket = try await session.prepare(&request)
+        #expect(request.headers["Cookie"] == "JSESSIONID=abc123")
+        guard case .replayWithFreshToken = await session.process(response: Self.unauthorized, for: ticket) else {
+            Issue.record("expected a replay")
+            return
+        }
+        #expect(await session.state == .reauthenticating)
+        let replay = try await session.prepare(&request, replaying: ticket)
+        #expect(request.headers["Authorization"] == "Bearer token-2")
+        #expect(provider.calls.withLock { $0 } == [false, true])
+
+        // The fresh token is refused too: a clear error, no third attempt.
+        guard case .fail(let error) = await session.process(response: Self.unauthorized, for: replay) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.code == .freshTokenRefused)
+        #expect(error.message.contains("answered with status 401 again"), "\(error.message)")
+        #expect(!error.message.contains("secret=q"))
+    }
+
+    @Test func unauthorizedIsAnAnswerLikeAnyOtherWhenThePolicyHasNoExpiryStatuses() async throws {
+        let session = Session(
+            configuration: .init(
+                instanceURL: instance, identity: .user(id: "alice"), policy: SessionPolicy(expiryStatuses: [])),
+            provider: CountingProvider())
+        var request = HTTPRequest(url: page)
+        let ticket = try await session.prepare(&request)
+        guard case .proceed = await session.process(response: Self.unauthorized, for: ticket) else {
+            Issue.record("expected proceed")
+            return
+        }
+    }
+
+    @Test func unauthorizedGuestFailsNamingTheStatus() async throws {
+        let session = makeSession(GuestProvider(), identity: .guest)
+        var request = HTTPRequest(url: page)
+        let ticket = try await session.prepare(&request)
+        guard case .fail(let error) = await session.process(response: Self.unauthorized, for: ticket) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.code == .guestRedirectedToLogin)
+        #expect(error.message.contains("refused the guest request for https://instance.example.com/nav/home with "
+            + "status 401; the page needs a signed-in user"), "\(error.message)")
+    }
+
+    @Test func unauthorizedFromAnotherOriginIsNotTheInstancesAnswer() async throws {
+        let provider = CountingProvider()
+        let session = makeSession(provider)
+        var request = HTTPRequest(url: URL(string: "https://cdn.example.net/app.js")!)
+        let ticket = try await session.prepare(&request)
+        guard case .proceed = await session.process(response: Self.unauthorized, for: ticket) else {
+            Issue.record("a 401 from another origin says nothing about the instance's session")
+            return
+        }
+        #expect(provider.callCount == 0)
+    }
+
     @Test func followedRedirectEndingOnTheLoginPageAsksForAReplay() async throws {
         let session = makeSession(CountingProvider())
         var request = HTTPRequest(url: page)

@@ -5,6 +5,7 @@ import LocalOrigin
 import Sessions
 import Synchronization
 import Testing
+import WebCacheTestSupport
 
 @testable import WebCache
 
@@ -30,12 +31,17 @@ struct SessionLoaderTests {
         }
     }
 
-    @Test func expiredSessionIsRenewedWithAFreshTokenAndTheLoginPageIsNeverStored() async throws {
+    /// The instance says the session expired with a redirect to its login page (`nil`) or with 401.
+    @Test(arguments: [nil, 401] as [Int?])
+    func expiredSessionIsRenewedWithAFreshTokenAndTheLoginPageIsNeverStored(expiryStatus: Int?) async throws {
         try await withInstance { (fixture) async throws in
             let provider = fixture.provider(for: "alice")
             let cache = try fixture.cache(user: "alice", provider: provider)
             #expect(try await cache.data(for: WebRequest("nav/home")).text == "page /nav/home for alice")
-            fixture.instance.state.withLock { $0.idleTimeout = 0.2 }
+            fixture.instance.state.withLock { state in
+                state.idleTimeout = 0.2
+                state.expiryStatus = expiryStatus
+            }
             try await Task.sleep(for: .milliseconds(400))
 
             let renewed = try await cache.data(for: WebRequest("nav/home"))
@@ -50,6 +56,7 @@ struct SessionLoaderTests {
             #expect(stored.map(\.status) == [200])
             #expect(stored.map(\.body) == [Data("page /nav/home for alice".utf8)])
             #expect(try cache.storedVariants(fixture.origin.url("login.do")).isEmpty)
+            #expect(try cache.store.totals().entryCount == 1)
         }
     }
 
@@ -84,17 +91,21 @@ struct SessionLoaderTests {
         }
     }
 
-    @Test func refusedFreshTokenFailsWithoutLooping() async throws {
+    @Test(arguments: [nil, 401] as [Int?])
+    func refusedFreshTokenFailsWithoutLooping(expiryStatus: Int?) async throws {
         try await withInstance { (fixture) async throws in
             let cache = try fixture.cache(user: "alice")
             _ = try await cache.data(for: WebRequest("nav/home"))
             fixture.instance.state.withLock { state in
                 state.sessions.removeAll()
                 state.refuseBearer = true
+                state.expiryStatus = expiryStatus
             }
             let error = await #expect(throws: WebCacheError.self) { try await cache.data(for: WebRequest("nav/home")) }
             #expect(error?.code == .authorization)
             #expect(error?.message.contains("refused a fresh token") == true)
+            let refusal = expiryStatus == nil ? "redirected to the login page again" : "answered with status 401 again"
+            #expect(error?.message.contains(refusal) == true, "\(error?.message ?? "")")
             #expect(fixture.pageRequests == ["/nav/home bearer", "/nav/home cookie", "/nav/home bearer"])
             #expect(try cache.storedVariants(fixture.origin.url("nav/home")).map(\.status) == [200])
         }

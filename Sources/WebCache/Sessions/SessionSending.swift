@@ -3,7 +3,7 @@ import Sessions
 import Transport
 
 /// Sends requests for a signed-in ``Session``: the bearer token first, cookies after, and one replay
-/// with a fresh token when the instance answers with its login page.
+/// with a fresh token when the instance answers with its login page or an expiry status such as 401.
 ///
 /// The login redirect never reaches the loader, so it is never stored under the URL that was asked
 /// for; a second login redirect for the same request fails with a clear error instead of looping.

@@ -1,0 +1,134 @@
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Sessions
+import Synchronization
+import Testing
+import WebCacheTestSupport
+
+/// The real `webcache` executable signed in to an instance on 127.0.0.1 through its token options:
+/// preloading a user's pages, a session the instance stops accepting, a token it refuses.
+@Suite(.timeLimit(.minutes(1)))
+final class SignedInCommandTests: Sendable {
+    let folder: TemporaryFolder
+    let instance = TestInstance()
+    let server: OriginServer
+    let webcache: WebcacheRunner
+    let urlFile: String
+
+    init() throws {
+        folder = try TemporaryFolder()
+        let instance = instance
+        server = OriginServer { instance.handle($0) }
+        try server.start()
+        webcache = WebcacheRunner(home: folder)
+        urlFile = try folder.write(Data("nav/a.html\nnav/b.html\n".utf8), to: "urls.txt")
+        instance.state.withLock { $0.tokens["tok-alice"] = "alice" }
+    }
+
+    deinit {
+        server.stop()
+    }
+
+    /// Runs `webcache` against this test's store, signed in as alice with `identity` options.
+    private func run(_ arguments: [String], identity: [String]) async throws -> WebcacheRunner.Result {
+        try await webcache.run(
+            arguments + ["--store", folder.path("store.sqlite"), "--instance", server.baseURL.absoluteString, "--user", "alice"]
+                + identity)
+    }
+
+    private func preload(identity: [String]) async throws -> (WebcacheRunner.Result, [[String: Any]]) {
+        let result = try await run(["preload", urlFile, "--json"], identity: identity)
+        let lines = try result.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        return (result, lines)
+    }
+
+    /// alice's partition in `inspect --json`: its entry count, or `nil` when it holds none.
+    private func aliceEntries() async throws -> Int? {
+        let result = try await webcache.run(["inspect", "--json", "--store", folder.path("store.sqlite")])
+        try #require(result.exitCode == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
+        let partitions = try #require(object["partitions"] as? [[String: Any]])
+        let name = SessionIdentity.user(id: "alice").partitionName
+        return partitions.first { $0["name"] as? String == name }?["entries"] as? Int
+    }
+
+    /// The requests for alice's pages, as `path credential`.
+    private var pageRequests: [String] {
+        server.requests.filter { $0.path.hasPrefix("/nav/") }.map { request in
+            let credential = request.headers["Authorization"] ?? (request.headers["Cookie"] == nil ? "-" : "cookie")
+            return "\(request.path) \(credential)"
+        }
+    }
+
+    @Test func aTokenCommandSignsInOnceAndThePagesLandInTheUsersPartition() async throws {
+        let (result, events) = try await preload(identity: ["--token-command", "printf tok-alice"])
+
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let summary = try #require(events.last)
+        #expect(summary["event"] as? String == "summary")
+        #expect(summary["completed"] as? Int == 4)
+        #expect(summary["failed"] as? Int == 0)
+        #expect(try await aliceEntries() == 4)
+        let requests = pageRequests
+        #expect(requests.filter { $0.hasSuffix(" Bearer tok-alice") }.count == 2, "\(requests)")
+        #expect(requests.filter { $0.hasSuffix(" cookie") }.sorted() == ["/nav/logo.png cookie", "/nav/style.css cookie"])
+        #expect(!result.everything.contains("tok-alice"))
+    }
+
+    @Test func aSessionTheInstanceAnswersWith401IsRenewedByRunningTheCommandAgain() async throws {
+        // Every session expires at once: each request that carries only the cookie gets a 401.
+        instance.state.withLock { state in
+            state.idleTimeout = 0
+            state.expiryStatus = 401
+        }
+        let runs = folder.path("runs.txt")
+        let command = "echo run >> '\(runs)'; printf tok-alice"
+
+        let (result, events) = try await preload(identity: ["--token-command", command])
+
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(events.last?["completed"] as? Int == 4)
+        #expect(events.last?["failed"] as? Int == 0)
+        #expect(try await aliceEntries() == 4)
+        let refused = pageRequests.filter { $0.hasSuffix(" cookie") }
+        #expect(!refused.isEmpty, "no request carried the expired session: \(pageRequests)")
+        let commandRuns = try String(contentsOfFile: runs, encoding: .utf8).split(separator: "\n").count
+        #expect(commandRuns >= 2, "the token command ran \(commandRuns) time(s)")
+        #expect(!server.requests.contains { $0.path == "/login.do" })
+    }
+
+    @Test(arguments: [nil, 401] as [Int?])
+    func aTokenTheInstanceRefusesFailsEachPageNamingItAndStoresNothing(expiryStatus: Int?) async throws {
+        instance.state.withLock { $0.expiryStatus = expiryStatus }
+
+        let (result, events) = try await preload(identity: ["--token-command", "printf tok-unknown"])
+
+        #expect(result.exitCode == 1)
+        let failed = events.filter { $0["event"] as? String == "failed" }
+        let urls = failed.compactMap { $0["url"] as? String }.sorted()
+        #expect(urls == [server.url("nav/a.html").absoluteString, server.url("nav/b.html").absoluteString])
+        let refusal = expiryStatus == nil ? "redirected to the login page again" : "answered with status 401 again"
+        for event in failed {
+            let reason = event["reason"] as? String ?? ""
+            #expect(reason.contains("refused a fresh token") && reason.contains(refusal), "\(reason)")
+        }
+        // One replay per page, never a loop.
+        #expect(pageRequests.count == 4, "\(pageRequests)")
+        #expect(try await aliceEntries() == nil)
+        #expect(!result.everything.contains("tok-unknown"))
+    }
+
+    @Test func aJWTCommandIsExchangedAtTheTokenEndpoint() async throws {
+        let (result, events) = try await preload(
+            identity: ["--jwt-command", "printf signed-alice", "--token-endpoint", "oauth_token.do"])
+
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(events.last?["completed"] as? Int == 4)
+        #expect(instance.state.withLock { $0.tokenRequests } == 1)
+        #expect(pageRequests.filter { $0.hasSuffix(" Bearer access-1") }.count == 2, "\(pageRequests)")
+        #expect(try await aliceEntries() == 4)
+    }
+}
