@@ -104,6 +104,10 @@ struct CommandContext: Sendable {
         if sources.count > 1 {
             throw UsageError("Give only one of --token-command, --token-file and --jwt-command", command: arguments.spec)
         }
+        if arguments.flag("keep-session") && sources.isEmpty {
+            throw UsageError("--keep-session needs --token-command, --token-file or --jwt-command: a guest has "
+                             + "no session to keep", command: arguments.spec)
+        }
         if arguments.flag("guest") {
             guard sources.isEmpty else {
                 throw UsageError("--guest cannot be combined with --\(sources[0])", command: arguments.spec)
@@ -116,6 +120,7 @@ struct CommandContext: Sendable {
                              command: arguments.spec)
         }
         configuration.userID = arguments.value("user") ?? "default"
+        configuration.persistsCookies = arguments.flag("keep-session")
         switch source {
         case "token-command":
             configuration.authorization = CommandTokenProvider(command: arguments.value(source)!)

@@ -70,6 +70,9 @@ struct HelpAndUsageTests {
         (["logout", "--token-command", "printf token"],
          "Error: --token-command needs --instance <url>: the session is started on the instance\n"
             + "Usage: \(CommandCatalog.logout.usage)\n  See 'webcache logout --help' for more information.\n"),
+        (["get", "--keep-session", "http://127.0.0.1:9/"],
+         "Error: --keep-session needs --token-command, --token-file or --jwt-command: a guest has no session to keep\n"
+            + "Usage: \(CommandCatalog.get.usage)\n  See 'webcache get --help' for more information.\n"),
         (["logout", "--guest", "--token-file", "token.txt"],
          "Error: --guest cannot be combined with --token-file\n"
             + "Usage: \(CommandCatalog.logout.usage)\n  See 'webcache logout --help' for more information.\n"),

@@ -131,4 +131,39 @@ final class SignedInCommandTests: Sendable {
         #expect(pageRequests.filter { $0.hasSuffix(" Bearer access-1") }.count == 2, "\(pageRequests)")
         #expect(try await aliceEntries() == 4)
     }
+
+    @Test func getKeepsTheSessionForTheNextRunAndRenewsItWhenTheInstanceAnswers401() async throws {
+        let tokenFile = try folder.write(Data("tok-alice\n".utf8), to: "token.txt")
+        let identity = ["--token-file", tokenFile, "--keep-session"]
+        let cookieFile = folder.path("store.sqlite.cookies-\(SessionIdentity.user(id: "alice").partitionName).json")
+
+        let first = try await run(["get", "nav/home"], identity: identity)
+        #expect(first.exitCode == 0, "\(first.stderr)")
+        #expect(first.stdout == "page /nav/home for alice")
+        let mode = try FileManager.default.attributesOfItem(atPath: cookieFile)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        // The next run carries on with the cookie, and no token.
+        let second = try await run(["get", "nav/list"], identity: identity)
+        #expect(second.stdout == "page /nav/list for alice")
+
+        // The instance forgets every session and answers 401: the file is read again, and the
+        // page is fetched with the bearer once more.
+        instance.state.withLock { state in
+            state.sessions.removeAll()
+            state.expiryStatus = 401
+        }
+        let third = try await run(["get", "nav/other"], identity: identity)
+        #expect(third.exitCode == 0, "\(third.stderr)")
+        #expect(third.stdout == "page /nav/other for alice")
+        #expect(pageRequests == [
+            "/nav/home Bearer tok-alice", "/nav/list cookie", "/nav/other cookie", "/nav/other Bearer tok-alice",
+        ])
+        #expect(!(first.everything + second.everything + third.everything).contains("tok-alice"))
+
+        // Logging out deletes the kept session.
+        let logout = try await run(["logout"], identity: identity)
+        #expect(logout.exitCode == 0, "\(logout.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cookieFile))
+    }
 }

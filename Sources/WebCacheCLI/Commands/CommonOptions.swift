@@ -53,6 +53,9 @@ enum CommonOptions {
         OptionSpec(names: ["--user"], kind: .value(name: "id"),
                    help: "The signed-in user's stable id; names the user's private partition.", defaultValue: "default",
                    showInUsage: false),
+        OptionSpec(names: ["--keep-session"], kind: .flag,
+                   help: "Keep the session's cookies beside the store (mode 0600) for the next run.",
+                   showInUsage: false),
         OptionSpec(names: ["--guest"], kind: .flag, help: "Send no credentials (the default without a token option).",
                    showInUsage: false),
     ]
