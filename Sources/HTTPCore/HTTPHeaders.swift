@@ -136,10 +136,11 @@ extension HTTPHeaders: CustomStringConvertible {
 }
 
 extension HTTPHeaders {
+    /// Request fields that carry credentials: they go only to the origin they were given for.
+    public static let credentialNames = ["Authorization", "Cookie", "Proxy-Authorization"]
+
     /// Names whose values are secrets: they never appear in logs, errors or `inspect` output.
-    public static let sensitiveNames: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie",
-    ]
+    public static let sensitiveNames = Set(credentialNames.map { $0.lowercased() } + ["set-cookie"])
 
     /// A copy in which every sensitive value (``sensitiveNames``) reads `<redacted>`.
     public func redacted() -> HTTPHeaders {

@@ -20,7 +20,9 @@ extension CurlTransport {
         /// The proxy URL (`--proxy`); `nil` uses `http_proxy`, `https_proxy` and `no_proxy` from the
         /// environment, as curl does; an empty string uses no proxy at all.
         public var proxy: String?
-        /// Header fields sent with every request unless the request sets the same name.
+        /// Header fields sent with every request unless the request sets the same name. A cache in
+        /// front of the transport does not see them; fields that matter to caching or carry
+        /// credentials belong in the request (in `WebCache.Configuration.requestHeaders`).
         public var defaultHeaders: HTTPHeaders = [:]
         /// The `User-Agent` sent when the request sets none (`--user-agent`); `nil` sends none.
         public var userAgent: String? = "webcache"

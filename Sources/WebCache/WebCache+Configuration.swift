@@ -21,6 +21,13 @@ extension WebCache {
         public var transportConfiguration = CurlTransport.Configuration()
         /// A transport to use instead of a ``CurlTransport`` made from ``transportConfiguration``.
         public var transport: (any HTTPTransport)?
+        /// Header fields sent with every request unless the request sets them itself (`-H` on the
+        /// command line). They count as the request's own for the caching rules: a response that
+        /// varies on one of them is stored under its value, and one fetched with `Authorization` is
+        /// stored only as RFC 9111 §3.5 allows. Credential fields (`Authorization`, `Cookie`,
+        /// `Proxy-Authorization`) are sent only to the origin of ``instanceURL``, never to the other
+        /// hosts a page references; they need an instance URL.
+        public var requestHeaders: HTTPHeaders = [:]
         /// Hands out tokens for a signed-in user; `nil` loads as a guest, sending no credentials.
         public var authorization: (any AuthorizationProviding)?
         /// The signed-in user's stable identifier, which names the store partition that keeps the

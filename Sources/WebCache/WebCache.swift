@@ -34,7 +34,15 @@ public final class WebCache: Sendable {
     ///   the saved cookies cannot be read (see ``Configuration-swift.struct/persistsCookies``).
     public init(configuration: Configuration) throws {
         self.configuration = configuration
-        // The session first: an inconsistent configuration fails before the store is opened.
+        // An inconsistent configuration fails before the store is opened.
+        if configuration.instanceURL == nil,
+            let field = HTTPHeaders.credentialNames.first(where: { configuration.requestHeaders.contains($0) })
+        {
+            throw WebCacheError(
+                .authorization,
+                "The header field \(field) for every request needs the instance URL: credentials are sent only to "
+                    + "the instance, and none is configured.")
+        }
         if let provider = configuration.authorization {
             guard let instanceURL = configuration.instanceURL else {
                 throw WebCacheError(.authorization, "Signing in needs the instance URL; none is configured.")
@@ -86,7 +94,8 @@ public final class WebCache: Sendable {
                 throw WebCacheError(.network, "The network transport could not be started.", cause: error)
             }
         }
-        loader = Loader(store: store, transport: transport, logger: configuration.logger)
+        loader = Loader(store: store, transport: transport, logger: configuration.logger,
+                        defaultHeaders: configuration.requestHeaders, credentialOrigin: configuration.instanceURL)
     }
 
     /// The partition this cache's responses live in: `guest`, or the signed-in user's.

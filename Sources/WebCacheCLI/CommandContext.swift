@@ -33,7 +33,23 @@ struct CommandContext: Sendable {
         configuration.logger = try makeLogger()
         try applyNetworkOptions(to: &configuration.transportConfiguration)
         try applyIdentityOptions(to: &configuration)
+        configuration.requestHeaders = try requestHeaders()
         return configuration
+    }
+
+    /// The fields `-H` and `-A` add to requests.
+    func requestHeaders() throws(UsageError) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for line in arguments.allValues("header") {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                throw UsageError("The value '\(line)' is invalid for '--header <name: value>'", command: arguments.spec)
+            }
+            let name = String(line[..<colon]).trimmingHTTPWhitespace()
+            let value = String(line[line.index(after: colon)...]).trimmingHTTPWhitespace()
+            headers.append(name: name, value: value)
+        }
+        if let agent = arguments.value("user-agent") { headers["User-Agent"] = agent }
+        return headers
     }
 
     /// Opens the library for a command that needs the network and the store, with the
@@ -44,6 +60,12 @@ struct CommandContext: Sendable {
     ) async throws -> T {
         var configuration = try makeConfiguration()
         adjust(&configuration)
+        if configuration.instanceURL == nil,
+            let field = HTTPHeaders.credentialNames.first(where: configuration.requestHeaders.contains)
+        {
+            throw UsageError("-H '\(field): …' needs --instance <url>: credentials given for every request are sent "
+                             + "only to the instance", command: arguments.spec)
+        }
         let cache = try WebCache(configuration: configuration)
         do {
             let result = try await body(cache)
@@ -65,15 +87,6 @@ struct CommandContext: Sendable {
     }
 
     private func applyNetworkOptions(to transport: inout CurlTransport.Configuration) throws(UsageError) {
-        for line in arguments.allValues("header") {
-            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                throw UsageError("The value '\(line)' is invalid for '--header <name: value>'", command: arguments.spec)
-            }
-            let name = String(line[..<colon]).trimmingHTTPWhitespace()
-            let value = String(line[line.index(after: colon)...]).trimmingHTTPWhitespace()
-            transport.defaultHeaders.append(name: name, value: value)
-        }
-        if let agent = arguments.value("user-agent") { transport.userAgent = agent }
         if let file = arguments.value("cacert") { transport.caCertificateFile = file }
         transport.insecure = arguments.flag("insecure")
         transport.resolve = try validated(arguments.allValues("resolve"), option: "resolve", parts: 3)

@@ -20,18 +20,21 @@ final class Loader: Sendable {
     let logger: Logger
     /// Header fields sent with every request (such as `User-Agent`) unless the request sets them.
     let defaultHeaders: HTTPHeaders
+    /// The only origin the credential fields among ``defaultHeaders`` are sent to.
+    let credentialOrigin: URL?
     let fetches = InFlightFetches()
     let revalidations = BackgroundRevalidations()
     let clock: @Sendable () -> Date
 
     init(
         store: CacheStore, transport: any HTTPTransport, logger: Logger, defaultHeaders: HTTPHeaders = [:],
-        clock: @escaping @Sendable () -> Date = { Date() }
+        credentialOrigin: URL? = nil, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
         self.transport = transport
         self.logger = logger
         self.defaultHeaders = defaultHeaders
+        self.credentialOrigin = credentialOrigin
         self.clock = clock
     }
 
@@ -47,6 +50,9 @@ final class Loader: Sendable {
         var redirects: [URL] = []
         var visited: Set<String> = []
         var headers = defaultHeaders
+        if !(credentialOrigin.map(url.isSameOrigin(as:)) ?? false) {
+            for name in HTTPHeaders.credentialNames { headers.remove(name) }
+        }
         for name in Set(request.headers.map { $0.name.lowercased() }) {
             headers.remove(name)
         }
@@ -92,7 +98,7 @@ final class Loader: Sendable {
             if !next.isSameOrigin(as: current) {
                 // Credentials the caller set are for the origin they were set for (as in Fetch's
                 // redirect rules); the session adds its own per origin.
-                for name in Loader.credentialFields { headers.remove(name) }
+                for name in HTTPHeaders.credentialNames { headers.remove(name) }
             }
             let key = "\(method.rawValue) \(next.cacheKey.absoluteString)"
             guard visited.insert(key).inserted else {
@@ -108,8 +114,6 @@ final class Loader: Sendable {
     /// Fields describing request content, dropped when a redirect turns the request into a GET.
     static let contentFields = ["Content-Type", "Content-Length", "Content-Encoding", "Content-Language",
                                 "Content-Location"]
-    /// Fields carrying credentials, dropped when a redirect leaves the origin.
-    static let credentialFields = ["Authorization", "Cookie", "Proxy-Authorization"]
 
     /// Where a response redirects to, if it is a redirect this loader follows.
     static func redirectTarget(of response: WebResponse, from url: URL) -> URL? {

@@ -15,7 +15,8 @@ enum CommonOptions {
 
     static let network: [OptionSpec] = [
         OptionSpec(names: ["--header", "-H"], kind: .repeatedValue(name: "name: value"),
-                   help: "Send this request header (repeatable).", showInUsage: false),
+                   help: "Send this request header (repeatable); Authorization and Cookie go to the instance only.",
+                   showInUsage: false),
         OptionSpec(names: ["--user-agent", "-A"], kind: .value(name: "text"), help: "The User-Agent to send.",
                    showInUsage: false),
         OptionSpec(names: ["--cacert"], kind: .value(name: "file"),

@@ -8,16 +8,18 @@ enum GetCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let arguments = context.arguments
         let policy = try cachePolicy(arguments)
-        return try await context.withCache { cache in
-            try await load(arguments.positionals[0], policy: policy, cache: cache, context: context)
+        // `-H` and `-A` belong to the one request asked for, and follow it only as far as its origin.
+        let headers = try context.requestHeaders()
+        return try await context.withCache(adjusting: { $0.requestHeaders = [:] }) { cache in
+            try await load(arguments.positionals[0], headers: headers, policy: policy, cache: cache, context: context)
         }
     }
 
-    private static func load(_ url: String, policy: CachePolicy, cache: WebCache, context: CommandContext) async throws
-        -> Int32
-    {
+    private static func load(
+        _ url: String, headers: HTTPHeaders, policy: CachePolicy, cache: WebCache, context: CommandContext
+    ) async throws -> Int32 {
         let arguments = context.arguments
-        let response = try await cache.load(WebRequest(url), policy: policy)
+        let response = try await cache.load(WebRequest(url, headers: headers), policy: policy)
 
         if arguments.flag("include") {
             var head = "HTTP \(response.status)\n"
