@@ -35,6 +35,13 @@ struct PrunePlanTests {
                 == .criteria(PruneCriteria(expiredAt: now, partition: "user-1", page: page)))
     }
 
+    @Test func helpListsThePageOption() {
+        let help = HelpFormatter.help(for: CommandCatalog.prune)
+        #expect(help.contains("\n  --page <url>            This page (an absolute URL) and the resources it needs"))
+        #expect(help.contains("--page removes a whole page"))
+        #expect(CommandCatalog.prune.usage.contains(" [--page <url>] "))
+    }
+
     @Test func compactsAloneOrAfterTheCriteria() throws {
         #expect(try plan(["--compact"]) == .nothing)
         #expect(try plan(["--expired", "--compact"]) == .criteria(PruneCriteria(expiredAt: now)))
