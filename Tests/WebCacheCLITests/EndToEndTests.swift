@@ -43,6 +43,16 @@ final class EndToEndTests: Sendable {
         }
     }
 
+    /// Preloads two pages with `preload`: both need the stylesheet; the page also needs the script,
+    /// the about page the photo.
+    private func preloadTwoPages() async throws {
+        let list = try folder.write(Data("page.html\nabout.html\n".utf8), to: "urls.txt")
+        let result = try await run("preload", list, "--instance", server.baseURL.absoluteString)
+        try #require(result.exitCode == 0, "preload failed: \(result.stderr)")
+        let pages = try jsonObject(try await run("inspect", "--pages", "--json"))["pages"] as? [[String: Any]]
+        try #require(pages?.count == 2 && pages?.allSatisfy { $0["complete"] as? Bool == true } == true)
+    }
+
     private func jsonObject(_ result: WebcacheRunner.Result) throws -> [String: Any] {
         let object = try JSONSerialization.jsonObject(with: result.stdoutData)
         return try #require(object as? [String: Any], "stdout is not one JSON object: \(result.stdout)")
@@ -284,6 +294,7 @@ final class EndToEndTests: Sendable {
          "Error: The value '3 fortnights' is invalid for '--older-than <duration>'"),
         (["prune", "--max-size", "lots"], "Error: The value 'lots' is invalid for '--max-size <size>'"),
         (["prune", "--max-size", "1M", "--host", "a.test"], "Error: --max-size evicts by last access alone"),
+        (["prune", "--page", "page.html"], "Error: The value 'page.html' is invalid for '--page <url>'"),
     ])
     func refusesBadPruneOptions(arguments: [String], message: String) async throws {
         try await storePageAndStylesheet()
@@ -295,6 +306,97 @@ final class EndToEndTests: Sendable {
         #expect(result.stderr.contains("\nUsage: webcache prune [--expired]"))
         let after = try jsonObject(try await run("inspect", "--json"))
         #expect(after["entries"] as? Int == 2)
+    }
+
+    // MARK: - prune --page
+
+    @Test func prunesAWholePageAndKeepsWhatTheOtherPageNeeds() async throws {
+        try await preloadTwoPages()
+        // When
+        let result = try await run("prune", "--page", url("/page.html"))
+        // Then the page and its script go; the shared stylesheet and the about page stay whole
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let freed = TestOrigin.page.utf8.count + TestOrigin.script.utf8.count
+        #expect(result.stdout == "Removed 2 entries (\(freed) B freed).\n"
+            + "Removed the record of the page \(url("/page.html")) (partition guest).\n")
+        #expect(try await run("inspect", url("/page.html")).exitCode == 1)
+        #expect(try await run("inspect", url("/app.js")).exitCode == 1)
+        #expect(try await run("inspect", url("/style.css")).exitCode == 0)
+        let pages = try await run("inspect", "--pages")
+        #expect(pages.stdout == "complete: \(url("/about.html")) (partition guest): 3 of 3 resources stored\n"
+            + "1 page(s), 1 complete.\n")
+        let totals = try jsonObject(try await run("inspect", "--json"))
+        #expect(totals["entries"] as? Int == 3)
+        #expect(try await run("verify").exitCode == 0)
+    }
+
+    @Test func dryRunOfAPageListsWhatWouldGoAndRemovesNothing() async throws {
+        try await preloadTwoPages()
+        // When
+        let text = try await run("prune", "--page", url("/page.html"), "--dry-run")
+        let json = try jsonObject(try await run("prune", "--page", url("/page.html"), "-n", "--json"))
+        // Then
+        #expect(text.exitCode == 0, "\(text.stderr)")
+        let bytes = TestOrigin.page.utf8.count + TestOrigin.script.utf8.count
+        #expect(text.stdout.contains("would remove: \(url("/page.html"))\n"))
+        #expect(text.stdout.contains("would remove: \(url("/app.js"))\n"))
+        #expect(text.stdout.hasSuffix(
+            "would remove the record of the page: \(url("/page.html")) (partition guest)\n"
+                + "Would remove 2 entries (\(bytes) B). Nothing was removed (--dry-run).\n"))
+        #expect(json["dryRun"] as? Bool == true)
+        #expect(Set(json["urls"] as? [String] ?? []) == [url("/page.html"), url("/app.js")])
+        #expect(json["removedPages"] as? [[String: String]] == [["partition": "guest", "url": url("/page.html")]])
+        #expect(json["keptPages"] as? [[String: String]] == [])
+        let after = try jsonObject(try await run("inspect", "--json"))
+        #expect(after["entries"] as? Int == 5)
+        let pages = try jsonObject(try await run("inspect", "--pages", "--json"))["pages"] as? [[String: Any]]
+        #expect(pages?.count == 2)
+    }
+
+    @Test func aPinnedResourceStaysWhenItsPageIsPruned() async throws {
+        try await preloadTwoPages()
+        let pinned = try await run("pin", url("/app.js"))
+        #expect(pinned.stdout == "Pinned 1 entry in partition guest: the entry (\(url("/app.js"))).\n")
+        // When the page is named under another spelling of its URL
+        let spelled = url("/page.html").replacingOccurrences(of: "http://", with: "HTTP://")
+        let json = try jsonObject(try await run("prune", "--page", spelled, "--json"))
+        // Then the page and its record go, the pinned script stays
+        #expect(json["urls"] as? [String] == [url("/page.html")])
+        #expect(json["removedPages"] as? [[String: String]] == [["partition": "guest", "url": url("/page.html")]])
+        #expect(try await run("inspect", url("/app.js")).exitCode == 0)
+        let pages = try jsonObject(try await run("inspect", "--pages", "--json"))["pages"] as? [[String: Any]]
+        #expect(pages?.compactMap { $0["url"] as? String } == [url("/about.html")])
+    }
+
+    @Test func aPinnedPageKeepsItsRecord() async throws {
+        try await preloadTwoPages()
+        #expect(try await run("pin", url("/page.html")).stdout.hasPrefix("Pinned 3 entries"))
+        // When
+        let result = try await run("prune", "--page", url("/page.html"))
+        // Then nothing goes, and the output says why the page stays listed
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout == "Removed 0 entries (0 B freed).\n"
+            + "Kept the record of the page \(url("/page.html")) (partition guest): the page itself stays "
+            + "(pinned, needed by another page, or not matched by the other options).\n")
+        let pages = try jsonObject(try await run("inspect", "--pages", "--json"))["pages"] as? [[String: Any]]
+        #expect(pages?.count == 2)
+    }
+
+    @Test func refusesToPruneAPageThatIsNotRecorded() async throws {
+        try await preloadTwoPages()
+        // The stylesheet is stored but is no page; nope.html is not stored at all
+        for path in ["/style.css", "/nope.html"] {
+            let result = try await run("prune", "--page", url(path))
+            #expect(result.exitCode == 1)
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr
+                == "Error: '\(url(path))' is not a page with recorded resources in the store '\(store)'.\n")
+        }
+        let elsewhere = try await run("prune", "--page", url("/page.html"), "--partition", "user-1")
+        #expect(elsewhere.exitCode == 1)
+        #expect(elsewhere.stderr.hasSuffix("in the store '\(store)' (partition user-1).\n"))
+        let after = try jsonObject(try await run("inspect", "--json"))
+        #expect(after["entries"] as? Int == 5)
     }
 
     // MARK: - pin

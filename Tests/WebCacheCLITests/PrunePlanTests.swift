@@ -27,6 +27,21 @@ struct PrunePlanTests {
         #expect(plan == .criteria(expected))
     }
 
+    @Test func prunesAPageAloneOrWithOtherCriteria() throws {
+        let page = "https://a.test/page.html"
+        #expect(try plan(["--page", page]) == .criteria(PruneCriteria(page: page)))
+        #expect(
+            try plan(["--page", page, "--expired", "--partition", "user-1"])
+                == .criteria(PruneCriteria(expiredAt: now, partition: "user-1", page: page)))
+    }
+
+    @Test func helpListsThePageOption() {
+        let help = HelpFormatter.help(for: CommandCatalog.prune)
+        #expect(help.contains("\n  --page <url>            This page (an absolute URL) and the resources it needs"))
+        #expect(help.contains("--page removes a whole page"))
+        #expect(CommandCatalog.prune.usage.contains(" [--page <url>] "))
+    }
+
     @Test func compactsAloneOrAfterTheCriteria() throws {
         #expect(try plan(["--compact"]) == .nothing)
         #expect(try plan(["--expired", "--compact"]) == .criteria(PruneCriteria(expiredAt: now)))
@@ -38,8 +53,8 @@ struct PrunePlanTests {
     }
 
     @Test(arguments: [
-        ([], "Give at least one of --expired, --older-than, --host, --url-pattern, --partition or --max-size; "
-            + "to remove every entry, give --url-pattern '*'"),
+        ([], "Give at least one of --expired, --older-than, --host, --url-pattern, --partition, --page or "
+            + "--max-size; to remove every entry, give --url-pattern '*'"),
         (["--include-pinned"], "Give at least one of"),
         (["--dry-run"], "Give at least one of"),
         (["--host", ""], "The value '' is invalid for '--host <host>'"),
@@ -47,6 +62,10 @@ struct PrunePlanTests {
         (["--max-size", "-4K"], "The value '-4K' is invalid for '--max-size <size>'"),
         (["--max-size", "1G", "--expired"], "--max-size evicts by last access alone"),
         (["--max-size", "1G", "--include-pinned"], "--max-size evicts by last access alone"),
+        (["--max-size", "1G", "--page", "https://a.test/"], "--max-size evicts by last access alone"),
+        (["--page", "page.html"],
+         "The value 'page.html' is invalid for '--page <url>': give the page's absolute http or https URL"),
+        (["--page", "ftp://a.test/page.html"], "The value 'ftp://a.test/page.html' is invalid for '--page <url>'"),
         (["--compact", "--dry-run"], "--compact rewrites the store, which --dry-run promises not to do"),
         (["--compact", "--include-pinned"], "Give at least one of"),
     ])

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Which entries to prune. Every criterion that is set must hold (they combine with AND);
-/// criteria with nothing set match every unpinned entry.
+/// criteria with nothing set match every unpinned entry. ``page`` prunes a whole page.
 ///
 /// ```swift
 /// var criteria = PruneCriteria()
@@ -22,13 +22,25 @@ public struct PruneCriteria: Sendable, Hashable {
     public var partition: String?
     /// Entries whose body is larger than this many bytes.
     public var largerThan: Int64?
+    /// A whole page, by its URL's absolute string: the page's own entries and those of the resources
+    /// its edges point to, except the resources that another page of the same partition still needs
+    /// (one of its edges points to them). Without ``partition``, in every partition where the page has
+    /// recorded edges.
+    ///
+    /// ``CacheStore/prune(_:dryRun:)`` also removes the page's record (its edges), so that
+    /// ``CacheStore/pages(partition:url:)`` no longer lists it, when none of the page's own entries stays.
+    /// When one does (it is pinned, another page needs it, or it does not meet another criterion), the
+    /// page stays listed, and its status shows what it now misses. The page must have recorded edges
+    /// (in ``partition``, when that is set); otherwise pruning throws
+    /// ``CacheStore/Error/Code/unknownPage`` and removes nothing.
+    public var page: String?
     /// Whether pinned entries may go too.
     public var includePinned: Bool
 
     /// Creates criteria; set the properties that apply.
     public init(
         expiredAt: Date? = nil, storedBefore: Date? = nil, host: String? = nil, urlPattern: String? = nil,
-        partition: String? = nil, largerThan: Int64? = nil, includePinned: Bool = false
+        partition: String? = nil, largerThan: Int64? = nil, page: String? = nil, includePinned: Bool = false
     ) {
         self.expiredAt = expiredAt
         self.storedBefore = storedBefore
@@ -36,6 +48,7 @@ public struct PruneCriteria: Sendable, Hashable {
         self.urlPattern = urlPattern
         self.partition = partition
         self.largerThan = largerThan
+        self.page = page
         self.includePinned = includePinned
     }
 
@@ -66,6 +79,16 @@ public struct PruneCriteria: Sendable, Hashable {
         if let largerThan {
             terms.append("body_size > ?")
             values.append(.integer(largerThan))
+        }
+        if let page {
+            terms.append(
+                """
+                (partition, url) IN (SELECT partition, page_url FROM page_edge WHERE page_url = ? \
+                UNION SELECT partition, resource_url FROM page_edge WHERE page_url = ?) \
+                AND NOT EXISTS (SELECT 1 FROM page_edge other WHERE other.partition = entry.partition \
+                AND other.resource_url = entry.url AND other.page_url != ?)
+                """)
+            values += [.text(page), .text(page), .text(page)]
         }
         if !includePinned {
             terms.append("pinned = 0")

@@ -9,6 +9,8 @@ public struct PruneResult: Sendable, Hashable {
     public var freedBytes: Int64
     /// The URLs of the entries, in removal order.
     public var urls: [String]
+    /// The pages whose records (their edges) went, or would go: see ``PruneCriteria/page``.
+    public var pages: [StoredPage] = []
 
     static let empty = PruneResult(entryCount: 0, entryBytes: 0, freedBytes: 0, urls: [])
 }

@@ -24,6 +24,8 @@ extension CacheStore {
             public static let invalidEntry = Code("invalidEntry")
             /// A body or its staged chunks are gone (removed by pruning, or collected as abandoned).
             public static let bodyMissing = Code("bodyMissing")
+            /// A page named to act on has no recorded edges (``PruneCriteria/page``).
+            public static let unknownPage = Code("unknownPage")
             /// The disk holding the store has no space left; what was stored before is intact.
             public static let diskFull = Code("diskFull")
             /// The store is on a read-only file system, where SQLite's write-ahead log cannot work.

@@ -96,17 +96,67 @@ extension CacheStore {
     // MARK: - Pruning
 
     /// Removes the entries matching `criteria` in one transaction, or, with `dryRun`, only reports them.
+    /// With ``PruneCriteria/page``, the page's record goes too when none of its own entries stays.
     ///
-    /// - Returns: The count, URLs and bytes of the entries, and in a real run the body bytes freed.
-    /// - Throws: ``CacheStore/Error``.
+    /// - Returns: The count, URLs and bytes of the entries, the pages whose records go, and in a real
+    ///   run the body bytes freed.
+    /// - Throws: ``CacheStore/Error``; ``CacheStore/Error/Code/unknownPage`` when the page has no
+    ///   recorded edges (in the partition of the criteria, if set), and then nothing is removed.
     @discardableResult
     public func prune(_ criteria: PruneCriteria, dryRun: Bool = false) throws -> PruneResult {
         let (condition, values) = criteria.condition
         return try write(dryRun ? "list entries to prune" : "prune entries") { connection in
-            dryRun
+            var leaving: [StoredPage] = []
+            if let page = criteria.page {
+                let pages = try Self.recordedPages(page, partition: criteria.partition, connection)
+                guard !pages.isEmpty else {
+                    let scope = criteria.partition.map { " (partition \($0))" } ?? ""
+                    throw Error(
+                        code: .unknownPage,
+                        message: "'\(page)' is not a page with recorded resources in the cache store '\(path)'"
+                            + "\(scope).")
+                }
+                leaving = try pages.filter { try Self.goesWhole($0, condition: condition, values, connection) }
+            }
+            var result =
+                dryRun
                 ? try Self.selectEntries(connection, condition: condition, values)
                 : try Self.deleteEntries(connection, condition: condition, values)
+            if !dryRun {
+                for page in leaving {
+                    try connection.run(
+                        "DELETE FROM page_edge WHERE partition = ? AND page_url = ?",
+                        [.text(page.partition), .text(page.url)])
+                }
+            }
+            result.pages = leaving
+            return result
         }
+    }
+
+    /// The partitions where `pageURL` has recorded edges, only `partition` when given.
+    private static func recordedPages(
+        _ pageURL: String, partition: String?, _ connection: Connection
+    ) throws -> [StoredPage] {
+        var pages: [StoredPage] = []
+        try connection.forEachRow(
+            "SELECT DISTINCT partition FROM page_edge WHERE page_url = ?1 AND (?2 IS NULL OR partition = ?2) "
+                + "ORDER BY partition",
+            [.text(pageURL), .text(partition)]
+        ) { row in
+            pages.append(StoredPage(partition: row.text(0), url: pageURL))
+        }
+        return pages
+    }
+
+    /// Whether every entry of `page` itself matches `condition`, so that none stays (also when it has none).
+    private static func goesWhole(
+        _ page: StoredPage, condition: String, _ values: [DatabaseValue], _ connection: Connection
+    ) throws -> Bool {
+        try connection.int64(
+            "SELECT NOT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ? AND NOT (\(condition)))",
+            [.text(page.partition), .text(page.url)] + values
+        ) == 1
     }
 
     // MARK: - Statistics

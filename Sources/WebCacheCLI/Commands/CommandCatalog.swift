@@ -83,6 +83,8 @@ enum CommandCatalog {
         discussion: """
             Criteria combine: an entry goes when it matches all of them. Pinned entries stay unless \
             --include-pinned. At least one criterion is needed; to remove every entry, give --url-pattern '*'. \
+            --page removes a whole page: the page and the resources it needs that no other page needs, and its \
+            record, so that inspect --pages no longer lists it; the record stays while the page itself does. \
             --max-size works alone: it evicts least recently used unpinned entries until the bodies fit. \
             Removed entries leave free pages that later writes reuse; --compact gives them back to the \
             file system (it rewrites the store, so it needs about the store's size in free disk).
@@ -93,6 +95,8 @@ enum CommandCatalog {
             OptionSpec(names: ["--host"], kind: .value(name: "host"), help: "Entries from this host."),
             OptionSpec(names: ["--url-pattern"], kind: .value(name: "glob"), help: "Entries whose URL matches this glob."),
             OptionSpec(names: ["--partition"], kind: .value(name: "name"), help: "Entries in this partition."),
+            OptionSpec(names: ["--page"], kind: .value(name: "url"),
+                       help: "This page (an absolute URL) and the resources it needs that no other page needs."),
             OptionSpec(names: ["--max-size"], kind: .value(name: "size"),
                        help: "Evict least recently used entries until the store holds at most this much."),
             OptionSpec(names: ["--include-pinned"], kind: .flag, help: "Let the criteria remove pinned entries too."),

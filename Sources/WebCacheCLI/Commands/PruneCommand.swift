@@ -1,9 +1,11 @@
 import CacheStore
 import Foundation
+import HTTPCore
 
 /// `webcache prune`: removes the entries that match every criterion given, or, with `--max-size`,
-/// evicts least recently used entries until the store fits; `--dry-run` only lists them. With
-/// `--compact`, the store file then gives the space back to the file system.
+/// evicts least recently used entries until the store fits; `--dry-run` only lists them. `--page`
+/// removes a whole page (see ``PruneCriteria/page``). With `--compact`, the store file then gives
+/// the space back to the file system.
 enum PruneCommand {
     /// What to remove, from the command line.
     enum Plan: Equatable {
@@ -15,12 +17,22 @@ enum PruneCommand {
 
     /// The report, as printed and as JSON.
     struct Report: Encodable {
+        /// A page of `--page`, in one partition.
+        struct Page: Encodable {
+            var partition: String
+            var url: String
+        }
+
         var store: String
         var dryRun: Bool
         var entries: Int
         var entryBytes: Int64
         var freedBytes: Int64
         var urls: [String]
+        /// With `--page`: the pages whose records went (would go), and those whose records stay
+        /// because an entry of the page itself stays.
+        var removedPages: [Page]?
+        var keptPages: [Page]?
         /// The bytes of the store file and its log before and after `--compact`.
         var compactedFrom: Int64?
         var compactedTo: Int64?
@@ -32,8 +44,14 @@ enum PruneCommand {
         let compacts = context.arguments.flag("compact")
         return try await context.withExistingStore { store in
             let result: PruneResult?
+            var named: [StoredPage]?
             switch plan {
-            case .criteria(let criteria):
+            case .criteria(var criteria):
+                if let page = criteria.page {
+                    let pages = try recordedPages(page, partition: criteria.partition, in: store)
+                    criteria.page = pages[0].url
+                    named = pages
+                }
                 result = try await store.prune(criteria, dryRun: dryRun)
             case .fit(let byteLimit):
                 result = dryRun ? try store.evictionPlan(toFit: byteLimit) : try await store.evict(toFit: byteLimit)
@@ -43,6 +61,13 @@ enum PruneCommand {
             var report = Report(store: store.path, dryRun: dryRun, entries: result?.entryCount ?? 0,
                                 entryBytes: result?.entryBytes ?? 0, freedBytes: result?.freedBytes ?? 0,
                                 urls: result?.urls ?? [])
+            if let named {
+                let removed = result?.pages ?? []
+                report.removedPages = removed.map { Report.Page(partition: $0.partition, url: $0.url) }
+                report.keptPages = named.filter { !removed.contains($0) }.map {
+                    Report.Page(partition: $0.partition, url: $0.url)
+                }
+            }
             if compacts {
                 let compacted = try await store.compact()
                 report.compactedFrom = compacted.bytesBefore
@@ -57,11 +82,30 @@ enum PruneCommand {
         }
     }
 
+    /// The partitions where `pageURL`, or its cache key, has recorded edges (only `partition` when
+    /// given), under the first of the two forms found.
+    ///
+    /// - Throws: ``CLIError`` naming the URL when it is no page of the store.
+    private static func recordedPages(
+        _ pageURL: String, partition: String?, in store: CacheStore
+    ) throws -> [StoredPage] {
+        var pages: [StoredPage] = []
+        for form in CommandContext.storedForms(of: pageURL) where pages.isEmpty {
+            pages = try store.pages(partition: partition, url: form)
+        }
+        guard !pages.isEmpty else {
+            let scope = partition.map { " (partition \($0))" } ?? ""
+            throw CLIError("'\(pageURL)' is not a page with recorded resources in the store '\(store.path)'\(scope).")
+        }
+        return pages
+    }
+
     /// Turns the options into a plan.
     ///
-    /// - Throws: ``UsageError`` for a bad duration or size, for no criterion at all (pruning everything
-    ///   needs `--url-pattern '*'`) unless `--compact` is given, for `--max-size` combined with
-    ///   criteria, and for `--compact` with `--dry-run`.
+    /// - Throws: ``UsageError`` for a bad duration, size or page URL (prune has no `--instance`, so
+    ///   the URL must be absolute), for no criterion at all (pruning everything needs
+    ///   `--url-pattern '*'`) unless `--compact` is given, for `--max-size` combined with criteria,
+    ///   and for `--compact` with `--dry-run`.
     static func makePlan(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> Plan {
         let compacts = arguments.flag("compact")
         if compacts && arguments.flag("dry-run") {
@@ -78,6 +122,14 @@ enum PruneCommand {
         criteria.host = try nonEmpty(arguments, "host", "host")
         criteria.urlPattern = try nonEmpty(arguments, "url-pattern", "glob")
         criteria.partition = try nonEmpty(arguments, "partition", "name")
+        if let page = arguments.value("page") {
+            guard let url = URL(string: page), url.isHTTP else {
+                throw UsageError(
+                    "The value '\(page)' is invalid for '--page <url>': give the page's absolute http or https URL",
+                    command: arguments.spec)
+            }
+            criteria.page = page
+        }
         criteria.includePinned = arguments.flag("include-pinned")
         let maxSize = try arguments.value("max-size", "size", ValueParsers.byteSize)
         let hasCriteria = criteria != PruneCriteria(includePinned: criteria.includePinned)
@@ -85,7 +137,7 @@ enum PruneCommand {
             guard !hasCriteria, !criteria.includePinned else {
                 throw UsageError(
                     "--max-size evicts by last access alone and never removes pinned entries; "
-                        + "run it without --expired, --older-than, --host, --url-pattern, --partition "
+                        + "run it without --expired, --older-than, --host, --url-pattern, --partition, --page "
                         + "and --include-pinned",
                     command: arguments.spec)
             }
@@ -94,8 +146,8 @@ enum PruneCommand {
         guard hasCriteria else {
             if compacts && !criteria.includePinned { return .nothing }
             throw UsageError(
-                "Give at least one of --expired, --older-than, --host, --url-pattern, --partition or --max-size; "
-                    + "to remove every entry, give --url-pattern '*'",
+                "Give at least one of --expired, --older-than, --host, --url-pattern, --partition, --page or "
+                    + "--max-size; to remove every entry, give --url-pattern '*'",
                 command: arguments.spec)
         }
         return .criteria(criteria)
@@ -109,8 +161,15 @@ enum PruneCommand {
 
     private static func text(_ report: Report) -> String {
         let noun = report.entries == 1 ? "entry" : "entries"
+        let kept = "the page itself stays (pinned, needed by another page, or not matched by the other options)"
         guard report.dryRun else {
             var text = "Removed \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.freedBytes)) freed).\n"
+            for page in report.removedPages ?? [] {
+                text += "Removed the record of the page \(page.url) (partition \(page.partition)).\n"
+            }
+            for page in report.keptPages ?? [] {
+                text += "Kept the record of the page \(page.url) (partition \(page.partition)): \(kept).\n"
+            }
             if let before = report.compactedFrom, let after = report.compactedTo {
                 text += "Compacted the store: \(ValueParsers.formatBytes(before)) → \(ValueParsers.formatBytes(after)) "
                     + "(\(ValueParsers.formatBytes(max(0, before - after))) given back).\n"
@@ -118,6 +177,12 @@ enum PruneCommand {
             return text
         }
         var text = report.urls.map { "would remove: \($0)\n" }.joined()
+        for page in report.removedPages ?? [] {
+            text += "would remove the record of the page: \(page.url) (partition \(page.partition))\n"
+        }
+        for page in report.keptPages ?? [] {
+            text += "would keep the record of the page: \(page.url) (partition \(page.partition)): \(kept)\n"
+        }
         text += "Would remove \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.entryBytes))). "
             + "Nothing was removed (--dry-run).\n"
         return text
