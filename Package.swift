@@ -92,7 +92,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TransportTests",
-            dependencies: ["Transport", "LocalOrigin", "ChildProcess"],
+            dependencies: ["Transport", "LocalOrigin", "ChildProcess", "WebCacheTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -3,6 +3,7 @@ import HTTPCore
 import LocalOrigin
 import Synchronization
 import Testing
+import WebCacheTestSupport
 @testable import Transport
 
 @Suite struct TransportTests {
@@ -221,9 +222,8 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func connectFailureNamesTheURL(kind: TransportKind) async throws {
-        let closed = try TestOrigin.start()
-        let url = closed.url("nothing-here")
-        closed.stop()
+        let refusing = try RefusingPort()
+        let url = try #require(URL(string: "http://127.0.0.1:\(refusing.port)/nothing-here"))
         let transport = try kind.make()
         do {
             _ = try await transport.send(HTTPRequest(url: url))
@@ -233,6 +233,7 @@ import Testing
             #expect(error.message.contains(url.absoluteString))
             #expect(error.url == url)
         }
+        withExtendedLifetime(refusing) {}
     }
 
     @Test(arguments: TransportKind.allCases, [false, true])

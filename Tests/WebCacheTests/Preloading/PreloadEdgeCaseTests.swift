@@ -5,6 +5,7 @@ import LocalOrigin
 import Synchronization
 import Testing
 import WebCache
+import WebCacheTestSupport
 
 /// Redirects, spellings of one URL, reference cycles, and failures that retries cannot fix.
 @Suite struct PreloadEdgeCaseTests {
@@ -114,11 +115,8 @@ import WebCache
     }
 
     @Test func anUnreachableHostFailsWithAReasonAfterItsRetries() async throws {
-        // A port that was free a moment ago: nothing listens there.
-        let closed = OriginServer { _ in .text("") }
-        try closed.start()
-        let deadPort = closed.port
-        closed.stop()
+        let refusing = try RefusingPort()
+        let deadPort = refusing.port
         let rig = try PreloadRig.start { request in
             if request.path == "/index.html" {
                 return .text("<img src=\"http://127.0.0.1:\(deadPort)/gone.png\"><img src=\"ok.png\">",
@@ -140,5 +138,6 @@ import WebCache
         #expect(events.retryingPaths == ["/gone.png"])
         #expect(Set(events.fetchedPaths) == ["/index.html", "/ok.png"])
         await rig.stop()
+        withExtendedLifetime(refusing) {}
     }
 }
