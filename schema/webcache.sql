@@ -1,7 +1,8 @@
--- webcache store, schema version 2.
+-- webcache store, schema version 3.
 --
 -- The canonical DDL of the offline store, as the migrations in order (CacheStore `Schema.migrations`)
 -- build it; a test fails if a store built by the migrations differs from a store built by this text.
+-- Version 3 changed data only: entries whose Vary key held a credential field's plain value went.
 --
 -- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
 

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPCore
 
 /// Secondary cache keys for responses that carry `Vary` (RFC 9111 §4.1).
@@ -10,6 +11,10 @@ public enum VaryKey {
     /// trimmed and joined by `,` and runs of spaces and tabs become one space. A response without
     /// `Vary` (or with an empty one) has the empty key.
     ///
+    /// The value of a field that carries credentials (``HTTPHeaders/sensitiveNames``: `Cookie`,
+    /// `Authorization`) is replaced by `sha256:` and the hex SHA-256 of its normalised value, so
+    /// that keys still match exactly while a stored key never holds a secret.
+    ///
     /// Compute the key once with the request that produced a response and store it; to reuse a
     /// stored response, compute the key again with the stored `Vary` and the new request and compare.
     ///
@@ -21,9 +26,20 @@ public enum VaryKey {
         return sorted.map { name in
             let lines = request.values(for: name)
             guard !lines.isEmpty else { return name }
-            let members = lines.flatMap(HTTPHeaders.splitList).map(collapseWhitespace)
-            return "\(name): \(members.joined(separator: ","))"
+            let value = lines.flatMap(HTTPHeaders.splitList).map(collapseWhitespace).joined(separator: ",")
+            return "\(name): \(HTTPHeaders.sensitiveNames.contains(name) ? digest(of: value) : value)"
         }.joined(separator: "\n")
+    }
+
+    /// `sha256:` and the lowercase hex SHA-256 of `value` in UTF-8.
+    private static func digest(of value: String) -> String {
+        let hex = Array("0123456789abcdef")
+        var text = "sha256:"
+        for byte in SHA256.hash(Data(value.utf8)) {
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0F)])
+        }
+        return text
     }
 
     /// The secondary key for a stored response's own headers, or `nil` for `Vary: *`.

@@ -147,6 +147,64 @@ struct OpeningTests {
         #expect(leftovers == ["race.sqlite"])
     }
 
+    @Test func version3DeletesEntriesKeyedByAPlainCredentialAndLeavesNoTraceOfIt() async throws {
+        // Given a store of schema version 2 with responses that varied on Cookie and Authorization,
+        // stored under the plain values as that version did, beside ones that varied on other fields
+        let path = folder.path("version2.sqlite")
+        let shared = Data("shared body".utf8)
+        let privateBody = Data("private page of the session".utf8)
+        do {
+            let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            try connection.execute(sql: "PRAGMA journal_mode = WAL")
+            try Migration.migrate(connection, with: Array(Schema.migrations[0..<2]), retryingFor: 1, path: path)
+            try connection.execute(sql: "PRAGMA foreign_keys = ON")
+            for body in [shared, privateBody] {
+                try connection.run(
+                    "INSERT INTO body (hash, size, chunk_count, created_at) VALUES (?, ?, 1, 0)",
+                    [.blob(SHA256.hash(body)), .integer(Int64(body.count))])
+                try connection.run("INSERT INTO body_chunk VALUES (last_insert_rowid(), 0, ?)", [.blob(body)])
+            }
+            let entries: [(String, String, Int64)] = [
+                ("https://v2.test/cookie", "cookie: id=secret-cookie", 2),
+                ("https://v2.test/both", "accept-language: fr\nauthorization: Bearer secret-token", 1),
+                ("https://v2.test/proxy", "proxy-authorization: Basic secret-basic", 1),
+                ("https://v2.test/language", "accept-language: fr", 1),
+                ("https://v2.test/plain", "", 1),
+                ("https://v2.test/absent", "accept\ncookie", 1),
+            ]
+            for (url, key, body) in entries {
+                try connection.run(
+                    """
+                    INSERT INTO entry (method, url, host, status, headers, request_time, response_time, \
+                    fresh_until, stored_at, last_access, body_id, body_size, vary_key) \
+                    VALUES ('GET', ?, 'v2.test', 200, '', 0, 0, 0, 0, 0, ?, ?, ?)
+                    """,
+                    [.text(url), .integer(body), .integer(body == 1 ? Int64(shared.count) : Int64(privateBody.count)),
+                     .text(key)])
+            }
+        }
+        // When this version opens it
+        let store = try CacheStore(path: path)
+        // Then the entries keyed by a plain credential are gone, with the body only they used
+        #expect(try store.read("version") { try $0.int64("PRAGMA user_version") } == Int64(Schema.latestVersion))
+        let urls = try store.read("urls") { connection in
+            var urls: [String] = []
+            try connection.forEachRow("SELECT url FROM entry ORDER BY url") { urls.append($0.text(0)) }
+            return urls
+        }
+        #expect(urls == ["https://v2.test/absent", "https://v2.test/language", "https://v2.test/plain"])
+        let size = Int64(shared.count)
+        #expect(try store.totals() == StoreTotals(entryCount: 3, entryBytes: 3 * size, bodyCount: 1, bodyBytes: size))
+        #expect(try rowCount(store, "body_chunk") == 1)
+        #expect(try await store.verify().isSound)
+        try await store.close()
+        // And once closed, the file holds none of the secrets nor the private body
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for secret in ["secret-cookie", "secret-token", "secret-basic", "private page of the session"] {
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "the store file still holds '\(secret)'")
+        }
+    }
+
     @Test func migrationsRunInOrderOnceEachAndAFailingStepRollsBack() throws {
         let connection = try Connection(
             path: folder.path("migrate.sqlite"), flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)

@@ -50,4 +50,25 @@ struct VaryKeyTests {
         let key = VaryKey.secondaryKey(forResponse: response, request: headers([("Origin", "https://a.example")]))
         #expect(key == "accept\norigin: https://a.example")
     }
+
+    @Test(arguments: ["Cookie", "Authorization", "Proxy-Authorization"])
+    func aCredentialFieldIsKeyedByItsDigestNeverItsValue(field: String) throws {
+        // §4.1 matching is unchanged: equal values share a key, different ones do not.
+        let key = try #require(VaryKey.secondaryKey(
+            forVary: "\(field), Accept", request: headers([(field, "session=s3cret"), ("Accept", "a")])))
+        let lowered = field.lowercased()
+        #expect(!key.contains("s3cret"), "\(key)")
+        // The SHA-256 of "session=s3cret" (as `sha256sum` prints it): keys stay stable across versions.
+        let digest = "b0d51f9a11de0e2b247659dea2c579c660ba5b2ca929d5d4b5f64909f8c57fcc"
+        #expect(key == "accept: a\n\(lowered): sha256:\(digest)")
+        let same = VaryKey.secondaryKey(
+            forVary: field, request: headers([(field, "session=s3cret")]))
+        let spaced = VaryKey.secondaryKey(
+            forVary: field, request: headers([(field, " session=s3cret ")]))
+        let other = VaryKey.secondaryKey(
+            forVary: field, request: headers([(field, "session=other")]))
+        #expect(same == spaced)
+        #expect(same != other)
+        #expect(VaryKey.secondaryKey(forVary: field, request: headers([])) == lowered)
+    }
 }

@@ -31,6 +31,25 @@ struct SessionLoaderTests {
         }
     }
 
+    @Test func theSessionCookieIsInTheJarNeverInTheStoreFile() async throws {
+        try await withInstance { (fixture) async throws in
+            fixture.instance.state.withLock { $0.pageCacheControl = "private, max-age=600" }
+            let cache = try fixture.cache(user: "alice")
+            let first = try await cache.data(for: WebRequest("nav/home"))
+            let sessionID = try #require(fixture.instance.state.withLock { $0.sessions.keys.first })
+            // The caller of the network response sees the field; the stored copy does not keep it.
+            #expect(first.headers["Set-Cookie"]?.contains(sessionID) == true)
+            #expect(try cache.storedVariants(fixture.origin.url("nav/home")).map { $0.headers["Set-Cookie"] } == [nil])
+            let hit = try await cache.data(for: WebRequest("nav/home"))
+            #expect(hit.source == .hit)
+            #expect(hit.headers["Set-Cookie"] == nil)
+            await fixture.close(cache)
+
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture.folder.storePath))
+            #expect(bytes.range(of: Data(sessionID.utf8)) == nil, "the store file holds the session id")
+        }
+    }
+
     /// The instance says the session expired with a redirect to its login page (`nil`) or with 401.
     @Test(arguments: [nil, 401] as [Int?])
     func expiredSessionIsRenewedWithAFreshTokenAndTheLoginPageIsNeverStored(expiryStatus: Int?) async throws {

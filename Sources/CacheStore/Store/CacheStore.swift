@@ -105,11 +105,14 @@ public actor CacheStore {
     /// checkpoint SQLite runs when the last connection closes.
     static let checkpointStep = 16 * 1024 * 1024
 
-    /// WAL (checked), synchronous NORMAL, foreign keys (GRDB `Database.setUpWALMode()`), and the
-    /// writer's checkpoint size.
+    /// WAL (checked), synchronous NORMAL, foreign keys (GRDB `Database.setUpWALMode()`), secure
+    /// delete, and the writer's checkpoint size.
     ///
     /// With WAL, `synchronous = NORMAL` syncs at checkpoints only: every commit stays atomic and the
     /// store consistent after a crash; a power loss may lose the last commits, never half of one.
+    /// `secure_delete` overwrites what deleted rows held, so that a logged-out user's pages or a
+    /// pruned entry leave nothing readable in the file's free pages (some builds of SQLite have it
+    /// on by default, others off).
     private static func setUp(_ connection: Connection, path: String) throws {
         let mode = try connection.text("PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {
@@ -119,7 +122,7 @@ public actor CacheStore {
                     + "'\(mode ?? "unknown")'."
             )
         }
-        try connection.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+        try connection.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON")
         let pageSize = try connection.int64("PRAGMA page_size") ?? 4_096
         try connection.execute(
             sql: "PRAGMA wal_autocheckpoint = \(walSizeLimit / pageSize); PRAGMA journal_size_limit = \(walSizeLimit)"

@@ -12,6 +12,7 @@ enum Schema {
     static let migrations: [Migration] = [
         Migration(version: 1, sql: version1),
         Migration(version: 2, sql: version2),
+        Migration(version: 3, sql: version3),
     ]
 
     /// The newest schema version this code knows.
@@ -218,5 +219,20 @@ enum Schema {
             DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
             UPDATE store_totals SET entry_bytes = entry_bytes - OLD.body_size + NEW.body_size WHERE id = 1;
         END;
+        """
+
+    /// Version 3 changes no table: it deletes the entries whose secondary key holds the plain value
+    /// of a credential field. Versions before it stored a response that varies on `Cookie` or
+    /// `Authorization` under the field's value; from version 3 on, the key holds its SHA-256
+    /// instead (`VaryKey`), so those entries could never match again, and the secret should not
+    /// stay on disk (the writer deletes with `secure_delete`, which overwrites what rows held).
+    /// Migrations run with foreign keys off, so the chunks of bodies that went with their last entry
+    /// are deleted here.
+    static let version3 = """
+        DELETE FROM entry WHERE EXISTS (
+            SELECT 1 FROM (VALUES ('authorization: '), ('cookie: '), ('proxy-authorization: '))
+            WHERE entry.vary_key LIKE column1 || '%' OR entry.vary_key LIKE '%' || char(10) || column1 || '%'
+        );
+        DELETE FROM body_chunk WHERE body_id NOT IN (SELECT id FROM body);
         """
 }

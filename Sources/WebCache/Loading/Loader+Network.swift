@@ -96,10 +96,22 @@ extension Loader {
         let key = request.url.cacheKey
         return CacheEntry(
             partition: context.partition, method: .get, url: key.absoluteString,
-            varyKey: stored.varyKey, status: response.head.status, headers: response.head.headers,
+            varyKey: stored.varyKey, status: response.head.status, headers: Self.storedHeaders(response.head.headers),
             requestTime: response.requestTime, responseTime: response.responseTime,
             freshUntil: stored.freshUntil, staleUntil: stored.staleUntil
         )
+    }
+
+    /// The fields kept with a stored response: all but `Set-Cookie` (and the old `Set-Cookie2`), as a
+    /// browser's disk cache keeps them. The caller of the network response sees them, and a session's
+    /// jar has taken them; in the store file they would keep session identifiers the user never
+    /// asked to keep, and a stored response served again (by the gateway, to another client) would
+    /// set one client's cookie in another.
+    static func storedHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
+        var kept = headers
+        kept.remove("Set-Cookie")
+        kept.remove("Set-Cookie2")
+        return kept
     }
 
     /// Applies a 304 to the stored responses it validates (RFC 9111 §4.3.4) and serves the selected one.
@@ -118,7 +130,8 @@ extension Loader {
             guard let id = validation.entries[index].id else { continue }
             let freshened = validation.stored[index].freshened(
                 with: response.head, requestTime: response.requestTime, responseTime: response.responseTime)
-            updates.append(MetadataUpdate(entryID: id, headers: freshened.headers, requestTime: freshened.requestTime,
+            updates.append(MetadataUpdate(entryID: id, headers: Self.storedHeaders(freshened.headers),
+                                          requestTime: freshened.requestTime,
                                           responseTime: freshened.responseTime, freshUntil: freshened.freshUntil,
                                           staleUntil: freshened.staleUntil))
             if index == first {
