@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import Testing
 import WebCacheTestSupport
@@ -165,7 +164,7 @@ struct MaintenanceTests {
         try await store.close()
     }
 
-    // MARK: - Statistics and verification
+    // MARK: - Statistics
 
     @Test func computesStatisticsAtAnInstant() async throws {
         let store = try CacheStore(path: folder.path("stats.sqlite"), configuration: configuration())
@@ -186,47 +185,5 @@ struct MaintenanceTests {
         #expect(statistics.partitions.map(\.name) == ["guest", "user"])
         #expect(statistics.partitions.map(\.entryCount) == [2, 1])
         try await store.close()
-    }
-
-    @Test func cancellingTheCallerStopsVerification() async throws {
-        let store = try CacheStore(path: folder.path("cancel.sqlite"), configuration: configuration())
-        try await store.save(makeEntry("https://a.test/x"), body: makeBody(size: 1_000, seed: 1))
-        let outcome = await withTaskGroup(of: Result<VerifyReport, any Error>.self) { group in
-            group.cancelAll()
-            group.addTask {
-                do {
-                    return .success(try await store.verify())
-                } catch {
-                    return .failure(error)
-                }
-            }
-            return await group.next()!
-        }
-        #expect(throws: CancellationError.self) { try outcome.get() }
-        // The reader connection is free again
-        #expect(try await store.verify().isSound)
-        try await store.close()
-    }
-
-    @Test func verifyFindsATamperedChunkAndWrongTotals() async throws {
-        let path = folder.path("verify.sqlite")
-        let store = try CacheStore(path: path, configuration: configuration())
-        let saved = try await store.save(
-            makeEntry("https://a.test/x"), body: makeBody(size: CacheStore.chunkSize + 10, seed: 1))
-        #expect(try await store.verify().isSound)
-        try await store.close()
-
-        // Tamper through a separate connection, as another program might
-        let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
-        try connection.run(
-            "UPDATE body_chunk SET data = zeroblob(length(data)) WHERE body_id = ? AND seq = 1",
-            [.integer(try #require(saved.bodyID))]
-        )
-        try connection.execute(sql: "UPDATE store_totals SET entry_count = 7")
-        let reopened = try CacheStore(path: path)
-        let report = try await reopened.verify()
-        #expect(Set(report.problems.map(\.kind)) == [.bodyHash, .totals])
-        #expect(report.checkedBodies == 1)
-        try await reopened.close()
     }
 }
