@@ -100,6 +100,29 @@ struct MaintenanceTests {
         try await store.close()
     }
 
+    @Test func amongEqualAccessTimesTheLargerBodyGoesFirstAndAPinnedOneNever() async throws {
+        // Every save is at the same instant; the larger bodies are saved later, the largest is pinned.
+        let store = try CacheStore(path: folder.path("evict-size.sqlite"), configuration: configuration())
+        for (name, size) in [("small", 1_000), ("medium", 2_000), ("large", 3_000), ("pinned", 5_000)] {
+            try await store.save(
+                makeEntry("https://example.test/\(name)"), body: makeBody(size: size, seed: UInt8(size / 1_000)))
+        }
+        try await store.setPinned(true, url: "https://example.test/pinned")
+
+        // One eviction of the largest unpinned body is enough to fit
+        let first = try await store.evict(toFit: 8_000)
+        #expect(first.urls == ["https://example.test/large"])
+        #expect(first.freedBytes == 3_000)
+        let second = try await store.evict(toFit: 6_000)
+        #expect(second.urls == ["https://example.test/medium"])
+        // A limit only the pinned entry exceeds leaves it, and the limit stays exceeded
+        let last = try await store.evict(toFit: 0)
+        #expect(last.urls == ["https://example.test/small"])
+        #expect(try store.entry(url: "https://example.test/pinned") != nil)
+        #expect(try store.totals().bodyBytes == 5_000)
+        try await store.close()
+    }
+
     @Test func evictsAfterSavesWhenAByteLimitIsConfigured() async throws {
         // The real clock, so that every save has a later access time than the one before
         var settings = CacheStore.Configuration()
