@@ -118,7 +118,8 @@ let package = Package(
         .testTarget(
             name: "WebCacheCLITests",
             dependencies: [
-                "WebCacheCLI", "CacheStore", "HTTPCore", "LocalOrigin", "Sessions", "WebCacheTestSupport",
+                "WebCacheCLI", "CacheStore", "ChildProcess", "HTTPCore", "LocalOrigin", "Sessions",
+                "WebCacheTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

@@ -110,31 +110,53 @@ struct ConcurrencyTests {
         let path = folder.path("crash.sqlite")
         try await CacheStore(path: path).close()
         let executable = try BuiltProducts.executable(named: "webcache-bench")
+        // The newest save each child confirmed, by resource; a version is (trial, iteration).
+        var confirmed: [Int: (trial: Int, iteration: Int)] = [:]
+        var trialOfWriter: [String: Int] = [:]
         var killedWhileWriting = 0
         for trial in 0..<5 {
             // Given a writer overwriting the same URLs in a loop
             let child = try launch(executable, ["write-loop", "--store", path, "--urls", "3", "--seed", "\(trial)"])
+            trialOfWriter[String(child.process.pid)] = trial
             // When it is killed at a random moment after its first save
-            let progress = try await firstOutput(of: child)
+            let progress = try await child.output.lines(1).first ?? ""
             #expect(progress.hasPrefix("saved"), "trial \(trial): \(progress)")
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...400)))
             child.process.send(SIGKILL)
             let result = await child.process.finish()
             if result.termination == .signalled(SIGKILL) { killedWhileWriting += 1 }
+            // "saved n" follows the commit of iteration n - 1, which wrote resource (n - 1) % 3.
+            let saves = child.output.lines.compactMap { $0.hasPrefix("saved ") ? Int($0.dropFirst(6)) : nil }.max()
+            for iteration in max(0, (saves ?? 0) - 3)..<(saves ?? 0) {
+                confirmed[iteration % 3] = (trial, iteration)
+            }
 
-            // Then the store opens, is sound, holds no staging, and every entry is complete
+            // Then the store opens, is sound, holds no staging, and every entry is complete and no
+            // older than the last save confirmed for it
             let store = try CacheStore(path: path)
             let report = try await store.verify()
             #expect(report.isSound, "trial \(trial): \(report.problems)")
             #expect(try rowCount(store, "staging") == 0)
             #expect(try rowCount(store, "body WHERE hash IS NULL") == 0)
             for index in 0..<3 {
-                guard let entry = try store.entry(url: "https://crash.test/resource/\(index)") else { continue }
+                guard let entry = try store.entry(url: "https://crash.test/resource/\(index)") else {
+                    if let last = confirmed[index] {
+                        Issue.record("trial \(trial): resource \(index) was confirmed saved at \(last), then lost")
+                    }
+                    continue
+                }
                 let body = try store.bodyData(bodyID: try #require(entry.bodyID))
                 let digest = SHA256.hash(body).map { String(format: "%02x", $0) }.joined()
                 #expect(entry.headers["X-Content-SHA256"] == digest, "trial \(trial), resource \(index)")
                 #expect(entry.headers["X-Content-Length"] == String(body.count))
                 #expect(entry.bodyHash == SHA256.hash(body))
+                // X-Writer is "<pid>-<iteration>".
+                let writer = entry.headers["X-Writer"]?.split(separator: "-").map(String.init) ?? []
+                try #require(writer.count == 2, "trial \(trial), resource \(index): \(writer)")
+                let version = (trial: trialOfWriter[writer[0]] ?? -1, iteration: Int(writer[1]) ?? -1)
+                if let last = confirmed[index] {
+                    #expect(version >= last, "trial \(trial), resource \(index): \(version) after \(last)")
+                }
             }
             #expect(try store.totals() == (try scannedTotals(store)))
             try await store.close()
@@ -147,24 +169,12 @@ struct ConcurrencyTests {
     private struct Child {
         let process: ChildProcess
         /// The file that receives the child's standard output.
-        let output: String
-    }
-
-    /// Waits until the child writes something to its standard output, polling its output file
-    /// for at most 30 seconds.
-    private func firstOutput(of child: Child) async throws -> String {
-        for _ in 0..<1_500 {
-            if let data = FileManager.default.contents(atPath: child.output), !data.isEmpty {
-                return String(decoding: data, as: UTF8.self)
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return ""
+        let output: OutputFile
     }
 
     private func launch(_ executable: URL, _ arguments: [String]) throws -> Child {
-        let output = folder.path("child-\(UUID().uuidString).out")
-        let process = try ChildProcess.spawn(executable.path, arguments, output: .file(output), error: .pipe)
+        let output = OutputFile(path: folder.path("child-\(UUID().uuidString).out"))
+        let process = try ChildProcess.spawn(executable.path, arguments, output: .file(output.path), error: .pipe)
         return Child(process: process, output: output)
     }
 }

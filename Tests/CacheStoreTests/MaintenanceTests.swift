@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import Testing
 import WebCacheTestSupport
@@ -101,6 +100,29 @@ struct MaintenanceTests {
         try await store.close()
     }
 
+    @Test func amongEqualAccessTimesTheLargerBodyGoesFirstAndAPinnedOneNever() async throws {
+        // Every save is at the same instant; the larger bodies are saved later, the largest is pinned.
+        let store = try CacheStore(path: folder.path("evict-size.sqlite"), configuration: configuration())
+        for (name, size) in [("small", 1_000), ("medium", 2_000), ("large", 3_000), ("pinned", 5_000)] {
+            try await store.save(
+                makeEntry("https://example.test/\(name)"), body: makeBody(size: size, seed: UInt8(size / 1_000)))
+        }
+        try await store.setPinned(true, url: "https://example.test/pinned")
+
+        // One eviction of the largest unpinned body is enough to fit
+        let first = try await store.evict(toFit: 8_000)
+        #expect(first.urls == ["https://example.test/large"])
+        #expect(first.freedBytes == 3_000)
+        let second = try await store.evict(toFit: 6_000)
+        #expect(second.urls == ["https://example.test/medium"])
+        // A limit only the pinned entry exceeds leaves it, and the limit stays exceeded
+        let last = try await store.evict(toFit: 0)
+        #expect(last.urls == ["https://example.test/small"])
+        #expect(try store.entry(url: "https://example.test/pinned") != nil)
+        #expect(try store.totals().bodyBytes == 5_000)
+        try await store.close()
+    }
+
     @Test func evictsAfterSavesWhenAByteLimitIsConfigured() async throws {
         // The real clock, so that every save has a later access time than the one before
         var settings = CacheStore.Configuration()
@@ -165,7 +187,7 @@ struct MaintenanceTests {
         try await store.close()
     }
 
-    // MARK: - Statistics and verification
+    // MARK: - Statistics
 
     @Test func computesStatisticsAtAnInstant() async throws {
         let store = try CacheStore(path: folder.path("stats.sqlite"), configuration: configuration())
@@ -186,47 +208,5 @@ struct MaintenanceTests {
         #expect(statistics.partitions.map(\.name) == ["guest", "user"])
         #expect(statistics.partitions.map(\.entryCount) == [2, 1])
         try await store.close()
-    }
-
-    @Test func cancellingTheCallerStopsVerification() async throws {
-        let store = try CacheStore(path: folder.path("cancel.sqlite"), configuration: configuration())
-        try await store.save(makeEntry("https://a.test/x"), body: makeBody(size: 1_000, seed: 1))
-        let outcome = await withTaskGroup(of: Result<VerifyReport, any Error>.self) { group in
-            group.cancelAll()
-            group.addTask {
-                do {
-                    return .success(try await store.verify())
-                } catch {
-                    return .failure(error)
-                }
-            }
-            return await group.next()!
-        }
-        #expect(throws: CancellationError.self) { try outcome.get() }
-        // The reader connection is free again
-        #expect(try await store.verify().isSound)
-        try await store.close()
-    }
-
-    @Test func verifyFindsATamperedChunkAndWrongTotals() async throws {
-        let path = folder.path("verify.sqlite")
-        let store = try CacheStore(path: path, configuration: configuration())
-        let saved = try await store.save(
-            makeEntry("https://a.test/x"), body: makeBody(size: CacheStore.chunkSize + 10, seed: 1))
-        #expect(try await store.verify().isSound)
-        try await store.close()
-
-        // Tamper through a separate connection, as another program might
-        let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
-        try connection.run(
-            "UPDATE body_chunk SET data = zeroblob(length(data)) WHERE body_id = ? AND seq = 1",
-            [.integer(try #require(saved.bodyID))]
-        )
-        try connection.execute(sql: "UPDATE store_totals SET entry_count = 7")
-        let reopened = try CacheStore(path: path)
-        let report = try await reopened.verify()
-        #expect(Set(report.problems.map(\.kind)) == [.bodyHash, .totals])
-        #expect(report.checkedBodies == 1)
-        try await reopened.close()
     }
 }

@@ -25,13 +25,13 @@ struct ServeCommandTests {
         try origin.start()
         defer { origin.stop() }
         // Given
-        let stdout = folder.appending(path: "stdout.txt").path
+        let stdout = OutputFile(path: folder.appending(path: "stdout.txt").path)
         let process = try ChildProcess.spawn(
             try BuiltProducts.executable(named: "webcache").path,
             ["serve", "--port", "0", "--store", folder.appending(path: "store.sqlite").path,
              "--upstream", origin.baseURL.absoluteString],
-            output: .file(stdout), error: .pipe)
-        let firstLine = try #require(try await Self.lines(1, of: stdout).first)
+            output: .file(stdout.path), error: .pipe)
+        let firstLine = try #require(try await stdout.lines(1).first)
         let gateway = try #require(URL(string: firstLine))
         #expect(gateway.host == "127.0.0.1")
 
@@ -40,7 +40,7 @@ struct ServeCommandTests {
         settings.proxy = ""
         let reply = try await GatewayHarness.send(HTTPRequest(url: gateway.appending(path: "hello")),
                                                   via: try CurlTransport(configuration: settings))
-        let accessLine = try await Self.lines(2, of: stdout).dropFirst().first
+        let accessLine = try await stdout.lines(2).dropFirst().first
         process.send(SIGTERM)
         let result = await process.finish()
 
@@ -70,18 +70,5 @@ struct ServeCommandTests {
         #expect(result.termination == .exited(64))
         #expect(errors.hasPrefix("Error: "))
         #expect(errors.contains(named))
-    }
-
-    /// The first `count` complete lines of the file at `path`, polled for at most 30 seconds
-    /// (fewer if the file never gets that many).
-    static func lines(_ count: Int, of path: String) async throws -> [String] {
-        var lines: [String] = []
-        for _ in 0..<1_500 {
-            let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
-            lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
-            if lines.count >= count { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return Array(lines.prefix(count))
     }
 }

@@ -7,7 +7,10 @@ import Testing
 
 /// Seeded fuzzing with a fixed budget: random and mutated inputs never crash a parser, never make
 /// it loop (every case returns), and keep each parser's invariants. `scripts/fuzz.sh` runs more.
-@Suite struct FuzzTests {
+/// The time limit, far above the seconds a test takes at the base budget and grown with it, reports
+/// a hung test as failed by name. The tests are synchronous: a case that never returns is reported,
+/// but the run still waits for it.
+@Suite(.timeLimit(.minutes(2 * FuzzBudget.scale))) struct FuzzTests {
     private static let page = URL(string: "https://example.com/dir/page.html")!
     private static let stylesheet = URL(string: "https://example.com/css/site.css")!
 

@@ -49,11 +49,21 @@ public struct WebcacheRunner: Sendable {
         self.searchPath = searchPath
     }
 
+    /// The environment of every child.
+    private var environment: [String: String] {
+        ["PATH": searchPath, "HOME": home.url.path, "LANG": "C.UTF-8", "XDG_CACHE_HOME": home.path("cache")]
+    }
+
+    /// Starts `webcache arguments` without waiting for it, for a command that runs until stopped
+    /// (`serve`); its outputs go to `output` and `error`.
+    public func start(_ arguments: [String], output: OutputFile, error: OutputFile) throws -> ChildProcess {
+        try ChildProcess.spawn(
+            try BuiltProducts.executable(named: "webcache").path, arguments, environment: environment,
+            input: .null, output: .file(output.path), error: .file(error.path))
+    }
+
     /// Runs `webcache arguments`, waits for it, and returns what it printed and its exit code.
     public func run(_ arguments: [String]) async throws -> Result {
-        let environment = [
-            "PATH": searchPath, "HOME": home.url.path, "LANG": "C.UTF-8", "XDG_CACHE_HOME": home.path("cache"),
-        ]
         // Outputs go to files, not pipes: a full pipe cannot stall the child.
         let name = UUID().uuidString
         let outPath = home.path("\(name).out")
@@ -62,9 +72,7 @@ public struct WebcacheRunner: Sendable {
             try? FileManager.default.removeItem(atPath: outPath)
             try? FileManager.default.removeItem(atPath: errPath)
         }
-        let process = try ChildProcess.spawn(
-            try BuiltProducts.executable(named: "webcache").path, arguments, environment: environment,
-            input: .null, output: .file(outPath), error: .file(errPath))
+        let process = try start(arguments, output: OutputFile(path: outPath), error: OutputFile(path: errPath))
         let termination = await process.finish().termination
         guard case .exited(let code) = termination else {
             throw UnexpectedTermination(arguments: arguments, termination: termination)

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import HTTPCore
 import LocalOrigin
@@ -7,7 +8,8 @@ import Testing
 import WebCacheTestSupport
 
 /// The real `webcache` executable signed in to an instance on 127.0.0.1 through its token options:
-/// preloading a user's pages, a session the instance stops accepting, a token it refuses.
+/// preloading a user's pages, a session the instance stops accepting, a token it refuses, the gateway
+/// serving as the user.
 @Suite(.timeLimit(.minutes(1)))
 final class SignedInCommandTests: Sendable {
     let folder: TemporaryFolder
@@ -30,11 +32,15 @@ final class SignedInCommandTests: Sendable {
         server.stop()
     }
 
+    /// The options of this test's store and instance, signed in as alice with `identity` options.
+    private func signedIn(_ identity: [String]) -> [String] {
+        ["--store", folder.path("store.sqlite"), "--instance", server.baseURL.absoluteString, "--user", "alice"]
+            + identity
+    }
+
     /// Runs `webcache` against this test's store, signed in as alice with `identity` options.
     private func run(_ arguments: [String], identity: [String]) async throws -> WebcacheRunner.Result {
-        try await webcache.run(
-            arguments + ["--store", folder.path("store.sqlite"), "--instance", server.baseURL.absoluteString, "--user", "alice"]
-                + identity)
+        try await webcache.run(arguments + signedIn(identity))
     }
 
     private func preload(identity: [String]) async throws -> (WebcacheRunner.Result, [[String: Any]]) {
@@ -165,5 +171,41 @@ final class SignedInCommandTests: Sendable {
         let logout = try await run(["logout"], identity: identity)
         #expect(logout.exitCode == 0, "\(logout.stderr)")
         #expect(!FileManager.default.fileExists(atPath: cookieFile))
+    }
+
+    @Test func theGatewaySignedInAsAliceServesHerPagesAndStoresThemInHerPartition() async throws {
+        let output = OutputFile(path: folder.path("serve.out"))
+        let errors = OutputFile(path: folder.path("serve.err"))
+        let gateway = try webcache.start(
+            ["serve", "--port", "0"] + signedIn(["--token-command", "printf tok-alice"]), output: output, error: errors)
+        let listening = try await output.lines(1).first.flatMap { URL(string: $0)?.port }
+        guard let port = listening.flatMap({ UInt16(exactly: $0) }) else {
+            gateway.send(SIGKILL)
+            _ = await gateway.finish()
+            Issue.record("webcache serve printed no URL: \(output.lines) \(errors.lines)")
+            return
+        }
+
+        // The same page twice through the gateway as a proxy: the second is revalidated ("no-cache").
+        var replies: [RawClient.Reply] = []
+        for _ in 0..<2 {
+            replies.append(try await RawClient.exchange(port: port, """
+                GET \(server.url("nav/home").absoluteString) HTTP/1.1\r
+                Host: 127.0.0.1:\(server.port)\r
+                Connection: close\r
+                \r
+
+                """))
+        }
+        gateway.send(SIGTERM)
+        let termination = await gateway.finish().termination
+
+        #expect(replies.map(\.statusLine) == ["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"])
+        #expect(replies.map(\.body) == ["page /nav/home for alice", "page /nav/home for alice"])
+        #expect(replies.map { $0.headers["X-WebCache"] } == ["network", "revalidated"])
+        #expect(pageRequests == ["/nav/home Bearer tok-alice", "/nav/home cookie"])
+        #expect(termination == .exited(0), "\(errors.lines)")
+        #expect(try await aliceEntries() == 1)
+        #expect(!(output.lines + errors.lines).joined().contains("tok-alice"))
     }
 }

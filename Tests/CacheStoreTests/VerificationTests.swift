@@ -1,0 +1,171 @@
+import CSQLite
+import Foundation
+import Testing
+import WebCacheTestSupport
+
+@testable import CacheStore
+
+/// `verify` on stores damaged through a connection of their own, as another program might damage
+/// them: each kind of problem is reported, and names the body, entry or row that is wrong.
+@Suite(.timeLimit(.minutes(1)))
+struct VerificationTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    /// A sound store was damaged: what `verify` reported, and the entry the damage aimed at.
+    private struct Damaged {
+        let report: VerifyReport
+        /// The entry whose body has three chunks.
+        let big: CacheEntry
+
+        var bigBodyID: Int64 { big.bodyID ?? -1 }
+        var bigEntryID: Int64 { big.id ?? -1 }
+        var kinds: [VerifyReport.Problem.Kind] { report.problems.map(\.kind) }
+        var messages: [String] { report.problems.map(\.message) }
+    }
+
+    /// Saves an entry with a three-chunk body and a small one beside it, checks that the store verifies
+    /// clean, runs `damage(big)` as raw SQL with foreign keys off, then reopens the store and verifies it.
+    private func verify(afterDamage damage: (_ big: CacheEntry) -> String) async throws -> Damaged {
+        let path = folder.path("damaged.sqlite")
+        let store = try CacheStore(path: path, configuration: configuration())
+        let big = try await store.save(
+            makeEntry("https://a.test/big"), body: makeBody(size: 2 * CacheStore.chunkSize + 10, seed: 1))
+        try await store.save(makeEntry("https://a.test/small"), body: makeBody(size: 100, seed: 2))
+        let sound = try await store.verify()
+        #expect(sound.isSound, "\(sound.problems)")
+        #expect(sound.checkedBodies == 2)
+        #expect(sound.checkedEntries == 2)
+        try await store.close()
+
+        let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+        try connection.execute(sql: damage(big))
+        let reopened = try CacheStore(path: path)
+        let report = try await reopened.verify()
+        try await reopened.close()
+        return Damaged(report: report, big: big)
+    }
+
+    @Test func cancellingTheCallerStopsVerification() async throws {
+        let store = try CacheStore(path: folder.path("cancel.sqlite"), configuration: configuration())
+        try await store.save(makeEntry("https://a.test/x"), body: makeBody(size: 1_000, seed: 1))
+        let outcome = await withTaskGroup(of: Result<VerifyReport, any Error>.self) { group in
+            group.cancelAll()
+            group.addTask {
+                do {
+                    return .success(try await store.verify())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return await group.next()!
+        }
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        // The reader connection is free again
+        #expect(try await store.verify().isSound)
+        try await store.close()
+    }
+
+    @Test func aTamperedChunkAndWrongTotalsAreFound() async throws {
+        let damaged = try await verify { big in
+            """
+            UPDATE body_chunk SET data = zeroblob(length(data)) WHERE body_id = \(big.bodyID ?? -1) AND seq = 1;
+            UPDATE store_totals SET entry_count = 7
+            """
+        }
+        #expect(damaged.kinds == [.bodyHash, .totals])
+        #expect(damaged.messages.first == "The chunks of body \(damaged.bigBodyID) do not hash to its SHA-256.")
+        #expect(damaged.report.checkedBodies == 2)
+    }
+
+    @Test func aDeletedChunkRowIsFoundWithTheBytesItTookAway() async throws {
+        let damaged = try await verify { big in
+            "DELETE FROM body_chunk WHERE body_id = \(big.bodyID ?? -1) AND seq = 1"
+        }
+        // The lost bytes also change the body's size and hash; each check names the same body.
+        #expect(damaged.kinds == [.bodyChunks, .bodySize, .bodyHash])
+        let id = damaged.bigBodyID
+        let remaining = damaged.big.bodySize - Int64(CacheStore.chunkSize)
+        #expect(damaged.messages == [
+            "Body \(id) has 2 chunks, not 0..<3 in order.",
+            "Body \(id) has \(remaining) bytes, not the \(damaged.big.bodySize) recorded.",
+            "The chunks of body \(id) do not hash to its SHA-256.",
+        ])
+    }
+
+    @Test func chunksOutOfOrderAreFoundThoughTheBytesAreAllThere() async throws {
+        let damaged = try await verify { big in
+            "UPDATE body_chunk SET seq = 7 WHERE body_id = \(big.bodyID ?? -1) AND seq = 2"
+        }
+        #expect(damaged.kinds == [.bodyChunks])
+        #expect(damaged.messages == ["Body \(damaged.bigBodyID) has 3 chunks, not 0..<3 in order."])
+    }
+
+    @Test func aBodySizeThatDiffersFromItsBytesIsFound() async throws {
+        // Every record agrees on the wrong size (the body, its entry, the totals); only the bytes differ.
+        let damaged = try await verify { big in
+            let id = big.bodyID ?? -1
+            return """
+                UPDATE body SET size = size + 1 WHERE id = \(id);
+                UPDATE entry SET body_size = body_size + 1 WHERE body_id = \(id);
+                UPDATE store_totals SET body_bytes = body_bytes + 1
+                """
+        }
+        let size = damaged.big.bodySize
+        #expect(damaged.kinds == [.bodySize])
+        #expect(damaged.messages == ["Body \(damaged.bigBodyID) has \(size) bytes, not the \(size + 1) recorded."])
+    }
+
+    @Test func anEntryRecordingAnotherSizeThanItsBodyIsFound() async throws {
+        // The update trigger keeps the totals in step with the entry's recorded size.
+        let damaged = try await verify { big in "UPDATE entry SET body_size = 5 WHERE id = \(big.id ?? -1)" }
+        #expect(damaged.kinds == [.bodySize])
+        #expect(damaged.messages == [
+            "Entry \(damaged.bigEntryID) for https://a.test/big records a body size that differs from its body."
+        ])
+    }
+
+    @Test func aWrongReferenceCountIsFound() async throws {
+        let damaged = try await verify { big in "UPDATE body SET ref_count = 2 WHERE id = \(big.bodyID ?? -1)" }
+        #expect(damaged.kinds == [.referenceCount])
+        #expect(damaged.messages == ["Body \(damaged.bigBodyID) records 2 references but 1 entries use it."])
+    }
+
+    @Test func anEntryPointingAtAMissingBodyIsFound() async throws {
+        // The delete trigger keeps the totals in step; the entry's foreign key is broken too.
+        let damaged = try await verify { big in
+            let id = big.bodyID ?? -1
+            return "DELETE FROM body_chunk WHERE body_id = \(id); DELETE FROM body WHERE id = \(id)"
+        }
+        let entry = damaged.bigEntryID
+        #expect(damaged.kinds == [.integrity, .missingBody])
+        #expect(damaged.messages == [
+            "Row \(entry) of table entry breaks a foreign key to body.",
+            "Entry \(entry) for https://a.test/big points at a missing body.",
+        ])
+        #expect(damaged.report.checkedBodies == 1)
+    }
+
+    @Test func aChunkOfNoBodyBreaksAForeignKey() async throws {
+        let damaged = try await verify { _ in "INSERT INTO body_chunk (body_id, seq, data) VALUES (999, 0, x'00')" }
+        #expect(damaged.kinds == [.integrity])
+        let message = try #require(damaged.messages.first)
+        #expect(message.hasPrefix("Row ") && message.hasSuffix(" of table body_chunk breaks a foreign key to body."))
+    }
+
+    @Test func anIndexThatNoLongerMatchesItsTableFailsSQLitesIntegrityCheck() async throws {
+        // The index is declared over another column than the one it was built from.
+        let damaged = try await verify { _ in
+            """
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_schema SET sql = 'CREATE INDEX entry_by_host ON entry(url)' WHERE name = 'entry_by_host';
+            PRAGMA writable_schema = OFF
+            """
+        }
+        #expect(Set(damaged.kinds) == [.integrity])
+        #expect(damaged.messages.contains { $0.hasPrefix("SQLite integrity check: ") && $0.contains("entry_by_host") })
+    }
+}
