@@ -57,7 +57,8 @@ extension WebCache {
         do {
             pages = try store.pages(partition: partition).map(\.url)
         } catch {
-            throw WebCacheError(.store, "The store could not list its preloaded pages.", cause: error)
+            throw WebCacheError(
+                .store, "The store at '\(configuration.storePath)' could not list its preloaded pages.", cause: error)
         }
         let wanted = Set(hosts.map { $0.lowercased() })
         let selected = pages.filter { page in

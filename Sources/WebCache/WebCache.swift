@@ -179,6 +179,13 @@ public final class WebCache: Sendable {
 
     // MARK: - Sessions
 
+    /// Deletes the session cookies that runs with ``Configuration-swift.struct/persistsCookies`` kept
+    /// beside the store at `storePath` for `userID`, without opening the store (which may not exist).
+    /// - Throws: ``WebCacheError`` naming the cookie file when it exists and cannot be deleted.
+    public static func removeSavedCookies(storePath: String, userID: String) throws {
+        try CookieFile(storePath: storePath, partition: SessionIdentity.user(id: userID).partitionName).remove()
+    }
+
     /// Signs out: drops the user's token and cookies, and deletes the user's private entries from the
     /// store in one transaction. Guest entries stay.
     /// - Throws: ``WebCacheError`` when the store cannot be changed or the saved cookies cannot be deleted.

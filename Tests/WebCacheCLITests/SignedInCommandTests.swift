@@ -208,4 +208,22 @@ final class SignedInCommandTests: Sendable {
         #expect(try await aliceEntries() == 1)
         #expect(!(output.lines + errors.lines).joined().contains("tok-alice"))
     }
+
+    @Test func logoutDropsAKeptSessionEvenWhenItsStoreIsGone() async throws {
+        let identity = ["--token-command", "printf tok-alice", "--keep-session"]
+        let cookieFile = folder.path("store.sqlite.cookies-\(SessionIdentity.user(id: "alice").partitionName).json")
+        let first = try await run(["get", "nav/home"], identity: identity)
+        #expect(first.exitCode == 0, "\(first.stderr)")
+        #expect(FileManager.default.fileExists(atPath: cookieFile))
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: folder.path("store.sqlite" + suffix))
+        }
+
+        let logout = try await run(["logout"], identity: identity)
+
+        #expect(logout.exitCode == 0, "\(logout.stderr)")
+        #expect(logout.stdout.contains("no entries were removed; its cookies were dropped"), "\(logout.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: cookieFile))
+        #expect(!FileManager.default.fileExists(atPath: folder.path("store.sqlite")))
+    }
 }

@@ -319,7 +319,9 @@ struct Preloader: Sendable {
     private func scan(
         _ response: WebResponse, for item: PreloadItem, messages: AsyncStream<Message>.Continuation
     ) async throws -> Int64 {
-        var scanner = options.includesRequisites || (item.isPage && item.depth < options.depth)
+        // An error page's references are not what the page needs: a browser shows no page there either.
+        let wanted = options.includesRequisites || (item.isPage && item.depth < options.depth)
+        var scanner = wanted && response.status < 400
             ? ResourceScanner(for: item, url: response.url, headers: response.headers,
                               includesMedia: options.includesMedia)
             : .none

@@ -19,8 +19,11 @@ enum LogoutCommand {
         }
         let user = configuration.userID ?? "default"
         guard context.storeExists else {
+            // A kept session may outlive its store: it is dropped all the same.
+            try WebCache.removeSavedCookies(storePath: context.storePath, userID: user)
             context.stdout.write(
-                "Logged out user '\(user)': there is no store at '\(context.storePath)', so no entries were removed.\n")
+                "Logged out user '\(user)': there is no store at '\(context.storePath)', so no entries were removed; "
+                    + "its cookies were dropped.\n")
             return ExitCode.success
         }
         return try await context.withCache { cache in

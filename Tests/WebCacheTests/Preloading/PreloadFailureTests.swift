@@ -55,6 +55,27 @@ import WebCacheTestSupport
         await rig.stop()
     }
 
+    @Test(arguments: [404, 410, 500, 501])
+    func anErrorPagesReferencesAreNotFetched(status: Int) async throws {
+        let rig = try PreloadRig.start { request in
+            if request.path == "/gone.html" {
+                return .text(#"<link rel="stylesheet" href="error.css"><img src="sad.png"><p>Not here"#,
+                             status: status, contentType: "text/html")
+            }
+            return .text("body {}", contentType: "text/css")
+        }
+        var options = PreloadOptions()
+        options.retries = 0
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["gone.html"], options: options, events: events.handler)
+
+        #expect(rig.server.requests.map(\.path) == ["/gone.html"])
+        #expect(report.failures.map(\.reason) == ["HTTP \(status)"])
+        #expect(events.discoveredPaths.isEmpty)
+        await rig.stop()
+    }
+
     @Test(arguments: [
         ("0", 0.0), ("7", 7.0), (" 12 ", 12.0), ("Sun, 06 Nov 1994 08:49:37 GMT", 30.0),
         ("Sun, 06 Nov 1994 08:48:37 GMT", 0.0),
