@@ -48,11 +48,19 @@ public enum NetworkAddress {
     /// Whether the numeric address `text` (`203.0.113.7`, `::1`) is not a public IPv4 or IPv6
     /// address; text that is neither counts as not public.
     public static func isPrivate(numeric text: String) -> Bool {
+        guard let bytes = bytes(numeric: text) else { return true }
+        guard bytes.count == 4 else { return isPrivate(ipv6: bytes) }
+        return isPrivate(ipv4: bytes.reduce(0) { $0 << 8 | UInt32($1) })
+    }
+
+    /// The 4 or 16 bytes of the numeric IPv4 or IPv6 address `text`, in network order; `nil` for
+    /// text that is neither.
+    public static func bytes(numeric text: String) -> [UInt8]? {
         var ipv4 = in_addr()
-        if inet_pton(AF_INET, text, &ipv4) == 1 { return isPrivate(ipv4: UInt32(bigEndian: ipv4.s_addr)) }
+        if inet_pton(AF_INET, text, &ipv4) == 1 { return withUnsafeBytes(of: ipv4) { Array($0) } }
         var ipv6 = in6_addr()
-        if inet_pton(AF_INET6, text, &ipv6) == 1 { return isPrivate(ipv6: withUnsafeBytes(of: ipv6) { Array($0) }) }
-        return true
+        if inet_pton(AF_INET6, text, &ipv6) == 1 { return withUnsafeBytes(of: ipv6) { Array($0) } }
+        return nil
     }
 
     /// The numeric form of `address`, such as `127.0.0.1` or `::1`, for messages.
