@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compares `webcache preload` with `wget2 --page-requisites` on a generated site served by a local
-# webcache-origin, in the same run: P pages, each with the 19 site-wide requisites and K images
+# webcache-origin, in the same run: P pages, each with the 23 site-wide requisites and K images
 # (half shared), 1 KB to 2 MB each. Both tools get the same URL file and the same parallelism, with
 # no added latency and with LATENCY_MS added before every response.
 #

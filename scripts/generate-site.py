@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Generates a static site for the preload benchmark, with its ground truth.
 
-Each of P pages references the same 19 site-wide requisites (stylesheets with their images and
-fonts, scripts, icons, the manifest and its icons) and K images, half drawn from a shared pool of
-2K, half its own. References use the forms a browser
-follows: link rel=stylesheet, script src, img src and srcset, picture/source, a style attribute, a
-<style> block, link rel=icon and preload, a web app manifest with icons, and in the stylesheets
+Each of P pages references the same 23 site-wide requisites (stylesheets with their images and
+fonts, scripts, icons, the manifest and its icons, a framed widget with its stylesheet and image,
+an image shown without scripts) and K images, half drawn from a shared pool of 2K, half its own.
+References use the forms a browser or wget2 --page-requisites follows: link rel=stylesheet, script
+src, img src and srcset, picture/source, a style attribute, a <style> block, link rel=icon and
+preload, a web app manifest with icons, iframe src, <noscript> content, and in the stylesheets
 @import, url() images and @font-face fonts. Sizes range from 1 KB to 2 MB (most small, a few large).
 
 Writes into ROOT: the site under site/, urls.txt (one page path a line, relative to the site) and
@@ -96,7 +97,11 @@ def generate(root, pages, requisites, seed):
     site.write("/site.webmanifest", json.dumps(
         {"name": "Bench", "icons": [{"src": "img/icon-192.png", "sizes": "192x192"},
                                     {"src": "/img/icon-512.png", "sizes": "512x512"}]}))
-    fixed = shared_css + css_assets + shared_js + head_assets + manifest_icons + ["/site.webmanifest"]
+    # A widget every page frames, with requisites of its own, and what pages show without scripts
+    # (written after the pages, so that the sizes drawn for everything else stay as they were).
+    frame_assets = ["/frames/widget.html", "/frames/widget.css", "/img/widget.png", "/img/noscript.png"]
+    fixed = (shared_css + css_assets + shared_js + head_assets + manifest_icons + ["/site.webmanifest"]
+             + frame_assets)
     truth.update(fixed)
 
     # A shared pool of images; each page uses some of them and some of its own.
@@ -130,6 +135,8 @@ def generate(root, pages, requisites, seed):
         body.append('<div style="background-image: url(\'%s\')">styled</div>' % images[3])
         for path in images[4:]:
             body.append('<img src="%s" alt="" loading="lazy">' % path)
+        body.append('<iframe src="/frames/widget.html" title="widget"></iframe>')
+        body.append('<noscript><img src="/img/noscript.png" alt=""></noscript>')
         html = (
             "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Page %d</title>\n"
             '<link rel="stylesheet" href="../css/base.css">\n'
@@ -147,6 +154,14 @@ def generate(root, pages, requisites, seed):
         ) % (number, images[4] if len(images) > 4 else images[0], number, "\n".join(body),
              number % pages + 1)
         site.padded_text(page, html, ("<!--", "-->\n"))
+
+    site.padded_text("/frames/widget.html",
+                     '<!DOCTYPE html>\n<html><head><link rel="stylesheet" href="widget.css"></head>\n'
+                     '<body><img src="/img/widget.png" alt=""><a href="/pages/page-001.html">home</a></body></html>\n',
+                     ("<!--", "-->\n"))
+    site.padded_text("/frames/widget.css", ".widget { color: teal; }\n", ("/*", "*/\n"))
+    site.binary("/img/widget.png")
+    site.binary("/img/noscript.png")
 
     with open(os.path.join(root, "urls.txt"), "w") as handle:
         handle.write("".join(path.lstrip("/") + "\n" for path in page_paths))

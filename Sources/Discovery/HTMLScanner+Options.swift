@@ -6,7 +6,7 @@ extension HTMLScanner {
         public var includesMedia: Bool
         /// Report `a href` and `area href` as ``Reference/Kind/link`` (not requisites), for crawling.
         public var includesLinks: Bool
-        /// Report `iframe src` and `frame src` as ``Reference/Kind/document`` (not requisites).
+        /// Report `iframe src` and `frame src` as ``Reference/Kind/document`` requisites.
         public var includesFrames: Bool
         /// Report lazy-loading attributes: `data-src`, `data-srcset`, `data-lazy-src`,
         /// `data-original` and `data-bg`, on any element.

@@ -37,8 +37,9 @@ import Foundation
 /// - `script src` is reported for classic scripts (no `type`, or a JavaScript MIME type) and
 ///   `type=module`; a data block (`application/ld+json`, `text/template`…) is never fetched by
 ///   browsers and is not reported. A classic script with `nomodule` is reported as not a requisite.
-/// - `iframe src` and `frame src` are ``Reference/Kind/document`` references that are not
-///   requisites: each is a page with requisites of its own, for the caller to scan in turn.
+/// - `iframe src` and `frame src` are ``Reference/Kind/document`` requisites: the nested document
+///   is part of the page as shown (browsers load it with the page, and `wget2 --page-requisites`
+///   fetches it), and it has requisites of its own, for the caller to scan in turn.
 /// - Lazy-loading attributes are reported as ``Reference/Kind/image`` whatever element holds them:
 ///   the scripts that read them almost always load images.
 /// - References inside comments, `<script>`, `<textarea>`, `<title>` or `<template>` are not
@@ -172,7 +173,7 @@ public struct HTMLScanner: Sendable {
         // Attribute URLs take the document's encoding for their query; URLs in CSS are UTF-8.
         let queryEncoding = source.css == nil ? encoding ?? .utf8 : .utf8
         guard let url = URLCleaner.resolve(value, against: baseURL, queryEncoding: queryEncoding) else { return }
-        let requisite = isRequisite ?? (kind != .link && kind != .document)
+        let requisite = isRequisite ?? (kind != .link)
         references.append(Reference(url: url, kind: kind, source: source, isRequisite: requisite))
     }
 

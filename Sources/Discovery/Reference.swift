@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Each reference keeps what it points to (``url``, absolute and without fragment), what the
 /// resource is for (``kind``), where it was written (``source``), and whether a browser that renders
-/// the page fetches it (``isRequisite``). Navigation links and frames are references that are not
-/// requisites: a crawler follows them as pages of their own.
+/// the page fetches it (``isRequisite``). Navigation links are references that are not requisites:
+/// a crawler follows them as pages of their own.
 public struct Reference: Sendable, Hashable, CustomStringConvertible {
     /// The absolute URL to fetch, with any fragment removed.
     public var url: URL
@@ -54,7 +54,7 @@ extension Reference {
         case media
         /// Plug-in content: `object data`, `embed src`.
         case embed
-        /// A nested document: `iframe src`, `frame src`. A page of its own, not a requisite.
+        /// A nested document: `iframe src`, `frame src`. A requisite with requisites of its own.
         case document
         /// A navigation link: `a href`, `area href`. Not a requisite.
         case link

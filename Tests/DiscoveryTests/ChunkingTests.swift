@@ -38,7 +38,7 @@ private let s = "https://static.example.org/root/"
         "image \(s)breakout.png",
         "image \(s)div-bg.png",
         "link \(s)page2.html (not requisite)",
-        "document \(s)frame.html (not requisite)",
+        "document \(s)frame.html",
         "image \(s)poster.jpg",
         "embed \(s)flash.swf",
     ]

@@ -67,7 +67,7 @@ private let d = "https://example.com/dir/"
         ),
         HTMLCase(
             html: "<iframe src=f.html></iframe><frame src=g.html>",
-            expected: ["document \(d)f.html (not requisite)", "document \(d)g.html (not requisite)"]
+            expected: ["document \(d)f.html", "document \(d)g.html"]
         ),
         HTMLCase(
             html: "<body background=b.png><table background=t.png><tr><td background=c.png><th background=h.png>",

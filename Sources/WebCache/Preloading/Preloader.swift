@@ -158,7 +158,7 @@ struct Preloader: Sendable {
     ) {
         let url = reference.url.cacheKey
         guard url.isHTTP else { return }
-        if reference.kind == .link || reference.kind == .document {
+        if reference.kind == .link {
             // Navigation: follow same-site links from pages while depth allows, within the same
             // host and address rules as requisites.
             guard parent.isPage, parent.depth < options.depth, url.isSameSite(as: parent.url),

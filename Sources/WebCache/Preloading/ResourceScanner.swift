@@ -24,6 +24,8 @@ enum ResourceScanner {
             }
             var options = HTMLScanner.Options()
             options.includesMedia = includesMedia
+            // What a page shows without scripts is part of it too, as `wget2 --page-requisites` finds it.
+            options.scansNoscript = true
             self = .html(HTMLScanner(documentURL: url, charset: charset, options: options))
         } else if item.kind == .stylesheet || mediaType == "text/css" {
             self = .css(CSSScanner(stylesheetURL: url, charset: charset))
