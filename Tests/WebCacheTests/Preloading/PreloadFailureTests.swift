@@ -108,6 +108,58 @@ import WebCacheTestSupport
         await rig.stop()
     }
 
+    /// Audio and video are held to the smaller of the resource cap and the media cap, whichever it is.
+    @Test(arguments: [(resource: Int64?(10_000), media: Int64(1 << 20)), (resource: 1 << 20, media: 10_000),
+                      (resource: nil, media: 10_000)])
+    func mediaIsHeldToTheSmallerOfTheResourceAndMediaCaps(resource: Int64?, media: Int64) async throws {
+        let rig = try PreloadRig.start(handler: Self.mediaPage)
+        var options = PreloadOptions()
+        options.includesMedia = true
+        options.maximumResourceSize = resource
+        options.maximumMediaSize = media
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], options: options, events: events.handler)
+
+        #expect(Set(events.fetchedPaths) == ["/index.html", "/clip.mp4"])
+        #expect(Array(events.failures.keys) == ["/movie.mp4"])
+        let reason = try #require(events.failures["/movie.mp4"])
+        #expect(reason.contains("larger than the limit of 10000 bytes"), "reason: \(reason)")
+        #expect(report.failures.map(\.url) == [rig.url("movie.mp4")])
+        #expect(try rig.cache.store.entry(url: rig.url("movie.mp4")) == nil)
+        #expect(try rig.cache.store.entry(url: rig.url("clip.mp4")) != nil)
+        await rig.stop()
+    }
+
+    @Test func mediaIsNotFetchedWithoutIncludesMedia() async throws {
+        let rig = try PreloadRig.start(handler: Self.mediaPage)
+        var options = PreloadOptions()
+        options.maximumResourceSize = nil
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], options: options, events: events.handler)
+
+        #expect(report.failures.isEmpty)
+        #expect(report.completed == 1)
+        #expect(events.discoveredPaths.isEmpty)
+        #expect(rig.requestCounts == ["/index.html": 1])
+        await rig.stop()
+    }
+
+    /// A page whose `<video src>` references name a 50 KB video and a 1 KB one.
+    private static func mediaPage(_ request: OriginRequest) -> OriginResponse {
+        switch request.path {
+        case "/index.html":
+            .text("<video src=\"movie.mp4\"></video><video src=\"clip.mp4\"></video>", contentType: "text/html")
+        case "/movie.mp4":
+            OriginResponse(headers: ["Content-Type": "video/mp4"], body: .bytes(preloadFiller(50_000)))
+        case "/clip.mp4":
+            OriginResponse(headers: ["Content-Type": "video/mp4"], body: .bytes(preloadFiller(1_000)))
+        default:
+            .text("Not found", status: 404)
+        }
+    }
+
     // MARK: - Bad input
 
     @Test func unusableURLsAreReportedAndTheRestIsPreloaded() async throws {
