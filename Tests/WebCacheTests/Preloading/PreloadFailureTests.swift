@@ -55,6 +55,67 @@ import WebCacheTestSupport
         await rig.stop()
     }
 
+    /// A 503 with `Retry-After: 1` is retried after the second it asks for, or after
+    /// `maximumRetryDelay` when that is shorter; the backoff delay (a millisecond here) plays no part.
+    @Test(arguments: [(cap: Duration.seconds(30), delay: 1.0), (cap: .milliseconds(50), delay: 0.05)])
+    func retryAfterSetsTheRetryDelayUpToTheCap(cap: Duration, delay: TimeInterval) async throws {
+        let answers = Mutex(0)
+        let rig = try PreloadRig.start { _ in
+            let answer = answers.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return answer == 1
+                ? .text("Busy", status: 503, headers: ["Retry-After": "1"])
+                : .text("<p>at last</p>", contentType: "text/html")
+        }
+        var options = PreloadOptions()
+        options.retryDelay = .milliseconds(1)
+        options.maximumRetryDelay = cap
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], options: options, events: events.handler)
+
+        #expect(report.failures.isEmpty)
+        #expect(rig.requestCounts == ["/index.html": 2])
+        let retries = events.retries
+        #expect(retries.map(\.attempt) == [1])
+        let waited = try #require(retries.first?.delay)
+        #expect(abs(waited - delay) < 1e-9, "waited \(waited) s")
+        await rig.stop()
+    }
+
+    /// Without `Retry-After`, each retry waits about twice as long as the one before: attempt n waits
+    /// between half and all of `retryDelay` × 2ⁿ⁻¹.
+    @Test func retryDelaysGrowWithEachAttemptWithoutRetryAfter() async throws {
+        let answers = Mutex(0)
+        let rig = try PreloadRig.start { _ in
+            let answer = answers.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return answer <= 3 ? .text("Busy", status: 503) : .text("<p>at last</p>", contentType: "text/html")
+        }
+        var options = PreloadOptions()
+        options.retries = 3
+        options.retryDelay = .milliseconds(20)
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], options: options, events: events.handler)
+
+        #expect(report.failures.isEmpty)
+        #expect(rig.requestCounts == ["/index.html": 4])
+        let retries = events.retries
+        try #require(retries.map(\.attempt) == [1, 2, 3])
+        for (attempt, delay) in retries {
+            let full = 0.02 * pow(2, Double(attempt - 1))
+            #expect(delay >= full / 2 && delay <= full, "attempt \(attempt) waited \(delay) s")
+        }
+        let delays = retries.map(\.delay)
+        #expect(delays[0] <= delays[1] && delays[1] <= delays[2] && delays[0] < delays[2], "delays: \(delays)")
+        await rig.stop()
+    }
+
     @Test(arguments: [
         ("0", 0.0), ("7", 7.0), (" 12 ", 12.0), ("Sun, 06 Nov 1994 08:49:37 GMT", 30.0),
         ("Sun, 06 Nov 1994 08:48:37 GMT", 0.0),

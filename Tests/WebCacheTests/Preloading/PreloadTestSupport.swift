@@ -97,6 +97,11 @@ final class PreloadEventLog: Sendable {
     var retryingPaths: [String] {
         all.compactMap { if case .retrying(let url, _, _, _) = $0 { url.path } else { nil } }
     }
+
+    /// The `retrying` events' attempts and delays, in order.
+    var retries: [(attempt: Int, delay: TimeInterval)] {
+        all.compactMap { if case .retrying(_, let attempt, let delay, _) = $0 { (attempt, delay) } else { nil } }
+    }
 }
 
 // MARK: - Ordered marks across threads
