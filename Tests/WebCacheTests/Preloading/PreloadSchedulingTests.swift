@@ -26,8 +26,10 @@ import WebCacheTestSupport
                         try writer.write("<p>more text</p>\n")
                         Thread.sleep(forTimeInterval: 0.01)
                     }
-                    try writer.write("<img src=\"late.png\"></head></html>\n")
+                    // Marked before the last chunk is sent: once it is, the image may be asked for
+                    // before this thread runs again.
                     marks.add("page finished")
+                    try writer.write("<img src=\"late.png\"></head></html>\n")
                 }
                 return OriginResponse(headers: ["Content-Type": "text/html"], body: body)
             case "/early.css":
