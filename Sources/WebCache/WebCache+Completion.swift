@@ -37,6 +37,15 @@ extension WebCache {
         complete(completion) { try await self.refresh(hosts: hosts, options: options, events: events) }
     }
 
+    /// Completion-handler form of ``refresh(_:options:events:)``.
+    public func refresh(
+        _ pages: [String], options: PreloadOptions = PreloadOptions(),
+        events: @escaping @Sendable (PreloadEvent) -> Void = { _ in },
+        completion: @escaping @Sendable (PreloadReport) -> Void
+    ) {
+        Task { completion(await self.refresh(pages, options: options, events: events)) }
+    }
+
     /// Completion-handler form of ``logout()``: `completion` gets `nil` on success.
     public func logout(completion: @escaping @Sendable ((any Error)?) -> Void) {
         complete({ (result: Result<Void, any Error>) in

@@ -43,6 +43,24 @@ extension WebCache {
         return report
     }
 
+    /// The preloaded pages in the store, in this cache's partition, as absolute URL strings.
+    ///
+    /// - Parameter hosts: only pages on these hosts (in any case); all when empty.
+    /// - Throws: ``WebCacheError`` when the store cannot list its pages.
+    public func preloadedPages(hosts: Set<String> = []) throws -> [String] {
+        let pages: [String]
+        do {
+            pages = try store.pages(partition: partition).map(\.url)
+        } catch {
+            throw WebCacheError(
+                .store, "The store at '\(configuration.storePath)' could not list its preloaded pages.", cause: error)
+        }
+        let wanted = Set(hosts.map { $0.lowercased() })
+        return pages.filter { page in
+            wanted.isEmpty || URL(string: page)?.host.map { wanted.contains($0.lowercased()) } == true
+        }
+    }
+
     /// Revalidates the preloaded pages in the store, and their requisites, with conditional requests
     /// (fresh entries too, as a reload would; `immutable` ones stay).
     ///
@@ -53,19 +71,17 @@ extension WebCache {
         hosts: Set<String> = [], options: PreloadOptions = PreloadOptions(),
         events: @escaping @Sendable (PreloadEvent) -> Void = { _ in }
     ) async throws -> PreloadReport {
-        let pages: [String]
-        do {
-            pages = try store.pages(partition: partition).map(\.url)
-        } catch {
-            throw WebCacheError(
-                .store, "The store at '\(configuration.storePath)' could not list its preloaded pages.", cause: error)
-        }
-        let wanted = Set(hosts.map { $0.lowercased() })
-        let selected = pages.filter { page in
-            wanted.isEmpty || URL(string: page)?.host.map { wanted.contains($0.lowercased()) } == true
-        }
+        await refresh(try preloadedPages(hosts: hosts), options: options, events: events)
+    }
+
+    /// Revalidates `pages` (such as some of ``preloadedPages(hosts:)``) and their requisites with
+    /// conditional requests, as ``refresh(hosts:options:events:)`` does for every preloaded page.
+    public func refresh(
+        _ pages: [String], options: PreloadOptions = PreloadOptions(),
+        events: @escaping @Sendable (PreloadEvent) -> Void = { _ in }
+    ) async -> PreloadReport {
         var refreshing = options
         refreshing.revalidatesFreshEntries = true
-        return await preload(selected, options: refreshing, events: events)
+        return await preload(pages, options: refreshing, events: events)
     }
 }

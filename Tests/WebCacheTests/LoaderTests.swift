@@ -369,6 +369,11 @@ struct LoaderTests {
                 cache.refresh { continuation.resume(returning: $0) }
             }
             #expect(try refreshed.get().pages == 0)
+            // refresh(_:completion:) of the pages it is given, here none
+            let refreshedNone = await withCheckedContinuation { continuation in
+                cache.refresh([]) { continuation.resume(returning: $0) }
+            }
+            #expect(refreshedNone.pages == 0)
             // logout(completion:) for a guest removes nothing and reports no error
             let loggedOut = await withCheckedContinuation { continuation in
                 cache.logout { continuation.resume(returning: $0 == nil) }

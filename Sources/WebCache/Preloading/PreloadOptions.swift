@@ -13,11 +13,14 @@ public struct PreloadOptions: Sendable, Hashable {
     public var depth = 0
     /// Whether sub-resources are fetched at all (`false` stores only the given pages).
     public var includesRequisites = true
-    /// Whether audio and video sources are fetched (each at most ``maximumMediaSize``).
+    /// Whether audio and video sources are fetched (each at most ``maximumMediaSize`` and
+    /// ``maximumResourceSize``).
     public var includesMedia = false
-    /// The largest audio or video file fetched when ``includesMedia`` is on.
+    /// The largest audio or video file fetched when ``includesMedia`` is on; when
+    /// ``maximumResourceSize`` is smaller, that one holds for them too.
     public var maximumMediaSize: Int64 = 32 << 20
-    /// The largest resource fetched; a larger one fails with a reason and nothing of it is stored.
+    /// The largest resource fetched, audio and video included; a larger one fails with a reason and
+    /// nothing of it is stored.
     public var maximumResourceSize: Int64? = 64 << 20
     /// When not empty, sub-resources and followed links come only from these hosts (the given pages
     /// always load).

@@ -271,7 +271,9 @@ struct Preloader: Sendable {
     private func load(_ item: PreloadItem) async throws -> WebResponse {
         var request = WebRequest(url: item.url)
         request.followsRedirects = false
-        request.maximumBodySize = item.kind == .media ? options.maximumMediaSize : options.maximumResourceSize
+        // Audio and video are held to both caps: the media cap narrows the resource cap, never widens it.
+        request.maximumBodySize = item.kind == .media
+            ? min(options.maximumMediaSize, options.maximumResourceSize ?? .max) : options.maximumResourceSize
         if options.revalidatesFreshEntries { request.headers["Cache-Control"] = "max-age=0" }
         // What a public page references is fetched from public addresses only, checked again when the
         // transport connects; a redirect from a public address passes that on.

@@ -29,23 +29,10 @@ enum CommandCatalog {
             FILE:LINE: reason and skipped. Running it again revalidates what is stored instead of downloading again.
             """,
         arguments: [ArgumentSpec(name: "url-file", help: "The file with the URLs, or '-' for standard input.")],
-        options: [
-            OptionSpec(names: ["--concurrency", "-j"], kind: .value(name: "n"), help: "Transfers in flight at once.",
-                       defaultValue: "8"),
-            OptionSpec(names: ["--per-host"], kind: .value(name: "n"), help: "Transfers in flight per host.",
-                       defaultValue: "6"),
-            OptionSpec(names: ["--depth"], kind: .value(name: "n"), help: "Follow same-site links this many levels deep.",
-                       defaultValue: "0"),
+        options: PreloadScopeOptions.specs + [
+            OptionSpec(names: ["--depth"], kind: .value(name: "n"),
+                       help: "Follow same-site links this many levels deep.", defaultValue: "0"),
             OptionSpec(names: ["--no-requisites"], kind: .flag, help: "Store only the listed pages."),
-            OptionSpec(names: ["--media"], kind: .flag, help: "Also store audio and video sources."),
-            OptionSpec(names: ["--max-resource-size"], kind: .value(name: "size"),
-                       help: "Skip any resource larger than this.", defaultValue: "64MiB"),
-            OptionSpec(names: ["--allow-host"], kind: .repeatedValue(name: "host"),
-                       help: "Fetch sub-resources and follow links only on these hosts (repeatable)."),
-            OptionSpec(names: ["--deny-host"], kind: .repeatedValue(name: "host"),
-                       help: "Never fetch from, or follow links to, these hosts (repeatable)."),
-            OptionSpec(names: ["--retries"], kind: .value(name: "n"), help: "Retries for transient failures.",
-                       defaultValue: "2"),
             OptionSpec(names: ["--json"], kind: .flag, help: "Write one JSON event per line to standard output."),
         ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
     )
@@ -53,10 +40,14 @@ enum CommandCatalog {
     static let refresh = CommandSpec(
         name: "refresh",
         abstract: "Revalidate the stored pages and their sub-resources.",
-        options: [
-            OptionSpec(names: ["--concurrency", "-j"], kind: .value(name: "n"), help: "Transfers in flight at once.",
-                       defaultValue: "8"),
-            OptionSpec(names: ["--host"], kind: .repeatedValue(name: "host"), help: "Only pages on this host (repeatable)."),
+        discussion: """
+            Every page a preload stored (only those on the --host hosts, when given) is loaded again with \
+            everything it needs, by conditional requests, fresh entries too. The scope and limit options work \
+            as for preload; give those the pages were preloaded with.
+            """,
+        options: PreloadScopeOptions.specs + [
+            OptionSpec(names: ["--host"], kind: .repeatedValue(name: "host"),
+                       help: "Only pages on this host (repeatable)."),
             OptionSpec(names: ["--json"], kind: .flag, help: "Write one JSON event per line to standard output."),
         ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
     )

@@ -34,19 +34,9 @@ enum PreloadCommand {
 
     /// The engine options for the command line's options.
     static func preloadOptions(_ arguments: ParsedArguments) throws(UsageError) -> PreloadOptions {
-        var options = PreloadOptions()
-        options.concurrency = try arguments.value("concurrency", "n", ValueParsers.count(in: 1...1024)) ?? options.concurrency
-        options.perHostConcurrency = try arguments.value("per-host", "n", ValueParsers.count(in: 1...256))
-            ?? options.perHostConcurrency
+        var options = try PreloadScopeOptions.options(from: arguments)
         options.depth = try arguments.value("depth", "n", ValueParsers.count(in: 0...100)) ?? options.depth
-        options.retries = try arguments.value("retries", "n", ValueParsers.count(in: 0...20)) ?? options.retries
         options.includesRequisites = !arguments.flag("no-requisites")
-        options.includesMedia = arguments.flag("media")
-        if let size = try arguments.value("max-resource-size", "size", ValueParsers.byteSize) {
-            options.maximumResourceSize = size
-        }
-        options.allowedHosts = Set(arguments.allValues("allow-host").map { $0.lowercased() })
-        options.deniedHosts = Set(arguments.allValues("deny-host").map { $0.lowercased() })
         return options
     }
 }

@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import HTTPCore
 import LocalOrigin
 import Testing
 import WebCacheTestSupport
@@ -99,5 +100,47 @@ import WebCacheTestSupport
                                   "--instance", server.baseURL.absoluteString, "--store", folder.storePath])
         #expect(again.exitCode == 0, "stderr: \(again.stderr)")
         #expect(Set(server.requests.map(\.path)) == ["/page-1.html", "/page-2.html"])
+    }
+
+    /// `--max-media-size` caps audio and video, and `--max-resource-size` caps them too when it is smaller.
+    @Test(arguments: ["--max-media-size", "--max-resource-size"])
+    func mediaIsHeldToTheSmallerSizeCap(flag: String) async throws {
+        let folder = try TemporaryFolder()
+        let server = OriginServer { request in
+            switch request.path {
+            case "/index.html":
+                .text("<video src=\"movie.mp4\"></video><img src=\"pic.png\">", contentType: "text/html")
+            case "/movie.mp4":
+                OriginResponse(headers: ["Content-Type": "video/mp4"], body: .bytes(preloadFiller(50_000)))
+            default:
+                OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(5_000)))
+            }
+        }
+        try server.start()
+        defer {
+            server.stop()
+            folder.remove()
+        }
+        try folder.write("urls.txt", "index.html\n")
+
+        let outcome = try await Self.run(["preload", folder.url.appending(path: "urls.txt").path, "--media",
+                                          flag, "10K", "--json", "--instance", server.baseURL.absoluteString,
+                                          "--store", folder.storePath])
+
+        #expect(outcome.exitCode == 1, "stderr: \(outcome.stderr)")
+        var failures: [String: String] = [:]
+        var fetched: Set<String> = []
+        for line in outcome.stdout.split(separator: "\n") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let path = (object["url"] as? String).flatMap { URL(string: $0)?.path }
+            switch object["event"] as? String {
+            case "failed": failures[path ?? ""] = object["reason"] as? String
+            case "fetched": fetched.insert(path ?? "")
+            default: break
+            }
+        }
+        #expect(Array(failures.keys) == ["/movie.mp4"])
+        #expect(failures["/movie.mp4"]?.contains("larger than the limit of 10240 bytes") == true, "\(failures)")
+        #expect(fetched == ["/index.html", "/pic.png"])
     }
 }

@@ -76,6 +76,67 @@ import WebCacheTestSupport
         await rig.stop()
     }
 
+    /// A 503 with `Retry-After: 1` is retried after the second it asks for, or after
+    /// `maximumRetryDelay` when that is shorter; the backoff delay (a millisecond here) plays no part.
+    @Test(arguments: [(cap: Duration.seconds(30), delay: 1.0), (cap: .milliseconds(50), delay: 0.05)])
+    func retryAfterSetsTheRetryDelayUpToTheCap(cap: Duration, delay: TimeInterval) async throws {
+        let answers = Mutex(0)
+        let rig = try PreloadRig.start { _ in
+            let answer = answers.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return answer == 1
+                ? .text("Busy", status: 503, headers: ["Retry-After": "1"])
+                : .text("<p>at last</p>", contentType: "text/html")
+        }
+        var options = PreloadOptions()
+        options.retryDelay = .milliseconds(1)
+        options.maximumRetryDelay = cap
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], options: options, events: events.handler)
+
+        #expect(report.failures.isEmpty)
+        #expect(rig.requestCounts == ["/index.html": 2])
+        let retries = events.retries
+        #expect(retries.map(\.attempt) == [1])
+        let waited = try #require(retries.first?.delay)
+        #expect(abs(waited - delay) < 1e-9, "waited \(waited) s")
+        await rig.stop()
+    }
+
+    /// Without `Retry-After`, each retry waits about twice as long as the one before: attempt n waits
+    /// between half and all of `retryDelay` × 2ⁿ⁻¹.
+    @Test func retryDelaysGrowWithEachAttemptWithoutRetryAfter() async throws {
+        let answers = Mutex(0)
+        let rig = try PreloadRig.start { _ in
+            let answer = answers.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return answer <= 3 ? .text("Busy", status: 503) : .text("<p>at last</p>", contentType: "text/html")
+        }
+        var options = PreloadOptions()
+        options.retries = 3
+        options.retryDelay = .milliseconds(20)
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], options: options, events: events.handler)
+
+        #expect(report.failures.isEmpty)
+        #expect(rig.requestCounts == ["/index.html": 4])
+        let retries = events.retries
+        try #require(retries.map(\.attempt) == [1, 2, 3])
+        for (attempt, delay) in retries {
+            let full = 0.02 * pow(2, Double(attempt - 1))
+            #expect(delay >= full / 2 && delay <= full, "attempt \(attempt) waited \(delay) s")
+        }
+        let delays = retries.map(\.delay)
+        #expect(delays[0] <= delays[1] && delays[1] <= delays[2] && delays[0] < delays[2], "delays: \(delays)")
+        await rig.stop()
+    }
+
     @Test(arguments: [
         ("0", 0.0), ("7", 7.0), (" 12 ", 12.0), ("Sun, 06 Nov 1994 08:49:37 GMT", 30.0),
         ("Sun, 06 Nov 1994 08:48:37 GMT", 0.0),
@@ -127,6 +188,58 @@ import WebCacheTestSupport
         #expect(try rig.cache.store.entry(url: rig.url("small.png")) != nil)
         #expect(try rig.cache.store.pageStatus(forPage: rig.url("index.html")).missing == [rig.url("big.png")])
         await rig.stop()
+    }
+
+    /// Audio and video are held to the smaller of the resource cap and the media cap, whichever it is.
+    @Test(arguments: [(resource: Int64?(10_000), media: Int64(1 << 20)), (resource: 1 << 20, media: 10_000),
+                      (resource: nil, media: 10_000)])
+    func mediaIsHeldToTheSmallerOfTheResourceAndMediaCaps(resource: Int64?, media: Int64) async throws {
+        let rig = try PreloadRig.start(handler: Self.mediaPage)
+        var options = PreloadOptions()
+        options.includesMedia = true
+        options.maximumResourceSize = resource
+        options.maximumMediaSize = media
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], options: options, events: events.handler)
+
+        #expect(Set(events.fetchedPaths) == ["/index.html", "/clip.mp4"])
+        #expect(Array(events.failures.keys) == ["/movie.mp4"])
+        let reason = try #require(events.failures["/movie.mp4"])
+        #expect(reason.contains("larger than the limit of 10000 bytes"), "reason: \(reason)")
+        #expect(report.failures.map(\.url) == [rig.url("movie.mp4")])
+        #expect(try rig.cache.store.entry(url: rig.url("movie.mp4")) == nil)
+        #expect(try rig.cache.store.entry(url: rig.url("clip.mp4")) != nil)
+        await rig.stop()
+    }
+
+    @Test func mediaIsNotFetchedWithoutIncludesMedia() async throws {
+        let rig = try PreloadRig.start(handler: Self.mediaPage)
+        var options = PreloadOptions()
+        options.maximumResourceSize = nil
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], options: options, events: events.handler)
+
+        #expect(report.failures.isEmpty)
+        #expect(report.completed == 1)
+        #expect(events.discoveredPaths.isEmpty)
+        #expect(rig.requestCounts == ["/index.html": 1])
+        await rig.stop()
+    }
+
+    /// A page whose `<video src>` references name a 50 KB video and a 1 KB one.
+    private static func mediaPage(_ request: OriginRequest) -> OriginResponse {
+        switch request.path {
+        case "/index.html":
+            .text("<video src=\"movie.mp4\"></video><video src=\"clip.mp4\"></video>", contentType: "text/html")
+        case "/movie.mp4":
+            OriginResponse(headers: ["Content-Type": "video/mp4"], body: .bytes(preloadFiller(50_000)))
+        case "/clip.mp4":
+            OriginResponse(headers: ["Content-Type": "video/mp4"], body: .bytes(preloadFiller(1_000)))
+        default:
+            .text("Not found", status: 404)
+        }
     }
 
     // MARK: - Bad input

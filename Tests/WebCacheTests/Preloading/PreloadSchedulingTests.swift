@@ -26,8 +26,10 @@ import WebCacheTestSupport
                         try writer.write("<p>more text</p>\n")
                         Thread.sleep(forTimeInterval: 0.01)
                     }
-                    try writer.write("<img src=\"late.png\"></head></html>\n")
+                    // Marked before the last chunk is sent: once it is, the image may be asked for
+                    // before this thread runs again.
                     marks.add("page finished")
+                    try writer.write("<img src=\"late.png\"></head></html>\n")
                 }
                 return OriginResponse(headers: ["Content-Type": "text/html"], body: body)
             case "/early.css":
@@ -109,6 +111,55 @@ import WebCacheTestSupport
         #expect(inFlight.maximum <= min(concurrency, perHost))
         await cache.close()
         server.stop()
+        folder.remove()
+    }
+
+    /// Two origins, each allowed more transfers than the run as a whole: the global limit alone holds
+    /// the requests in flight across both, and they do reach it. The handlers hold their requests
+    /// until the limit has been reached once (or a generous bound has passed, which fails the test;
+    /// a busy machine can delay the first fetches), and each a little longer, so that requests beyond
+    /// the limit would overlap. With the transport's connections capped too, the fetches the engine
+    /// hands out ahead of time are held to the limit as well.
+    @Test(arguments: [false, true])
+    func globalLimitHoldsAcrossHosts(limitsConnections: Bool) async throws {
+        let concurrency = 3
+        let inFlight = PreloadInFlightCounter()
+        let handler: OriginServer.Handler = { request in
+            inFlight.enter()
+            defer { inFlight.leave() }
+            if request.path != "/index.html" {
+                inFlight.waitForMaximum(concurrency, timeout: 20)
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            return OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(2_000)))
+        }
+        let other = OriginServer(handler: handler)
+        try other.start()
+        let images = (1...8).flatMap { ["img-\($0).png", "http://localhost:\(other.port)/img-\($0).png"] }
+        let page = "<html><body>" + images.map { "<img src=\"\($0)\">" }.joined() + "</body></html>"
+        let folder = try TemporaryFolder()
+        let server = OriginServer { request in
+            request.path == "/index.html" ? .text(page, contentType: "text/html") : handler(request)
+        }
+        try server.start()
+        var options = PreloadOptions()
+        options.concurrency = concurrency
+        options.perHostConcurrency = 6
+        var configuration = WebCache.Configuration(environment: [:])
+        configuration.storePath = folder.storePath
+        configuration.instanceURL = server.baseURL
+        if limitsConnections { configuration.limitConnections(to: options) }
+        let cache = try WebCache(configuration: configuration)
+
+        let report = await cache.preload(["index.html"], options: options)
+
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(report.completed == images.count + 1)
+        #expect(server.requestCount == 9 && other.requestCount == 8)
+        #expect(inFlight.maximum == concurrency)
+        await cache.close()
+        server.stop()
+        other.stop()
         folder.remove()
     }
 }

@@ -97,6 +97,11 @@ final class PreloadEventLog: Sendable {
     var retryingPaths: [String] {
         all.compactMap { if case .retrying(let url, _, _, _) = $0 { url.path } else { nil } }
     }
+
+    /// The `retrying` events' attempts and delays, in order.
+    var retries: [(attempt: Int, delay: TimeInterval)] {
+        all.compactMap { if case .retrying(_, let attempt, let delay, _) = $0 { (attempt, delay) } else { nil } }
+    }
 }
 
 // MARK: - Ordered marks across threads
@@ -118,7 +123,14 @@ final class PreloadMarks: Sendable {
 
 /// The largest number of handlers running at once, as counted by ``enter()`` and ``leave()``.
 final class PreloadInFlightCounter: Sendable {
-    private let state = Mutex<(current: Int, maximum: Int)>((0, 0))
+    private struct State {
+        var current = 0
+        var maximum = 0
+        /// When ``waitForMaximum(_:timeout:)`` stops holding callers.
+        var deadline: Date?
+    }
+
+    private let state = Mutex(State())
 
     func enter() {
         state.withLock {
@@ -132,6 +144,17 @@ final class PreloadInFlightCounter: Sendable {
     }
 
     var maximum: Int { state.withLock { $0.maximum } }
+
+    /// Holds the caller until ``maximum`` has reached `count`, but no later than `timeout` after the
+    /// first call: a count that is never reached costs one timeout in all, not one per caller.
+    func waitForMaximum(_ count: Int, timeout: TimeInterval) {
+        let deadline = state.withLock { state in
+            let deadline = state.deadline ?? Date().addingTimeInterval(timeout)
+            state.deadline = deadline
+            return deadline
+        }
+        while maximum < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
+    }
 }
 
 // MARK: - Bodies

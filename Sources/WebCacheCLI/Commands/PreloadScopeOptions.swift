@@ -1,0 +1,42 @@
+import WebCache
+
+/// The engine options `preload` and `refresh` share: how much runs at once, what is fetched and from
+/// which hosts, how large it may be, and how often a transient failure is tried again.
+enum PreloadScopeOptions {
+    static let specs: [OptionSpec] = [
+        OptionSpec(names: ["--concurrency", "-j"], kind: .value(name: "n"), help: "Transfers in flight at once.",
+                   defaultValue: "8"),
+        OptionSpec(names: ["--per-host"], kind: .value(name: "n"), help: "Transfers in flight per host.",
+                   defaultValue: "6"),
+        OptionSpec(names: ["--media"], kind: .flag, help: "Also store audio and video sources."),
+        OptionSpec(names: ["--max-resource-size"], kind: .value(name: "size"),
+                   help: "Skip any resource larger than this, audio and video included.", defaultValue: "64MiB"),
+        OptionSpec(names: ["--max-media-size"], kind: .value(name: "size"),
+                   help: "With --media: skip any audio or video source larger than this.", defaultValue: "32MiB"),
+        OptionSpec(names: ["--allow-host"], kind: .repeatedValue(name: "host"),
+                   help: "Fetch sub-resources and follow links only on these hosts (repeatable)."),
+        OptionSpec(names: ["--deny-host"], kind: .repeatedValue(name: "host"),
+                   help: "Never fetch from, or follow links to, these hosts (repeatable)."),
+        OptionSpec(names: ["--retries"], kind: .value(name: "n"), help: "Retries for transient failures.",
+                   defaultValue: "2"),
+    ]
+
+    /// The engine options for the shared options given; the others keep their defaults.
+    static func options(from arguments: ParsedArguments) throws(UsageError) -> PreloadOptions {
+        var options = PreloadOptions()
+        options.concurrency = try arguments.value("concurrency", "n", ValueParsers.count(in: 1...1024))
+            ?? options.concurrency
+        options.perHostConcurrency = try arguments.value("per-host", "n", ValueParsers.count(in: 1...256))
+            ?? options.perHostConcurrency
+        options.retries = try arguments.value("retries", "n", ValueParsers.count(in: 0...20)) ?? options.retries
+        options.includesMedia = arguments.flag("media")
+        if let size = try arguments.value("max-resource-size", "size", ValueParsers.byteSize) {
+            options.maximumResourceSize = size
+        }
+        options.maximumMediaSize = try arguments.value("max-media-size", "size", ValueParsers.byteSize)
+            ?? options.maximumMediaSize
+        options.allowedHosts = Set(arguments.allValues("allow-host").map { $0.lowercased() })
+        options.deniedHosts = Set(arguments.allValues("deny-host").map { $0.lowercased() })
+        return options
+    }
+}
