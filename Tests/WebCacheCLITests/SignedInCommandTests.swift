@@ -78,9 +78,13 @@ final class SignedInCommandTests: Sendable {
         #expect(summary["completed"] as? Int == 4)
         #expect(summary["failed"] as? Int == 0)
         #expect(try await aliceEntries() == 4)
+        // The first page starts the session with the bearer; the second carries the bearer too, or the
+        // cookie when the first answer came back before it was sent. What the pages need comes after.
         let requests = pageRequests
-        #expect(requests.filter { $0.hasSuffix(" Bearer tok-alice") }.count == 2, "\(requests)")
-        #expect(requests.filter { $0.hasSuffix(" cookie") }.sorted() == ["/nav/logo.png cookie", "/nav/style.css cookie"])
+        #expect(requests.first?.hasSuffix(" Bearer tok-alice") == true, "\(requests)")
+        #expect(requests.filter { $0.hasSuffix(" -") }.isEmpty, "\(requests)")
+        #expect(requests.filter { $0.hasPrefix("/nav/logo.png") || $0.hasPrefix("/nav/style.css") }.sorted()
+            == ["/nav/logo.png cookie", "/nav/style.css cookie"])
         #expect(!result.everything.contains("tok-alice"))
     }
 
@@ -134,7 +138,8 @@ final class SignedInCommandTests: Sendable {
         #expect(result.exitCode == 0, "\(result.stderr)")
         #expect(events.last?["completed"] as? Int == 4)
         #expect(instance.state.withLock { $0.tokenRequests } == 1)
-        #expect(pageRequests.filter { $0.hasSuffix(" Bearer access-1") }.count == 2, "\(pageRequests)")
+        #expect(pageRequests.first?.hasSuffix(" Bearer access-1") == true, "\(pageRequests)")
+        #expect(!pageRequests.contains { $0.hasSuffix(" -") }, "\(pageRequests)")
         #expect(try await aliceEntries() == 4)
     }
 
