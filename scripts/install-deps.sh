@@ -4,7 +4,8 @@
 set -euo pipefail
 
 # sqlite3: the shell that scripts/fault-campaign.sh (and the FaultTests target) reads stores with.
-packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev libmicrohttpd-dev libssl-dev pkg-config sqlite3 "$@")
+# openssl: the TLS server the transport's certificate tests start.
+packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev libmicrohttpd-dev libssl-dev pkg-config sqlite3 openssl "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
