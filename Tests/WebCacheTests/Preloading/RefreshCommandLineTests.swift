@@ -13,6 +13,18 @@ import WebCacheTestSupport
         }
     }
 
+    /// Preloads `pages` of `server` with the real binary into the store in `folder`.
+    private static func preload(_ pages: [String], from server: OriginServer, into folder: TemporaryFolder)
+        async throws
+    {
+        try folder.write("urls.txt", pages.map { $0 + "\n" }.joined())
+        let preloaded = try await PreloadCommandLineTests.run([
+            "preload", folder.url.appending(path: "urls.txt").path, "--instance", server.baseURL.absoluteString,
+            "--store", folder.storePath,
+        ])
+        try #require(preloaded.exitCode == 0, "stderr: \(preloaded.stderr)")
+    }
+
     @Test func refreshRevalidatesStoredPagesWithConditionalRequestsOnly() async throws {
         let folder = try TemporaryFolder()
         let site = try PreloadSiteFixture.write(pageCount: 2, to: folder)
@@ -22,12 +34,7 @@ import WebCacheTestSupport
             server.stop()
             folder.remove()
         }
-        try folder.write("urls.txt", "page-1.html\npage-2.html\n")
-        let preloaded = try await PreloadCommandLineTests.run([
-            "preload", folder.url.appending(path: "urls.txt").path, "--instance", server.baseURL.absoluteString,
-            "--store", folder.storePath,
-        ])
-        try #require(preloaded.exitCode == 0, "stderr: \(preloaded.stderr)")
+        try await Self.preload(["page-1.html", "page-2.html"], from: server, into: folder)
         server.resetLog()
 
         let refreshed = try await PreloadCommandLineTests.run(["refresh", "--json", "--store", folder.storePath])
@@ -70,12 +77,7 @@ import WebCacheTestSupport
             pages.stop()
             folder.remove()
         }
-        try folder.write("urls.txt", "index.html\n")
-        let preloaded = try await PreloadCommandLineTests.run([
-            "preload", folder.url.appending(path: "urls.txt").path, "--instance", pages.baseURL.absoluteString,
-            "--store", folder.storePath,
-        ])
-        try #require(preloaded.exitCode == 0, "stderr: \(preloaded.stderr)")
+        try await Self.preload(["index.html"], from: pages, into: folder)
         try #require(images.requestCount == 1)
         images.resetLog()
         pages.resetLog()
