@@ -255,12 +255,8 @@ public final class GatewayServer: Sendable {
             }
         }
         job.exchange.finish(failed: !complete)
-        if let accessLog = configuration.accessLog {
-            let target = job.request.target
-            let url = (try? RequestTarget.url(for: target, upstream: configuration.upstream))?.absoluteString
-            accessLog(AccessLogEntry(method: job.request.method, url: url ?? target, status: response.status,
-                                     source: response.source, bodyBytes: bytes, isComplete: complete))
-        }
+        logAnswer(method: job.request.method, target: job.request.target, status: response.status,
+                  source: response.source, bodyBytes: bytes, isComplete: complete)
     }
 
     // MARK: - Connection threads
@@ -297,17 +293,37 @@ public final class GatewayServer: Sendable {
             return MHD_Result.YES
         }
         if request.tooLarge {
-            return Self.queueText(connection, status: 413,
+            return answerByItself(request, on: connection, status: 413,
                                   "The request body for \(request.target) is larger than the gateway accepts "
                                       + "(\(configuration.maximumRequestBodySize) bytes).")
         }
         let proxyRequest = ProxyRequest(method: request.method, target: request.target, headers: request.headers,
                                         body: request.body)
         guard let exchange = submit(proxyRequest) else {
-            return Self.queueText(connection, status: 503, "The gateway is shutting down.")
+            return answerByItself(request, on: connection, status: 503, "The gateway is shutting down.")
         }
         request.exchange = exchange
         return Self.queue(exchange.waitForHead(), exchange: exchange, on: connection)
+    }
+
+    /// Answers `request` with `message` without loading anything, and logs it like any other answer.
+    private func answerByItself(
+        _ request: ConnectionRequest, on connection: OpaquePointer, status: Int, _ message: String
+    ) -> MHD_Result {
+        let result = Self.queueText(connection, status: status, message)
+        logAnswer(method: request.method, target: request.target, status: status, source: nil,
+                  bodyBytes: Int64(message.utf8.count + 1), isComplete: result == MHD_Result.YES)
+        return result
+    }
+
+    /// Hands one answered request to the access log, if there is one.
+    private func logAnswer(
+        method: HTTPMethod, target: String, status: Int, source: ResponseSource?, bodyBytes: Int64, isComplete: Bool
+    ) {
+        guard let accessLog = configuration.accessLog else { return }
+        let url = (try? RequestTarget.url(for: target, upstream: configuration.upstream))?.absoluteString
+        accessLog(AccessLogEntry(method: method, url: url ?? target, status: status, source: source,
+                                 bodyBytes: bodyBytes, isComplete: isComplete))
     }
 
     /// Registers an exchange for `request` and hands the request to the async side; `nil` once stopping.

@@ -183,6 +183,11 @@ struct GatewayServerTests {
             #expect(chunked.statusLine.hasPrefix("HTTP/1.1 413"))
             #expect(chunked.body == message)
             #expect(harness.origin.requestCount == 0)
+            // Both answers are in the access log, as the gateway's own
+            await harness.accessLog.waitForCount(2)
+            #expect(harness.accessLog.all.map(\.line) == [
+                "POST \(url) 413 gateway \(message.utf8.count)", "POST \(url) 413 gateway \(message.utf8.count)",
+            ])
             // The gateway goes on serving, a body at the limit included
             let accepted = try await harness.get("/upload", method: .post, body: Data(count: 1_000))
             #expect(accepted.status == 201)
