@@ -86,6 +86,15 @@ final class SignedInCommandTests: Sendable {
         #expect(requests.filter { $0.hasPrefix("/nav/logo.png") || $0.hasPrefix("/nav/style.css") }.sorted()
             == ["/nav/logo.png cookie", "/nav/style.css cookie"])
         #expect(!result.everything.contains("tok-alice"))
+        // Without --keep-session, neither the token nor the session's cookies reach the disk.
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+        #expect(!files.contains { $0.contains("cookies") }, "\(files)")
+        let sessionIDs = instance.state.withLock { Array($0.sessions.keys) }
+        #expect(!sessionIDs.isEmpty)
+        let store = try Data(contentsOf: URL(fileURLWithPath: folder.path("store.sqlite")))
+        for secret in ["tok-alice"] + sessionIDs {
+            #expect(store.range(of: Data(secret.utf8)) == nil, "the store file holds '\(secret)'")
+        }
     }
 
     @Test func aSessionTheInstanceAnswersWith401IsRenewedByRunningTheCommandAgain() async throws {
