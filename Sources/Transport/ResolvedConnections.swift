@@ -27,13 +27,13 @@ struct ResolvedConnections: Sendable {
             let host = fields[0].lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
             return (host, fields[1].isEmpty ? nil : Int(fields[1]) ?? -1)
         }
-        func set(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
+        func isSet(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
         switch configuration.proxy {
         case .some(let proxy):
             proxies = ["http": !proxy.isEmpty, "https": !proxy.isEmpty]
         case .none:
-            let all = set("all_proxy") || set("ALL_PROXY")
-            proxies = ["http": set("http_proxy") || all, "https": set("https_proxy") || set("HTTPS_PROXY") || all]
+            let all = isSet("all_proxy") || isSet("ALL_PROXY")
+            proxies = ["http": isSet("http_proxy") || all, "https": isSet("https_proxy") || isSet("HTTPS_PROXY") || all]
         }
         let list = environment["no_proxy"] ?? environment["NO_PROXY"] ?? ""
         noProxy = list.split { $0 == "," || $0 == " " || $0 == "\t" }.map { $0.lowercased() }
