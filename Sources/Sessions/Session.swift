@@ -73,28 +73,38 @@ public actor Session {
     private var generationCounter = 0
     private var refresh: (task: Task<AuthorizationToken?, any Error>, generation: Int)?
     private let clock: @Sendable () -> Date
+    private let established: (@Sendable () -> Void)?
 
     /// Creates a session; nothing is sent until the first ``prepare(_:replaying:)``.
     ///
     /// When `cookieJar` already holds cookies for the instance (restored from a ``CookieJar/Snapshot``),
     /// the session starts established: its first requests carry those cookies instead of the bearer.
+    ///
+    /// - Parameter established: called, on the session's executor, each time the instance answers a
+    ///   bearer request with session cookies while the session was not established (its start, and
+    ///   each renewal), so that a caller that keeps the cookies can save them then.
     public init(
         configuration: Configuration,
         provider: any AuthorizationProviding,
-        cookieJar: CookieJar = CookieJar()
+        cookieJar: CookieJar = CookieJar(),
+        established: (@Sendable () -> Void)? = nil
     ) {
-        self.init(configuration: configuration, provider: provider, cookieJar: cookieJar, clock: { Date() })
+        self.init(
+            configuration: configuration, provider: provider, cookieJar: cookieJar, established: established,
+            clock: { Date() })
     }
 
     init(
         configuration: Configuration,
         provider: any AuthorizationProviding,
         cookieJar: CookieJar,
+        established: (@Sendable () -> Void)? = nil,
         clock: @escaping @Sendable () -> Date
     ) {
         self.configuration = configuration
         self.provider = provider
         self.cookieJar = cookieJar
+        self.established = established
         self.clock = clock
         // A jar that already holds the instance's cookies (restored from an earlier run) carries on
         // that session: requests send the cookies, and a login redirect renews it with a fresh token.
@@ -199,11 +209,13 @@ public actor Session {
             carriedBearer: ticket.credential == .bearer,
             isGuest: ticket.isGuest
         )
+        let wasEstablished = machine.state == .established
         let action = machine.responseReceived(
             sent: sent,
             sessionRejected: isLogin || isExpiry,
             sessionCookiesPresent: cookieJar.containsCookies(for: ticket.url, now: now)
         )
+        if !wasEstablished, machine.state == .established { established?() }
         switch action {
         case .proceed:
             return .proceed

@@ -56,17 +56,24 @@ public final class WebCache: Sendable {
             }
             let identity = SessionIdentity.user(id: userID)
             let jar = CookieJar()
+            var saveCookies: (@Sendable () -> Void)?
             if configuration.persistsCookies {
                 let file = CookieFile(storePath: configuration.storePath, partition: identity.partitionName)
                 if let snapshot = try file.load() { jar.restore(snapshot) }
                 cookieFile = file
+                // Saved as soon as a session starts or is renewed, not only at close, so that a run that
+                // is killed leaves the next one a session to carry on with.
+                let logger = configuration.logger
+                saveCookies = {
+                    do { try file.save(jar.snapshot()) } catch { logger.log(.error, "\(error)") }
+                }
             } else {
                 cookieFile = nil
             }
             session = Session(
                 configuration: Session.Configuration(instanceURL: instanceURL, identity: identity,
                                                      policy: configuration.sessionPolicy),
-                provider: provider, cookieJar: jar)
+                provider: provider, cookieJar: jar, established: saveCookies)
         } else {
             session = nil
             cookieFile = nil

@@ -197,6 +197,28 @@ struct SessionLoaderTests {
 
     // MARK: - Persisted cookies
 
+    @Test func keptCookiesAreSavedWhenTheSessionStartsAndWhenItIsRenewedBeforeAnyClose() async throws {
+        try await withInstance { (fixture) async throws in
+            let cache = try fixture.cache(user: "alice", persistsCookies: true)
+            let file = CookieFile(storePath: fixture.folder.storePath, partition: cache.partition)
+            func savedSession() throws -> String? {
+                try file.load()?.cookies.first { $0.name == "session" }?.value
+            }
+            #expect(try savedSession() == nil)
+
+            _ = try await cache.data(for: WebRequest("nav/home"))
+            let started = try #require(fixture.instance.state.withLock { $0.sessions.keys.first })
+            #expect(try savedSession() == started, "the new session was not saved before close")
+
+            // The instance forgets it; the renewed session is saved as soon as it exists.
+            fixture.instance.state.withLock { $0.sessions.removeAll() }
+            _ = try await cache.data(for: WebRequest("nav/list"))
+            let renewed = try #require(fixture.instance.state.withLock { $0.sessions.keys.first })
+            #expect(renewed != started)
+            #expect(try savedSession() == renewed)
+        }
+    }
+
     @Test func persistedCookiesCarryTheSessionToTheNextRunAndLogoutDeletesThem() async throws {
         try await withInstance { (fixture) async throws in
             let first = try fixture.cache(user: "alice", persistsCookies: true)
