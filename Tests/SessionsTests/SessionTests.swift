@@ -62,6 +62,28 @@ struct SessionTests {
 
     // MARK: - Bearer, then cookies
 
+    @Test func theEstablishedCallbackRunsAtTheStartAndAtEachRenewalOnly() async throws {
+        let count = Mutex(0)
+        let session = Session(
+            configuration: .init(instanceURL: instance, identity: .user(id: "alice")), provider: CountingProvider(),
+            established: { count.withLock { $0 += 1 } })
+        try await establish(session)
+        #expect(count.withLock { $0 } == 1)
+        // A request with the cookie, answered normally: no new session.
+        var request = HTTPRequest(url: page)
+        let ticket = try await session.prepare(&request)
+        _ = await session.process(response: HTTPResponseHead(status: 200), for: ticket)
+        #expect(count.withLock { $0 } == 1)
+        // A login redirect, then the replay answered with new cookies: renewed.
+        guard case .replayWithFreshToken = await session.process(response: Self.loginRedirect, for: ticket) else {
+            Issue.record("expected a replay")
+            return
+        }
+        let replay = try await session.prepare(&request, replaying: ticket)
+        _ = await session.process(response: Self.sessionCookies, for: replay)
+        #expect(count.withLock { $0 } == 2)
+    }
+
     @Test func restoredCookiesResumeTheSession() async throws {
         // Given: the cookies of an earlier session, restored into a new jar
         let earlier = makeSession(CountingProvider())
