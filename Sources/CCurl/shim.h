@@ -16,6 +16,10 @@ static inline CURLcode ccurl_easy_setopt_slist(CURL *h, CURLoption o, struct cur
 static inline CURLcode ccurl_easy_setopt_write_callback(CURL *h, CURLoption o, curl_write_callback v) {
     return curl_easy_setopt(h, o, v);
 }
+/* For CURLOPT_READFUNCTION. */
+static inline CURLcode ccurl_easy_setopt_read_callback(CURL *h, curl_read_callback v) {
+    return curl_easy_setopt(h, CURLOPT_READFUNCTION, v);
+}
 /* For CURLOPT_OPENSOCKETFUNCTION. */
 static inline CURLcode ccurl_easy_setopt_opensocket_callback(CURL *h, curl_opensocket_callback v) {
     return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, v);
@@ -31,7 +35,11 @@ static inline CURLcode ccurl_easy_getinfo_string(CURL *h, CURLINFO i, char **v) 
 
 /* Macros Swift does not import. */
 static inline size_t ccurl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
+static inline size_t ccurl_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
+static inline size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 static inline int ccurl_pause_cont(void) { return CURLPAUSE_CONT; }
+static inline int ccurl_pause_send(void) { return CURLPAUSE_SEND; }
+static inline int ccurl_pause_recv(void) { return CURLPAUSE_RECV; }
 static inline long ccurl_pipe_multiplex(void) { return CURLPIPE_MULTIPLEX; }
 static inline long ccurl_global_all(void) { return CURL_GLOBAL_ALL; }
 static inline int ccurl_error_size(void) { return CURL_ERROR_SIZE; }

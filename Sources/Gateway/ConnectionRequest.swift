@@ -9,7 +9,10 @@ final class ConnectionRequest {
     let target: String
     var method = HTTPMethod.get
     var headers: HTTPHeaders = [:]
-    var body = Data()
+    /// The body as it arrives, handed on to the submitted request; `nil` without content.
+    var bodyStream: RequestBodyStream?
+    /// How many body bytes have arrived.
+    var bodyBytes = 0
     /// Whether the access handler has seen the head.
     var started = false
     /// Whether the body is larger than the gateway accepts.

@@ -48,13 +48,16 @@ final class Exchange: Sendable {
     // MARK: - Producer (async)
 
     /// Delivers the head; later calls are ignored (the first head wins, such as a shutdown's 503).
-    func deliverHead(_ head: Head) {
+    /// - Returns: whether this head is the one delivered.
+    @discardableResult
+    func deliverHead(_ head: Head) -> Bool {
         let delivered = state.withLock { state in
             guard state.head == nil else { return false }
             state.head = head
             return true
         }
         if delivered { headReady.signal() }
+        return delivered
     }
 
     /// Queues a chunk and waits while the buffer is full.

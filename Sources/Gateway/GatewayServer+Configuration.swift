@@ -27,7 +27,9 @@ extension GatewayServer {
         /// Ignored with ``offline``, which serves any stored response.
         public var maxStale: TimeInterval?
         /// The largest request body accepted (a POST or PUT being passed through); larger gets 413.
-        public var maximumRequestBodySize = 16 * 1024 * 1024
+        /// Bodies stream through a bounded buffer, so this caps what an origin is sent, not memory:
+        /// 1 GiB by default.
+        public var maximumRequestBodySize = 1 << 30
         /// The most client connections open at once; each has its own thread.
         public var connectionLimit = 256
         /// Seconds an idle keep-alive connection stays open.

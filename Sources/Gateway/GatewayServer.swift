@@ -44,7 +44,7 @@ public final class GatewayServer: Sendable {
 
     private struct Registry {
         var stopping = false
-        var exchanges: [ObjectIdentifier: Exchange] = [:]
+        var jobs: [ObjectIdentifier: Job] = [:]
     }
 
     /// One submitted request and the exchange its response goes through.
@@ -186,12 +186,14 @@ public final class GatewayServer: Sendable {
     private func stop() {
         let pending = registry.withLock { registry in
             registry.stopping = true
-            let pending = Array(registry.exchanges.values)
-            registry.exchanges = [:]
+            let pending = Array(registry.jobs.values)
+            registry.jobs = [:]
             return pending
         }
-        for exchange in pending {
-            exchange.abort(with: Self.shutdownHead)
+        for job in pending {
+            job.exchange.abort(with: Self.shutdownHead)
+            // A connection thread waiting to hand on more of an upload stops waiting.
+            job.request.bodyStream?.cancel()
         }
         daemon.withLock { address in
             if let handle = OpaquePointer(bitPattern: address) { MHD_stop_daemon(handle) }
@@ -216,8 +218,12 @@ public final class GatewayServer: Sendable {
         let handler = ProxyHandler(cache: cache, configuration: configuration, gatewayURL: url,
                                    viaPseudonym: viaPseudonym)
         let response = await handler.respond(to: job.request)
-        job.exchange.deliverHead(Exchange.Head(status: response.status, headers: response.headers,
-                                               length: response.length))
+        // The upload was read to its end, or is no longer wanted: its connection thread stops waiting.
+        defer { job.request.bodyStream?.cancel() }
+        // The client already got another answer (the gateway's own, such as 413 or 503).
+        guard job.exchange.deliverHead(Exchange.Head(status: response.status, headers: response.headers,
+                                                     length: response.length))
+        else { return }
         var bytes: Int64 = 0
         var complete = true
         if let body = response.body {
@@ -261,8 +267,10 @@ public final class GatewayServer: Sendable {
 
     // MARK: - Connection threads
 
-    /// The access handler: collects the head and the body, then submits the request and blocks
-    /// until the head of the response is ready (allowed: each connection has its own thread).
+    /// The access handler. A request with a body is submitted as soon as its head is complete, and
+    /// each piece of the upload is handed on as it arrives (blocking while the upstream lags behind);
+    /// one without is submitted at its end. Then it blocks until the head of the response is ready
+    /// (allowed: each connection has its own thread).
     private func access(
         _ connection: OpaquePointer, request: ConnectionRequest, method: UnsafePointer<CChar>,
         data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>
@@ -271,22 +279,28 @@ public final class GatewayServer: Sendable {
             request.started = true
             request.method = HTTPMethod(rawValue: String(cString: method))
             request.headers = Self.headers(of: connection)
-            if let declared = request.headers["Content-Length"].flatMap({ Int($0.trimmingHTTPWhitespace()) }),
-                declared > configuration.maximumRequestBodySize
-            {
+            let declared = request.headers["Content-Length"].flatMap { Int($0.trimmingHTTPWhitespace()) }
+            if let declared, declared > configuration.maximumRequestBodySize {
                 request.tooLarge = true
+            } else if (declared ?? 0) > 0 || request.headers.contains("Transfer-Encoding") {
+                let stream = RequestBodyStream(length: declared.map(Int64.init))
+                request.bodyStream = stream
+                request.exchange = submit(proxyRequest(for: request))
+                if request.exchange == nil { stream.cancel() }
             }
             return MHD_Result.YES
         }
         if size.pointee > 0 {
-            if !request.tooLarge, let data {
-                if request.body.count + size.pointee > configuration.maximumRequestBodySize {
+            if !request.tooLarge, let data, let stream = request.bodyStream {
+                request.bodyBytes += size.pointee
+                if request.bodyBytes > configuration.maximumRequestBodySize {
+                    // Ending the exchange drops the loader's answer (the client gets the gateway's
+                    // own 413 below); cancelling the stream aborts the upstream transfer.
                     request.tooLarge = true
-                    request.body = Data()
+                    request.exchange?.abort(with: Exchange.Head(status: 413, headers: [:], length: .none))
+                    stream.cancel()
                 } else {
-                    data.withMemoryRebound(to: UInt8.self, capacity: size.pointee) {
-                        request.body.append($0, count: size.pointee)
-                    }
+                    stream.write(Data(bytes: data, count: size.pointee))
                 }
             }
             size.pointee = 0
@@ -297,13 +311,21 @@ public final class GatewayServer: Sendable {
                                   "The request body for \(request.target) is larger than the gateway accepts "
                                       + "(\(configuration.maximumRequestBodySize) bytes).")
         }
-        let proxyRequest = ProxyRequest(method: request.method, target: request.target, headers: request.headers,
-                                        body: request.body)
-        guard let exchange = submit(proxyRequest) else {
+        if let stream = request.bodyStream {
+            stream.finish()
+        } else {
+            request.exchange = submit(proxyRequest(for: request))
+        }
+        guard let exchange = request.exchange else {
             return answerByItself(request, on: connection, status: 503, "The gateway is shutting down.")
         }
-        request.exchange = exchange
         return Self.queue(exchange.waitForHead(), exchange: exchange, on: connection)
+    }
+
+    /// The request to submit for what `request` holds.
+    private func proxyRequest(for request: ConnectionRequest) -> ProxyRequest {
+        ProxyRequest(method: request.method, target: request.target, headers: request.headers,
+                     bodyStream: request.bodyStream)
     }
 
     /// Answers `request` with `message` without loading anything, and logs it like any other answer.
@@ -328,21 +350,21 @@ public final class GatewayServer: Sendable {
 
     /// Registers an exchange for `request` and hands the request to the async side; `nil` once stopping.
     private func submit(_ request: ProxyRequest) -> Exchange? {
-        let exchange = Exchange()
+        let job = Job(request: request, exchange: Exchange())
         let accepted = registry.withLock { registry in
             guard !registry.stopping else { return false }
-            registry.exchanges[ObjectIdentifier(exchange)] = exchange
+            registry.jobs[ObjectIdentifier(job.exchange)] = job
             return true
         }
         guard accepted else { return nil }
-        jobSink.yield(Job(request: request, exchange: exchange))
-        return exchange
+        jobSink.yield(job)
+        return job.exchange
     }
 
     /// The request is over (sent, or the connection closed): the producer stops and the exchange is forgotten.
     private func completed(_ exchange: Exchange) {
         exchange.consumerFinished()
-        _ = registry.withLock { $0.exchanges.removeValue(forKey: ObjectIdentifier(exchange)) }
+        _ = registry.withLock { $0.jobs.removeValue(forKey: ObjectIdentifier(exchange)) }
     }
 
     /// Queues `head` on the connection, with a body pulled from `exchange` as the socket takes it.

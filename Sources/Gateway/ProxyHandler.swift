@@ -102,7 +102,8 @@ struct ProxyHandler: Sendable {
         var headers = HeaderRules.forwardable(request.headers, removing: HeaderRules.replacedInRequests)
         headers.append(name: "Via", value: "1.1 \(viaPseudonym)")
         return WebRequest(url.absoluteString, method: request.method, headers: headers,
-                          body: request.body.isEmpty && request.method.isSafe ? nil : request.body,
+                          body: request.bodyStream == nil && !request.method.isSafe ? Data() : nil,
+                          bodyStream: request.bodyStream,
                           followsRedirects: false)
     }
 

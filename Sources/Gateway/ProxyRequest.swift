@@ -1,7 +1,7 @@
 import Foundation
 import HTTPCore
 
-/// A request as a client sent it to the gateway, body included.
+/// A request as a client sent it to the gateway, its body still arriving.
 struct ProxyRequest: Sendable {
     /// The method, such as `GET` or `CONNECT`.
     var method: HTTPMethod
@@ -10,6 +10,6 @@ struct ProxyRequest: Sendable {
     var target: String
     /// The header fields in the order received.
     var headers: HTTPHeaders
-    /// The content, if any.
-    var body: Data
+    /// The content as it arrives, if the request has any.
+    var bodyStream: RequestBodyStream?
 }

@@ -32,6 +32,8 @@ public struct HTTPRequest: Sendable, Hashable {
     public var headers: HTTPHeaders
     /// The request content, for methods that carry one.
     public var body: Data?
+    /// Content still arriving, sent as it comes instead of ``body``; a request with one is sent at most once.
+    public var bodyStream: RequestBodyStream?
     /// Whether the transport must refuse to connect to an address that is not public
     /// (``NetworkAddress``), whatever the host name resolves to when it connects.
     public var refusesPrivateAddresses: Bool
@@ -39,12 +41,13 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Creates a request; `GET` with no headers unless told otherwise.
     public init(
         method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
-        refusesPrivateAddresses: Bool = false
+        bodyStream: RequestBodyStream? = nil, refusesPrivateAddresses: Bool = false
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.bodyStream = bodyStream
         self.refusesPrivateAddresses = refusesPrivateAddresses
     }
 }

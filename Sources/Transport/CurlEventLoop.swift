@@ -7,7 +7,10 @@ import Synchronization
 enum CurlCommand: Sendable {
     case start(CurlTransferSpec)
     case cancel(Int)
-    case resume(Int)
+    /// The consumer took the response body down: receive again.
+    case resumeReceiving(Int)
+    /// The request body stream has bytes (or its end) again: send again.
+    case resumeSending(Int)
 }
 
 /// Everything the loop needs to start a transfer; made by the calling task.
@@ -93,7 +96,8 @@ final class CurlEventLoop: @unchecked Sendable {
                 switch command {
                 case .start(let spec):
                     let transfer = CurlTransfer(
-                        spec: spec, configuration: configuration, resolvedConnections: resolvedConnections)
+                        spec: spec, configuration: configuration, resolvedConnections: resolvedConnections,
+                        wakeSender: { [self] in submit(.resumeSending(spec.id)) })
                     if let failure = transfer.setUp() {
                         transfer.complete(with: .failure(failure))
                         continue
@@ -107,9 +111,10 @@ final class CurlEventLoop: @unchecked Sendable {
                     ids[transfer.easy] = nil
                     curl_multi_remove_handle(multi, transfer.easy)
                     transfer.complete(with: .failure(CancellationError()))
-                case .resume(let id):
-                    guard let transfer = transfers[id] else { continue }
-                    curl_easy_pause(transfer.easy, ccurl_pause_cont())
+                case .resumeReceiving(let id):
+                    transfers[id]?.resume(sending: false)
+                case .resumeSending(let id):
+                    transfers[id]?.resume(sending: true)
                 }
             }
             if ownerGone && transfers.isEmpty { return }

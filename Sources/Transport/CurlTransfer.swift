@@ -8,6 +8,8 @@ final class CurlTransfer {
     let spec: CurlTransferSpec
     let configuration: CurlTransport.Configuration
     private let resolvedConnections: ResolvedConnections
+    /// Asks the loop to call ``resume(sending:)`` with `true`; from any thread.
+    private let wakeSender: @Sendable () -> Void
     let easy: UnsafeMutableRawPointer
     var requestTime = Date()
 
@@ -28,15 +30,21 @@ final class CurlTransfer {
     private var failure: TransportError?
     /// The address a connection was refused to (``HTTPRequest/refusesPrivateAddresses``), for the error.
     private var refusedAddress: String?
+    /// Which directions are paused: libcurl sets one when a callback asks, and `curl_easy_pause`
+    /// sets both, so both are tracked to resume one without losing the other.
+    private var sendPaused = false
+    private var receivePaused = false
     /// Whether the request was already sent again on a new connection (see ``retriesOnFreshConnection(after:)``).
     private var retriedOnFreshConnection = false
 
     init(
-        spec: CurlTransferSpec, configuration: CurlTransport.Configuration, resolvedConnections: ResolvedConnections
+        spec: CurlTransferSpec, configuration: CurlTransport.Configuration, resolvedConnections: ResolvedConnections,
+        wakeSender: @escaping @Sendable () -> Void
     ) {
         self.spec = spec
         self.configuration = configuration
         self.resolvedConnections = resolvedConnections
+        self.wakeSender = wakeSender
         guard let easy = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory.") }
         self.easy = easy
         let size = Int(ccurl_error_size())
@@ -110,14 +118,26 @@ final class CurlTransfer {
         }
 
         // Method and content.
+        let context = Unmanaged.passUnretained(self).toOpaque()
         switch request.method {
-        case .get where request.body == nil:
+        case .get where request.body == nil && request.bodyStream == nil:
             set(CURLOPT_HTTPGET, 1)
         case .head:
             set(CURLOPT_NOBODY, 1)
         default:
             if request.method != .post { set(CURLOPT_CUSTOMREQUEST, request.method.rawValue) }
-            if let body = request.body ?? (request.method == .post ? Data() : nil) {
+            if let stream = request.bodyStream {
+                // Read from the stream as it arrives; without a length libcurl sends it chunked.
+                set(CURLOPT_POST, 1)
+                ok = ok && ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(stream.length ?? -1))
+                    == CURLE_OK
+                ok = ok && ccurl_easy_setopt_read_callback(easy) { pointer, size, count, context in
+                    guard let pointer, let context else { return ccurl_readfunc_abort() }
+                    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                    return transfer.supplyBody(UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
+                } == CURLE_OK
+                _ = ccurl_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
+            } else if let body = request.body ?? (request.method == .post ? Data() : nil) {
                 let size = curl_off_t(body.count)
                 ok = ok && ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, size) == CURLE_OK
                 // COPYPOSTFIELDS copies the bytes, so nothing has to outlive this call.
@@ -148,7 +168,7 @@ final class CurlTransfer {
             }
             lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
-        if request.body != nil || request.method == .post {
+        if request.body != nil || request.bodyStream != nil || request.method == .post {
             lines.append("Expect:")
             if !headers.contains("Content-Type") { lines.append("Content-Type:") }
         }
@@ -156,7 +176,6 @@ final class CurlTransfer {
         if let userAgent = configuration.userAgent { set(CURLOPT_USERAGENT, userAgent) }
 
         // Callbacks, with this object as their context. The loop keeps it alive while the handle is in use.
-        let context = Unmanaged.passUnretained(self).toOpaque()
         _ = ccurl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION) { pointer, size, count, context in
             guard let pointer, let context else { return 0 }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
@@ -304,10 +323,42 @@ final class CurlTransfer {
             bodyBytes += Int64(bytes.count)
             return bytes.count
         case .refused:
+            receivePaused = true
             return ccurl_writefunc_pause()
         case .consumerGone:
             return 0
         }
+    }
+
+    /// Fills libcurl's upload buffer from the request body stream; pauses sending while it is empty.
+    private func supplyBody(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let stream = spec.request.bodyStream else { return 0 }
+        switch stream.read(into: buffer) {
+        case .bytes(let count):
+            return count
+        case .end:
+            return 0
+        case .wouldBlock:
+            sendPaused = true
+            stream.whenReadable(wakeSender)
+            return ccurl_readfunc_pause()
+        case .failed:
+            failure = TransportError(
+                code: .invalidRequest,
+                message: "The request body for \(url.redactedForMessages) broke off before its end; "
+                    + "the request was aborted.",
+                url: url)
+            return ccurl_readfunc_abort()
+        }
+    }
+
+    /// Lifts the pause of one direction, keeping the other as it is.
+    func resume(sending: Bool) {
+        if sending { sendPaused = false } else { receivePaused = false }
+        var mask = ccurl_pause_cont()
+        if sendPaused { mask |= ccurl_pause_send() }
+        if receivePaused { mask |= ccurl_pause_recv() }
+        curl_easy_pause(easy, mask)
     }
 
     private func bodyTooLarge(_ limit: Int64) -> TransportError {
@@ -323,9 +374,11 @@ final class CurlTransfer {
     /// response on a kept-alive connection: that connection may hold bytes a previous response sent
     /// beyond its `Content-Length`, which libcurl then reads as a broken answer to this request.
     /// When it returns `true` the transfer is ready to be added to the multi handle again.
+    /// A streamed body is never sent again: it cannot be rewound.
     func retriesOnFreshConnection(after code: CURLcode) -> Bool {
         let method = spec.request.method
-        guard !retriedOnFreshConnection, failure == nil, status == nil, !headDelivered, bodyBytes == 0,
+        guard !retriedOnFreshConnection, spec.request.bodyStream == nil, failure == nil, status == nil,
+            !headDelivered, bodyBytes == 0,
             method == .get || method == .head,
             code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_WEIRD_SERVER_REPLY || code == CURLE_GOT_NOTHING
                 || code == CURLE_RECV_ERROR
@@ -374,8 +427,10 @@ final class CurlTransfer {
         complete(with: .failure(error(for: code)))
     }
 
-    /// Settles the head (if still waiting) and ends the body.
+    /// Settles the head (if still waiting), ends the body, and stops the request body stream's
+    /// producer if the stream was not read to its end.
     func complete(with result: Result<Void, any Error>) {
+        spec.request.bodyStream?.cancel()
         flushHead()
         if case .failure(let error) = result, !spec.head.isSettled {
             spec.head.settle(.failure(error))

@@ -87,6 +87,6 @@ struct CurlFlowControl: BodyFlowControl {
     let loop: CurlEventLoop
     let id: Int
 
-    func resumeProducer() { loop.submit(.resume(id)) }
+    func resumeProducer() { loop.submit(.resumeReceiving(id)) }
     func cancelProducer() { loop.submit(.cancel(id)) }
 }

@@ -13,7 +13,8 @@ import FoundationNetworking
 /// On Apple platforms a lagging consumer suspends the task, so buffering is bounded as with
 /// ``CurlTransport``. FoundationNetworking (Linux) does not resume a data task suspended during a
 /// transfer, so there the whole unread remainder of a body may be buffered: prefer ``CurlTransport``
-/// for large bodies on Linux.
+/// for large bodies on Linux. A request's ``HTTPRequest/bodyStream`` is collected whole before
+/// the task starts, so uploads are held in memory too.
 public final class URLSessionTransport: HTTPTransport {
     /// Settings of a ``URLSessionTransport``.
     public struct Configuration: Sendable {
@@ -62,7 +63,19 @@ public final class URLSessionTransport: HTTPTransport {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
-        urlRequest.httpBody = request.body
+        // URLSession takes a whole body here: a streamed one is collected first (held whole in memory).
+        if let stream = request.bodyStream {
+            do {
+                urlRequest.httpBody = try await stream.collect()
+            } catch {
+                throw TransportError(
+                    code: .invalidRequest,
+                    message: "The request body for \(request.url.redactedForMessages) broke off before its end.",
+                    url: request.url)
+            }
+        } else {
+            urlRequest.httpBody = request.body
+        }
         let task = session.dataTask(with: urlRequest)
         let promise = HeadPromise()
         let channel = BodyChannel(

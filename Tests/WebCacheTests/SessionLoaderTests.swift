@@ -50,6 +50,33 @@ struct SessionLoaderTests {
         }
     }
 
+    /// A streamed body is spent once sent, so an expired session is not renewed by sending it again
+    /// (which would send an empty body): the load fails and says why.
+    @Test(arguments: [nil, 401] as [Int?])
+    func anExpiredSessionFailsAStreamedUploadInsteadOfReplayingIt(expiryStatus: Int?) async throws {
+        try await withInstance { (fixture) async throws in
+            let cache = try fixture.cache(user: "alice")
+            #expect(try await cache.data(for: WebRequest("nav/home")).text == "page /nav/home for alice")
+            fixture.instance.state.withLock { state in
+                state.sessions = [:]
+                state.expiryStatus = expiryStatus
+            }
+            let stream = RequestBodyStream(length: 5)
+            stream.write(Data("hello".utf8))
+            stream.finish()
+
+            let url = fixture.origin.url("nav/form").absoluteString
+            let error = await #expect(throws: WebCacheError.self) {
+                _ = try await cache.data(for: WebRequest("nav/form", method: .post, bodyStream: stream))
+            }
+            #expect(error?.code == .authorization)
+            #expect(error?.message.contains(url) == true)
+            #expect(error?.message.contains("streamed body") == true)
+            #expect(fixture.pageRequests == ["/nav/home bearer", "/nav/form cookie"])
+            #expect(fixture.origin.requests.last?.bodyLength == 5)
+        }
+    }
+
     /// The instance says the session expired with a redirect to its login page (`nil`) or with 401.
     @Test(arguments: [nil, 401] as [Int?])
     func expiredSessionIsRenewedWithAFreshTokenAndTheLoginPageIsNeverStored(expiryStatus: Int?) async throws {

@@ -47,6 +47,9 @@ final class Loader: Sendable {
         var current = url
         var method = request.method
         var body = request.body
+        // Safe methods are answered from the store or sent without content: their stream is not read.
+        var bodyStream = request.method.isSafe ? nil : request.bodyStream
+        if request.method.isSafe { request.bodyStream?.cancel() }
         var redirects: [URL] = []
         var visited: Set<String> = []
         var headers = defaultHeaders
@@ -61,10 +64,15 @@ final class Loader: Sendable {
         }
         while true {
             let hop = HTTPRequest(
-                method: method, url: current, headers: headers, body: body,
+                method: method, url: current, headers: headers, body: body, bodyStream: bodyStream,
                 refusesPrivateAddresses: request.refusesPrivateAddresses)
             var response = try await loadOne(hop, policy: policy, limit: request.maximumBodySize, context: context)
-            guard request.followsRedirects, let next = Loader.redirectTarget(of: response, from: current) else {
+            let dropsContent = response.status == 303
+                || ((response.status == 301 || response.status == 302) && method == .post)
+            // A streamed body was sent once and cannot be sent again to the redirect's target.
+            guard request.followsRedirects, let next = Loader.redirectTarget(of: response, from: current),
+                bodyStream == nil || dropsContent
+            else {
                 response.redirects = redirects
                 return response
             }
@@ -87,11 +95,12 @@ final class Loader: Sendable {
                     .redirects,
                     "Loading \(url.redactedForMessages) took more than \(Loader.maximumRedirects) redirects.")
             }
-            if response.status == 303 || ((response.status == 301 || response.status == 302) && method == .post) {
+            if dropsContent {
                 if method != .head { method = .get }
-                if body != nil {
+                if body != nil || bodyStream != nil {
                     // RFC 9110 §15.4: the content is dropped, and the fields that described it.
                     body = nil
+                    bodyStream = nil
                     for name in Loader.contentFields { headers.remove(name) }
                 }
             }

@@ -11,6 +11,10 @@ public struct WebRequest: Sendable, Hashable {
     public var headers: HTTPHeaders
     /// Content for methods that carry one (POST, PUT, PATCH).
     public var body: Data?
+    /// Content still arriving, sent as it comes instead of ``body``; for a safe method it is cancelled
+    /// unread. It is sent once: a 307 or 308 redirect, which would need it again, is returned instead
+    /// of followed, and a signed-in session whose token expired does not replay the request.
+    public var bodyStream: RequestBodyStream?
     /// Whether redirects are followed (up to ``Loader/maximumRedirects``); when `false`, a 3xx is returned as is.
     public var followsRedirects: Bool
     /// The most body bytes to accept; a larger response fails with ``WebCacheError/Code/tooLarge``
@@ -25,12 +29,13 @@ public struct WebRequest: Sendable, Hashable {
     /// Creates a request for `url`.
     public init(
         _ url: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: Data? = nil,
-        followsRedirects: Bool = true, maximumBodySize: Int64? = nil
+        bodyStream: RequestBodyStream? = nil, followsRedirects: Bool = true, maximumBodySize: Int64? = nil
     ) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
+        self.bodyStream = bodyStream
         self.followsRedirects = followsRedirects
         self.maximumBodySize = maximumBodySize
     }

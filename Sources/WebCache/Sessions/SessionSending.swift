@@ -7,6 +7,7 @@ import Transport
 ///
 /// The login redirect never reaches the loader, so it is never stored under the URL that was asked
 /// for; a second login redirect for the same request fails with a clear error instead of looping.
+/// A request with a streamed body is not replayed (the stream is spent): it fails with a clear error.
 struct SessionSending: RequestSending {
     let session: Session
 
@@ -21,6 +22,12 @@ struct SessionSending: RequestSending {
             case .proceed:
                 return response
             case .replayWithFreshToken:
+                guard request.bodyStream == nil else {
+                    throw WebCacheError(
+                        .authorization,
+                        "The session expired while \(request.url.redactedForMessages) was sent with a streamed body, "
+                            + "which cannot be sent a second time; sign-in was not retried, send the request again.")
+                }
                 logger.info("session expired at \(request.url.redactedForMessages); signing in again")
                 ticket = try await prepare(&outgoing, replaying: ticket)
             case .fail(let error):

@@ -1,0 +1,84 @@
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Testing
+import Transport
+import WebCacheTestSupport
+
+@testable import Gateway
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Request bodies stream through the gateway: the origin gets an upload while the client is still
+/// sending it, and a large one arrives intact.
+@Suite(.timeLimit(.minutes(1)))
+struct RequestBodyStreamingTests {
+    @Test func anUploadReachesTheOriginWhileTheClientIsStillSendingIt() async throws {
+        let upload = try UploadRecordingOrigin()
+        defer { upload.stop() }
+        try await GatewayHarness.run(origin: { _ in .text("not used") }) { harness in
+            let half = 256 * 1024
+            let first = Data(repeating: 0x61, count: half)
+            let second = Data(repeating: 0x62, count: half)
+            let socket = try #require(RawClient.connect(port: harness.gateway.port))
+            defer { close(socket) }
+            let head = "POST \(upload.url("/upload").absoluteString) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Length: \(2 * half)\r\nConnection: close\r\n\r\n"
+            try await Self.send(Data(head.utf8) + first, on: socket)
+
+            let arrived = await upload.waitForBody(atLeast: 1)
+            #expect(arrived, "The origin received none of the upload before the client sent the rest.")
+            try await Self.send(second, on: socket)
+            let reply = await Self.readToEnd(socket)
+
+            #expect(reply.hasPrefix("HTTP/1.1 200 "))
+            #expect(reply.hasSuffix("\r\n\r\n\(2 * half)"))
+            #expect(upload.body == first + second)
+        }
+    }
+
+    @Test func aTwentyMegabyteUploadArrivesIntact() async throws {
+        let handler: OriginServer.Handler = { request in
+            .text("\(request.body.count) \(SHA256.hash(request.body).base64EncodedString())", status: 201)
+        }
+        let body = Data((0..<(20 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31 >> 3) })
+        try await GatewayHarness.run(origin: handler) { harness in
+            let reply = try await harness.get("/upload", method: .put, body: body)
+            #expect(reply.status == 201)
+            #expect(String(decoding: reply.body, as: UTF8.self)
+                == "\(body.count) \(SHA256.hash(body).base64EncodedString())")
+            #expect(harness.origin.requests.map(\.bodyLength) == [body.count])
+        }
+    }
+
+    /// Sends all of `data` on `socket`, off the task's thread.
+    private static func send(_ data: Data, on socket: Int32) async throws {
+        let sent = await blocking {
+            data.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        try #require(sent == data.count, "Sending failed.")
+    }
+
+    /// Everything `socket` receives until the peer closes it, as text.
+    private static func readToEnd(_ socket: Int32) async -> String {
+        await blocking {
+            var received = [UInt8]()
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = recv(socket, &buffer, buffer.count, 0)
+                if count <= 0 { break }
+                received += buffer[..<count]
+            }
+            return String(decoding: received, as: UTF8.self)
+        }
+    }
+
+    /// Runs blocking socket calls on a thread of their own, so they never hold up the tasks that serve the request.
+    private static func blocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
+    }
+}
