@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WebCacheTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,23 +15,9 @@ final class UploadRecordingOrigin: Sendable {
     private let received = Mutex(Data())
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 4) == 0
-                    && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            close(listener)
-            throw CocoaError(.fileWriteUnknown)
-        }
+        let (listener, port) = try LoopbackSocket.make(listening: 4)
         self.listener = listener
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = port
         Thread { [self] in serveOne() }.start()
     }
 

@@ -14,34 +14,10 @@ public final class RefusingPort: Sendable {
 
     /// Binds a socket to a free port of 127.0.0.1.
     public init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw SocketError(operation: "socket", code: errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
-            }
-        }
-        guard bound else {
-            let code = errno
-            close(descriptor)
-            throw SocketError(operation: "bind", code: code)
-        }
-        self.descriptor = descriptor
-        port = UInt16(bigEndian: address.sin_port)
+        (descriptor, port) = try LoopbackSocket.make()
     }
 
     deinit {
         close(descriptor)
-    }
-
-    /// A socket call that failed, with its `errno`.
-    public struct SocketError: Error {
-        public let operation: String
-        public let code: Int32
     }
 }
