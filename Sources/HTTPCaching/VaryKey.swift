@@ -33,13 +33,7 @@ public enum VaryKey {
 
     /// `sha256:` and the lowercase hex SHA-256 of `value` in UTF-8.
     private static func digest(of value: String) -> String {
-        let hex = Array("0123456789abcdef")
-        var text = "sha256:"
-        for byte in SHA256.hash(Data(value.utf8)) {
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0x0F)])
-        }
-        return text
+        "sha256:" + Hex.lowercase(SHA256.hash(Data(value.utf8)))
     }
 
     /// The secondary key for a stored response's own headers, or `nil` for `Vary: *`.

@@ -20,11 +20,12 @@ import HTTPCore
 /// }
 /// ```
 ///
-/// The first requests carry `Authorization: Bearer <token>` and no cookies; once the instance answers
-/// one with session cookies, requests carry the cookies and no bearer. A redirect to the login page
-/// or an expiry status such as 401 (see ``SessionPolicy``) asks for one replay with a fresh token; a
-/// second one for the same request fails with ``SessionError/Code/freshTokenRefused``. Concurrent requests that need a fresh token
-/// share one provider call, and a request whose token was already replaced by another request's
+/// The first requests carry `Authorization: Bearer <token>` and no cookies; once the instance
+/// answers one with session cookies, requests carry the cookies and no bearer. A redirect to
+/// the login page or an expiry status such as 401 (see ``SessionPolicy``) asks for one replay
+/// with a fresh token; a second one for the same request fails with
+/// ``SessionError/Code/freshTokenRefused``. Concurrent requests that need a fresh token share
+/// one provider call, and a request whose token was already replaced by another request's
 /// refresh uses that new token instead of refreshing again.
 ///
 /// Requests to other origins (a CDN) never carry the bearer token; they carry the jar's cookies that
@@ -236,7 +237,8 @@ public actor Session {
                     message: (isExpiry
                         ? "The instance refused the guest request for \(Self.name(of: ticket.url)) with status "
                             + "\(response.status)"
-                        : "The instance redirected the guest request for \(Self.name(of: ticket.url)) to its login page")
+                        : "The instance redirected the guest request for \(Self.name(of: ticket.url)) to its "
+                            + "login page")
                         + "; the page needs a signed-in user."
                 )
             )

@@ -24,10 +24,7 @@ public enum SessionIdentity: Sendable, Hashable {
         case .guest:
             "guest"
         case .user(let id):
-            "user-"
-                + SHA256.hash(Data(id.utf8)).prefix(16).map { byte in
-                    (byte < 16 ? "0" : "") + String(byte, radix: 16)
-                }.joined()
+            "user-" + Hex.lowercase(SHA256.hash(Data(id.utf8)).prefix(16))
         }
     }
 }

@@ -66,6 +66,13 @@ extension WebCache {
 }
 
 extension WebCache.Configuration {
+    /// The first credential field of ``requestHeaders`` when there is no ``instanceURL`` to send it
+    /// to; such a configuration is refused.
+    public var credentialFieldWithoutInstance: String? {
+        guard instanceURL == nil else { return nil }
+        return HTTPHeaders.credentialNames.first(where: requestHeaders.contains)
+    }
+
     /// Caps the default transport's connections at a preload's limits, so that the transport holds
     /// transfers to them and the preload engine can hand it the next fetches ahead of time.
     public mutating func limitConnections(to options: PreloadOptions) {

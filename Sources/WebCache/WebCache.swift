@@ -35,9 +35,7 @@ public final class WebCache: Sendable {
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         // An inconsistent configuration fails before the store is opened.
-        if configuration.instanceURL == nil,
-            let field = HTTPHeaders.credentialNames.first(where: { configuration.requestHeaders.contains($0) })
-        {
+        if let field = configuration.credentialFieldWithoutInstance {
             throw WebCacheError(
                 .authorization,
                 "The header field \(field) for every request needs the instance URL: credentials are sent only to "
@@ -231,7 +229,8 @@ public final class WebCache: Sendable {
             try await store.close()
         } catch {
             // Entries are safe by then; what can be lost is the last hit counts, so a warning.
-            configuration.logger.log(.warning, "The store at '\(configuration.storePath)' did not close cleanly: \(error)")
+            configuration.logger.log(
+                .warning, "The store at '\(configuration.storePath)' did not close cleanly: \(error)")
         }
     }
 }

@@ -60,9 +60,7 @@ struct CommandContext: Sendable {
     ) async throws -> T {
         var configuration = try makeConfiguration()
         adjust(&configuration)
-        if configuration.instanceURL == nil,
-            let field = HTTPHeaders.credentialNames.first(where: configuration.requestHeaders.contains)
-        {
+        if let field = configuration.credentialFieldWithoutInstance {
             throw UsageError("-H '\(field): …' needs --instance <url>: credentials given for every request are sent "
                              + "only to the instance", command: arguments.spec)
         }

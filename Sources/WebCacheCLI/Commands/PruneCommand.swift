@@ -171,8 +171,9 @@ enum PruneCommand {
                 text += "Kept the record of the page \(page.url) (partition \(page.partition)): \(kept).\n"
             }
             if let before = report.compactedFrom, let after = report.compactedTo {
-                text += "Compacted the store: \(ValueParsers.formatBytes(before)) → \(ValueParsers.formatBytes(after)) "
-                    + "(\(ValueParsers.formatBytes(max(0, before - after))) given back).\n"
+                let size = ValueParsers.formatBytes
+                text += "Compacted the store: \(size(before)) → \(size(after)) "
+                    + "(\(size(max(0, before - after))) given back).\n"
             }
             return text
         }
