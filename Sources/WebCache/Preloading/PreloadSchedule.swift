@@ -121,7 +121,7 @@ struct PreloadSchedule {
         outcomes[page] != nil && walkRequisites(of: page) { url, _ in outcomes[url] != nil }
     }
 
-    /// Everything `page` needs, through stylesheets and manifests but not through other pages,
+    /// Everything `page` needs, through stylesheets, manifests and frames but not other pages,
     /// each once, with the reason it is missing if it is.
     func requisites(of page: URL) -> [(url: URL, kind: String, failure: String?)] {
         var result: [(URL, String, String?)] = []
@@ -132,8 +132,9 @@ struct PreloadSchedule {
         return result
     }
 
-    /// Visits what `page` needs, in document order, each once, through stylesheets and manifests but
-    /// not through other pages, until `visit` returns `false`; returns whether it never did.
+    /// Visits what `page` needs, in document order, each once, through stylesheets, manifests
+    /// and frames but not through other pages, until `visit` returns `false`; returns whether
+    /// it never did.
     @discardableResult
     private func walkRequisites(of page: URL, _ visit: (URL, String) -> Bool) -> Bool {
         var visited: Set<URL> = [page]

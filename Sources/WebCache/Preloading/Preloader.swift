@@ -15,10 +15,10 @@ import Transport
 /// the page has finished. Each URL is fetched once per run however many pages reference it.
 /// Transient failures are retried with exponential backoff and jitter, honouring `Retry-After`.
 /// Redirects are followed by the engine, each hop held to the host and address rules of a reference.
-/// Each page's edges (every requisite, through stylesheets, with what failed) are written to the
-/// store once the page and all it needs have ended, at most every ``edgeInterval`` and at the end,
-/// so `inspect --pages` can tell whether the page is complete offline, also after a run that was
-/// stopped half-way.
+/// Each page's edges (every requisite, through stylesheets and frames, with what failed) are
+/// written to the store once the page and all it needs have ended, at most every ``edgeInterval``
+/// and at the end, so `inspect --pages` can tell whether the page is complete offline, also after a
+/// run that was stopped half-way.
 struct Preloader: Sendable {
     let loader: Loader
     let context: RequestContext
