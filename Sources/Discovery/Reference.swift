@@ -13,10 +13,10 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     public var kind: Kind
     /// The element and attribute, or the CSS construct, that holds the reference.
     public var source: Source
-    /// Whether rendering the page fetches the resource (stylesheets, scripts, images, fonts…).
+    /// Whether rendering the page fetches the resource (stylesheets, scripts, images, fonts, frames…).
     ///
-    /// `false` for navigation links (``Kind/link``), frames (``Kind/document``), and scripts
-    /// marked `nomodule`, which module-capable browsers skip.
+    /// `false` for navigation links (``Kind/link``) and for scripts marked `nomodule`, which
+    /// module-capable browsers skip.
     public var isRequisite: Bool
 
     /// Creates a reference.

@@ -55,6 +55,43 @@ import WebCacheTestSupport
         await rig.stop()
     }
 
+    /// A page with many images and a stylesheet whose `@import` chain ends in a font: each stylesheet
+    /// of the chain is found only when the one before it arrives, and goes ahead of the images still
+    /// waiting, so the run does not end on the chain one link after another.
+    @Test func importChainOvertakesTheImagesWaiting() async throws {
+        let marks = PreloadMarks()
+        let images = (1...30).map { "img-\($0).png" }
+        let page = "<html><head><link rel=\"stylesheet\" href=\"a.css\"></head><body>"
+            + images.map { "<img src=\"\($0)\">" }.joined() + "</body></html>"
+        let rig = try PreloadRig.start { request in
+            marks.add(request.path)
+            Thread.sleep(forTimeInterval: 0.01)
+            switch request.path {
+            case "/index.html": return .text(page, contentType: "text/html")
+            case "/a.css": return .text("@import \"b.css\";", contentType: "text/css")
+            case "/b.css": return .text("@import \"c.css\";", contentType: "text/css")
+            case "/c.css": return .text("@font-face { src: url(f.woff2) }", contentType: "text/css")
+            case "/f.woff2": return OriginResponse(headers: ["Content-Type": "font/woff2"], body: .bytes(preloadFiller(500)))
+            default: return OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(500)))
+            }
+        }
+        var options = PreloadOptions()
+        options.concurrency = 1
+        options.perHostConcurrency = 1
+
+        let report = await rig.cache.preload(["index.html"], options: options)
+
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(report.completed == images.count + 5)
+        let order = marks.all
+        let lastStylesheet = try #require(order.firstIndex(of: "/c.css"))
+        let imagesBefore = order[..<lastStylesheet].filter { $0.hasSuffix(".png") }.count
+        // One transfer at a time, with at most a couple handed out ahead: a few images may start
+        // while each link of the chain is read, never most of them.
+        #expect(imagesBefore <= 8, "order at the origin: \(order)")
+        await rig.stop()
+    }
+
     @Test(arguments: [1, 2])
     func perHostLimitBoundsConcurrentRequests(limit: Int) async throws {
         let inFlight = PreloadInFlightCounter()
