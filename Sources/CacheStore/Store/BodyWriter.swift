@@ -26,7 +26,7 @@ public struct BodyWriter: Sendable {
 
     init(store: CacheStore) {
         self.store = store
-        self.token = UUID().uuidString
+        self.token = store.makeStagingToken()
     }
 
     /// The number of bytes written so far.

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -40,6 +41,10 @@ public actor CacheStore {
     /// Body bytes committed by the writer since it last started a background checkpoint.
     private var bytesSinceCheckpoint = 0
     nonisolated let accessLog = AccessLog()
+    /// Staging tokens are this store's random prefix and a counter: unique across processes, without
+    /// reading the system's random source for every body.
+    private nonisolated let stagingTokenPrefix = UUID().uuidString
+    private nonisolated let stagingTokenCount = Atomic<Int>(0)
     var writer: Connection?
 
     /// The actor's executor: a serial `DispatchQueue` that owns the writer connection.
@@ -100,10 +105,12 @@ public actor CacheStore {
     /// It is also the size to which the WAL file is truncated afterwards.
     static let walSizeLimit: Int64 = 64 * 1024 * 1024
 
-    /// The body bytes the writer commits between two background checkpoints: large enough that
-    /// bodies are synced in a few large checkpoints, small enough that little is left for the
-    /// checkpoint SQLite runs when the last connection closes.
-    static let checkpointStep = 16 * 1024 * 1024
+    /// The body bytes the writer commits between two background checkpoints. Each costs a sync of
+    /// the store file, on the checkpoint's own thread; what the last one has not copied is synced by
+    /// the checkpoint SQLite runs when the store closes, and the log file, which the close deletes,
+    /// stays about this size (``Checkpointer/finishOnWriter(_:)``). A preload of 68 MB closed in
+    /// 15 to 20 ms at 4 MiB and in about 50 ms at 16 MiB; 1 and 2 MiB gained nothing measurable.
+    static let checkpointStep = 4 * 1024 * 1024
 
     /// WAL (checked), synchronous NORMAL, foreign keys (GRDB `Database.setUpWALMode()`), secure
     /// delete, and the writer's checkpoint size.
@@ -191,9 +198,15 @@ public actor CacheStore {
         }
     }
 
+    /// A token for a new body writer's staging row, unique among every process's.
+    nonisolated func makeStagingToken() -> String {
+        "\(stagingTokenPrefix)-\(stagingTokenCount.wrappingAdd(1, ordering: .relaxed).newValue)"
+    }
+
     /// Counts `bytes` of body committed by the writer, and starts a background checkpoint every
     /// ``checkpointStep`` bytes, so that the writer's own automatic checkpoint seldom has to run.
     func noteCommitted(bytes: Int) {
+        if let writer { checkpointer.finishOnWriter(writer) }
         bytesSinceCheckpoint += bytes
         guard bytesSinceCheckpoint >= Self.checkpointStep else { return }
         bytesSinceCheckpoint = 0
