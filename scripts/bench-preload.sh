@@ -17,7 +17,10 @@
 # requisites found against the generator's ground truth. Wall and CPU times are medians of REPEAT
 # runs; CPU time (user + system) is the steadier figure on a machine shared with other work.
 #
-# Usage: scripts/bench-preload.sh [PAGES] [K] [LATENCY_MS] [REPEAT] [PARALLEL]
+# SITE "common" generates the site with only the references wget2 follows too (generate-site.py
+# --common), so that both tools fetch the same URLs and the wall times compare the same work.
+#
+# Usage: scripts/bench-preload.sh [PAGES] [K] [LATENCY_MS] [REPEAT] [PARALLEL] [SITE: full | common]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +29,12 @@ requisites=${2:-20}
 latency=${3:-20}
 repeat=${4:-3}
 parallel=${5:-6}
+site_kind=${6:-full}
+case "$site_kind" in
+    full) site_option=() ;;
+    common) site_option=(--common) ;;
+    *) echo "bench-preload.sh: SITE must be 'full' or 'common', not '$site_kind'." >&2; exit 64 ;;
+esac
 
 # Tools: wget2, GNU time and curl come from Debian.
 missing=()
@@ -56,7 +65,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-python3 scripts/generate-site.py "$work" --pages "$pages" --requisites "$requisites" >"$work/generate.out"
+python3 scripts/generate-site.py "$work" --pages "$pages" --requisites "$requisites" "${site_option[@]}" \
+    >"$work/generate.out"
 echo "Site: $(cat "$work/generate.out"); $parallel transfers at once for each tool; median of $repeat runs." >&2
 
 start_origin() {

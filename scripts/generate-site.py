@@ -9,10 +9,15 @@ src, img src and srcset, picture/source, a style attribute, a <style> block, lin
 preload, a web app manifest with icons, iframe src, <noscript> content, and in the stylesheets
 @import, url() images and @font-face fonts. Sizes range from 1 KB to 2 MB (most small, a few large).
 
+With --common, the site holds only what wget2 --page-requisites finds too, so that both tools fetch
+the same URLs: the imported stylesheet references nothing (wget2 does not read what a stylesheet that
+another imports references), and pages link no icons and no manifest. The 10 requisites this leaves
+unreferenced are not written; everything else is the same, byte for byte.
+
 Writes into ROOT: the site under site/, urls.txt (one page path a line, relative to the site) and
 truth.json: {"pages": [...], "requisites": [...every requisite path once...], "bytes": N}.
 
-Usage: scripts/generate-site.py ROOT [--pages P] [--requisites K] [--seed S]
+Usage: scripts/generate-site.py ROOT [--pages P] [--requisites K] [--seed S] [--common]
 """
 
 import argparse
@@ -52,6 +57,11 @@ class Site:
         size = size_for(self.rng)
         self.write(path, self.rng.randbytes(size) if hasattr(self.rng, "randbytes") else os.urandom(size))
 
+    def remove(self, path):
+        full = os.path.join(self.root, path.lstrip("/"))
+        self.bytes -= os.path.getsize(full)
+        os.remove(full)
+
     def padded_text(self, path, text, comment):
         """A text file padded with a comment to a random size."""
         size = size_for(self.rng)
@@ -61,7 +71,7 @@ class Site:
         self.write(path, text + padding)
 
 
-def generate(root, pages, requisites, seed):
+def generate(root, pages, requisites, seed, common=False):
     rng = random.Random(seed)
     site = Site(root, rng)
     truth = set()
@@ -71,6 +81,7 @@ def generate(root, pages, requisites, seed):
     site.padded_text("/css/base.css",
                      '@import "theme.css";\nbody { background: url(../img/bg-base.png); }\n', ("/*", "*/\n"))
     site.padded_text("/css/theme.css",
+                     ".theme { color: navy; }\n" if common else
                      "@import url('fonts.css');\n.theme { background-image: url(\"../img/bg-theme.jpg\"); }\n",
                      ("/*", "*/\n"))
     site.padded_text("/css/fonts.css",
@@ -137,21 +148,23 @@ def generate(root, pages, requisites, seed):
             body.append('<img src="%s" alt="" loading="lazy">' % path)
         body.append('<iframe src="/frames/widget.html" title="widget"></iframe>')
         body.append('<noscript><img src="/img/noscript.png" alt=""></noscript>')
+        head_links = "" if common else (
+            '<link rel="icon" href="/favicon.ico">\n'
+            '<link rel="apple-touch-icon" href="/img/apple-touch.png">\n'
+            '<link rel="manifest" href="/site.webmanifest">\n')
         html = (
             "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Page %d</title>\n"
             '<link rel="stylesheet" href="../css/base.css">\n'
             '<link rel="stylesheet" href="/css/layout.css">\n'
             '<link rel="preload" href="/fonts/preloaded.woff2" as="font" type="font/woff2" crossorigin>\n'
-            '<link rel="icon" href="/favicon.ico">\n'
-            '<link rel="apple-touch-icon" href="/img/apple-touch.png">\n'
-            '<link rel="manifest" href="/site.webmanifest">\n'
+            "%s"
             '<script src="/js/vendor.js" defer></script>\n'
             '<script type="module" src="../js/app.mjs"></script>\n'
             "<style>.block { background: url(%s); }</style>\n"
             "</head><body>\n<h1>Page %d</h1>\n%s\n"
             '<p><a href="page-%03d.html">next</a></p>\n'
             "</body></html>\n"
-        ) % (number, images[4] if len(images) > 4 else images[0], number, "\n".join(body),
+        ) % (number, head_links, images[4] if len(images) > 4 else images[0], number, "\n".join(body),
              number % pages + 1)
         site.padded_text(page, html, ("<!--", "-->\n"))
 
@@ -162,6 +175,14 @@ def generate(root, pages, requisites, seed):
     site.padded_text("/frames/widget.css", ".widget { color: teal; }\n", ("/*", "*/\n"))
     site.binary("/img/widget.png")
     site.binary("/img/noscript.png")
+
+    if common:
+        unreferenced = ["/css/fonts.css", "/fonts/body.woff2", "/fonts/body.woff", "/fonts/head.woff2",
+                        "/img/bg-theme.jpg", "/favicon.ico", "/img/apple-touch.png", "/site.webmanifest",
+                        "/img/icon-192.png", "/img/icon-512.png"]
+        for path in unreferenced:
+            site.remove(path)
+        truth.difference_update(unreferenced)
 
     with open(os.path.join(root, "urls.txt"), "w") as handle:
         handle.write("".join(path.lstrip("/") + "\n" for path in page_paths))
@@ -177,11 +198,14 @@ def main():
     parser.add_argument("--requisites", type=int, default=20,
                         help="images per page besides the site-wide requisites (default 20)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--common", action="store_true",
+                        help="only references wget2 --page-requisites follows too")
     arguments = parser.parse_args()
     if arguments.pages < 1 or arguments.requisites < 4:
         sys.exit("generate-site.py: --pages must be at least 1 and --requisites at least 4.")
     os.makedirs(arguments.root, exist_ok=True)
-    pages, truth, total = generate(arguments.root, arguments.pages, arguments.requisites, arguments.seed)
+    pages, truth, total = generate(arguments.root, arguments.pages, arguments.requisites, arguments.seed,
+                                    arguments.common)
     print("%d pages, %d distinct requisites, %d bytes" % (len(pages), len(truth), total))
 
 
