@@ -7,7 +7,7 @@ public struct PreloadOptions: Sendable, Hashable {
     /// engine hands it the next fetches ahead of time, and the transport starts each the moment a
     /// connection is free.
     public var concurrency = 8
-    /// Transfers in flight to one host at once.
+    /// Transfers in flight to one host at once (one host name and port, as libcurl counts them).
     public var perHostConcurrency = 6
     /// How many levels of same-site links (`a href`) to follow from the given pages; 0 follows none.
     public var depth = 0

@@ -85,7 +85,7 @@ struct PreloadSchedule {
             pages.append(item.url)
             pageSet.insert(item.url)
         }
-        let host = item.url.host ?? ""
+        let host = Self.hostKey(item.url)
         if queues[host] == nil {
             hosts.append(host)
             queues[host] = HostQueue()
@@ -138,7 +138,14 @@ struct PreloadSchedule {
 
     private mutating func freeSlot(of item: PreloadItem) {
         running -= 1
-        queues[item.url.host ?? ""]?.active -= 1
+        queues[Self.hostKey(item.url)]?.active -= 1
+    }
+
+    /// What the per-host limit counts by: the host and port, as libcurl counts its connections
+    /// per host, so that two servers on one name each get their share.
+    private static func hostKey(_ url: URL) -> String {
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        return "\(url.host ?? ""):\(port)"
     }
 
     /// Why `url` is not stored, or `nil` if it is.

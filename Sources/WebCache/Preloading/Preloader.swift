@@ -367,18 +367,32 @@ struct Preloader: Sendable {
 
     /// Writes the requisites of `pages`, with failures, to the store in one transaction. The page
     /// itself is the first edge (kind `page`), so a page with no requisites is listed too, and its
-    /// own failure is kept.
+    /// own failure is kept. What this run did not look for (requisites with `includesRequisites`
+    /// off, audio and video with `includesMedia` off) keeps the edges an earlier run recorded, so
+    /// that a refresh without `--media` does not make a page forget its videos.
     private func writeEdges(of pages: [URL], _ schedule: PreloadSchedule) async throws {
         guard !pages.isEmpty else { return }
         var edgesByPage: [String: [PageEdge]] = [:]
         for page in pages {
             let requisites = [(url: page, kind: "page", failure: schedule.failure(of: page))]
                 + schedule.requisites(of: page)
-            edgesByPage[page.absoluteString] = requisites.map { requisite in
+            var edges = requisites.map { requisite in
                 PageEdge(resourceURL: requisite.url.absoluteString, kind: requisite.kind, failure: requisite.failure)
             }
+            let seen = Set(edges.map(\.resourceURL))
+            edges += try earlierEdges(of: page).filter { !seen.contains($0.resourceURL) }
+            edgesByPage[page.absoluteString] = edges
         }
         try await loader.store.setEdges(edgesByPage, partition: context.partition)
+    }
+
+    /// The edges an earlier run recorded for `page` of the kinds this run does not look for.
+    private func earlierEdges(of page: URL) throws -> [PageEdge] {
+        let media = Reference.Kind.media.rawValue
+        guard !options.includesRequisites || !options.includesMedia else { return [] }
+        return try loader.store.edges(forPage: page.absoluteString, partition: context.partition).filter { edge in
+            edge.kind != "page" && (!options.includesRequisites || edge.kind == media)
+        }
     }
 }
 

@@ -45,4 +45,18 @@ import Testing
         #expect(schedule.unfinished == 0)
         #expect(schedule.failure(of: item.url) == "HTTP 404")
     }
+
+    /// The limit counts per host name and port, as libcurl counts connections: two servers on one
+    /// name have a slot each, and one server has one however its default port is written.
+    @Test func theLimitCountsPerHostAndPort() throws {
+        var schedule = PreloadSchedule()
+        for url in ["http://origin.test:8080/a.png", "http://origin.test:8081/b.png", "http://origin.test/c.png",
+                    "http://origin.test:80/d.png"]
+        {
+            _ = schedule.enqueue(PreloadItem(url: URL(string: url)!, kind: .image, depth: 0))
+        }
+        var started: [String] = []
+        while let item = schedule.nextRunnable(perHostLimit: 1) { started.append(item.url.lastPathComponent) }
+        #expect(started == ["a.png", "b.png", "c.png"], "d.png waits for the slot of port 80")
+    }
 }
