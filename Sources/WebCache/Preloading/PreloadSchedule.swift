@@ -1,5 +1,6 @@
 import Discovery
 import Foundation
+import HTTPCore
 
 /// One URL a preload run fetches.
 struct PreloadItem: Sendable {
@@ -144,7 +145,7 @@ struct PreloadSchedule {
     /// What the per-host limit counts by: the host and port, as libcurl counts its connections
     /// per host, so that two servers on one name each get their share.
     private static func hostKey(_ url: URL) -> String {
-        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        let port = url.port ?? url.scheme.flatMap(URL.defaultPort(forScheme:)) ?? 0
         return "\(url.host ?? ""):\(port)"
     }
 
