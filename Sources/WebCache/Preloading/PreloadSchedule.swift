@@ -44,6 +44,11 @@ private struct HostQueue {
         tiers[item.tier].append(item)
     }
 
+    /// The item ``removeFirst()`` would take.
+    var first: PreloadItem? {
+        tiers.indices.first { heads[$0] < tiers[$0].count }.map { tiers[$0][heads[$0]] }
+    }
+
     /// Takes the first item of the lowest tier that has one.
     mutating func removeFirst() -> PreloadItem? {
         for tier in tiers.indices where heads[tier] < tiers[tier].count {
@@ -106,14 +111,15 @@ struct PreloadSchedule {
         outcomes[url] = .some(reason)
     }
 
-    /// The next item whose host has a free slot, taking hosts in turn and, within a host, the
-    /// lowest ``PreloadItem/tier`` first; `nil` when none can start.
-    mutating func nextRunnable(perHostLimit: Int) -> PreloadItem? {
+    /// The next item whose host has a free slot (`perHostLimit` gives a host's slots, for the URL of
+    /// an item that waits for it), taking hosts in turn and, within a host, the lowest
+    /// ``PreloadItem/tier`` first; `nil` when none can start.
+    mutating func nextRunnable(perHostLimit: (URL) -> Int) -> PreloadItem? {
         guard !hosts.isEmpty else { return nil }
         for offset in 0..<hosts.count {
             let host = hosts[(nextHost + offset) % hosts.count]
-            guard let active = queues[host]?.active, active < perHostLimit,
-                let item = queues[host]?.removeFirst()
+            guard let waiting = queues[host]?.first, let active = queues[host]?.active,
+                active < perHostLimit(waiting.url), let item = queues[host]?.removeFirst()
             else { continue }
             queues[host]?.active += 1
             running += 1

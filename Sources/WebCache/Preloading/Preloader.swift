@@ -31,6 +31,9 @@ struct Preloader: Sendable {
     /// next fetches ahead of time, and starts one on its own thread the moment a transfer ends; a
     /// round trip through the scheduling loop cost about a millisecond each time.
     private let fetchesPerSlot: Int
+    /// Whether the transport may multiplex `https` transfers over HTTP/2. Its connection caps do not
+    /// hold streams, so no fetch is handed ahead to such a host: every one would run at once.
+    private let multiplexesTLS: Bool
 
     init(loader: Loader, context: RequestContext, options: PreloadOptions, logger: Logger) {
         precondition(options.concurrency > 0 && options.perHostConcurrency > 0, "Preload concurrency must be positive.")
@@ -44,6 +47,7 @@ struct Preloader: Sendable {
         } else {
             fetchesPerSlot = 1
         }
+        multiplexesTLS = (loader.transport as? CurlTransport)?.configuration.httpVersion == .http2OverTLS
         let addresses = AddressPolicy()
         self.addresses = addresses
         // Redirects obey the address policy too: a public resource may not redirect to a private address.
@@ -90,7 +94,7 @@ struct Preloader: Sendable {
                 // buffer each; one slot's worth of them at most keeps memory bounded.
                 while schedule.running < fetchesPerSlot * options.concurrency,
                     schedule.unfinished < (fetchesPerSlot + 1) * options.concurrency,
-                    let item = schedule.nextRunnable(perHostLimit: fetchesPerSlot * options.perHostConcurrency)
+                    let item = schedule.nextRunnable(perHostLimit: perHostLimit(for:))
                 {
                     group.addTask { await fetch(item, messages: continuation) }
                 }
@@ -149,6 +153,21 @@ struct Preloader: Sendable {
         report.requests = requestCount.value
         report.duration = Date().timeIntervalSince(started)
         return report
+    }
+
+    /// The fetches handed to the transport at once for the host of `url`.
+    private func perHostLimit(for url: URL) -> Int {
+        Self.perHostLimit(
+            for: url, perHost: options.perHostConcurrency, fetchesPerSlot: fetchesPerSlot,
+            multiplexesTLS: multiplexesTLS)
+    }
+
+    /// The fetches handed to a transport at once for the host of `url`: ahead of time only where
+    /// each transfer needs a connection of its own, which the transport's per-host cap holds. Over
+    /// HTTP/2 every transfer handed over runs at once, as a stream of one connection.
+    static func perHostLimit(for url: URL, perHost: Int, fetchesPerSlot: Int, multiplexesTLS: Bool) -> Int {
+        let handsAhead = !(multiplexesTLS && url.scheme?.lowercased() == "https")
+        return (handsAhead ? fetchesPerSlot : 1) * perHost
     }
 
     /// Decides what to do with one reference found in `parent`.

@@ -12,7 +12,7 @@ import Testing
 
     private static func drain(_ schedule: inout PreloadSchedule, perHostLimit: Int = 100) -> [String] {
         var started: [String] = []
-        while let item = schedule.nextRunnable(perHostLimit: perHostLimit) {
+        while let item = schedule.nextRunnable(perHostLimit: { _ in perHostLimit }) {
             started.append(item.url.lastPathComponent)
         }
         return started
@@ -38,14 +38,14 @@ import Testing
     @Test func aStylesheetFoundLaterOvertakesTheImagesAlreadyWaiting() throws {
         var schedule = PreloadSchedule()
         _ = schedule.enqueue(Self.item("page.html", nil))
-        let page = try #require(schedule.nextRunnable(perHostLimit: 1) as PreloadItem?)
+        let page = try #require(schedule.nextRunnable(perHostLimit: { _ in 1 }) as PreloadItem?)
         for index in 1...3 { _ = schedule.enqueue(Self.item("\(index).png", .image)) }
         _ = schedule.enqueue(Self.item("site.css", .stylesheet))
         schedule.finish(page, failure: nil)
 
-        let next = try #require(schedule.nextRunnable(perHostLimit: 1) as PreloadItem?)
+        let next = try #require(schedule.nextRunnable(perHostLimit: { _ in 1 }) as PreloadItem?)
         #expect(next.url.lastPathComponent == "site.css")
-        #expect(schedule.nextRunnable(perHostLimit: 1) == nil, "the per-host limit still holds")
+        #expect(schedule.nextRunnable(perHostLimit: { _ in 1 }) == nil, "the per-host limit still holds")
         schedule.finish(next, failure: nil)
         #expect(Self.drain(&schedule, perHostLimit: 1) == ["1.png"])
     }
@@ -56,7 +56,7 @@ import Testing
         for index in 1...2 { _ = schedule.enqueue(Self.item("\(index).css", .stylesheet, host: "styles.test")) }
 
         var hosts: [String] = []
-        while let item = schedule.nextRunnable(perHostLimit: 100) { hosts.append(item.url.host ?? "") }
+        while let item = schedule.nextRunnable(perHostLimit: { _ in 100 }) { hosts.append(item.url.host ?? "") }
         #expect(hosts == ["images.test", "styles.test", "images.test", "styles.test"])
     }
 }

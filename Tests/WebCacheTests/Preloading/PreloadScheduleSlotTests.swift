@@ -15,14 +15,14 @@ import Testing
         let queuedFirst = schedule.enqueue(Self.item("a.png"))
         let queuedSecond = schedule.enqueue(Self.item("b.png"))
         #expect(queuedFirst && queuedSecond)
-        let first = try #require(schedule.nextRunnable(perHostLimit: 1) as PreloadItem?)
-        let blocked = schedule.nextRunnable(perHostLimit: 1)
+        let first = try #require(schedule.nextRunnable(perHostLimit: { _ in 1 }) as PreloadItem?)
+        let blocked = schedule.nextRunnable(perHostLimit: { _ in 1 })
         #expect(blocked == nil, "the host's only slot is taken")
 
         schedule.endTransfer(first)
         #expect(schedule.running == 0)
         #expect(schedule.unfinished == 1)
-        let second = try #require(schedule.nextRunnable(perHostLimit: 1) as PreloadItem?)
+        let second = try #require(schedule.nextRunnable(perHostLimit: { _ in 1 }) as PreloadItem?)
         #expect(second.url.lastPathComponent == "b.png")
         #expect(schedule.running == 1)
         #expect(schedule.unfinished == 2)
@@ -37,7 +37,7 @@ import Testing
         var schedule = PreloadSchedule()
         let queued = schedule.enqueue(Self.item("a.png"))
         #expect(queued)
-        let item = try #require(schedule.nextRunnable(perHostLimit: 1) as PreloadItem?)
+        let item = try #require(schedule.nextRunnable(perHostLimit: { _ in 1 }) as PreloadItem?)
 
         schedule.finish(item, failure: "HTTP 404")
         schedule.endTransfer(item)
@@ -56,7 +56,29 @@ import Testing
             _ = schedule.enqueue(PreloadItem(url: URL(string: url)!, kind: .image, depth: 0))
         }
         var started: [String] = []
-        while let item = schedule.nextRunnable(perHostLimit: 1) { started.append(item.url.lastPathComponent) }
+        while let item = schedule.nextRunnable(perHostLimit: { _ in 1 }) { started.append(item.url.lastPathComponent) }
         #expect(started == ["a.png", "b.png", "c.png"], "d.png waits for the slot of port 80")
+    }
+}
+
+/// How many fetches the engine hands a transport at once per host.
+@Suite struct PreloadHandedPerHostTests {
+    private static let page = URL(string: "https://origin.test/a.html")!
+    private static let plainPage = URL(string: "http://origin.test/a.html")!
+
+    @Test func aheadOfTimeWhereEachTransferNeedsAConnection() {
+        #expect(Preloader.perHostLimit(for: Self.plainPage, perHost: 6, fetchesPerSlot: 2, multiplexesTLS: true) == 12)
+        #expect(Preloader.perHostLimit(for: Self.page, perHost: 6, fetchesPerSlot: 2, multiplexesTLS: false) == 12)
+    }
+
+    /// Over HTTP/2 the transport's connection cap does not hold streams: what it is handed runs at once.
+    @Test func notAheadWhereTransfersMayShareAConnection() {
+        #expect(Preloader.perHostLimit(for: Self.page, perHost: 6, fetchesPerSlot: 2, multiplexesTLS: true) == 6)
+        let upperCase = URL(string: "HTTPS://origin.test/a.html")!
+        #expect(Preloader.perHostLimit(for: upperCase, perHost: 6, fetchesPerSlot: 2, multiplexesTLS: true) == 6)
+    }
+
+    @Test func neverAheadWhenTheTransportDoesNotHoldTheLimits() {
+        #expect(Preloader.perHostLimit(for: Self.plainPage, perHost: 6, fetchesPerSlot: 1, multiplexesTLS: false) == 6)
     }
 }
