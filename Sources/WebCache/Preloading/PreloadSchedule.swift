@@ -44,11 +44,6 @@ private struct HostQueue {
         tiers[item.tier].append(item)
     }
 
-    /// The item ``removeFirst()`` would take.
-    var first: PreloadItem? {
-        tiers.indices.first { heads[$0] < tiers[$0].count }.map { tiers[$0][heads[$0]] }
-    }
-
     /// Takes the first item of the lowest tier that has one.
     mutating func removeFirst() -> PreloadItem? {
         for tier in tiers.indices where heads[tier] < tiers[tier].count {
@@ -67,6 +62,7 @@ private struct HostQueue {
 /// The preload engine's bookkeeping: what was seen, what waits per host, what runs, what each page
 /// or stylesheet referenced, and how each URL ended. Owned by the engine's single scheduling loop.
 struct PreloadSchedule {
+    let limits: PreloadLimits
     private(set) var pages: [URL] = []
     private var pageSet: Set<URL> = []
     private var seen: Set<URL> = []
@@ -77,12 +73,18 @@ struct PreloadSchedule {
     private var started: [URL: Bool] = [:]
     /// Transfers in flight: items started whose network transfer has not ended.
     private(set) var running = 0
+    /// Items that may run as streams of a shared connection, waiting or running.
+    private var streams = 0
     /// Items started and not finished (a finished transfer may still be saving).
     var unfinished: Int { started.count }
     /// What each page or stylesheet referenced, in order, duplicates included (for the page edges).
     private var references: [URL: [(url: URL, kind: String)]] = [:]
     /// How each URL ended: `nil` stored, else the reason it was not.
     private(set) var outcomes: [URL: String?] = [:]
+
+    init(limits: PreloadLimits) {
+        self.limits = limits
+    }
 
     /// Queues `item` unless its URL was seen before in this run; returns whether it was queued.
     mutating func enqueue(_ item: PreloadItem) -> Bool {
@@ -97,6 +99,7 @@ struct PreloadSchedule {
             queues[host] = HostQueue()
         }
         queues[host]?.append(item)
+        if limits.mayShareConnection(item.url) { streams += 1 }
         return true
     }
 
@@ -111,15 +114,15 @@ struct PreloadSchedule {
         outcomes[url] = .some(reason)
     }
 
-    /// The next item whose host has a free slot (`perHostLimit` gives a host's slots, for the URL of
-    /// an item that waits for it), taking hosts in turn and, within a host, the lowest
+    /// The next item that ``limits`` let start, taking hosts in turn and, within a host, the lowest
     /// ``PreloadItem/tier`` first; `nil` when none can start.
-    mutating func nextRunnable(perHostLimit: (URL) -> Int) -> PreloadItem? {
+    mutating func nextRunnable() -> PreloadItem? {
         guard !hosts.isEmpty else { return nil }
         for offset in 0..<hosts.count {
             let host = hosts[(nextHost + offset) % hosts.count]
-            guard let waiting = queues[host]?.first, let active = queues[host]?.active,
-                active < perHostLimit(waiting.url), let item = queues[host]?.removeFirst()
+            guard let active = queues[host]?.active,
+                limits.admits(running: running, runningOnHost: active, streams: streams > 0),
+                let item = queues[host]?.removeFirst()
             else { continue }
             queues[host]?.active += 1
             running += 1
@@ -145,6 +148,7 @@ struct PreloadSchedule {
 
     private mutating func freeSlot(of item: PreloadItem) {
         running -= 1
+        if limits.mayShareConnection(item.url) { streams -= 1 }
         queues[Self.hostKey(item.url)]?.active -= 1
     }
 

@@ -26,28 +26,21 @@ struct Preloader: Sendable {
     let logger: Logger
     private let addresses: AddressPolicy
     private let requestCount = RequestCounter()
-    /// Fetches handed to the transport per transfer slot. When the transport itself holds transfers
-    /// to this run's limits (a ``CurlTransport`` whose connection caps are no larger), it gets the
-    /// next fetches ahead of time, and starts one on its own thread the moment a transfer ends; a
-    /// round trip through the scheduling loop cost about a millisecond each time.
-    private let fetchesPerSlot: Int
-    /// Whether the transport may multiplex `https` transfers over HTTP/2. Its connection caps do not
-    /// hold streams, so no fetch is handed ahead to such a host: every one would run at once.
-    private let multiplexesTLS: Bool
+    /// How many fetches the transport is handed at once.
+    private let limits: PreloadLimits
 
     init(loader: Loader, context: RequestContext, options: PreloadOptions, logger: Logger) {
         precondition(options.concurrency > 0 && options.perHostConcurrency > 0, "Preload concurrency must be positive.")
         self.loader = loader
         self.options = options
         self.logger = logger
-        if let curl = loader.transport as? CurlTransport, curl.configuration.maxConnections <= options.concurrency,
-            curl.configuration.maxConnectionsPerHost <= options.perHostConcurrency
-        {
-            fetchesPerSlot = 2
-        } else {
-            fetchesPerSlot = 1
+        var limits = PreloadLimits(concurrency: options.concurrency, perHost: options.perHostConcurrency)
+        if let curl = loader.transport as? CurlTransport {
+            limits.handsAhead = curl.configuration.maxConnections <= options.concurrency
+                && curl.configuration.maxConnectionsPerHost <= options.perHostConcurrency
+            limits.multiplexesTLS = curl.configuration.httpVersion == .http2OverTLS
         }
-        multiplexesTLS = (loader.transport as? CurlTransport)?.configuration.httpVersion == .http2OverTLS
+        self.limits = limits
         let addresses = AddressPolicy()
         self.addresses = addresses
         // Redirects obey the address policy too: a public resource may not redirect to a private address.
@@ -81,7 +74,7 @@ struct Preloader: Sendable {
     func run(pages: [URL], events: @Sendable (PreloadEvent) -> Void) async -> PreloadReport {
         let started = Date()
         var report = PreloadReport()
-        var schedule = PreloadSchedule()
+        var schedule = PreloadSchedule(limits: limits)
         for page in pages where schedule.enqueue(PreloadItem(url: page.cacheKey, kind: nil, depth: 0)) {
             report.pages += 1
         }
@@ -92,9 +85,8 @@ struct Preloader: Sendable {
             func startWhatFits() {
                 // Fetches whose body has arrived but is still being read and saved hold up to a
                 // buffer each; one slot's worth of them at most keeps memory bounded.
-                while schedule.running < fetchesPerSlot * options.concurrency,
-                    schedule.unfinished < (fetchesPerSlot + 1) * options.concurrency,
-                    let item = schedule.nextRunnable(perHostLimit: perHostLimit(for:))
+                while schedule.unfinished < (limits.handsAhead ? 3 : 2) * options.concurrency,
+                    let item = schedule.nextRunnable()
                 {
                     group.addTask { await fetch(item, messages: continuation) }
                 }
@@ -153,21 +145,6 @@ struct Preloader: Sendable {
         report.requests = requestCount.value
         report.duration = Date().timeIntervalSince(started)
         return report
-    }
-
-    /// The fetches handed to the transport at once for the host of `url`.
-    private func perHostLimit(for url: URL) -> Int {
-        Self.perHostLimit(
-            for: url, perHost: options.perHostConcurrency, fetchesPerSlot: fetchesPerSlot,
-            multiplexesTLS: multiplexesTLS)
-    }
-
-    /// The fetches handed to a transport at once for the host of `url`: ahead of time only where
-    /// each transfer needs a connection of its own, which the transport's per-host cap holds. Over
-    /// HTTP/2 every transfer handed over runs at once, as a stream of one connection.
-    static func perHostLimit(for url: URL, perHost: Int, fetchesPerSlot: Int, multiplexesTLS: Bool) -> Int {
-        let handsAhead = !(multiplexesTLS && url.scheme?.lowercased() == "https")
-        return (handsAhead ? fetchesPerSlot : 1) * perHost
     }
 
     /// Decides what to do with one reference found in `parent`.

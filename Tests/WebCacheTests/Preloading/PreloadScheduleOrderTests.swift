@@ -10,16 +10,16 @@ import Testing
         PreloadItem(url: URL(string: "http://\(host)/\(path)")!, kind: kind, depth: 0)
     }
 
-    private static func drain(_ schedule: inout PreloadSchedule, perHostLimit: Int = 100) -> [String] {
+    private static func drain(_ schedule: inout PreloadSchedule) -> [String] {
         var started: [String] = []
-        while let item = schedule.nextRunnable(perHostLimit: { _ in perHostLimit }) {
+        while let item = schedule.nextRunnable() {
             started.append(item.url.lastPathComponent)
         }
         return started
     }
 
     @Test func stylesheetsFramesAndManifestsStartBeforePagesAndPagesBeforeTheRest() {
-        var schedule = PreloadSchedule()
+        var schedule = PreloadSchedule(limits: PreloadLimits(concurrency: 100, perHost: 100))
         let queued = [
             Self.item("a.html", nil), Self.item("b.html", nil), Self.item("logo.png", .image),
             Self.item("app.js", .script), Self.item("site.css", .stylesheet), Self.item("font.woff2", .font),
@@ -36,27 +36,27 @@ import Testing
     }
 
     @Test func aStylesheetFoundLaterOvertakesTheImagesAlreadyWaiting() throws {
-        var schedule = PreloadSchedule()
+        var schedule = PreloadSchedule(limits: PreloadLimits(concurrency: 100, perHost: 1))
         _ = schedule.enqueue(Self.item("page.html", nil))
-        let page = try #require(schedule.nextRunnable(perHostLimit: { _ in 1 }) as PreloadItem?)
+        let page = try #require(schedule.nextRunnable() as PreloadItem?)
         for index in 1...3 { _ = schedule.enqueue(Self.item("\(index).png", .image)) }
         _ = schedule.enqueue(Self.item("site.css", .stylesheet))
         schedule.finish(page, failure: nil)
 
-        let next = try #require(schedule.nextRunnable(perHostLimit: { _ in 1 }) as PreloadItem?)
+        let next = try #require(schedule.nextRunnable() as PreloadItem?)
         #expect(next.url.lastPathComponent == "site.css")
-        #expect(schedule.nextRunnable(perHostLimit: { _ in 1 }) == nil, "the per-host limit still holds")
+        #expect(schedule.nextRunnable() == nil, "the per-host limit still holds")
         schedule.finish(next, failure: nil)
-        #expect(Self.drain(&schedule, perHostLimit: 1) == ["1.png"])
+        #expect(Self.drain(&schedule) == ["1.png"])
     }
 
     @Test func hostsStillTakeTurnsWhateverTheirItemsAre() {
-        var schedule = PreloadSchedule()
+        var schedule = PreloadSchedule(limits: PreloadLimits(concurrency: 100, perHost: 100))
         for index in 1...2 { _ = schedule.enqueue(Self.item("\(index).png", .image, host: "images.test")) }
         for index in 1...2 { _ = schedule.enqueue(Self.item("\(index).css", .stylesheet, host: "styles.test")) }
 
         var hosts: [String] = []
-        while let item = schedule.nextRunnable(perHostLimit: { _ in 100 }) { hosts.append(item.url.host ?? "") }
+        while let item = schedule.nextRunnable() { hosts.append(item.url.host ?? "") }
         #expect(hosts == ["images.test", "styles.test", "images.test", "styles.test"])
     }
 }

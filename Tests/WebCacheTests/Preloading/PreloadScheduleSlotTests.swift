@@ -11,18 +11,18 @@ import Testing
     }
 
     @Test func endedTransferFreesItsSlotWhileTheItemStaysUnfinished() throws {
-        var schedule = PreloadSchedule()
+        var schedule = PreloadSchedule(limits: PreloadLimits(concurrency: 100, perHost: 1))
         let queuedFirst = schedule.enqueue(Self.item("a.png"))
         let queuedSecond = schedule.enqueue(Self.item("b.png"))
         #expect(queuedFirst && queuedSecond)
-        let first = try #require(schedule.nextRunnable(perHostLimit: { _ in 1 }) as PreloadItem?)
-        let blocked = schedule.nextRunnable(perHostLimit: { _ in 1 })
+        let first = try #require(schedule.nextRunnable() as PreloadItem?)
+        let blocked = schedule.nextRunnable()
         #expect(blocked == nil, "the host's only slot is taken")
 
         schedule.endTransfer(first)
         #expect(schedule.running == 0)
         #expect(schedule.unfinished == 1)
-        let second = try #require(schedule.nextRunnable(perHostLimit: { _ in 1 }) as PreloadItem?)
+        let second = try #require(schedule.nextRunnable() as PreloadItem?)
         #expect(second.url.lastPathComponent == "b.png")
         #expect(schedule.running == 1)
         #expect(schedule.unfinished == 2)
@@ -34,10 +34,10 @@ import Testing
     }
 
     @Test func finishFreesTheSlotOfAnItemWithoutAnEndedTransfer() throws {
-        var schedule = PreloadSchedule()
+        var schedule = PreloadSchedule(limits: PreloadLimits(concurrency: 100, perHost: 1))
         let queued = schedule.enqueue(Self.item("a.png"))
         #expect(queued)
-        let item = try #require(schedule.nextRunnable(perHostLimit: { _ in 1 }) as PreloadItem?)
+        let item = try #require(schedule.nextRunnable() as PreloadItem?)
 
         schedule.finish(item, failure: "HTTP 404")
         schedule.endTransfer(item)
@@ -49,36 +49,14 @@ import Testing
     /// The limit counts per host name and port, as libcurl counts connections: two servers on one
     /// name have a slot each, and one server has one however its default port is written.
     @Test func theLimitCountsPerHostAndPort() throws {
-        var schedule = PreloadSchedule()
+        var schedule = PreloadSchedule(limits: PreloadLimits(concurrency: 100, perHost: 1))
         for url in ["http://origin.test:8080/a.png", "http://origin.test:8081/b.png", "http://origin.test/c.png",
                     "http://origin.test:80/d.png"]
         {
             _ = schedule.enqueue(PreloadItem(url: URL(string: url)!, kind: .image, depth: 0))
         }
         var started: [String] = []
-        while let item = schedule.nextRunnable(perHostLimit: { _ in 1 }) { started.append(item.url.lastPathComponent) }
+        while let item = schedule.nextRunnable() { started.append(item.url.lastPathComponent) }
         #expect(started == ["a.png", "b.png", "c.png"], "d.png waits for the slot of port 80")
-    }
-}
-
-/// How many fetches the engine hands a transport at once per host.
-@Suite struct PreloadHandedPerHostTests {
-    private static let page = URL(string: "https://origin.test/a.html")!
-    private static let plainPage = URL(string: "http://origin.test/a.html")!
-
-    @Test func aheadOfTimeWhereEachTransferNeedsAConnection() {
-        #expect(Preloader.perHostLimit(for: Self.plainPage, perHost: 6, fetchesPerSlot: 2, multiplexesTLS: true) == 12)
-        #expect(Preloader.perHostLimit(for: Self.page, perHost: 6, fetchesPerSlot: 2, multiplexesTLS: false) == 12)
-    }
-
-    /// Over HTTP/2 the transport's connection cap does not hold streams: what it is handed runs at once.
-    @Test func notAheadWhereTransfersMayShareAConnection() {
-        #expect(Preloader.perHostLimit(for: Self.page, perHost: 6, fetchesPerSlot: 2, multiplexesTLS: true) == 6)
-        let upperCase = URL(string: "HTTPS://origin.test/a.html")!
-        #expect(Preloader.perHostLimit(for: upperCase, perHost: 6, fetchesPerSlot: 2, multiplexesTLS: true) == 6)
-    }
-
-    @Test func neverAheadWhenTheTransportDoesNotHoldTheLimits() {
-        #expect(Preloader.perHostLimit(for: Self.plainPage, perHost: 6, fetchesPerSlot: 1, multiplexesTLS: false) == 6)
     }
 }
