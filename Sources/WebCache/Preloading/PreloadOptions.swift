@@ -5,7 +5,8 @@ public struct PreloadOptions: Sendable, Hashable {
     /// Transfers in flight at once. When the cache's transport holds its connections to these
     /// limits (``WebCache/Configuration/limitConnections(to:)``, as the command line does), the
     /// engine hands it the next fetches ahead of time, and the transport starts each the moment a
-    /// connection is free.
+    /// connection is free; not while fetches that may run as HTTP/2 streams wait or run, since the
+    /// connection caps do not hold streams.
     public var concurrency = 8
     /// Transfers in flight to one host at once (one host name and port, as libcurl counts them).
     public var perHostConcurrency = 6
