@@ -71,7 +71,8 @@ public final class HTTP2Proxy: Sendable {
     }
 
     deinit {
-        process.send(SIGQUIT)
+        // TERM: a fast shutdown, which does not wait for idle keep-alive connections.
+        process.send(SIGTERM)
         _ = process.finishBlocking()
         folder.remove()
     }
