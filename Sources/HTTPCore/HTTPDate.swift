@@ -9,6 +9,35 @@ public enum HTTPDate {
     /// `Sun Nov  6 08:49:37 1994`. Returns `nil` for anything else, which callers must treat as
     /// RFC 9111 says for the field in question (an invalid `Expires` means "already expired").
     public static func parse(_ text: some StringProtocol) -> Date? {
+        fixdate(text.utf8) ?? parseTokens(text)
+    }
+
+    /// IMF-fixdate, the form servers send, read from its fixed positions without splitting the text:
+    /// `nil` for anything else, which ``parseTokens(_:)`` then reads.
+    static func fixdate(_ utf8: some Collection<UInt8>) -> Date? {
+        guard utf8.count == 29 else { return nil }
+        let bytes = Array(utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        let letters = bytes[0..<3].allSatisfy { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }
+        guard letters, bytes[3] == UInt8(ascii: ","), bytes[4] == UInt8(ascii: " "), bytes[7] == UInt8(ascii: " "),
+            bytes[11] == UInt8(ascii: " "), bytes[16] == UInt8(ascii: " "), bytes[19] == UInt8(ascii: ":"),
+            bytes[22] == UInt8(ascii: ":"), bytes[25...].elementsEqual(" GMT".utf8),
+            let day = number(5..<7), let year = number(12..<16), let hour = number(17..<19),
+            let minute = number(20..<22), let second = number(23..<25),
+            let month = month(String(decoding: bytes[8..<11], as: UTF8.self))
+        else { return nil }
+        return make(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    /// The three forms, read token by token.
+    static func parseTokens(_ text: some StringProtocol) -> Date? {
         let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
         // IMF-fixdate: day-name, DD Mon YYYY HH:MM:SS GMT
         if tokens.count == 6, tokens[5] == "GMT", let day = Int(tokens[1]), let month = month(tokens[2]),
@@ -59,8 +88,13 @@ public enum HTTPDate {
 
     private static func make(year: Int, month: Int, day: Int, time: some StringProtocol) -> Date? {
         let parts = time.split(separator: ":")
-        guard parts.count == 3, let hour = Int(parts[0]), let minute = Int(parts[1]), let second = Int(parts[2]),
-            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
+        guard parts.count == 3, let hour = Int(parts[0]), let minute = Int(parts[1]), let second = Int(parts[2])
+        else { return nil }
+        return make(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    private static func make(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Date? {
+        guard (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
             (1...9999).contains(year), (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)

@@ -153,6 +153,10 @@ extension HTTPHeaders {
 
 extension StringProtocol {
     /// ASCII case-insensitive comparison, as HTTP field names and tokens are compared.
+    ///
+    /// Inlinable, so that callers in other modules get it specialised for their string types: every
+    /// header lookup runs it once per field line.
+    @inlinable
     public func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         return zip(utf8, other.utf8).allSatisfy { lhs, rhs in
@@ -170,6 +174,7 @@ extension StringProtocol {
     }
 }
 
-private func asciiLower(_ byte: UInt8) -> UInt8 {
+@usableFromInline
+func asciiLower(_ byte: UInt8) -> UInt8 {
     (byte >= 65 && byte <= 90) ? byte + 32 : byte
 }

@@ -32,4 +32,28 @@ struct HTTPDateTests {
         #expect(HTTPDate.format(Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(HTTPDate.format(Date(timeIntervalSince1970: 951_782_400)) == "Tue, 29 Feb 2000 00:00:00 GMT")
     }
+
+    /// The IMF-fixdate reader agrees with the token reader: on formatted dates across the years, and
+    /// on every one-byte change of one, where it either reads the same date or leaves the text to
+    /// the token reader.
+    @Test func fixedPositionReaderAgreesWithTheTokenReader() {
+        let replacements: [UInt8] = Array(" ,\t:-+0159AZaz".utf8) + [0x00, 0x7F, 0xC3]
+        for seconds in stride(from: -62_135_596_800.0, to: 253_402_300_799, by: 86_400 * 97.3 + 3_671) {
+            let text = HTTPDate.format(Date(timeIntervalSince1970: seconds.rounded(.down)))
+            #expect(HTTPDate.fixdate(text.utf8) == HTTPDate.parseTokens(text), "\(text)")
+            #expect(HTTPDate.fixdate(text.utf8) != nil, "\(text)")
+        }
+        let text = "Sun, 06 Nov 1994 08:49:37 GMT"
+        for index in text.utf8.indices {
+            for byte in replacements {
+                var bytes = Array(text.utf8)
+                bytes[text.utf8.distance(from: text.utf8.startIndex, to: index)] = byte
+                let mutated = String(decoding: bytes, as: UTF8.self)
+                if let date = HTTPDate.fixdate(mutated.utf8) {
+                    #expect(date == HTTPDate.parseTokens(mutated), "\(mutated)")
+                }
+                #expect(HTTPDate.parse(mutated) == HTTPDate.parseTokens(mutated), "\(mutated)")
+            }
+        }
+    }
 }
