@@ -61,6 +61,19 @@ struct PageAndPartitionTests {
         #expect(try store.edges(forPage: page, partition: "user-1").count == 3)
     }
 
+    @Test func replacingEdgesKeepsTheKindsAskedFor() async throws {
+        // Given a page with a stylesheet, a script and an image
+        try await store.setEdges(edges, forPage: page)
+        // When its edges are replaced keeping images and scripts, with the script named again
+        let script = PageEdge(resourceURL: "https://example.test/app.js", kind: "script", failure: "HTTP 500")
+        try await store.setEdges([page: [script]], keepingKinds: ["image", "script"])
+        // Then the stylesheet goes, the image stays as it was, and the script is what was given
+        let stored = try store.edges(forPage: page)
+        #expect(stored.map(\.resourceURL) == ["https://cdn.example.test/logo.png", "https://example.test/app.js"])
+        #expect(stored.first?.failure == "HTTP 404")
+        #expect(stored.last == script)
+    }
+
     @Test func aStoredErrorAnswerDoesNotMakeAPageComplete() async throws {
         // Given every resource stored, but one edge recording that its answer was a 404
         try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edges)

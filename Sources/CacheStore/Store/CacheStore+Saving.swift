@@ -394,22 +394,31 @@ extension CacheStore {
 
     /// Replaces the edges of every page in `edgesByPage` (page URL → its edges) in `partition`, all
     /// in one transaction: a preload run records its pages at once rather than committing per page.
+    /// Recorded edges of the `keptKinds` stay unless `edgesByPage` names their resource again: a run
+    /// that did not look for some kinds of resource leaves what earlier runs recorded of them.
     ///
     /// - Throws: ``CacheStore/Error``; then no page's edges changed.
-    public func setEdges(_ edgesByPage: [String: [PageEdge]], partition: String = "guest") throws {
+    public func setEdges(
+        _ edgesByPage: [String: [PageEdge]], partition: String = "guest", keepingKinds keptKinds: Set<String> = []
+    ) throws {
         guard !edgesByPage.isEmpty else { return }
         try write("record the resources of \(edgesByPage.count) pages") { connection in
             for (page, edges) in edgesByPage {
-                try Self.replaceEdges(edges, page: page, partition: partition, connection)
+                try Self.replaceEdges(edges, page: page, partition: partition, keepingKinds: keptKinds, connection)
             }
         }
     }
 
     private static func replaceEdges(
-        _ edges: [PageEdge], page: String, partition: String, _ connection: Connection
+        _ edges: [PageEdge], page: String, partition: String, keepingKinds keptKinds: Set<String> = [],
+        _ connection: Connection
     ) throws {
+        let kept = keptKinds.sorted()
+        let placeholders = Array(repeating: "?", count: kept.count).joined(separator: ", ")
+        let keptClause = kept.isEmpty ? "" : " AND kind NOT IN (\(placeholders))"
         try connection.run(
-            "DELETE FROM page_edge WHERE partition = ? AND page_url = ?", [.text(partition), .text(page)]
+            "DELETE FROM page_edge WHERE partition = ? AND page_url = ?" + keptClause,
+            [.text(partition), .text(page)] + kept.map { .text($0) }
         )
         for edge in edges {
             try connection.run(

@@ -372,23 +372,17 @@ struct Preloader: Sendable {
         for page in pages {
             let requisites = [(url: page, kind: "page", failure: schedule.failure(of: page))]
                 + schedule.requisites(of: page)
-            var edges = requisites.map { requisite in
+            edgesByPage[page.absoluteString] = requisites.map { requisite in
                 PageEdge(resourceURL: requisite.url.absoluteString, kind: requisite.kind, failure: requisite.failure)
             }
-            let seen = Set(edges.map(\.resourceURL))
-            edges += try earlierEdges(of: page).filter { !seen.contains($0.resourceURL) }
-            edgesByPage[page.absoluteString] = edges
         }
-        try await loader.store.setEdges(edgesByPage, partition: context.partition)
+        try await loader.store.setEdges(edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds)
     }
 
-    /// The edges an earlier run recorded for `page` of the kinds this run does not look for.
-    private func earlierEdges(of page: URL) throws -> [PageEdge] {
-        let media = Reference.Kind.media.rawValue
-        guard !options.includesRequisites || !options.includesMedia else { return [] }
-        return try loader.store.edges(forPage: page.absoluteString, partition: context.partition).filter { edge in
-            edge.kind != "page" && (!options.includesRequisites || edge.kind == media)
-        }
+    /// The kinds of requisite this run does not look for.
+    private var unsoughtKinds: Set<String> {
+        if !options.includesRequisites { return Set(Reference.Kind.allCases.map(\.rawValue)) }
+        return options.includesMedia ? [] : [Reference.Kind.media.rawValue]
     }
 }
 
