@@ -38,7 +38,8 @@ import WebCacheTestSupport
 
         let after = try Self.fileSize(path)
         // Most of the first step at least: some of its pages may fill pages the file already had free.
-        #expect(after - before >= Int64(CacheStore.checkpointStep) * 3 / 4, "store file grew from \(before) to \(after)")
+        #expect(
+            after - before >= Int64(CacheStore.checkpointStep) * 3 / 4, "store file grew from \(before) to \(after)")
         try await store.close()
     }
 

@@ -8,8 +8,9 @@ import Foundation
 #endif
 
 /// nginx in front of a local origin, answering over HTTP/2 with TLS (ALPN) on a port of 127.0.0.1,
-/// with a fresh self-signed certificate for `127.0.0.1` and `localhost`, and logging when each
-/// request began and ended: an HTTP/2 server for the tests, which the local origin is not.
+/// with a fresh self-signed certificate for `127.0.0.1` and `localhost`, passing the `Host` it was
+/// asked for on, and logging each request's protocol: an HTTP/2 server for the tests, which the
+/// local origin is not.
 public final class HTTP2Proxy: Sendable {
     public static let nginx = "/usr/sbin/nginx"
     public static let openssl = "/usr/bin/openssl"
@@ -25,8 +26,6 @@ public final class HTTP2Proxy: Sendable {
 
     /// One request as nginx logged it.
     public struct Exchange: Sendable {
-        public var start: Double
-        public var end: Double
         /// As the client spoke it, such as `HTTP/2.0`.
         public var httpVersion: String
         public var host: String
@@ -87,31 +86,16 @@ public final class HTTP2Proxy: Sendable {
         let text = (try? String(contentsOfFile: folder.path("access.log"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count == 4, let end = Double(fields[0]), let duration = Double(fields[1]) else { return nil }
-            return Exchange(start: end - duration, end: end, httpVersion: String(fields[2]), host: String(fields[3]))
+            guard fields.count == 2 else { return nil }
+            return Exchange(httpVersion: String(fields[0]), host: String(fields[1]))
         }
-    }
-
-    /// The most requests in flight at once, of `host` or of all.
-    public func maximumInFlight(host: String? = nil) -> Int {
-        var events: [(time: Double, change: Int)] = []
-        for exchange in exchanges() where host == nil || exchange.host == host {
-            events.append((exchange.start, 1))
-            events.append((exchange.end, -1))
-        }
-        // At one instant, an end before a start: requests that merely touch do not overlap.
-        events.sort { $0.time == $1.time ? $0.change < $1.change : $0.time < $1.time }
-        var current = 0
-        var maximum = 0
-        for event in events {
-            current += event.change
-            maximum = max(maximum, current)
-        }
-        return maximum
     }
 
     private static func configuration(folder: TemporaryFolder, port: Int, origin: URL) -> String {
         let base = folder.url.path
+        // Without the trailing slash, nginx passes each request's path on as it came.
+        let address = origin.absoluteString
+        let upstream = address.hasSuffix("/") ? String(address.dropLast()) : address
         return """
             daemon off;
             master_process off;
@@ -124,15 +108,16 @@ public final class HTTP2Proxy: Sendable {
                 fastcgi_temp_path \(base)/fastcgi;
                 uwsgi_temp_path \(base)/uwsgi;
                 scgi_temp_path \(base)/scgi;
-                log_format timing '$msec $request_time $server_protocol $host';
-                access_log \(base)/access.log timing;
+                log_format exchanges '$server_protocol $host';
+                access_log \(base)/access.log exchanges;
                 server {
                     listen 127.0.0.1:\(port) ssl http2;
                     ssl_certificate \(base)/cert.pem;
                     ssl_certificate_key \(base)/key.pem;
                     location / {
-                        proxy_pass \(origin.absoluteString.hasSuffix("/") ? String(origin.absoluteString.dropLast()) : origin.absoluteString);
+                        proxy_pass \(upstream);
                         proxy_http_version 1.1;
+                        proxy_set_header Host $host;
                         proxy_set_header Connection "";
                     }
                 }

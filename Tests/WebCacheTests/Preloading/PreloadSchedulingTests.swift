@@ -71,7 +71,8 @@ import WebCacheTestSupport
             case "/a.css": return .text("@import \"b.css\";", contentType: "text/css")
             case "/b.css": return .text("@import \"c.css\";", contentType: "text/css")
             case "/c.css": return .text("@font-face { src: url(f.woff2) }", contentType: "text/css")
-            case "/f.woff2": return OriginResponse(headers: ["Content-Type": "font/woff2"], body: .bytes(preloadFiller(500)))
+            case "/f.woff2":
+                return OriginResponse(headers: ["Content-Type": "font/woff2"], body: .bytes(preloadFiller(500)))
             default: return OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(500)))
             }
         }
