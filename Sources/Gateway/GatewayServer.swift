@@ -115,10 +115,8 @@ public final class GatewayServer: Sendable {
 
     /// Rejects a bind address that is not an IP address and an upstream that is not an http(s) URL.
     private static func validate(_ configuration: Configuration) throws(GatewayError) {
-        var v4 = in_addr()
-        var v6 = in6_addr()
         let address = configuration.bindAddress
-        guard inet_pton(AF_INET, address, &v4) == 1 || inet_pton(AF_INET6, address, &v6) == 1 else {
+        guard NetworkAddress.bytes(numeric: address) != nil else {
             throw GatewayError(.invalidConfiguration, "The bind address '\(address)' is not an IPv4 or IPv6 address.")
         }
         if let upstream = configuration.upstream {
