@@ -136,18 +136,7 @@ public final class HTTP2Proxy: Sendable {
             {
                 return false
             }
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            close(descriptor)
-            if connected { return true }
+            if RawClient.canConnect(port: port) { return true }
             try? await Task.sleep(for: .milliseconds(20))
         }
         return false

@@ -77,7 +77,7 @@ final class Checkpointer: Sendable {
     func finishOnWriter(_ writer: Connection) {
         guard ended.exchange(false, ordering: .acquiringAndReleasing) else { return }
         // Passive as well: a reader still on old frames leaves them for the next checkpoint.
-        try? writer.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+        _ = try? Self.passiveCheckpoint(writer)
     }
 
     /// Waits until the checkpoints started so far have ended.
