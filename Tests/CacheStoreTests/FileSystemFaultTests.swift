@@ -90,6 +90,44 @@ struct FileSystemFaultTests {
         }
     }
 
+    @Test(.enabled(if: isRoot, "mounting a small file system needs root"))
+    func aStoreWithAbandonedStagingStillOpensOnAFullDisk() async throws {
+        try await withTmpfs(size: "1m") { mountPoint in
+            // Given: a stored entry, and a streamed body whose writer died before saving it
+            let path = mountPoint + "/store.sqlite"
+            let store = try CacheStore(path: path, configuration: configuration())
+            try await store.save(makeEntry("https://example.test/first"), body: makeBody(size: 1_000, seed: 1))
+            var abandoned = store.makeBodyWriter()
+            try await abandoned.write(makeBody(size: CacheStore.chunkSize + 1, seed: 2))
+            try await store.write("plant") { connection in
+                // A process id above the kernel's maximum: certainly not running.
+                try connection.run("UPDATE staging SET pid = 2147483000")
+            }
+            try await store.close()
+            // And a disk with room for the store's shared-memory index, not for deleting the chunk
+            let filler = mountPoint + "/filler"
+            try #require(FileManager.default.createFile(atPath: filler, contents: nil))
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
+            let block = Data(count: 4_096)
+            while (try? handle.write(contentsOf: block)) != nil {}
+            try handle.truncate(atOffset: try handle.offset() - 96 * 1_024)
+            try handle.close()
+
+            // When: the store opens on the full disk
+            let reopened = try CacheStore(path: path, configuration: configuration())
+
+            // Then: what was stored reads back; the abandoned chunk waits until there is room
+            #expect(try reopened.entry(url: "https://example.test/first") != nil)
+            #expect(try rowCount(reopened, "staging") == 1)
+            try await reopened.close()
+            try FileManager.default.removeItem(atPath: filler)
+            let roomy = try CacheStore(path: path, configuration: configuration())
+            #expect(try rowCount(roomy, "staging") == 0)
+            #expect(try rowCount(roomy, "body_chunk") == 1)
+            try await roomy.close()
+        }
+    }
+
     // MARK: - Read-only file system
 
     @Test(.enabled(if: isRoot, "mounting a read-only file system needs root"))

@@ -81,7 +81,11 @@ public actor CacheStore {
             try Self.setUp(writer, path: path)
             try Migration.migrate(
                 writer, with: Schema.migrations, retryingFor: configuration.busyRetryLimit, path: path)
-            try Self.collectAbandonedStaging(writer, configuration: configuration)
+            do {
+                try Self.collectAbandonedStaging(writer, configuration: configuration)
+            } catch let error as SQLiteError where error.primaryCode == SQLITE_FULL {
+                // On a full disk the abandoned chunks wait for a later open; what is stored stays readable.
+            }
             readers = try ReaderPool(
                 path: path,
                 count: configuration.readerCount,
