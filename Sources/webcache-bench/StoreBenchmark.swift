@@ -30,7 +30,11 @@ struct StoreBenchmark {
         rows.append(("(a) ratio lookup() / raw (goal ≤ 2)", String(format: "%.2f", hits.lookup / hits.raw)))
         let writes = try await measureWrites(path: folder.appendingPathComponent("writes.sqlite").path)
         rows.append(
-            ("(b) writes per second, 10,000 entries of 1 KiB, one transaction each", String(format: "%.0f /s", writes)))
+            ("(b) writes per second, 10,000 entries of 1 KiB, one writer", String(format: "%.0f /s", writes)))
+        let concurrentWrites = try await measureConcurrentWrites(
+            path: folder.appendingPathComponent("concurrent-writes.sqlite").path)
+        rows.append(
+            ("(b) writes per second, 10,000 entries of 1 KiB, 8 writers at once", String(format: "%.0f /s", concurrentWrites)))
         let prune = try await measurePrune(path: folder.appendingPathComponent("prune.sqlite").path)
         rows.append(("(c) fill 100,000 entries (1 KiB bodies)", String(format: "%.2f s", prune.fill)))
         rows.append(("(c) prune 100,000 entries (one transaction)", String(format: "%.2f s", prune.prune)))
@@ -102,6 +106,30 @@ struct StoreBenchmark {
             try await store.save(makeEntry(index: index, host: "writes.test"), body: bodies[index])
         }
         let seconds = microseconds(since: start) / 1_000_000
+        try await store.close()
+        return Double(Self.writeCount) / seconds
+    }
+
+    /// Eight tasks save at once, as a preload's transfers do: their writes share transactions.
+    private func measureConcurrentWrites(path: String) async throws -> Double {
+        let store = try CacheStore(path: path)
+        var generator = ContentGenerator(seed: 8)
+        let bodies = (0..<Self.writeCount).map { _ in generator.bytes(count: 1_024) }
+        let writers = 8
+        let start = DispatchTime.now()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for index in stride(from: writer, to: Self.writeCount, by: writers) {
+                        try await store.save(makeEntry(index: index, host: "concurrent.test"), body: bodies[index])
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seconds = microseconds(since: start) / 1_000_000
+        let stored = try store.totals().entryCount
+        precondition(stored == Self.writeCount, "\(stored) of the concurrent writes were stored.")
         try await store.close()
         return Double(Self.writeCount) / seconds
     }

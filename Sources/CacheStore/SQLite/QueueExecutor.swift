@@ -19,6 +19,12 @@ final class QueueExecutor: SerialExecutor {
         }
     }
 
+    /// Lets code that runs on the queue outside a job (a block the store puts on it) assume the
+    /// actor's isolation.
+    func checkIsolated() {
+        dispatchPrecondition(condition: .onQueue(queue))
+    }
+
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }

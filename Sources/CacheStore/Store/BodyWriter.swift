@@ -3,7 +3,7 @@ import HTTPCore
 
 /// Streams a body into the store chunk by chunk before its entry is saved.
 ///
-/// Each full chunk (``CacheStore/chunkSize``) is written in its own small transaction as it arrives,
+/// Each full chunk (``CacheStore/chunkSize``) is committed as it arrives, in the writer's next transaction,
 /// straight as a final chunk of a provisional body owned by the writer's staging row (a token, this
 /// process's id and the time), and the SHA-256 is computed incrementally, so memory stays flat
 /// whatever the size and no byte is written twice. ``CacheStore/save(_:body:pageEdges:)`` then

@@ -16,11 +16,11 @@ extension CacheStore {
         BodyWriter(store: self)
     }
 
-    /// Writes one chunk of a streamed body, in a small transaction of its own, as a chunk of the
+    /// Writes one chunk of a streamed body, in the writer's next transaction, as a chunk of the
     /// writer's provisional body, which the first chunk creates together with the staging row.
-    func stage(token: String, seq: Int64, chunk: Data) throws {
+    nonisolated func stage(token: String, seq: Int64, chunk: Data) async throws {
         let now = configuration.clock()
-        try write("stage a body chunk") { connection in
+        try await queuedWrite("stage a body chunk", bodyBytes: chunk.count) { connection in
             let bodyID: Int64
             if seq == 0 {
                 try connection.run(
@@ -43,19 +43,19 @@ extension CacheStore {
             }
             try Self.insertChunk(connection, bodyID: bodyID, seq: seq, data: chunk)
         }
-        noteCommitted(bytes: chunk.count)
     }
 
     /// Deletes a writer's staging row and, by cascade, its provisional body and chunks.
-    func discardStaging(token: String) throws {
-        try write("discard a staged body") { connection in
+    nonisolated func discardStaging(token: String) async throws {
+        try await queuedWrite("discard a staged body") { connection in
             try connection.run("DELETE FROM staging WHERE token = ?", [.text(token)])
         }
     }
 
     // MARK: - Saving entries
 
-    /// Saves `entry` with the body streamed through `body`, in one transaction.
+    /// Saves `entry` with the body streamed through `body`, in one transaction, which other writes
+    /// waiting for the writer at the same time share; it returns once that transaction has committed.
     ///
     /// The chunks staged so far are already the body's final rows: the writer's provisional body is
     /// completed here with its hash and last chunk, so no byte is written twice. The body is
@@ -68,12 +68,16 @@ extension CacheStore {
     /// - Returns: The entry as stored, with its id, body id, size and hash.
     /// - Throws: ``CacheStore/Error``; ``Error/Code/bodyMissing`` when the staged chunks were collected.
     @discardableResult
-    public func save(_ entry: CacheEntry, body: BodyWriter, pageEdges: [PageEdge]? = nil) throws -> CacheEntry {
+    public nonisolated func save(
+        _ entry: CacheEntry, body: BodyWriter, pageEdges: [PageEdge]? = nil
+    ) async throws -> CacheEntry {
         precondition(body.store === self, "A BodyWriter must be saved by the store that made it.")
         let headers = try encodedHeaders(of: entry)
         let hash = body.hasher.finalize()
         let now = configuration.clock()
-        let saved = try write("save the entry for \(entry.url)") { connection in
+        return try await queuedWrite(
+            "save the entry for \(entry.url)", bodyBytes: body.pending.count, evicts: true
+        ) { connection in
             let bodyID: Int64
             if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
                 // The provisional body, if any, goes with the staging row below.
@@ -93,9 +97,6 @@ extension CacheStore {
                 pageEdges: pageEdges, connection
             )
         }
-        noteCommitted(bytes: body.pending.count)
-        try evictIfNeeded()
-        return saved
     }
 
     /// Saves `entry` with a body held in memory, in one transaction; see ``save(_:body:pageEdges:)``.
@@ -103,11 +104,12 @@ extension CacheStore {
     /// - Returns: The entry as stored, with its id, body id, size and hash.
     /// - Throws: ``CacheStore/Error``.
     @discardableResult
-    public func save(_ entry: CacheEntry, body: Data, pageEdges: [PageEdge]? = nil) throws -> CacheEntry {
+    public nonisolated func save(_ entry: CacheEntry, body: Data, pageEdges: [PageEdge]? = nil) async throws -> CacheEntry {
         let headers = try encodedHeaders(of: entry)
         let hash = SHA256.hash(body)
         let now = configuration.clock()
-        let saved = try write("save the entry for \(entry.url)") { connection in
+        return try await queuedWrite("save the entry for \(entry.url)", bodyBytes: body.count, evicts: true) {
+            connection in
             let bodyID: Int64
             if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
                 bodyID = existing
@@ -128,9 +130,6 @@ extension CacheStore {
                 pageEdges: pageEdges, connection
             )
         }
-        noteCommitted(bytes: body.count)
-        try evictIfNeeded()
-        return saved
     }
 
     private nonisolated func encodedHeaders(of entry: CacheEntry) throws -> String {
@@ -260,7 +259,7 @@ extension CacheStore {
     /// - Returns: The number of entries updated.
     /// - Throws: ``CacheStore/Error``.
     @discardableResult
-    public func updateMetadata(_ updates: [MetadataUpdate]) throws -> Int {
+    public nonisolated func updateMetadata(_ updates: [MetadataUpdate]) async throws -> Int {
         var encoded: [(MetadataUpdate, String)] = []
         for update in updates {
             switch HeaderCoding.encode(update.headers) {
@@ -274,7 +273,7 @@ extension CacheStore {
                 )
             }
         }
-        return try write("update stored metadata") { connection in
+        return try await queuedWrite("update stored metadata") { [encoded] connection in
             var count = 0
             for (update, headers) in encoded {
                 let fields = update.headers
@@ -398,11 +397,11 @@ extension CacheStore {
     /// that did not look for some kinds of resource leaves what earlier runs recorded of them.
     ///
     /// - Throws: ``CacheStore/Error``; then no page's edges changed.
-    public func setEdges(
+    public nonisolated func setEdges(
         _ edgesByPage: [String: [PageEdge]], partition: String = "guest", keepingKinds keptKinds: Set<String> = []
-    ) throws {
+    ) async throws {
         guard !edgesByPage.isEmpty else { return }
-        try write("record the resources of \(edgesByPage.count) pages") { connection in
+        try await queuedWrite("record the resources of \(edgesByPage.count) pages") { connection in
             for (page, edges) in edgesByPage {
                 try Self.replaceEdges(edges, page: page, partition: partition, keepingKinds: keptKinds, connection)
             }

@@ -16,7 +16,8 @@ import Synchronization
 /// connections and never wait for the writer. Every write is a `BEGIN IMMEDIATE` transaction with a
 /// busy timeout and a retry loop, so `SQLITE_BUSY` never reaches a caller, also when several
 /// processes share the file. One entry is written in one transaction: after a crash the store holds
-/// the old entry or the new one, never half of one.
+/// the old entry or the new one, never half of one. Saves and staged chunks that wait for the writer
+/// at the same time share that transaction (group commit); each returns once it has committed.
 ///
 /// ```swift
 /// let store = try CacheStore(path: "/var/cache/app/webcache.sqlite")
@@ -35,7 +36,7 @@ public actor CacheStore {
     /// The configuration the store was opened with.
     public nonisolated let configuration: Configuration
 
-    private nonisolated let executor: QueueExecutor
+    nonisolated let executor: QueueExecutor
     nonisolated let readers: ReaderPool
     nonisolated let checkpointer: Checkpointer
     /// Body bytes committed by the writer since it last started a background checkpoint.
@@ -46,6 +47,8 @@ public actor CacheStore {
     private nonisolated let stagingTokenPrefix = UUID().uuidString
     private nonisolated let stagingTokenCount = Atomic<Int>(0)
     var writer: Connection?
+    /// Writes waiting for the writer's next transaction (``QueuedWrite``).
+    nonisolated let queuedWrites = Mutex<[QueuedWrite]>([])
 
     /// The actor's executor: a serial `DispatchQueue` that owns the writer connection.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {

@@ -1,0 +1,101 @@
+import Foundation
+import Synchronization
+
+extension CacheStore {
+    /// Runs `body` in the writer's next transaction, together with the other writes queued meanwhile,
+    /// and returns its value once that transaction has committed (group commit, ``QueuedWrite``).
+    ///
+    /// When `body` throws, what it did is undone and only this caller gets the error. Like every write,
+    /// `body` must be safe to run more than once.
+    nonisolated func queuedWrite<T: Sendable>(
+        _ action: String, bodyBytes: Int = 0, evicts: Bool = false,
+        _ body: @escaping @Sendable (Connection) throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let write = QueuedWrite(
+                action: action, bodyBytes: bodyBytes, evicts: evicts, body: body, continuation: continuation)
+            let isFirst = queuedWrites.withLock { queue in
+                queue.append(write)
+                return queue.count == 1
+            }
+            guard isFirst else { return }
+            // Behind the writer's current work; what is queued meanwhile joins this transaction.
+            executor.queue.async { [self] in
+                assumeIsolated { $0.commitQueuedWrites() }
+            }
+        }
+    }
+
+    /// Commits every queued write in one transaction, then hands each caller its outcome.
+    private func commitQueuedWrites() {
+        let batch = queuedWrites.withLock { queue in
+            defer { queue = [] }
+            return queue
+        }
+        let outcomes = writer.map { run(batch, on: $0) } ?? batch.map { _ in .failure(closedError) }
+        var committedBytes = 0
+        var evicts = false
+        for (write, outcome) in zip(batch, outcomes) {
+            if case .success = outcome {
+                committedBytes += write.bodyBytes
+                evicts = evicts || write.evicts
+            }
+        }
+        noteCommitted(bytes: committedBytes)
+        var evictionFailure: Error?
+        if evicts {
+            do { try evictIfNeeded() } catch { evictionFailure = storeError(error, action: "evict entries") }
+        }
+        for (write, outcome) in zip(batch, outcomes) {
+            switch outcome {
+            case .success(let deliver):
+                if write.evicts, let evictionFailure {
+                    write.finish(throwing: evictionFailure)
+                } else {
+                    deliver()
+                }
+            case .failure(let error):
+                write.finish(throwing: error)
+            }
+        }
+    }
+
+    /// Runs `batch` in one transaction. A write that fails is left out: the transaction is rolled
+    /// back and starts over without it, so that it leaves nothing behind and the others are kept.
+    /// (A savepoint per write would undo a failure alone, but makes SQLite keep a statement journal in
+    /// a temporary file for every transaction: that tripled the bytes a preload wrote.)
+    private func run(_ batch: [QueuedWrite], on writer: Connection) -> [Result<@Sendable () -> Void, Error>] {
+        let hits = accessLog.drain()
+        var failures: [Int: Error] = [:]
+        while true {
+            var outcomes: [Result<@Sendable () -> Void, Error>] = []
+            var failedWrite = false
+            do {
+                try writer.writeTransaction(retryingFor: configuration.busyRetryLimit) {
+                    outcomes = []
+                    try AccessLog.write(hits, to: writer)
+                    for (index, write) in batch.enumerated() {
+                        if let failure = failures[index] {
+                            outcomes.append(.failure(failure))
+                            continue
+                        }
+                        do {
+                            outcomes.append(.success(try write.run(on: writer)))
+                        } catch let error as SQLiteError where error.isBusy {
+                            throw error
+                        } catch {
+                            failures[index] = storeError(error, action: write.action)
+                            failedWrite = true
+                            throw error
+                        }
+                    }
+                }
+                return outcomes
+            } catch {
+                if failedWrite { continue }
+                accessLog.restore(hits)
+                return batch.indices.map { .failure(failures[$0] ?? storeError(error, action: batch[$0].action)) }
+            }
+        }
+    }
+}

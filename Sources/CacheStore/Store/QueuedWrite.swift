@@ -1,0 +1,43 @@
+/// A write waiting for the writer's next transaction (group commit).
+///
+/// Writes that arrive while the writer is busy are committed together; one that fails is left out of
+/// the transaction, and each caller hears of its outcome only once the transaction has ended. Writes in the same transaction share the pages they all touch (the tables'
+/// last leaves, the running totals, the file header), which are then logged once instead of once per
+/// write.
+final class QueuedWrite: Sendable {
+    /// What the write does, for error messages: "save the entry for …".
+    let action: String
+    /// The body bytes it commits, counted toward the next background checkpoint.
+    let bodyBytes: Int
+    /// Whether the store's byte limit is enforced after it commits.
+    let evicts: Bool
+    private let perform: @Sendable (Connection) throws -> @Sendable () -> Void
+    private let fail: @Sendable (CacheStore.Error) -> Void
+
+    /// A write that runs `body` and hands its value or error to `continuation`.
+    init<T: Sendable>(
+        action: String, bodyBytes: Int, evicts: Bool,
+        body: @escaping @Sendable (Connection) throws -> T,
+        continuation: CheckedContinuation<T, any Error>
+    ) {
+        self.action = action
+        self.bodyBytes = bodyBytes
+        self.evicts = evicts
+        self.perform = { connection in
+            let value = try body(connection)
+            return { continuation.resume(returning: value) }
+        }
+        self.fail = { continuation.resume(throwing: $0) }
+    }
+
+    /// Runs the write on `connection`; the returned closure hands its value to the caller, and is
+    /// to be called once the transaction has committed.
+    func run(on connection: Connection) throws -> @Sendable () -> Void {
+        try perform(connection)
+    }
+
+    /// Hands `error` to the caller instead of a value.
+    func finish(throwing error: CacheStore.Error) {
+        fail(error)
+    }
+}

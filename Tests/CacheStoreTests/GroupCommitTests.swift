@@ -1,0 +1,178 @@
+import CSQLite
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+import WebCacheTestSupport
+
+@testable import CacheStore
+
+/// Writes that wait for the writer together share one transaction; one that fails is left out and
+/// leaves nothing behind, and the others commit.
+@Suite(.timeLimit(.minutes(1)))
+struct GroupCommitTests {
+    let folder: TemporaryFolder
+    let store: CacheStore
+    let commits = CommitCounter()
+
+    init() async throws {
+        folder = try TemporaryFolder()
+        store = try CacheStore(path: folder.path("store.sqlite"), configuration: configuration())
+        try await commits.install(on: store)
+    }
+
+    /// A failure a test write throws on purpose.
+    struct PlannedFailure: Error {}
+
+    @Test func writesWaitingTogetherShareOneTransaction() async throws {
+        // Given: eight saves that wait while the writer is busy
+        let before = commits.count
+        try await whileTheWriterIsHeld(until: 8) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    try await store.save(
+                        makeEntry("https://example.test/\(index)"), body: makeBody(size: 3_000, seed: UInt8(index)))
+                }
+            }
+        }
+
+        // Then: one commit holds them all, and every one is stored
+        #expect(commits.count - before == 1)
+        #expect(try store.totals().entryCount == 8)
+        for index in 0..<8 {
+            let stored = try await store.lookup(url: "https://example.test/\(index)", at: referenceDate)
+            #expect(stored?.body == makeBody(size: 3_000, seed: UInt8(index)))
+        }
+        #expect(try await store.verify().isSound)
+        try await store.close()
+    }
+
+    @Test func aFailingWriteIsUndoneAloneAndItsCallerToldWhy() async throws {
+        // Given: two saves and, between them, a write that changes the store and then fails
+        let before = commits.count
+        let outcomes = Recorder()
+        try await whileTheWriterIsHeld(until: 3) { group in
+            group.addTask {
+                try await store.save(makeEntry("https://example.test/a"), body: makeBody(size: 100, seed: 1))
+                outcomes.add("saved", to: "a")
+            }
+            group.addTask {
+                do {
+                    try await store.queuedWrite("plant a staging row") { connection in
+                        try connection.run("INSERT INTO staging VALUES ('planted', 1, 0)")
+                        throw PlannedFailure()
+                    }
+                } catch let error as CacheStore.Error {
+                    outcomes.add(error.message, to: "planted")
+                }
+            }
+            group.addTask {
+                try await store.save(makeEntry("https://example.test/b"), body: makeBody(size: 100, seed: 2))
+                outcomes.add("saved", to: "b")
+            }
+        }
+
+        // Then: the failing write left nothing, its caller got an error naming what it did, the
+        // others committed, in one transaction
+        #expect(outcomes.values(of: "a") == ["saved"])
+        #expect(outcomes.values(of: "b") == ["saved"])
+        let planted = outcomes.values(of: "planted")
+        #expect(planted.count == 1 && planted[0].contains("plant a staging row"), "\(planted)")
+        #expect(try rowCount(store, "staging") == 0)
+        #expect(try store.totals().entryCount == 2)
+        #expect(commits.count - before == 1)
+        try await store.close()
+    }
+
+    @Test func aWriteThatEndsTheTransactionIsLeftOutAndTheOthersStillCommit() async throws {
+        // Given: saves queued around a write whose failure ends the transaction, as SQLite does by
+        // itself after some errors (a full disk, an I/O error)
+        let runs = Recorder()
+        try await whileTheWriterIsHeld(until: 5) { group in
+            for index in 0..<4 {
+                group.addTask {
+                    try await store.save(
+                        makeEntry("https://example.test/\(index)"), body: makeBody(size: 500, seed: UInt8(index)))
+                }
+            }
+            group.addTask {
+                await #expect(throws: CacheStore.Error.self) {
+                    try await store.queuedWrite("end the transaction") { connection in
+                        runs.add("ran", to: "ending")
+                        try connection.execute(sql: "ROLLBACK")
+                        throw PlannedFailure()
+                    }
+                }
+            }
+        }
+
+        // Then: the failing write ran once; the four saves are stored and the store is sound
+        #expect(runs.values(of: "ending").count == 1)
+        #expect(try store.totals().entryCount == 4)
+        #expect(try await store.verify().isSound)
+        try await store.close()
+    }
+
+    @Test func writesQueuedAfterCloseFailAsClosed() async throws {
+        try await store.close()
+        let error = await #expect(throws: CacheStore.Error.self) {
+            try await store.save(makeEntry("https://example.test/late"), body: Data("late".utf8))
+        }
+        #expect(error?.code == .closed)
+    }
+
+    /// Blocks the writer's queue, adds the writes of `body` to a task group, and releases the writer
+    /// once `count` writes are queued, so that they meet in one batch; returns when all are done.
+    private func whileTheWriterIsHeld(
+        until count: Int, _ body: (inout ThrowingTaskGroup<Void, any Error>) -> Void
+    ) async throws {
+        let release = DispatchSemaphore(value: 0)
+        store.executor.queue.async { release.wait() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            body(&group)
+            var waited = 0
+            while store.queuedWrites.withLock({ $0.count }) < count {
+                waited += 1
+                try #require(waited < 10_000, "the writes were never queued")
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            release.signal()
+            try await group.waitForAll()
+        }
+    }
+}
+
+/// What concurrent test writes report, by key.
+final class Recorder: Sendable {
+    private let recorded = Mutex<[String: [String]]>([:])
+
+    func add(_ value: String, to key: String) {
+        recorded.withLock { $0[key, default: []].append(value) }
+    }
+
+    func values(of key: String) -> [String] {
+        recorded.withLock { $0[key] ?? [] }
+    }
+}
+
+/// Counts the commits of a store's writer connection through an SQLite commit hook.
+final class CommitCounter: Sendable {
+    private let commits = Atomic<Int>(0)
+
+    var count: Int { commits.load(ordering: .relaxed) }
+
+    func install(on store: CacheStore) async throws {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        try await store.write("install a commit hook") { connection in
+            _ = sqlite3_commit_hook(
+                connection.handle,
+                { context in
+                    guard let context else { return 0 }
+                    Unmanaged<CommitCounter>.fromOpaque(context).takeUnretainedValue().commits.add(1, ordering: .relaxed)
+                    return 0
+                },
+                context
+            )
+        }
+    }
+}
