@@ -38,17 +38,27 @@ public struct BodyWriter: Sendable {
     public mutating func write(_ data: Data) async throws {
         hasher.update(data)
         size += Int64(data.count)
-        pending.append(data)
-        guard pending.count >= CacheStore.chunkSize else { return }
-        var offset = pending.startIndex
-        while pending.endIndex - offset >= CacheStore.chunkSize {
-            let chunk = pending.subdata(in: offset..<(offset + CacheStore.chunkSize))
-            try await store.stage(token: token, seq: stagedChunks, chunk: chunk)
-            stagedChunks += 1
-            offset += CacheStore.chunkSize
+        if pending.isEmpty {
+            pending = data
+        } else {
+            if pending.count + data.count > Self.growthStart {
+                // One allocation for the chunk instead of a copy at every doubling.
+                pending.reserveCapacity(CacheStore.chunkSize)
+            }
+            pending.append(data)
         }
-        pending = pending.subdata(in: offset..<pending.endIndex)
+        while pending.count >= CacheStore.chunkSize {
+            // Slices share the bytes: a chunk is not copied before SQLite binds it.
+            let end = pending.startIndex + CacheStore.chunkSize
+            try await store.stage(token: token, seq: stagedChunks, chunk: pending[..<end])
+            stagedChunks += 1
+            pending = pending[end...]
+        }
     }
+
+    /// The pending size past which room for a whole chunk is reserved; below it, small bodies keep
+    /// small buffers.
+    private static let growthStart = 32 * 1024
 
     /// Drops the staged chunks without saving an entry.
     ///
