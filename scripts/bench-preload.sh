@@ -15,7 +15,8 @@
 # again: webcache revalidates, wget2 uses --timestamping), requests and body bytes (the tools' own
 # counts: webcache's JSON summary, wget2's --stats-site), peak memory (/usr/bin/time -v), and the
 # requisites found against the generator's ground truth. Wall and CPU times are medians of REPEAT
-# runs; CPU time (user + system) is the steadier figure on a machine shared with other work.
+# runs, with the fastest and slowest wall times beside them; CPU time (user + system) is the steadier
+# figure on a machine shared with other work.
 #
 # SITE "common" generates the site with only the references wget2 follows too (generate-site.py
 # --common), so that both tools fetch the same URLs and the wall times compare the same work.
@@ -194,14 +195,16 @@ for delay in ["0", latency]:
                 names = ["floor-%s-cold-%d" % (delay, round) for round in range(1, repeat + 1)]
                 stats = [time_stats(name) for name in names]
                 requests, body, failed = floor_counts(names[0])
-                rows.append((delay, tool, phase, statistics.median(stat[0] for stat in stats),
+                walls = [stat[0] for stat in stats]
+                rows.append((delay, tool, phase, statistics.median(walls), (min(walls), max(walls)),
                              statistics.median(stat[2] for stat in stats), requests, body,
                              max(stat[1] for stat in stats), None, failed))
                 continue
             prefix = {"wget2 + sync": "wget2-synced"}.get(tool, tool)
             names = ["%s-%s-%s-%d" % (prefix, delay, phase, round) for round in range(1, repeat + 1)]
             stats = [time_stats(name) for name in names]
-            wall = statistics.median(stat[0] for stat in stats)
+            walls = [stat[0] for stat in stats]
+            wall = statistics.median(walls)
             cpu = statistics.median(stat[2] for stat in stats)
             rss = max(stat[1] for stat in stats)
             if tool == "webcache":
@@ -209,16 +212,17 @@ for delay in ["0", latency]:
             else:
                 folder = "mirror-synced-%s" % delay if tool == "wget2 + sync" else "mirror-%s" % delay
                 requests, body, found, failed = wget2_counts(names[0], os.path.join(work, folder))
-            rows.append((delay, tool, phase, wall, cpu, requests, body, rss, found, failed))
+            rows.append((delay, tool, phase, wall, (min(walls), max(walls)), cpu, requests, body, rss, found, failed))
 
-cold_bytes = {(row[0], row[1]): row[6] for row in rows if row[2] == "cold"}
-print("| latency | tool | run | wall s | CPU s (user+sys) | requests | body bytes | warm/cold bytes "
-      "| peak RSS MB | requisites found | failed |")
-print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-for delay, tool, phase, wall, cpu, requests, body, rss, found, failed in rows:
+cold_bytes = {(row[0], row[1]): row[7] for row in rows if row[2] == "cold"}
+print("| latency | tool | run | wall s | wall s, fastest–slowest | CPU s (user+sys) | requests | body bytes "
+      "| warm/cold bytes | peak RSS MB | requisites found | failed |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for delay, tool, phase, wall, spread, cpu, requests, body, rss, found, failed in rows:
     cold = cold_bytes[(delay, tool)]
     ratio = "%.2f%%" % (100.0 * body / cold) if phase == "warm" and cold else ""
     found_text = "%d / %d" % (found, len(requisites)) if found is not None else "(given)"
-    print("| %s ms | %s | %s | %.2f | %.2f | %d | %d | %s | %.1f | %s | %d |" % (
-        delay, tool, phase, wall, cpu, requests, body, ratio, rss / 1024.0, found_text, failed))
+    print("| %s ms | %s | %s | %.2f | %.2f–%.2f | %.2f | %d | %d | %s | %.1f | %s | %d |" % (
+        delay, tool, phase, wall, spread[0], spread[1], cpu, requests, body, ratio, rss / 1024.0, found_text,
+        failed))
 PYTHON
