@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -60,6 +62,33 @@ public enum NetworkAddress {
         if inet_pton(AF_INET, text, &ipv4) == 1 { return withUnsafeBytes(of: ipv4) { Array($0) } }
         var ipv6 = in6_addr()
         if inet_pton(AF_INET6, text, &ipv6) == 1 { return withUnsafeBytes(of: ipv6) { Array($0) } }
+        return nil
+    }
+
+    /// The first address `host` names that is not public: `host` itself when it is `localhost` (or
+    /// under `.localhost`) or a numeric address that is not public, else the first non-public address
+    /// it resolves to; `nil` when every address is public or the name does not resolve (then no
+    /// connection can reach anything). Brackets, trailing dots, case and an IPv6 zone are ignored.
+    ///
+    /// It resolves the name with `getaddrinfo`, so it may block.
+    public static func firstPrivateAddress(ofHost host: String) -> String? {
+        // `localhost.` is `localhost`: the root's empty label changes nothing the resolver does.
+        var name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        while name.count > 1, name.hasSuffix(".") { name.removeLast() }
+        // An IPv6 zone (`fe80::1%eth0`) names an interface, not another address; an unknown one must
+        // not make the lookup fail and the address pass as public.
+        if let zone = name.firstIndex(of: "%") { name = String(name[..<zone]) }
+        if name == "localhost" || name.hasSuffix(".localhost") { return name }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(name, nil, &hints, &result) == 0, let first = result else { return nil }
+        defer { freeaddrinfo(result) }
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let info = cursor {
+            if let address = info.pointee.ai_addr, isPrivate(address) { return text(address) }
+            cursor = info.pointee.ai_next
+        }
         return nil
     }
 

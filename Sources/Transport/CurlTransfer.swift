@@ -412,12 +412,8 @@ final class CurlTransfer {
             return
         }
         if let refusedAddress, code == CURLE_COULDNT_CONNECT || code == CURLE_ABORTED_BY_CALLBACK {
-            let target = url.redactedForMessages
-            complete(with: .failure(TransportError(
-                code: .addressRefused,
-                message: "Refused to send the request to \(target): its host resolved to \(refusedAddress), "
-                    + "a loopback, private or link-local address, which this request may not reach.",
-                url: url, curlCode: Int(code.rawValue))))
+            let refusal = TransportError.addressRefused(url, address: refusedAddress, curlCode: Int(code.rawValue))
+            complete(with: .failure(refusal))
             return
         }
         if code == CURLE_FILESIZE_EXCEEDED, let limit = configuration.maxBodyBytes {

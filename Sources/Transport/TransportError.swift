@@ -67,6 +67,15 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// The request to `url` was refused because its host resolved to `address`, which is not public.
+    static func addressRefused(_ url: URL, address: String, curlCode: Int? = nil) -> TransportError {
+        TransportError(
+            code: .addressRefused,
+            message: "Refused to send the request to \(url.redactedForMessages): its host resolved to \(address), "
+                + "a loopback, private or link-local address, which this request may not reach.",
+            url: url, curlCode: curlCode)
+    }
+
     public var description: String {
         var text = message
         if let curlCode, let curlText { text += " (curl error \(curlCode): \(curlText))" }

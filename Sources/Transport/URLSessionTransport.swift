@@ -15,6 +15,12 @@ import FoundationNetworking
 /// transfer, so there the whole unread remainder of a body may be buffered: prefer ``CurlTransport``
 /// for large bodies on Linux. A request's ``HTTPRequest/bodyStream`` is collected whole before
 /// the task starts, so uploads are held in memory too.
+///
+/// A request that refuses private addresses (``HTTPRequest/refusesPrivateAddresses``) is refused when
+/// its host is, or resolves to, a loopback, private or link-local address just before the task
+/// starts. `URLSession` resolves the name again when it connects, which this transport cannot see:
+/// unlike ``CurlTransport``, which checks the address it connects to, it does not catch a name whose
+/// answer changes in between (DNS rebinding).
 public final class URLSessionTransport: HTTPTransport {
     /// Settings of a ``URLSessionTransport``.
     public struct Configuration: Sendable {
@@ -60,6 +66,11 @@ public final class URLSessionTransport: HTTPTransport {
     /// Starts a data task and returns when the response head has arrived.
     public func send(_ request: HTTPRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
+        if request.refusesPrivateAddresses, let host = request.url.host,
+            let address = await Self.firstPrivateAddress(ofHost: host)
+        {
+            throw TransportError.addressRefused(request.url, address: address)
+        }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
@@ -86,6 +97,18 @@ public final class URLSessionTransport: HTTPTransport {
             return try await promise.value()
         } onCancel: {
             task.cancel()
+        }
+    }
+}
+
+extension URLSessionTransport {
+    /// ``NetworkAddress/firstPrivateAddress(ofHost:)`` on a Dispatch queue: resolving a name blocks,
+    /// which a thread of Swift's cooperative pool must not.
+    fileprivate static func firstPrivateAddress(ofHost host: String) async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: NetworkAddress.firstPrivateAddress(ofHost: host))
+            }
         }
     }
 }

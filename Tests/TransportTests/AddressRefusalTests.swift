@@ -83,4 +83,25 @@ import Testing
         #expect(error.code == .addressRefused)
         #expect(server.requests.count == 2)
     }
+
+    @Test(arguments: ["127.0.0.1", "localhost", "[::1]"])
+    func theURLSessionTransportRefusesALoopbackOriginBeforeTheTaskStarts(host: String) async throws {
+        let server = try TestOrigin.start()
+        defer { server.stop() }
+        let transport = URLSessionTransport()
+        let url = try #require(URL(string: "http://\(host):\(server.port)/hello"))
+
+        let error = try await #require(throws: TransportError.self) {
+            _ = try await transport.fetch(HTTPRequest(url: url, refusesPrivateAddresses: true))
+        }
+
+        #expect(error.code == .addressRefused)
+        #expect(error.message.contains("http://\(host):\(server.port)/hello"), "\(error.message)")
+        #expect(server.requests.isEmpty, "the origin was reached: \(server.requests.map(\.path))")
+        // Without the refusal the same transport reaches it.
+        if host != "[::1]" {
+            let (response, _) = try await transport.fetch(HTTPRequest(url: url))
+            #expect(response.head.status == 200)
+        }
+    }
 }

@@ -30,33 +30,9 @@ final class AddressPolicy: Sendable {
 
     /// Whether `host` is, or resolves to, a non-public address.
     func isPrivate(host: String) -> Bool {
-        // `localhost.` is `localhost`: the root's empty label changes nothing the resolver does.
-        var name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        while name.count > 1, name.hasSuffix(".") { name.removeLast() }
-        // An IPv6 zone (`fe80::1%eth0`) names an interface, not another address; an unknown one must
-        // not make the lookup fail and the address pass as public.
-        if let zone = name.firstIndex(of: "%") { name = String(name[..<zone]) }
-        if let known = cache.withLock({ $0[name] }) { return known }
-        let verdict = AddressPolicy.resolvesPrivate(name)
-        cache.withLock { $0[name] = verdict }
+        if let known = cache.withLock({ $0[host] }) { return known }
+        let verdict = NetworkAddress.firstPrivateAddress(ofHost: host) != nil
+        cache.withLock { $0[host] = verdict }
         return verdict
-    }
-
-    private static func resolvesPrivate(_ name: String) -> Bool {
-        if name == "localhost" || name.hasSuffix(".localhost") { return true }
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var result: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(name, nil, &hints, &result) == 0, let first = result else {
-            // Unresolvable: the fetch itself will fail with a clear error; nothing private is reached.
-            return false
-        }
-        defer { freeaddrinfo(result) }
-        var cursor: UnsafeMutablePointer<addrinfo>? = first
-        while let info = cursor {
-            if let address = info.pointee.ai_addr, NetworkAddress.isPrivate(address) { return true }
-            cursor = info.pointee.ai_next
-        }
-        return false
     }
 }
