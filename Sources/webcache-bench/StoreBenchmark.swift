@@ -34,7 +34,8 @@ struct StoreBenchmark {
         let concurrentWrites = try await measureConcurrentWrites(
             path: folder.appendingPathComponent("concurrent-writes.sqlite").path)
         rows.append(
-            ("(b) writes per second, 10,000 entries of 1 KiB, 8 writers at once", String(format: "%.0f /s", concurrentWrites)))
+            ("(b) writes per second, 10,000 entries of 1 KiB, 8 writers at once",
+             String(format: "%.0f /s", concurrentWrites)))
         let prune = try await measurePrune(path: folder.appendingPathComponent("prune.sqlite").path)
         rows.append(("(c) fill 100,000 entries (1 KiB bodies)", String(format: "%.2f s", prune.fill)))
         rows.append(("(c) prune 100,000 entries (one transaction)", String(format: "%.2f s", prune.prune)))

@@ -168,7 +168,8 @@ final class CommitCounter: Sendable {
                 connection.handle,
                 { context in
                     guard let context else { return 0 }
-                    Unmanaged<CommitCounter>.fromOpaque(context).takeUnretainedValue().commits.add(1, ordering: .relaxed)
+                    let counter = Unmanaged<CommitCounter>.fromOpaque(context).takeUnretainedValue()
+                    counter.commits.add(1, ordering: .relaxed)
                     return 0
                 },
                 context

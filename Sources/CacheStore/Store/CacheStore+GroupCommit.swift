@@ -63,7 +63,7 @@ extension CacheStore {
     /// Runs `batch` in one transaction. A write that fails is left out: the transaction is rolled
     /// back and starts over without it, so that it leaves nothing behind and the others are kept.
     /// (A savepoint per write would undo a failure alone, but makes SQLite keep a statement journal in
-    /// a temporary file for every transaction: that tripled the bytes a preload wrote.)
+    /// a temporary file for every transaction: that more than tripled the bytes a preload wrote.)
     private func run(_ batch: [QueuedWrite], on writer: Connection) -> [Result<@Sendable () -> Void, Error>] {
         let hits = accessLog.drain()
         var failures: [Int: Error] = [:]

@@ -104,7 +104,9 @@ extension CacheStore {
     /// - Returns: The entry as stored, with its id, body id, size and hash.
     /// - Throws: ``CacheStore/Error``.
     @discardableResult
-    public nonisolated func save(_ entry: CacheEntry, body: Data, pageEdges: [PageEdge]? = nil) async throws -> CacheEntry {
+    public nonisolated func save(
+        _ entry: CacheEntry, body: Data, pageEdges: [PageEdge]? = nil
+    ) async throws -> CacheEntry {
         let headers = try encodedHeaders(of: entry)
         let hash = SHA256.hash(body)
         let now = configuration.clock()

@@ -1,9 +1,9 @@
 /// A write waiting for the writer's next transaction (group commit).
 ///
 /// Writes that arrive while the writer is busy are committed together; one that fails is left out of
-/// the transaction, and each caller hears of its outcome only once the transaction has ended. Writes in the same transaction share the pages they all touch (the tables'
-/// last leaves, the running totals, the file header), which are then logged once instead of once per
-/// write.
+/// the transaction, and each caller hears of its outcome only once the transaction has ended. Writes
+/// in the same transaction share the pages they all touch (the tables' last leaves, the running
+/// totals, the file header), which are then logged once instead of once per write.
 final class QueuedWrite: Sendable {
     /// What the write does, for error messages: "save the entry for …".
     let action: String
