@@ -138,11 +138,18 @@ public final class CookieJar: Sendable {
 
     // MARK: - Storing (RFC 6265 §5.3)
 
-    /// Applies every `Set-Cookie` line of `response`, received for `url`.
-    public func store(from response: HTTPResponseHead, for url: URL, now: Date = Date()) {
+    /// Applies every `Set-Cookie` line of `response`, received for `url`; `true` when a cookie was
+    /// stored or removed.
+    @discardableResult
+    public func store(from response: HTTPResponseHead, for url: URL, now: Date = Date()) -> Bool {
+        var changed = false
         for line in response.headers.values(for: "Set-Cookie") {
-            store(setCookie: line, from: url, now: now)
+            switch store(setCookie: line, from: url, now: now) {
+            case .stored, .removed: changed = true
+            case .rejected: break
+            }
         }
+        return changed
     }
 
     /// Applies one `Set-Cookie` field value received for `url`.

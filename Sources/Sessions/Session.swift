@@ -75,24 +75,30 @@ public actor Session {
     private var refresh: (task: Task<AuthorizationToken?, any Error>, generation: Int)?
     private let clock: @Sendable () -> Date
     private let established: (@Sendable () -> Void)?
+    private let cookiesChanged: (@Sendable () -> Void)?
 
     /// Creates a session; nothing is sent until the first ``prepare(_:replaying:)``.
     ///
     /// When `cookieJar` already holds cookies for the instance (restored from a ``CookieJar/Snapshot``),
     /// the session starts established: its first requests carry those cookies instead of the bearer.
     ///
-    /// - Parameter established: called, on the session's executor, each time the instance answers a
-    ///   bearer request with session cookies while the session was not established (its start, and
-    ///   each renewal), so that a caller that keeps the cookies can save them then.
+    /// - Parameters:
+    ///   - established: called, on the session's executor, each time the instance answers a bearer
+    ///     request with session cookies while the session was not established (its start, and each
+    ///     renewal), so that a caller that keeps the cookies can save them then.
+    ///   - cookiesChanged: called, on the session's executor, each time an answer of the instance to an
+    ///     established session sets or removes a cookie (a rotated session id, a longer expiry), so
+    ///     that a caller that keeps the cookies can save them again.
     public init(
         configuration: Configuration,
         provider: any AuthorizationProviding,
         cookieJar: CookieJar = CookieJar(),
-        established: (@Sendable () -> Void)? = nil
+        established: (@Sendable () -> Void)? = nil,
+        cookiesChanged: (@Sendable () -> Void)? = nil
     ) {
         self.init(
             configuration: configuration, provider: provider, cookieJar: cookieJar, established: established,
-            clock: { Date() })
+            cookiesChanged: cookiesChanged, clock: { Date() })
     }
 
     init(
@@ -100,12 +106,14 @@ public actor Session {
         provider: any AuthorizationProviding,
         cookieJar: CookieJar,
         established: (@Sendable () -> Void)? = nil,
+        cookiesChanged: (@Sendable () -> Void)? = nil,
         clock: @escaping @Sendable () -> Date
     ) {
         self.configuration = configuration
         self.provider = provider
         self.cookieJar = cookieJar
         self.established = established
+        self.cookiesChanged = cookiesChanged
         self.clock = clock
         // A jar that already holds the instance's cookies (restored from an earlier run) carries on
         // that session: requests send the cookies, and a login redirect renews it with a fresh token.
@@ -197,7 +205,7 @@ public actor Session {
     public func process(response: HTTPResponseHead, finalURL: URL? = nil, for ticket: SessionTicket) -> SessionOutcome {
         let now = clock()
         let responseURL = finalURL ?? ticket.url
-        cookieJar.store(from: response, for: responseURL, now: now)
+        let jarChanged = cookieJar.store(from: response, for: responseURL, now: now)
         guard ticket.isInstanceRequest else { return .proceed }
         let policy = configuration.policy
         let isLogin =
@@ -216,7 +224,11 @@ public actor Session {
             sessionRejected: isLogin || isExpiry,
             sessionCookiesPresent: cookieJar.containsCookies(for: ticket.url, now: now)
         )
-        if !wasEstablished, machine.state == .established { established?() }
+        if !wasEstablished, machine.state == .established {
+            established?()
+        } else if jarChanged, machine.state == .established {
+            cookiesChanged?()
+        }
         switch action {
         case .proceed:
             return .proceed

@@ -36,9 +36,10 @@ extension WebCache {
         /// How an expired session is recognised (the login page patterns, the expiry statuses).
         public var sessionPolicy = SessionPolicy()
         /// Keep the signed-in user's session cookies across runs, in a file next to the store
-        /// (`<store>.cookies-<partition>.json`, mode 0600) saved when a session starts or is renewed
-        /// and by ``WebCache/close()``, and deleted by ``WebCache/logout()``. Off by default: cookies
-        /// then live in memory only.
+        /// (`<store>.cookies-<partition>.json`, mode 0600) saved when a session starts or is renewed,
+        /// soon after the instance changes its cookies (a rotated session id), and by
+        /// ``WebCache/close()``, and deleted by ``WebCache/logout()``. Off by default: cookies then
+        /// live in memory only.
         public var persistsCookies = false
         /// The most bytes of bodies the store keeps; least recently used entries are evicted past it.
         public var maximumStoreSize: Int64?

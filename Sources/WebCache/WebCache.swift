@@ -25,8 +25,8 @@ public final class WebCache: Sendable {
     public let store: CacheStore
     let loader: Loader
     let session: Session?
-    /// Where the session's cookies are kept across runs, when ``Configuration-swift.struct/persistsCookies`` is set.
-    let cookieFile: CookieFile?
+    /// Keeps the session's cookies across runs, when ``Configuration-swift.struct/persistsCookies`` is set.
+    let cookieKeeper: CookieKeeper?
 
     /// Opens (or creates) the store and prepares the transport and the session.
     /// - Throws: ``WebCacheError`` when the store cannot be opened or the transport not started,
@@ -54,27 +54,28 @@ public final class WebCache: Sendable {
             }
             let identity = SessionIdentity.user(id: userID)
             let jar = CookieJar()
-            var saveCookies: (@Sendable () -> Void)?
+            var keeper: CookieKeeper?
             if configuration.persistsCookies {
                 let file = CookieFile(storePath: configuration.storePath, partition: identity.partitionName)
                 if let snapshot = try file.load() { jar.restore(snapshot) }
-                cookieFile = file
-                // Saved as soon as a session starts or is renewed, not only at close, so that a run that
-                // is killed leaves the next one a session to carry on with.
-                let logger = configuration.logger
-                saveCookies = {
-                    do { try file.save(jar.snapshot()) } catch { logger.log(.error, "\(error)") }
-                }
-            } else {
-                cookieFile = nil
+                keeper = CookieKeeper(file: file, jar: jar, logger: configuration.logger)
+            }
+            cookieKeeper = keeper
+            // Saved as soon as a session starts or is renewed, and soon after its cookies change, not
+            // only at close, so that a run that is killed leaves the next one a session to carry on with.
+            var saveNow: (@Sendable () -> Void)?
+            var saveSoon: (@Sendable () -> Void)?
+            if let keeper {
+                saveNow = { keeper.saveNow() }
+                saveSoon = { keeper.saveSoon() }
             }
             session = Session(
                 configuration: Session.Configuration(instanceURL: instanceURL, identity: identity,
                                                      policy: configuration.sessionPolicy),
-                provider: provider, cookieJar: jar, established: saveCookies)
+                provider: provider, cookieJar: jar, established: saveNow, cookiesChanged: saveSoon)
         } else {
             session = nil
-            cookieFile = nil
+            cookieKeeper = nil
         }
         var storeConfiguration = CacheStore.Configuration()
         storeConfiguration.byteLimit = configuration.maximumStoreSize
@@ -198,7 +199,11 @@ public final class WebCache: Sendable {
         if let session {
             await session.logout()
             // Also when this run does not persist cookies: an earlier run may have.
-            try CookieFile(storePath: configuration.storePath, partition: session.partitionName).remove()
+            if let cookieKeeper {
+                try await cookieKeeper.remove()
+            } else {
+                try CookieFile(storePath: configuration.storePath, partition: session.partitionName).remove()
+            }
         }
         let partition = self.partition
         guard partition != RequestContext.guestPartition else { return }
@@ -216,11 +221,9 @@ public final class WebCache: Sendable {
     /// logged), and closes the store, writing pending hit counts.
     public func close() async {
         await loader.shutdown()
-        if let cookieFile, let session {
+        if let cookieKeeper {
             do {
-                let snapshot = session.cookieJar.snapshot()
-                // No cookies (after a logout, say) leaves no file behind.
-                try snapshot.cookies.isEmpty ? cookieFile.remove() : cookieFile.save(snapshot)
+                try await cookieKeeper.save()
             } catch {
                 configuration.logger.log(.error, "\(error)")
             }

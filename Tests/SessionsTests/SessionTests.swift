@@ -84,6 +84,37 @@ struct SessionTests {
         #expect(count.withLock { $0 } == 2)
     }
 
+    @Test func cookiesChangedRunsWhenTheInstanceChangesTheCookiesOfAnEstablishedSession() async throws {
+        let established = Mutex(0)
+        let changed = Mutex(0)
+        let session = Session(
+            configuration: .init(instanceURL: instance, identity: .user(id: "alice")), provider: CountingProvider(),
+            established: { established.withLock { $0 += 1 } }, cookiesChanged: { changed.withLock { $0 += 1 } })
+        try await establish(session)
+        #expect(established.withLock { $0 } == 1)
+        #expect(changed.withLock { $0 } == 0, "the start is reported as established only")
+
+        // An answer without cookies, then one that rotates the session id
+        var request = HTTPRequest(url: page)
+        var ticket = try await session.prepare(&request)
+        _ = await session.process(response: HTTPResponseHead(status: 200), for: ticket)
+        #expect(changed.withLock { $0 } == 0)
+        ticket = try await session.prepare(&request)
+        let rotated = HTTPResponseHead(status: 200, headers: ["Set-Cookie": "JSESSIONID=def456; Path=/; Secure"])
+        _ = await session.process(response: rotated, for: ticket)
+        #expect(changed.withLock { $0 } == 1)
+
+        // A cookie line the jar refuses changes nothing; nor does a cookie of another site
+        ticket = try await session.prepare(&request)
+        let refused = HTTPResponseHead(status: 200, headers: ["Set-Cookie": "x=1; Domain=elsewhere.example"])
+        _ = await session.process(response: refused, for: ticket)
+        var other = HTTPRequest(url: URL(string: "https://cdn.example.net/logo.png")!)
+        let otherTicket = try await session.prepare(&other)
+        _ = await session.process(response: Self.sessionCookies, for: otherTicket)
+        #expect(changed.withLock { $0 } == 1)
+        #expect(established.withLock { $0 } == 1)
+    }
+
     @Test func restoredCookiesResumeTheSession() async throws {
         // Given: the cookies of an earlier session, restored into a new jar
         let earlier = makeSession(CountingProvider())

@@ -27,6 +27,8 @@ public final class TestInstance: Sendable {
         public var sessions: [String: (user: String, lastSeen: Date)] = [:]
         /// Tokens issued by the exchange endpoint.
         public var tokenRequests = 0
+        /// When set, each request that carries a session cookie gets a new session id in its place.
+        public var rotatesSessions = false
     }
 
     /// The form field of a JWT-bearer grant.
@@ -83,6 +85,12 @@ public final class TestInstance: Sendable {
         {
             state.sessions[id]?.lastSeen = now
             user = session.user
+            if state.rotatesSessions {
+                let rotated = UUID().uuidString
+                state.sessions[id] = nil
+                state.sessions[rotated] = (session.user, now)
+                setCookie = "session=\(rotated); Path=/; HttpOnly"
+            }
         }
         guard let user else {
             if let status = state.expiryStatus {

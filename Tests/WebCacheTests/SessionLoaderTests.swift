@@ -246,6 +246,33 @@ struct SessionLoaderTests {
         }
     }
 
+    @Test func aSessionIdTheInstanceRotatesIsSavedSoonAfterWithoutAClose() async throws {
+        try await withInstance { (fixture) async throws in
+            // Given: a kept session, which the instance then rotates on the next request
+            let first = try fixture.cache(user: "alice", persistsCookies: true)
+            let file = CookieFile(storePath: fixture.folder.storePath, partition: first.partition)
+            _ = try await first.data(for: WebRequest("nav/home"))
+            fixture.instance.state.withLock { $0.rotatesSessions = true }
+            _ = try await first.data(for: WebRequest("nav/list"))
+            fixture.instance.state.withLock { $0.rotatesSessions = false }
+            let rotated = try #require(fixture.instance.state.withLock { $0.sessions.keys.first })
+
+            // Then: the file holds the new id without a close, as a run killed now would leave it
+            var saved: String?
+            for _ in 0..<500 where saved != rotated {
+                saved = try file.load()?.cookies.first { $0.name == "session" }?.value
+                if saved != rotated { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(saved == rotated)
+
+            // And a next run carries on with it, without a new token
+            let second = try fixture.cache(user: "alice", persistsCookies: true)
+            #expect(try await second.data(for: WebRequest("nav/profile")).text == "page /nav/profile for alice")
+            #expect(fixture.pageRequests.suffix(1) == ["/nav/profile cookie"])
+            #expect(fixture.instance.state.withLock { $0.tokenRequests } == 1)
+        }
+    }
+
     @Test func persistedCookiesCarryTheSessionToTheNextRunAndLogoutDeletesThem() async throws {
         try await withInstance { (fixture) async throws in
             let first = try fixture.cache(user: "alice", persistsCookies: true)
