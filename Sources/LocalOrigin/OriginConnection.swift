@@ -51,15 +51,26 @@ struct OriginConnection {
             buffer.removeFirst(headEnd + 4)
 
             // MARK: Body
-            if head.bodyLength > configuration.maxRequestBodyBytes {
-                sendError(413, "The request content is larger than \(configuration.maxRequestBodyBytes) bytes.")
-                return
+            let body: Data
+            if head.isChunked {
+                switch readChunkedBody(from: &buffer, scratch: &scratch) {
+                case .success(let decoded): body = decoded
+                case .failure(let problem):
+                    sendError(problem.status, problem.message)
+                    return
+                case nil: return
+                }
+            } else {
+                if head.bodyLength > configuration.maxRequestBodyBytes {
+                    sendError(413, "The request content is larger than \(configuration.maxRequestBodyBytes) bytes.")
+                    return
+                }
+                while buffer.count < head.bodyLength {
+                    guard readMore(into: &buffer, scratch: &scratch) else { return }
+                }
+                body = Data(buffer[..<head.bodyLength])
+                buffer.removeFirst(head.bodyLength)
             }
-            while buffer.count < head.bodyLength {
-                guard readMore(into: &buffer, scratch: &scratch) else { return }
-            }
-            let body = Data(buffer[..<head.bodyLength])
-            buffer.removeFirst(head.bodyLength)
 
             let request = OriginRequest(
                 method: HTTPMethod(rawValue: head.method), target: head.target, version: head.version,
@@ -87,6 +98,56 @@ struct OriginConnection {
         }
     }
 
+    /// Reads and decodes a chunked body (RFC 9112 §7.1) from `buffer`, reading more as needed;
+    /// chunk extensions and trailer fields are read and dropped. `nil` when the client closed the
+    /// connection first.
+    private func readChunkedBody(from buffer: inout [UInt8], scratch: inout [UInt8]) -> Result<Data, Problem>? {
+        let malformed = Problem(status: 400, message: "The chunked request content is malformed.")
+        var body = Data()
+        while true {
+            guard let sizeLine = readLine(from: &buffer, scratch: &scratch) else { return nil }
+            let digits = sizeLine.prefix { $0 != UInt8(ascii: ";") }.filter { $0 != 32 && $0 != 9 }
+            guard !digits.isEmpty, digits.count <= 15,
+                let size = Int(String(decoding: digits, as: UTF8.self), radix: 16)
+            else { return .failure(malformed) }
+            if size == 0 { break }
+            let limit = configuration.maxRequestBodyBytes
+            guard body.count + size <= limit else {
+                return .failure(Problem(status: 413, message: "The request content is larger than \(limit) bytes."))
+            }
+            while buffer.count < size + 2 {
+                guard readMore(into: &buffer, scratch: &scratch) else { return nil }
+            }
+            guard buffer[size] == 13 && buffer[size + 1] == 10 else { return .failure(malformed) }
+            body.append(contentsOf: buffer[..<size])
+            buffer.removeFirst(size + 2)
+        }
+        // The trailer section ends with an empty line.
+        while true {
+            guard let line = readLine(from: &buffer, scratch: &scratch) else { return nil }
+            if line.isEmpty { return .success(body) }
+            guard line.count <= configuration.maxRequestHeadBytes else { return .failure(malformed) }
+        }
+    }
+
+    /// The next line of `buffer` without its CR LF, removed from it, reading more as needed; `nil`
+    /// when the client closed the connection first or a line outgrows the head limit.
+    private func readLine(from buffer: inout [UInt8], scratch: inout [UInt8]) -> [UInt8]? {
+        var searchFrom = 0
+        while true {
+            if buffer.count >= 2, let end = (searchFrom..<(buffer.count - 1)).first(where: {
+                buffer[$0] == 13 && buffer[$0 + 1] == 10
+            }) {
+                let line = Array(buffer[..<end])
+                buffer.removeFirst(end + 2)
+                return line
+            }
+            searchFrom = max(0, buffer.count - 1)
+            guard buffer.count <= configuration.maxRequestHeadBytes, readMore(into: &buffer, scratch: &scratch)
+            else { return nil }
+        }
+    }
+
     private static func findHeadEnd(_ buffer: [UInt8], from start: Int) -> Int? {
         guard buffer.count >= 4 else { return nil }
         var index = start
@@ -107,6 +168,8 @@ struct OriginConnection {
         var version: String
         var headers: HTTPHeaders
         var bodyLength: Int
+        /// Whether the content is chunked (`Transfer-Encoding: chunked`) rather than of `bodyLength`.
+        var isChunked: Bool
         var keepAlive: Bool
     }
 
@@ -147,8 +210,19 @@ struct OriginConnection {
             }
             headers.append(name: name, value: line[line.index(after: colon)...].trimmingHTTPWhitespace())
         }
-        if headers.contains("Transfer-Encoding") {
-            return .failure(Problem(status: 501, message: "Request content with Transfer-Encoding is not supported."))
+        let codings = headers.listValues(for: "Transfer-Encoding").map { $0.lowercased() }
+        let isChunked = !codings.isEmpty
+        if isChunked {
+            guard codings == ["chunked"] else {
+                return .failure(Problem(
+                    status: 501, message: "Request content with Transfer-Encoding '\(codings.joined(separator: ", "))' "
+                        + "is not supported; only 'chunked' is."))
+            }
+            // Both framings at once is how requests are smuggled past another server (RFC 9112 §6.3).
+            guard !headers.contains("Content-Length") else {
+                return .failure(Problem(
+                    status: 400, message: "The request has both Transfer-Encoding and Content-Length."))
+            }
         }
         var bodyLength = 0
         let lengths = Set(headers.listValues(for: "Content-Length"))
@@ -164,7 +238,7 @@ struct OriginConnection {
         let keepAlive = version == "HTTP/1.1" ? !connection.contains("close") : connection.contains("keep-alive")
         return .success(ParsedHead(
             method: method, target: target, version: version, headers: headers,
-            bodyLength: bodyLength, keepAlive: keepAlive
+            bodyLength: bodyLength, isChunked: isChunked, keepAlive: keepAlive
         ))
     }
 

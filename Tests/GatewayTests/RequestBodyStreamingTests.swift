@@ -53,6 +53,27 @@ struct RequestBodyStreamingTests {
         }
     }
 
+    @Test func aChunkedUploadReachesTheOriginWhole() async throws {
+        let handler: OriginServer.Handler = { request in
+            .text("\(request.body.count) \(SHA256.hash(request.body).base64EncodedString())", status: 201)
+        }
+        try await GatewayHarness.run(origin: handler) { harness in
+            // Chunks of several sizes, one larger than a read buffer, with no declared length
+            let chunks = [String(repeating: "a", count: 600), String(repeating: "b", count: 70_000), "c"]
+            let body = chunks.joined()
+            var text = "POST \(harness.origin.url("/upload").absoluteString) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            for chunk in chunks { text += String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n" }
+            text += "0\r\n\r\n"
+
+            let reply = try await RawClient.exchange(port: harness.gateway.port, text)
+
+            #expect(reply.statusLine.hasPrefix("HTTP/1.1 201"), "\(reply.statusLine)")
+            #expect(reply.body == "\(body.utf8.count) \(SHA256.hash(Data(body.utf8)).base64EncodedString())")
+            #expect(harness.origin.requests.map(\.bodyLength) == [body.utf8.count])
+        }
+    }
+
     /// Sends all of `data` on `socket`, off the task's thread.
     private static func send(_ data: Data, on socket: Int32) async throws {
         let sent = await blocking {

@@ -43,6 +43,44 @@ import WebCacheTestSupport
         #expect(server.requests.first?.bodyLength == 5)
     }
 
+    @Test func readsChunkedRequestContentThenServesTheNextRequest() throws {
+        let server = OriginServer { request in
+            .text("got \(request.body.count): \(String(decoding: request.body, as: UTF8.self))")
+        }
+        try server.start()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        // Sizes in either case, an extension, a trailer field; then a request on the same connection
+        try client.send(
+            "POST /p HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "5;name=value\r\nhello\r\nA\r\n, chunked!\r\n0\r\nX-Trailer: 1\r\n\r\n")
+        #expect(String(decoding: try client.readResponse().body, as: UTF8.self) == "got 15: hello, chunked!")
+        try client.send("POST /q HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nok")
+        #expect(String(decoding: try client.readResponse().body, as: UTF8.self) == "got 2: ok")
+        #expect(server.requests.map(\.bodyLength) == [15, 2])
+    }
+
+    @Test(arguments: [
+        ("Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 400),
+        ("Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501),
+        ("Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n", 400),
+        ("Transfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n", 400),
+        ("Transfer-Encoding: chunked\r\n\r\n400\r\n\(String(repeating: "a", count: 1_024))\r\n0\r\n\r\n", 413),
+    ])
+    func refusesChunkedContentItCannotTrust(fields: String, status: Int) throws {
+        var configuration = OriginServer.Configuration()
+        configuration.maxRequestBodyBytes = 1_000
+        let server = OriginServer(configuration: configuration) { _ in .text("never") }
+        try server.start()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        try client.send("POST /p HTTP/1.1\r\nHost: h\r\n" + fields)
+        let response = try client.readResponse()
+        #expect(response.status == status, "\(String(decoding: response.body, as: UTF8.self))")
+        #expect(client.isClosedByPeer())
+        #expect(server.requestCount == 0)
+    }
+
     @Test(arguments: [
         "garbage\r\n\r\n",
         "GET /x HTTP/9.9\r\n\r\n",
