@@ -19,9 +19,10 @@
 # figure on a machine shared with other work.
 #
 # SITE "common" generates the site with only the references wget2 follows too (generate-site.py
-# --common), so that both tools fetch the same URLs and the wall times compare the same work.
+# --common), so that both tools fetch the same URLs and the wall times compare the same work. SITE
+# "small" makes every file 1 KB to 8 KB (generate-site.py --small): many small responses.
 #
-# Usage: scripts/bench-preload.sh [PAGES] [K] [LATENCY_MS] [REPEAT] [PARALLEL] [SITE: full | common]
+# Usage: scripts/bench-preload.sh [PAGES] [K] [LATENCY_MS] [REPEAT] [PARALLEL] [SITE: full | common | small]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,7 +35,8 @@ site_kind=${6:-full}
 case "$site_kind" in
     full) site_option=() ;;
     common) site_option=(--common) ;;
-    *) echo "bench-preload.sh: SITE must be 'full' or 'common', not '$site_kind'." >&2; exit 64 ;;
+    small) site_option=(--small) ;;
+    *) echo "bench-preload.sh: SITE must be 'full', 'common' or 'small', not '$site_kind'." >&2; exit 64 ;;
 esac
 
 # Tools: wget2, GNU time and curl come from Debian.

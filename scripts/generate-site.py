@@ -14,10 +14,13 @@ the same URLs: the imported stylesheet references nothing (wget2 does not read w
 another imports references), and pages link no icons and no manifest. The 10 requisites this leaves
 unreferenced are not written; everything else is the same, byte for byte.
 
+With --small, every file is 1 KB to 8 KB instead: a site of many small responses, where what each
+response costs besides its bytes decides the time.
+
 Writes into ROOT: the site under site/, urls.txt (one page path a line, relative to the site) and
 truth.json: {"pages": [...], "requisites": [...every requisite path once...], "bytes": N}.
 
-Usage: scripts/generate-site.py ROOT [--pages P] [--requisites K] [--seed S] [--common]
+Usage: scripts/generate-site.py ROOT [--pages P] [--requisites K] [--seed S] [--common] [--small]
 """
 
 import argparse
@@ -28,9 +31,12 @@ import random
 import sys
 
 
-def size_for(rng):
-    """A body size: 80 % between 1 KB and 64 KB, 20 % between 64 KB and 2 MB, log-uniform."""
-    if rng.random() < 0.8:
+def size_for(rng, small=False):
+    """A body size: 80 % between 1 KB and 64 KB, 20 % between 64 KB and 2 MB, log-uniform; with
+    small, between 1 KB and 8 KB."""
+    if small:
+        low, high = 1024, 8 * 1024
+    elif rng.random() < 0.8:
         low, high = 1024, 64 * 1024
     else:
         low, high = 64 * 1024, 2 * 1024 * 1024
@@ -38,9 +44,10 @@ def size_for(rng):
 
 
 class Site:
-    def __init__(self, root, rng):
+    def __init__(self, root, rng, small=False):
         self.root = os.path.join(root, "site")
         self.rng = rng
+        self.small = small
         self.bytes = 0
 
     def write(self, path, data):
@@ -54,7 +61,7 @@ class Site:
 
     def binary(self, path):
         """A binary file of a random size (content that no scanner finds references in)."""
-        size = size_for(self.rng)
+        size = size_for(self.rng, self.small)
         self.write(path, self.rng.randbytes(size) if hasattr(self.rng, "randbytes") else os.urandom(size))
 
     def remove(self, path):
@@ -64,16 +71,16 @@ class Site:
 
     def padded_text(self, path, text, comment):
         """A text file padded with a comment to a random size."""
-        size = size_for(self.rng)
+        size = size_for(self.rng, self.small)
         filler = max(0, size - len(text))
         line = "x" * 100 + "\n"
         padding = comment[0] + (line * (filler // len(line) + 1))[:filler] + comment[1]
         self.write(path, text + padding)
 
 
-def generate(root, pages, requisites, seed, common=False):
+def generate(root, pages, requisites, seed, common=False, small=False):
     rng = random.Random(seed)
-    site = Site(root, rng)
+    site = Site(root, rng, small)
     truth = set()
 
     # Shared stylesheets: an @import chain with images and a font, and a second sheet with images.
@@ -200,12 +207,13 @@ def main():
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--common", action="store_true",
                         help="only references wget2 --page-requisites follows too")
+    parser.add_argument("--small", action="store_true", help="every file 1 KB to 8 KB")
     arguments = parser.parse_args()
     if arguments.pages < 1 or arguments.requisites < 4:
         sys.exit("generate-site.py: --pages must be at least 1 and --requisites at least 4.")
     os.makedirs(arguments.root, exist_ok=True)
     pages, truth, total = generate(arguments.root, arguments.pages, arguments.requisites, arguments.seed,
-                                    arguments.common)
+                                    arguments.common, arguments.small)
     print("%d pages, %d distinct requisites, %d bytes" % (len(pages), len(truth), total))
 
 
