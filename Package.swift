@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "webcache-origin", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "webcache-bench", dependencies: ["CacheStore", "CSQLite", "WebCache", "LocalOrigin"],
+            name: "webcache-bench", dependencies: ["CacheStore", "CSQLite", "Discovery", "WebCache", "LocalOrigin"],
             swiftSettings: swiftSettings
         ),
         // Benchmark driver for scripts/bench-transport.sh; not a product.

@@ -26,7 +26,23 @@ struct TextDecoder: Sendable {
     mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [Unicode.Scalar]) {
         switch encoding {
         case .utf8:
-            for byte in bytes { decodeUTF8(byte, into: &output) }
+            // At most one scalar a byte, and one U+FFFD for a sequence a byte breaks.
+            output.reserveCapacity(output.count + bytes.count + 1)
+            var index = 0
+            while index < bytes.count {
+                if bytesNeeded == 0 && bytes[index] < 0x80 {
+                    // A run of ASCII, appended at once rather than a scalar at a time.
+                    var end = index + 1
+                    while end < bytes.count && bytes[end] < 0x80 { end += 1 }
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]).lazy.map {
+                        Unicode.Scalar($0)
+                    })
+                    index = end
+                } else {
+                    decodeUTF8(bytes[index], into: &output)
+                    index += 1
+                }
+            }
         case .utf16LittleEndian, .utf16BigEndian:
             for byte in bytes { decodeUTF16(byte, into: &output) }
         case .windows1252:

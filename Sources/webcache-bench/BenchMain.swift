@@ -14,6 +14,7 @@ import HTTPCore
 /// - `webcache-bench store [--directory <dir>]`: measures hit lookups against a raw SQLite SELECT,
 ///   writes per second and pruning, and prints a table.
 /// - `webcache-bench loader [--directory <dir>]`: the loader's hit path against a raw SQLite SELECT.
+/// - `webcache-bench scan`: HTML scanning throughput.
 /// - `webcache-bench write-loop --store <path> [--urls <n>] [--seed <n>] [--count <n>]`: saves entries
 ///   with multi-chunk streamed bodies in a loop, overwriting the same URLs with new content; each
 ///   entry carries `X-Content-SHA256` and `X-Content-Length` describing its body. Used by the crash
@@ -23,7 +24,7 @@ struct BenchMain {
     static func main() async {
         var arguments = Array(CommandLine.arguments.dropFirst())
         guard !arguments.isEmpty else {
-            FileHandle.standardError.write(Data("Usage: webcache-bench store | loader | write-loop --store <path>\n".utf8))
+            FileHandle.standardError.write(Data("Usage: webcache-bench store | loader | scan | write-loop --store <path>\n".utf8))
             exit(64)
         }
         let mode = arguments.removeFirst()
@@ -33,6 +34,8 @@ struct BenchMain {
                 try await StoreBenchmark(directory: option("--directory", in: arguments)).run()
             case "loader":
                 try await LoaderBenchmark(directory: option("--directory", in: arguments)).run()
+            case "scan":
+                ScanBenchmark().run()
             case "write-loop":
                 guard let path = option("--store", in: arguments) else {
                     FileHandle.standardError.write(Data("Error: Missing '--store <path>'\n".utf8))
