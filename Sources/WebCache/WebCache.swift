@@ -63,16 +63,10 @@ public final class WebCache: Sendable {
             cookieKeeper = keeper
             // Saved as soon as a session starts or is renewed, and soon after its cookies change, not
             // only at close, so that a run that is killed leaves the next one a session to carry on with.
-            var saveNow: (@Sendable () -> Void)?
-            var saveSoon: (@Sendable () -> Void)?
-            if let keeper {
-                saveNow = { keeper.saveNow() }
-                saveSoon = { keeper.saveSoon() }
-            }
             session = Session(
                 configuration: Session.Configuration(instanceURL: instanceURL, identity: identity,
                                                      policy: configuration.sessionPolicy),
-                provider: provider, cookieJar: jar, established: saveNow, cookiesChanged: saveSoon)
+                provider: provider, cookieJar: jar, established: keeper?.saveNow, cookiesChanged: keeper?.saveSoon)
         } else {
             session = nil
             cookieKeeper = nil
