@@ -52,8 +52,13 @@ extension URL {
         guard let scheme = scheme?.lowercased(), let otherScheme = other.scheme?.lowercased(),
             let host = host?.lowercased(), let otherHost = other.host?.lowercased()
         else { return false }
-        return scheme == otherScheme && host == otherHost
-            && (port ?? URL.defaultPort(forScheme: scheme)) == (other.port ?? URL.defaultPort(forScheme: otherScheme))
+        return scheme == otherScheme && host == otherHost && effectivePort == other.effectivePort
+    }
+
+    /// The port a connection for this URL goes to: the explicit one, else the scheme's default;
+    /// `nil` for a scheme without a known default.
+    public var effectivePort: Int? {
+        port ?? scheme.flatMap(URL.defaultPort(forScheme:))
     }
 
     /// 80 for http, 443 for https, `nil` otherwise.

@@ -44,7 +44,7 @@ struct ResolvedConnections: Sendable {
         let host = (url.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let scheme = url.scheme?.lowercased() ?? "http"
         if proxies[scheme] == true, !Self.noProxy(noProxy, matches: host) { return false }
-        let port = url.port ?? URL.defaultPort(forScheme: scheme) ?? 80
+        let port = url.effectivePort ?? 80
         return !mapped.contains { ($0.host.isEmpty || $0.host == host) && ($0.port == nil || $0.port == port) }
     }
 

@@ -155,8 +155,7 @@ struct PreloadSchedule {
     /// What the per-host limit counts by: the host and port, as libcurl counts its connections
     /// per host, so that two servers on one name each get their share.
     private static func hostKey(_ url: URL) -> String {
-        let port = url.port ?? url.scheme.flatMap(URL.defaultPort(forScheme:)) ?? 0
-        return "\(url.host ?? ""):\(port)"
+        "\(url.host ?? ""):\(url.effectivePort ?? 0)"
     }
 
     /// Why `url` is not stored, or `nil` if it is.
