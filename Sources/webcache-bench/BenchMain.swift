@@ -24,7 +24,8 @@ struct BenchMain {
     static func main() async {
         var arguments = Array(CommandLine.arguments.dropFirst())
         guard !arguments.isEmpty else {
-            FileHandle.standardError.write(Data("Usage: webcache-bench store | loader | scan | write-loop --store <path>\n".utf8))
+            let usage = "Usage: webcache-bench store | loader | scan | write-loop --store <path>\n"
+            FileHandle.standardError.write(Data(usage.utf8))
             exit(64)
         }
         let mode = arguments.removeFirst()

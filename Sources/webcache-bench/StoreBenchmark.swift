@@ -28,14 +28,11 @@ struct StoreBenchmark {
         rows.append(("(a) hit lookup, entry() + bodyData() (no hit recorded)", String(format: "%.2f µs", hits.sync)))
         rows.append(("(a) raw SELECT of the same row + body chunk, C API", String(format: "%.2f µs", hits.raw)))
         rows.append(("(a) ratio lookup() / raw (goal ≤ 2)", String(format: "%.2f", hits.lookup / hits.raw)))
-        let writes = try await measureWrites(path: folder.appendingPathComponent("writes.sqlite").path)
-        rows.append(
-            ("(b) writes per second, 10,000 entries of 1 KiB, one writer", String(format: "%.0f /s", writes)))
-        let concurrentWrites = try await measureConcurrentWrites(
-            path: folder.appendingPathComponent("concurrent-writes.sqlite").path)
-        rows.append(
-            ("(b) writes per second, 10,000 entries of 1 KiB, 8 writers at once",
-             String(format: "%.0f /s", concurrentWrites)))
+        for (writers, name) in [(1, "one writer"), (8, "8 writers at once")] {
+            let writes = try await measureWrites(
+                path: folder.appendingPathComponent("writes-\(writers).sqlite").path, writers: writers)
+            rows.append(("(b) writes per second, 10,000 entries of 1 KiB, \(name)", String(format: "%.0f /s", writes)))
+        }
         let prune = try await measurePrune(path: folder.appendingPathComponent("prune.sqlite").path)
         rows.append(("(c) fill 100,000 entries (1 KiB bodies)", String(format: "%.2f s", prune.fill)))
         rows.append(("(c) prune 100,000 entries (one transaction)", String(format: "%.2f s", prune.prune)))
@@ -98,31 +95,18 @@ struct StoreBenchmark {
 
     // MARK: - (b) Writes
 
-    private func measureWrites(path: String) async throws -> Double {
+    /// `writers` tasks save at once, each every `writers`-th entry; with several, as a preload's
+    /// transfers do, their writes share transactions.
+    private func measureWrites(path: String, writers: Int) async throws -> Double {
         let store = try CacheStore(path: path)
         var generator = ContentGenerator(seed: 7)
         let bodies = (0..<Self.writeCount).map { _ in generator.bytes(count: 1_024) }
-        let start = DispatchTime.now()
-        for index in 0..<Self.writeCount {
-            try await store.save(makeEntry(index: index, host: "writes.test"), body: bodies[index])
-        }
-        let seconds = microseconds(since: start) / 1_000_000
-        try await store.close()
-        return Double(Self.writeCount) / seconds
-    }
-
-    /// Eight tasks save at once, as a preload's transfers do: their writes share transactions.
-    private func measureConcurrentWrites(path: String) async throws -> Double {
-        let store = try CacheStore(path: path)
-        var generator = ContentGenerator(seed: 8)
-        let bodies = (0..<Self.writeCount).map { _ in generator.bytes(count: 1_024) }
-        let writers = 8
         let start = DispatchTime.now()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<writers {
                 group.addTask {
                     for index in stride(from: writer, to: Self.writeCount, by: writers) {
-                        try await store.save(makeEntry(index: index, host: "concurrent.test"), body: bodies[index])
+                        try await store.save(makeEntry(index: index, host: "writes.test"), body: bodies[index])
                     }
                 }
             }
@@ -130,7 +114,7 @@ struct StoreBenchmark {
         }
         let seconds = microseconds(since: start) / 1_000_000
         let stored = try store.totals().entryCount
-        precondition(stored == Self.writeCount, "\(stored) of the concurrent writes were stored.")
+        precondition(stored == Self.writeCount, "\(stored) of the \(Self.writeCount) writes were stored.")
         try await store.close()
         return Double(Self.writeCount) / seconds
     }
