@@ -62,7 +62,7 @@ struct OriginConnection {
                 }
             } else {
                 if head.bodyLength > configuration.maxRequestBodyBytes {
-                    sendError(413, "The request content is larger than \(configuration.maxRequestBodyBytes) bytes.")
+                    sendError(bodyTooLarge.status, bodyTooLarge.message)
                     return
                 }
                 while buffer.count < head.bodyLength {
@@ -98,6 +98,11 @@ struct OriginConnection {
         }
     }
 
+    /// The answer to content larger than ``OriginServer/Configuration/maxRequestBodyBytes``.
+    private var bodyTooLarge: Problem {
+        Problem(status: 413, message: "The request content is larger than \(configuration.maxRequestBodyBytes) bytes.")
+    }
+
     /// Reads and decodes a chunked body (RFC 9112 §7.1) from `buffer`, reading more as needed;
     /// chunk extensions and trailer fields are read and dropped. `nil` when the client closed the
     /// connection first.
@@ -111,10 +116,7 @@ struct OriginConnection {
                 let size = Int(String(decoding: digits, as: UTF8.self), radix: 16)
             else { return .failure(malformed) }
             if size == 0 { break }
-            let limit = configuration.maxRequestBodyBytes
-            guard body.count + size <= limit else {
-                return .failure(Problem(status: 413, message: "The request content is larger than \(limit) bytes."))
-            }
+            guard body.count + size <= configuration.maxRequestBodyBytes else { return .failure(bodyTooLarge) }
             while buffer.count < size + 2 {
                 guard readMore(into: &buffer, scratch: &scratch) else { return nil }
             }

@@ -11,7 +11,8 @@ import Darwin
 /// A small HTTP/1.1 origin server on 127.0.0.1 for tests, examples and benchmarks.
 ///
 /// One thread accepts connections and one thread serves each connection, with keep-alive. Request
-/// content comes with a `Content-Length` or chunked. Every request is recorded in a log that tests can read (``requests``, ``requestCount``).
+/// content comes with a `Content-Length` or chunked. Every request is recorded in a log that tests
+/// can read (``requests``, ``requestCount``).
 ///
 /// ```swift
 /// let server = OriginServer { request in .text("hello \(request.path)") }

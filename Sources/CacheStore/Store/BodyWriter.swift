@@ -3,10 +3,10 @@ import HTTPCore
 
 /// Streams a body into the store chunk by chunk before its entry is saved.
 ///
-/// Each full chunk (``CacheStore/chunkSize``) is committed as it arrives, in the writer's next transaction,
-/// straight as a final chunk of a provisional body owned by the writer's staging row (a token, this
-/// process's id and the time), and the SHA-256 is computed incrementally, so memory stays flat
-/// whatever the size and no byte is written twice. ``CacheStore/save(_:body:pageEdges:)`` then
+/// Each full chunk (``CacheStore/chunkSize``) is committed as it arrives, in the writer's next
+/// transaction, straight as a final chunk of a provisional body owned by the writer's staging row
+/// (a token, this process's id and the time), and the SHA-256 is computed incrementally, so memory
+/// stays flat whatever the size and no byte is written twice. ``CacheStore/save(_:body:pageEdges:)`` then
 /// completes the body (or shares an identical one) and links the entry to it in one transaction.
 /// A provisional body is never visible as an entry; if the process dies first, the next open
 /// collects it.

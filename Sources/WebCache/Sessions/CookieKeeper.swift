@@ -12,7 +12,7 @@ import Synchronization
 /// (``saveSoon()``): changes that arrive while a write is waiting share it, as a browser batches its
 /// cookie writes, so an instance that sets a cookie on every response costs no sync per response.
 final class CookieKeeper: Sendable {
-    let file: CookieFile
+    private let file: CookieFile
     private let jar: CookieJar
     private let logger: Logger
     private let queue = DispatchQueue(label: "webcache.cookies")
