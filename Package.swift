@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(
             name: "LocalOriginTests", dependencies: ["LocalOrigin", "WebCacheTestSupport"], swiftSettings: swiftSettings
         ),
-        .testTarget(name: "SessionsTests", dependencies: ["Sessions"], swiftSettings: swiftSettings),
+        .testTarget(name: "SessionsTests", dependencies: ["Sessions", "WebCacheTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebCacheTests",
             dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport"],

@@ -117,14 +117,17 @@ public final class OriginServer: Sendable {
     /// Closes the listener and every connection, and waits until every server thread has ended.
     /// Calling it again, or on a server never started, does nothing.
     public func stop() {
-        let snapshot = state.withLock { state -> (Int32, Set<Int32>)? in
+        let listener = state.withLock { state -> Int32? in
             guard state.started, !state.stopped else { return nil }
             state.stopped = true
-            return (state.listener, state.connections)
+            // Under the lock: a connection's thread closes its descriptor under the same lock, so
+            // each one shut down here is still that connection's and not a number the system has
+            // since given to another socket of this process.
+            for connection in state.connections { shutdown(connection, Int32(SHUT_RDWR)) }
+            return state.listener
         }
-        guard let (listener, connections) = snapshot else { return }
+        guard let listener else { return }
         shutdown(listener, Int32(SHUT_RDWR))
-        for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
         threads.wait()
         close(listener)
     }
@@ -182,8 +185,10 @@ public final class OriginServer: Sendable {
             threads.enter()
             let thread = Thread { [self] in
                 OriginConnection(socket: OriginSocket(fd: connection), server: self).serve()
-                state.withLock { _ = $0.connections.remove(connection) }
-                close(connection)
+                state.withLock { state in
+                    state.connections.remove(connection)
+                    close(connection)
+                }
                 threads.leave()
             }
             thread.name = "OriginServer.connection"

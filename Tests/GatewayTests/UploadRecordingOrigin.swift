@@ -10,14 +10,12 @@ import Glibc
 /// complete it answers 200 with the number of body bytes as text, and closes the connection.
 final class UploadRecordingOrigin: Sendable {
     /// The port it listens on.
-    let port: UInt16
-    private let listener: Int32
+    var port: UInt16 { listener.port }
+    private let listener: LoopbackListener
     private let received = Mutex(Data())
 
     init() throws {
-        let (listener, port) = try LoopbackSocket.make(listening: 4)
-        self.listener = listener
-        self.port = port
+        listener = try LoopbackListener(backlog: 4)
         Thread { [self] in serveOne() }.start()
     }
 
@@ -45,13 +43,11 @@ final class UploadRecordingOrigin: Sendable {
 
     /// Stops listening (the connection being served, if any, goes on).
     func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        listener.stop()
     }
 
     private func serveOne() {
-        let connection = accept(listener, nil, nil)
-        guard connection >= 0 else { return }
+        guard let connection = listener.accept() else { return }
         defer { close(connection) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {

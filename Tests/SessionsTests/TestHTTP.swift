@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPCore
+import WebCacheTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -23,33 +24,13 @@ final class TestOrigin: Sendable {
         var body: Data = Data()
     }
 
-    let port: UInt16
-    private let listener: Int32
+    var port: UInt16 { listener.port }
+    private let listener: LoopbackListener
 
     init(handler: @escaping @Sendable (Request) -> Response) throws {
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketFD >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(socketFD, address, length) == 0 && listen(socketFD, 64) == 0
-                    && getsockname(socketFD, address, &length) == 0
-            }
-        }
-        guard bound else {
-            close(socketFD)
-            throw POSIXError(.EADDRINUSE)
-        }
-        listener = socketFD
-        port = UInt16(bigEndian: address.sin_port)
-        let thread = Thread { [socketFD] in
-            while true {
-                let connection = accept(socketFD, nil, nil)
-                guard connection >= 0 else { return }
+        listener = try LoopbackListener(backlog: 64)
+        let thread = Thread { [listener] in
+            while let connection = listener.accept() {
                 Self.serve(connection, handler: handler)
             }
         }
@@ -58,8 +39,7 @@ final class TestOrigin: Sendable {
 
     /// Stops accepting connections.
     func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        listener.stop()
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
