@@ -50,6 +50,26 @@ struct SessionLoaderTests {
         }
     }
 
+    /// An entry saved with its `Set-Cookie` (as versions before the rule above saved them) is served
+    /// without it: an old session id from the store must not reach the caller.
+    @Test func aStoredSetCookieIsNeverServed() async throws {
+        try await withInstance { (fixture) async throws in
+            let cache = try fixture.cache(user: "alice")
+            let url = fixture.origin.url("nav/old")
+            let now = Date()
+            let entry = CacheEntry(
+                partition: cache.partition, url: url.absoluteString, status: 200,
+                headers: ["Content-Type": "text/plain", "Cache-Control": "max-age=600", "Set-Cookie": "JSESSIONID=old"],
+                requestTime: now, responseTime: now, freshUntil: now.addingTimeInterval(600))
+            try await cache.store.save(entry, body: Data("old page".utf8))
+            let hit = try await cache.data(for: WebRequest("nav/old"))
+            #expect(hit.source == .hit)
+            #expect(hit.text == "old page")
+            #expect(hit.headers["Set-Cookie"] == nil)
+            #expect(hit.headers["Content-Type"] == "text/plain")
+        }
+    }
+
     /// A streamed body is spent once sent, so an expired session is not renewed by sending it again
     /// (which would send an empty body): the load fails and says why.
     @Test(arguments: [nil, 401] as [Int?])

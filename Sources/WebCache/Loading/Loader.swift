@@ -306,7 +306,9 @@ final class Loader: Sendable {
                     + "the limit of \(limit) bytes.")
         }
         if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
-        var headers = entry.headers
+        // Stored entries lose `Set-Cookie` when saved; one saved before that rule keeps it in the
+        // file, and must not set an old session's cookie now.
+        var headers = Self.storedHeaders(entry.headers)
         if age > 0 { headers["Age"] = String(Int(age)) }
         let body: WebResponse.Body
         if request.method == .head || entry.bodyID == nil {
