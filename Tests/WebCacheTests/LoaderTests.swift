@@ -256,6 +256,28 @@ struct LoaderTests {
         }
     }
 
+    /// A server error the origin marks cacheable reaches the caller, but the stored response stays:
+    /// with nothing stored, the same answer is stored as RFC 9111 allows.
+    @Test func aServerErrorNeverReplacesAStoredResponse() async throws {
+        let failing = Shared(false)
+        try await withCache(origin: { _ in
+            let headers: HTTPHeaders = ["Cache-Control": "max-age=0", "ETag": failing.value ? "\"e\"" : "\"g\""]
+            return failing.value ? .text("boom", status: 500, headers: headers) : .text("good", headers: headers)
+        }) { (origin, cache) async throws in
+            _ = try await cache.data(for: WebRequest("page"))
+            failing.value = true
+            let answer = try await cache.data(for: WebRequest("page"))
+            #expect(answer.status == 500)
+            #expect(answer.text == "boom")
+            #expect(try cache.storedVariants(origin.url("page")).map(\.status) == [200])
+            let offline = try await cache.data(for: WebRequest("page"), policy: .returnCacheDataDontLoad)
+            #expect(offline.text == "good")
+
+            _ = try await cache.data(for: WebRequest("never-stored"))
+            #expect(try cache.storedVariants(origin.url("never-stored")).map(\.status) == [500])
+        }
+    }
+
     @Test func staleWhileRevalidateServesAtOnceAndRevalidatesInTheBackground() async throws {
         try await withCache(origin: { request in
             if request.headers["If-None-Match"] == "\"w\"" {

@@ -94,6 +94,15 @@ extension Loader {
             return nil
         }
         let key = request.url.cacheKey
+        // A server error says the origin failed, not what the resource is: it may stand for the
+        // response when nothing is stored, but never replaces one that is (RFC 9111 §4.3.3 lets a
+        // cache treat it as no answer), so an origin's bad minute does not cost the offline copy.
+        if response.head.status >= 500,
+            (try? store.variants(partition: context.partition, method: .get, url: key.absoluteString))?.isEmpty == false
+        {
+            logger.debug("\(request.url.redactedForMessages): a \(response.head.status) does not replace the stored response")
+            return nil
+        }
         return CacheEntry(
             partition: context.partition, method: .get, url: key.absoluteString,
             varyKey: stored.varyKey, status: response.head.status, headers: Self.storedHeaders(response.head.headers),
