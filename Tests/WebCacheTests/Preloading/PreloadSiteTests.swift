@@ -91,6 +91,30 @@ import WebCacheTestSupport
         await rig.stop()
     }
 
+    /// A run that cannot fetch the pages (the origin is down) records their failure but keeps the
+    /// requisites an earlier run recorded: the stored copies still need them.
+    @Test func aRunThatCannotReachThePagesKeepsWhatTheyNeed() async throws {
+        let folder = try TemporaryFolder()
+        let site = try PreloadSiteFixture.write(pageCount: 2, to: folder)
+        let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
+        let pages = site.pages.map { String($0.dropFirst()) }
+        #expect(await rig.cache.preload(pages).failures.isEmpty)
+        let before = try site.pages.map { try rig.cache.store.pageStatus(forPage: rig.url($0)) }
+        rig.server.stop()
+
+        let second = await rig.cache.preload(pages)
+
+        #expect(Set(second.failures.map(\.url)) == Set(site.pages.map { rig.url($0) }))
+        for (page, earlier) in zip(site.pages, before) {
+            let status = try rig.cache.store.pageStatus(forPage: rig.url(page))
+            #expect(status.resourceCount == earlier.resourceCount)
+            #expect(status.resourceCount == site.requisites[page, default: []].count + 1)
+            #expect(status.storedCount == earlier.storedCount)
+            #expect(status.failures.map(\.resourceURL) == [rig.url(page)], "\(page): \(status.failures)")
+        }
+        await rig.stop()
+    }
+
     // MARK: - Refresh and the completion form
 
     @Test func refreshRevalidatesEveryStoredPageAndRequisiteConditionally() async throws {
