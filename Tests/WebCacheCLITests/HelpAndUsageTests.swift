@@ -91,4 +91,15 @@ struct HelpAndUsageTests {
         #expect(result.exitCode == 1)
         #expect(result.stderr == "Error: There is no store at '\(expected)'; give the path of one with --store.\n")
     }
+
+    /// Commands that read or revalidate what is stored refuse a path with no store, and leave none.
+    @Test(arguments: ["refresh", "inspect", "verify", "prune"])
+    func aMissingStoreIsNamedAndNotCreated(command: String) async throws {
+        let path = folder.url.appendingPathComponent("mistyped.sqlite").path
+        let extra = command == "prune" ? ["--expired"] : []
+        let result = try await webcache.run([command, "--store", path] + extra)
+        #expect(result.exitCode == 1)
+        #expect(result.stderr == "Error: There is no store at '\(path)'; give the path of one with --store.\n")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
 }

@@ -16,10 +16,15 @@ extension CommandContext {
     ///   store there or it cannot be opened; what `body` throws.
     func withExistingStore<T: Sendable>(_ body: (CacheStore) async throws -> T) async throws -> T {
         _ = try makeLogger()  // The store logs nothing, but a bad --log-level is still a usage error.
+        try requireExistingStore()
+        return try await openStore().closing(after: body)
+    }
+
+    /// - Throws: ``CLIError`` naming the path when there is no store there.
+    func requireExistingStore() throws {
         guard storeExists else {
             throw CLIError("There is no store at '\(storePath)'; give the path of one with --store.")
         }
-        return try await openStore().closing(after: body)
     }
 
     /// The forms under which `text` may be stored: as given, and as its cache key (lower-case scheme

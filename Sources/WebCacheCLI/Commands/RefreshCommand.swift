@@ -6,6 +6,8 @@ enum RefreshCommand {
         let arguments = context.arguments
         let options = try PreloadScopeOptions.options(from: arguments)
         let hosts = Set(arguments.allValues("host"))
+        // Refreshing revalidates what is stored: a mistyped path must not create an empty store.
+        try context.requireExistingStore()
         return try await context.withCache(adjusting: { $0.limitConnections(to: options) }) { cache in
             let pages = try cache.preloadedPages(hosts: hosts)
             let progress = PreloadProgress(json: arguments.flag("json"), pages: pages.count, stdout: context.stdout,
