@@ -86,6 +86,28 @@ struct PageAndPartitionTests {
         #expect(!status.isComplete)
     }
 
+    @Test func aResourceStoredOnlyAsAnErrorAnswerCountsAsMissing() async throws {
+        // Given every resource stored, the logo only as the 404 its origin answered
+        try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edges)
+        for edge in edges {
+            var entry = makeEntry(edge.resourceURL)
+            if edge.failure != nil { entry.status = 404 }
+            try await store.save(entry, body: Data("x".utf8))
+        }
+        // Then the page has two of its three resources
+        let status = try store.pageStatus(forPage: page)
+        #expect(status.pageStored)
+        #expect(status.storedCount == 2)
+        #expect(status.missing == ["https://cdn.example.test/logo.png"])
+    }
+
+    @Test func aPageStoredOnlyAsAnErrorAnswerIsNotStored() async throws {
+        var answer = makeEntry(page)
+        answer.status = 500
+        try await store.save(answer, body: Data("boom".utf8), pageEdges: [])
+        #expect(try store.pageStatus(forPage: page).pageStored == false)
+    }
+
     @Test func pinsAPageWithItsResourcesAndUnpinsThem() async throws {
         try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edges)
         try await store.save(makeEntry("https://example.test/app.css"), body: Data("css".utf8))

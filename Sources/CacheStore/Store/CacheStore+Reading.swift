@@ -215,7 +215,7 @@ extension CacheStore {
             try connection.readTransaction {
                 let pageStored =
                     try connection.int64(
-                        "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ?)",
+                        "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ? AND status < 400)",
                         [.text(partition), .text(pageURL)]
                     ) == 1
                 var status = PageStatus(
@@ -223,7 +223,7 @@ extension CacheStore {
                 try connection.forEachRow(
                     """
                     SELECT p.resource_url, p.kind, p.failure, EXISTS (SELECT 1 FROM entry e \
-                    WHERE e.partition = p.partition AND e.url = p.resource_url) \
+                    WHERE e.partition = p.partition AND e.url = p.resource_url AND e.status < 400) \
                     FROM page_edge p WHERE p.partition = ? AND p.page_url = ? ORDER BY p.resource_url
                     """,
                     [.text(partition), .text(pageURL)]

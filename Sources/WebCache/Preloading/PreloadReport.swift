@@ -10,6 +10,8 @@ public struct PreloadReport: Sendable, Hashable {
 
     /// Pages asked for (including those reached through links).
     public var pages = 0
+    /// Pages whose own fetch failed (their failures are among ``failures``).
+    public var failedPages = 0
     /// Resources in the store at the end of the run (pages included), by where they came from.
     public var sources: [ResponseSource: Int] = [:]
     /// Body bytes that crossed the network.

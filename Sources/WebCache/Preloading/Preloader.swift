@@ -145,6 +145,7 @@ struct Preloader: Sendable {
                 report.failures.append(.init(url: page.redactedForMessages, reason: reason))
             }
         }
+        report.failedPages = schedule.pages.count { schedule.failure(of: $0) != nil }
         report.requests = requestCount.value
         report.duration = Date().timeIntervalSince(started)
         return report

@@ -73,7 +73,10 @@ final class PreloadProgress: Sendable {
         }
         let sources = [ResponseSource.network, .revalidated, .hit, .stale]
             .map { "\(report.sources[$0] ?? 0) \($0)" }.joined(separator: ", ")
-        var text = "Preloaded \(report.pages) page(s): \(report.completed) resources in the store (\(sources)); "
+        let pages =
+            report.failedPages == 0
+            ? "\(report.pages)" : "\(report.pages - report.failedPages) of \(report.pages)"
+        var text = "Preloaded \(pages) page(s): \(report.completed) resources in the store (\(sources)); "
         text += "\(ValueParsers.formatBytes(report.networkBytes)) over the network in \(report.requests) request(s), "
         text += String(format: "%.2fs.\n", report.duration)
         if !report.failures.isEmpty {
@@ -109,7 +112,8 @@ final class PreloadProgress: Sendable {
 
     static func summaryFields(_ report: PreloadReport) -> [(String, JSONLine.Value)] {
         [
-            ("event", "summary"), ("pages", .int(report.pages)), ("completed", .int(report.completed)),
+            ("event", "summary"), ("pages", .int(report.pages)), ("pages_failed", .int(report.failedPages)),
+            ("completed", .int(report.completed)),
             ("network", .int(report.sources[.network] ?? 0)), ("revalidated", .int(report.sources[.revalidated] ?? 0)),
             ("hit", .int(report.sources[.hit] ?? 0)), ("stale", .int(report.sources[.stale] ?? 0)),
             ("failed", .int(report.failures.count)), ("skipped", .int(report.skipped.count)),

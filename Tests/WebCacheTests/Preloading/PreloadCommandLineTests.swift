@@ -40,6 +40,28 @@ import WebCacheTestSupport
         #expect(paths == site.allPaths)
     }
 
+    /// The summary counts the pages that failed apart from those preloaded.
+    @Test func theSummarySaysHowManyPagesFailed() async throws {
+        let (folder, site, server) = try Self.siteRig()
+        defer {
+            server.stop()
+            folder.remove()
+        }
+        try folder.write("urls.txt", "page-1.html\nnot-there.html\npage-2.html\n")
+        let urls = folder.url.appending(path: "urls.txt").path
+        let instance = server.baseURL.absoluteString
+
+        let text = try await Self.run(["preload", urls, "--instance", instance, "--store", folder.storePath])
+        let json = try await Self.run(["preload", urls, "--json", "--instance", instance, "--store", folder.storePath])
+
+        #expect(text.exitCode == 1)
+        #expect(text.stdout.contains("Preloaded 2 of 3 page(s): \(site.allPaths.count) resources"), "\(text.stdout)")
+        let summary = try #require(json.stdout.split(separator: "\n").last)
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
+        #expect(fields["pages"] as? Int == 3)
+        #expect(fields["pages_failed"] as? Int == 1)
+    }
+
     @Test func jsonPrintsOneObjectPerLineEndingWithTheSummary() async throws {
         let (folder, site, server) = try Self.siteRig()
         defer {
