@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "HTTPCachingTests", dependencies: ["HTTPCaching"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DiscoveryTests",
-            dependencies: ["Discovery"],
+            dependencies: ["Discovery", "WebCacheTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -34,17 +34,22 @@ import Glibc
             }
         }
         fetchers.forEach { $0.start() }
-        for _ in 0..<4_000 {
-            let brief = OriginServer { _ in .text("brief") }
-            try brief.start()
-            let connection = try #require(RawClient.connect(port: brief.port))
-            Self.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", on: connection)
-            usleep(UInt32.random(in: 0...400))
-            brief.stop()
-            close(connection)
-        }
+        // The loop blocks, so it runs on a thread of its own.
+        var failure: (any Error)?
+        do { try await offThePool {
+            for _ in 0..<4_000 {
+                let brief = OriginServer { _ in .text("brief") }
+                try brief.start()
+                let connection = try #require(RawClient.connect(port: brief.port))
+                Self.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", on: connection)
+                usleep(UInt32.random(in: 0...400))
+                brief.stop()
+                close(connection)
+            }
+        } } catch { failure = error }
         running.withLock { $0 = false }
         while finished.withLock({ $0 }) < fetchers.count { try await Task.sleep(for: .milliseconds(10)) }
+        if let failure { throw failure }
         #expect(cut.withLock { $0 } == [])
     }
 
