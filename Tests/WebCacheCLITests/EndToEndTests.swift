@@ -452,6 +452,20 @@ final class EndToEndTests: Sendable {
         #expect(entries.first?["pinned"] as? Bool == true)
     }
 
+    @Test func pinningAPageWithNothingStoredFails() async throws {
+        try await storePageAndStylesheet()
+        // Only the record of the page's resources is left
+        try await withCacheStore(at: store) { store in
+            try await store.setEdges([PageEdge(resourceURL: url("/gone.css"), kind: "stylesheet")],
+                                     forPage: url("/gone.html"))
+        }
+        let result = try await run("pin", url("/gone.html"))
+        #expect(result.exitCode == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "webcache: nothing of the page \(url("/gone.html")) is stored in partition guest; "
+            + "preload it again first.\n")
+    }
+
     @Test func refusesToPinAURLThatIsNotStored() async throws {
         try await storePageAndStylesheet()
         let result = try await run("pin", url("/nope.html"))

@@ -278,6 +278,22 @@ struct LoaderTests {
         }
     }
 
+    /// When the network fails and the stored response may not stand in, the error says why.
+    @Test(arguments: [("no-cache", "has no-cache"), ("max-age=0", "seconds stale")])
+    func aFailedFetchSaysWhyTheStoredResponseCannotStandIn(cacheControl: String, reason: String) async throws {
+        try await withCache(origin: { _ in
+            .text("page", headers: ["Cache-Control": cacheControl, "ETag": "\"p\""])
+        }) { (origin, cache) async throws in
+            _ = try await cache.data(for: WebRequest("p"))
+            origin.stop()
+            let error = await #expect(throws: WebCacheError.self) {
+                try await cache.data(for: WebRequest("p"))
+            }
+            #expect(error?.code == .network)
+            #expect(error?.message.contains(reason) == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func staleWhileRevalidateServesAtOnceAndRevalidatesInTheBackground() async throws {
         try await withCache(origin: { request in
             if request.headers["If-None-Match"] == "\"w\"" {

@@ -223,11 +223,17 @@ final class Loader: Sendable {
                 return stale
             }
             guard let fallback else { throw error }
-            let staleness = Int(fallback.stored[fallback.selected].staleness(now: clock()))
-            throw WebCacheError(
-                .network,
-                error.message + " The stored response is \(staleness) seconds stale, more than its stale-if-error"
-                    + " and the caller's limit allow.", cause: error.cause ?? error)
+            let stored = fallback.stored[fallback.selected]
+            let why: String
+            if stored.cacheControl.mustRevalidate || stored.cacheControl.noCache {
+                let directive = stored.cacheControl.mustRevalidate ? "must-revalidate" : "no-cache"
+                why = " The stored response has \(directive), so it is not served without the origin's say-so."
+            } else {
+                let staleness = Int(stored.staleness(now: clock()))
+                why = " The stored response is \(staleness) seconds stale, more than its stale-if-error"
+                    + " and the caller's limit allow."
+            }
+            throw WebCacheError(.network, error.message + why, cause: error.cause ?? error)
         }
     }
 

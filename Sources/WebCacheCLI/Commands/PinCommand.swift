@@ -22,16 +22,25 @@ enum PinCommand {
                 throw CLIError("'\(url)' is not in the store '\(store.path)'\(scope).")
             }
             let verb = pinned ? "Pinned" : "Unpinned"
+            var status = ExitCode.success
             for target in targets {
                 let count = target.isPage
                     ? try await store.setPinned(pinned, page: target.url, partition: target.partition)
                     : try await store.setPinned(pinned, url: target.url, partition: target.partition)
+                guard count > 0 else {
+                    // Only the record of the page's resources is left (its entries were pruned).
+                    context.stderr.write(
+                        "webcache: nothing of the page \(target.url) is stored in partition \(target.partition); "
+                            + "preload it again first.\n")
+                    status = ExitCode.failure
+                    continue
+                }
                 let noun = count == 1 ? "entry" : "entries"
                 let what = target.isPage ? "the page and the stored resources it needs" : "the entry"
                 context.stdout.write(
                     "\(verb) \(count) \(noun) in partition \(target.partition): \(what) (\(target.url)).\n")
             }
-            return ExitCode.success
+            return status
         }
     }
 }
