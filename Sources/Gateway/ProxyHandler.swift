@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCaching
 import HTTPCore
 import WebCache
 
@@ -43,6 +44,7 @@ struct ProxyHandler: Sendable {
         let isRead = request.method == .get || request.method == .head
         let conditions = isRead ? ConditionalRequest(request.headers) : nil
 
+        let sent = Date()
         let response: WebResponse
         do {
             response = try await cache.load(makeWebRequest(request, url: url), policy: policy)
@@ -55,7 +57,7 @@ struct ProxyHandler: Sendable {
         }
 
         var headers = HeaderRules.forwardable(response.headers, removing: HeaderRules.replacedInResponses)
-        headers["Age"] = String(Int(max(0, response.age)))
+        headers["Age"] = String(Int(Self.currentAge(of: response, sent: sent, received: Date())))
         headers["X-WebCache"] = response.source.rawValue
         headers.append(name: "Via", value: "1.1 \(viaPseudonym)")
         if let location = headers["Location"] {
@@ -87,6 +89,16 @@ struct ProxyHandler: Sendable {
         let sendsBody = request.method != .head && length != .none
         return ProxyResponse(status: response.status, headers: headers, source: response.source, length: length,
                              body: sendsBody ? response.body : nil)
+    }
+
+    /// The `Age` to send (RFC 9111 §4.2.3, §5.1). For a stored response it is the loader's current
+    /// age; for one that has just arrived, its corrected initial age: the origin's `Age` plus the
+    /// time the exchange took, or the time since its `Date` if that is more. This request's own
+    /// send and receipt times stand in for the transport's, which can only make the age larger.
+    static func currentAge(of response: WebResponse, sent: Date, received: Date) -> TimeInterval {
+        guard response.source == .network else { return max(0, response.age) }
+        return StoredResponse(status: response.status, headers: response.headers, requestTime: sent,
+                              responseTime: received, varyKey: "").correctedInitialAge
     }
 
     /// The cache policy for every load: the network never, or RFC 9111 with an optional stale fallback.

@@ -1,0 +1,63 @@
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Testing
+
+@testable import Gateway
+
+/// What the gateway tells a client about a response: its `Date` and `Age` (RFC 9111 §4.2.3, §5.1).
+@Suite(.timeLimit(.minutes(1)))
+struct ResponseFieldsTests {
+    // MARK: - Date and Age
+
+    @Test(arguments: [
+        // The origin's Age is larger than the apparent age: it is kept, never lowered.
+        (originAge: "150", dateAgo: 40.0, least: 150),
+        // No Age: the apparent age (receipt time minus Date) counts.
+        (originAge: nil, dateAgo: 200.0, least: 200),
+    ] as [(originAge: String?, dateAgo: TimeInterval, least: Int)])
+    func aResponseFromTheNetworkKeepsTheOriginsDateAndItsAge(
+        originAge: String?, dateAgo: TimeInterval, least: Int
+    ) async throws {
+        // Given: a response already older than its max-age when it leaves the origin
+        let start = Date()
+        let date = HTTPDate.format(start.addingTimeInterval(-dateAgo))
+        let handler: OriginServer.Handler = { _ in
+            var headers: HTTPHeaders = ["Cache-Control": "max-age=100", "Date": date]
+            if let originAge { headers["Age"] = originAge }
+            return .text("old news", headers: headers)
+        }
+        try await GatewayHarness.run(origin: handler) { harness in
+            // When
+            let reply = try await harness.get("/news")
+            // Then: a downstream cache can tell it is stale
+            #expect(reply.servedAs == "network")
+            #expect(reply.headers.values(for: "Date") == [date])
+            let ages = reply.headers.values(for: "Age").compactMap { Int($0) }
+            // Date has whole seconds, so it may read up to a second older.
+            let most = least + 1 + Int(Date().timeIntervalSince(start).rounded(.up))
+            #expect(ages.count == 1)
+            #expect(ages.allSatisfy { (least...most).contains($0) }, "Age: \(ages), at most \(most)")
+        }
+    }
+
+    @Test func aHitKeepsTheStoredDate() async throws {
+        // Given: a lifetime from Expires, which a downstream cache measures from Date
+        let start = Date()
+        let dated = start.addingTimeInterval(-30)
+        let date = HTTPDate.format(dated)
+        let expires = HTTPDate.format(dated.addingTimeInterval(3600))
+        let handler: OriginServer.Handler = { _ in .text("dated", headers: ["Date": date, "Expires": expires]) }
+        try await GatewayHarness.run(origin: handler) { harness in
+            _ = try await harness.get("/dated")
+            // When
+            let hit = try await harness.get("/dated")
+            // Then
+            #expect(hit.servedAs == "hit")
+            #expect(hit.headers.values(for: "Date") == [date])
+            let age = try #require(hit.headers["Age"].flatMap { Int($0) })
+            let most = 31 + Int(Date().timeIntervalSince(start).rounded(.up))
+            #expect((30...most).contains(age), "Age: \(age), at most \(most)")
+        }
+    }
+}
