@@ -66,10 +66,8 @@ struct ProxyHandler: Sendable {
         }
 
         if let conditions, response.status == 200, conditions.isNotModified(responseHeaders: response.headers) {
-            if response.source == .network {
-                // Read to the end so that the response is stored; the client already has the body.
-                do { for try await _ in response.body {} } catch {}
-            }
+            // The client already has the body.
+            await readToEnd(response, url: url)
             let kept = HTTPHeaders(headers.filter {
                 ConditionalRequest.notModifiedFields.contains($0.name.lowercased())
                     || ["age", "x-webcache", "via"].contains($0.name.lowercased())
@@ -87,8 +85,20 @@ struct ProxyHandler: Sendable {
             length = declared.map { .known($0) } ?? .unknown
         }
         let sendsBody = request.method != .head && length != .none
+        if !sendsBody { await readToEnd(response, url: url) }
         return ProxyResponse(status: response.status, headers: headers, source: response.source, length: length,
                              body: sendsBody ? response.body : nil)
+    }
+
+    /// Reads to its end the body of a network response that the client does not get: the loader
+    /// stores a response once its body has been read, even an empty one (a 204's).
+    func readToEnd(_ response: WebResponse, url: URL) async {
+        guard response.source == .network else { return }
+        do {
+            for try await _ in response.body {}
+        } catch {
+            configuration.logger.warning("\(url.absoluteString) was answered but not stored: \(error)")
+        }
     }
 
     /// The `Age` to send (RFC 9111 §4.2.3, §5.1). For a stored response it is the loader's current

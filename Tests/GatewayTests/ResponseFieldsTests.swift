@@ -5,7 +5,8 @@ import Testing
 
 @testable import Gateway
 
-/// What the gateway tells a client about a response: its `Date` and `Age` (RFC 9111 §4.2.3, §5.1).
+/// What the gateway tells a client about a response: its `Date` and `Age` (RFC 9111 §4.2.3, §5.1);
+/// and that a response without content is stored like any other.
 @Suite(.timeLimit(.minutes(1)))
 struct ResponseFieldsTests {
     // MARK: - Date and Age
@@ -58,6 +59,29 @@ struct ResponseFieldsTests {
             let age = try #require(hit.headers["Age"].flatMap { Int($0) })
             let most = 31 + Int(Date().timeIntervalSince(start).rounded(.up))
             #expect((30...most).contains(age), "Age: \(age), at most \(most)")
+        }
+    }
+
+    // MARK: - Responses without content
+
+    @Test(arguments: [
+        (status: 204, headers: ["Cache-Control": "max-age=3600"]),
+        (status: 204, headers: ["Last-Modified": "Sat, 01 Jan 2000 00:00:00 GMT"]),
+        (status: 200, headers: ["Cache-Control": "max-age=3600"]),
+    ] as [(status: Int, headers: HTTPHeaders)])
+    func aResponseWithoutContentIsStored(status: Int, headers: HTTPHeaders) async throws {
+        let handler: OriginServer.Handler = { _ in OriginResponse(status: status, headers: headers) }
+        try await GatewayHarness.run(origin: handler) { harness in
+            // When
+            let first = try await harness.get("/empty")
+            let second = try await harness.get("/empty")
+            // Then
+            #expect(first.status == status)
+            #expect(first.servedAs == "network")
+            #expect(second.status == status)
+            #expect(second.servedAs == "hit")
+            #expect(second.body.isEmpty)
+            #expect(harness.origin.requestCount == 1)
         }
     }
 }
