@@ -65,6 +65,10 @@ struct ProxyHandler: Sendable {
                 location, upstream: configuration.upstream, gateway: gatewayURL)
         }
 
+        // A 304, like the answer to HEAD, declares the length a 200 to GET would have (RFC 9110
+        // §8.6, §9.3.2), or none when that is not known.
+        let declared = response.headers["Content-Length"].flatMap { UInt64($0.trimmingHTTPWhitespace()) }
+
         if let conditions, response.status == 200, conditions.isNotModified(responseHeaders: response.headers) {
             // The client already has the body.
             await readToEnd(response, url: url)
@@ -72,19 +76,19 @@ struct ProxyHandler: Sendable {
                 ConditionalRequest.notModifiedFields.contains($0.name.lowercased())
                     || ["age", "x-webcache", "via"].contains($0.name.lowercased())
             })
-            // libmicrohttpd writes `Content-Length: 0` on a 304, which RFC 9110 §8.6 frowns upon (it
-            // should be the 200's length or absent); clients ignore it, since a 304 never has content.
-            return ProxyResponse(status: 304, headers: kept, source: response.source, length: .none, body: nil)
+            return ProxyResponse(status: 304, headers: kept, source: response.source,
+                                 length: declared.map { .known($0) } ?? .undeclared, body: nil)
         }
 
-        let declared = response.headers["Content-Length"].flatMap { UInt64($0.trimmingHTTPWhitespace()) }
         let length: ProxyResponse.BodyLength
-        if response.status == 304 || response.status == 204 || (100..<200).contains(response.status) {
-            length = .none
+        let sendsBody: Bool
+        if response.status == 204 || (100..<200).contains(response.status) {
+            (length, sendsBody) = (.none, false)
+        } else if request.method == .head || response.status == 304 {
+            (length, sendsBody) = (declared.map { .known($0) } ?? .undeclared, false)
         } else {
-            length = declared.map { .known($0) } ?? .unknown
+            (length, sendsBody) = (declared.map { .known($0) } ?? .unknown, true)
         }
-        let sendsBody = request.method != .head && length != .none
         if !sendsBody { await readToEnd(response, url: url) }
         return ProxyResponse(status: response.status, headers: headers, source: response.source, length: length,
                              body: sendsBody ? response.body : nil)

@@ -2,11 +2,13 @@ import Foundation
 import HTTPCore
 import LocalOrigin
 import Testing
+import WebCacheTestSupport
 
 @testable import Gateway
 
-/// What the gateway tells a client about a response: its `Date` and `Age` (RFC 9111 §4.2.3, §5.1);
-/// and that a response without content is stored like any other.
+/// What the gateway tells a client about a response: its `Date` and `Age` (RFC 9111 §4.2.3, §5.1),
+/// and how an answer without content is framed (RFC 9110 §8.6, §9.3.2); and that a response without
+/// content is stored like any other.
 @Suite(.timeLimit(.minutes(1)))
 struct ResponseFieldsTests {
     // MARK: - Date and Age
@@ -82,6 +84,63 @@ struct ResponseFieldsTests {
             #expect(second.servedAs == "hit")
             #expect(second.body.isEmpty)
             #expect(harness.origin.requestCount == 1)
+        }
+    }
+
+    // MARK: - Answers without content
+
+    @Test(arguments: [true, false], [true, false])
+    func a304OrTheAnswerToHeadDeclaresTheLengthOfTheGetOrNone(conditional: Bool, lengthIsKnown: Bool) async throws {
+        // Given: a stored response sent with a length, or chunked
+        let handler: OriginServer.Handler = { _ in
+            let headers: HTTPHeaders = ["ETag": "\"v1\"", "Cache-Control": "max-age=3600"]
+            let body = Data("ten bytes.".utf8)
+            return OriginResponse(headers: headers, body: .stream(contentLength: lengthIsKnown ? body.count : nil) {
+                try $0.write(body)
+            })
+        }
+        try await GatewayHarness.run(origin: handler, configure: { configuration, _ in
+            configuration.idleTimeout = 10
+        }) { harness in
+            _ = try await harness.get("/logo")
+            let target = harness.origin.url("/logo").absoluteString
+            let request = conditional
+                ? "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nIf-None-Match: \"v1\"\r\n\r\n"
+                : "HEAD \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            if lengthIsKnown {
+                // When: that request, then another on the same connection
+                let (answer, next) = try await Self.blocking {
+                    let client = try RawClient(port: harness.gateway.port)
+                    try client.send(request)
+                    let answer = try client.readResponse(head: true)
+                    try client.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    return (answer, try client.readResponse())
+                }
+                // Then: the length of the GET's content (RFC 9110 §8.6, §9.3.2)
+                #expect(answer.status == (conditional ? 304 : 200))
+                #expect(answer.headers["Content-Length"] == "10")
+                #expect(next.status == 200)
+                #expect(String(decoding: next.body, as: UTF8.self) == "ten bytes.")
+            } else {
+                // When: that request alone, read until the connection closes
+                let answer = try await RawClient.exchange(port: harness.gateway.port, request)
+                // Then: no length and no chunked framing, whose last chunk would follow the head
+                #expect(answer.statusLine.hasPrefix(conditional ? "HTTP/1.1 304" : "HTTP/1.1 200"))
+                #expect(answer.headers["Content-Length"] == nil)
+                #expect(answer.headers["Transfer-Encoding"] == nil)
+                #expect(answer.headers["Connection"] == "close")
+                #expect(answer.body.isEmpty)
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Runs blocking socket calls on a thread of their own, so that they never hold up the tasks
+    /// that serve the request.
+    static func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
         }
     }
 }
