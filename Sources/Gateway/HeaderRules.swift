@@ -10,8 +10,9 @@ enum HeaderRules {
     ]
 
     /// Request fields the gateway sets or decides itself: `Host` comes from the target URL, the
-    /// transport negotiates and decodes content codings, and the client's validators are answered
-    /// from the response the store gives (see ``ConditionalRequest``).
+    /// origin is asked for no content coding (see ``ProxyHandler/makeWebRequest(_:url:)``), and
+    /// the client's validators are answered from the response the store gives (see
+    /// ``ConditionalRequest``).
     static let replacedInRequests: Set<String> = [
         "host", "accept-encoding", "content-length", "if-none-match", "if-modified-since", "expect",
     ]

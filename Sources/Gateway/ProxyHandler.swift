@@ -123,14 +123,21 @@ struct ProxyHandler: Sendable {
     }
 
     /// The library request for a client request: its end-to-end fields, its body, no redirects
-    /// followed (the client sees the 3xx and follows it through the gateway).
+    /// followed (the client sees the 3xx and follows it through the gateway), no content decoded.
     func makeWebRequest(_ request: ProxyRequest, url: URL) -> WebRequest {
         var headers = HeaderRules.forwardable(request.headers, removing: HeaderRules.replacedInRequests)
         headers.append(name: "Via", value: "1.1 \(viaPseudonym)")
-        return WebRequest(url.absoluteString, method: request.method, headers: headers,
-                          body: request.bodyStream == nil && !request.method.isSafe ? Data() : nil,
-                          bodyStream: request.bodyStream,
-                          followsRedirects: false)
+        var webRequest = WebRequest(url.absoluteString, method: request.method, headers: headers,
+                                    body: request.bodyStream == nil && !request.method.isSafe ? Data() : nil,
+                                    bodyStream: request.bodyStream,
+                                    followsRedirects: false)
+        // Content passes on as the origin coded it: decoding it would transform a no-transform
+        // response (RFC 9111 §5.2.2.6) and leave a strong ETag on another representation (RFC 9110
+        // §8.8.3). Nor is the client's Accept-Encoding forwarded: asking for no coding gets the
+        // identity representation, stored without an Accept-Encoding in its key as the library
+        // stores what it decodes, so one entry (a preloaded one too) serves every client.
+        webRequest.decodesContent = false
+        return webRequest
     }
 
     // MARK: - Errors

@@ -2,13 +2,14 @@ import Foundation
 import HTTPCore
 import LocalOrigin
 import Testing
+import Transport
 import WebCacheTestSupport
 
 @testable import Gateway
 
 /// What the gateway tells a client about a response: its `Date` and `Age` (RFC 9111 §4.2.3, §5.1),
-/// and how an answer without content is framed (RFC 9110 §8.6, §9.3.2); and that a response without
-/// content is stored like any other.
+/// its content exactly as the origin coded it (RFC 9110 §7.7), and how an answer without content is
+/// framed (RFC 9110 §8.6, §9.3.2); and that a response without content is stored like any other.
 @Suite(.timeLimit(.minutes(1)))
 struct ResponseFieldsTests {
     // MARK: - Date and Age
@@ -87,6 +88,61 @@ struct ResponseFieldsTests {
         }
     }
 
+    // MARK: - Content codings
+
+    @Test func codedContentPassesThroughUntouched() async throws {
+        // Given: an origin that sends gzip whatever it is asked, and forbids transformations
+        let handler: OriginServer.Handler = { _ in
+            OriginResponse(headers: ["Content-Encoding": "gzip", "Content-Type": "text/plain", "ETag": "\"gz\"",
+                                     "Cache-Control": "max-age=3600, no-transform"],
+                           body: .bytes(Self.gzipBytes))
+        }
+        try await GatewayHarness.run(origin: handler) { harness in
+            let client = try Self.undecodingClient(harness)
+            let request = HTTPRequest(url: harness.origin.url("/text"), headers: ["Accept-Encoding": "gzip"])
+            for served in ["network", "hit"] {
+                // When
+                let reply = try await GatewayHarness.send(request, via: client)
+                // Then
+                #expect(reply.servedAs == served)
+                #expect(reply.headers["Content-Encoding"] == "gzip")
+                #expect(reply.headers["ETag"] == "\"gz\"")
+                #expect(reply.body == Self.gzipBytes)
+                await harness.accessLog.waitForCount(served == "network" ? 1 : 2)
+            }
+        }
+    }
+
+    @Test func theOriginIsAskedForNoContentCodingAndOneEntryServesEveryClient() async throws {
+        // Given: an origin that negotiates, with a tag per representation
+        let handler: OriginServer.Handler = { request in
+            var headers: HTTPHeaders = ["Cache-Control": "max-age=3600", "Vary": "Accept-Encoding"]
+            if request.headers.listValues(for: "Accept-Encoding").contains("gzip") {
+                headers["Content-Encoding"] = "gzip"
+                headers["ETag"] = "\"gz\""
+                return OriginResponse(headers: headers, body: .bytes(Self.gzipBytes))
+            }
+            headers["ETag"] = "\"id\""
+            return .text(Self.gzipText, headers: headers)
+        }
+        try await GatewayHarness.run(origin: handler) { harness in
+            let client = try Self.undecodingClient(harness)
+            for (acceptEncoding, served) in [("gzip", "network"), ("br", "hit")] {
+                // When
+                let request = HTTPRequest(url: harness.origin.url("/text"),
+                                          headers: ["Accept-Encoding": acceptEncoding])
+                let reply = try await GatewayHarness.send(request, via: client)
+                // Then: the identity representation with its own tag, acceptable to both clients
+                #expect(reply.servedAs == served)
+                #expect(reply.headers["Content-Encoding"] == nil)
+                #expect(reply.headers["ETag"] == "\"id\"")
+                #expect(String(decoding: reply.body, as: UTF8.self) == Self.gzipText)
+                await harness.accessLog.waitForCount(served == "network" ? 1 : 2)
+            }
+            #expect(harness.origin.requests.map { $0.headers["Accept-Encoding"] } == [nil])
+        }
+    }
+
     // MARK: - Answers without content
 
     @Test(arguments: [true, false], [true, false])
@@ -135,6 +191,19 @@ struct ResponseFieldsTests {
     }
 
     // MARK: - Helpers
+
+    static let gzipText = String(repeating: "hello gzip ", count: 100)
+    /// ``gzipText``, gzip-coded.
+    static let gzipBytes = Data(base64Encoded: "H4sIAIylDGsC/8tIzcnJV0ivyixQyBhljjJHmaNMcpkATFbXD0wEAAA=")!
+
+    /// A client of the gateway as a proxy that sends the request's own `Accept-Encoding` and leaves
+    /// the content as it arrives.
+    static func undecodingClient(_ harness: GatewayHarness) throws -> CurlTransport {
+        var settings = CurlTransport.Configuration()
+        settings.proxy = harness.gateway.url.absoluteString
+        settings.decodeContent = false
+        return try CurlTransport(configuration: settings)
+    }
 
     /// Runs blocking socket calls on a thread of their own, so that they never hold up the tasks
     /// that serve the request.
