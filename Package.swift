@@ -49,7 +49,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "Gateway", dependencies: ["WebCache", "HTTPCore", "CMicroHTTPD"], swiftSettings: swiftSettings
+            name: "Gateway", dependencies: ["WebCache", "HTTPCaching", "HTTPCore", "CMicroHTTPD"],
+            swiftSettings: swiftSettings
         ),
         .target(
             name: "WebCacheCLI",

@@ -9,8 +9,8 @@
 #include <sys/types.h>
 #include <microhttpd.h>
 
-/* Swift cannot call C variadic functions, so the two that the gateway needs, MHD_start_daemon and
- * MHD_get_daemon_info, get fixed-argument wrappers here. */
+/* Swift cannot call C variadic functions, so the ones that the gateway needs, MHD_start_daemon,
+ * MHD_get_daemon_info and MHD_set_response_options, get fixed-argument wrappers here. */
 
 /* The end-of-stream and error results of a content reader; the macros cast to ssize_t, which Swift
  * does not import. */
@@ -66,6 +66,14 @@ static inline struct MHD_Daemon *cmhd_start(
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
         MHD_OPTION_END);
+}
+
+/* Makes a response of unknown size that sends no content (the answer to HEAD, a 304) declare no
+ * length at all, and close the connection after its head. Left as it is, libmicrohttpd declares
+ * it chunked and then sends the last chunk, which the client reads as the start of the next
+ * response. */
+static inline enum MHD_Result cmhd_declare_no_length(struct MHD_Response *response) {
+    return MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END);
 }
 
 /* The port a daemon listens on (useful after asking for port 0); 0 if unknown. */

@@ -371,7 +371,7 @@ public final class GatewayServer: Sendable {
         switch head.length {
         case .none:
             response = MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
-        case .known, .unknown:
+        case .known, .unknown, .undeclared:
             let size: UInt64 = if case .known(let count) = head.length { count } else { cmhd_size_unknown() }
             response = MHD_create_response_from_callback(
                 size, readerBlockSize,
@@ -392,6 +392,7 @@ public final class GatewayServer: Sendable {
         }
         guard let response else { return MHD_Result.NO }
         defer { MHD_destroy_response(response) }
+        if head.length == .undeclared { _ = cmhd_declare_no_length(response) }
         for field in head.headers {
             _ = MHD_add_response_header(response, field.name, field.value)
         }

@@ -10,14 +10,17 @@ enum HeaderRules {
     ]
 
     /// Request fields the gateway sets or decides itself: `Host` comes from the target URL, the
-    /// transport negotiates and decodes content codings, and the client's validators are answered
-    /// from the response the store gives (see ``ConditionalRequest``).
+    /// origin is asked for no content coding (see ``ProxyHandler/makeWebRequest(_:url:)``), and
+    /// the client's validators are answered from the response the store gives (see
+    /// ``ConditionalRequest``).
     static let replacedInRequests: Set<String> = [
         "host", "accept-encoding", "content-length", "if-none-match", "if-modified-since", "expect",
     ]
 
-    /// Response fields the HTTP server writes itself from the body it sends.
-    static let replacedInResponses: Set<String> = ["content-length", "date"]
+    /// Response fields the HTTP server writes itself from the body it sends. `Date` is not one:
+    /// the origin's is forwarded (RFC 9110 §6.6.1), since a downstream cache computes the age and
+    /// an `Expires` lifetime from it; the server writes its own only when the response has none.
+    static let replacedInResponses: Set<String> = ["content-length"]
 
     /// `headers` without hop-by-hop fields, the fields named in `Connection`, and `extra`.
     static func forwardable(_ headers: HTTPHeaders, removing extra: Set<String>) -> HTTPHeaders {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCaching
 import HTTPCore
 import WebCache
 
@@ -43,6 +44,7 @@ struct ProxyHandler: Sendable {
         let isRead = request.method == .get || request.method == .head
         let conditions = isRead ? ConditionalRequest(request.headers) : nil
 
+        let sent = Date()
         let response: WebResponse
         do {
             response = try await cache.load(makeWebRequest(request, url: url), policy: policy)
@@ -55,7 +57,7 @@ struct ProxyHandler: Sendable {
         }
 
         var headers = HeaderRules.forwardable(response.headers, removing: HeaderRules.replacedInResponses)
-        headers["Age"] = String(Int(max(0, response.age)))
+        headers["Age"] = String(Int(Self.currentAge(of: response, sent: sent, received: Date())))
         headers["X-WebCache"] = response.source.rawValue
         headers.append(name: "Via", value: "1.1 \(viaPseudonym)")
         if let location = headers["Location"] {
@@ -63,30 +65,54 @@ struct ProxyHandler: Sendable {
                 location, upstream: configuration.upstream, gateway: gatewayURL)
         }
 
+        // A 304, like the answer to HEAD, declares the length a 200 to GET would have (RFC 9110
+        // §8.6, §9.3.2), or none when that is not known.
+        let declared = response.headers["Content-Length"].flatMap { UInt64($0.trimmingHTTPWhitespace()) }
+
         if let conditions, response.status == 200, conditions.isNotModified(responseHeaders: response.headers) {
-            if response.source == .network {
-                // Read to the end so that the response is stored; the client already has the body.
-                do { for try await _ in response.body {} } catch {}
-            }
+            // The client already has the body.
+            await readToEnd(response, url: url)
             let kept = HTTPHeaders(headers.filter {
                 ConditionalRequest.notModifiedFields.contains($0.name.lowercased())
                     || ["age", "x-webcache", "via"].contains($0.name.lowercased())
             })
-            // libmicrohttpd writes `Content-Length: 0` on a 304, which RFC 9110 §8.6 frowns upon (it
-            // should be the 200's length or absent); clients ignore it, since a 304 never has content.
-            return ProxyResponse(status: 304, headers: kept, source: response.source, length: .none, body: nil)
+            return ProxyResponse(status: 304, headers: kept, source: response.source,
+                                 length: declared.map { .known($0) } ?? .undeclared, body: nil)
         }
 
-        let declared = response.headers["Content-Length"].flatMap { UInt64($0.trimmingHTTPWhitespace()) }
         let length: ProxyResponse.BodyLength
-        if response.status == 304 || response.status == 204 || (100..<200).contains(response.status) {
-            length = .none
+        let sendsBody: Bool
+        if response.status == 204 || (100..<200).contains(response.status) {
+            (length, sendsBody) = (.none, false)
+        } else if request.method == .head || response.status == 304 {
+            (length, sendsBody) = (declared.map { .known($0) } ?? .undeclared, false)
         } else {
-            length = declared.map { .known($0) } ?? .unknown
+            (length, sendsBody) = (declared.map { .known($0) } ?? .unknown, true)
         }
-        let sendsBody = request.method != .head && length != .none
+        if !sendsBody { await readToEnd(response, url: url) }
         return ProxyResponse(status: response.status, headers: headers, source: response.source, length: length,
                              body: sendsBody ? response.body : nil)
+    }
+
+    /// Reads to its end the body of a network response that the client does not get: the loader
+    /// stores a response once its body has been read, even an empty one (a 204's).
+    func readToEnd(_ response: WebResponse, url: URL) async {
+        guard response.source == .network else { return }
+        do {
+            for try await _ in response.body {}
+        } catch {
+            configuration.logger.warning("\(url.absoluteString) was answered but not stored: \(error)")
+        }
+    }
+
+    /// The `Age` to send (RFC 9111 §4.2.3, §5.1). For a stored response it is the loader's current
+    /// age; for one that has just arrived, its corrected initial age: the origin's `Age` plus the
+    /// time the exchange took, or the time since its `Date` if that is more. This request's own
+    /// send and receipt times stand in for the transport's, which can only make the age larger.
+    static func currentAge(of response: WebResponse, sent: Date, received: Date) -> TimeInterval {
+        guard response.source == .network else { return max(0, response.age) }
+        return StoredResponse(status: response.status, headers: response.headers, requestTime: sent,
+                              responseTime: received, varyKey: "").correctedInitialAge
     }
 
     /// The cache policy for every load: the network never, or RFC 9111 with an optional stale fallback.
@@ -97,14 +123,21 @@ struct ProxyHandler: Sendable {
     }
 
     /// The library request for a client request: its end-to-end fields, its body, no redirects
-    /// followed (the client sees the 3xx and follows it through the gateway).
+    /// followed (the client sees the 3xx and follows it through the gateway), no content decoded.
     func makeWebRequest(_ request: ProxyRequest, url: URL) -> WebRequest {
         var headers = HeaderRules.forwardable(request.headers, removing: HeaderRules.replacedInRequests)
         headers.append(name: "Via", value: "1.1 \(viaPseudonym)")
-        return WebRequest(url.absoluteString, method: request.method, headers: headers,
-                          body: request.bodyStream == nil && !request.method.isSafe ? Data() : nil,
-                          bodyStream: request.bodyStream,
-                          followsRedirects: false)
+        var webRequest = WebRequest(url.absoluteString, method: request.method, headers: headers,
+                                    body: request.bodyStream == nil && !request.method.isSafe ? Data() : nil,
+                                    bodyStream: request.bodyStream,
+                                    followsRedirects: false)
+        // Content passes on as the origin coded it: decoding it would transform a no-transform
+        // response (RFC 9111 §5.2.2.6) and leave a strong ETag on another representation (RFC 9110
+        // §8.8.3). Nor is the client's Accept-Encoding forwarded: asking for no coding gets the
+        // identity representation, stored without an Accept-Encoding in its key as the library
+        // stores what it decodes, so one entry (a preloaded one too) serves every client.
+        webRequest.decodesContent = false
+        return webRequest
     }
 
     // MARK: - Errors

@@ -6,12 +6,15 @@ import WebCache
 struct ProxyResponse: Sendable {
     /// How the body is delimited on the wire.
     enum BodyLength: Sendable, Equatable {
-        /// No body at all (304, 204, 1xx).
+        /// No body at all (204, 1xx).
         case none
-        /// `Content-Length` bytes; for `HEAD`, the length a `GET` would send.
+        /// `Content-Length` bytes; for `HEAD` and 304, the length a `GET` would be sent with.
         case known(UInt64)
         /// Sent chunked (or until the connection closes, for HTTP/1.0 clients).
         case unknown
+        /// For `HEAD` and 304 when the length a `GET` would have is not known: no length is
+        /// declared, and the connection closes after the head.
+        case undeclared
     }
 
     var status: Int

@@ -37,6 +37,11 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Whether the transport must refuse to connect to an address that is not public
     /// (``NetworkAddress``), whatever the host name resolves to when it connects.
     public var refusesPrivateAddresses: Bool
+    /// Whether the transport may ask for compressed content and hand it over decoded, as its
+    /// configuration allows. When `false` it asks for no content coding and hands over the content
+    /// as the server coded it, with its `Content-Encoding`. `CurlTransport` honours it;
+    /// `URLSessionTransport` cannot (URLSession always decodes).
+    public var decodesContent = true
 
     /// Creates a request; `GET` with no headers unless told otherwise.
     public init(

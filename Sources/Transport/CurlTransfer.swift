@@ -60,6 +60,9 @@ final class CurlTransfer {
 
     private var url: URL { spec.request.url }
 
+    /// Whether libcurl asks for compressed content and decodes it.
+    private var decodesContent: Bool { configuration.decodeContent && spec.request.decodesContent }
+
     // MARK: - Options
 
     /// Sets every option; returns an error when the request cannot be sent as given.
@@ -103,7 +106,7 @@ final class CurlTransfer {
         case .http1:
             set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
         }
-        if configuration.decodeContent { set(CURLOPT_ACCEPT_ENCODING, "") }
+        if decodesContent { set(CURLOPT_ACCEPT_ENCODING, "") }
         set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
         set(CURLOPT_LOW_SPEED_LIMIT, 1)
         set(CURLOPT_LOW_SPEED_TIME, max(1, Int(configuration.idleTimeout.components.seconds)))
@@ -283,7 +286,7 @@ final class CurlTransfer {
         guard !headDelivered else { return }
         headDelivered = true
         var headers = HTTPHeaders(fields)
-        if configuration.decodeContent, spec.request.method != .head,
+        if decodesContent, spec.request.method != .head,
             let encoding = headers["Content-Encoding"], !encoding.caseInsensitiveEquals("identity")
         {
             // libcurl hands over decoded bytes: the head must describe those, not the encoded form.

@@ -41,9 +41,10 @@ extension CurlTransport {
         public var maxHeaderBytes = 256 * 1024
         /// The largest response body accepted, in bytes (`--max-filesize`); `nil` for no limit.
         public var maxBodyBytes: Int64?
-        /// Asks for compressed content (`--compressed`) and decodes it. The response head then no
-        /// longer lists `Content-Encoding` or the encoded `Content-Length`, so it describes the
-        /// body it comes with.
+        /// Asks for compressed content (`--compressed`) and decodes it, for requests that allow
+        /// it (`HTTPRequest.decodesContent`). The response head then no longer lists
+        /// `Content-Encoding` or the encoded `Content-Length`, so it describes the body it comes
+        /// with.
         public var decodeContent = true
         /// The protocol versions to ask for (`--http2` is the default).
         public var httpVersion: HTTPVersion = .http2OverTLS

@@ -101,6 +101,19 @@ import WebCacheTestSupport
         #expect(response.head.headers["Content-Type"] == "text/plain")
     }
 
+    @Test func aRequestThatDoesNotDecodeGetsTheContentAsCoded() async throws {
+        let server = try TestOrigin.start()
+        defer { server.stop() }
+        let transport = try TransportKind.curl.make()
+        var request = HTTPRequest(url: server.url("gzip"))
+        request.decodesContent = false
+        let (response, body) = try await transport.fetch(request)
+        #expect(body == TestOrigin.gzipBytes)
+        #expect(response.head.headers["Content-Encoding"] == "gzip")
+        #expect(response.head.headers["Content-Length"] == String(TestOrigin.gzipBytes.count))
+        #expect(server.requests.last?.headers["Accept-Encoding"] == nil)
+    }
+
     // MARK: - Streaming and load
 
     @Test(arguments: TransportKind.allCases)

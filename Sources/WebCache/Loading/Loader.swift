@@ -63,9 +63,10 @@ final class Loader: Sendable {
             headers.append(name: field.name, value: field.value)
         }
         while true {
-            let hop = HTTPRequest(
+            var hop = HTTPRequest(
                 method: method, url: current, headers: headers, body: body, bodyStream: bodyStream,
                 refusesPrivateAddresses: request.refusesPrivateAddresses)
+            hop.decodesContent = request.decodesContent
             var response = try await loadOne(hop, policy: policy, limit: request.maximumBodySize, context: context)
             let dropsContent = response.status == 303
                 || ((response.status == 301 || response.status == 302) && method == .post)

@@ -25,6 +25,10 @@ public struct WebRequest: Sendable, Hashable {
     /// references). Checked by ``CurlTransport`` when no proxy is in use, for hosts the
     /// configuration does not map itself (`resolve`, `connectTo`); other transports ignore it.
     public var refusesPrivateAddresses = false
+    /// Whether the transport may ask for compressed content and hand it over decoded (the
+    /// default). A proxy turns it off: it must pass content on as the origin coded it (RFC 9110
+    /// §7.7). Stored responses are served as they were stored either way.
+    public var decodesContent = true
 
     /// Creates a request for `url`.
     public init(
