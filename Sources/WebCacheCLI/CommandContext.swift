@@ -105,11 +105,7 @@ struct CommandContext: Sendable {
 
     private func applyIdentityOptions(to configuration: inout WebCache.Configuration) throws {
         if let instance = arguments.value("instance") {
-            guard let url = URL(string: instance), url.isHTTP else {
-                throw UsageError("The value '\(instance)' is invalid for '--instance <url>': not an http or https URL",
-                                 command: arguments.spec)
-            }
-            configuration.instanceURL = url
+            configuration.instanceURL = try arguments.url(instance, for: "--instance <url>")
         }
         let sources = ["token-command", "token-file", "jwt-command"].filter { arguments.value($0) != nil }
         if sources.count > 1 {
@@ -139,8 +135,12 @@ struct CommandContext: Sendable {
             configuration.authorization = FileTokenProvider(fileURL: URL(fileURLWithPath: arguments.value(source)!))
         default:
             let endpointText = arguments.value("token-endpoint") ?? "oauth/token"
-            guard let endpoint = URL(string: endpointText, relativeTo: instanceURL)?.absoluteURL, endpoint.isHTTP else {
+            guard let endpoint = URL(string: endpointText, relativeTo: instanceURL)?.absoluteURL else {
                 throw UsageError("The value '\(endpointText)' is invalid for '--token-endpoint <url>'", command: arguments.spec)
+            }
+            if let problem = HTTPURLCheck.problem(with: endpoint) {
+                throw UsageError("The value '\(endpointText)' is invalid for '--token-endpoint <url>': "
+                                 + "it \(problem)", command: arguments.spec)
             }
             var client = JWTBearerProvider.ClientAuthentication.none
             if let clientID = arguments.value("client-id") {

@@ -102,8 +102,8 @@ enum PruneCommand {
 
     /// Turns the options into a plan.
     ///
-    /// - Throws: ``UsageError`` for a bad duration, size or page URL (prune has no `--instance`, so
-    ///   the URL must be absolute), for no criterion at all (pruning everything needs
+    /// - Throws: ``UsageError`` for a bad duration, size or page URL (``HTTPURLCheck``; prune has no
+    ///   `--instance`, so the URL must be absolute), for no criterion at all (pruning everything needs
     ///   `--url-pattern '*'`) unless `--compact` is given, for `--max-size` combined with criteria,
     ///   and for `--compact` with `--dry-run`.
     static func makePlan(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> Plan {
@@ -123,11 +123,7 @@ enum PruneCommand {
         criteria.urlPattern = try nonEmpty(arguments, "url-pattern", "glob")
         criteria.partition = try nonEmpty(arguments, "partition", "name")
         if let page = arguments.value("page") {
-            guard let url = URL(string: page), url.isHTTP else {
-                throw UsageError(
-                    "The value '\(page)' is invalid for '--page <url>': give the page's absolute http or https URL",
-                    command: arguments.spec)
-            }
+            _ = try arguments.url(page, for: "--page <url>")
             criteria.page = page
         }
         criteria.includePinned = arguments.flag("include-pinned")

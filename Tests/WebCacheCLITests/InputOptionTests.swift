@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import WebCacheTestSupport
+
+@testable import WebCacheCLI
+
+/// Options and arguments that name a URL, a host, a file or a pattern are checked before any work
+/// starts: a bad one is a usage error (64) that names the value and says what is wrong. (Were one
+/// accepted, the command would run: `serve` until the time limit cancels it.)
+@Suite(.timeLimit(.minutes(1)))
+struct InputOptionTests {
+    private let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    /// Runs the command line in this process; standard error and the exit code.
+    private func run(_ arguments: [String]) async -> (stderr: String, exitCode: Int32) {
+        let stdout = BufferedOutput()
+        let stderr = BufferedOutput()
+        let code = await CommandLineInterface.run(
+            arguments + ["--store", folder.path("store.sqlite")], stdout: stdout, stderr: stderr,
+            environment: ["HOME": folder.url.path, "XDG_CACHE_HOME": folder.path("cache")])
+        #expect(stdout.text.isEmpty)
+        return (stderr.text, code)
+    }
+
+    @Test(arguments: [
+        (["get", "x", "--instance", "http://127.0.0.1:99999/"],
+         "The value 'http://127.0.0.1:99999/' is invalid for '--instance <url>': it has the port 99999, which is not "
+            + "a number from 1 to 65535"),
+        (["get", "x", "--instance", "http://"],
+         "The value 'http://' is invalid for '--instance <url>': it has no host"),
+        (["serve", "--port", "0", "--upstream", "http://bad_host!.com/"],
+         "The value 'http://bad_host!.com/' is invalid for '--upstream <url>': it has the host 'bad_host!.com', "
+            + "which is not a valid host name or IP address"),
+        (["pin", "http://[zz::1]/"],
+         "The value 'http://[zz::1]/' is invalid for '<url>': it has the host '[zz::1]', which is not a valid IPv6 "
+            + "address"),
+        (["pin", "index.html"],
+         "The value 'index.html' is invalid for '<url>': it is not an absolute http or https URL"),
+        (["prune", "--page", "http://127.0.0.1:0/"],
+         "The value 'http://127.0.0.1:0/' is invalid for '--page <url>': it has the port 0, which is not a number "
+            + "from 1 to 65535"),
+        (["get", "x", "--instance", "http://a.test/", "--jwt-command", "true", "--token-endpoint",
+          "http://a.test:99999/token"],
+         "The value 'http://a.test:99999/token' is invalid for '--token-endpoint <url>': it has the port 99999, "
+            + "which is not a number from 1 to 65535"),
+    ])
+    func refusesAURLOptionNoConnectionCanUse(arguments: [String], message: String) async {
+        let (stderr, code) = await run(arguments)
+        #expect(code == 64)
+        #expect(stderr.hasPrefix("Error: \(message)\nUsage: webcache \(arguments[0]) "), "\(stderr)")
+    }
+}
