@@ -85,13 +85,27 @@ struct CommandContext: Sendable {
     }
 
     private func applyNetworkOptions(to transport: inout CurlTransport.Configuration) throws(UsageError) {
-        if let file = arguments.value("cacert") { transport.caCertificateFile = file }
+        if let file = arguments.value("cacert") {
+            try checkInputFile(file, option: "cacert")
+            transport.caCertificateFile = file
+        }
         transport.insecure = arguments.flag("insecure")
         transport.resolve = try validated(arguments.allValues("resolve"), option: "resolve", parts: 3)
         transport.connectTo = try validated(arguments.allValues("connect-to"), option: "connect-to", parts: 4)
         if let proxy = arguments.value("proxy") { transport.proxy = proxy }
         if let seconds = try arguments.value("connect-timeout", "seconds", { Double($0).flatMap { $0 > 0 ? $0 : nil } }) {
             transport.connectTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+    }
+
+    /// Refuses a file named by `--option` that does not exist, is a directory or may not be read,
+    /// before any work starts (libcurl would find out only at the first TLS connection).
+    private func checkInputFile(_ path: String, option: String) throws(UsageError) {
+        do throws(InputFile.Error) {
+            try InputFile.checkReadable(path: path)
+        } catch {
+            throw UsageError("The value '\(path)' is invalid for '--\(option) <file>': the file \(error.reason)",
+                             command: arguments.spec)
         }
     }
 

@@ -53,4 +53,20 @@ struct InputOptionTests {
         #expect(code == 64)
         #expect(stderr.hasPrefix("Error: \(message)\nUsage: webcache \(arguments[0]) "), "\(stderr)")
     }
+
+    @Test func refusesACAFileThatCannotBeRead() async {
+        let missing = folder.path("absent.pem")
+        for (path, reason) in [(missing, "does not exist"), (folder.url.path, "is a directory")] {
+            let (stderr, code) = await run(["get", "http://127.0.0.1:9/", "--cacert", path])
+            #expect(code == 64)
+            let message = "Error: The value '\(path)' is invalid for '--cacert <file>': the file \(reason)\n"
+            #expect(stderr.hasPrefix(message), "\(stderr)")
+        }
+    }
+
+    @Test func checksTheOptionsBeforeReadingTheURLFile() async {
+        let (stderr, code) = await run(["preload", "/nonexistent/urls.txt", "--concurrency", "0"])
+        #expect(code == 64)
+        #expect(stderr.hasPrefix("Error: The value '0' is invalid for '--concurrency <n>'\n"), "\(stderr)")
+    }
 }

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import LocalOrigin
 import Testing
@@ -23,6 +24,45 @@ final class URLFileEndToEndTests: Sendable {
     }
 
     private var instance: String { server.baseURL.absoluteString }
+
+    /// Runs `script` with bash, `$WEBCACHE` naming the built executable; its exit code and outputs.
+    private func bash(_ script: String) async throws -> (exitCode: Int32?, stdout: String, stderr: String) {
+        let environment = [
+            "PATH": WebcacheRunner.defaultSearchPath, "HOME": folder.url.path, "XDG_CACHE_HOME": folder.path("cache"),
+            "WEBCACHE": try BuiltProducts.executable(named: "webcache").path,
+        ]
+        let child = try ChildProcess.spawn("/bin/bash", ["-c", script], environment: environment, output: .pipe,
+                                           error: .pipe)
+        let (termination, output, error) = await child.finish()
+        let code: Int32? = if case .exited(let code) = termination { code } else { nil }
+        return (code, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
+    }
+
+    @Test func readsTheURLFileFromPipesDevicesAndStandardInput() async throws {
+        let options = "--instance '\(instance)' --store '\(store)'"
+        let substituted = try await bash("\"$WEBCACHE\" preload <(printf 'page.html\\n') \(options)")
+        #expect(substituted.exitCode == 0, "\(substituted.stderr)")
+        let piped = try await bash("printf 'about.html\\n' | \"$WEBCACHE\" preload /dev/stdin \(options)")
+        #expect(piped.exitCode == 0, "\(piped.stderr)")
+        let standardInput = try await bash("printf 'page.html\\nabout.html\\n' | \"$WEBCACHE\" preload - \(options)")
+        #expect(standardInput.exitCode == 0, "\(standardInput.stderr)")
+        #expect(standardInput.stdout.hasPrefix("Preloaded 2 page(s)"), "\(standardInput.stdout)")
+        let empty = try await webcache.run(["preload", "/dev/null", "--store", store])
+        #expect(empty.exitCode == 0, "\(empty.stderr)")
+        #expect(Set(server.requests.map(\.path)) == ["/page.html", "/style.css", "/app.js", "/about.html", "/team.svg"])
+    }
+
+    @Test func namesAURLFileThatCannotBeRead() async throws {
+        let missing = folder.path("absent.txt")
+        for (path, reason) in [(folder.url.path, "is a directory"), (missing, "does not exist")] {
+            let result = try await webcache.run(["preload", path, "--store", store])
+            #expect(result.exitCode == 1)
+            #expect(result.stderr == "Error: The URL file '\(path)' \(reason).\n")
+        }
+        let directoryOnStandardInput = try await bash("\"$WEBCACHE\" preload - --store '\(store)' < /")
+        #expect(directoryOnStandardInput.exitCode == 1)
+        #expect(directoryOnStandardInput.stderr == "Error: The URL file '<stdin>' is a directory.\n")
+    }
 
     @Test func reportsURLsNoConnectionCanUseByLineWithoutTryingThem() async throws {
         let lines = [

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Testing
 import WebCacheTestSupport
@@ -64,12 +65,38 @@ struct URLListFileTests {
         #expect(file.entries.map(\.text) == ["https://a.test/", "https://b.test/"])
     }
 
-    @Test func namesAFileThatCannotBeRead() throws {
+    // MARK: - Reading the file
+
+    @Test func namesAFileThatCannotBeReadInWords() throws {
         let folder = try TemporaryFolder()
         let missing = folder.path("absent.txt")
-        let error = #expect(throws: CLIError.self) { try URLListFile(path: missing) }
-        #expect(error?.message.hasPrefix("Cannot read the URL file '\(missing)'") == true)
+        let underAFile = try folder.write(Data("x".utf8), to: "plain.txt") + "/urls.txt"
+        for (path, message) in [
+            (missing, "The URL file '\(missing)' does not exist."),
+            (folder.url.path, "The URL file '\(folder.url.path)' is a directory."),
+            (underAFile, "The URL file '\(underAFile)' cannot be read: Not a directory."),
+        ] {
+            let error = #expect(throws: CLIError.self) { try URLListFile(path: path) }
+            #expect(error?.message == message)
+        }
         let present = try folder.write(Data("https://a.test/\n".utf8), to: "present.txt")
         #expect(try URLListFile(path: present).entries.count == 1)
+    }
+
+    @Test func readsDevicesAndFIFOs() async throws {
+        #expect(try URLListFile(path: "/dev/null").entries.isEmpty)
+        // A FIFO is what a pipe or a process substitution looks like to the reader.
+        let folder = try TemporaryFolder()
+        let fifo = folder.path("urls.fifo")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let writer = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "printf 'https://a.test/\\nhttps://b.test/\\n' > '\(fifo)'"])
+
+        let file = Result { () throws(CLIError) in try URLListFile(path: fifo) }
+        // Had the read failed without opening the FIFO, the writer would wait for a reader forever.
+        close(open(fifo, O_RDONLY | O_NONBLOCK))
+
+        #expect(await writer.finish().termination.succeeded)
+        #expect(try file.get().entries.map(\.text) == ["https://a.test/", "https://b.test/"])
     }
 }

@@ -25,8 +25,9 @@ enum CommandCatalog {
         name: "preload",
         abstract: "Preload the pages listed in a file, with their sub-resources.",
         discussion: """
-            The file holds one URL per line; '#' starts a comment. A line that cannot be used is reported as \
-            FILE:LINE: reason and skipped. Running it again revalidates what is stored instead of downloading again.
+            The file holds one URL per line; '#' starts a comment. '-' reads the list from standard input, and a \
+            pipe or <(command) works as a file. A line that cannot be used is reported as FILE:LINE: reason and \
+            skipped. Running it again revalidates what is stored instead of downloading again.
             """,
         arguments: [ArgumentSpec(name: "url-file", help: "The file with the URLs, or '-' for standard input.")],
         options: PreloadScopeOptions.specs + [

@@ -7,10 +7,9 @@ enum PreloadCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let arguments = context.arguments
         let path = arguments.positionals[0]
-        let list = path == "-"
-            ? URLListFile(data: FileHandle.standardInput.readDataToEndOfFile(), name: "<stdin>")
-            : try URLListFile(path: path)
+        // Options first: a usage error is reported before standard input or a pipe is read.
         let options = try preloadOptions(arguments)
+        let list = try URLListFile(path: path)
         return try await context.withCache(adjusting: { $0.limitConnections(to: options) }) { cache in
             var problems = list.problems
             var urls: [String] = []

@@ -24,16 +24,25 @@ struct URLListFile: Sendable {
     /// Lines longer than this are refused rather than held in memory.
     static let maximumLineLength = 8192
 
-    /// Reads and classifies the file's lines.
-    /// - Throws: ``CLIError`` when the file cannot be read at all.
+    /// The path that names standard input, as for curl and wget.
+    static let standardInputPath = "-"
+
+    /// Reads and classifies the lines of the file at `path`, or of standard input for `-`.
+    ///
+    /// The file is read with plain reads to its end, so a pipe, a FIFO, `/dev/stdin` or a process
+    /// substitution (`<(…)`) works as well as a regular file.
+    /// - Throws: ``CLIError`` naming the file when it does not exist, is a directory, or cannot be read.
     init(path: String) throws(CLIError) {
+        let name = path == URLListFile.standardInputPath ? "<stdin>" : path
         let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        do throws(InputFile.Error) {
+            data = path == URLListFile.standardInputPath
+                ? try InputFile.read(descriptor: STDIN_FILENO, name: name)
+                : try InputFile.read(path: path)
         } catch {
-            throw CLIError("Cannot read the URL file '\(path)': \(CLIError.describe(error)).")
+            throw CLIError(error.sentence(calling: "URL file"))
         }
-        self.init(data: data, name: path)
+        self.init(data: data, name: name)
     }
 
     /// Classifies the lines of `data`, naming them after `name` in problems.
