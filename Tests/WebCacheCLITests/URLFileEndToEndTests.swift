@@ -4,7 +4,9 @@ import LocalOrigin
 import Testing
 import WebCacheTestSupport
 
-/// The real `webcache preload` on URL files that are not plain regular files of good URLs.
+/// The real `webcache preload` on URL files that are not plain regular files of good URLs: pipes,
+/// standard input, process substitution, a byte order mark, URLs no connection can use, files of
+/// junk.
 @Suite(.timeLimit(.minutes(1)))
 final class URLFileEndToEndTests: Sendable {
     let folder: TemporaryFolder
@@ -64,6 +66,13 @@ final class URLFileEndToEndTests: Sendable {
         #expect(directoryOnStandardInput.stderr == "Error: The URL file '<stdin>' is a directory.\n")
     }
 
+    @Test func aByteOrderMarkDoesNotSpoilTheFirstURL() async throws {
+        let list = try folder.write(Data("\u{FEFF}page.html\n".utf8), to: "urls.txt")
+        let result = try await webcache.run(["preload", list, "--instance", instance, "--store", store])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(server.requests.map(\.path).first == "/page.html")
+    }
+
     @Test func reportsURLsNoConnectionCanUseByLineWithoutTryingThem() async throws {
         let lines = [
             "http://127.0.0.1:99999/", "http://bad_host!.com/", "http://[zz::1]/", "http://127.0.0.1:0/", "http://",
@@ -86,5 +95,21 @@ final class URLFileEndToEndTests: Sendable {
         #expect(!result.stderr.contains("retrying"), "\(result.stderr)")
         #expect(result.stdout.hasPrefix("Preloaded 1 page(s)"), "\(result.stdout)")
         #expect(result.stdout.contains("5 line(s) of the URL file were skipped."), "\(result.stdout)")
+    }
+
+    @Test func listsTheFirstLinesThatCannotBeUsedAndCountsTheRest() async throws {
+        let junk = (1...50).map { "not a url \($0)" }
+        let list = try folder.write(Data((junk + ["page.html"]).joined(separator: "\n").utf8), to: "urls.txt")
+
+        let result = try await webcache.run(["preload", list, "--instance", instance, "--store", store])
+
+        #expect(result.exitCode == 1)
+        let reported = result.stderr.split(separator: "\n").filter { $0.hasPrefix("webcache: \(list):") }
+        #expect(reported.count == 21, "\(result.stderr)")
+        #expect(reported.first == "webcache: \(list):1: 'not a url 1' contains spaces or control characters")
+        #expect(reported[19].hasPrefix("webcache: \(list):20: "))
+        #expect(reported.last == "webcache: \(list): ... and 30 more lines that cannot be used")
+        #expect(result.stdout.contains("50 line(s) of the URL file were skipped."), "\(result.stdout)")
+        #expect(server.requests.map(\.path).first == "/page.html")
     }
 }

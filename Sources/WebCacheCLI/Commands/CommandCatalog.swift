@@ -27,7 +27,8 @@ enum CommandCatalog {
         discussion: """
             The file holds one URL per line; '#' starts a comment. '-' reads the list from standard input, and a \
             pipe or <(command) works as a file. A line that cannot be used is reported as FILE:LINE: reason and \
-            skipped. Running it again revalidates what is stored instead of downloading again.
+            skipped (the first 20 such lines; the rest are counted); a file with NUL bytes is refused whole. \
+            Running it again revalidates what is stored instead of downloading again.
             """,
         arguments: [ArgumentSpec(name: "url-file", help: "The file with the URLs, or '-' for standard input.")],
         options: PreloadScopeOptions.specs + [

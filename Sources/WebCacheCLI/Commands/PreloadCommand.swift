@@ -20,9 +20,7 @@ enum PreloadCommand {
                     problems.append(.init(file: list.name, line: entry.line, reason: error.message))
                 }
             }
-            for problem in problems.sorted(by: { $0.line < $1.line }) {
-                context.stderr.write("webcache: \(problem)\n")
-            }
+            context.stderr.write(URLListFile.report(problems))
             let progress = PreloadProgress(json: arguments.flag("json"), pages: urls.count, stdout: context.stdout,
                                            stderr: context.stderr)
             let report = await cache.preload(urls, options: options, events: progress.handle)
