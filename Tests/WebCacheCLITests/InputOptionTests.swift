@@ -1,5 +1,7 @@
+import CacheStore
 import Foundation
 import Testing
+import WebCache
 import WebCacheTestSupport
 
 @testable import WebCacheCLI
@@ -68,5 +70,52 @@ struct InputOptionTests {
         let (stderr, code) = await run(["preload", "/nonexistent/urls.txt", "--concurrency", "0"])
         #expect(code == 64)
         #expect(stderr.hasPrefix("Error: The value '0' is invalid for '--concurrency <n>'\n"), "\(stderr)")
+    }
+
+    @Test(arguments: [
+        (["preload", "/dev/null", "--allow-host", "http://127.0.0.1:33791/"],
+         "The value 'http://127.0.0.1:33791/' is invalid for '--allow-host <host>': it is a URL; give its host "
+            + "alone: 127.0.0.1"),
+        (["preload", "/dev/null", "--allow-host", "bad host!"],
+         "The value 'bad host!' is invalid for '--allow-host <host>': a host is a name such as example.com or an "
+            + "IP address such as 192.0.2.1 or ::1, matched exactly and on every port"),
+        (["preload", "/dev/null", "--deny-host", ""],
+         "The value '' is invalid for '--deny-host <host>': a host is a name such as example.com"),
+        (["preload", "/dev/null", "--allow-host", "*.example.com"],
+         "The value '*.example.com' is invalid for '--allow-host <host>': hosts are matched exactly, not as "
+            + "patterns; give each host, such as www.example.com"),
+        (["preload", "/dev/null", "--allow-host", "127.0.0.1:8080"],
+         "The value '127.0.0.1:8080' is invalid for '--allow-host <host>': a host is matched on every port; give "
+            + "it without one: 127.0.0.1"),
+        (["refresh", "--host", "https://a.test/x"],
+         "The value 'https://a.test/x' is invalid for '--host <host>': it is a URL; give its host alone: a.test"),
+        (["prune", "--host", "bad_host!.com"],
+         "The value 'bad_host!.com' is invalid for '--host <host>': a host is a name such as example.com"),
+        (["preload", "/dev/null", "--deny-host", "[zz::1]"],
+         "The value '[zz::1]' is invalid for '--deny-host <host>': a host is a name such as example.com"),
+    ])
+    func refusesAHostOptionThatIsNoHost(arguments: [String], message: String) async {
+        let (stderr, code) = await run(arguments)
+        #expect(code == 64)
+        #expect(stderr.hasPrefix("Error: \(message)"), "\(stderr)")
+    }
+
+    @Test func acceptsHostsAsTheEngineComparesThem() throws {
+        let parsed = try ArgumentParser.parse(
+            ["urls.txt", "--allow-host", "A.Test", "--allow-host", "[::1]", "--allow-host", "bücher.example",
+             "--allow-host", "192.0.2.1", "--deny-host", "::1", "--deny-host", "my_host.example."],
+            spec: CommandCatalog.preload)
+        let options = try PreloadScopeOptions.options(from: parsed)
+        #expect(options.allowedHosts == ["a.test", "::1", "xn--bcher-kva.example", "192.0.2.1"])
+        #expect(options.deniedHosts == ["::1", "my_host.example."])
+    }
+
+    @Test(arguments: [
+        ("::1", "[::1]"), ("[::1]", "[::1]"), ("CDN.a.test", "cdn.a.test"), ("127.0.0.1", "127.0.0.1"),
+        ("xn--bcher-kva.example", "bücher.example"), ("bücher.example", "bücher.example"),
+    ])
+    func prunesAHostAsTheStoreKeepsIt(given: String, stored: String) throws {
+        let parsed = try ArgumentParser.parse(["--host", given], spec: CommandCatalog.prune)
+        #expect(try PruneCommand.makePlan(parsed, now: Date()) == .criteria(PruneCriteria(host: stored)))
     }
 }

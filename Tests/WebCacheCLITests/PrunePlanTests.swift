@@ -22,7 +22,7 @@ struct PrunePlanTests {
             "guest", "--include-pinned",
         ])
         let expected = PruneCriteria(
-            expiredAt: now, storedBefore: now.addingTimeInterval(-30 * 86_400), host: "CDN.a.test",
+            expiredAt: now, storedBefore: now.addingTimeInterval(-30 * 86_400), host: "cdn.a.test",
             urlPattern: "*.css", partition: "guest", includePinned: true)
         #expect(plan == .criteria(expected))
     }

@@ -1,12 +1,14 @@
+import CacheStore
 import ChildProcess
 import Foundation
+import HTTPCore
 import LocalOrigin
 import Testing
 import WebCacheTestSupport
 
 /// The real `webcache preload` on URL files that are not plain regular files of good URLs: pipes,
 /// standard input, process substitution, a byte order mark, URLs no connection can use, files of
-/// junk.
+/// junk; and `prune --host` on an IPv6 host.
 @Suite(.timeLimit(.minutes(1)))
 final class URLFileEndToEndTests: Sendable {
     let folder: TemporaryFolder
@@ -111,5 +113,23 @@ final class URLFileEndToEndTests: Sendable {
         #expect(reported.last == "webcache: \(list): ... and 30 more lines that cannot be used")
         #expect(result.stdout.contains("50 line(s) of the URL file were skipped."), "\(result.stdout)")
         #expect(server.requests.map(\.path).first == "/page.html")
+    }
+
+    @Test func prunesTheEntriesOfAnIPv6HostSpelledEitherWay() async throws {
+        try await withCacheStore(at: store) { store in
+            for url in ["http://[::1]:8080/a", "http://127.0.0.1:8080/b"] {
+                let entry = CacheEntry(url: url, status: 200, headers: [:], requestTime: Date(), responseTime: Date(),
+                                       freshUntil: Date().addingTimeInterval(600))
+                try await store.save(entry, body: Data("body".utf8))
+            }
+        }
+        let inspect = try await webcache.run(["inspect", "--store", store])
+        #expect(inspect.stdout.contains("\n  [::1] "), "\(inspect.stdout)")
+        for spelling in ["::1", "[::1]"] {
+            let result = try await webcache.run(["prune", "--host", spelling, "--dry-run", "--store", store])
+            #expect(result.exitCode == 0, "\(result.stderr)")
+            #expect(result.stdout == "would remove: http://[::1]:8080/a\n"
+                + "Would remove 1 entry (4 B). Nothing was removed (--dry-run).\n")
+        }
     }
 }

@@ -85,7 +85,8 @@ enum CommandCatalog {
         options: [
             OptionSpec(names: ["--expired"], kind: .flag, help: "Entries that can no longer be served, not even stale."),
             OptionSpec(names: ["--older-than"], kind: .value(name: "duration"), help: "Entries stored longer ago than this (e.g. 30d)."),
-            OptionSpec(names: ["--host"], kind: .value(name: "host"), help: "Entries from this host."),
+            OptionSpec(names: ["--host"], kind: .value(name: "host"),
+                       help: "Entries from this host, as inspect lists it (an IPv6 address with or without brackets)."),
             OptionSpec(names: ["--url-pattern"], kind: .value(name: "glob"), help: "Entries whose URL matches this glob."),
             OptionSpec(names: ["--partition"], kind: .value(name: "name"), help: "Entries in this partition."),
             OptionSpec(names: ["--page"], kind: .value(name: "url"),
