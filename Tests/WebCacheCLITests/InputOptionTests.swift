@@ -118,4 +118,21 @@ struct InputOptionTests {
         let parsed = try ArgumentParser.parse(["--host", given], spec: CommandCatalog.prune)
         #expect(try PruneCommand.makePlan(parsed, now: Date()) == .criteria(PruneCriteria(host: stored)))
     }
+
+    @Test(arguments: [
+        ("[", 1), ("*/[a-z", 3), ("[]", 1), ("[^]", 1), ("*.css[", 6),
+    ])
+    func refusesAGlobWithASetThatIsNeverClosed(pattern: String, position: Int) async {
+        let (stderr, code) = await run(["prune", "--url-pattern", pattern])
+        #expect(code == 64)
+        #expect(stderr.hasPrefix("Error: The value '\(pattern)' is invalid for '--url-pattern <glob>': the '[' at "
+            + "character \(position) opens a set that no ']' closes, so the pattern matches nothing; write '[[]' "
+            + "to match a '[' itself\n"), "\(stderr)")
+    }
+
+    @Test(arguments: ["*", "*.css", "[[]", "*[]]*", "[^]x]", "*/img-[0-9]*.png", "a]b"])
+    func acceptsGlobsWhoseSetsAreClosed(pattern: String) throws {
+        let parsed = try ArgumentParser.parse(["--url-pattern", pattern], spec: CommandCatalog.prune)
+        #expect(try PruneCommand.makePlan(parsed, now: Date()) == .criteria(PruneCriteria(urlPattern: pattern)))
+    }
 }

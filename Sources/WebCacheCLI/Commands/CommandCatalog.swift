@@ -87,7 +87,9 @@ enum CommandCatalog {
             OptionSpec(names: ["--older-than"], kind: .value(name: "duration"), help: "Entries stored longer ago than this (e.g. 30d)."),
             OptionSpec(names: ["--host"], kind: .value(name: "host"),
                        help: "Entries from this host, as inspect lists it (an IPv6 address with or without brackets)."),
-            OptionSpec(names: ["--url-pattern"], kind: .value(name: "glob"), help: "Entries whose URL matches this glob."),
+            OptionSpec(names: ["--url-pattern"], kind: .value(name: "glob"),
+                       help: "Entries whose URL matches this glob: * any text, ? one character, [abc] one of a set, "
+                           + "[^abc] none of it; case-sensitive; '[[]' matches a '['."),
             OptionSpec(names: ["--partition"], kind: .value(name: "name"), help: "Entries in this partition."),
             OptionSpec(names: ["--page"], kind: .value(name: "url"),
                        help: "This page (an absolute URL) and the resources it needs that no other page needs."),

@@ -102,10 +102,11 @@ enum PruneCommand {
 
     /// Turns the options into a plan.
     ///
-    /// - Throws: ``UsageError`` for a bad duration, size, host (``HostArgument``) or page URL
-    ///   (``HTTPURLCheck``; prune has no `--instance`, so the URL must be absolute), for no criterion
-    ///   at all (pruning everything needs `--url-pattern '*'`) unless `--compact` is given, for
-    ///   `--max-size` combined with criteria, and for `--compact` with `--dry-run`.
+    /// - Throws: ``UsageError`` for a bad duration, size, host (``HostArgument``), glob pattern
+    ///   (``GlobPattern``) or page URL (``HTTPURLCheck``; prune has no `--instance`, so the URL must
+    ///   be absolute), for no criterion at all (pruning everything needs `--url-pattern '*'`) unless
+    ///   `--compact` is given, for `--max-size` combined with criteria, and for `--compact` with
+    ///   `--dry-run`.
     static func makePlan(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> Plan {
         let compacts = arguments.flag("compact")
         if compacts && arguments.flag("dry-run") {
@@ -123,6 +124,10 @@ enum PruneCommand {
             criteria.host = try HostArgument(host, for: "--host <host>", command: arguments.spec).storedHost
         }
         criteria.urlPattern = try nonEmpty(arguments, "url-pattern", "glob")
+        if let pattern = criteria.urlPattern, let problem = GlobPattern.problem(in: pattern) {
+            throw UsageError("The value '\(pattern)' is invalid for '--url-pattern <glob>': \(problem)",
+                             command: arguments.spec)
+        }
         criteria.partition = try nonEmpty(arguments, "partition", "name")
         if let page = arguments.value("page") {
             _ = try arguments.url(page, for: "--page <url>")
