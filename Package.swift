@@ -76,7 +76,9 @@ let package = Package(
             path: "Tests/Support",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HTTPCoreTests", dependencies: ["HTTPCore", "WebCacheTestSupport"], swiftSettings: swiftSettings
+        ),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPCachingTests", dependencies: ["HTTPCaching"], swiftSettings: swiftSettings),
         .testTarget(

@@ -48,6 +48,7 @@ public struct AuthorizationError: Error, Sendable, CustomStringConvertible {
     /// The message, followed by the underlying error when there is one.
     public var description: String {
         guard let cause else { return message }
-        return "\(message) Underlying error: \(cause)."
+        let underlying = String(describing: cause)
+        return "\(message) Underlying error: \(underlying)" + (underlying.hasSuffix(".") ? "" : ".")
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
+import HTTPCore
 
 /// Reads the bearer token from a file, such as one a sidecar process keeps up to date.
 ///
 /// The file's content, with surrounding whitespace removed, is the token. It is read once and reused
-/// until a forced refresh reads it again (concurrent callers share one read).
+/// until a forced refresh reads it again (concurrent callers share one read). It is read with plain
+/// reads, so a pipe or process substitution (`<(…)`) works too, for the first read.
 public struct FileTokenProvider: AuthorizationProviding {
     /// The token file.
     public let fileURL: URL
@@ -21,18 +23,14 @@ public struct FileTokenProvider: AuthorizationProviding {
         let fileURL = fileURL
         return try await cache.token(forceRefresh: forceRefresh) { _ in
             let data: Data
-            do {
-                data = try Data(contentsOf: fileURL)
+            do throws(InputFile.Error) {
+                data = try InputFile.read(path: fileURL.path)
             } catch {
-                throw AuthorizationError(
-                    code: .fileUnreadable,
-                    message: "The token file \(fileURL.path) could not be read.",
-                    cause: error
-                )
+                throw AuthorizationError(code: .fileUnreadable, message: error.sentence(calling: "token file"))
             }
             let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard !token.isEmpty else {
-                throw AuthorizationError(code: .fileEmpty, message: "The token file \(fileURL.path) is empty.")
+                throw AuthorizationError(code: .fileEmpty, message: "The token file '\(fileURL.path)' is empty.")
             }
             return AuthorizationToken(value: token)
         }

@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 
 /// A failure to exchange a request and response with a server.
@@ -33,8 +34,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let networkError = Code(rawValue: "networkError")
 
         /// The short name.
-        /// The message, followed by libcurl's code and text when there are some.
-    public var description: String { rawValue }
+        public var description: String { rawValue }
     }
 
     /// The kind of failure.
@@ -76,6 +76,19 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             url: url, curlCode: curlCode)
     }
 
+    /// Whether sending the same request again may succeed. It cannot when the request could not be
+    /// sent as given (``Code/invalidRequest``: a URL libcurl refuses as malformed, a malformed header
+    /// field, an option), when the response was over a limit or the address was refused, or when the
+    /// server answered in something that is not HTTP (libcurl's "unsupported protocol", left once the
+    /// request was sent again on a fresh connection).
+    public var isTransient: Bool {
+        switch code {
+        case .invalidRequest, .headerTooLarge, .bodyTooLarge, .addressRefused: false
+        default: curlCode != Int(CURLE_UNSUPPORTED_PROTOCOL.rawValue)
+        }
+    }
+
+    /// The message, followed by libcurl's code and text when there are some.
     public var description: String {
         var text = message
         if let curlCode, let curlText { text += " (curl error \(curlCode): \(curlText))" }

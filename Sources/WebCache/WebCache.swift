@@ -137,7 +137,8 @@ public final class WebCache: Sendable {
 
     /// Resolves a URL string: absolute http(s) URLs as they are, anything else against the instance URL.
     /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/invalidURL`` naming the input (its
-    ///   password hidden), also when it carries a user name or password.
+    ///   password hidden) and saying what is wrong (``HTTPURLCheck``: no host, a host that is no valid
+    ///   name or address, a port outside 1 to 65535), also when it carries a user name or password.
     public func resolve(_ reference: String) throws -> URL {
         let url = try resolveAllowingCredentials(reference)
         // A password in a URL would be sent by the transport and kept in the store's keys, readable by
@@ -156,25 +157,29 @@ public final class WebCache: Sendable {
         {
             throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not a URL: it contains spaces or control characters.")
         }
+        let url: URL
         if URLReference.hasScheme(trimmed) {
             guard let absolute = URL(string: trimmed) else {
                 throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not a valid URL.")
             }
-            guard absolute.isHTTP else {
-                throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not an http or https URL.")
+            url = absolute
+        } else {
+            guard let instanceURL = configuration.instanceURL else {
+                throw WebCacheError(.invalidURL,
+                                    "'\(URLReference.excerpt(reference))' is a relative URL, and no instance URL is "
+                                        + "configured to resolve it against.")
             }
-            return absolute
+            do {
+                url = try InstanceURL.resolve(trimmed, against: instanceURL)
+            } catch {
+                throw WebCacheError(.invalidURL, error.description, cause: error)
+            }
         }
-        guard let instanceURL = configuration.instanceURL else {
-            throw WebCacheError(.invalidURL,
-                                "'\(URLReference.excerpt(reference))' is a relative URL, and no instance URL is "
-                                    + "configured to resolve it against.")
+        // A host or port no connection can use fails here, naming the input, rather than in the transport.
+        if let problem = HTTPURLCheck.problem(with: url) {
+            throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' \(problem).")
         }
-        do {
-            return try InstanceURL.resolve(trimmed, against: instanceURL)
-        } catch {
-            throw WebCacheError(.invalidURL, error.description, cause: error)
-        }
+        return url
     }
 
     // MARK: - Sessions

@@ -1,3 +1,5 @@
+import Transport
+
 /// An error from the webcache library: a code to switch on, a message for people, and the cause.
 ///
 /// Messages are complete sentences that name the URL, file or value involved. They never contain
@@ -42,12 +44,21 @@ public struct WebCacheError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// Whether the same request may succeed if it is sent again: a network failure the transport
+    /// did not find permanent (``TransportError/isTransient``), such as a refused connection or a
+    /// timeout, but not a URL libcurl refuses as malformed.
+    public var isTransient: Bool {
+        code == .network && (cause as? TransportError)?.isTransient != false
+    }
+
     /// The message, followed by the underlying error when there is one.
     public var description: String {
         guard let cause else { return message }
         let underlying = String(describing: cause)
-        // A lower layer's message is often already the whole story; say it once.
-        if underlying == message || message.contains(underlying) { return message }
+        // A lower layer's message is often already the whole story, or the story with details
+        // added (a transport error's libcurl code and text); say it once.
+        if message.contains(underlying) { return message }
+        if underlying.hasPrefix(message) { return underlying }
         return "\(message) Underlying error: \(underlying)" + (underlying.hasSuffix(".") ? "" : ".")
     }
 }

@@ -85,13 +85,27 @@ struct CommandContext: Sendable {
     }
 
     private func applyNetworkOptions(to transport: inout CurlTransport.Configuration) throws(UsageError) {
-        if let file = arguments.value("cacert") { transport.caCertificateFile = file }
+        if let file = arguments.value("cacert") {
+            try checkInputFile(file, option: "cacert")
+            transport.caCertificateFile = file
+        }
         transport.insecure = arguments.flag("insecure")
         transport.resolve = try validated(arguments.allValues("resolve"), option: "resolve", parts: 3)
         transport.connectTo = try validated(arguments.allValues("connect-to"), option: "connect-to", parts: 4)
         if let proxy = arguments.value("proxy") { transport.proxy = proxy }
         if let seconds = try arguments.value("connect-timeout", "seconds", { Double($0).flatMap { $0 > 0 ? $0 : nil } }) {
             transport.connectTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+    }
+
+    /// Refuses a file named by `--option` that does not exist, is a directory or may not be read,
+    /// before any work starts (libcurl would find out only at the first TLS connection).
+    private func checkInputFile(_ path: String, option: String) throws(UsageError) {
+        do throws(InputFile.Error) {
+            try InputFile.checkReadable(path: path)
+        } catch {
+            throw UsageError("The value '\(path)' is invalid for '--\(option) <file>': the file \(error.reason)",
+                             command: arguments.spec)
         }
     }
 
@@ -105,11 +119,7 @@ struct CommandContext: Sendable {
 
     private func applyIdentityOptions(to configuration: inout WebCache.Configuration) throws {
         if let instance = arguments.value("instance") {
-            guard let url = URL(string: instance), url.isHTTP else {
-                throw UsageError("The value '\(instance)' is invalid for '--instance <url>': not an http or https URL",
-                                 command: arguments.spec)
-            }
-            configuration.instanceURL = url
+            configuration.instanceURL = try arguments.url(instance, for: "--instance <url>")
         }
         let sources = ["token-command", "token-file", "jwt-command"].filter { arguments.value($0) != nil }
         if sources.count > 1 {
@@ -139,8 +149,12 @@ struct CommandContext: Sendable {
             configuration.authorization = FileTokenProvider(fileURL: URL(fileURLWithPath: arguments.value(source)!))
         default:
             let endpointText = arguments.value("token-endpoint") ?? "oauth/token"
-            guard let endpoint = URL(string: endpointText, relativeTo: instanceURL)?.absoluteURL, endpoint.isHTTP else {
+            guard let endpoint = URL(string: endpointText, relativeTo: instanceURL)?.absoluteURL else {
                 throw UsageError("The value '\(endpointText)' is invalid for '--token-endpoint <url>'", command: arguments.spec)
+            }
+            if let problem = HTTPURLCheck.problem(with: endpoint) {
+                throw UsageError("The value '\(endpointText)' is invalid for '--token-endpoint <url>': "
+                                 + "it \(problem)", command: arguments.spec)
             }
             var client = JWTBearerProvider.ClientAuthentication.none
             if let clientID = arguments.value("client-id") {

@@ -162,13 +162,26 @@ final class TokenProviderTests {
         #expect(try await provider.token(forceRefresh: true)?.value == "second-token")
     }
 
-    @Test func missingFileIsAnErrorNamingIt() async {
-        let file = directory.appendingPathComponent("absent-token")
-        let error = await #expect(throws: AuthorizationError.self) {
-            try await FileTokenProvider(fileURL: file).token(forceRefresh: false)
+    @Test func aFileThatCannotBeReadIsAnErrorNamingItInWords() async {
+        let missing = directory.appendingPathComponent("absent-token")
+        for (file, reason) in [(missing, "does not exist"), (directory, "is a directory")] {
+            let error = await #expect(throws: AuthorizationError.self) {
+                try await FileTokenProvider(fileURL: file).token(forceRefresh: false)
+            }
+            #expect(error?.code == .fileUnreadable)
+            #expect(error?.description == "The token file '\(file.path)' \(reason).")
         }
-        #expect(error?.code == .fileUnreadable)
-        #expect(error?.message.contains(file.path) == true)
+    }
+
+    @Test func aTokenIsReadFromAPipe() async throws {
+        // What `--token-file <(get-token)` gives: a descriptor of a pipe, which Foundation refuses to read.
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        _ = "piped-token\n".withCString { write(ends[1], $0, strlen($0)) }
+        close(ends[1])
+        defer { close(ends[0]) }
+        let provider = FileTokenProvider(fileURL: URL(fileURLWithPath: "/dev/fd/\(ends[0])"))
+        #expect(try await provider.token(forceRefresh: false)?.value == "piped-token")
     }
 
     @Test func emptyFileIsAnErrorNamingIt() async throws {

@@ -22,7 +22,7 @@ struct PrunePlanTests {
             "guest", "--include-pinned",
         ])
         let expected = PruneCriteria(
-            expiredAt: now, storedBefore: now.addingTimeInterval(-30 * 86_400), host: "CDN.a.test",
+            expiredAt: now, storedBefore: now.addingTimeInterval(-30 * 86_400), host: "cdn.a.test",
             urlPattern: "*.css", partition: "guest", includePinned: true)
         #expect(plan == .criteria(expected))
     }
@@ -64,7 +64,7 @@ struct PrunePlanTests {
         (["--max-size", "1G", "--include-pinned"], "--max-size evicts by last access alone"),
         (["--max-size", "1G", "--page", "https://a.test/"], "--max-size evicts by last access alone"),
         (["--page", "page.html"],
-         "The value 'page.html' is invalid for '--page <url>': give the page's absolute http or https URL"),
+         "The value 'page.html' is invalid for '--page <url>': it is not an absolute http or https URL"),
         (["--page", "ftp://a.test/page.html"], "The value 'ftp://a.test/page.html' is invalid for '--page <url>'"),
         (["--compact", "--dry-run"], "--compact rewrites the store, which --dry-run promises not to do"),
         (["--compact", "--include-pinned"], "Give at least one of"),

@@ -243,7 +243,7 @@ struct Preloader: Sendable {
                     }
                 }
             } catch let error as WebCacheError {
-                failure = (error.description, nil, error.code == .network)
+                failure = (error.description, nil, error.isTransient)
             } catch let refusal as RedirectRefusal {
                 failure = (refusal.reason, nil, false)
             } catch is CancellationError {

@@ -25,8 +25,10 @@ enum CommandCatalog {
         name: "preload",
         abstract: "Preload the pages listed in a file, with their sub-resources.",
         discussion: """
-            The file holds one URL per line; '#' starts a comment. A line that cannot be used is reported as \
-            FILE:LINE: reason and skipped. Running it again revalidates what is stored instead of downloading again.
+            The file holds one URL per line; '#' starts a comment. '-' reads the list from standard input, and a \
+            pipe or <(command) works as a file. A line that cannot be used is reported as FILE:LINE: reason and \
+            skipped (the first 20 such lines; the rest are counted); a file with NUL bytes is refused whole. \
+            Running it again revalidates what is stored instead of downloading again.
             """,
         arguments: [ArgumentSpec(name: "url-file", help: "The file with the URLs, or '-' for standard input.")],
         options: PreloadScopeOptions.specs + [
@@ -83,8 +85,11 @@ enum CommandCatalog {
         options: [
             OptionSpec(names: ["--expired"], kind: .flag, help: "Entries that can no longer be served, not even stale."),
             OptionSpec(names: ["--older-than"], kind: .value(name: "duration"), help: "Entries stored longer ago than this (e.g. 30d)."),
-            OptionSpec(names: ["--host"], kind: .value(name: "host"), help: "Entries from this host."),
-            OptionSpec(names: ["--url-pattern"], kind: .value(name: "glob"), help: "Entries whose URL matches this glob."),
+            OptionSpec(names: ["--host"], kind: .value(name: "host"),
+                       help: "Entries from this host, as inspect lists it (an IPv6 address with or without brackets)."),
+            OptionSpec(names: ["--url-pattern"], kind: .value(name: "glob"),
+                       help: "Entries whose URL matches this glob: * any text, ? one character, [abc] one of a set, "
+                           + "[^abc] none of it; case-sensitive; '[[]' matches a '['."),
             OptionSpec(names: ["--partition"], kind: .value(name: "name"), help: "Entries in this partition."),
             OptionSpec(names: ["--page"], kind: .value(name: "url"),
                        help: "This page (an absolute URL) and the resources it needs that no other page needs."),

@@ -6,6 +6,7 @@ import Foundation
 enum PinCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let url = context.arguments.positionals[0]
+        _ = try context.arguments.url(url, for: "<url>")
         let pinned = !context.arguments.flag("unpin")
         let onlyPartition = try context.arguments.value("partition", "name") { $0.isEmpty ? nil : $0 }
         return try await context.withExistingStore { store in

@@ -7,10 +7,9 @@ enum PreloadCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let arguments = context.arguments
         let path = arguments.positionals[0]
-        let list = path == "-"
-            ? URLListFile(data: FileHandle.standardInput.readDataToEndOfFile(), name: "<stdin>")
-            : try URLListFile(path: path)
+        // Options first: a usage error is reported before standard input or a pipe is read.
         let options = try preloadOptions(arguments)
+        let list = try URLListFile(path: path)
         return try await context.withCache(adjusting: { $0.limitConnections(to: options) }) { cache in
             var problems = list.problems
             var urls: [String] = []
@@ -21,9 +20,7 @@ enum PreloadCommand {
                     problems.append(.init(file: list.name, line: entry.line, reason: error.message))
                 }
             }
-            for problem in problems.sorted(by: { $0.line < $1.line }) {
-                context.stderr.write("webcache: \(problem)\n")
-            }
+            context.stderr.write(URLListFile.report(problems))
             let progress = PreloadProgress(json: arguments.flag("json"), pages: urls.count, stdout: context.stdout,
                                            stderr: context.stderr)
             let report = await cache.preload(urls, options: options, events: progress.handle)

@@ -15,9 +15,10 @@ enum PreloadScopeOptions {
         OptionSpec(names: ["--max-media-size"], kind: .value(name: "size"),
                    help: "With --media: fail any audio or video source larger than this.", defaultValue: "32MiB"),
         OptionSpec(names: ["--allow-host"], kind: .repeatedValue(name: "host"),
-                   help: "Fetch sub-resources and follow links only on these hosts (repeatable)."),
+                   help: "Fetch sub-resources and follow links only on these hosts (repeatable): names or IP "
+                       + "addresses, matched exactly and on every port."),
         OptionSpec(names: ["--deny-host"], kind: .repeatedValue(name: "host"),
-                   help: "Never fetch from, or follow links to, these hosts (repeatable)."),
+                   help: "Never fetch from, or follow links to, these hosts (repeatable), matched as --allow-host."),
         OptionSpec(names: ["--retries"], kind: .value(name: "n"), help: "Retries for transient failures.",
                    defaultValue: "2"),
     ]
@@ -36,8 +37,8 @@ enum PreloadScopeOptions {
         }
         options.maximumMediaSize = try arguments.value("max-media-size", "size", ValueParsers.byteSize)
             ?? options.maximumMediaSize
-        options.allowedHosts = Set(arguments.allValues("allow-host").map { $0.lowercased() })
-        options.deniedHosts = Set(arguments.allValues("deny-host").map { $0.lowercased() })
+        options.allowedHosts = Set(try HostArgument.all(arguments, "allow-host").map(\.urlHost))
+        options.deniedHosts = Set(try HostArgument.all(arguments, "deny-host").map(\.urlHost))
         return options
     }
 }

@@ -102,10 +102,11 @@ enum PruneCommand {
 
     /// Turns the options into a plan.
     ///
-    /// - Throws: ``UsageError`` for a bad duration, size or page URL (prune has no `--instance`, so
-    ///   the URL must be absolute), for no criterion at all (pruning everything needs
-    ///   `--url-pattern '*'`) unless `--compact` is given, for `--max-size` combined with criteria,
-    ///   and for `--compact` with `--dry-run`.
+    /// - Throws: ``UsageError`` for a bad duration, size, host (``HostArgument``), glob pattern
+    ///   (``GlobPattern``) or page URL (``HTTPURLCheck``; prune has no `--instance`, so the URL must
+    ///   be absolute), for no criterion at all (pruning everything needs `--url-pattern '*'`) unless
+    ///   `--compact` is given, for `--max-size` combined with criteria, and for `--compact` with
+    ///   `--dry-run`.
     static func makePlan(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> Plan {
         let compacts = arguments.flag("compact")
         if compacts && arguments.flag("dry-run") {
@@ -119,15 +120,17 @@ enum PruneCommand {
         if let age = try arguments.value("older-than", "duration", ValueParsers.duration) {
             criteria.storedBefore = now.addingTimeInterval(-age)
         }
-        criteria.host = try nonEmpty(arguments, "host", "host")
+        if let host = arguments.value("host") {
+            criteria.host = try HostArgument(host, for: "--host <host>", command: arguments.spec).storedHost
+        }
         criteria.urlPattern = try nonEmpty(arguments, "url-pattern", "glob")
+        if let pattern = criteria.urlPattern, let problem = GlobPattern.problem(in: pattern) {
+            throw UsageError("The value '\(pattern)' is invalid for '--url-pattern <glob>': \(problem)",
+                             command: arguments.spec)
+        }
         criteria.partition = try nonEmpty(arguments, "partition", "name")
         if let page = arguments.value("page") {
-            guard let url = URL(string: page), url.isHTTP else {
-                throw UsageError(
-                    "The value '\(page)' is invalid for '--page <url>': give the page's absolute http or https URL",
-                    command: arguments.spec)
-            }
+            _ = try arguments.url(page, for: "--page <url>")
             criteria.page = page
         }
         criteria.includePinned = arguments.flag("include-pinned")

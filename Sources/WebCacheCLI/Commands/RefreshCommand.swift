@@ -5,7 +5,7 @@ enum RefreshCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let arguments = context.arguments
         let options = try PreloadScopeOptions.options(from: arguments)
-        let hosts = Set(arguments.allValues("host"))
+        let hosts = Set(try HostArgument.all(arguments, "host").map(\.urlHost))
         // Refreshing revalidates what is stored: a mistyped path must not create an empty store.
         try context.requireExistingStore()
         return try await context.withCache(adjusting: { $0.limitConnections(to: options) }) { cache in

@@ -35,11 +35,7 @@ enum ServeCommand {
         configuration.port = try arguments.value("port", "port", { UInt16($0) }) ?? 8080
         configuration.bindAddress = arguments.value("bind") ?? "127.0.0.1"
         if let upstream = arguments.value("upstream") {
-            guard let url = URL(string: upstream), url.isHTTP, url.host != nil else {
-                throw UsageError("The value '\(upstream)' is invalid for '--upstream <url>': not an http or https URL",
-                                 command: arguments.spec)
-            }
-            configuration.upstream = url
+            configuration.upstream = try arguments.url(upstream, for: "--upstream <url>")
         }
         configuration.offline = arguments.flag("offline")
         configuration.maxStale = try arguments.value("max-stale", "duration", ValueParsers.duration)

@@ -1,3 +1,6 @@
+import Foundation
+import HTTPCore
+
 /// What the parser read from the command line for one subcommand, before it becomes a typed command.
 struct ParsedArguments: Sendable {
     /// The spec the arguments were parsed against; used to name the command in errors.
@@ -20,6 +23,18 @@ struct ParsedArguments: Sendable {
     /// Every value given for a repeatable option, in order.
     func allValues(_ key: String) -> [String] {
         values[key] ?? []
+    }
+
+    /// `text`, given for `option` (as help spells it: `--instance <url>`, or `<url>` for an
+    /// argument), as a URL webcache can request (``HTTPURLCheck``), or a usage error that names it
+    /// and says what is wrong.
+    func url(_ text: String, for option: String) throws(UsageError) -> URL {
+        do throws(HTTPURLCheck.Problem) {
+            return try HTTPURLCheck.url(text)
+        } catch {
+            throw UsageError("The value '\(MessageText.excerpt(text, limit: 100))' is invalid for '\(option)': "
+                             + "it \(error)", command: spec)
+        }
     }
 
     /// The value converted by `transform`, or a usage error naming the option and the bad value.

@@ -1,0 +1,113 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The one check of a URL webcache is asked to request, wherever it comes from (a URL file, the
+/// command line, a caller of the library): an absolute `http` or `https` URL whose host is a valid
+/// name or IP address and whose port, if any, is from 1 to 65535.
+///
+/// A host name is made of labels of ASCII letters, digits, `-`, `_` and `~` (RFC 3986's unreserved
+/// characters, which libcurl passes on to the resolver) separated by dots; a final dot is allowed.
+/// An internationalised name passes once Foundation has converted it to punycode, as `URL(string:)`
+/// does; a percent-encoded one is decoded first. A name whose last label is a number must be an
+/// IPv4 address (`127.0.0.1`, or a shorter form such as `127.1`), as in the WHATWG URL Standard; an
+/// IPv6 address goes in brackets, optionally with a zone (`[fe80::1%25eth0]`). Paths, queries and
+/// fragments are left as they are.
+public enum HTTPURLCheck {
+    /// Why a URL cannot be requested.
+    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong, in words that follow the URL: `has no host`, `is not an http or https URL`.
+        public var reason: String
+
+        /// The reason.
+        public var description: String { reason }
+    }
+
+    /// The URL `text` spells, when it is one webcache can request.
+    ///
+    /// - Throws: ``Problem`` when `text` does not parse as a URL, is not an absolute `http` or
+    ///   `https` URL, has no host, or has a host or port that cannot be.
+    public static func url(_ text: String) throws(Problem) -> URL {
+        guard let url = URL(string: text) else { throw Problem(reason: "is not a valid URL") }
+        if let problem = problem(with: url) { throw problem }
+        return url
+    }
+
+    /// Why `url` cannot be requested, or `nil` when it can.
+    public static func problem(with url: URL) -> Problem? {
+        guard let scheme = url.scheme?.lowercased() else {
+            return Problem(reason: "is not an absolute http or https URL")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            return Problem(reason: "is not an http or https URL")
+        }
+        guard let host = URLComponents(url: url, resolvingAgainstBaseURL: true)?.encodedHost, !host.isEmpty else {
+            return Problem(reason: "has no host")
+        }
+        if let problem = problem(withHost: host) { return problem }
+        if let port = url.port, !(1...65535).contains(port) {
+            return Problem(reason: "has the port \(port), which is not a number from 1 to 65535")
+        }
+        return nil
+    }
+
+    /// Why `host`, as a URL spells it (percent-encoded, an IPv6 address in brackets), is not a
+    /// valid host, or `nil` when it is.
+    public static func problem(withHost host: String) -> Problem? {
+        let quoted = MessageText.excerpt(host, limit: 80)
+        if host.hasPrefix("[") {
+            guard isIPv6Literal(host) else {
+                return Problem(reason: "has the host '\(quoted)', which is not a valid IPv6 address")
+            }
+            return nil
+        }
+        let invalid = Problem(reason: "has the host '\(quoted)', which is not a valid host name or IP address")
+        guard let name = asciiName(host) else { return invalid }
+        var labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }  // the root's empty label
+        guard labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isNameByte) }) else { return invalid }
+        if let last = labels.last, last.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+            var address = in_addr()
+            guard inet_aton(labels.joined(separator: "."), &address) != 0 else {
+                return Problem(reason: "has the host '\(quoted)', which is not a valid IPv4 address")
+            }
+        }
+        return nil
+    }
+
+    /// `host` percent-decoded and, when that leaves letters outside ASCII, converted to punycode
+    /// by Foundation; `nil` when neither gives ASCII text.
+    private static func asciiName(_ host: String) -> String? {
+        guard let decoded = host.removingPercentEncoding else { return nil }
+        if decoded.utf8.allSatisfy({ $0 < 0x80 }) { return decoded }
+        guard let converted = URLComponents(string: "http://\(decoded)/")?.encodedHost,
+            converted.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") })
+        else { return nil }
+        return converted
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+    }
+
+    /// Whether `text` is `[`, an IPv6 address, optionally `%25` and a zone of unreserved
+    /// characters (RFC 6874), and `]`.
+    private static func isIPv6Literal(_ text: String) -> Bool {
+        guard text.hasPrefix("["), text.hasSuffix("]"), text.count > 2 else { return false }
+        var address = Substring(text.dropFirst().dropLast())
+        if let percent = address.range(of: "%25") {
+            let zone = address[percent.upperBound...]
+            guard !zone.isEmpty, zone.utf8.allSatisfy({ isNameByte($0) || $0 == UInt8(ascii: ".") }) else {
+                return false
+            }
+            address = address[..<percent.lowerBound]
+        }
+        var bytes = in6_addr()
+        return inet_pton(AF_INET6, String(address), &bytes) == 1
+    }
+}
