@@ -91,4 +91,23 @@ struct BodyIntegrityTests {
 
         #expect(error.code == .damagedBody)
     }
+
+    @Test func discardingABodyRemovesItWithEveryEntryThatUsesIt() async throws {
+        // Given: two entries sharing a body, and another entry
+        let shared = try await store.save(makeEntry("https://example.test/a"), body: makeBody(size: 900, seed: 6))
+        try await store.save(
+            makeEntry("https://example.test/b", partition: "user-1"), body: makeBody(size: 900, seed: 6))
+        try await store.save(makeEntry("https://example.test/c"), body: makeBody(size: 700, seed: 7))
+
+        // When
+        let removed = try await store.discardBody(id: try #require(shared.bodyID))
+
+        // Then: a save of the same bytes gets a body of its own
+        #expect(removed.urls.sorted() == ["https://example.test/a", "https://example.test/b"])
+        #expect(try rowCount(store, "body") == 1)
+        #expect(try store.totals() == (try scannedTotals(store)))
+        let saved = try await store.save(makeEntry("https://example.test/a"), body: makeBody(size: 900, seed: 6))
+        #expect(saved.bodyID != shared.bodyID)
+        #expect(try await store.verify().isSound)
+    }
 }
