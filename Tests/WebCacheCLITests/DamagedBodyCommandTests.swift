@@ -59,7 +59,11 @@ final class DamagedBodyCommandTests: Sendable {
 
         #expect(result.exitCode == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.hasPrefix("Error: The stored copy of \(url("/page.html")) is damaged: "), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("Error: The stored copy of \(url("/page.html")) is damaged: "), "\(result.stderr)")
+        #expect(result.stderr.contains(
+            "'webcache verify --store \(store)' lists the damage, and 'webcache salvage \(store) NEW' copies what is "
+                + "still sound into a new store."))
     }
 
     @Test func getAndPreloadFetchTheDamagedCopyAgain() async throws {

@@ -55,5 +55,12 @@ extension CacheStore {
             guard let cause else { return message }
             return "\(message) Underlying error: \(cause)."
         }
+
+        /// The sentence that ends messages about a damaged store at `path`: how to see the damage,
+        /// and how to keep what is still sound, with webcache's commands.
+        public static func recoveryAdvice(forStoreAt path: String) -> String {
+            "'webcache verify --store \(path)' lists the damage, and 'webcache salvage \(path) NEW' copies what "
+                + "is still sound into a new store."
+        }
     }
 }

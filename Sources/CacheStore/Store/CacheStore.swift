@@ -281,7 +281,10 @@ public actor CacheStore {
                 cause: error)
         case let error as SQLiteError where error.isCorruption:
             return Error(
-                code: .corrupt, message: "The cache store '\(path)' is damaged: could not \(action).", cause: error)
+                code: .corrupt,
+                message: "The cache store '\(path)' is damaged: could not \(action). "
+                    + Error.recoveryAdvice(forStoreAt: path),
+                cause: error)
         case let error as SQLiteError:
             return Error(code: .database, message: "Could not \(action) in the cache store '\(path)'.", cause: error)
         case is ReaderPoolClosed:

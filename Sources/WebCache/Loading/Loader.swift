@@ -406,6 +406,7 @@ final class Loader: Sendable {
         var message = "The stored copy of \(url.redactedForMessages) is damaged: its body no longer matches the "
             + "SHA-256 it was stored with."
         if streamed { message += " The bytes delivered before this error are not the stored response." }
+        if !discarding { message += " " + CacheStore.Error.recoveryAdvice(forStoreAt: store.path) }
         return WebCacheError(.damaged, message, cause: cause)
     }
 

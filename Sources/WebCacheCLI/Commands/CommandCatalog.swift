@@ -112,6 +112,11 @@ enum CommandCatalog {
     static let verify = CommandSpec(
         name: "verify",
         abstract: "Check the store's integrity: SQLite's own check and every body's hash.",
+        discussion: """
+            Each problem names the URLs of the entries it affects, where they can be read. A part of the file \
+            that SQLite reports damaged is a problem of its own, and the checks go on past it. Exits 1 when \
+            there is any problem; 'webcache salvage' then copies what is still sound into a new store.
+            """,
         options: [OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output.")]
             + CommonOptions.store + CommonOptions.logging
     )
