@@ -21,7 +21,8 @@ extension CacheStore {
     ///
     /// - Parameters:
     ///   - damagedPath: The damaged store; it must be an SQLite file with a readable webcache schema.
-    ///   - newPath: Where to create the new store; nothing may exist there yet.
+    ///   - newPath: Where to create the new store; nothing may exist there yet. Its folder is created
+    ///     (mode 0700, as it holds private data) when it does not exist.
     ///   - configuration: The new store's configuration.
     /// - Returns: What was saved and lost, with a sentence per problem.
     /// - Throws: ``CacheStore/Error``: ``Error/Code/fileSystem`` when `newPath` exists or the damaged
@@ -39,6 +40,17 @@ extension CacheStore {
                 code: .fileSystem,
                 message: "The file '\(newPath)' already exists; salvage writes into a new store only."
             )
+        }
+        let folder = (newPath as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw Error(
+                    code: .fileSystem,
+                    message: "Could not create the folder '\(folder)' for the new store '\(newPath)'.", cause: error)
+            }
         }
         let store = try CacheStore(path: newPath, configuration: configuration)
         do {
@@ -134,8 +146,7 @@ extension CacheStore {
             if let failure = error.cause as? SalvageSource.RowFailure { throw failure }
             if let cause = error.cause as? SQLiteError, cause.primaryCode == SQLITE_CONSTRAINT {
                 throw SalvageSource.RowFailure(
-                    message: "Entry \(id) for \(entry.url) was lost: it breaks a constraint of the new store "
-                        + "(\(cause))."
+                    message: "\(entry.name) was lost: it breaks a rule of the new store (\(cause.message))."
                 )
             }
             throw error
