@@ -31,7 +31,8 @@ extension CacheStore {
             public static let unknownPage = Code("unknownPage")
             /// The disk holding the store has no space left; what was stored before is intact.
             public static let diskFull = Code("diskFull")
-            /// The store is on a read-only file system, where SQLite's write-ahead log cannot work.
+            /// The store cannot be written: its file or folder is read-only, or it was opened for reading
+            /// only; or, opened for reading only, it cannot be read without writing.
             public static let readOnly = Code("readOnly")
             /// The store was closed.
             public static let closed = Code("closed")

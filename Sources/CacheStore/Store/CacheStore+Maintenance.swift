@@ -48,7 +48,7 @@ extension CacheStore {
     /// Evicts down to ``Configuration/byteLimit`` when the store exceeds it.
     func evictIfNeeded() throws {
         guard let limit = configuration.byteLimit else { return }
-        guard let writer else { throw closedError }
+        guard let writer else { throw writeRefusal }
         let over = try Self.readTotals(writer).bodyBytes > limit
         if over {
             try evict(toFit: limit)
@@ -68,7 +68,7 @@ extension CacheStore {
     /// - Throws: ``CacheStore/Error``.
     @discardableResult
     public func compact() throws -> CompactResult {
-        guard let writer else { throw closedError }
+        guard let writer else { throw writeRefusal }
         try flushAccessLog()
         let before = fileBytes()
         do {

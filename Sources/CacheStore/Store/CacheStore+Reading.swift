@@ -201,11 +201,13 @@ extension CacheStore {
 
     /// Records that `entryID` was served at `date`, in memory; it reaches the store with the next write,
     /// at the flush threshold (through ``lookup(partition:method:url:varyKey:at:)``), or on close.
+    /// A store opened for reading only records nothing.
     ///
     /// - Returns: Whether enough hits are waiting that the caller should call ``flushAccessLog()``.
     @discardableResult
     public nonisolated func recordHit(entryID: Int64, at date: Date) -> Bool {
-        accessLog.record(entryID: entryID, at: date) >= configuration.accessFlushThreshold
+        guard !configuration.readOnly else { return false }
+        return accessLog.record(entryID: entryID, at: date) >= configuration.accessFlushThreshold
     }
 
     /// Reads an entry and its whole body, and records a hit.

@@ -72,6 +72,7 @@ extension CacheStore {
         var report = SalvageReport(
             sourcePath: damagedPath, destinationPath: path, savedEntries: 0, lostEntries: 0, savedEdges: 0, problems: []
         )
+        report.problems += source.openingProblem.map { [$0] } ?? []
         let (ids, scanProblems) = source.entryIDs()
         report.problems += scanProblems
         let columns = try copiedEntryColumns(source)
@@ -107,7 +108,7 @@ extension CacheStore {
 
     /// The entry columns both stores have, other than the row id and the body id (which are renumbered).
     private func copiedEntryColumns(_ source: SalvageSource) throws -> [String] {
-        guard let writer else { throw closedError }
+        guard let writer else { throw writeRefusal }
         var ours: [String] = []
         do {
             try writer.forEachRow("SELECT name FROM pragma_table_info('entry')") { row in ours.append(row.text(0)) }

@@ -43,6 +43,8 @@ final class SalvageSource {
 
     let path: String
     private let connection: Connection
+    /// A sentence when a part of the damaged store was left unread on opening it: its write-ahead log.
+    let openingProblem: String?
 
     // MARK: - Opening
 
@@ -80,12 +82,15 @@ final class SalvageSource {
     }
 
     /// Opens `path` read-only, or as immutable when SQLite cannot open it read-only (a write-ahead log
-    /// without a shared-memory file on a read-only file system), and checks it is a webcache store.
+    /// without a shared-memory file beside a store whose folder cannot be written), and checks it is a
+    /// webcache store. Immutable reading leaves the write-ahead log out, which ``openingProblem`` says
+    /// when the log holds anything.
     init(path: String) throws(CacheStore.Error) {
         self.path = path
         let uriPath = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
         var opened: Connection?
         var lastError: SQLiteError?
+        var immutable = false
         for parameter in ["mode=ro", "immutable=1"] {
             do {
                 let candidate = try Connection(
@@ -96,10 +101,12 @@ final class SalvageSource {
                 try candidate.execute(sql: "PRAGMA writable_schema = ON")
                 _ = try candidate.int64("SELECT count(*) FROM sqlite_schema")
                 opened = candidate
+                immutable = parameter == "immutable=1"
                 break
             } catch {
                 lastError = error
-                if error.primaryCode != SQLITE_CANTOPEN { break }
+                // SQLite could not open or make the -wal and -shm files: CANTOPEN as root, READONLY otherwise.
+                if error.primaryCode != SQLITE_CANTOPEN && error.primaryCode != SQLITE_READONLY { break }
             }
         }
         guard let opened else {
@@ -112,6 +119,12 @@ final class SalvageSource {
             )
         }
         connection = opened
+        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
+        openingProblem =
+            immutable && log > 0
+            ? "The write-ahead log '\(path)-wal' was not read: SQLite cannot read it without making its index "
+                + "beside the store, in a folder that cannot be written, so the changes in it were not salvaged."
+            : nil
         let applicationID = (try? connection.int64("PRAGMA application_id")) ?? nil
         guard applicationID == Int64(Schema.applicationID) else {
             throw CacheStore.Error(

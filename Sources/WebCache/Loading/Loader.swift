@@ -44,6 +44,13 @@ final class Loader: Sendable {
     func load(
         _ url: URL, request: WebRequest, policy: CachePolicy, context: RequestContext
     ) async throws -> WebResponse {
+        if store.configuration.readOnly, policy != .returnCacheDataDontLoad || !request.method.isSafe {
+            throw WebCacheError(
+                .store,
+                "The store '\(store.path)' was opened for reading only, so \(url.redactedForMessages) can only be "
+                    + "loaded from it, with a safe method and the cache-only policy; anything else may store or "
+                    + "remove entries.")
+        }
         var current = url
         var method = request.method
         var body = request.body

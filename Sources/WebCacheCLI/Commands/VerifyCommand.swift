@@ -22,7 +22,7 @@ enum VerifyCommand {
     }
 
     static func run(_ context: CommandContext) async throws -> Int32 {
-        try await context.withExistingStore { store in
+        try await context.withExistingStore(readOnly: true) { store in
             let result = try await store.verify()
             let report = Report(
                 store: store.path, ok: result.isSound, entries: result.checkedEntries, bodies: result.checkedBodies,
