@@ -43,6 +43,11 @@ extension WebCache {
         public var persistsCookies = false
         /// The most bytes of bodies the store keeps; least recently used entries are evicted past it.
         public var maximumStoreSize: Int64?
+        /// Opens the existing store for reading only (``CacheStore/Configuration/readOnly``), so that a
+        /// store whose file or folder cannot be written can be read. Only loads of safe methods with
+        /// ``CachePolicy/returnCacheDataDontLoad`` work then, as they write nothing; every other load
+        /// fails with ``WebCacheError/Code/store``, and so do preloads and logout.
+        public var readOnly = false
         /// Where the library logs; nothing by default.
         public var logger: Logger = .disabled
 

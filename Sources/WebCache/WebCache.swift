@@ -73,10 +73,11 @@ public final class WebCache: Sendable {
         }
         var storeConfiguration = CacheStore.Configuration()
         storeConfiguration.byteLimit = configuration.maximumStoreSize
+        storeConfiguration.readOnly = configuration.readOnly
         do {
             // The folder of the default store may not exist yet; it holds private data, so 0700.
             let folder = (configuration.storePath as NSString).deletingLastPathComponent
-            if !folder.isEmpty {
+            if !folder.isEmpty, !configuration.readOnly {
                 try FileManager.default.createDirectory(
                     atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }

@@ -75,15 +75,6 @@ struct CommandContext: Sendable {
         }
     }
 
-    /// Opens the store alone, for commands that only look at it or change it.
-    func openStore() throws -> CacheStore {
-        do {
-            return try CacheStore(path: storePath)
-        } catch {
-            throw CLIError("The store at '\(storePath)' cannot be opened: \(CLIError.describe(error))")
-        }
-    }
-
     private func applyNetworkOptions(to transport: inout CurlTransport.Configuration) throws(UsageError) {
         if let file = arguments.value("cacert") {
             try checkInputFile(file, option: "cacert")

@@ -1,17 +1,12 @@
 import CSQLite
-import ChildProcess
 import Foundation
 import Testing
 import WebCacheTestSupport
 
 @testable import CacheStore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// A full disk and a read-only file system: real small tmpfs mounts when running as root (root ignores
-/// file modes, so a read-only mount is the only way to refuse it writes).
+/// A full disk and read-only stores: real small tmpfs mounts and read-only bind mounts when running
+/// as root (root ignores file modes, so a read-only mount is the only way to refuse it writes).
 @Suite(.timeLimit(.minutes(1)))
 struct FileSystemFaultTests {
     let folder: TemporaryFolder
@@ -20,29 +15,16 @@ struct FileSystemFaultTests {
         folder = try TemporaryFolder()
     }
 
-    static let isRoot = getuid() == 0
+    static let isRoot = Mounts.areAvailable
 
-    /// Runs `mount` or `umount` with `arguments`, and requires that it succeeds.
-    private func run(_ tool: String, _ arguments: [String]) async throws {
-        let result = try await ChildProcess.spawn("/usr/bin/env", [tool] + arguments, output: .null, error: .pipe)
-            .finish()
-        let errors = String(decoding: result.error, as: UTF8.self)
-        try #require(result.termination == .exited(0), "\(tool) \(arguments.joined(separator: " ")) failed: \(errors)")
-    }
-
-    /// A tmpfs of `size` mounted at a new folder for `body`, unmounted afterwards.
-    private func withTmpfs(size: String, _ body: (String) async throws -> Void) async throws {
+    /// A tmpfs of `size` mounted at a new folder for `body`, unmounted afterwards with what was
+    /// mounted on top of it.
+    private func withTmpfs(size: String, _ body: (String, Mounts) async throws -> Void) async throws {
         let mountPoint = folder.path("mnt")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        try await run("mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint])
-        var failure: (any Error)?
-        do {
-            try await body(mountPoint)
-        } catch {
-            failure = error
+        try await Mounts.with { mounts in
+            try await mounts.tmpfs(at: mountPoint, size: size)
+            try await body(mountPoint, mounts)
         }
-        try? await run("umount", ["-l", mountPoint])
-        if let failure { throw failure }
     }
 
     // MARK: - Full disk
@@ -62,7 +44,7 @@ struct FileSystemFaultTests {
 
     @Test(.enabled(if: isRoot, "mounting a small file system needs root"))
     func savingOnAFullDiskFailsClearlyAndKeepsWhatWasStored() async throws {
-        try await withTmpfs(size: "512k") { mountPoint in
+        try await withTmpfs(size: "512k") { mountPoint, mounts in
             // Given: a store with one entry on a small file system
             let path = mountPoint + "/store.sqlite"
             let store = try CacheStore(path: path, configuration: configuration())
@@ -83,7 +65,7 @@ struct FileSystemFaultTests {
             let error = try #require(failure)
             #expect(error.code == .diskFull, "\(error)")
             #expect(error.message.contains(path))
-            try await run("mount", ["-o", "remount,size=16m", mountPoint])
+            try await mounts.remount(mountPoint, options: "remount,size=16m")
             #expect(try store.entry(url: "https://example.test/first") != nil)
             #expect(try await store.verify().isSound)
             try await store.close()
@@ -92,7 +74,7 @@ struct FileSystemFaultTests {
 
     @Test(.enabled(if: isRoot, "mounting a small file system needs root"))
     func aStoreWithAbandonedStagingStillOpensOnAFullDisk() async throws {
-        try await withTmpfs(size: "1m") { mountPoint in
+        try await withTmpfs(size: "1m") { mountPoint, _ in
             // Given: a stored entry, and a streamed body whose writer died before saving it
             let path = mountPoint + "/store.sqlite"
             let store = try CacheStore(path: path, configuration: configuration())
@@ -128,30 +110,134 @@ struct FileSystemFaultTests {
         }
     }
 
-    // MARK: - Read-only file system
+    // MARK: - Read-only stores
+
+    /// A closed store with one entry at `path`; returns the entry's body.
+    @discardableResult
+    private func makeStore(at path: String) async throws -> Data {
+        let body = makeBody(size: 5_000, seed: 2)
+        _ = try await withCacheStore(at: path) { store in
+            try await store.save(makeEntry("https://example.test/"), body: body)
+        }
+        return body
+    }
+
+    /// A configuration that opens the store for reading only.
+    private var readingOnly: CacheStore.Configuration {
+        var configuration = configuration()
+        configuration.readOnly = true
+        return configuration
+    }
+
+    /// Reads the entry and body of ``makeStore(at:)`` from a store opened for reading only, checks
+    /// that writes are refused, and closes it.
+    private func expectReadable(_ path: String, body: Data) async throws {
+        let store = try CacheStore(path: path, configuration: readingOnly)
+        let entry = try #require(try store.entry(url: "https://example.test/"))
+        #expect(try store.bodyData(bodyID: try #require(entry.bodyID)) == body)
+        #expect(try await store.lookup(url: "https://example.test/")?.body == body)
+        #expect(try await store.statistics().totals.entryCount == 1)
+        #expect(try await store.verify().isSound)
+        let error = await #expect(throws: CacheStore.Error.self) {
+            try await store.setPinned(true, url: "https://example.test/")
+        }
+        #expect(error?.code == .readOnly)
+        try await store.close()
+    }
 
     @Test(.enabled(if: isRoot, "mounting a read-only file system needs root"))
-    func aStoreOnAReadOnlyFileSystemIsRefusedWithAClearErrorAndLeftUnchanged() async throws {
-        try await withTmpfs(size: "8m") { mountPoint in
+    func aStoreOnAReadOnlyFileSystemIsReadWithoutWritingAndRefusedForWriting() async throws {
+        try await withTmpfs(size: "8m") { mountPoint, mounts in
             // Given: a closed store on a file system then made read-only
             let path = mountPoint + "/store.sqlite"
-            _ = try await withCacheStore(at: path) { store in
-                try await store.save(makeEntry("https://example.test/"), body: makeBody(size: 5_000, seed: 2))
-            }
+            let body = try await makeStore(at: path)
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
-            try await run("mount", ["-o", "remount,ro", mountPoint])
+            try await mounts.remount(mountPoint, options: "remount,ro")
 
-            // When
+            // When opened for writing, it is refused at once with one sentence
             let error = #expect(throws: CacheStore.Error.self) { try CacheStore(path: path) }
-
-            // Then
             #expect(error?.code == .readOnly, "\(String(describing: error))")
-            #expect(error?.message.contains(path) == true)
-            #expect(error?.message.contains("read-only file system") == true)
+            #expect(error?.description == "The cache store '\(path)' is read-only: it is on a read-only file system.")
+
+            // And opened for reading only, it is read
+            try await expectReadable(path, body: body)
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint) == ["store.sqlite"])
-            // The lazy unmount of withTmpfs cleans up even when a check above throws first.
-            try? await run("mount", ["-o", "remount,rw", mountPoint])
+        }
+    }
+
+    @Test(.enabled(if: isRoot, "mounting a read-only folder needs root"))
+    func aWritableStoreInAReadOnlyFolderIsReadWithoutWritingAndRefusedForWriting() async throws {
+        try await withTmpfs(size: "8m") { mountPoint, mounts in
+            // Given: the store's folder seen read-only, and the store file itself writable there
+            let storeFolder = mountPoint + "/folder"
+            try FileManager.default.createDirectory(atPath: storeFolder, withIntermediateDirectories: false)
+            try await makeStore(at: storeFolder + "/store.sqlite")
+            let readOnlyFolder = folder.path("read-only")
+            try FileManager.default.createDirectory(atPath: readOnlyFolder, withIntermediateDirectories: false)
+            try await mounts.bind(storeFolder, at: readOnlyFolder, readOnly: true)
+            let path = readOnlyFolder + "/store.sqlite"
+            try await mounts.bind(storeFolder + "/store.sqlite", at: path, readOnly: false)
+            #expect(FileManager.default.isWritableFile(atPath: path))
+
+            // When / Then
+            let error = #expect(throws: CacheStore.Error.self) { try CacheStore(path: path) }
+            #expect(error?.code == .readOnly)
+            #expect(error?.message == "The cache store '\(path)' is read-only: its folder is on a read-only file "
+                + "system, and SQLite keeps the store's -wal and -shm files there.")
+            try await expectReadable(path, body: makeBody(size: 5_000, seed: 2))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: storeFolder) == ["store.sqlite"])
+        }
+    }
+
+    @Test(.enabled(if: isRoot, "mounting a read-only file needs root"))
+    func aReadOnlyStoreFileInAWritableFolderIsReadAndRefusedForWriting() async throws {
+        try await withTmpfs(size: "8m") { mountPoint, mounts in
+            // Given: the store file seen read-only in a folder that can be written
+            let path = mountPoint + "/store.sqlite"
+            let body = try await makeStore(at: path)
+            try await mounts.bind(path, at: path, readOnly: true)
+
+            // When / Then
+            let error = #expect(throws: CacheStore.Error.self) { try CacheStore(path: path) }
+            #expect(error?.code == .readOnly)
+            #expect(error?.message == "The cache store '\(path)' is read-only: it is on a read-only file system.")
+            try await expectReadable(path, body: body)
+        }
+    }
+
+    @Test(.enabled(if: isRoot, "mounting a read-only file system needs root"))
+    func aStoreWhoseLogWasNotCopiedCannotBeReadInAReadOnlyFolderAndSaysWhy() async throws {
+        try await withTmpfs(size: "8m") { mountPoint, mounts in
+            // Given: a store and its write-ahead log as a killed process leaves them (no -shm index),
+            // on a file system then made read-only
+            let source = folder.path("live.sqlite")
+            try await makeStore(at: source)
+            let live = try Connection(path: source, flags: SQLITE_OPEN_READWRITE)
+            try live.execute(sql: "PRAGMA wal_autocheckpoint = 0; UPDATE entry SET hit_count = 7")
+            let path = mountPoint + "/store.sqlite"
+            try FileManager.default.copyItem(atPath: source, toPath: path)
+            try FileManager.default.copyItem(atPath: source + "-wal", toPath: path + "-wal")
+            try await mounts.remount(mountPoint, options: "remount,ro")
+
+            // When
+            let error = #expect(throws: CacheStore.Error.self) {
+                try CacheStore(path: path, configuration: readingOnly)
+            }
+
+            // Then
+            #expect(error?.code == .readOnly)
+            #expect(error?.message.hasPrefix("The cache store '\(path)' cannot be read without writing: its "
+                + "write-ahead log '\(path)-wal' may hold changes not yet copied into the store") == true)
+
+            // And salvage copies what the store file holds, saying that the log was left out
+            let report = try await CacheStore.salvage(from: path, into: folder.path("saved.sqlite"))
+            #expect(report.savedEntries == 1)
+            #expect(!report.isComplete)
+            #expect(report.problems == [
+                "The write-ahead log '\(path)-wal' was not read: SQLite cannot read it without making its index "
+                    + "beside the store, in a folder that cannot be written, so the changes in it were not salvaged."
+            ])
         }
     }
 }

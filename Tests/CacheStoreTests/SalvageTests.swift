@@ -133,6 +133,46 @@ struct SalvageTests {
         }
     }
 
+    @Test func namesEachEntryLostToADamagedPageAndSaysWhyInWords() async throws {
+        // Given: the page holding the start of the body of r3 overwritten
+        let path = try await makeStore("page.sqlite", count: 8)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let marker = try #require(bytes.firstRange(of: Data("marker-3-".utf8)))
+        let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+        let start = marker.lowerBound / pageSize * pageSize
+        bytes.replaceSubrange(start..<(start + pageSize), with: Data(repeating: 0xFF, count: pageSize))
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        // When
+        let report = try await CacheStore.salvage(from: path, into: folder.path("recovered.sqlite"))
+
+        // Then: each loss names the entry's URL and the reason, without SQL
+        #expect(report.lostEntries > 0)
+        #expect(!report.isComplete)
+        let r3 = try #require(report.problems.first { $0.hasPrefix("https://example.test/r3 was lost: ") })
+        #expect(r3.hasSuffix(" cannot be read because the file is damaged there (database disk image is malformed)."))
+        #expect(report.problems.count == report.lostEntries)
+        for problem in report.problems {
+            #expect(problem.hasPrefix("https://example.test/r"), "\(problem)")
+            #expect(!problem.contains("SELECT") && !problem.contains("SQLite error"), "\(problem)")
+        }
+    }
+
+    @Test func createsTheFolderOfTheNewStore() async throws {
+        let path = try await makeStore("source.sqlite", count: 2)
+        let destination = folder.path("new/folder/recovered.sqlite")
+
+        let report = try await CacheStore.salvage(from: path, into: destination)
+
+        #expect(report.savedEntries == 2)
+        #expect(report.isComplete)
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder.path("new/folder"))
+        #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o077 } == 0)
+        try await withCacheStore(at: destination) { (copy: CacheStore) async throws in
+            #expect(try copy.totals().entryCount == 2)
+        }
+    }
+
     // MARK: - Refusals
 
     @Test(arguments: [("empty", Data(), "is empty"), ("text", Data("not a store\n".utf8), "not an SQLite database")])

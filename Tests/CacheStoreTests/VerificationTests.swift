@@ -49,6 +49,68 @@ struct VerificationTests {
         return Damaged(report: report, big: big)
     }
 
+    /// A closed store with `count` entries whose bodies of about two pages start with a marker naming
+    /// the entry; returns its path.
+    private func makeStore(_ name: String, count: Int) async throws -> String {
+        let path = folder.path(name)
+        let store = try CacheStore(path: path, configuration: configuration())
+        for index in 0..<count {
+            let body = Data("marker-\(index)-".utf8) + makeBody(size: 6_000, seed: UInt8(index))
+            try await store.save(makeEntry("https://a.test/r\(index)"), body: body)
+        }
+        try await store.close()
+        return path
+    }
+
+    /// Overwrites the page of the file at `path` that holds the first occurrence of `marker` with
+    /// bytes no page can hold, as a failing disk might.
+    private func destroyPage(containing marker: String, in path: String) throws {
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let found = try #require(bytes.firstRange(of: Data(marker.utf8)), "\(marker) is not in the file")
+        let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+        let start = found.lowerBound / pageSize * pageSize
+        try #require(start > 0, "\(marker) is on the first page")
+        bytes.replaceSubrange(start..<(start + pageSize), with: Data(repeating: 0xFF, count: pageSize))
+        try bytes.write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test func aDamagedPageCostsOnlyTheBodiesOnItAndTheirEntriesAreNamed() async throws {
+        // Given: the page holding the start of the body of r3 destroyed
+        let path = try await makeStore("page.sqlite", count: 8)
+        try destroyPage(containing: "marker-3-", in: path)
+
+        // When
+        let report = try await withCacheStore(at: path) { store in try await store.verify() }
+
+        // Then: r3's body is reported unreadable, naming its URL, and the other bodies were all checked
+        let unreadable = report.problems.filter { $0.kind == .unreadable && !$0.urls.isEmpty }
+        let r3 = try #require(unreadable.first { $0.urls == ["https://a.test/r3"] }, "\(report.problems)")
+        #expect(r3.message.hasPrefix("The body of https://a.test/r3 (body "))
+        #expect(r3.message.contains(") cannot be read: the store file is damaged there ("))
+        #expect(report.checkedBodies == 8 - unreadable.count)
+        #expect(report.checkedBodies >= 6)
+        #expect(report.checkedEntries == 8)
+        #expect(report.problems.contains { $0.kind == .integrity })
+        #expect(!report.problems.contains { $0.kind == .bodyHash })
+    }
+
+    @Test func aDamagedEntryTableIsReportedAndTheBodiesAreStillChecked() async throws {
+        // Given: the entry table's page destroyed (its rows alone hold the header lines)
+        let path = try await makeStore("entries.sqlite", count: 4)
+        try destroyPage(containing: "ETag: \"v1\"", in: path)
+
+        // When
+        let report = try await withCacheStore(at: path) { store in try await store.verify() }
+
+        // Then
+        let unreadable = report.problems.filter { $0.kind == .unreadable }.map(\.message)
+        #expect(unreadable.contains { $0.hasPrefix("The entries cannot be read: the store file is damaged there") },
+                "\(report.problems)")
+        #expect(report.checkedEntries == 0)
+        #expect(report.checkedBodies == 4)
+        #expect(!report.problems.contains { $0.kind == .bodyHash || $0.kind == .missingBody })
+    }
+
     @Test func cancellingTheCallerStopsVerification() async throws {
         let store = try CacheStore(path: folder.path("cancel.sqlite"), configuration: configuration())
         try await store.save(makeEntry("https://a.test/x"), body: makeBody(size: 1_000, seed: 1))
@@ -77,7 +139,9 @@ struct VerificationTests {
             """
         }
         #expect(damaged.kinds == [.bodyHash, .totals])
-        #expect(damaged.messages.first == "The chunks of body \(damaged.bigBodyID) do not hash to its SHA-256.")
+        #expect(damaged.messages.first
+            == "The body of https://a.test/big (body \(damaged.bigBodyID)) does not hash to its SHA-256.")
+        #expect(damaged.report.problems.first?.urls == ["https://a.test/big"])
         #expect(damaged.report.checkedBodies == 2)
     }
 
@@ -89,10 +153,11 @@ struct VerificationTests {
         #expect(damaged.kinds == [.bodyChunks, .bodySize, .bodyHash])
         let id = damaged.bigBodyID
         let remaining = damaged.big.bodySize - Int64(CacheStore.chunkSize)
+        let body = "The body of https://a.test/big (body \(id))"
         #expect(damaged.messages == [
-            "Body \(id) has 2 chunks, not 0..<3 in order.",
-            "Body \(id) has \(remaining) bytes, not the \(damaged.big.bodySize) recorded.",
-            "The chunks of body \(id) do not hash to its SHA-256.",
+            "\(body) has 2 chunks, not 0..<3 in order.",
+            "\(body) has \(remaining) bytes, not the \(damaged.big.bodySize) recorded.",
+            "\(body) does not hash to its SHA-256.",
         ])
     }
 
@@ -101,7 +166,9 @@ struct VerificationTests {
             "UPDATE body_chunk SET seq = 7 WHERE body_id = \(big.bodyID ?? -1) AND seq = 2"
         }
         #expect(damaged.kinds == [.bodyChunks])
-        #expect(damaged.messages == ["Body \(damaged.bigBodyID) has 3 chunks, not 0..<3 in order."])
+        #expect(damaged.messages == [
+            "The body of https://a.test/big (body \(damaged.bigBodyID)) has 3 chunks, not 0..<3 in order."
+        ])
     }
 
     @Test func aBodySizeThatDiffersFromItsBytesIsFound() async throws {
@@ -116,7 +183,10 @@ struct VerificationTests {
         }
         let size = damaged.big.bodySize
         #expect(damaged.kinds == [.bodySize])
-        #expect(damaged.messages == ["Body \(damaged.bigBodyID) has \(size) bytes, not the \(size + 1) recorded."])
+        #expect(damaged.messages == [
+            "The body of https://a.test/big (body \(damaged.bigBodyID)) has \(size) bytes, not the \(size + 1) "
+                + "recorded."
+        ])
     }
 
     @Test func anEntryRecordingAnotherSizeThanItsBodyIsFound() async throws {
@@ -131,7 +201,9 @@ struct VerificationTests {
     @Test func aWrongReferenceCountIsFound() async throws {
         let damaged = try await verify { big in "UPDATE body SET ref_count = 2 WHERE id = \(big.bodyID ?? -1)" }
         #expect(damaged.kinds == [.referenceCount])
-        #expect(damaged.messages == ["Body \(damaged.bigBodyID) records 2 references but 1 entries use it."])
+        #expect(damaged.messages == [
+            "The body of https://a.test/big (body \(damaged.bigBodyID)) records 2 references but 1 entries use it."
+        ])
     }
 
     @Test func anEntryPointingAtAMissingBodyIsFound() async throws {

@@ -300,7 +300,8 @@ campaign_corruption() {
                 notes+=("$kind: refused")
                 continue ;;
         esac
-        if [ $code != 0 ]; then
+        # 0 when everything was saved, 1 when something was lost; the new store holds what was saved.
+        if ! is_expected_exit "$code" 0 1 || [ ! -f "$salvaged" ]; then
             crashes=$((crashes + 1)); note_problem "corruption ($kind): salvage exited $code"
             continue
         fi
@@ -310,6 +311,9 @@ campaign_corruption() {
         local saved
         saved=$(sqlite3 -readonly "$salvaged" "SELECT count(*) FROM entry")
         notes+=("$kind: $saved/$total saved")
+        if [ "$saved" -lt "$total" ] && [ $code = 0 ]; then
+            unclear=$((unclear + 1)); note_problem "corruption ($kind): salvage lost entries but exited 0"
+        fi
         # Where the damage is known to hit one body, exactly the one entry using it may be lost.
         if [ "$kind" = flipped-body ] && [ $(( total - 1 - saved )) -gt 0 ]; then
             lost=$((lost + total - 1 - saved))

@@ -11,6 +11,10 @@ public struct SalvageReport: Sendable, Hashable {
     public var lostEntries: Int
     /// Page → resource edges copied.
     public var savedEdges: Int
-    /// One sentence per entry or table part that could not be read, in the order met.
+    /// One sentence per entry or table part that could not be read, in the order met: an entry is
+    /// named by its URL, and the reason is given in words.
     public var problems: [String]
+
+    /// Whether everything was copied: no entry lost, and no part of the damaged store unreadable.
+    public var isComplete: Bool { lostEntries == 0 && problems.isEmpty }
 }

@@ -33,6 +33,11 @@ final class Checkpointer: Sendable {
         self.connection = Mutex(connection)
     }
 
+    /// A checkpointer without a connection, for a store opened for reading only: it never checkpoints.
+    init() {
+        connection = Mutex(nil)
+    }
+
     /// Starts a passive checkpoint in the background, unless one is already running.
     func start() {
         guard running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged

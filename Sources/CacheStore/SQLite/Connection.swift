@@ -124,8 +124,14 @@ final class Connection {
     }
 
     /// Runs `body` inside a deferred read transaction, so that every query sees one snapshot.
+    ///
+    /// The transaction ends with `ROLLBACK`, which for one that wrote nothing is the same as `COMMIT`,
+    /// except that it also ends one in which SQLite met a damaged page: `COMMIT` then fails with
+    /// `SQLITE_CORRUPT`, which would throw away what `body` read from the rest of the file.
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try transaction(begin: "BEGIN DEFERRED", body)
+        try execute(sql: "BEGIN DEFERRED")
+        defer { rollbackIfNeeded() }
+        return try body()
     }
 
     /// Runs `body` between `begin` and `COMMIT`, rolling back on any error.

@@ -20,12 +20,12 @@ final class ReaderPool: Sendable {
     private let nextLane = Atomic<Int>(0)
     private let queue = DispatchQueue(label: "webcache.store.readers", attributes: .concurrent)
 
-    /// Opens `count` reader connections on `path`, which the writer has already set up in WAL mode.
-    init(path: String, count: Int, busyTimeout: Int32) throws(SQLiteError) {
+    /// Opens `count` reader connections on `path` with `flags`; the store is already in WAL mode.
+    init(path: String, flags: Int32 = SQLITE_OPEN_READWRITE, count: Int, busyTimeout: Int32) throws(SQLiteError) {
         precondition(count > 0, "A reader pool needs at least one connection.")
         var lanes: [Lane] = []
         for _ in 0..<count {
-            let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+            let connection = try Connection(path: path, flags: flags)
             connection.setBusyTimeout(milliseconds: busyTimeout)
             try connection.execute(sql: "PRAGMA query_only = ON")
             lanes.append(Lane(connection))

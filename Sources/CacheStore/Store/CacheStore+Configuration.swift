@@ -18,9 +18,14 @@ extension CacheStore {
         public var stagingMaxAge: Double
         /// The clock for `stored_at`, `last_access` and staging times.
         public var clock: @Sendable () -> Date
+        /// Opens an existing store for reading only: nothing is ever written to it or created beside it
+        /// but what SQLite needs to read it (see ``CacheStore/init(path:configuration:)``), hits are not
+        /// recorded, and every write throws ``CacheStore/Error/Code/readOnly``. Works on a store whose
+        /// file or folder cannot be written.
+        public var readOnly: Bool
 
         /// Creates the default configuration: no byte limit, 4 readers, 5 s busy timeout, 60 s retry limit,
-        /// hits flushed every 512 entries, staging collected after one day.
+        /// hits flushed every 512 entries, staging collected after one day, opened for writing.
         public init() {
             byteLimit = nil
             readerCount = 4
@@ -29,6 +34,7 @@ extension CacheStore {
             accessFlushThreshold = 512
             stagingMaxAge = 86_400
             clock = { Date() }
+            readOnly = false
         }
     }
 }

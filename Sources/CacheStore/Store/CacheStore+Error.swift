@@ -24,11 +24,15 @@ extension CacheStore {
             public static let invalidEntry = Code("invalidEntry")
             /// A body or its staged chunks are gone (removed by pruning, or collected as abandoned).
             public static let bodyMissing = Code("bodyMissing")
+            /// A stored body's bytes no longer hash to its SHA-256 or add up to its recorded size: the
+            /// store file was changed or damaged where the body is kept.
+            public static let damagedBody = Code("damagedBody")
             /// A page named to act on has no recorded edges (``PruneCriteria/page``).
             public static let unknownPage = Code("unknownPage")
             /// The disk holding the store has no space left; what was stored before is intact.
             public static let diskFull = Code("diskFull")
-            /// The store is on a read-only file system, where SQLite's write-ahead log cannot work.
+            /// The store cannot be written: its file or folder is read-only, or it was opened for reading
+            /// only; or, opened for reading only, it cannot be read without writing.
             public static let readOnly = Code("readOnly")
             /// The store was closed.
             public static let closed = Code("closed")
@@ -51,6 +55,13 @@ extension CacheStore {
         public var description: String {
             guard let cause else { return message }
             return "\(message) Underlying error: \(cause)."
+        }
+
+        /// The sentence that ends messages about a damaged store at `path`: how to see the damage,
+        /// and how to keep what is still sound, with webcache's commands.
+        public static func recoveryAdvice(forStoreAt path: String) -> String {
+            "'webcache verify --store \(path)' lists the damage, and 'webcache salvage \(path) NEW' copies what "
+                + "is still sound into a new store."
         }
     }
 }

@@ -32,7 +32,7 @@ extension CacheStore {
             defer { queue = [] }
             return queue
         }
-        let outcomes = writer.map { run(batch, on: $0) } ?? batch.map { _ in .failure(closedError) }
+        let outcomes = writer.map { run(batch, on: $0) } ?? batch.map { _ in .failure(writeRefusal) }
         var committedBytes = 0
         var evicts = false
         for (write, outcome) in zip(batch, outcomes) {

@@ -48,7 +48,7 @@ extension CacheStore {
     /// Evicts down to ``Configuration/byteLimit`` when the store exceeds it.
     func evictIfNeeded() throws {
         guard let limit = configuration.byteLimit else { return }
-        guard let writer else { throw closedError }
+        guard let writer else { throw writeRefusal }
         let over = try Self.readTotals(writer).bodyBytes > limit
         if over {
             try evict(toFit: limit)
@@ -68,7 +68,7 @@ extension CacheStore {
     /// - Throws: ``CacheStore/Error``.
     @discardableResult
     public func compact() throws -> CompactResult {
-        guard let writer else { throw closedError }
+        guard let writer else { throw writeRefusal }
         try flushAccessLog()
         let before = fileBytes()
         do {
@@ -211,101 +211,21 @@ extension CacheStore {
 
     // MARK: - Verification
 
-    /// Checks the whole store from one snapshot: SQLite's `integrity_check`, every body's chunks
-    /// re-hashed and measured against its hash and size, reference counts, totals, and entries pointing
-    /// at missing bodies. Runs on a background queue; the store stays usable meanwhile.
+    /// Checks the whole store from one snapshot: SQLite's `integrity_check` and foreign keys, every
+    /// body's chunks re-hashed and measured against its hash and size, reference counts, totals, and
+    /// entries pointing at missing bodies. Runs on a background queue; the store stays usable
+    /// meanwhile.
+    ///
+    /// A part of the file that SQLite reports damaged is a problem of its own, and the checks go on
+    /// past it with what can still be read (see ``StoreVerification``). Problems about a body name the
+    /// URLs of the entries that use it.
     ///
     /// - Returns: A report listing every problem found.
     /// - Throws: ``CacheStore/Error`` when the checks cannot run at all; `CancellationError` when the
     ///   calling task is cancelled (checked between bodies).
     public nonisolated func verify() async throws -> VerifyReport {
         try await readInBackground("verify the store") { connection, cancellation in
-            var report = VerifyReport(problems: [], checkedBodies: 0, checkedEntries: 0)
-            func problem(_ kind: VerifyReport.Problem.Kind, _ message: String) {
-                report.problems.append(VerifyReport.Problem(kind: kind, message: message))
-            }
-            try connection.forEachRow("PRAGMA integrity_check") { row in
-                let line = row.text(0)
-                if line != "ok" { problem(.integrity, "SQLite integrity check: \(line)") }
-            }
-            try cancellation.check()
-            try connection.forEachRow("PRAGMA foreign_key_check") { row in
-                problem(
-                    .integrity, "Row \(row.int64(1)) of table \(row.text(0)) breaks a foreign key to \(row.text(2)).")
-            }
-            var bodies: [(id: Int64, hash: Data, size: Int64, chunkCount: Int64, refCount: Int64)] = []
-            try connection.forEachRow(
-                "SELECT id, hash, size, chunk_count, ref_count FROM body WHERE hash IS NOT NULL ORDER BY id"
-            ) { row in
-                bodies.append((row.int64(0), row.blob(1), row.int64(2), row.int64(3), row.int64(4)))
-            }
-            for body in bodies {
-                try cancellation.check()
-                var hasher = SHA256()
-                var size: Int64 = 0
-                var expectedSeq: Int64 = 0
-                var chunksInOrder = true
-                try connection.forEachRow(
-                    "SELECT seq, data FROM body_chunk WHERE body_id = ? ORDER BY seq", [.integer(body.id)]
-                ) { row in
-                    if row.int64(0) != expectedSeq { chunksInOrder = false }
-                    expectedSeq += 1
-                    let data = row.blob(1)
-                    size += Int64(data.count)
-                    hasher.update(data)
-                }
-                if !chunksInOrder || expectedSeq != body.chunkCount {
-                    problem(
-                        .bodyChunks, "Body \(body.id) has \(expectedSeq) chunks, not 0..<\(body.chunkCount) in order.")
-                }
-                if size != body.size {
-                    problem(.bodySize, "Body \(body.id) has \(size) bytes, not the \(body.size) recorded.")
-                }
-                if hasher.finalize() != body.hash {
-                    problem(.bodyHash, "The chunks of body \(body.id) do not hash to its SHA-256.")
-                }
-                report.checkedBodies += 1
-            }
-            try connection.forEachRow(
-                """
-                SELECT b.id, b.ref_count, count(e.id) FROM body b LEFT JOIN entry e ON e.body_id = b.id \
-                WHERE b.hash IS NOT NULL GROUP BY b.id HAVING b.ref_count != count(e.id) OR count(e.id) = 0
-                """
-            ) { row in
-                problem(
-                    .referenceCount,
-                    "Body \(row.int64(0)) records \(row.int64(1)) references but \(row.int64(2)) entries use it."
-                )
-            }
-            try connection.forEachRow(
-                "SELECT e.id, e.url, e.body_size, b.size FROM entry e LEFT JOIN body b ON b.id = e.body_id"
-            ) { row in
-                report.checkedEntries += 1
-                if row.isNull(3) {
-                    problem(.missingBody, "Entry \(row.int64(0)) for \(row.text(1)) points at a missing body.")
-                } else if row.int64(2) != row.int64(3) {
-                    problem(
-                        .bodySize,
-                        "Entry \(row.int64(0)) for \(row.text(1)) records a body size that differs from its body.")
-                }
-            }
-            let totals = try Self.readTotals(connection)
-            var scanned = StoreTotals(entryCount: 0, entryBytes: 0, bodyCount: 0, bodyBytes: 0)
-            try connection.forEachRow(
-                """
-                SELECT (SELECT count(*) FROM entry), (SELECT coalesce(sum(body_size), 0) FROM entry), \
-                (SELECT count(*) FROM body WHERE hash IS NOT NULL), \
-                (SELECT coalesce(sum(size), 0) FROM body WHERE hash IS NOT NULL)
-                """
-            ) { row in
-                scanned = StoreTotals(
-                    entryCount: row.int64(0), entryBytes: row.int64(1), bodyCount: row.int64(2), bodyBytes: row.int64(3)
-                )
-            }
-            if totals != scanned {
-                problem(.totals, "The running totals \(totals) differ from a full scan \(scanned).")
-            }
-            return report
+            try StoreVerification(connection: connection, cancellation: cancellation).run()
         }
     }
 }

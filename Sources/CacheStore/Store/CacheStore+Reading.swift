@@ -59,23 +59,34 @@ extension CacheStore {
 
     // MARK: - Bodies
 
-    /// The whole body `bodyID` in memory; meant for small bodies (use ``bodyChunks(bodyID:)`` otherwise).
+    /// The whole body `bodyID` in memory, checked against its recorded size and SHA-256 as it is
+    /// read; meant for small bodies (use ``bodyChunks(bodyID:)`` otherwise).
     ///
-    /// - Throws: ``CacheStore/Error``; ``Error/Code/bodyMissing`` when the body is not stored.
+    /// - Throws: ``CacheStore/Error``; ``Error/Code/bodyMissing`` when the body is not stored;
+    ///   ``Error/Code/damagedBody`` when its bytes no longer match its SHA-256.
     public nonisolated func bodyData(bodyID: Int64) throws -> Data {
         let body = try read("read body \(bodyID)") { connection in try Self.readBody(bodyID, connection) }
-        guard let body else {
+        switch body {
+        case .missing:
             throw Error(code: .bodyMissing, message: "Body \(bodyID) is not in the cache store '\(path)'.")
+        case .damaged:
+            throw damagedBodyError(bodyID: bodyID)
+        case .sound(let data):
+            return data
         }
-        return body
     }
 
-    /// A reader that returns body `bodyID` chunk by chunk.
+    /// A reader that returns body `bodyID` chunk by chunk, and checks it against its SHA-256 at the
+    /// end.
     public nonisolated func bodyChunks(bodyID: Int64) -> BodyChunkReader {
         BodyChunkReader(store: self, bodyID: bodyID)
     }
 
     /// The chunks of body `bodyID` as an asynchronous sequence, read one at a time as they are consumed.
+    ///
+    /// The sequence ends with ``Error/Code/damagedBody`` instead of ending normally when the body no
+    /// longer matches its SHA-256; the chunks before were already handed over (see
+    /// ``BodyChunkReader``).
     ///
     /// ```swift
     /// for try await chunk in store.bodyStream(bodyID: bodyID) { try await send(chunk) }
@@ -85,69 +96,118 @@ extension CacheStore {
         return AsyncThrowingStream(unfolding: { try reader.withLock { try $0.next() } })
     }
 
-    /// Reads a whole body in one statement (one snapshot); `nil` when the body row is gone or incomplete.
-    private static func readBody(_ bodyID: Int64, _ connection: Connection) throws -> Data? {
-        guard let size = try connection.int64("SELECT size FROM body WHERE id = ?", [.integer(bodyID)]) else {
-            return nil
-        }
-        return try readChunks(bodyID, size: size, connection)
+    /// What reading a whole body found.
+    private enum BodyRead {
+        /// No complete body row has that id (it was deleted, or is still being written).
+        case missing
+        /// The chunks do not add up to the recorded size or do not hash to the recorded SHA-256.
+        case damaged
+        case sound(Data)
     }
 
-    /// Reads the chunks of a body whose size is known, in one statement; `nil` unless they add up to `size`.
-    /// Body ids are never reused, so chunks found under `bodyID` belong to that body.
-    private static func readChunks(_ bodyID: Int64, size: Int64, _ connection: Connection) throws -> Data? {
-        var data: Data?
+    /// Reads a whole body and its record in one statement (one snapshot), hashing the chunks as they
+    /// come. Body ids are never reused, so chunks found under `bodyID` belong to that body.
+    private static func readBody(_ bodyID: Int64, _ connection: Connection) throws -> BodyRead {
+        var check: BodyCheck?
+        var data = Data()
         try connection.forEachRow(
-            "SELECT data FROM body_chunk WHERE body_id = ? ORDER BY seq", [.integer(bodyID)]
+            """
+            SELECT b.size, b.hash, c.data FROM body b LEFT JOIN body_chunk c ON c.body_id = b.id \
+            WHERE b.id = ? AND b.hash IS NOT NULL ORDER BY c.seq
+            """,
+            [.integer(bodyID)]
         ) { row in
-            if data == nil {
-                data = row.blob(0)
+            if check == nil { check = BodyCheck(size: row.int64(0), hash: row.blob(1)) }
+            // A body without chunks (an empty one) has one row, with a NULL chunk.
+            guard !row.isNull(2) else { return }
+            let chunk = row.blob(2)
+            check?.add(chunk)
+            if data.isEmpty {
+                data = chunk
             } else {
-                data?.append(row.blob(0))
+                data.append(chunk)
             }
         }
-        let body = data ?? Data()
-        return Int64(body.count) == size ? body : nil
+        guard let check else { return .missing }
+        return check.isSound ? .sound(data) : .damaged
     }
 
-    nonisolated func chunkCount(bodyID: Int64) throws -> Int64 {
-        let count = try read("read body \(bodyID)") { connection in
-            try connection.int64("SELECT chunk_count FROM body WHERE id = ?", [.integer(bodyID)])
+    /// The error for body `bodyID` (of `url`, when known) whose bytes no longer match its SHA-256.
+    nonisolated func damagedBodyError(bodyID: Int64, url: String? = nil) -> Error {
+        let body = url.map { "The stored body of \($0)" } ?? "Body \(bodyID)"
+        return Error(
+            code: .damagedBody,
+            message: "\(body) in the cache store '\(path)' is damaged: its bytes no longer match its SHA-256."
+        )
+    }
+
+    /// The chunk count, size and SHA-256 recorded for body `bodyID`.
+    ///
+    /// - Throws: ``Error/Code/bodyMissing`` when no complete body has that id.
+    nonisolated func bodyRecord(bodyID: Int64) throws -> (chunkCount: Int64, check: BodyCheck) {
+        let record = try read("read body \(bodyID)") { connection -> (Int64, BodyCheck)? in
+            var record: (Int64, BodyCheck)?
+            try connection.forEachRow(
+                "SELECT chunk_count, size, hash FROM body WHERE id = ? AND hash IS NOT NULL", [.integer(bodyID)]
+            ) { row in
+                record = (row.int64(0), BodyCheck(size: row.int64(1), hash: row.blob(2)))
+            }
+            return record
         }
-        guard let count else {
+        guard let record else {
             throw Error(code: .bodyMissing, message: "Body \(bodyID) is not in the cache store '\(path)'.")
         }
-        return count
+        return (chunkCount: record.0, check: record.1)
     }
 
+    /// Chunk `seq` of body `bodyID`.
+    ///
+    /// - Throws: ``Error/Code/bodyMissing`` when the body is gone (its entry was replaced or removed
+    ///   meanwhile); ``Error/Code/damagedBody`` when the body is there but the chunk is not.
     nonisolated func chunk(bodyID: Int64, seq: Int64) throws -> Data {
-        let chunk = try read("read body \(bodyID)") { connection in
+        let chunk = try read("read body \(bodyID)") { connection -> ChunkRead in
             let statement = try connection.cachedStatement(
                 sql: "SELECT data FROM body_chunk WHERE body_id = ? AND seq = ?"
             )
             statement.bind([.integer(bodyID), .integer(seq)])
             defer { statement.reset() }
-            return try statement.step() ? statement.blob(0) : nil
+            if try statement.step() { return .found(statement.blob(0)) }
+            // Chunks go only with their body, so a body row without this chunk is damaged.
+            let bodyExists = try connection.int64("SELECT 1 FROM body WHERE id = ?", [.integer(bodyID)]) != nil
+            return bodyExists ? .chunkMissing : .bodyMissing
         }
-        guard let chunk else {
+        switch chunk {
+        case .found(let data):
+            return data
+        case .chunkMissing:
+            throw damagedBodyError(bodyID: bodyID)
+        case .bodyMissing:
             throw Error(
                 code: .bodyMissing,
                 message: "Chunk \(seq) of body \(bodyID) is no longer in the cache store '\(path)'; "
                     + "its entry was replaced or removed while it was read."
             )
         }
-        return chunk
+    }
+
+    /// What reading one chunk found.
+    private enum ChunkRead {
+        case found(Data)
+        case chunkMissing
+        case bodyMissing
     }
 
     // MARK: - Hits
 
     /// Records that `entryID` was served at `date`, in memory; it reaches the store with the next write,
     /// at the flush threshold (through ``lookup(partition:method:url:varyKey:at:)``), or on close.
+    /// A store opened for reading only records nothing.
     ///
     /// - Returns: Whether enough hits are waiting that the caller should call ``flushAccessLog()``.
     @discardableResult
     public nonisolated func recordHit(entryID: Int64, at date: Date) -> Bool {
-        accessLog.record(entryID: entryID, at: date) >= configuration.accessFlushThreshold
+        guard !configuration.readOnly else { return false }
+        return accessLog.record(entryID: entryID, at: date) >= configuration.accessFlushThreshold
     }
 
     /// Reads an entry and its whole body, and records a hit.
@@ -157,22 +217,33 @@ extension CacheStore {
     /// ``entry(partition:method:url:varyKey:)`` and ``bodyChunks(bodyID:)``.
     ///
     /// - Returns: The entry and body, or `nil` when nothing is stored.
-    /// - Throws: ``CacheStore/Error``.
+    /// - Throws: ``CacheStore/Error``; ``Error/Code/damagedBody`` when the body no longer matches its
+    ///   SHA-256.
     public nonisolated func lookup(
         partition: String = "guest", method: HTTPMethod = .get, url: String, varyKey: String = "",
         at date: Date = Date()
     ) async throws -> CachedResponse? {
-        let response = try read("look up \(url)") { connection -> CachedResponse? in
+        let read = try read("look up \(url)") { connection -> (CacheEntry, BodyRead)? in
             guard
                 let entry = try Self.readEntry(
                     partition: partition, method: method, url: url, varyKey: varyKey, connection
                 ),
-                let bodyID = entry.bodyID,
-                let body = try Self.readChunks(bodyID, size: entry.bodySize, connection)
+                let bodyID = entry.bodyID
             else { return nil }
-            return CachedResponse(entry: entry, body: body)
+            return (entry, try Self.readBody(bodyID, connection))
         }
-        guard let response, let id = response.entry.id else { return nil }
+        guard let (entry, body) = read else { return nil }
+        let response: CachedResponse
+        switch body {
+        case .missing:
+            // Replaced or removed between the two reads.
+            return nil
+        case .damaged:
+            throw damagedBodyError(bodyID: entry.bodyID ?? 0, url: url)
+        case .sound(let data):
+            response = CachedResponse(entry: entry, body: data)
+        }
+        guard let id = response.entry.id else { return nil }
         if recordHit(entryID: id, at: date) {
             try await flushAccessLog()
         }

@@ -21,7 +21,8 @@ extension CacheStore {
     ///
     /// - Parameters:
     ///   - damagedPath: The damaged store; it must be an SQLite file with a readable webcache schema.
-    ///   - newPath: Where to create the new store; nothing may exist there yet.
+    ///   - newPath: Where to create the new store; nothing may exist there yet. Its folder is created
+    ///     (mode 0700, as it holds private data) when it does not exist.
     ///   - configuration: The new store's configuration.
     /// - Returns: What was saved and lost, with a sentence per problem.
     /// - Throws: ``CacheStore/Error``: ``Error/Code/fileSystem`` when `newPath` exists or the damaged
@@ -39,6 +40,17 @@ extension CacheStore {
                 code: .fileSystem,
                 message: "The file '\(newPath)' already exists; salvage writes into a new store only."
             )
+        }
+        let folder = (newPath as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw Error(
+                    code: .fileSystem,
+                    message: "Could not create the folder '\(folder)' for the new store '\(newPath)'.", cause: error)
+            }
         }
         let store = try CacheStore(path: newPath, configuration: configuration)
         do {
@@ -60,6 +72,7 @@ extension CacheStore {
         var report = SalvageReport(
             sourcePath: damagedPath, destinationPath: path, savedEntries: 0, lostEntries: 0, savedEdges: 0, problems: []
         )
+        report.problems += source.openingProblem.map { [$0] } ?? []
         let (ids, scanProblems) = source.entryIDs()
         report.problems += scanProblems
         let columns = try copiedEntryColumns(source)
@@ -95,7 +108,7 @@ extension CacheStore {
 
     /// The entry columns both stores have, other than the row id and the body id (which are renumbered).
     private func copiedEntryColumns(_ source: SalvageSource) throws -> [String] {
-        guard let writer else { throw closedError }
+        guard let writer else { throw writeRefusal }
         var ours: [String] = []
         do {
             try writer.forEachRow("SELECT name FROM pragma_table_info('entry')") { row in ours.append(row.text(0)) }
@@ -134,8 +147,7 @@ extension CacheStore {
             if let failure = error.cause as? SalvageSource.RowFailure { throw failure }
             if let cause = error.cause as? SQLiteError, cause.primaryCode == SQLITE_CONSTRAINT {
                 throw SalvageSource.RowFailure(
-                    message: "Entry \(id) for \(entry.url) was lost: it breaks a constraint of the new store "
-                        + "(\(cause))."
+                    message: "\(entry.name) was lost: it breaks a rule of the new store (\(cause.message))."
                 )
             }
             throw error

@@ -308,6 +308,22 @@ extension CacheStore {
         }
     }
 
+    /// Removes body `bodyID` with every entry that uses it, in one transaction: for a body found
+    /// damaged, which a save of the same bytes would otherwise share again (bodies are shared by
+    /// their SHA-256, which the damaged bytes no longer have).
+    ///
+    /// - Returns: The entries removed.
+    /// - Throws: ``CacheStore/Error``.
+    @discardableResult
+    public func discardBody(id bodyID: Int64) throws -> PruneResult {
+        try write("discard body \(bodyID)") { connection in
+            let result = try Self.deleteEntries(connection, condition: "body_id = ?", [.integer(bodyID)])
+            // The last entry's trigger deletes the body; a reference count that is damaged too may not.
+            try connection.run("DELETE FROM body WHERE id = ?", [.integer(bodyID)])
+            return result
+        }
+    }
+
     /// Removes a partition's entries (pinned ones too), its page edges and the bodies no other entry
     /// uses, in one transaction; used at logout.
     ///

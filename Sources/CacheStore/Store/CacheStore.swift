@@ -47,6 +47,7 @@ public actor CacheStore {
     private nonisolated let stagingTokenPrefix = UUID().uuidString
     private nonisolated let stagingTokenCount = Atomic<Int>(0)
     var writer: Connection?
+    private var isClosed = false
     /// Writes waiting for the writer's next transaction (``QueuedWrite``).
     nonisolated let queuedWrites = Mutex<[QueuedWrite]>([])
 
@@ -61,13 +62,33 @@ public actor CacheStore {
     ///
     /// A file that is not SQLite, an SQLite database that is not a webcache store, a store of a newer
     /// schema version, or a damaged store is refused with an error naming the path, and left unchanged.
-    /// Opening also removes body chunks staged by processes that no longer exist.
+    /// So is a store that this process cannot write (its file, or the folder that holds its `-wal` and
+    /// `-shm` files, is read-only), with ``Error/Code/readOnly``, before anything is read. Opening also
+    /// removes body chunks staged by processes that no longer exist.
+    ///
+    /// With ``Configuration/readOnly`` the store must exist and is only read: its connections are
+    /// opened read-only (`mode=ro`), or, when SQLite cannot read the store so because its folder
+    /// cannot be written and it has no `-wal` file, as immutable; a store with a `-wal` file there is
+    /// refused (see `StoreFile.readOnlyURI(path:configuration:)`). A store of an older schema version is refused too,
+    /// as upgrading it writes.
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/wal.html#readonly>
     ///
     /// - Parameters:
     ///   - path: The store file.
     ///   - configuration: Limits and tuning.
     /// - Throws: ``CacheStore/Error``.
     public init(path: String, configuration: Configuration = Configuration()) throws {
+        self.path = path
+        self.configuration = configuration
+        self.executor = QueueExecutor(label: "webcache.store.writer")
+        if configuration.readOnly {
+            self.readers = try Self.openReaders(readingOnly: path, configuration: configuration)
+            self.checkpointer = Checkpointer()
+            self.writer = nil
+            return
+        }
+        if let refusal = StoreFile.writeRefusal(path: path) { throw refusal }
         try StoreFile.createIfMissing(path: path, retryingFor: configuration.busyRetryLimit)
         try StoreFile.checkHeader(path: path)
         let writer: Connection
@@ -98,12 +119,34 @@ public actor CacheStore {
         } catch let error as SQLiteError {
             throw StoreFile.openFailure(error, path: path)
         }
-        self.path = path
-        self.configuration = configuration
-        self.executor = QueueExecutor(label: "webcache.store.writer")
         self.readers = readers
         self.checkpointer = checkpointer
         self.writer = writer
+    }
+
+    /// The reader connections of a store opened for reading only, after checking its file and schema.
+    private static func openReaders(readingOnly path: String, configuration: Configuration) throws -> ReaderPool {
+        try StoreFile.checkHeader(path: path)
+        let uri = try StoreFile.readOnlyURI(path: path, configuration: configuration)
+        let readers: ReaderPool
+        do {
+            readers = try ReaderPool(
+                path: uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, count: configuration.readerCount,
+                busyTimeout: configuration.busyTimeoutMilliseconds)
+        } catch {
+            throw StoreFile.openFailure(error, path: path)
+        }
+        let version = try readers.read { connection in try StoreFile.checkSchema(connection, path: path) }
+        guard version == Schema.latestVersion else {
+            readers.close()
+            throw Error(
+                code: .readOnly,
+                message: "The cache store '\(path)' has schema version \(version), older than version "
+                    + "\(Schema.latestVersion) that this version of webcache reads; upgrading it writes to it, so open "
+                    + "it once with a command that writes, where it can be written."
+            )
+        }
+        return readers
     }
 
     /// The WAL size, in bytes, at which a commit of the writer checkpoints (`wal_autocheckpoint` is
@@ -172,13 +215,14 @@ public actor CacheStore {
     ///
     /// - Throws: ``CacheStore/Error`` when the hits cannot be written; the store is closed anyway.
     public func close() throws {
-        guard writer != nil else { return }
+        guard !isClosed else { return }
+        isClosed = true
         defer {
             checkpointer.close()
             readers.close()
             writer = nil
         }
-        try flushAccessLog()
+        if !configuration.readOnly { try flushAccessLog() }
     }
 
     /// Writes the hits recorded by lookups to the store now.
@@ -192,7 +236,7 @@ public actor CacheStore {
 
     /// Runs `body` in one write transaction on the writer connection, after writing the buffered hits.
     func write<T>(_ action: @autoclosure () -> String, _ body: (Connection) throws -> T) throws -> T {
-        guard let writer else { throw closedError }
+        guard let writer else { throw writeRefusal }
         let hits = accessLog.drain()
         do {
             return try writer.writeTransaction(retryingFor: configuration.busyRetryLimit) {
@@ -270,6 +314,13 @@ public actor CacheStore {
         Error(code: .closed, message: "The cache store '\(path)' is closed.")
     }
 
+    /// Why a write cannot run when there is no writer: the store was opened for reading only, or closed.
+    nonisolated var writeRefusal: Error {
+        guard configuration.readOnly else { return closedError }
+        return Error(
+            code: .readOnly, message: "The cache store '\(path)' was opened for reading only; it cannot be changed.")
+    }
+
     /// Wraps any error as a store error naming the file and the action.
     nonisolated func storeError(_ error: any Swift.Error, action: String) -> Error {
         switch error {
@@ -281,7 +332,10 @@ public actor CacheStore {
                 cause: error)
         case let error as SQLiteError where error.isCorruption:
             return Error(
-                code: .corrupt, message: "The cache store '\(path)' is damaged: could not \(action).", cause: error)
+                code: .corrupt,
+                message: "The cache store '\(path)' is damaged: could not \(action). "
+                    + Error.recoveryAdvice(forStoreAt: path),
+                cause: error)
         case let error as SQLiteError:
             return Error(code: .database, message: "Could not \(action) in the cache store '\(path)'.", cause: error)
         case is ReaderPoolClosed:

@@ -24,12 +24,27 @@ final class SalvageSource {
     struct EntryRow {
         var id: Int64
         var url: String
+        var partition: String
         var values: [DatabaseValue]
         var body: Body
+
+        /// How loss messages name the entry: its URL, and its partition unless it is the guests'.
+        var name: String {
+            partition == "guest" ? url : "\(url) (partition \(partition))"
+        }
+    }
+
+    /// What went wrong with a read, in words: SQLite's own sentence without the SQL, which names
+    /// nothing a user knows, and that the file is damaged there when that is what SQLite says.
+    static func reason(_ error: any Swift.Error) -> String {
+        guard let error = error as? SQLiteError else { return "\(error)" }
+        return error.isCorruption ? "the file is damaged there (\(error.message))" : error.message
     }
 
     let path: String
     private let connection: Connection
+    /// A sentence when a part of the damaged store was left unread on opening it: its write-ahead log.
+    let openingProblem: String?
 
     // MARK: - Opening
 
@@ -67,12 +82,15 @@ final class SalvageSource {
     }
 
     /// Opens `path` read-only, or as immutable when SQLite cannot open it read-only (a write-ahead log
-    /// without a shared-memory file on a read-only file system), and checks it is a webcache store.
+    /// without a shared-memory file beside a store whose folder cannot be written), and checks it is a
+    /// webcache store. Immutable reading leaves the write-ahead log out, which ``openingProblem`` says
+    /// when the log holds anything.
     init(path: String) throws(CacheStore.Error) {
         self.path = path
         let uriPath = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
         var opened: Connection?
         var lastError: SQLiteError?
+        var immutable = false
         for parameter in ["mode=ro", "immutable=1"] {
             do {
                 let candidate = try Connection(
@@ -83,10 +101,12 @@ final class SalvageSource {
                 try candidate.execute(sql: "PRAGMA writable_schema = ON")
                 _ = try candidate.int64("SELECT count(*) FROM sqlite_schema")
                 opened = candidate
+                immutable = parameter == "immutable=1"
                 break
             } catch {
                 lastError = error
-                if error.primaryCode != SQLITE_CANTOPEN { break }
+                // SQLite could not open or make the -wal and -shm files: CANTOPEN as root, READONLY otherwise.
+                if error.primaryCode != SQLITE_CANTOPEN && error.primaryCode != SQLITE_READONLY { break }
             }
         }
         guard let opened else {
@@ -99,6 +119,12 @@ final class SalvageSource {
             )
         }
         connection = opened
+        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
+        openingProblem =
+            immutable && log > 0
+            ? "The write-ahead log '\(path)-wal' was not read: SQLite cannot read it without making its index "
+                + "beside the store, in a folder that cannot be written, so the changes in it were not salvaged."
+            : nil
         let applicationID = (try? connection.int64("PRAGMA application_id")) ?? nil
         guard applicationID == Int64(Schema.applicationID) else {
             throw CacheStore.Error(
@@ -125,7 +151,7 @@ final class SalvageSource {
             do {
                 try connection.forEachRow(sql) { row in ids.insert(row.int64(0)) }
             } catch {
-                problems.append("Reading the entries of '\(path)' \(name) stopped early: \(error).")
+                problems.append("Reading the entries of '\(path)' \(name) stopped early: \(Self.reason(error)).")
             }
         }
         return (ids, problems)
@@ -164,7 +190,7 @@ final class SalvageSource {
                     if seen.insert(edge).inserted { edges.append(edge) }
                 }
             } catch {
-                problems.append("Reading the page edges of '\(path)' \(name) stopped early: \(error).")
+                problems.append("Reading the page edges of '\(path)' \(name) stopped early: \(Self.reason(error)).")
             }
         }
         return (edges, problems)
@@ -177,19 +203,21 @@ final class SalvageSource {
         var found: EntryRow?
         do {
             try connection.forEachRow(
-                "SELECT url, body_id, \(columns.joined(separator: ", ")) FROM entry WHERE id = ?", [.integer(id)]
+                "SELECT url, body_id, partition, \(columns.joined(separator: ", ")) FROM entry WHERE id = ?",
+                [.integer(id)]
             ) { row in
-                let values = (0..<columns.count).map { row.value(Int32($0 + 2)) }
+                let values = (0..<columns.count).map { row.value(Int32($0 + 3)) }
                 found = EntryRow(
-                    id: id, url: row.text(0), values: values,
+                    id: id, url: row.text(0), partition: row.text(2), values: values,
                     body: Body(id: row.int64(1), hash: Data(), size: 0, chunkCount: 0)
                 )
             }
         } catch {
-            throw RowFailure(message: "Entry \(id) was lost: its row cannot be read (\(error)).")
+            throw RowFailure(
+                message: "An entry (row \(id)) was lost: its row cannot be read because \(Self.reason(error)).")
         }
         guard var entry = found else {
-            throw RowFailure(message: "Entry \(id) was lost: its row cannot be found by its id.")
+            throw RowFailure(message: "An entry (row \(id)) was lost: its row cannot be found again.")
         }
         var body: Body?
         do {
@@ -199,10 +227,11 @@ final class SalvageSource {
                 body = Body(id: entry.body.id, hash: row.blob(0), size: row.int64(1), chunkCount: row.int64(2))
             }
         } catch {
-            throw RowFailure(message: "Entry \(id) for \(entry.url) was lost: its body row cannot be read (\(error)).")
+            throw RowFailure(
+                message: "\(entry.name) was lost: the record of its body cannot be read because \(Self.reason(error)).")
         }
         guard let body, body.hash.count == 32 else {
-            throw RowFailure(message: "Entry \(id) for \(entry.url) was lost: its body \(entry.body.id) is missing.")
+            throw RowFailure(message: "\(entry.name) was lost: its body is missing.")
         }
         entry.body = body
         return entry
@@ -212,14 +241,14 @@ final class SalvageSource {
     /// total size and SHA-256. A problem of the damaged store throws ``RowFailure``; an error of
     /// `destination` is rethrown as it is.
     func copyChunks(of entry: EntryRow, into destination: Connection, bodyID: Int64) throws {
-        let lost = "Entry \(entry.id) for \(entry.url) was lost"
+        let lost = "\(entry.name) was lost"
         let statement: Statement
         do {
             statement = try connection.cachedStatement(
                 sql: "SELECT seq, data FROM body_chunk WHERE body_id = ? ORDER BY seq"
             )
         } catch {
-            throw RowFailure(message: "\(lost): its body chunks cannot be read (\(error)).")
+            throw RowFailure(message: "\(lost): its body cannot be read because \(Self.reason(error)).")
         }
         statement.bind([.integer(entry.body.id)])
         defer { statement.reset() }
@@ -231,11 +260,12 @@ final class SalvageSource {
             do {
                 hasRow = try statement.step()
             } catch {
-                throw RowFailure(message: "\(lost): chunk \(seq) of its body cannot be read (\(error)).")
+                throw RowFailure(
+                    message: "\(lost): part \(seq + 1) of its body cannot be read because \(Self.reason(error)).")
             }
             guard hasRow else { break }
             guard statement.int64(0) == seq else {
-                throw RowFailure(message: "\(lost): chunk \(seq) of its body is missing.")
+                throw RowFailure(message: "\(lost): part \(seq + 1) of its body is missing.")
             }
             let data = statement.blob(1)
             hasher.update(data)
@@ -248,8 +278,8 @@ final class SalvageSource {
         }
         guard seq == entry.body.chunkCount, size == entry.body.size else {
             throw RowFailure(
-                message: "\(lost): its body has \(seq) chunks of \(size) bytes, not the \(entry.body.chunkCount) "
-                    + "chunks of \(entry.body.size) bytes recorded."
+                message: "\(lost): its body has \(seq) parts of \(size) bytes in all, not the \(entry.body.chunkCount) "
+                    + "parts of \(entry.body.size) bytes recorded."
             )
         }
         guard hasher.finalize() == entry.body.hash else {

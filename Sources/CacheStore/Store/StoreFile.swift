@@ -122,7 +122,8 @@ enum StoreFile {
             throw CacheStore.Error(
                 code: .corrupt,
                 message: "The cache store '\(path)' is truncated: it has \(info.st_size) bytes but its header "
-                    + "describes \(pageCount) pages of \(pageSize) bytes."
+                    + "describes \(pageCount) pages of \(pageSize) bytes; 'webcache salvage \(path) NEW' copies "
+                    + "what is still readable into a new store."
             )
         }
     }
@@ -196,7 +197,8 @@ enum StoreFile {
         if error.isCorruption {
             return CacheStore.Error(
                 code: .corrupt,
-                message: "The cache store '\(path)' is damaged; remove it, or restore it from a copy.",
+                message: "The cache store '\(path)' is damaged; 'webcache salvage \(path) NEW' copies what is still "
+                    + "readable into a new store.",
                 cause: error
             )
         }

@@ -15,10 +15,17 @@ extension Loader {
         let key = coalescingKey(request, context: context)
         switch fetches.join(key) {
         case .follow(let flight):
+            var validation = validation
             if case .stored(let entry, let source) = await flight.wait() {
                 logger.debug("shared transfer \(request.url.redactedForMessages)")
                 let age = source == .network ? 0 : entry.storedResponse.currentAge(now: clock())
-                return try serve(entry, request: request, source: source, age: age, limit: limit, context: context)
+                do {
+                    return try await serve(entry, request: request, source: source, age: age, limit: limit,
+                                           context: context)
+                } catch let error as WebCacheError where error.code == .damaged {
+                    logger.warning("\(error.message) Fetching it again.")
+                    validation = nil
+                }
             }
             return try await fetchUncoalesced(request, validating: validation, context: context, limit: limit,
                                               lead: nil)
@@ -53,14 +60,19 @@ extension Loader {
         let head = response.head
 
         if let validation, head.status == 304 {
-            if let revalidated = try await freshen(validation, with: response, request: request, limit: limit,
-                                                   context: context)
-            {
-                lead?.resolve(.stored(revalidated.entry, source: .revalidated))
-                return revalidated.response
+            do {
+                if let revalidated = try await freshen(validation, with: response, request: request, limit: limit,
+                                                       context: context)
+                {
+                    lead?.resolve(.stored(revalidated.entry, source: .revalidated))
+                    return revalidated.response
+                }
+                // RFC 9111 §4.3.3: a 304 that matches nothing stored cannot be used; ask again unconditionally.
+                logger.debug("304 matched no stored response for \(request.url.redactedForMessages); refetching")
+            } catch let error as WebCacheError where error.code == .damaged {
+                // The 304 confirms a copy whose body is no longer what was stored.
+                logger.warning("\(error.message) Fetching it again.")
             }
-            // RFC 9111 §4.3.3: a 304 that matches nothing stored cannot be used; ask again unconditionally.
-            logger.debug("304 matched no stored response for \(request.url.redactedForMessages); refetching")
             return try await fetchUncoalesced(request, validating: nil, context: context, limit: limit, lead: lead)
         }
 
@@ -124,6 +136,11 @@ extension Loader {
     }
 
     /// Applies a 304 to the stored responses it validates (RFC 9111 §4.3.4) and serves the selected one.
+    ///
+    /// The selected response is served before the new metadata is written, so that a 304 never makes
+    /// a damaged copy fresh: a body read at once is checked first, and throws when damaged; a streamed
+    /// body found damaged at its end is removed with its entries, metadata and all.
+    /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/damaged`` when the body read at once is damaged.
     private func freshen(
         _ validation: Validation, with response: TransportResponse, request: HTTPRequest, limit: Int64?,
         context: RequestContext
@@ -153,13 +170,13 @@ extension Loader {
                 served = (entry, freshened)
             }
         }
+        guard let (entry, freshened) = served else { return nil }
+        let webResponse = try await serve(entry, request: request, source: .revalidated,
+                                          age: freshened.currentAge(now: clock()), limit: limit, context: context)
         _ = try await storeCall("update \(request.url.redactedForMessages) after a 304") {
             try await store.updateMetadata(updates)
         }
-        guard let (entry, freshened) = served else { return nil }
         logger.debug("revalidated \(request.url.redactedForMessages)")
-        let webResponse = try serve(entry, request: request, source: .revalidated,
-                                    age: freshened.currentAge(now: clock()), limit: limit, context: context)
         return (webResponse, entry)
     }
 

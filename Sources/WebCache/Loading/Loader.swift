@@ -44,6 +44,13 @@ final class Loader: Sendable {
     func load(
         _ url: URL, request: WebRequest, policy: CachePolicy, context: RequestContext
     ) async throws -> WebResponse {
+        if store.configuration.readOnly, policy != .returnCacheDataDontLoad || !request.method.isSafe {
+            throw WebCacheError(
+                .store,
+                "The store '\(store.path)' was opened for reading only, so \(url.redactedForMessages) can only be "
+                    + "loaded from it, with a safe method and the cache-only policy; anything else may store or "
+                    + "remove entries.")
+        }
         var current = url
         var method = request.method
         var body = request.body
@@ -152,8 +159,11 @@ final class Loader: Sendable {
         case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
             if let index = HTTPCachePolicy.matchingVariants(stored, request: request.headers).first {
                 let fresh = stored[index].isFresh(now: now)
-                return try serve(entries[index], request: request, source: fresh ? .hit : .stale,
-                                 age: stored[index].currentAge(now: now), limit: limit, context: context)
+                var mayFetch = true
+                if case .returnCacheDataDontLoad = policy { mayFetch = false }
+                return try await serveStored(entries[index], request: request, source: fresh ? .hit : .stale,
+                                             age: stored[index].currentAge(now: now), limit: limit, context: context,
+                                             refetchingIfDamaged: mayFetch)
             }
             if case .returnCacheDataDontLoad = policy {
                 throw WebCacheError(
@@ -170,15 +180,18 @@ final class Loader: Sendable {
         switch HTTPCachePolicy.decide(request: request, variants: stored, now: now) {
         case .fresh(let index, let age):
             logger.debug("hit \(request.url.redactedForMessages)")
-            return try serve(entries[index], request: request, source: .hit, age: age, limit: limit, context: context)
+            return try await serveStored(entries[index], request: request, source: .hit, age: age, limit: limit,
+                                         context: context)
         case .stale(let index, let age, let revalidate):
-            if revalidate {
+            logger.debug("stale \(request.url.redactedForMessages) (age \(Int(age))s)")
+            let response = try await serveStored(entries[index], request: request, source: .stale, age: age,
+                                                 limit: limit, context: context)
+            // Not when the stored copy was damaged and fetched again instead.
+            if revalidate, response.source == .stale {
                 revalidateInBackground(request, entries: entries, stored: stored, selected: index, limit: limit,
                                        context: context)
             }
-            logger.debug("stale \(request.url.redactedForMessages) (age \(Int(age))s)")
-            return try serve(entries[index], request: request, source: .stale, age: age, limit: limit,
-                             context: context)
+            return response
         case .validate(let index, let conditionalHeaders):
             let validation = Validation(entries: entries, stored: stored, selected: index, headers: conditionalHeaders)
             return try await fetch(request, validating: validation, fallback: validation, fallbackLimit: fallbackLimit,
@@ -207,23 +220,34 @@ final class Loader: Sendable {
     ) async throws -> WebResponse {
         do {
             let response = try await fetch(request, validating: validation, context: context, limit: limit)
-            if HTTPCachePolicy.isErrorStatus(response.status), let fallback,
-                let stale = try staleFallback(fallback, request: request, staleness: fallbackLimit, bodyLimit: limit,
-                                            context: context)
-            {
-                logger.info("serving stale \(request.url.redactedForMessages): the origin answered \(response.status)")
-                return stale
+            if HTTPCachePolicy.isErrorStatus(response.status), let fallback {
+                do {
+                    if let stale = try await staleFallback(fallback, request: request, staleness: fallbackLimit,
+                                                           bodyLimit: limit, context: context)
+                    {
+                        logger.info(
+                            "serving stale \(request.url.redactedForMessages): the origin answered \(response.status)")
+                        return stale
+                    }
+                } catch let damage as WebCacheError where damage.code == .damaged {
+                    logger.warning("\(damage.message) It cannot stand in for the origin's \(response.status) answer.")
+                }
             }
             return response
         } catch let error as WebCacheError where error.code == .network {
-            if let fallback,
-                let stale = try staleFallback(fallback, request: request, staleness: fallbackLimit, bodyLimit: limit,
-                                            context: context)
-            {
+            guard let fallback else { throw error }
+            let stale: WebResponse?
+            do {
+                stale = try await staleFallback(fallback, request: request, staleness: fallbackLimit, bodyLimit: limit,
+                                                context: context)
+            } catch let damage as WebCacheError where damage.code == .damaged {
+                throw WebCacheError(.damaged, "\(error.message) \(damage.message) It cannot stand in.",
+                                    cause: damage.cause)
+            }
+            if let stale {
                 logger.info("serving stale \(request.url.redactedForMessages): \(error.message)")
                 return stale
             }
-            guard let fallback else { throw error }
             let stored = fallback.stored[fallback.selected]
             let why: String
             if stored.cacheControl.mustRevalidate || stored.cacheControl.noCache {
@@ -257,17 +281,18 @@ final class Loader: Sendable {
     }
 
     /// Serves a stale entry if `stale-if-error` or the caller's offline limit allows it.
+    /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/damaged`` when its body is damaged.
     private func staleFallback(
         _ validation: Validation, request: HTTPRequest, staleness: TimeInterval?, bodyLimit: Int64?,
         context: RequestContext
-    ) throws -> WebResponse? {
+    ) async throws -> WebResponse? {
         let stored = validation.stored[validation.selected]
         let now = clock()
         guard HTTPCachePolicy.staleIfError(request: request, stored: stored, now: now, callerLimit: staleness) else {
             return nil
         }
-        return try serve(validation.entries[validation.selected], request: request, source: .stale,
-                         age: stored.currentAge(now: now), limit: bodyLimit, context: context)
+        return try await serve(validation.entries[validation.selected], request: request, source: .stale,
+                               age: stored.currentAge(now: now), limit: bodyLimit, context: context)
     }
 
     // MARK: - Unsafe methods
@@ -300,19 +325,43 @@ final class Loader: Sendable {
         }
     }
 
+    /// Serves a stored entry; when its body turns out damaged (and `refetches`), fetches the request
+    /// again without conditions instead: a 304 would only confirm the damaged copy.
+    private func serveStored(
+        _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?,
+        context: RequestContext, refetchingIfDamaged refetches: Bool = true
+    ) async throws -> WebResponse {
+        do {
+            return try await serve(entry, request: request, source: source, age: age, limit: limit, context: context,
+                                   discardsDamage: refetches)
+        } catch let error as WebCacheError where error.code == .damaged && refetches {
+            logger.warning("\(error.message) Fetching it again.")
+            return try await fetch(request, validating: nil, context: context, limit: limit)
+        }
+    }
+
     /// A response served from a stored entry; HEAD gets the head alone.
-    /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/tooLarge`` when the stored body is over `limit`.
+    ///
+    /// The body is checked against its SHA-256 as it is read. A body that fits in one chunk is read
+    /// and checked before the response is returned; a larger one is streamed, and checked only when
+    /// its last chunk has been read: the chunks before have been handed over by then, so the
+    /// response's body then ends with ``WebCacheError/Code/damaged`` instead of ending normally.
+    ///
+    /// - Parameter discardsDamage: Whether a body found damaged is removed from the store with the
+    ///   entries that use it, so that the network's answer is stored in its place, now or at the next
+    ///   load (`false` when the policy forbids the network: the damage is left for verify and salvage).
+    /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/tooLarge`` when the stored body is over
+    ///   `limit`, or ``WebCacheError/Code/damaged`` when a body read at once is damaged.
     func serve(
         _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?,
-        context: RequestContext
-    ) throws -> WebResponse {
+        context: RequestContext, discardsDamage: Bool = true
+    ) async throws -> WebResponse {
         if let limit, request.method != .head, entry.bodySize > limit {
             throw WebCacheError(
                 .tooLarge,
                 "The stored response for \(request.url.redactedForMessages) has \(entry.bodySize) bytes, more than "
                     + "the limit of \(limit) bytes.")
         }
-        if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
         // Stored entries lose `Set-Cookie` when saved; one saved before that rule keeps it in the
         // file, and must not set an old session's cookie now.
         var headers = Self.storedHeaders(entry.headers)
@@ -321,32 +370,58 @@ final class Loader: Sendable {
         if request.method == .head || entry.bodyID == nil {
             body = WebResponse.Body(data: Data())
         } else {
-            body = try storedBody(entry)
+            body = try await storedBody(entry, url: request.url, discardsDamage: discardsDamage)
         }
+        if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
         return WebResponse(url: request.url, status: entry.status, headers: headers, source: source, age: age,
                            body: body)
     }
 
     /// The stored body of `entry`: read at once when it fits in one chunk (one query, and the entry
-    /// cannot be replaced under the caller), else chunk by chunk as the caller pulls it.
-    private func storedBody(_ entry: CacheEntry) throws -> WebResponse.Body {
+    /// cannot be replaced under the caller), else chunk by chunk as the caller pulls it; checked
+    /// against its SHA-256 either way (see ``serve(_:request:source:age:limit:context:discardsDamage:)``).
+    private func storedBody(_ entry: CacheEntry, url: URL, discardsDamage: Bool) async throws -> WebResponse.Body {
         guard let bodyID = entry.bodyID else { return WebResponse.Body(data: Data()) }
         if entry.bodySize <= Int64(CacheStore.chunkSize) {
+            let data: Data
             do {
-                return WebResponse.Body(data: try store.bodyData(bodyID: bodyID))
+                data = try store.bodyData(bodyID: bodyID)
+            } catch let error as CacheStore.Error where error.code == .damagedBody {
+                throw await damage(of: entry, url: url, cause: error, discarding: discardsDamage, streamed: false)
             } catch {
                 throw WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error)
             }
+            return WebResponse.Body(data: data)
         }
         let reader = Mutex(store.bodyChunks(bodyID: bodyID))
-        let url = entry.url
-        return WebResponse.Body(pull: {
+        return WebResponse.Body(pull: { [self] in
             do {
                 return try reader.withLock { reader in try reader.next() }
+            } catch let error as CacheStore.Error where error.code == .damagedBody {
+                throw await damage(of: entry, url: url, cause: error, discarding: discardsDamage, streamed: true)
             } catch {
-                throw WebCacheError(.store, "The stored body of \(url) could not be read.", cause: error)
+                throw WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error)
             }
         })
+    }
+
+    /// The error for the damaged stored body of `entry`, after removing the body and the entries
+    /// that use it from the store when `discarding` (a failure to remove it is logged).
+    private func damage(
+        of entry: CacheEntry, url: URL, cause: CacheStore.Error, discarding: Bool, streamed: Bool
+    ) async -> WebCacheError {
+        if discarding, let bodyID = entry.bodyID {
+            do {
+                _ = try await store.discardBody(id: bodyID)
+            } catch {
+                logger.warning("The damaged stored copy of \(url.redactedForMessages) could not be removed: \(error)")
+            }
+        }
+        var message = "The stored copy of \(url.redactedForMessages) is damaged: its body no longer matches the "
+            + "SHA-256 it was stored with."
+        if streamed { message += " The bytes delivered before this error are not the stored response." }
+        if !discarding { message += " " + CacheStore.Error.recoveryAdvice(forStoreAt: store.path) }
+        return WebCacheError(.damaged, message, cause: cause)
     }
 
     /// Runs a store operation, turning its errors into ``WebCacheError``s that name what was being done.

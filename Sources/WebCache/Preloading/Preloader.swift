@@ -243,7 +243,8 @@ struct Preloader: Sendable {
                     }
                 }
             } catch let error as WebCacheError {
-                failure = (error.description, nil, error.isTransient)
+                // A stored copy found damaged while it streamed is gone from the store: a retry fetches it.
+                failure = (error.description, nil, error.isTransient || error.code == .damaged)
             } catch let refusal as RedirectRefusal {
                 failure = (refusal.reason, nil, false)
             } catch is CancellationError {

@@ -7,7 +7,9 @@ enum CommandCatalog {
         abstract: "Load a URL through the store and write its body to standard output.",
         discussion: """
             The store is consulted first: a fresh entry costs no request, a stale one is revalidated with a \
-            conditional request. How the response was served goes to standard error.
+            conditional request. How the response was served goes to standard error. With --policy cache-only \
+            the store is only read, so a store whose file or folder cannot be written works; the other policies \
+            may store what they fetch, and refuse such a store before sending anything.
             """,
         arguments: [ArgumentSpec(name: "url", help: "The URL to load; relative to --instance if not absolute.")],
         options: [
@@ -59,7 +61,8 @@ enum CommandCatalog {
         abstract: "Show what the store holds: totals, hosts, pages, or one entry.",
         discussion: """
             Without a URL: entries, bytes, distinct bodies, freshness, pins, partitions and hosts. With a URL: \
-            every stored variant of it, in every partition, with its headers (credentials and cookies redacted).
+            every stored variant of it, in every partition, with its headers (credentials and cookies redacted). \
+            The store is only read, so a store whose file or folder cannot be written works.
             """,
         arguments: [ArgumentSpec(name: "url", help: "Show this entry's metadata; with --pages, only this page.",
                                  isOptional: true)],
@@ -117,6 +120,12 @@ enum CommandCatalog {
     static let verify = CommandSpec(
         name: "verify",
         abstract: "Check the store's integrity: SQLite's own check and every body's hash.",
+        discussion: """
+            The store is only read, so a store whose file or folder cannot be written works. Each problem names \
+            the URLs of the entries it affects, where they can be read. A part of the file \
+            that SQLite reports damaged is a problem of its own, and the checks go on past it. Exits 1 when \
+            there is any problem; 'webcache salvage' then copies what is still sound into a new store.
+            """,
         options: [OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output.")]
             + CommonOptions.store + CommonOptions.logging
     )

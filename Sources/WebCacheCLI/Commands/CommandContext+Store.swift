@@ -3,21 +3,34 @@ import Foundation
 import HTTPCore
 
 /// Store access for the commands that only look at the store or change it (inspect, prune, pin,
-/// verify): they never create a store, and they always close the one they opened.
+/// verify): they never create a store, and they always close the one they opened. Those that only
+/// look open it for reading only, so that they work on a store they cannot write.
 extension CommandContext {
     /// Whether the store file exists.
     var storeExists: Bool {
         FileManager.default.fileExists(atPath: storePath)
     }
 
-    /// Opens the existing store, runs `body`, and closes the store, also when `body` throws.
+    /// Opens the existing store (for reading only when `readOnly`), runs `body`, and closes the store,
+    /// also when `body` throws.
     ///
     /// - Throws: ``UsageError`` for a bad `--log-level`; ``CLIError`` naming the path when there is no
-    ///   store there or it cannot be opened; what `body` throws.
-    func withExistingStore<T: Sendable>(_ body: (CacheStore) async throws -> T) async throws -> T {
+    ///   store there or it cannot be opened (a store that cannot be written, unless `readOnly`); what
+    ///   `body` throws.
+    func withExistingStore<T: Sendable>(
+        readOnly: Bool = false, _ body: (CacheStore) async throws -> T
+    ) async throws -> T {
         _ = try makeLogger()  // The store logs nothing, but a bad --log-level is still a usage error.
         try requireExistingStore()
-        return try await openStore().closing(after: body)
+        var configuration = CacheStore.Configuration()
+        configuration.readOnly = readOnly
+        let store: CacheStore
+        do {
+            store = try CacheStore(path: storePath, configuration: configuration)
+        } catch {
+            throw CLIError("The store at '\(storePath)' cannot be opened: \(CLIError.describe(error))")
+        }
+        return try await store.closing(after: body)
     }
 
     /// - Throws: ``CLIError`` naming the path when there is no store there.

@@ -10,7 +10,7 @@ enum InspectCommand {
         let url = context.arguments.positionals.first
         let json = context.arguments.flag("json")
         let now = Date()
-        return try await context.withExistingStore { store in
+        return try await context.withExistingStore(readOnly: true) { store in
             if context.arguments.flag("pages") {
                 let report = try pages(store, url: url)
                 if json {

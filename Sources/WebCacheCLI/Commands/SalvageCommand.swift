@@ -8,7 +8,9 @@ extension CommandCatalog {
         discussion: """
             The damaged store is opened read-only and never changed. Every entry whose body still hashes to its \
             SHA-256 is copied with its metadata and pin, and so are the pages' lists of resources. The counts of \
-            entries saved and lost are printed, with the reason for each loss. Preload again to fetch what was lost.
+            entries saved and lost are printed, with the URL of each entry lost and why. The folder of the new \
+            store is created when it does not exist. Exits 1 when anything was lost or could not be read (the \
+            new store then holds the rest); preload again to fetch what was lost.
             """,
         arguments: [
             ArgumentSpec(name: "damaged-store", help: "The damaged store file."),
@@ -20,8 +22,8 @@ extension CommandCatalog {
 }
 
 /// `webcache salvage DAMAGED NEW`: copies every entry whose body still verifies from a damaged store
-/// into a new one. Exits 0 when the new store was written (however much was lost), 1 when nothing
-/// could be read at all.
+/// into a new one. Exits 0 when everything was copied, 1 when anything was lost or could not be
+/// read (a partial result counts as a failure, as with preload), or when nothing could be read at all.
 enum SalvageCommand {
     /// The report, as JSON.
     struct Report: Encodable {
@@ -30,6 +32,7 @@ enum SalvageCommand {
         var saved: Int
         var lost: Int
         var edges: Int
+        var complete: Bool
         var problems: [String]
     }
 
@@ -43,20 +46,34 @@ enum SalvageCommand {
             throw CLIError(
                 "Could not salvage the store '\(damaged)' into '\(destination)': \(CLIError.describe(error))")
         }
+        let total = result.savedEntries + result.lostEntries
         if context.arguments.flag("json") {
             try JSONOutput.write(
                 Report(source: damaged, destination: destination, saved: result.savedEntries, lost: result.lostEntries,
-                       edges: result.savedEdges, problems: result.problems),
+                       edges: result.savedEdges, complete: result.isComplete, problems: result.problems),
                 to: context.stdout)
-            return ExitCode.success
+        } else {
+            var text = "Salvaged \(result.savedEntries) of \(total) entries "
+            text += "and \(result.savedEdges) page edges from '\(damaged)' into '\(destination)'; "
+            text += "\(result.lostEntries) lost.\n"
+            for problem in result.problems {
+                text += "  \(problem)\n"
+            }
+            context.stdout.write(text)
         }
-        var text = "Salvaged \(result.savedEntries) of \(result.savedEntries + result.lostEntries) entries "
-        text += "and \(result.savedEdges) page edges from '\(damaged)' into '\(destination)'; "
-        text += "\(result.lostEntries) lost.\n"
-        for problem in result.problems {
-            text += "  \(problem)\n"
+        guard result.isComplete else {
+            if result.lostEntries > 0 {
+                let verb = result.lostEntries == 1 ? "was" : "were"
+                context.stderr.write(
+                    "Error: \(result.lostEntries) of the \(total) entries of '\(damaged)' \(verb) lost "
+                        + "(\(result.savedEntries) saved into '\(destination)'); preload again to fetch what was "
+                        + "lost.\n")
+            } else {
+                context.stderr.write(
+                    "Error: Parts of '\(damaged)' could not be read; what could be read is in '\(destination)'.\n")
+            }
+            return ExitCode.failure
         }
-        context.stdout.write(text)
         return ExitCode.success
     }
 }
