@@ -8,32 +8,7 @@ import WebCacheTestSupport
 /// The real `webcache` executable on a store whose bodies were changed in the file: nothing serves
 /// the changed bytes as the stored response.
 @Suite(.timeLimit(.minutes(1)))
-final class DamagedBodyCommandTests: Sendable {
-    let folder: TemporaryFolder
-    let server: OriginServer
-    let webcache: WebcacheRunner
-    let store: String
-
-    init() throws {
-        folder = try TemporaryFolder()
-        server = try TestOrigin.start()
-        webcache = WebcacheRunner(home: folder, searchPath: WebcacheRunner.inheritedSearchPath)
-        store = folder.path("store.sqlite")
-    }
-
-    deinit {
-        server.stop()
-    }
-
-    private func url(_ path: String) -> String {
-        server.url(path).absoluteString
-    }
-
-    /// Runs `webcache` with `--store` set to this test's store.
-    private func run(_ arguments: String...) async throws -> WebcacheRunner.Result {
-        try await webcache.run(arguments + ["--store", store])
-    }
-
+final class DamagedBodyCommandTests: OriginStoreFixture, @unchecked Sendable {
     /// Preloads the page (with its stylesheet and script), then zeroes the bytes of the page's body.
     private func preloadAndDamageThePage() async throws {
         let list = try folder.write(Data("page.html\n".utf8), to: "urls.txt")

@@ -9,32 +9,7 @@ import WebCacheTestSupport
 
 /// The real `webcache` executable against a real origin on 127.0.0.1, with a store in a temporary folder.
 @Suite(.timeLimit(.minutes(1)))
-final class EndToEndTests: Sendable {
-    let folder: TemporaryFolder
-    let server: OriginServer
-    let webcache: WebcacheRunner
-    let store: String
-
-    init() throws {
-        folder = try TemporaryFolder()
-        server = try TestOrigin.start()
-        webcache = WebcacheRunner(home: folder, searchPath: WebcacheRunner.inheritedSearchPath)
-        store = folder.path("store.sqlite")
-    }
-
-    deinit {
-        server.stop()
-    }
-
-    private func url(_ path: String) -> String {
-        server.url(path).absoluteString
-    }
-
-    /// Runs `webcache` with `--store` set to this test's store.
-    private func run(_ arguments: String...) async throws -> WebcacheRunner.Result {
-        try await webcache.run(arguments + ["--store", store])
-    }
-
+final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
     /// Stores the page and its stylesheet with `get`.
     private func storePageAndStylesheet() async throws {
         for path in ["/page.html", "/style.css"] {

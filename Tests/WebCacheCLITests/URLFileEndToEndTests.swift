@@ -10,21 +10,9 @@ import WebCacheTestSupport
 /// standard input, process substitution, a byte order mark, URLs no connection can use, files of
 /// junk; and `prune --host` on an IPv6 host.
 @Suite(.timeLimit(.minutes(1)))
-final class URLFileEndToEndTests: Sendable {
-    let folder: TemporaryFolder
-    let server: OriginServer
-    let webcache: WebcacheRunner
-    let store: String
-
+final class URLFileEndToEndTests: OriginStoreFixture, @unchecked Sendable {
     init() throws {
-        folder = try TemporaryFolder()
-        server = try TestOrigin.start()
-        webcache = WebcacheRunner(home: folder)
-        store = folder.path("store.sqlite")
-    }
-
-    deinit {
-        server.stop()
+        try super.init(searchPath: WebcacheRunner.defaultSearchPath)
     }
 
     private var instance: String { server.baseURL.absoluteString }
