@@ -62,22 +62,10 @@ struct VerificationTests {
         return path
     }
 
-    /// Overwrites the page of the file at `path` that holds the first occurrence of `marker` with
-    /// bytes no page can hold, as a failing disk might.
-    private func destroyPage(containing marker: String, in path: String) throws {
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let found = try #require(bytes.firstRange(of: Data(marker.utf8)), "\(marker) is not in the file")
-        let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
-        let start = found.lowerBound / pageSize * pageSize
-        try #require(start > 0, "\(marker) is on the first page")
-        bytes.replaceSubrange(start..<(start + pageSize), with: Data(repeating: 0xFF, count: pageSize))
-        try bytes.write(to: URL(fileURLWithPath: path))
-    }
-
     @Test func aDamagedPageCostsOnlyTheBodiesOnItAndTheirEntriesAreNamed() async throws {
         // Given: the page holding the start of the body of r3 destroyed
         let path = try await makeStore("page.sqlite", count: 8)
-        try destroyPage(containing: "marker-3-", in: path)
+        try DamagedPage.destroy(containing: "marker-3-", in: path)
 
         // When
         let report = try await withCacheStore(at: path) { store in try await store.verify() }
@@ -97,7 +85,7 @@ struct VerificationTests {
     @Test func aDamagedEntryTableIsReportedAndTheBodiesAreStillChecked() async throws {
         // Given: the entry table's page destroyed (its rows alone hold the header lines)
         let path = try await makeStore("entries.sqlite", count: 4)
-        try destroyPage(containing: "ETag: \"v1\"", in: path)
+        try DamagedPage.destroy(containing: "ETag: \"v1\"", in: path)
 
         // When
         let report = try await withCacheStore(at: path) { store in try await store.verify() }

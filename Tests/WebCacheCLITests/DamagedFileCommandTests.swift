@@ -32,13 +32,7 @@ struct DamagedFileCommandTests {
                 try await store.save(entry, body: body)
             }
         }
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let found = try #require(bytes.firstRange(of: Data(marker.utf8)), "\(marker) is not in the file")
-        let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
-        let start = found.lowerBound / pageSize * pageSize
-        try #require(start > 0, "\(marker) is on the first page")
-        bytes.replaceSubrange(start..<(start + pageSize), with: Data(repeating: 0xFF, count: pageSize))
-        try bytes.write(to: URL(fileURLWithPath: path))
+        try DamagedPage.destroy(containing: marker, in: path)
         return path
     }
 
