@@ -92,11 +92,17 @@ struct HelpAndUsageTests {
         #expect(result.stderr == "Error: There is no store at '\(expected)'; give the path of one with --store.\n")
     }
 
-    /// Commands that read or revalidate what is stored refuse a path with no store, and leave none.
-    @Test(arguments: ["refresh", "inspect", "verify", "prune"])
+    /// Commands that read or revalidate what is stored (`get` with the cache-only policy among them)
+    /// refuse a path with no store, and leave none.
+    @Test(arguments: ["refresh", "inspect", "verify", "prune", "get"])
     func aMissingStoreIsNamedAndNotCreated(command: String) async throws {
         let path = folder.url.appendingPathComponent("mistyped.sqlite").path
-        let extra = command == "prune" ? ["--expired"] : []
+        let extra =
+            switch command {
+            case "prune": ["--expired"]
+            case "get": ["--policy", "cache-only", "http://127.0.0.1:9/page.html"]
+            default: [String]()
+            }
         let result = try await webcache.run([command, "--store", path] + extra)
         #expect(result.exitCode == 1)
         #expect(result.stderr == "Error: There is no store at '\(path)'; give the path of one with --store.\n")

@@ -4,8 +4,8 @@ import HTTPCore
 import WebCache
 
 /// `webcache get URL`: loads one URL through the store; the body goes to standard output (or a
-/// file), how it was served goes to standard error. With the cache-only policy an existing store is
-/// opened for reading only; the other policies may store what they fetch, so a store that cannot be
+/// file), how it was served goes to standard error. With the cache-only policy the store must exist,
+/// and is opened for reading only; the other policies may store what they fetch, so a store that cannot be
 /// written is refused before any request.
 enum GetCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
@@ -13,14 +13,16 @@ enum GetCommand {
         let policy = try cachePolicy(arguments)
         // `-H` and `-A` belong to the one request asked for, and follow it only as far as its origin.
         let headers = try context.requestHeaders()
-        let readsOnly = policy == .returnCacheDataDontLoad && context.storeExists
+        let cacheOnly = policy == .returnCacheDataDontLoad
+        // Nothing can be read from a store that is not there, and cache-only would only create it empty.
+        if cacheOnly { try context.requireExistingStore() }
         do {
-            return try await context.withCache(adjusting: { $0.requestHeaders = [:]; $0.readOnly = readsOnly }) {
+            return try await context.withCache(adjusting: { $0.requestHeaders = [:]; $0.readOnly = cacheOnly }) {
                 cache in
                 try await load(arguments.positionals[0], headers: headers, policy: policy, cache: cache,
                                context: context)
             }
-        } catch where !readsOnly && CLIError.storeError(in: error, code: .readOnly) != nil {
+        } catch where !cacheOnly && CLIError.storeError(in: error, code: .readOnly) != nil {
             throw CLIError("\(CLIError.describe(error)) Only --policy cache-only reads it, as it stores nothing.")
         }
     }
