@@ -11,17 +11,21 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
 
     var testDescription: String { rawValue }
 
-    func make(bodyBufferBytes: Int = 1024 * 1024, maxBodyBytes: Int64? = nil) throws -> any HTTPTransport {
+    func make(
+        bodyBufferBytes: Int = 1024 * 1024, maxBodyBytes: Int64? = nil, idleTimeout: Duration = .seconds(30)
+    ) throws -> any HTTPTransport {
         switch self {
         case .curl:
             var configuration = CurlTransport.Configuration()
             configuration.bodyBufferBytes = bodyBufferBytes
             configuration.maxBodyBytes = maxBodyBytes
+            configuration.idleTimeout = idleTimeout
             return try CurlTransport(configuration: configuration)
         case .urlSession:
             var configuration = URLSessionTransport.Configuration()
             configuration.bodyBufferBytes = bodyBufferBytes
             configuration.maxBodyBytes = maxBodyBytes
+            configuration.idleTimeout = idleTimeout
             return URLSessionTransport(configuration: configuration)
         }
     }

@@ -178,22 +178,24 @@ import WebCacheTestSupport
 
     // MARK: - Cancellation
 
-    @Test(arguments: TransportKind.allCases)
+    /// The origin stalls; the transports' idle limit is far away, because the cancelled task may
+    /// wait its turn among the whole suite's tasks for longer than the default 30 seconds.
+    @Test(.timeLimit(.minutes(2)), arguments: TransportKind.allCases)
     func cancellingWhileWaitingForTheHeadEndsWithCancellationError(kind: TransportKind) async throws {
         let server = try TestOrigin.start()
         defer { server.stop() }
-        let transport = try kind.make()
+        let transport = try kind.make(idleTimeout: .seconds(600))
         let task = Task { try await transport.send(HTTPRequest(url: server.url("stall-head"))) }
         while server.requestCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
     }
 
-    @Test(arguments: TransportKind.allCases)
+    @Test(.timeLimit(.minutes(2)), arguments: TransportKind.allCases)
     func cancellingWhileReadingTheBodyEndsWithCancellationError(kind: TransportKind) async throws {
         let server = try TestOrigin.start()
         defer { server.stop() }
-        let transport = try kind.make()
+        let transport = try kind.make(idleTimeout: .seconds(600))
         let response = try await transport.send(HTTPRequest(url: server.url("stall-body")))
         #expect(response.head.status == 200)
         let task = Task {
