@@ -412,31 +412,38 @@ extension CacheStore {
     /// Replaces the edges of every page in `edgesByPage` (page URL → its edges) in `partition`, all
     /// in one transaction: a preload run records its pages at once rather than committing per page.
     /// Recorded edges of the `keptKinds` stay unless `edgesByPage` names their resource again: a run
-    /// that did not look for some kinds of resource leaves what earlier runs recorded of them.
+    /// that did not look for some kinds of resource leaves what earlier runs recorded of them. The
+    /// pages in `keptPages` keep every edge recorded before (a page whose fetch failed was not read):
+    /// their edges in `edgesByPage` are only added or updated.
     ///
     /// - Throws: ``CacheStore/Error``; then no page's edges changed.
     public nonisolated func setEdges(
-        _ edgesByPage: [String: [PageEdge]], partition: String = "guest", keepingKinds keptKinds: Set<String> = []
+        _ edgesByPage: [String: [PageEdge]], partition: String = "guest", keepingKinds keptKinds: Set<String> = [],
+        keepingEveryEdgeOf keptPages: Set<String> = []
     ) async throws {
         guard !edgesByPage.isEmpty else { return }
         try await queuedWrite("record the resources of \(edgesByPage.count) pages") { connection in
             for (page, edges) in edgesByPage {
-                try Self.replaceEdges(edges, page: page, partition: partition, keepingKinds: keptKinds, connection)
+                try Self.replaceEdges(
+                    edges, page: page, partition: partition, keepingKinds: keptKinds,
+                    keepingEveryEdge: keptPages.contains(page), connection)
             }
         }
     }
 
     private static func replaceEdges(
         _ edges: [PageEdge], page: String, partition: String, keepingKinds keptKinds: Set<String> = [],
-        _ connection: Connection
+        keepingEveryEdge keepsEvery: Bool = false, _ connection: Connection
     ) throws {
-        let kept = keptKinds.sorted()
-        let placeholders = Array(repeating: "?", count: kept.count).joined(separator: ", ")
-        let keptClause = kept.isEmpty ? "" : " AND kind NOT IN (\(placeholders))"
-        try connection.run(
-            "DELETE FROM page_edge WHERE partition = ? AND page_url = ?" + keptClause,
-            [.text(partition), .text(page)] + kept.map { .text($0) }
-        )
+        if !keepsEvery {
+            let kept = keptKinds.sorted()
+            let placeholders = Array(repeating: "?", count: kept.count).joined(separator: ", ")
+            let keptClause = kept.isEmpty ? "" : " AND kind NOT IN (\(placeholders))"
+            try connection.run(
+                "DELETE FROM page_edge WHERE partition = ? AND page_url = ?" + keptClause,
+                [.text(partition), .text(page)] + kept.map { .text($0) }
+            )
+        }
         for edge in edges {
             try connection.run(
                 """

@@ -366,28 +366,28 @@ struct Preloader: Sendable {
 
     // MARK: - Edges
 
-    /// Writes the requisites of `pages`, with failures, to the store. The page itself is the first
-    /// edge (kind `page`), so a page with no requisites is listed too, and its own failure is kept.
-    /// What this run did not look for (requisites with `includesRequisites` off, audio and video
-    /// with `includesMedia` off) keeps the edges an earlier run recorded, so that a refresh without
-    /// `--media` does not make a page forget its videos. A page whose own fetch failed was not read
-    /// (or not to its end), so it keeps every requisite recorded before: the stored copy of the page
-    /// still needs them, and an origin's outage must not make `pin` and `prune --page` forget them.
+    /// Writes the requisites of `pages`, with failures, to the store in one transaction. The page
+    /// itself is the first edge (kind `page`), so a page with no requisites is listed too, and its
+    /// own failure is kept. What this run did not look for (requisites with `includesRequisites`
+    /// off, audio and video with `includesMedia` off) keeps the edges an earlier run recorded, so
+    /// that a refresh without `--media` does not make a page forget its videos. A page whose own
+    /// fetch failed was not read (or not to its end), so it keeps every requisite recorded before:
+    /// the stored copy of the page still needs them, and an origin's outage must not make `pin` and
+    /// `prune --page` forget them.
     private func writeEdges(of pages: [URL], _ schedule: PreloadSchedule) async throws {
         guard !pages.isEmpty else { return }
-        var read: [String: [PageEdge]] = [:]
-        var failed: [String: [PageEdge]] = [:]
+        var edgesByPage: [String: [PageEdge]] = [:]
+        var failedPages: Set<String> = []
         for page in pages {
             let pageFailure = schedule.failure(of: page)
             let requisites = [(url: page, kind: "page", failure: pageFailure)] + schedule.requisites(of: page)
-            let edges = requisites.map { requisite in
+            edgesByPage[page.absoluteString] = requisites.map { requisite in
                 PageEdge(resourceURL: requisite.url.absoluteString, kind: requisite.kind, failure: requisite.failure)
             }
-            if pageFailure == nil { read[page.absoluteString] = edges } else { failed[page.absoluteString] = edges }
+            if pageFailure != nil { failedPages.insert(page.absoluteString) }
         }
-        try await loader.store.setEdges(read, partition: context.partition, keepingKinds: unsoughtKinds)
         try await loader.store.setEdges(
-            failed, partition: context.partition, keepingKinds: Set(Reference.Kind.allCases.map(\.rawValue)))
+            edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: failedPages)
     }
 
     /// The kinds of requisite this run does not look for.
