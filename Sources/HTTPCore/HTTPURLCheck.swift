@@ -31,10 +31,23 @@ public enum HTTPURLCheck {
     ///
     /// - Throws: ``Problem`` when `text` does not parse as a URL, is not an absolute `http` or
     ///   `https` URL, has no host, or has a host or port that cannot be.
-    public static func url(_ text: String) throws(Problem) -> URL {
-        guard let url = URL(string: text) else { throw Problem(reason: "is not a valid URL") }
+    ///
+    /// - Parameter base: the URL a relative `text` resolves against; `nil` when `text` must be absolute.
+    public static func url(_ text: String, relativeTo base: URL? = nil) throws(Problem) -> URL {
+        guard let url = URL(string: text, relativeTo: base)?.absoluteURL else {
+            throw Problem(reason: "is not a valid URL")
+        }
         if let problem = problem(with: url) { throw problem }
         return url
+    }
+
+    /// The host of `url` as the URL spells it (percent-encoded, an IPv6 address in brackets);
+    /// `nil` when it has none.
+    public static func encodedHost(of url: URL) -> String? {
+        guard let host = URLComponents(url: url, resolvingAgainstBaseURL: true)?.encodedHost, !host.isEmpty else {
+            return nil
+        }
+        return host
     }
 
     /// Why `url` cannot be requested, or `nil` when it can.
@@ -45,9 +58,7 @@ public enum HTTPURLCheck {
         guard scheme == "http" || scheme == "https" else {
             return Problem(reason: "is not an http or https URL")
         }
-        guard let host = URLComponents(url: url, resolvingAgainstBaseURL: true)?.encodedHost, !host.isEmpty else {
-            return Problem(reason: "has no host")
-        }
+        guard let host = encodedHost(of: url) else { return Problem(reason: "has no host") }
         if let problem = problem(withHost: host) { return problem }
         if let port = url.port, !(1...65535).contains(port) {
             return Problem(reason: "has the port \(port), which is not a number from 1 to 65535")

@@ -140,13 +140,7 @@ struct CommandContext: Sendable {
             configuration.authorization = FileTokenProvider(fileURL: URL(fileURLWithPath: arguments.value(source)!))
         default:
             let endpointText = arguments.value("token-endpoint") ?? "oauth/token"
-            guard let endpoint = URL(string: endpointText, relativeTo: instanceURL)?.absoluteURL else {
-                throw UsageError("The value '\(endpointText)' is invalid for '--token-endpoint <url>'", command: arguments.spec)
-            }
-            if let problem = HTTPURLCheck.problem(with: endpoint) {
-                throw UsageError("The value '\(endpointText)' is invalid for '--token-endpoint <url>': "
-                                 + "it \(problem)", command: arguments.spec)
-            }
+            let endpoint = try arguments.url(endpointText, relativeTo: instanceURL, for: "--token-endpoint <url>")
             var client = JWTBearerProvider.ClientAuthentication.none
             if let clientID = arguments.value("client-id") {
                 client = environment["WEBCACHE_CLIENT_SECRET"].map { .basic(clientID: clientID, clientSecret: $0) }

@@ -26,7 +26,7 @@ struct HostArgument: Sendable, Equatable {
         let looks = "a host is a name such as example.com or an IP address such as 192.0.2.1 or ::1, "
             + "matched exactly and on every port"
         if text.contains("://") {
-            if let host = URL(string: text).flatMap(HostArgument.encodedHost(of:)),
+            if let host = URL(string: text).flatMap(HTTPURLCheck.encodedHost(of:)),
                 HTTPURLCheck.problem(withHost: host) == nil
             {
                 throw refuse("it is a URL; give its host alone: \(host)")
@@ -41,7 +41,7 @@ struct HostArgument: Sendable, Equatable {
         let spelled = inet_pton(AF_INET6, text, &bytes) == 1 ? "[\(text)]" : text
         guard !text.isEmpty, let url = URL(string: "http://\(spelled)/"), url.user == nil, url.password == nil,
             url.path(percentEncoded: true) == "/", url.query == nil, url.fragment == nil,
-            let host = HostArgument.encodedHost(of: url), HTTPURLCheck.problem(withHost: host) == nil,
+            let host = HTTPURLCheck.encodedHost(of: url), HTTPURLCheck.problem(withHost: host) == nil,
             let urlHost = url.host?.lowercased(),
             let storedHost = URLComponents(string: url.absoluteString)?.host?.lowercased()
         else {
@@ -62,13 +62,5 @@ struct HostArgument: Sendable, Equatable {
             hosts.append(try HostArgument(value, for: "--\(key) <host>", command: arguments.spec))
         }
         return hosts
-    }
-
-    /// The host of `url` as the URL spells it (punycode, an IPv6 address in brackets); `nil` when empty.
-    private static func encodedHost(of url: URL) -> String? {
-        guard let host = URLComponents(url: url, resolvingAgainstBaseURL: true)?.encodedHost, !host.isEmpty else {
-            return nil
-        }
-        return host
     }
 }
