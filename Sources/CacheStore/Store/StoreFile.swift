@@ -122,8 +122,7 @@ enum StoreFile {
             throw CacheStore.Error(
                 code: .corrupt,
                 message: "The cache store '\(path)' is truncated: it has \(info.st_size) bytes but its header "
-                    + "describes \(pageCount) pages of \(pageSize) bytes; 'webcache salvage \(path) NEW' copies "
-                    + "what is still readable into a new store."
+                    + "describes \(pageCount) pages of \(pageSize) bytes; " + salvageAdvice(path)
             )
         }
     }
@@ -197,8 +196,7 @@ enum StoreFile {
         if error.isCorruption {
             return CacheStore.Error(
                 code: .corrupt,
-                message: "The cache store '\(path)' is damaged; 'webcache salvage \(path) NEW' copies what is still "
-                    + "readable into a new store.",
+                message: "The cache store '\(path)' is damaged; " + salvageAdvice(path),
                 cause: error
             )
         }
@@ -208,5 +206,10 @@ enum StoreFile {
     /// Whether process `pid` exists (an `EPERM` answer means it exists but belongs to someone else).
     static func processExists(_ pid: Int32) -> Bool {
         kill(pid, 0) == 0 || errno == EPERM
+    }
+
+    /// How to keep what is still readable of the store at `path`, which cannot be opened as it is.
+    private static func salvageAdvice(_ path: String) -> String {
+        "'webcache salvage \(path) NEW' copies what is still readable into a new store."
     }
 }

@@ -159,11 +159,9 @@ final class Loader: Sendable {
         case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
             if let index = HTTPCachePolicy.matchingVariants(stored, request: request.headers).first {
                 let fresh = stored[index].isFresh(now: now)
-                var mayFetch = true
-                if case .returnCacheDataDontLoad = policy { mayFetch = false }
                 return try await serveStored(entries[index], request: request, source: fresh ? .hit : .stale,
                                              age: stored[index].currentAge(now: now), limit: limit, context: context,
-                                             refetchingIfDamaged: mayFetch)
+                                             refetchingIfDamaged: policy != .returnCacheDataDontLoad)
             }
             if case .returnCacheDataDontLoad = policy {
                 throw WebCacheError(
