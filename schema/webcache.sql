@@ -1,8 +1,9 @@
--- webcache store, schema version 3.
+-- webcache store, schema version 4.
 --
 -- The canonical DDL of the offline store, as the migrations in order (CacheStore `Schema.migrations`)
 -- build it; a test fails if a store built by the migrations differs from a store built by this text.
 -- Version 3 changed data only: entries whose Vary key held a credential field's plain value went.
+-- Version 4 added body_chunk.checksum.
 --
 -- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
 
@@ -28,10 +29,14 @@ CREATE TABLE body (
 ) STRICT;
 
 -- A body's bytes in order, in chunks of at most 256 KiB, so that memory stays flat.
+-- checksum is the CRC-32 of data followed by body_id and seq (8 bytes each, little-endian), which
+-- every read checks before it hands the chunk over; it is NULL for the chunks of bodies written
+-- before version 4, which reads check against body.hash.
 CREATE TABLE body_chunk (
     body_id INTEGER NOT NULL REFERENCES body(id) ON DELETE CASCADE,
     seq INTEGER NOT NULL CHECK (seq >= 0),
     data BLOB NOT NULL,
+    checksum INTEGER CHECK (checksum BETWEEN 0 AND 4294967295),
     PRIMARY KEY (body_id, seq)
 ) STRICT;
 

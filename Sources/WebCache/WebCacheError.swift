@@ -24,7 +24,7 @@ public struct WebCacheError: Error, Sendable, CustomStringConvertible {
         public static let tooLarge = Code("tooLarge")
         /// The store could not be opened, read or written.
         public static let store = Code("store")
-        /// A stored response's body no longer matches the SHA-256 it was stored with, and the policy
+        /// A stored response's body no longer matches the checksums it was stored with, and the policy
         /// forbids the network, or the body was already partly delivered when that showed.
         public static let damaged = Code("damaged")
         /// Signing in failed: the provider failed or the instance refused a fresh token.

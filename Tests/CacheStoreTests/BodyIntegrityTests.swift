@@ -5,8 +5,9 @@ import WebCacheTestSupport
 
 @testable import CacheStore
 
-/// Bodies are checked against their SHA-256 as they are read: bytes changed in the file, as another
-/// program or a failing disk might change them, are never handed out as the stored body.
+/// Bodies are checked as they are read (each chunk against its CRC-32, or a body stored without them
+/// against its SHA-256): bytes changed in the file, as another program or a failing disk might
+/// change them, are never handed out as the stored body.
 @Suite(.timeLimit(.minutes(1)))
 struct BodyIntegrityTests {
     let folder: TemporaryFolder
@@ -15,6 +16,16 @@ struct BodyIntegrityTests {
     init() throws {
         folder = try TemporaryFolder()
         store = try CacheStore(path: folder.path("store.sqlite"), configuration: configuration())
+    }
+
+    /// The stored checksum is a file format: its values must not change between versions. These were
+    /// computed with another implementation of CRC-32 (Python's `zlib.crc32`) over the bytes followed
+    /// by the body id and sequence number as 8-byte little-endian integers.
+    @Test func chunkChecksumsAreTheCRC32OfTheBytesFollowedByTheirPlace() {
+        let digits = Data("123456789".utf8)
+        #expect(ChunkChecksum(of: digits).value(bodyID: 5, seq: 2) == 2_686_643_642)
+        #expect(ChunkChecksum(of: digits).value(bodyID: 5, seq: 3) == 1_820_912_932)
+        #expect(ChunkChecksum(of: Data()).value(bodyID: 1, seq: 0) == 1_121_180_356)
     }
 
     /// Runs `sql` on a connection of its own, as another program would.
@@ -34,7 +45,7 @@ struct BodyIntegrityTests {
         let error = try #require(throws: CacheStore.Error.self) { try store.bodyData(bodyID: bodyID) }
         #expect(error.code == .damagedBody)
         #expect(error.message == "Body \(bodyID) in the cache store '\(store.path)' is damaged: its bytes no "
-            + "longer match its SHA-256.")
+            + "longer match their checksums.")
         let lookupError = try await #require(throws: CacheStore.Error.self) {
             try await store.lookup(url: "https://example.test/a")
         }
@@ -53,7 +64,7 @@ struct BodyIntegrityTests {
         #expect(error.code == .damagedBody)
     }
 
-    @Test func aStreamedBodyWhoseBytesChangedFailsAfterItsLastChunk() async throws {
+    @Test func aStreamedBodyStopsAtTheDamagedChunkWithoutHandingItOver() async throws {
         // Given: a body of three chunks whose middle chunk was zeroed
         let body = makeBody(size: CacheStore.chunkSize * 2 + 100, seed: 3)
         let saved = try await store.save(makeEntry("https://example.test/big"), body: body)
@@ -67,16 +78,70 @@ struct BodyIntegrityTests {
             while let chunk = try reader.next() { chunks.append(chunk) }
         }
 
-        // Then: every chunk was handed over, and the end is an error, not the end of the body
-        #expect(chunks.count == 3)
-        #expect(chunks[0] == body.prefix(CacheStore.chunkSize))
+        // Then: the sound first chunk was handed over, the damaged one was not, and asking again fails again
+        #expect(chunks == [body.prefix(CacheStore.chunkSize)])
         #expect(error.code == .damagedBody)
+        #expect(throws: CacheStore.Error.self) { try reader.next() }
         var streamed = 0
         let streamError = await #expect(throws: CacheStore.Error.self) {
             for try await chunk in store.bodyStream(bodyID: bodyID) { streamed += chunk.count }
         }
-        #expect(streamed == body.count)
+        #expect(streamed == CacheStore.chunkSize)
         #expect(streamError?.code == .damagedBody)
+    }
+
+    @Test(arguments: [
+        ("a wrong checksum", "UPDATE body_chunk SET checksum = (checksum + 1) % 4294967296 WHERE seq = 1"),
+        ("two chunks swapped", "UPDATE body_chunk SET seq = seq + 10 WHERE seq IN (1, 2); UPDATE body_chunk SET seq = 13 - seq WHERE seq > 10"),
+        ("a checksum on some chunks only", "UPDATE body_chunk SET checksum = NULL WHERE seq = 2"),
+    ])
+    func chunksOutOfPlaceOrWithoutTheirChecksumAreDamage(name: String, sql: String) async throws {
+        // Given: a body of three chunks, damaged without changing the bytes of any chunk
+        let body = makeBody(size: CacheStore.chunkSize * 2 + 100, seed: 8)
+        let saved = try await store.save(makeEntry("https://example.test/big"), body: body)
+        let bodyID = try #require(saved.bodyID)
+        try damage(sql)
+
+        // When / Then: both reads refuse it, and verify names it
+        let error = try #require(throws: CacheStore.Error.self, "\(name)") { try store.bodyData(bodyID: bodyID) }
+        #expect(error.code == .damagedBody, "\(name)")
+        var reader = store.bodyChunks(bodyID: bodyID)
+        let streamError = try #require(throws: CacheStore.Error.self, "\(name)") {
+            while try reader.next() != nil {}
+        }
+        #expect(streamError.code == .damagedBody, "\(name)")
+        #expect(try await !store.verify().isSound, "\(name)")
+    }
+
+    /// Bodies written before schema version 4 have no chunk checksums; reads check them against the
+    /// body's SHA-256, so damage shows at the end of a streamed read.
+    @Test func aBodyStoredWithoutChunkChecksumsIsCheckedAgainstItsSHA256() async throws {
+        // Given: two bodies of three chunks as an older version stored them, one of them damaged
+        let body = makeBody(size: CacheStore.chunkSize * 2 + 100, seed: 9)
+        let sound = try #require(try await store.save(makeEntry("https://example.test/sound"), body: body).bodyID)
+        let other = makeBody(size: CacheStore.chunkSize * 2 + 100, seed: 10)
+        let damaged = try #require(try await store.save(makeEntry("https://example.test/damaged"), body: other).bodyID)
+        try damage("UPDATE body_chunk SET checksum = NULL")
+        try damage("UPDATE body_chunk SET data = zeroblob(length(data)) WHERE body_id = \(damaged) AND seq = 1")
+
+        // Then: the sound one reads whole and streamed, and verify finds it sound
+        #expect(try store.bodyData(bodyID: sound) == body)
+        var reader = store.bodyChunks(bodyID: sound)
+        var streamed = Data()
+        while let chunk = try reader.next() { streamed.append(chunk) }
+        #expect(streamed == body)
+        // And the damaged one is refused: whole, and streamed after its last chunk
+        #expect(throws: CacheStore.Error.self) { try store.bodyData(bodyID: damaged) }
+        var damagedReader = store.bodyChunks(bodyID: damaged)
+        var chunks = 0
+        let error = try #require(throws: CacheStore.Error.self) {
+            while try damagedReader.next() != nil { chunks += 1 }
+        }
+        #expect(error.code == .damagedBody)
+        #expect(chunks == 3)
+        let report = try await store.verify()
+        #expect(report.problems.map(\.kind) == [.bodyHash])
+        #expect(report.problems.first?.urls == ["https://example.test/damaged"])
     }
 
     @Test func aChunkMissingFromAStoredBodyIsDamageNotAReplacedEntry() async throws {

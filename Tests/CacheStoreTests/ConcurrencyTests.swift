@@ -57,7 +57,7 @@ struct ConcurrencyTests {
             try connection.run("INSERT INTO staging VALUES ('dead', 2147483000, ?)", [.date(Date())])
             try connection.run(
                 "INSERT INTO body (size, chunk_count, created_at, staging_token) VALUES (0, 0, 0, 'dead')")
-            try connection.run("INSERT INTO body_chunk VALUES (last_insert_rowid(), 0, x'00')")
+            try connection.run("INSERT INTO body_chunk (body_id, seq, data) VALUES (last_insert_rowid(), 0, x'00')")
             // Process 1 exists (kill answers EPERM or success): a live writer elsewhere.
             try connection.run("INSERT INTO staging VALUES ('other', 1, ?)", [.date(Date())])
             try connection.run("INSERT INTO staging VALUES ('ancient', 1, 0)")

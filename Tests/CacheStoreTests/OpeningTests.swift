@@ -97,6 +97,12 @@ struct OpeningTests {
         let saved = try await store.save(makeEntry("https://v1.test/new"), body: Data("new".utf8))
         #expect(saved.bodyID == 3)
         #expect(try await store.verify().isSound)
+        // And only the new body's chunk carries a checksum; the old one is still read against its SHA-256
+        let unchecked = try store.read("chunks") {
+            try $0.text("SELECT group_concat(body_id) FROM body_chunk WHERE checksum IS NULL")
+        }
+        #expect(unchecked == "1")
+        #expect(try store.bodyData(bodyID: 3) == Data("new".utf8))
         try await store.close()
     }
 

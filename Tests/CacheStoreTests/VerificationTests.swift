@@ -126,9 +126,12 @@ struct VerificationTests {
             UPDATE store_totals SET entry_count = 7
             """
         }
-        #expect(damaged.kinds == [.bodyHash, .totals])
-        #expect(damaged.messages.first
-            == "The body of https://a.test/big (body \(damaged.bigBodyID)) does not hash to its SHA-256.")
+        #expect(damaged.kinds == [.bodyHash, .chunkChecksum, .totals])
+        let body = "The body of https://a.test/big (body \(damaged.bigBodyID))"
+        #expect(Array(damaged.messages.prefix(2)) == [
+            "\(body) does not hash to its SHA-256.",
+            "\(body) has chunks that do not match their CRC-32 (1).",
+        ])
         #expect(damaged.report.problems.first?.urls == ["https://a.test/big"])
         #expect(damaged.report.checkedBodies == 2)
     }
@@ -149,13 +152,31 @@ struct VerificationTests {
         ])
     }
 
+    @Test func aChecksumLostOrChangedIsFoundThoughTheBytesAreSound() async throws {
+        let damaged = try await verify { big in
+            """
+            UPDATE body_chunk SET checksum = NULL WHERE body_id = \(big.bodyID ?? -1) AND seq = 0;
+            UPDATE body_chunk SET checksum = 0 WHERE body_id = \(big.bodyID ?? -1) AND seq = 2
+            """
+        }
+        let body = "The body of https://a.test/big (body \(damaged.bigBodyID))"
+        #expect(damaged.kinds == [.chunkChecksum, .chunkChecksum])
+        #expect(damaged.messages == [
+            "\(body) has chunks that do not match their CRC-32 (2).",
+            "\(body) has a CRC-32 on 2 of its 3 chunks, not on all or none.",
+        ])
+    }
+
     @Test func chunksOutOfOrderAreFoundThoughTheBytesAreAllThere() async throws {
         let damaged = try await verify { big in
             "UPDATE body_chunk SET seq = 7 WHERE body_id = \(big.bodyID ?? -1) AND seq = 2"
         }
-        #expect(damaged.kinds == [.bodyChunks])
+        // A chunk's checksum covers its place, so the moved chunk fails it too.
+        let body = "The body of https://a.test/big (body \(damaged.bigBodyID))"
+        #expect(damaged.kinds == [.bodyChunks, .chunkChecksum])
         #expect(damaged.messages == [
-            "The body of https://a.test/big (body \(damaged.bigBodyID)) has 3 chunks, not 0..<3 in order."
+            "\(body) has 3 chunks, not 0..<3 in order.",
+            "\(body) has chunks that do not match their CRC-32 (7).",
         ])
     }
 

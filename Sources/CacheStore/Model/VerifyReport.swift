@@ -5,6 +5,9 @@ public struct VerifyReport: Sendable, Hashable {
         /// What kind of check failed.
         public enum Kind: String, Sendable, Hashable {
             case integrity, bodyHash, bodySize, bodyChunks, referenceCount, totals, missingBody
+            /// Chunks that do not match their CRC-32 (of their place and bytes), or a body whose chunks carry
+            /// one only in part.
+            case chunkChecksum
             /// A part of the file that SQLite reports damaged, so that what it holds was not checked.
             case unreadable
         }

@@ -24,8 +24,9 @@ extension CacheStore {
             public static let invalidEntry = Code("invalidEntry")
             /// A body or its staged chunks are gone (removed by pruning, or collected as abandoned).
             public static let bodyMissing = Code("bodyMissing")
-            /// A stored body's bytes no longer hash to its SHA-256 or add up to its recorded size: the
-            /// store file was changed or damaged where the body is kept.
+            /// A stored body's bytes no longer match their checksums (a chunk's CRC-32, or the body's
+            /// SHA-256) or add up to its recorded size: the store file was changed or damaged where
+            /// the body is kept.
             public static let damagedBody = Code("damagedBody")
             /// A page named to act on has no recorded edges (``PruneCriteria/page``).
             public static let unknownPage = Code("unknownPage")

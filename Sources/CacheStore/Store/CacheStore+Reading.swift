@@ -59,11 +59,12 @@ extension CacheStore {
 
     // MARK: - Bodies
 
-    /// The whole body `bodyID` in memory, checked against its recorded size and SHA-256 as it is
-    /// read; meant for small bodies (use ``bodyChunks(bodyID:)`` otherwise).
+    /// The whole body `bodyID` in memory, each chunk checked as it is read (against its CRC-32, or,
+    /// for a body stored before schema version 4, the body against its SHA-256) and the whole against
+    /// its recorded size; meant for small bodies (use ``bodyChunks(bodyID:)`` otherwise).
     ///
     /// - Throws: ``CacheStore/Error``; ``Error/Code/bodyMissing`` when the body is not stored;
-    ///   ``Error/Code/damagedBody`` when its bytes no longer match its SHA-256.
+    ///   ``Error/Code/damagedBody`` when its bytes are no longer those stored.
     public nonisolated func bodyData(bodyID: Int64) throws -> Data {
         let body = try read("read body \(bodyID)") { connection in try Self.readBody(bodyID, connection) }
         switch body {
@@ -76,17 +77,15 @@ extension CacheStore {
         }
     }
 
-    /// A reader that returns body `bodyID` chunk by chunk, and checks it against its SHA-256 at the
-    /// end.
+    /// A reader that returns body `bodyID` chunk by chunk, each checked before it is returned.
     public nonisolated func bodyChunks(bodyID: Int64) -> BodyChunkReader {
         BodyChunkReader(store: self, bodyID: bodyID)
     }
 
     /// The chunks of body `bodyID` as an asynchronous sequence, read one at a time as they are consumed.
     ///
-    /// The sequence ends with ``Error/Code/damagedBody`` instead of ending normally when the body no
-    /// longer matches its SHA-256; the chunks before were already handed over (see
-    /// ``BodyChunkReader``).
+    /// The sequence throws ``Error/Code/damagedBody`` in place of a damaged chunk, or, for a body
+    /// stored before schema version 4, in place of its end (see ``BodyChunkReader``).
     ///
     /// ```swift
     /// for try await chunk in store.bodyStream(bodyID: bodyID) { try await send(chunk) }
@@ -105,23 +104,28 @@ extension CacheStore {
         case sound(Data)
     }
 
-    /// Reads a whole body and its record in one statement (one snapshot), hashing the chunks as they
-    /// come. Body ids are never reused, so chunks found under `bodyID` belong to that body.
+    /// Reads a whole body and its record in one statement (one snapshot), checking the chunks as
+    /// they come (``BodyCheck``). Body ids are never reused, so chunks found under `bodyID` belong to
+    /// that body.
     private static func readBody(_ bodyID: Int64, _ connection: Connection) throws -> BodyRead {
         var check: BodyCheck?
         var data = Data()
         try connection.forEachRow(
             """
-            SELECT b.size, b.hash, c.data FROM body b LEFT JOIN body_chunk c ON c.body_id = b.id \
-            WHERE b.id = ? AND b.hash IS NOT NULL ORDER BY c.seq
+            SELECT b.size, b.chunk_count, b.hash, c.seq, c.data, c.checksum FROM body b \
+            LEFT JOIN body_chunk c ON c.body_id = b.id WHERE b.id = ? AND b.hash IS NOT NULL ORDER BY c.seq
             """,
             [.integer(bodyID)]
         ) { row in
-            if check == nil { check = BodyCheck(size: row.int64(0), hash: row.blob(1)) }
+            if check == nil {
+                check = BodyCheck(bodyID: bodyID, size: row.int64(0), chunkCount: row.int64(1), hash: row.blob(2))
+            }
             // A body without chunks (an empty one) has one row, with a NULL chunk.
-            guard !row.isNull(2) else { return }
-            let chunk = row.blob(2)
-            check?.add(chunk)
+            guard !row.isNull(4) else { return }
+            let chunk = row.blob(4)
+            guard check?.add(chunk, seq: row.int64(3), checksum: row.isNull(5) ? nil : row.int64(5)) == true else {
+                return
+            }
             if data.isEmpty {
                 data = chunk
             } else {
@@ -132,53 +136,56 @@ extension CacheStore {
         return check.isSound ? .sound(data) : .damaged
     }
 
-    /// The error for body `bodyID` (of `url`, when known) whose bytes no longer match its SHA-256.
+    /// The error for body `bodyID` (of `url`, when known) whose bytes are no longer those stored.
     nonisolated func damagedBodyError(bodyID: Int64, url: String? = nil) -> Error {
         let body = url.map { "The stored body of \($0)" } ?? "Body \(bodyID)"
         return Error(
             code: .damagedBody,
-            message: "\(body) in the cache store '\(path)' is damaged: its bytes no longer match its SHA-256."
+            message: "\(body) in the cache store '\(path)' is damaged: its bytes no longer match their checksums."
         )
     }
 
-    /// The chunk count, size and SHA-256 recorded for body `bodyID`.
+    /// A check of body `bodyID` from its recorded chunk count, size and SHA-256.
     ///
     /// - Throws: ``Error/Code/bodyMissing`` when no complete body has that id.
-    nonisolated func bodyRecord(bodyID: Int64) throws -> (chunkCount: Int64, check: BodyCheck) {
-        let record = try read("read body \(bodyID)") { connection -> (Int64, BodyCheck)? in
-            var record: (Int64, BodyCheck)?
+    nonisolated func bodyCheck(bodyID: Int64) throws -> BodyCheck {
+        let check = try read("read body \(bodyID)") { connection -> BodyCheck? in
+            var check: BodyCheck?
             try connection.forEachRow(
-                "SELECT chunk_count, size, hash FROM body WHERE id = ? AND hash IS NOT NULL", [.integer(bodyID)]
+                "SELECT size, chunk_count, hash FROM body WHERE id = ? AND hash IS NOT NULL", [.integer(bodyID)]
             ) { row in
-                record = (row.int64(0), BodyCheck(size: row.int64(1), hash: row.blob(2)))
+                check = BodyCheck(bodyID: bodyID, size: row.int64(0), chunkCount: row.int64(1), hash: row.blob(2))
             }
-            return record
+            return check
         }
-        guard let record else {
+        guard let check else {
             throw Error(code: .bodyMissing, message: "Body \(bodyID) is not in the cache store '\(path)'.")
         }
-        return (chunkCount: record.0, check: record.1)
+        return check
     }
 
-    /// Chunk `seq` of body `bodyID`.
+    /// Chunk `seq` of body `bodyID`, with its stored checksum (`nil` for a chunk written before
+    /// schema version 4).
     ///
     /// - Throws: ``Error/Code/bodyMissing`` when the body is gone (its entry was replaced or removed
     ///   meanwhile); ``Error/Code/damagedBody`` when the body is there but the chunk is not.
-    nonisolated func chunk(bodyID: Int64, seq: Int64) throws -> Data {
+    nonisolated func chunk(bodyID: Int64, seq: Int64) throws -> (data: Data, checksum: Int64?) {
         let chunk = try read("read body \(bodyID)") { connection -> ChunkRead in
             let statement = try connection.cachedStatement(
-                sql: "SELECT data FROM body_chunk WHERE body_id = ? AND seq = ?"
+                sql: "SELECT data, checksum FROM body_chunk WHERE body_id = ? AND seq = ?"
             )
             statement.bind([.integer(bodyID), .integer(seq)])
             defer { statement.reset() }
-            if try statement.step() { return .found(statement.blob(0)) }
+            if try statement.step() {
+                return .found(statement.blob(0), checksum: statement.isNull(1) ? nil : statement.int64(1))
+            }
             // Chunks go only with their body, so a body row without this chunk is damaged.
             let bodyExists = try connection.int64("SELECT 1 FROM body WHERE id = ?", [.integer(bodyID)]) != nil
             return bodyExists ? .chunkMissing : .bodyMissing
         }
         switch chunk {
-        case .found(let data):
-            return data
+        case .found(let data, let checksum):
+            return (data, checksum)
         case .chunkMissing:
             throw damagedBodyError(bodyID: bodyID)
         case .bodyMissing:
@@ -192,7 +199,7 @@ extension CacheStore {
 
     /// What reading one chunk found.
     private enum ChunkRead {
-        case found(Data)
+        case found(Data, checksum: Int64?)
         case chunkMissing
         case bodyMissing
     }

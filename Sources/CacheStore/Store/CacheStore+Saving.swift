@@ -20,6 +20,8 @@ extension CacheStore {
     /// writer's provisional body, which the first chunk creates together with the staging row.
     nonisolated func stage(token: String, seq: Int64, chunk: Data) async throws {
         let now = configuration.clock()
+        // Computed here, so that the writer's thread spends no time on it.
+        let checksum = ChunkChecksum(of: chunk)
         try await queuedWrite("stage a body chunk", bodyBytes: chunk.count) { connection in
             let bodyID: Int64
             if seq == 0 {
@@ -41,7 +43,7 @@ extension CacheStore {
                         + "was written, so it cannot be saved."
                 )
             }
-            try Self.insertChunk(connection, bodyID: bodyID, seq: seq, data: chunk)
+            try Self.insertChunk(connection, bodyID: bodyID, seq: seq, data: chunk, checksum: checksum)
         }
     }
 
@@ -195,10 +197,15 @@ extension CacheStore {
         return bodyID
     }
 
-    private static func insertChunk(_ connection: Connection, bodyID: Int64, seq: Int64, data: Data) throws {
+    /// Inserts chunk `seq` of body `bodyID` with its checksum; the CRC-32 of its bytes is computed
+    /// here unless the caller did.
+    private static func insertChunk(
+        _ connection: Connection, bodyID: Int64, seq: Int64, data: Data, checksum: ChunkChecksum? = nil
+    ) throws {
+        let value = (checksum ?? ChunkChecksum(of: data)).value(bodyID: bodyID, seq: seq)
         try connection.run(
-            "INSERT INTO body_chunk (body_id, seq, data) VALUES (?, ?, ?)",
-            [.integer(bodyID), .integer(seq), .blob(data)]
+            "INSERT INTO body_chunk (body_id, seq, data, checksum) VALUES (?, ?, ?, ?)",
+            [.integer(bodyID), .integer(seq), .blob(data), .integer(value)]
         )
     }
 

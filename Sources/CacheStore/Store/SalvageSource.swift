@@ -271,8 +271,8 @@ final class SalvageSource {
             hasher.update(data)
             size += Int64(data.count)
             try destination.run(
-                "INSERT INTO body_chunk (body_id, seq, data) VALUES (?, ?, ?)",
-                [.integer(bodyID), .integer(seq), .blob(data)]
+                "INSERT INTO body_chunk (body_id, seq, data, checksum) VALUES (?, ?, ?, ?)",
+                [.integer(bodyID), .integer(seq), .blob(data), .integer(ChunkChecksum(of: data).value(bodyID: bodyID, seq: seq))]
             )
             seq += 1
         }

@@ -80,23 +80,29 @@ final class StoreVerification {
 
     // MARK: - Checks
 
-    /// Re-hashes the chunks of body `id` and compares their order, size and hash with its record;
-    /// returns whether they could be read.
+    /// Re-hashes the chunks of body `id`, checks their CRC-32s, and compares their order, size and
+    /// hash with its record; returns whether they could be read.
     private func checkChunks(of id: Int64, _ body: BodyRow, hash: Data) throws -> Bool {
         let subject = describe(body: id)
         var hasher = SHA256()
         var size: Int64 = 0
         var expectedSeq: Int64 = 0
         var chunksInOrder = true
+        var checksummed = 0
+        var mismatched: [Int64] = []
         let read: Void? = try readable("\(subject.text) cannot be read", urls: subject.urls) {
             try connection.forEachRow(
-                "SELECT seq, data FROM body_chunk WHERE body_id = ? ORDER BY seq", [.integer(id)]
+                "SELECT seq, data, checksum FROM body_chunk WHERE body_id = ? ORDER BY seq", [.integer(id)]
             ) { row in
-                if row.int64(0) != expectedSeq { chunksInOrder = false }
+                let seq = row.int64(0)
+                if seq != expectedSeq { chunksInOrder = false }
                 expectedSeq += 1
                 let data = row.blob(1)
                 size += Int64(data.count)
                 hasher.update(data)
+                guard !row.isNull(2) else { return }
+                checksummed += 1
+                if ChunkChecksum(of: data).value(bodyID: id, seq: seq) != row.int64(2) { mismatched.append(seq) }
             }
         }
         guard read != nil else { return false }
@@ -110,6 +116,18 @@ final class StoreVerification {
         }
         if hasher.finalize() != hash {
             problem(.bodyHash, "\(subject.text) does not hash to its SHA-256.", urls: subject.urls)
+        }
+        if !mismatched.isEmpty {
+            let list = mismatched.map(String.init).joined(separator: ", ")
+            problem(
+                .chunkChecksum, "\(subject.text) has chunks that do not match their CRC-32 (\(list)).",
+                urls: subject.urls)
+        }
+        if checksummed != 0, checksummed != Int(expectedSeq) {
+            problem(
+                .chunkChecksum,
+                "\(subject.text) has a CRC-32 on \(checksummed) of its \(expectedSeq) chunks, not on all or none.",
+                urls: subject.urls)
         }
         return true
     }

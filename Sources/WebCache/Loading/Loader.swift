@@ -340,10 +340,11 @@ final class Loader: Sendable {
 
     /// A response served from a stored entry; HEAD gets the head alone.
     ///
-    /// The body is checked against its SHA-256 as it is read. A body that fits in one chunk is read
-    /// and checked before the response is returned; a larger one is streamed, and checked only when
-    /// its last chunk has been read: the chunks before have been handed over by then, so the
-    /// response's body then ends with ``WebCacheError/Code/damaged`` instead of ending normally.
+    /// The body is checked as it is read (``CacheStore/BodyChunkReader``). A body that fits in one
+    /// chunk is read and checked before the response is returned; a larger one is streamed, each
+    /// chunk checked before it is handed over, so the response's body ends with
+    /// ``WebCacheError/Code/damaged`` in place of a damaged chunk (for a body stored before the
+    /// store had chunk checksums, in place of its end).
     ///
     /// - Parameter discardsDamage: Whether a body found damaged is removed from the store with the
     ///   entries that use it, so that the network's answer is stored in its place, now or at the next
@@ -377,7 +378,7 @@ final class Loader: Sendable {
 
     /// The stored body of `entry`: read at once when it fits in one chunk (one query, and the entry
     /// cannot be replaced under the caller), else chunk by chunk as the caller pulls it; checked
-    /// against its SHA-256 either way (see ``serve(_:request:source:age:limit:context:discardsDamage:)``).
+    /// either way (see ``serve(_:request:source:age:limit:context:discardsDamage:)``).
     private func storedBody(_ entry: CacheEntry, url: URL, discardsDamage: Bool) async throws -> WebResponse.Body {
         guard let bodyID = entry.bodyID else { return WebResponse.Body(data: Data()) }
         if entry.bodySize <= Int64(CacheStore.chunkSize) {
@@ -416,8 +417,8 @@ final class Loader: Sendable {
             }
         }
         var message = "The stored copy of \(url.redactedForMessages) is damaged: its body no longer matches the "
-            + "SHA-256 it was stored with."
-        if streamed { message += " The bytes delivered before this error are not the stored response." }
+            + "checksums it was stored with."
+        if streamed { message += " The bytes delivered before this error are not the whole stored response." }
         if !discarding { message += " " + CacheStore.Error.recoveryAdvice(forStoreAt: store.path) }
         return WebCacheError(.damaged, message, cause: cause)
     }

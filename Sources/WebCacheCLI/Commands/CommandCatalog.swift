@@ -119,7 +119,7 @@ enum CommandCatalog {
 
     static let verify = CommandSpec(
         name: "verify",
-        abstract: "Check the store's integrity: SQLite's own check and every body's hash.",
+        abstract: "Check the store's integrity: SQLite's own check, every body's hash and chunk checksums.",
         discussion: """
             The store is only read, so a store whose file or folder cannot be written works. Each problem names \
             the URLs of the entries it affects, where they can be read. A part of the file \
