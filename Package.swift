@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "HTTPCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         .target(name: "ChildProcess", swiftSettings: swiftSettings),
         .target(name: "HTTPCaching", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
-        .target(name: "Discovery", swiftSettings: swiftSettings),
+        .target(name: "Discovery", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
 
         // MARK: - I/O
         .target(name: "CacheStore", dependencies: ["CSQLite", "CZlib", "HTTPCore"], swiftSettings: swiftSettings),

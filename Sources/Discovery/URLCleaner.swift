@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// Turns an attribute or CSS value into the absolute URL to fetch, or rejects it.
 ///
@@ -33,7 +34,7 @@ enum URLCleaner {
         if queryEncoding == .windows1252, ["http", "https", "ftp", "file"].contains(effectiveScheme) {
             text = Substring(windows1252Query(of: text))
         }
-        guard let resolved = URL(string: String(text), relativeTo: base) else { return nil }
+        guard let resolved = URL(parsing: String(text), relativeTo: base) else { return nil }
         if let scheme = resolved.scheme?.lowercased(), ignoredSchemes.contains(scheme) { return nil }
         let absolute = resolved.absoluteString
         let end = absolute.utf8.firstIndex(of: UInt8(ascii: "#")) ?? absolute.endIndex

@@ -18,7 +18,7 @@ extension HTTPCachePolicy {
         var urls = [target]
         for name in ["Location", "Content-Location"] {
             guard let value = response.headers.values(for: name).first,
-                let resolved = URL(string: value.trimmingHTTPWhitespace(), relativeTo: target)?.absoluteURL,
+                let resolved = URL(parsing: value.trimmingHTTPWhitespace(), relativeTo: target)?.absoluteURL,
                 resolved.isSameOrigin(as: target)
             else { continue }
             let url = resolved.cacheKey

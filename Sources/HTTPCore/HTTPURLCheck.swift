@@ -34,7 +34,7 @@ public enum HTTPURLCheck {
     ///
     /// - Parameter base: the URL a relative `text` resolves against; `nil` when `text` must be absolute.
     public static func url(_ text: String, relativeTo base: URL? = nil) throws(Problem) -> URL {
-        guard let url = URL(string: text, relativeTo: base)?.absoluteURL else {
+        guard let url = URL(parsing: text, relativeTo: base)?.absoluteURL else {
             throw Problem(reason: "is not a valid URL")
         }
         if let problem = problem(with: url) { throw problem }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// Resolves page references (`nav/home`, `/api/now/table?x=1`, full URLs) against the instance URL.
 public enum InstanceURL {
@@ -46,7 +47,7 @@ public enum InstanceURL {
         if !base.path(percentEncoded: true).hasSuffix("/") {
             directory = URL(string: base.absoluteString + "/") ?? base
         }
-        guard let resolved = URL(string: trimmed, relativeTo: directory)?.absoluteURL else {
+        guard let resolved = URL(parsing: trimmed, relativeTo: directory)?.absoluteURL else {
             throw Error(message: "The page reference \"\(reference)\" is not a valid URL reference.")
         }
         guard let resolvedScheme = resolved.scheme?.lowercased(), resolvedScheme == "http" || resolvedScheme == "https"

@@ -58,7 +58,7 @@ public struct SessionPolicy: Sendable, Hashable {
     /// Whether `response`, received for `requestURL`, redirects to a login page.
     public func isLoginRedirect(_ response: HTTPResponseHead, for requestURL: URL) -> Bool {
         guard redirectStatuses.contains(response.status), let location = response.headers["Location"],
-            let target = URL(string: location.trimmingHTTPWhitespace(), relativeTo: requestURL)?.absoluteURL
+            let target = URL(parsing: location.trimmingHTTPWhitespace(), relativeTo: requestURL)?.absoluteURL
         else { return false }
         return isLoginPage(target, for: requestURL)
     }

@@ -160,7 +160,7 @@ public final class WebCache: Sendable {
         }
         let url: URL
         if URLReference.hasScheme(trimmed) {
-            guard let absolute = URL(string: trimmed) else {
+            guard let absolute = URL(parsing: trimmed) else {
                 throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not a valid URL.")
             }
             url = absolute

@@ -150,6 +150,12 @@ private let d = "https://example.com/dir/"
             == ["image \(d)bg.png?q=%C3%A9"])
     }
 
+    @Test func escapesAlreadyInAURLAreKeptBesideCharactersThatNeedEncoding() {
+        // A browser requests /%C3%A4%20b.png; encoding the % again would name another resource.
+        #expect(scan(#"<img src="ä%20b.png?q=ö%26"><link rel=icon href="..\icons\a b.ico">"#)
+            == ["image \(d)%C3%A4%20b.png?q=%C3%B6%26", "icon https://example.com/icons/a%20b.ico"])
+    }
+
     @Test func utf8AndUTF16PagesEncodeTheirQueriesInUTF8() {
         #expect(scan(#"<meta charset="utf-8"><img src="a.png?q=é">"#) == ["image \(d)a.png?q=%C3%A9"])
         let units = #"<img src="a.png?q=é">"#.utf16

@@ -21,6 +21,8 @@ struct HTTPURLCheckTests {
         ("http://bücher.example/straße", "http://xn--bcher-kva.example/stra%C3%9Fe"),
         ("https://日本.jp/パス?q=値", "https://xn--wgv71a.jp/%E3%83%91%E3%82%B9?q=%E5%80%A4"),
         ("http://a.test/%E2%82%AC%20x", "http://a.test/%E2%82%AC%20x"),
+        // Escapes are kept beside characters that need encoding.
+        ("http://a.test/€%20x y", "http://a.test/%E2%82%AC%20x%20y"),
     ])
     func acceptsURLsThatCanBeRequested(text: String, absolute: String) throws {
         #expect(try HTTPURLCheck.url(text).absoluteString == absolute)

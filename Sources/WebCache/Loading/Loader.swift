@@ -136,7 +136,7 @@ final class Loader: Sendable {
     static func redirectTarget(of response: WebResponse, from url: URL) -> URL? {
         guard [301, 302, 303, 307, 308].contains(response.status),
             let location = response.headers["Location"]?.trimmingHTTPWhitespace(), !location.isEmpty,
-            let next = URL(string: location, relativeTo: url)?.absoluteURL, next.isHTTP
+            let next = URL(parsing: location, relativeTo: url)?.absoluteURL, next.isHTTP
         else { return nil }
         return next
     }

@@ -1,0 +1,87 @@
+import Foundation
+
+extension URL {
+    /// Parses `text`, absolute or relative to `base`, as the URL Standard does where Foundation
+    /// differs: characters a URL cannot hold after its host (non-ASCII ones as UTF-8, spaces,
+    /// controls, `"<>[\]^`{|}`) are percent-encoded, escapes already there (`%20`) are kept, and a
+    /// `%` that starts no escape becomes `%25`. For `http` and `https`, a `\` before the query reads
+    /// as `/`. The host is left to Foundation, which converts an internationalised name to punycode.
+    ///
+    /// `URL(string:)` encodes such characters itself, but then encodes the `%` of the escapes
+    /// already there too: `/ä%20b` would become `/%C3%A4%2520b`, another resource than the
+    /// `/%C3%A4%20b` a browser requests.
+    ///
+    /// - Returns: `nil` when Foundation cannot parse the result (a malformed host, for example).
+    public init?(parsing text: String, relativeTo base: URL? = nil) {
+        self.init(string: URL.encodingForParsing(text, base: base), relativeTo: base)
+    }
+
+    /// `text` with what a URL cannot hold after its host percent-encoded; see ``init(parsing:relativeTo:)``.
+    static func encodingForParsing(_ text: String, base: URL?) -> String {
+        let bytes = Array(text.utf8)
+        let schemeEnd = schemeLength(of: bytes)
+        let scheme = schemeEnd.map { String(decoding: bytes[..<$0], as: UTF8.self).lowercased() }
+            ?? base?.scheme?.lowercased()
+        let isSpecial = scheme == "http" || scheme == "https"
+        var rest = bytes[(schemeEnd.map { $0 + 1 } ?? 0)...]
+        var result = schemeEnd.map { Array(bytes[...$0]) } ?? []
+        result.reserveCapacity(bytes.count + 16)
+        // Until the query, a special URL reads `\` as `/`, in its authority's delimiters too.
+        var beforeQuery = true
+        func next(_ byte: UInt8) -> UInt8 {
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { beforeQuery = false }
+            return isSpecial && beforeQuery && byte == UInt8(ascii: "\\") ? UInt8(ascii: "/") : byte
+        }
+        let slash = UInt8(ascii: "/")
+        if rest.count >= 2, next(rest[rest.startIndex]) == slash, next(rest[rest.startIndex + 1]) == slash {
+            result += [slash, slash]
+            rest = rest.dropFirst(2)
+            while let byte = rest.first {
+                let read = next(byte)
+                if read == slash || read == UInt8(ascii: "?") || read == UInt8(ascii: "#") { break }
+                result.append(read)
+                rest = rest.dropFirst()
+            }
+        }
+        var index = rest.startIndex
+        while index < rest.endIndex {
+            let byte = next(rest[index])
+            if byte == UInt8(ascii: "%") {
+                let isEscape = rest.endIndex - index > 2 && isHexDigit(rest[index + 1]) && isHexDigit(rest[index + 2])
+                result += isEscape ? [byte] : Array("%25".utf8)
+            } else if byte < 0x80, allowedAfterHost[Int(byte)] {
+                result.append(byte)
+            } else {
+                result += [UInt8(ascii: "%"), upperHexDigits[Int(byte >> 4)], upperHexDigits[Int(byte & 0x0F)]]
+            }
+            index += 1
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// The length of the scheme `text` starts with (`[A-Za-z][A-Za-z0-9+.-]*` before a `:`), if any.
+    private static func schemeLength(of text: [UInt8]) -> Int? {
+        guard let colon = text.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
+        for (offset, byte) in text[..<colon].enumerated() {
+            let isLetter = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+            let isOther = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            guard isLetter || (offset > 0 && isOther) else { return nil }
+        }
+        return colon
+    }
+
+    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
+    }
+
+    /// The ASCII bytes a URL holds as they are after its host: RFC 3986's unreserved and reserved
+    /// characters other than the brackets, which only an IPv6 host may hold.
+    private static let allowedAfterHost: [Bool] = (0..<128).map { value in
+        let scalar = Unicode.Scalar(UInt8(value))
+        return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+            || "-._~:/?#@!$&'()*+,;=".unicodeScalars.contains(scalar)
+    }
+}
