@@ -24,9 +24,11 @@ public struct PreloadOptions: Sendable, Hashable {
     /// nothing of it is stored.
     public var maximumResourceSize: Int64? = 64 << 20
     /// When not empty, sub-resources and followed links come only from these hosts (the given pages
-    /// always load).
+    /// always load). A host matches in any case and on every port; an IPv6 address may be given with
+    /// or without brackets, an internationalised name in Unicode or in punycode.
     public var allowedHosts: Set<String> = []
-    /// Hosts that sub-resources and followed links are never fetched from.
+    /// Hosts that sub-resources and followed links are never fetched from, matched as
+    /// ``allowedHosts`` are.
     public var deniedHosts: Set<String> = []
     /// How many times a transient failure (a network error, 408, 429, 500, 502, 503, 504) is retried.
     public var retries = 2
@@ -40,4 +42,13 @@ public struct PreloadOptions: Sendable, Hashable {
 
     /// The defaults: 8 transfers, 6 per host, no link following, requisites but no media.
     public init() {}
+
+    /// `host` as the engine compares it with a URL's host (`URL.host`, in lower case): an IPv6
+    /// address without brackets, an internationalised name in punycode.
+    static func comparableHost(_ host: String) -> String {
+        var bare = host.trimmingCharacters(in: .whitespaces)
+        if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
+        let spelled = bare.contains(":") ? "[\(bare)]" : bare
+        return URL(string: "http://\(spelled)/")?.host?.lowercased() ?? bare.lowercased()
+    }
 }

@@ -28,12 +28,17 @@ struct Preloader: Sendable {
     private let requestCount = RequestCounter()
     /// How many fetches the transport is handed at once.
     private let limits: PreloadLimits
+    /// The options' hosts as URLs give them (``PreloadOptions/comparableHost(_:)``).
+    private let allowedHosts: Set<String>
+    private let deniedHosts: Set<String>
 
     init(loader: Loader, context: RequestContext, options: PreloadOptions, logger: Logger) {
         precondition(options.concurrency > 0 && options.perHostConcurrency > 0, "Preload concurrency must be positive.")
         self.loader = loader
         self.options = options
         self.logger = logger
+        allowedHosts = Set(options.allowedHosts.map(PreloadOptions.comparableHost))
+        deniedHosts = Set(options.deniedHosts.map(PreloadOptions.comparableHost))
         var limits = PreloadLimits(concurrency: options.concurrency, perHost: options.perHostConcurrency)
         if let curl = loader.transport as? CurlTransport {
             limits.handsAhead = curl.configuration.maxConnections <= options.concurrency
@@ -204,10 +209,10 @@ struct Preloader: Sendable {
         if url.user != nil || url.password != nil {
             return "the URL carries a user name or password"
         }
-        if options.deniedHosts.contains(host) {
+        if deniedHosts.contains(host) {
             return "the host \(host) is denied"
         }
-        if !options.allowedHosts.isEmpty, !options.allowedHosts.contains(host) {
+        if !allowedHosts.isEmpty, !allowedHosts.contains(host) {
             return "the host \(host) is not among the allowed hosts"
         }
         if !addresses.allows(url, from: referrer) {

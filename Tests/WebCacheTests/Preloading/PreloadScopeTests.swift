@@ -26,6 +26,8 @@ import WebCacheTestSupport
     @Test(arguments: [
         (denied: Set(["localhost"]), allowed: Set<String>()),
         (denied: Set<String>(), allowed: Set(["127.0.0.1"])),
+        // Hosts match in any case.
+        (denied: Set(["LocalHost"]), allowed: Set<String>()),
     ])
     func hostsOutsideTheScopeAreSkipped(denied: Set<String>, allowed: Set<String>) async throws {
         let rig = try Self.twoHostRig()
@@ -43,6 +45,14 @@ import WebCacheTestSupport
         #expect(report.failures.isEmpty)
         #expect(Set(rig.requestCounts.keys) == ["/index.html", "/here.png"])
         await rig.stop()
+    }
+
+    @Test(arguments: [
+        ("localhost", "localhost"), (" Example.TEST ", "example.test"), ("[::1]", "::1"), ("::1", "::1"),
+        ("[FE80::1]", "fe80::1"), ("Bücher.example", "xn--bcher-kva.example"), ("a.test.", "a.test."),
+    ])
+    func optionHostsAreComparedAsURLsGiveThem(given: String, compared: String) {
+        #expect(PreloadOptions.comparableHost(given) == compared)
     }
 
     @Test func bothHostsAreFetchedWhenNothingLimitsThem() async throws {
