@@ -20,29 +20,38 @@ extension WebCache {
     }
 
     /// Completion-handler form of ``preload(_:options:events:)``.
+    /// - Returns: the task that runs the preload; cancelling it stops the run, and `completion` still
+    ///   gets the report, which then says it was ``PreloadReport/interrupted``.
+    @discardableResult
     public func preload(
         _ urls: [String], options: PreloadOptions = PreloadOptions(),
         events: @escaping @Sendable (PreloadEvent) -> Void = { _ in },
         completion: @escaping @Sendable (PreloadReport) -> Void
-    ) {
+    ) -> Task<Void, Never> {
         Task { completion(await self.preload(urls, options: options, events: events)) }
     }
 
     /// Completion-handler form of ``refresh(hosts:options:events:)``.
+    /// - Returns: the task that runs the refresh; cancelling it stops the run, and `completion` still
+    ///   gets the report, which then says it was ``PreloadReport/interrupted``.
+    @discardableResult
     public func refresh(
         hosts: Set<String> = [], options: PreloadOptions = PreloadOptions(),
         events: @escaping @Sendable (PreloadEvent) -> Void = { _ in },
         completion: @escaping @Sendable (Result<PreloadReport, any Error>) -> Void
-    ) {
+    ) -> Task<Void, Never> {
         complete(completion) { try await self.refresh(hosts: hosts, options: options, events: events) }
     }
 
     /// Completion-handler form of ``refresh(_:options:events:)``.
+    /// - Returns: the task that runs the refresh; cancelling it stops the run, and `completion` still
+    ///   gets the report, which then says it was ``PreloadReport/interrupted``.
+    @discardableResult
     public func refresh(
         _ pages: [String], options: PreloadOptions = PreloadOptions(),
         events: @escaping @Sendable (PreloadEvent) -> Void = { _ in },
         completion: @escaping @Sendable (PreloadReport) -> Void
-    ) {
+    ) -> Task<Void, Never> {
         Task { completion(await self.refresh(pages, options: options, events: events)) }
     }
 
@@ -63,10 +72,12 @@ extension WebCache {
 
     /// Runs `operation` in a new task and hands its result to `completion`: the bridge these forms
     /// need, and the only reason the library starts a task for a caller.
+    /// - Returns: the task, for the forms that let their caller cancel it.
+    @discardableResult
     private func complete<T: Sendable>(
         _ completion: @escaping @Sendable (Result<T, any Error>) -> Void,
         _ operation: @escaping @Sendable () async throws -> T
-    ) {
+    ) -> Task<Void, Never> {
         Task {
             do {
                 completion(.success(try await operation()))

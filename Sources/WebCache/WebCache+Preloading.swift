@@ -9,6 +9,10 @@ extension WebCache {
     /// failure naming it, and the others go on. Running it again revalidates: fresh entries cost no
     /// request, stale ones get conditional requests.
     ///
+    /// Cancelling the calling task stops the run cleanly: no fetch starts any more, those in flight
+    /// are given up, what was stored stays, and the report (``PreloadReport/interrupted``) says what
+    /// was done and how much was left.
+    ///
     /// ```swift
     /// let report = await cache.preload(["index.html", "about.html"]) { event in print(event) }
     /// print(report.completed, report.failures)

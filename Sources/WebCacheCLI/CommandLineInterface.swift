@@ -47,7 +47,8 @@ public enum CommandLineInterface {
     }
 
     /// Parses and runs a command line, writing to the given outputs.
-    /// - Returns: the exit code: 0 on success, 1 when something failed, 64 for a usage error.
+    /// - Returns: the exit code: 0 on success, 1 when something failed, 64 for a usage error, 130 or
+    ///   143 when `preload` or `refresh` was stopped by SIGINT or SIGTERM.
     public static func run(
         _ arguments: [String],
         stdout: any TextOutput = FileDescriptorOutput.standardOutput,
@@ -90,4 +91,10 @@ enum ExitCode {
     static let failure: Int32 = 1
     /// EX_USAGE: the command line was wrong.
     static let usage: Int32 = 64
+
+    /// The shell's code for a process that signal `number` ended (128 + the number: 130 for SIGINT,
+    /// 143 for SIGTERM), for a command that a signal stopped after it wound down cleanly.
+    static func interrupted(by number: Int32) -> Int32 {
+        128 + number
+    }
 }

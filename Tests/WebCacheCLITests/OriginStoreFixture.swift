@@ -11,10 +11,11 @@ class OriginStoreFixture: @unchecked Sendable {  // Every stored property is a c
     let webcache: WebcacheRunner
     let store: String
 
-    /// Starts the origin; the executable searches `searchPath` for the commands it runs.
-    init(searchPath: String = WebcacheRunner.inheritedSearchPath) throws {
+    /// Starts the origin, which waits `latency` before each response; the executable searches
+    /// `searchPath` for the commands it runs.
+    init(searchPath: String = WebcacheRunner.inheritedSearchPath, latency: Duration = .zero) throws {
         folder = try TemporaryFolder()
-        server = try TestOrigin.start()
+        server = try TestOrigin.start(latency: latency)
         webcache = WebcacheRunner(home: folder, searchPath: searchPath)
         store = folder.path("store.sqlite")
     }

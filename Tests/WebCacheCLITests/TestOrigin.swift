@@ -3,8 +3,9 @@ import HTTPCore
 import LocalOrigin
 
 /// A small site on 127.0.0.1 for the end-to-end tests: a page that sets a cookie, its stylesheet
-/// and script, an about page that shares the stylesheet and shows a photo (all cacheable for ten
-/// minutes), and a 404 for anything else.
+/// and script, an about page that shares the stylesheet and shows a photo, numbered pages for long
+/// runs (`/pages/N.html` shares the stylesheet and shows six photos, `/pages/N/1.svg` to
+/// `/pages/N/6.svg`; all cacheable for ten minutes), and a 404 for anything else.
 enum TestOrigin {
     static let page = "<html><head><link rel=stylesheet href=/style.css><script src=/app.js></script></head></html>\n"
     static let stylesheet = "body { color: teal }\n"
@@ -12,9 +13,9 @@ enum TestOrigin {
     static let about = "<html><head><link rel=stylesheet href=/style.css></head><img src=/team.svg></html>\n"
     static let photo = "<svg xmlns='http://www.w3.org/2000/svg'/>\n"
 
-    /// Starts a server; the caller stops it.
-    static func start() throws -> OriginServer {
-        let server = OriginServer { request in
+    /// Starts a server that waits `latency` before each response; the caller stops it.
+    static func start(latency: Duration = .zero) throws -> OriginServer {
+        let server = OriginServer(configuration: .init(latency: latency)) { request in
             switch request.path {
             case "/page.html":
                 .text(page, contentType: "text/html; charset=utf-8",
@@ -29,11 +30,25 @@ enum TestOrigin {
                 .text(about, contentType: "text/html; charset=utf-8", headers: ["Cache-Control": "max-age=600"])
             case "/team.svg":
                 .text(photo, contentType: "image/svg+xml", headers: ["Cache-Control": "max-age=600"])
+            case let path where path.hasPrefix("/pages/") && path.hasSuffix(".html"):
+                .text(numberedPage(path), contentType: "text/html; charset=utf-8",
+                      headers: ["Cache-Control": "max-age=600"])
+            case let path where path.hasPrefix("/pages/") && path.hasSuffix(".svg"):
+                .text(photo, contentType: "image/svg+xml", headers: ["Cache-Control": "max-age=600"])
             default:
                 .text("Not found: \(request.path)\n", status: 404)
             }
         }
         try server.start()
         return server
+    }
+
+    /// How many photos a numbered page shows.
+    static let numberedPagePhotos = 6
+
+    /// The numbered page at `path` (`/pages/N.html`): the stylesheet and its own photos.
+    static func numberedPage(_ path: String) -> String {
+        let images = (1...numberedPagePhotos).map { "<img src=\(path.dropLast(5))/\($0).svg>" }.joined()
+        return "<html><head><link rel=stylesheet href=/style.css></head>\(images)</html>\n"
     }
 }

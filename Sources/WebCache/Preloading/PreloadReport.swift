@@ -12,6 +12,8 @@ public struct PreloadReport: Sendable, Hashable {
     public var pages = 0
     /// Pages whose own fetch failed (their failures are among ``failures``).
     public var failedPages = 0
+    /// Pages among ``unfinished``.
+    public var unfinishedPages = 0
     /// Resources in the store at the end of the run (pages included), by where they came from.
     public var sources: [ResponseSource: Int] = [:]
     /// Body bytes that crossed the network.
@@ -22,6 +24,14 @@ public struct PreloadReport: Sendable, Hashable {
     public var failures: [Problem] = []
     /// References left out on purpose.
     public var skipped: [Problem] = []
+    /// URLs the run found (pages included) that it neither stored nor failed on, because it was
+    /// interrupted before their fetch started or ended; 0 when it ran to its end.
+    public var unfinished = 0
+    /// Whether the run's task was cancelled: the fetches in flight were given up, those waiting
+    /// never started, and the pages that had not settled (the page, or something it needs, among
+    /// ``unfinished``) keep the requisites an earlier run recorded for them, since this run did not
+    /// find out all they need.
+    public var interrupted = false
     /// Wall time of the run, in seconds.
     public var duration: TimeInterval = 0
 
@@ -29,5 +39,5 @@ public struct PreloadReport: Sendable, Hashable {
     public var completed: Int { sources.values.reduce(0, +) }
 
     /// Whether everything asked for is in the store.
-    public var succeeded: Bool { failures.isEmpty }
+    public var succeeded: Bool { failures.isEmpty && unfinished == 0 }
 }

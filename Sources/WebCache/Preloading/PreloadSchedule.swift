@@ -146,6 +146,12 @@ struct PreloadSchedule {
         outcomes[item.url] = .some(failure)
     }
 
+    /// Frees the slot of a running item whose fetch was given up (the run was cancelled), leaving it
+    /// without an outcome, as if it had never started: the pages that need it do not settle.
+    mutating func giveUp(_ item: PreloadItem) {
+        if started.removeValue(forKey: item.url) == true { freeSlot(of: item) }
+    }
+
     private mutating func freeSlot(of item: PreloadItem) {
         running -= 1
         if limits.mayShareConnection(item.url) { streams -= 1 }
@@ -162,6 +168,14 @@ struct PreloadSchedule {
     func failure(of url: URL) -> String? {
         outcomes[url] ?? "not fetched"
     }
+
+    /// Whether `url` has an outcome: stored, failed or skipped.
+    func hasEnded(_ url: URL) -> Bool {
+        outcomes[url] != nil
+    }
+
+    /// How many URLs seen have no outcome: waiting, running, or given up.
+    var unendedCount: Int { seen.count - outcomes.count }
 
     /// Records that `parent` references `url`.
     mutating func recordReference(from parent: URL, to url: URL, kind: String) {

@@ -19,6 +19,10 @@ import Transport
 /// written to the store once the page and all it needs have ended, at most every ``edgeInterval``
 /// and at the end, so `inspect --pages` can tell whether the page is complete offline, also after a
 /// run that was stopped half-way.
+///
+/// Cancelling the task that runs ``run(pages:events:)`` stops it: no fetch starts any more, those
+/// in flight end as cancelled, the pages that had settled get their edges as in a whole run, and the
+/// report says it was ``PreloadReport/interrupted``.
 struct Preloader: Sendable {
     let loader: Loader
     let context: RequestContext
@@ -71,6 +75,8 @@ struct Preloader: Sendable {
     private enum Outcome: Sendable {
         case stored(status: Int, networkBytes: Int64, source: ResponseSource)
         case failed(String)
+        /// The run was cancelled before the fetch ended: it neither stored nor failed.
+        case cancelled
     }
 
     // MARK: - Running
@@ -83,7 +89,7 @@ struct Preloader: Sendable {
         for page in pages where schedule.enqueue(PreloadItem(url: page.cacheKey, kind: nil, depth: 0)) {
             report.pages += 1
         }
-        let (messages, continuation) = AsyncStream.makeStream(of: Message.self)
+        let messages = MessageQueue<Message>()
         var recordedPages: Set<URL> = []
 
         // Discarding, so that a finished fetch's task is freed at once: a group that keeps results
@@ -92,22 +98,24 @@ struct Preloader: Sendable {
         await withDiscardingTaskGroup { group in
             func startWhatFits() {
                 // Fetches whose body has arrived but is still being read and saved hold up to a
-                // buffer each; one slot's worth of them at most keeps memory bounded.
-                while schedule.unfinished < (limits.handsAhead ? 3 : 2) * options.concurrency,
+                // buffer each; one slot's worth of them at most keeps memory bounded. A cancelled
+                // run starts nothing more.
+                while !Task.isCancelled, schedule.unfinished < (limits.handsAhead ? 3 : 2) * options.concurrency,
                     let item = schedule.nextRunnable()
                 {
-                    group.addTask { await fetch(item, messages: continuation) }
+                    group.addTask { await fetch(item, messages: messages) }
                 }
             }
             startWhatFits()
             guard schedule.unfinished > 0 else { return }
             group.addTask {
                 while (try? await Task.sleep(for: Preloader.edgeInterval)) != nil {
-                    continuation.yield(.recordEdges)
+                    messages.send(.recordEdges)
                 }
             }
-            for await message in messages {
-                switch message {
+            // Every fetch started sends how it ended, cancelled or not: the loop ends with the last.
+            while schedule.unfinished > 0 {
+                switch await messages.next() {
                 case .recordEdges:
                     let settled = schedule.pages.filter { !recordedPages.contains($0) && schedule.isSettled($0) }
                     // A failure here is retried with the rest at the end, and reported then.
@@ -132,16 +140,20 @@ struct Preloader: Sendable {
                         schedule.finish(item, failure: reason)
                         report.failures.append(.init(url: item.url.redactedForMessages, reason: reason))
                         events(.failed(url: item.url, reason: reason))
+                    case .cancelled:
+                        schedule.giveUp(item)
                     }
                 }
                 startWhatFits()
-                if schedule.unfinished == 0 { break }
             }
-            continuation.finish()
             group.cancelAll()
         }
+        report.interrupted = Task.isCancelled
 
-        let remaining = schedule.pages.filter { !recordedPages.contains($0) }
+        // Every page has settled at the end of a whole run. After a cancelled one, a page that had
+        // not is left as the store has it: it keeps what an earlier run recorded (a page this run
+        // saw first is not listed), since this run did not find out all it needs.
+        let remaining = schedule.pages.filter { !recordedPages.contains($0) && schedule.isSettled($0) }
         do {
             try await writeEdges(of: remaining, schedule)
         } catch {
@@ -150,7 +162,9 @@ struct Preloader: Sendable {
                 report.failures.append(.init(url: page.redactedForMessages, reason: reason))
             }
         }
-        report.failedPages = schedule.pages.count { schedule.failure(of: $0) != nil }
+        report.failedPages = schedule.pages.count { schedule.hasEnded($0) && schedule.failure(of: $0) != nil }
+        report.unfinished = schedule.unendedCount
+        report.unfinishedPages = schedule.pages.count { !schedule.hasEnded($0) }
         report.requests = requestCount.value
         report.duration = Date().timeIntervalSince(started)
         return report
@@ -224,7 +238,7 @@ struct Preloader: Sendable {
     // MARK: - Fetching
 
     /// Fetches one item, scanning its body as it streams, with retries for transient failures.
-    private func fetch(_ item: PreloadItem, messages: AsyncStream<Message>.Continuation) async {
+    private func fetch(_ item: PreloadItem, messages: MessageQueue<Message>) async {
         var attempt = 0
         while true {
             let failure: (reason: String, retryAfter: TimeInterval?, transient: Bool)
@@ -236,35 +250,40 @@ struct Preloader: Sendable {
                 } else {
                     // The final response frees the transfer slot once its body has crossed the
                     // network, while it is still scanned and saved; a redirect's or a retried one's does not.
-                    response.body.whenReceived { messages.yield(.transferred(item)) }
+                    response.body.whenReceived { messages.send(.transferred(item)) }
                     let bytes = try await scan(response, for: item, messages: messages)
                     let networkBytes = response.source == .network ? bytes : 0
                     if response.status >= 400 {
                         failure = ("HTTP \(response.status)", nil, false)
                     } else {
-                        messages.yield(.finished(item, .stored(status: response.status, networkBytes: networkBytes,
-                                                               source: response.source)))
+                        messages.send(.finished(item, .stored(status: response.status, networkBytes: networkBytes,
+                                                              source: response.source)))
                         return
                     }
                 }
+            } catch let error where error is CancellationError || Task.isCancelled {
+                // A cancelled run gives the fetch up, whatever error its transfer or store call ended with.
+                messages.send(.finished(item, .cancelled))
+                return
             } catch let error as WebCacheError {
                 // A stored copy found damaged while it streamed is gone from the store: a retry fetches it.
                 failure = (error.description, nil, error.isTransient || error.code == .damaged)
             } catch let refusal as RedirectRefusal {
                 failure = (refusal.reason, nil, false)
-            } catch is CancellationError {
-                messages.yield(.finished(item, .failed("cancelled")))
-                return
             } catch {
                 failure = ("\(error)", nil, false)
             }
-            guard failure.transient, attempt < options.retries, !Task.isCancelled else {
-                messages.yield(.finished(item, .failed(failure.reason)))
+            guard failure.transient, attempt < options.retries else {
+                messages.send(.finished(item, .failed(failure.reason)))
+                return
+            }
+            guard !Task.isCancelled else {
+                messages.send(.finished(item, .cancelled))
                 return
             }
             attempt += 1
             let delay = retryDelay(attempt: attempt, retryAfter: failure.retryAfter)
-            messages.yield(.retrying(item.url, attempt: attempt, delay: delay, reason: failure.reason))
+            messages.send(.retrying(item.url, attempt: attempt, delay: delay, reason: failure.reason))
             try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
         }
     }
@@ -325,7 +344,7 @@ struct Preloader: Sendable {
     /// Reads the body to its end (which stores it), reporting references as they are found.
     /// - Returns: the body's size in bytes.
     private func scan(
-        _ response: WebResponse, for item: PreloadItem, messages: AsyncStream<Message>.Continuation
+        _ response: WebResponse, for item: PreloadItem, messages: MessageQueue<Message>
     ) async throws -> Int64 {
         // An error page's references are not what the page needs: a browser shows no page there either.
         let wanted = options.includesRequisites || (item.isPage && item.depth < options.depth)
@@ -337,11 +356,11 @@ struct Preloader: Sendable {
         for try await chunk in response.body {
             bytes += Int64(chunk.count)
             let found = scanner.feed(chunk)
-            if !found.isEmpty { messages.yield(.found(found, in: item, base: response.url)) }
+            if !found.isEmpty { messages.send(.found(found, in: item, base: response.url)) }
         }
         do {
             let found = try scanner.finish()
-            if !found.isEmpty { messages.yield(.found(found, in: item, base: response.url)) }
+            if !found.isEmpty { messages.send(.found(found, in: item, base: response.url)) }
         } catch {
             logger.warning("\(error)")
         }

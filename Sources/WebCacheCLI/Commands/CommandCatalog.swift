@@ -30,7 +30,9 @@ enum CommandCatalog {
             The file holds one URL per line; '#' starts a comment. '-' reads the list from standard input, and a \
             pipe or <(command) works as a file. A line that cannot be used is reported as FILE:LINE: reason and \
             skipped (the first 20 such lines; the rest are counted); a file with NUL bytes is refused whole. \
-            Running it again revalidates what is stored instead of downloading again.
+            Running it again revalidates what is stored instead of downloading again. SIGINT (Ctrl-C) or \
+            SIGTERM stop it cleanly: what was stored stays, the pages that had settled are recorded, the \
+            summary says it was interrupted, and the exit code is 130 or 143; a second signal stops it at once.
             """,
         arguments: [ArgumentSpec(name: "url-file", help: "The file with the URLs, or '-' for standard input.")],
         options: PreloadScopeOptions.specs + [
@@ -47,7 +49,8 @@ enum CommandCatalog {
         discussion: """
             Every page a preload stored (only those on the --host hosts, when given) is loaded again with \
             everything it needs, by conditional requests, fresh entries too. The scope and limit options work \
-            as for preload; give those the pages were preloaded with.
+            as for preload; give those the pages were preloaded with. SIGINT or SIGTERM stop it cleanly, as \
+            they stop preload (exit code 130 or 143).
             """,
         options: PreloadScopeOptions.specs + [
             OptionSpec(names: ["--host"], kind: .repeatedValue(name: "host"),
@@ -149,7 +152,7 @@ enum CommandCatalog {
             cached), or with --upstream as a reverse proxy for one origin. Every request goes through the store \
             with HTTP caching rules; responses carry Age and X-WebCache (hit, revalidated, network or stale). \
             The listening URL is the first line on standard output, then one line per request. \
-            SIGINT or SIGTERM stop it.
+            SIGINT or SIGTERM stop it; a second one stops it at once.
             """,
         options: [
             OptionSpec(names: ["--port", "-p"], kind: .value(name: "port"), help: "The TCP port; 0 picks a free one.",

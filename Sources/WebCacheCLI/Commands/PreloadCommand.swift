@@ -2,7 +2,9 @@ import Foundation
 import HTTPCore
 import WebCache
 
-/// `webcache preload FILE`: preloads the pages a file lists, with their sub-resources.
+/// `webcache preload FILE`: preloads the pages a file lists, with their sub-resources. SIGINT or
+/// SIGTERM stop it cleanly: what settled is recorded, the summary says it was interrupted, and the
+/// exit code is the shell's for the signal (130 or 143); a second signal ends it at once.
 enum PreloadCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let arguments = context.arguments
@@ -10,6 +12,8 @@ enum PreloadCommand {
         // Options first: a usage error is reported before standard input or a pipe is read.
         let options = try preloadOptions(arguments)
         let list = try URLListFile(path: path)
+        let signals = TerminationSignals()
+        defer { signals.stop() }
         return try await context.withCache(adjusting: { $0.limitConnections(to: options) }) { cache in
             var problems = list.problems
             var urls: [String] = []
@@ -23,8 +27,11 @@ enum PreloadCommand {
             context.stderr.write(URLListFile.report(problems))
             let progress = PreloadProgress(json: arguments.flag("json"), pages: urls.count, stdout: context.stdout,
                                            stderr: context.stderr)
-            let report = await cache.preload(urls, options: options, events: progress.handle)
-            progress.finish(report, fileProblems: problems.count)
+            let (report, signal) = await signals.cancelling(reporting: progress.stopping) { [urls] in
+                await cache.preload(urls, options: options, events: progress.handle)
+            }
+            progress.finish(report, fileProblems: problems.count, interrupted: signal != nil)
+            if let signal { return ExitCode.interrupted(by: signal) }
             return report.succeeded && problems.isEmpty ? ExitCode.success : ExitCode.failure
         }
     }

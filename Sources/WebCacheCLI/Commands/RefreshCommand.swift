@@ -1,6 +1,7 @@
 import WebCache
 
 /// `webcache refresh`: revalidates the stored pages and their requisites with conditional requests.
+/// SIGINT or SIGTERM stop it cleanly, as they stop ``PreloadCommand``.
 enum RefreshCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let arguments = context.arguments
@@ -8,12 +9,17 @@ enum RefreshCommand {
         let hosts = Set(try HostArgument.all(arguments, "host").map(\.urlHost))
         // Refreshing revalidates what is stored: a mistyped path must not create an empty store.
         try context.requireExistingStore()
+        let signals = TerminationSignals()
+        defer { signals.stop() }
         return try await context.withCache(adjusting: { $0.limitConnections(to: options) }) { cache in
             let pages = try cache.preloadedPages(hosts: hosts)
             let progress = PreloadProgress(json: arguments.flag("json"), pages: pages.count, stdout: context.stdout,
                                            stderr: context.stderr)
-            let report = await cache.refresh(pages, options: options, events: progress.handle)
-            progress.finish(report, fileProblems: 0)
+            let (report, signal) = await signals.cancelling(reporting: progress.stopping) {
+                await cache.refresh(pages, options: options, events: progress.handle)
+            }
+            progress.finish(report, fileProblems: 0, interrupted: signal != nil)
+            if let signal { return ExitCode.interrupted(by: signal) }
             return report.succeeded ? ExitCode.success : ExitCode.failure
         }
     }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Gateway
 import HTTPCore
@@ -9,16 +8,18 @@ import Glibc
 
 /// `webcache serve`: a local HTTP gateway to the store, for browsers and any HTTP client. The
 /// listening URL is the first line on standard output, then one access-log line per request;
-/// SIGINT or SIGTERM stop it cleanly (exit 0).
+/// SIGINT or SIGTERM stop it cleanly (exit 0), and a second one at once.
 enum ServeCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let configuration = try gatewayConfiguration(context)
         let stdout = context.stdout
+        let signals = TerminationSignals()
+        defer { signals.stop() }
         do {
             try await context.withCache { cache in
                 try await GatewayServer.serve(cache: cache, configuration: configuration) { gateway in
                     stdout.write("\(gateway.url.absoluteString)\n")
-                    let signal = await terminationSignal()
+                    let signal = await signals.received() ?? SIGTERM
                     context.stderr.write("webcache: stopping on signal \(signal)\n")
                 }
             }
@@ -43,23 +44,5 @@ enum ServeCommand {
         let stdout = context.stdout
         configuration.accessLog = { entry in stdout.write(entry.line + "\n") }
         return configuration
-    }
-
-    /// Waits for SIGINT or SIGTERM and returns its number. The signals' default action (ending
-    /// the process at once) is turned off so that the gateway can stop and the store close.
-    private static func terminationSignal() async -> Int32 {
-        let (signals, continuation) = AsyncStream.makeStream(of: Int32.self)
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            sources.append(source)
-        }
-        var iterator = signals.makeAsyncIterator()
-        let received = await iterator.next() ?? SIGTERM
-        for source in sources { source.cancel() }
-        return received
     }
 }

@@ -62,21 +62,30 @@ final class PreloadProgress: Sendable {
         if let line { stderr.write(line) }
     }
 
+    /// Says on standard error that signal `number` is stopping the run, and that a second one ends
+    /// it at once.
+    func stopping(on number: Int32) {
+        let clear = stderr.isTerminal ? "\r\u{1B}[K" : ""
+        stderr.write(clear + "webcache: stopping on signal \(number) (a second one stops at once)\n")
+    }
+
     /// Clears the progress line and prints the summary (to standard output; a JSON object with `--json`).
-    func finish(_ report: PreloadReport, fileProblems: Int) {
+    /// - Parameter interrupted: whether a signal stopped the run; the summary then says so.
+    func finish(_ report: PreloadReport, fileProblems: Int, interrupted: Bool) {
         if state.withLock({ $0.lineShown }) { stderr.write("\r\u{1B}[K") }
         if json {
             var fields = PreloadProgress.summaryFields(report)
+            fields.insert(("interrupted", .bool(interrupted)), at: 1)
             fields.append(("invalid_lines", .int(fileProblems)))
             stdout.write(JSONLine.encode(fields) + "\n")
             return
         }
         let sources = [ResponseSource.network, .revalidated, .hit, .stale]
             .map { "\(report.sources[$0] ?? 0) \($0)" }.joined(separator: ", ")
-        let pages =
-            report.failedPages == 0
-            ? "\(report.pages)" : "\(report.pages - report.failedPages) of \(report.pages)"
-        var text = "Preloaded \(pages) page(s): \(report.completed) resources in the store (\(sources)); "
+        let preloaded = report.pages - report.failedPages - report.unfinishedPages
+        let pages = preloaded == report.pages && !interrupted ? "\(report.pages)" : "\(preloaded) of \(report.pages)"
+        var text = interrupted ? "Interrupted: preloaded" : "Preloaded"
+        text += " \(pages) page(s): \(report.completed) resources in the store (\(sources)); "
         text += "\(ValueParsers.formatBytes(report.networkBytes)) over the network in \(report.requests) request(s), "
         text += String(format: "%.2fs.\n", report.duration)
         if !report.failures.isEmpty {
@@ -85,6 +94,9 @@ final class PreloadProgress: Sendable {
         }
         if !report.skipped.isEmpty {
             text += "\(report.skipped.count) skipped.\n"
+        }
+        if report.unfinished > 0 {
+            text += "\(report.unfinished) not fetched.\n"
         }
         if fileProblems > 0 {
             text += "\(fileProblems) line(s) of the URL file were skipped.\n"
@@ -113,10 +125,11 @@ final class PreloadProgress: Sendable {
     static func summaryFields(_ report: PreloadReport) -> [(String, JSONLine.Value)] {
         [
             ("event", "summary"), ("pages", .int(report.pages)), ("pages_failed", .int(report.failedPages)),
-            ("completed", .int(report.completed)),
+            ("pages_unfinished", .int(report.unfinishedPages)), ("completed", .int(report.completed)),
             ("network", .int(report.sources[.network] ?? 0)), ("revalidated", .int(report.sources[.revalidated] ?? 0)),
             ("hit", .int(report.sources[.hit] ?? 0)), ("stale", .int(report.sources[.stale] ?? 0)),
             ("failed", .int(report.failures.count)), ("skipped", .int(report.skipped.count)),
+            ("unfinished", .int(report.unfinished)),
             ("requests", .int(report.requests)), ("network_bytes", .int(Int(report.networkBytes))),
             ("seconds", .double(report.duration)),
         ]

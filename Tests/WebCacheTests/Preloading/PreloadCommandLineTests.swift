@@ -60,6 +60,8 @@ import WebCacheTestSupport
         let fields = try #require(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
         #expect(fields["pages"] as? Int == 3)
         #expect(fields["pages_failed"] as? Int == 1)
+        #expect(fields["pages_unfinished"] as? Int == 0)
+        #expect(fields["interrupted"] as? Bool == false)
     }
 
     @Test func jsonPrintsOneObjectPerLineEndingWithTheSummary() async throws {
