@@ -12,9 +12,9 @@ import Glibc
 /// wind down, keep what was stored and what settled, print a summary that says they were
 /// interrupted, and exit with the shell's code for the signal; a second signal ends them at once.
 ///
-/// The origin waits 100 ms before each response, so that a run of forty numbered pages (seven
-/// responses each) two at a time would last about 14 seconds: long enough for the signal to arrive
-/// half-way also when the whole test suite keeps the machine busy.
+/// Each long run lists the origin's `/held.html` with the gate closed, so that it cannot end before
+/// the signal, however slowly the test runs beside a busy suite; the origin also waits 100 ms before
+/// each response, so that the signal finds the forty numbered pages (seven responses each) half done.
 @Suite(.timeLimit(.minutes(1)))
 final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
     init() throws {
@@ -104,9 +104,11 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         let whole = try await run("preload", try urlFile([url("/page.html")]))
         try #require(whole.exitCode == 0, "\(whole.stderr)")
         try #require(try await pageStates() == [url("/page.html"): true])
-        // The long run lists it last, behind forty numbered pages, two transfers at a time.
+        // The long run lists it last, behind a held page and forty numbered pages, two transfers at a time.
+        gate.close()
         let pages = numberedPages(40)
-        let (process, stdout, stderr) = try start("preload", try urlFile(pages + [url("/page.html")]), "-j", "2")
+        let (process, stdout, stderr) = try start(
+            "preload", try urlFile([url("/held.html")] + pages + [url("/page.html")]), "-j", "2")
         var storedBefore: Set<String> = []
         let started = try await waitUntil {
             storedBefore = await stored(pages)
@@ -121,7 +123,7 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         #expect(stderr.lines == ["webcache: stopping on signal 2 (a second one stops at once)"])
         let summary = try #require(stdout.lines.first)
         let match = try #require(
-            summary.firstMatch(of: /^Interrupted: preloaded (\d+) of 41 page\(s\): (\d+) resources in the store/),
+            summary.firstMatch(of: /^Interrupted: preloaded (\d+) of 42 page\(s\): (\d+) resources in the store/),
             "\(stdout.lines)")
         let (preloaded, completed) = (Int(match.1)!, Int(match.2)!)
         let storedAfter = await stored(pages + [url("/page.html")])
@@ -139,8 +141,9 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
     }
 
     @Test func sigtermStopsAPreloadWithCode143() async throws {
+        gate.close()
         let pages = numberedPages(40)
-        let (process, stdout, stderr) = try start("preload", try urlFile(pages), "-j", "2")
+        let (process, stdout, stderr) = try start("preload", try urlFile([url("/held.html")] + pages), "-j", "2")
         let started = try await waitUntil { await stored(pages).count >= 2 }
         try #require(started, "no page was stored: \(stderr.lines)")
 
@@ -155,8 +158,10 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
     }
 
     @Test func theJSONSummarySaysInterruptedWithCountsThatMatchTheEvents() async throws {
+        gate.close()
         let pages = numberedPages(40)
-        let (process, stdout, stderr) = try start("preload", try urlFile(pages), "-j", "2", "--json")
+        let (process, stdout, stderr) = try start(
+            "preload", try urlFile([url("/held.html")] + pages), "-j", "2", "--json")
         // Pages go before their photos: once a page's photos are stored, it has settled.
         var settled: Set<String> = []
         let started = try await waitUntil {
@@ -183,7 +188,8 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         let fetchedPages = fetched.filter { $0.hasSuffix(".html") }
         let (total, failed, unfinished) = (summary["pages"] as? Int, summary["pages_failed"] as? Int,
                                            summary["pages_unfinished"] as? Int)
-        #expect(total == 40 && failed == 0 && unfinished == 40 - fetchedPages.count, "\(summary)")
+        #expect(total == 41 && failed == 0 && unfinished == 41 - fetchedPages.count, "\(summary)")
+        #expect(!fetched.contains(url("/held.html")), "\(fetched)")
         #expect((summary["unfinished"] as? Int ?? 0) > 0, "\(summary)")
         let storedFetched = await stored(fetched)
         #expect(storedFetched == Set(fetched), "every resource reported fetched is in the store")
@@ -196,12 +202,14 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
     }
 
     @Test func sigintStopsARefreshAndEveryPageStaysComplete() async throws {
-        let pages = numberedPages(12)
+        let pages = numberedPages(12) + [url("/held.html")]
         let whole = try await run("preload", try urlFile(pages))
         try #require(whole.exitCode == 0, "\(whole.stderr)")
-        try #require(try await pageStates().count == 12)
+        try #require(try await pageStates().count == 13)
 
-        let (process, stdout, stderr) = try start("refresh", "-j", "1", "--json")
+        // The refresh revalidates every stored page; the held one keeps one of its two transfers.
+        gate.close()
+        let (process, stdout, stderr) = try start("refresh", "-j", "2", "--json")
         let started = try await waitUntil { fetchedURLs(jsonLines(stdout)).count >= 2 }
         try #require(started, "nothing was revalidated: \(stdout.lines) \(stderr.lines)")
         process.send(SIGINT)
@@ -212,7 +220,7 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         #expect(summary["event"] as? String == "summary" && summary["interrupted"] as? Bool == true, "\(summary)")
         #expect((summary["pages_unfinished"] as? Int ?? 0) > 0, "\(summary)")
         let states = try await pageStates()
-        #expect(states.count == 12 && states.values.allSatisfy { $0 }, "no page forgot what it needs: \(states)")
+        #expect(states.count == 13 && states.values.allSatisfy { $0 }, "no page forgot what it needs: \(states)")
     }
 
     @Test func aSecondSignalEndsAPreloadThatIsStillWindingDown() async throws {

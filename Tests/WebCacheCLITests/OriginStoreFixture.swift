@@ -10,17 +10,20 @@ class OriginStoreFixture: @unchecked Sendable {  // Every stored property is a c
     let server: OriginServer
     let webcache: WebcacheRunner
     let store: String
+    /// The gate of the origin's `/held.html`, open unless a test closes it.
+    let gate = Gate()
 
     /// Starts the origin, which waits `latency` before each response; the executable searches
     /// `searchPath` for the commands it runs.
     init(searchPath: String = WebcacheRunner.inheritedSearchPath, latency: Duration = .zero) throws {
         folder = try TemporaryFolder()
-        server = try TestOrigin.start(latency: latency)
+        server = try TestOrigin.start(latency: latency, gate: gate)
         webcache = WebcacheRunner(home: folder, searchPath: searchPath)
         store = folder.path("store.sqlite")
     }
 
     deinit {
+        gate.open()
         server.stop()
     }
 

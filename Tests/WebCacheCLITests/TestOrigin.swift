@@ -5,7 +5,8 @@ import LocalOrigin
 /// A small site on 127.0.0.1 for the end-to-end tests: a page that sets a cookie, its stylesheet
 /// and script, an about page that shares the stylesheet and shows a photo, numbered pages for long
 /// runs (`/pages/N.html` shares the stylesheet and shows six photos, `/pages/N/1.svg` to
-/// `/pages/N/6.svg`; all cacheable for ten minutes), and a 404 for anything else.
+/// `/pages/N/6.svg`; all cacheable for ten minutes), a page answered only while `gate` is open
+/// (`/held.html`), and a 404 for anything else.
 enum TestOrigin {
     static let page = "<html><head><link rel=stylesheet href=/style.css><script src=/app.js></script></head></html>\n"
     static let stylesheet = "body { color: teal }\n"
@@ -14,9 +15,11 @@ enum TestOrigin {
     static let photo = "<svg xmlns='http://www.w3.org/2000/svg'/>\n"
 
     /// Starts a server that waits `latency` before each response; the caller stops it.
-    static func start(latency: Duration = .zero) throws -> OriginServer {
+    static func start(latency: Duration = .zero, gate: Gate = Gate()) throws -> OriginServer {
         let server = OriginServer(configuration: .init(latency: latency)) { request in
             switch request.path {
+            case "/held.html":
+                gate.passing(.text(about, contentType: "text/html; charset=utf-8", headers: ["Cache-Control": "max-age=600"]))
             case "/page.html":
                 .text(page, contentType: "text/html; charset=utf-8",
                       headers: ["Cache-Control": "max-age=600", "ETag": "\"page-1\"",
