@@ -14,6 +14,9 @@ public struct PreloadReport: Sendable, Hashable {
     public var failedPages = 0
     /// Pages among ``unfinished``.
     public var unfinishedPages = 0
+    /// Pages stored whose requisites were not all fetched or failed before the run was interrupted:
+    /// they may not show complete offline yet. Always 0 for a run that ran to its end.
+    public var pagesMissingRequisites = 0
     /// Resources in the store at the end of the run (pages included), by where they came from.
     public var sources: [ResponseSource: Int] = [:]
     /// Body bytes that crossed the network.

@@ -165,6 +165,9 @@ struct Preloader: Sendable {
         report.failedPages = schedule.pages.count { schedule.hasEnded($0) && schedule.failure(of: $0) != nil }
         report.unfinished = schedule.unendedCount
         report.unfinishedPages = schedule.pages.count { !schedule.hasEnded($0) }
+        report.pagesMissingRequisites = schedule.pages.count {
+            schedule.hasEnded($0) && schedule.failure(of: $0) == nil && !schedule.isSettled($0)
+        }
         report.requests = requestCount.value
         report.duration = Date().timeIntervalSince(started)
         return report

@@ -85,7 +85,11 @@ final class PreloadProgress: Sendable {
         let preloaded = report.pages - report.failedPages - report.unfinishedPages
         let pages = preloaded == report.pages && !interrupted ? "\(report.pages)" : "\(preloaded) of \(report.pages)"
         var text = interrupted ? "Interrupted: preloaded" : "Preloaded"
-        text += " \(pages) page(s): \(report.completed) resources in the store (\(sources)); "
+        text += " \(pages) page(s)"
+        if report.pagesMissingRequisites > 0 {
+            text += ", \(report.pagesMissingRequisites) of them without all they need"
+        }
+        text += ": \(report.completed) resources in the store (\(sources)); "
         text += "\(ValueParsers.formatBytes(report.networkBytes)) over the network in \(report.requests) request(s), "
         text += String(format: "%.2fs.\n", report.duration)
         if !report.failures.isEmpty {
@@ -125,7 +129,8 @@ final class PreloadProgress: Sendable {
     static func summaryFields(_ report: PreloadReport) -> [(String, JSONLine.Value)] {
         [
             ("event", "summary"), ("pages", .int(report.pages)), ("pages_failed", .int(report.failedPages)),
-            ("pages_unfinished", .int(report.unfinishedPages)), ("completed", .int(report.completed)),
+            ("pages_unfinished", .int(report.unfinishedPages)),
+            ("pages_missing_requisites", .int(report.pagesMissingRequisites)), ("completed", .int(report.completed)),
             ("network", .int(report.sources[.network] ?? 0)), ("revalidated", .int(report.sources[.revalidated] ?? 0)),
             ("hit", .int(report.sources[.hit] ?? 0)), ("stale", .int(report.sources[.stale] ?? 0)),
             ("failed", .int(report.failures.count)), ("skipped", .int(report.skipped.count)),
