@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import HTTPCore
 import Testing
 import WebCacheTestSupport
 
@@ -97,8 +98,65 @@ struct ReadOnlyOpeningTests {
 
         // Then
         #expect(error?.code == .readOnly)
-        #expect(error?.message.contains("schema version 2, older than version \(Schema.latestVersion)") == true)
+        #expect(error?.message.contains("schema version 2, older than version \(Schema.oldestReadableVersion)") == true)
         let connection = try Connection(path: path, flags: SQLITE_OPEN_READONLY)
         #expect(try connection.int64("PRAGMA user_version") == 2)
+    }
+
+    @Test func readsAndVerifiesAVersion3StoreWithoutUpgradingIt() async throws {
+        // Given a store of schema version 3, whose chunks have no checksum column, with a sound body
+        // of two chunks and a damaged one
+        let path = folder.path("version3.sqlite")
+        let sound = makeBody(size: CacheStore.chunkSize + 100, seed: 1)
+        let damaged = makeBody(size: 500, seed: 2)
+        do {
+            let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            try connection.execute(sql: "PRAGMA journal_mode = WAL")
+            try Migration.migrate(connection, with: Array(Schema.migrations[0..<3]), retryingFor: 1, path: path)
+            for (index, body) in [sound, damaged].enumerated() {
+                let chunks = stride(from: 0, to: body.count, by: CacheStore.chunkSize).map {
+                    body.subdata(in: $0..<min($0 + CacheStore.chunkSize, body.count))
+                }
+                try connection.run(
+                    "INSERT INTO body (hash, size, chunk_count, created_at) VALUES (?, ?, ?, 0)",
+                    [.blob(SHA256.hash(body)), .integer(Int64(body.count)), .integer(Int64(chunks.count))])
+                let bodyID = connection.lastInsertedRowID
+                for (seq, chunk) in chunks.enumerated() {
+                    try connection.run(
+                        "INSERT INTO body_chunk VALUES (?, ?, ?)", [.integer(bodyID), .integer(Int64(seq)), .blob(chunk)])
+                }
+                try connection.run(
+                    """
+                    INSERT INTO entry (method, url, host, status, headers, request_time, response_time, \
+                    fresh_until, stored_at, last_access, body_id, body_size) \
+                    VALUES ('GET', ?, 'v3.test', 200, '', 0, 0, 0, 0, 0, ?, ?)
+                    """,
+                    [.text("https://v3.test/\(index)"), .integer(bodyID), .integer(Int64(body.count))])
+            }
+            try connection.run("UPDATE body_chunk SET data = zeroblob(length(data)) WHERE body_id = 2")
+        }
+
+        // When it is opened for reading only
+        let (whole, streamed, lookupError, report) = try await withCacheStore(at: path, configuration: readingOnly) {
+            store in
+            let whole = try await store.lookup(url: "https://v3.test/0")?.body
+            var reader = store.bodyChunks(bodyID: 1)
+            var streamed = Data()
+            while let chunk = try reader.next() { streamed.append(chunk) }
+            let lookupError = await #expect(throws: CacheStore.Error.self) {
+                try await store.lookup(url: "https://v3.test/1")
+            }
+            return (whole, streamed, lookupError, try await store.verify())
+        }
+
+        // Then the sound body reads whole and streamed, the damaged one is refused, verify names it,
+        // and the store is still at version 3
+        #expect(whole == sound)
+        #expect(streamed == sound)
+        #expect(lookupError?.code == .damagedBody)
+        #expect(report.problems.map(\.kind) == [.bodyHash])
+        #expect(report.problems.first?.urls == ["https://v3.test/1"])
+        let connection = try Connection(path: path, flags: SQLITE_OPEN_READONLY)
+        #expect(try connection.int64("PRAGMA user_version") == 3)
     }
 }

@@ -224,8 +224,11 @@ extension CacheStore {
     /// - Throws: ``CacheStore/Error`` when the checks cannot run at all; `CancellationError` when the
     ///   calling task is cancelled (checked between bodies).
     public nonisolated func verify() async throws -> VerifyReport {
-        try await readInBackground("verify the store") { connection, cancellation in
-            try StoreVerification(connection: connection, cancellation: cancellation).run()
+        let checksumColumn = chunkChecksumColumn
+        return try await readInBackground("verify the store") { connection, cancellation in
+            try StoreVerification(
+                connection: connection, checksumColumn: checksumColumn, cancellation: cancellation
+            ).run()
         }
     }
 }

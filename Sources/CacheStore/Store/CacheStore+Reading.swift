@@ -66,7 +66,9 @@ extension CacheStore {
     /// - Throws: ``CacheStore/Error``; ``Error/Code/bodyMissing`` when the body is not stored;
     ///   ``Error/Code/damagedBody`` when its bytes are no longer those stored.
     public nonisolated func bodyData(bodyID: Int64) throws -> Data {
-        let body = try read("read body \(bodyID)") { connection in try Self.readBody(bodyID, connection) }
+        let body = try read("read body \(bodyID)") { connection in
+            try Self.readBody(bodyID, checksum: chunkChecksumColumn, connection)
+        }
         switch body {
         case .missing:
             throw Error(code: .bodyMissing, message: "Body \(bodyID) is not in the cache store '\(path)'.")
@@ -107,12 +109,12 @@ extension CacheStore {
     /// Reads a whole body and its record in one statement (one snapshot), checking the chunks as
     /// they come (``BodyCheck``). Body ids are never reused, so chunks found under `bodyID` belong to
     /// that body.
-    private static func readBody(_ bodyID: Int64, _ connection: Connection) throws -> BodyRead {
+    private static func readBody(_ bodyID: Int64, checksum: String, _ connection: Connection) throws -> BodyRead {
         var check: BodyCheck?
         var data = Data()
         try connection.forEachRow(
             """
-            SELECT b.size, b.chunk_count, b.hash, c.seq, c.data, c.checksum FROM body b \
+            SELECT b.size, b.chunk_count, b.hash, c.seq, c.data, \(checksum) FROM body b \
             LEFT JOIN body_chunk c ON c.body_id = b.id WHERE b.id = ? AND b.hash IS NOT NULL ORDER BY c.seq
             """,
             [.integer(bodyID)]
@@ -172,7 +174,7 @@ extension CacheStore {
     nonisolated func chunk(bodyID: Int64, seq: Int64) throws -> (data: Data, checksum: Int64?) {
         let chunk = try read("read body \(bodyID)") { connection -> ChunkRead in
             let statement = try connection.cachedStatement(
-                sql: "SELECT data, checksum FROM body_chunk WHERE body_id = ? AND seq = ?"
+                sql: "SELECT data, \(chunkChecksumColumn) FROM body_chunk WHERE body_id = ? AND seq = ?"
             )
             statement.bind([.integer(bodyID), .integer(seq)])
             defer { statement.reset() }
@@ -230,6 +232,7 @@ extension CacheStore {
         partition: String = "guest", method: HTTPMethod = .get, url: String, varyKey: String = "",
         at date: Date = Date()
     ) async throws -> CachedResponse? {
+        let checksum = chunkChecksumColumn
         let read = try read("look up \(url)") { connection -> (CacheEntry, BodyRead)? in
             guard
                 let entry = try Self.readEntry(
@@ -237,7 +240,7 @@ extension CacheStore {
                 ),
                 let bodyID = entry.bodyID
             else { return nil }
-            return (entry, try Self.readBody(bodyID, connection))
+            return (entry, try Self.readBody(bodyID, checksum: checksum, connection))
         }
         guard let (entry, body) = read else { return nil }
         let response: CachedResponse

@@ -38,6 +38,9 @@ public actor CacheStore {
 
     nonisolated let executor: QueueExecutor
     nonisolated let readers: ReaderPool
+    /// The expression that reads a chunk's checksum: `checksum`, or `NULL` in a store of a schema
+    /// version before 4 opened for reading only, which has no such column.
+    nonisolated let chunkChecksumColumn: String
     nonisolated let checkpointer: Checkpointer
     /// Body bytes committed by the writer since it last started a background checkpoint.
     private var bytesSinceCheckpoint = 0
@@ -83,7 +86,9 @@ public actor CacheStore {
         self.configuration = configuration
         self.executor = QueueExecutor(label: "webcache.store.writer")
         if configuration.readOnly {
-            self.readers = try Self.openReaders(readingOnly: path, configuration: configuration)
+            let (readers, version) = try Self.openReaders(readingOnly: path, configuration: configuration)
+            self.readers = readers
+            self.chunkChecksumColumn = version >= 4 ? "checksum" : "NULL"
             self.checkpointer = Checkpointer()
             self.writer = nil
             return
@@ -120,12 +125,16 @@ public actor CacheStore {
             throw StoreFile.openFailure(error, path: path)
         }
         self.readers = readers
+        self.chunkChecksumColumn = "checksum"
         self.checkpointer = checkpointer
         self.writer = writer
     }
 
-    /// The reader connections of a store opened for reading only, after checking its file and schema.
-    private static func openReaders(readingOnly path: String, configuration: Configuration) throws -> ReaderPool {
+    /// The reader connections of a store opened for reading only, after checking its file and schema,
+    /// and the store's schema version.
+    private static func openReaders(
+        readingOnly path: String, configuration: Configuration
+    ) throws -> (ReaderPool, version: Int) {
         try StoreFile.checkHeader(path: path)
         let uri = try StoreFile.readOnlyURI(path: path, configuration: configuration)
         let readers: ReaderPool
@@ -137,16 +146,16 @@ public actor CacheStore {
             throw StoreFile.openFailure(error, path: path)
         }
         let version = try readers.read { connection in try StoreFile.checkSchema(connection, path: path) }
-        guard version == Schema.latestVersion else {
+        guard version >= Schema.oldestReadableVersion else {
             readers.close()
             throw Error(
                 code: .readOnly,
                 message: "The cache store '\(path)' has schema version \(version), older than version "
-                    + "\(Schema.latestVersion) that this version of webcache reads; upgrading it writes to it, so open "
-                    + "it once with a command that writes, where it can be written."
+                    + "\(Schema.oldestReadableVersion) that this version of webcache reads; upgrading it writes to it, "
+                    + "so open it once with a command that writes, where it can be written."
             )
         }
-        return readers
+        return (readers, version)
     }
 
     /// The WAL size, in bytes, at which a commit of the writer checkpoints (`wal_autocheckpoint` is

@@ -19,6 +19,10 @@ enum Schema {
     /// The newest schema version this code knows.
     static var latestVersion: Int { migrations.last?.version ?? 0 }
 
+    /// The oldest schema version this code reads without upgrading it, for a store opened for
+    /// reading only: version 4 only added `body_chunk.checksum`, which such a store lacks.
+    static let oldestReadableVersion = 3
+
     /// Version 1: the first schema, as `schema/webcache.sql` stood then.
     static let version1 = """
         -- webcache store, schema version 1.

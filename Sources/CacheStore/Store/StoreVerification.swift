@@ -24,13 +24,16 @@ final class StoreVerification {
     }
 
     private let connection: Connection
+    /// How a chunk's checksum is read: `checksum`, or `NULL` in a store of a version before 4.
+    private let checksumColumn: String
     private let cancellation: CancellationFlag
     private var report = VerifyReport(problems: [], checkedBodies: 0, checkedEntries: 0)
     /// The URLs of the entries that use each body, among the entries that could be read.
     private var urlsByBody: [Int64: [String]] = [:]
 
-    init(connection: Connection, cancellation: CancellationFlag) {
+    init(connection: Connection, checksumColumn: String, cancellation: CancellationFlag) {
         self.connection = connection
+        self.checksumColumn = checksumColumn
         self.cancellation = cancellation
     }
 
@@ -92,7 +95,7 @@ final class StoreVerification {
         var mismatched: [Int64] = []
         let read: Void? = try readable("\(subject.text) cannot be read", urls: subject.urls) {
             try connection.forEachRow(
-                "SELECT seq, data, checksum FROM body_chunk WHERE body_id = ? ORDER BY seq", [.integer(id)]
+                "SELECT seq, data, \(checksumColumn) FROM body_chunk WHERE body_id = ? ORDER BY seq", [.integer(id)]
             ) { row in
                 let seq = row.int64(0)
                 if seq != expectedSeq { chunksInOrder = false }
