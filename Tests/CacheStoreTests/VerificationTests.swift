@@ -167,6 +167,22 @@ struct VerificationTests {
         ])
     }
 
+    @Test func aLongListOfDamagedChunksNamesTheFirstTen() async throws {
+        let path = folder.path("long.sqlite")
+        let store = try CacheStore(path: path, configuration: configuration())
+        try await store.save(makeEntry("https://a.test/long"), body: makeBody(size: 12 * CacheStore.chunkSize + 1, seed: 3))
+        try await store.close()
+        try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+            .execute(sql: "UPDATE body_chunk SET checksum = (checksum + 1) % 4294967296")
+
+        let report = try await withCacheStore(at: path) { try await $0.verify() }
+
+        #expect(report.problems.map(\.message) == [
+            "The body of https://a.test/long (body 1) has chunks that do not match their CRC-32 "
+                + "(0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 3 more)."
+        ])
+    }
+
     @Test func chunksOutOfOrderAreFoundThoughTheBytesAreAllThere() async throws {
         let damaged = try await verify { big in
             "UPDATE body_chunk SET seq = 7 WHERE body_id = \(big.bodyID ?? -1) AND seq = 2"

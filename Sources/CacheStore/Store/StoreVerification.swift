@@ -121,7 +121,8 @@ final class StoreVerification {
             problem(.bodyHash, "\(subject.text) does not hash to its SHA-256.", urls: subject.urls)
         }
         if !mismatched.isEmpty {
-            let list = mismatched.map(String.init).joined(separator: ", ")
+            var list = mismatched.prefix(10).map(String.init).joined(separator: ", ")
+            if mismatched.count > 10 { list += " and \(mismatched.count - 10) more" }
             problem(
                 .chunkChecksum, "\(subject.text) has chunks that do not match their CRC-32 (\(list)).",
                 urls: subject.urls)
