@@ -18,6 +18,8 @@ extension URL {
 
     /// `text` with what a URL cannot hold after its host percent-encoded; see ``init(parsing:relativeTo:)``.
     static func encodingForParsing(_ text: String, base: URL?) -> String {
+        // Most references need nothing: ASCII that a URL holds as it is, without escapes.
+        if text.utf8.allSatisfy({ $0 < 0x80 && allowedAfterHost[Int($0)] }) { return text }
         let bytes = Array(text.utf8)
         let schemeEnd = schemeLength(of: bytes)
         let scheme = schemeEnd.map { String(decoding: bytes[..<$0], as: UTF8.self).lowercased() }
