@@ -8,7 +8,9 @@ import Synchronization
 /// token. It runs once and the token is reused until a forced refresh runs it again (concurrent
 /// callers share one run). Its standard error goes to webcache's own, and its output never appears
 /// in errors, since it holds the secret. A command that has not finished within ``timeout`` is
-/// stopped (`SIGTERM` to its process group, then `SIGKILL`), and the token request fails.
+/// stopped (`SIGTERM` to its process group, then `SIGKILL`), and the token request fails. So is one
+/// whose callers are all cancelled (a preload stopped by Ctrl-C), which then ends with
+/// `CancellationError`.
 ///
 /// ```swift
 /// let provider = CommandTokenProvider(command: "vault read -field=token secret/instance")
@@ -59,7 +61,12 @@ public struct CommandTokenProvider: AuthorizationProviding {
                 cause: error
             )
         }
-        let (termination, output, stopped) = await finish(child, within: timeout)
+        let (termination, output, stopped) = await withTaskCancellationHandler {
+            await finish(child, within: timeout)
+        } onCancel: {
+            stop(child)
+        }
+        try Task.checkCancellation()
         if stopped {
             throw AuthorizationError(
                 code: .commandFailed,
@@ -83,8 +90,20 @@ public struct CommandTokenProvider: AuthorizationProviding {
         return AuthorizationToken(value: token)
     }
 
+    /// Stops `child`'s process group: `SIGTERM`, then `SIGKILL` if it is still there after
+    /// ``killDelay``.
+    private static func stop(_ child: ChildProcess) {
+        child.signalGroup(SIGTERM)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(killDelay.components.seconds))) {
+            child.signalGroup(SIGKILL)
+        }
+    }
+
+    /// How long a command stopped by `SIGTERM` has to end before it is killed.
+    private static let killDelay = Duration.seconds(2)
+
     /// Waits for `child`; once `timeout` has passed, stops its process group, with `SIGKILL` if
-    /// `SIGTERM` has not ended it within two seconds.
+    /// `SIGTERM` has not ended it within ``killDelay``.
     /// - Returns: how it ended, its output, and whether it was stopped.
     private static func finish(_ child: ChildProcess, within timeout: Duration) async
         -> (termination: ChildProcess.Termination, output: Data, stopped: Bool)
@@ -99,7 +118,7 @@ public struct CommandTokenProvider: AuthorizationProviding {
                 guard (try? await Task.sleep(for: timeout)) != nil else { return nil }
                 stopped.withLock { $0 = true }
                 child.signalGroup(SIGTERM)
-                guard (try? await Task.sleep(for: .seconds(2))) != nil else { return nil }
+                guard (try? await Task.sleep(for: killDelay)) != nil else { return nil }
                 child.signalGroup(SIGKILL)
                 return nil
             }

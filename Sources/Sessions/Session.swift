@@ -72,7 +72,7 @@ public actor Session {
     /// The generation of `currentToken`; each provider call gets the next number.
     private var tokenGeneration = 0
     private var generationCounter = 0
-    private var refresh: (task: Task<AuthorizationToken?, any Error>, generation: Int)?
+    private var refresh: (call: SharedCall<AuthorizationToken?>, generation: Int)?
     private let clock: @Sendable () -> Date
     private let established: (@Sendable () -> Void)?
     private let cookiesChanged: (@Sendable () -> Void)?
@@ -280,10 +280,10 @@ public actor Session {
         replacing replaced: Int?,
         for url: URL
     ) async throws(SessionError) -> (AuthorizationToken?, Int) {
-        let task: Task<AuthorizationToken?, any Error>
+        let call: SharedCall<AuthorizationToken?>
         let generation: Int
-        if let refresh {
-            (task, generation) = refresh
+        if let refresh, !refresh.call.isAbandoned {
+            (call, generation) = refresh
         } else if forceRefresh, hasToken, let replaced, tokenGeneration > replaced {
             return (currentToken, tokenGeneration)
         } else if !forceRefresh, hasToken,
@@ -294,12 +294,12 @@ public actor Session {
             generationCounter += 1
             generation = generationCounter
             let provider = provider
-            // One task shared by every caller that arrives while it runs (as Nuke's TaskPool does).
-            task = Task { try await provider.token(forceRefresh: forceRefresh) }
-            refresh = (task, generation)
+            // One call shared by every caller that arrives while it runs.
+            call = SharedCall { try await provider.token(forceRefresh: forceRefresh) }
+            refresh = (call, generation)
         }
         do {
-            let token = try await task.value
+            let token = try await call.value()
             if refresh?.generation == generation {
                 currentToken = token
                 hasToken = true

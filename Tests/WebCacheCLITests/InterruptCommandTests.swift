@@ -229,13 +229,31 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         #expect(states.count == 13 && states.values.allSatisfy { $0 }, "no page forgot what it needs: \(states)")
     }
 
-    @Test func aSecondSignalEndsAPreloadThatIsStillWindingDown() async throws {
-        // The token command holds the run up (waiting for it does not end when the run is
-        // cancelled), so the first signal leaves the preload winding down until the second.
+    @Test func theFirstSignalAlsoStopsATokenCommandThatHoldsTheRunUp() async throws {
         let pidFile = folder.path("token.pid")
         let (process, stdout, stderr) = try start(
             "preload", try urlFile(numberedPages(3)), "--instance", instance,
-            "--token-command", "echo $$ > '\(pidFile)'; exec sleep 30")
+            "--token-command", "echo $$ > '\(pidFile)'; exec sleep 300")
+        let held = try await waitUntil { FileManager.default.fileExists(atPath: pidFile) }
+        try #require(held, "the token command did not start: \(stderr.lines)")
+        let command = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmed))
+
+        process.send(SIGINT)
+        let termination = await process.finish().termination
+
+        #expect(termination == .exited(130), "\(stderr.lines)")
+        #expect(stdout.lines.first?.hasPrefix("Interrupted: preloaded 0 of 3 page(s)") == true, "\(stdout.lines)")
+        // webcache waited for the command it stopped, so no process has that id any more.
+        #expect(try await waitUntil { kill(command, 0) == -1 && errno == ESRCH }, "the token command was stopped")
+    }
+
+    @Test func aSecondSignalEndsAPreloadThatIsStillWindingDown() async throws {
+        // The token command ignores SIGTERM, so the first signal leaves the preload winding down until
+        // the command is killed a few seconds later; the second signal ends it first.
+        let pidFile = folder.path("token.pid")
+        let (process, stdout, stderr) = try start(
+            "preload", try urlFile(numberedPages(3)), "--instance", instance,
+            "--token-command", "trap '' TERM; echo $$ > '\(pidFile)'; exec sleep 300")
         defer {
             if let text = try? String(contentsOfFile: pidFile, encoding: .utf8), let group = Int32(text.trimmed) {
                 kill(-group, SIGKILL)
