@@ -90,16 +90,17 @@ public struct CommandTokenProvider: AuthorizationProviding {
         return AuthorizationToken(value: token)
     }
 
-    /// Stops `child`'s process group: `SIGTERM`, then `SIGKILL` if it is still there after
-    /// ``killDelay``.
+    /// Stops `child`'s process group because its callers were cancelled: `SIGTERM`, then `SIGKILL`
+    /// if it is still there ten seconds later. A command gets longer to clean up here than after a
+    /// timeout: the user who stopped webcache can signal it once more to end it at once.
     private static func stop(_ child: ChildProcess) {
         child.signalGroup(SIGTERM)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(killDelay.components.seconds))) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(10)) {
             child.signalGroup(SIGKILL)
         }
     }
 
-    /// How long a command stopped by `SIGTERM` has to end before it is killed.
+    /// How long a command stopped by `SIGTERM` after its timeout has to end before it is killed.
     private static let killDelay = Duration.seconds(2)
 
     /// Waits for `child`; once `timeout` has passed, stops its process group, with `SIGKILL` if

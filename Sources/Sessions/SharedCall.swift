@@ -19,6 +19,9 @@ final class SharedCall<Value: Sendable>: Sendable {
     /// Whether every caller gave the call up: a new caller starts a call of its own.
     var isAbandoned: Bool { task.isCancelled }
 
+    /// How many callers wait for the call now, not counting cancelled ones.
+    var callerCount: Int { waiting.withLock { $0 } }
+
     /// The call's result. When the calling task is cancelled, the call is cancelled too unless
     /// another caller still waits for it; either way this caller gets the call's outcome.
     func value() async throws -> Value {

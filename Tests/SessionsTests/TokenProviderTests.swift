@@ -126,10 +126,9 @@ final class TokenProviderTests {
         #expect(error?.message.contains("did not finish within") == true)
     }
 
-    /// Waits until the file at `path` holds a process id, for twenty seconds at most.
+    /// The process id the file at `path` holds once it does (the test's time limit bounds the wait).
     private func processID(in path: String) async throws -> pid_t {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
+        while true {
             if let text = try? String(contentsOfFile: path, encoding: .utf8),
                 let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
             {
@@ -137,7 +136,6 @@ final class TokenProviderTests {
             }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw CancellationError()
     }
 
     /// Whether process `pid` still runs (a zombie does not).
@@ -161,6 +159,8 @@ final class TokenProviderTests {
         let provider = CommandTokenProvider(command: "echo $$ > '\(pidFile)'; exec sleep 300")
         let caller = Task { try await provider.token(forceRefresh: false) }
         let pid = try await processID(in: pidFile)
+        // Should the test fail, the command must not outlive it: it holds the test runner's error output.
+        defer { kill(-pid, SIGKILL) }
         #expect(isRunning(pid))
 
         // When the task is cancelled
@@ -169,28 +169,6 @@ final class TokenProviderTests {
         // Then it ends with CancellationError, and so does the command
         await #expect(throws: CancellationError.self) { try await caller.value }
         #expect(try await hasStopped(pid))
-    }
-
-    @Test func cancellingOneOfTwoCallersLeavesTheCommandToTheOther() async throws {
-        // Given: a command that waits for a file, asked for a token by two tasks
-        let pidFile = directory.appendingPathComponent("shared-pid").path
-        let go = directory.appendingPathComponent("go").path
-        let counter = directory.appendingPathComponent("shared-runs").path
-        let provider = CommandTokenProvider(
-            command: "echo run >> '\(counter)'; echo $$ > '\(pidFile)'; while [ ! -e '\(go)' ]; do sleep 0.02; done; echo shared")
-        let first = Task { try await provider.token(forceRefresh: false)?.value }
-        _ = try await processID(in: pidFile)
-        let second = Task { try await provider.token(forceRefresh: false)?.value }
-        // The second caller has joined once the cache is busy with the first one's run; give it a moment.
-        try await Task.sleep(for: .milliseconds(200))
-
-        // When the first is cancelled and the command then ends
-        first.cancel()
-        #expect(FileManager.default.createFile(atPath: go, contents: Data()))
-
-        // Then the one run served both: the second caller gets the token
-        #expect(try await second.value == "shared")
-        #expect(try String(contentsOfFile: counter, encoding: .utf8) == "run\n")
     }
 
     @Test func commandWithEmptyOutputIsAnError() async {
