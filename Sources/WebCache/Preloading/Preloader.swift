@@ -200,6 +200,15 @@ struct Preloader: Sendable {
         guard reference.isRequisite, options.includesRequisites else { return }
         schedule.recordReference(from: parent.url, to: url, kind: reference.kind.rawValue)
         guard !schedule.hasSeen(url) else { return }
+        // A URL that cannot be requested (a port past 65535, a host that cannot be) fails here, with
+        // the reason, instead of in the transport.
+        if let problem = HTTPURLCheck.problem(with: url) {
+            let reason = "the URL \(problem.reason)"
+            schedule.settle(url, reason: reason)
+            report.failures.append(.init(url: url.redactedForMessages, reason: reason))
+            events(.failed(url: url, reason: reason))
+            return
+        }
         if let reason = refusal(of: url, from: base) {
             skip(url, reason: reason, schedule: &schedule, report: &report, events: events)
             return

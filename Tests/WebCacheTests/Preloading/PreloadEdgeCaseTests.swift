@@ -92,6 +92,29 @@ import WebCacheTestSupport
         await rig.stop()
     }
 
+    @Test func aReferenceThatCannotBeRequestedFailsWithItsReasonAndNoRequest() async throws {
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/index.html":
+                return .text("<img src=\"http://127.0.0.1:70000/far.png\"><img src=\"near.png\">", contentType: "text/html")
+            default:
+                return Self.image()
+            }
+        }
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], events: events.handler)
+
+        let reason = "the URL has the port 70000, which is not a number from 1 to 65535"
+        #expect(report.failures.map(\.reason) == [reason])
+        #expect(events.failures == ["/far.png": reason])
+        #expect(rig.requestCounts == ["/index.html": 1, "/near.png": 1])
+        let status = try rig.cache.store.pageStatus(forPage: rig.url("index.html"))
+        #expect(!status.isComplete)
+        #expect(status.resourceCount == 3)
+        await rig.stop()
+    }
+
     @Test func retriesEndAndTheLastReasonIsReported() async throws {
         let rig = try PreloadRig.start { request in
             switch request.path {
