@@ -298,6 +298,7 @@ public actor Session {
             call = SharedCall { try await provider.token(forceRefresh: forceRefresh) }
             refresh = (call, generation)
         }
+        call.join()
         do {
             let token = try await call.value()
             if refresh?.generation == generation {

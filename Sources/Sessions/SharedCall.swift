@@ -19,14 +19,21 @@ final class SharedCall<Value: Sendable>: Sendable {
     /// Whether every caller gave the call up: a new caller starts a call of its own.
     var isAbandoned: Bool { task.isCancelled }
 
-    /// How many callers wait for the call now, not counting cancelled ones.
+    /// How many callers joined the call and were not cancelled.
     var callerCount: Int { waiting.withLock { $0 } }
 
-    /// The call's result. When the calling task is cancelled, the call is cancelled too unless
-    /// another caller still waits for it; either way this caller gets the call's outcome.
-    func value() async throws -> Value {
+    /// Counts a caller in, before it awaits ``value()``. An actor calls it in the same turn in which
+    /// it decides to share the call: counted only inside `value()`, a caller still on its way there
+    /// would be missed, and the call cancelled under it when another caller is cancelled.
+    func join() {
         waiting.withLock { $0 += 1 }
-        return try await withTaskCancellationHandler {
+    }
+
+    /// The call's result, for a caller counted in by ``join()``. When the calling task is cancelled,
+    /// the call is cancelled too unless another caller still waits for it; either way this caller
+    /// gets the call's outcome.
+    func value() async throws -> Value {
+        try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {
             let nobodyLeft = waiting.withLock { count in

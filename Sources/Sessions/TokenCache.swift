@@ -24,12 +24,14 @@ actor TokenCache {
     /// shared with every caller that arrives while it runs.
     func token(forceRefresh: Bool, fetch: @escaping Fetch) async throws -> AuthorizationToken {
         if let inFlight, !inFlight.call.isAbandoned {
+            inFlight.call.join()
             return try await inFlight.call.value()
         }
         if !forceRefresh, let cached, !cached.isExpired(at: clock(), leeway: leeway) {
             return cached
         }
         let call = SharedCall { try await fetch(forceRefresh) }
+        call.join()
         let startedEpoch = epoch
         inFlight = (call, startedEpoch)
         do {

@@ -33,9 +33,10 @@ struct SharedCallTests {
     @Test func goesOnWhileAnotherCallerStillWaits() async throws {
         let probe = Probe()
         let call = probe.call()
+        call.join()
+        call.join()
         let first = Task { try await call.value() }
         let second = Task { try await call.value() }
-        try await Self.waitUntil { call.callerCount == 2 }
 
         first.cancel()
         try await Self.waitUntil { call.callerCount == 1 }
@@ -50,9 +51,10 @@ struct SharedCallTests {
 
     @Test func isCancelledOnceEveryCallerIs() async throws {
         let call = Probe().call()
+        call.join()
+        call.join()
         let first = Task { try await call.value() }
         let second = Task { try await call.value() }
-        try await Self.waitUntil { call.callerCount == 2 }
 
         first.cancel()
         second.cancel()
