@@ -27,7 +27,7 @@ enum URLCleaner {
         while let first = text.unicodeScalars.first, first.value <= 0x20 { text = text.dropFirst() }
         while let last = text.unicodeScalars.last, last.value <= 0x20 { text = text.dropLast() }
         guard !text.isEmpty, !text.hasPrefix("#") else { return nil }
-        let explicitScheme = scheme(of: text)
+        let explicitScheme = URL.scheme(ofReference: text)
         if let explicitScheme, ignoredSchemes.contains(explicitScheme) { return nil }
         // Only special schemes other than ws(s) take the document's encoding for their query.
         let effectiveScheme = explicitScheme ?? base.scheme?.lowercased() ?? ""
@@ -58,21 +58,5 @@ enum URLCleaner {
             }
         }
         return result + text[queryEnd...]
-    }
-
-    /// The lower-cased scheme of `text` if it starts with one (`[A-Za-z][A-Za-z0-9+.-]*:`).
-    private static func scheme(of text: Substring) -> String? {
-        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let candidate = text[..<colon]
-        guard let first = candidate.unicodeScalars.first, isASCIILetter(first) else { return nil }
-        for scalar in candidate.unicodeScalars {
-            guard isASCIILetter(scalar) || ("0"..."9").contains(scalar) || "+-.".unicodeScalars.contains(scalar)
-            else { return nil }
-        }
-        return candidate.lowercased()
-    }
-
-    private static func isASCIILetter(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
     }
 }

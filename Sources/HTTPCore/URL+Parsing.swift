@@ -21,9 +21,9 @@ extension URL {
         // Most references need nothing: ASCII that a URL holds as it is, without escapes.
         if text.utf8.allSatisfy({ $0 < 0x80 && allowedAfterHost[Int($0)] }) { return text }
         let bytes = Array(text.utf8)
-        let schemeEnd = schemeLength(of: bytes)
-        let scheme = schemeEnd.map { String(decoding: bytes[..<$0], as: UTF8.self).lowercased() }
-            ?? base?.scheme?.lowercased()
+        let explicitScheme = scheme(ofReference: text)
+        let schemeEnd = explicitScheme.map { $0.utf8.count }
+        let scheme = explicitScheme ?? base?.scheme?.lowercased()
         let isSpecial = scheme == "http" || scheme == "https"
         var rest = bytes[(schemeEnd.map { $0 + 1 } ?? 0)...]
         var result = schemeEnd.map { Array(bytes[...$0]) } ?? []
@@ -61,16 +61,18 @@ extension URL {
         return String(decoding: result, as: UTF8.self)
     }
 
-    /// The length of the scheme `text` starts with (`[A-Za-z][A-Za-z0-9+.-]*` before a `:`), if any.
-    private static func schemeLength(of text: [UInt8]) -> Int? {
-        guard let colon = text.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
-        for (offset, byte) in text[..<colon].enumerated() {
+    /// The scheme a URL reference starts with, in lower case (RFC 3986 §3.1: `ALPHA *( ALPHA /
+    /// DIGIT / "+" / "-" / "." ) ":"`); `nil` for a relative reference.
+    public static func scheme(ofReference text: some StringProtocol) -> String? {
+        let bytes = text.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > bytes.startIndex else { return nil }
+        for (offset, byte) in bytes[..<colon].enumerated() {
             let isLetter = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
             let isOther = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "+")
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
             guard isLetter || (offset > 0 && isOther) else { return nil }
         }
-        return colon
+        return String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
     }
 
     private static let upperHexDigits = Array("0123456789ABCDEF".utf8)

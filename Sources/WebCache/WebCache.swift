@@ -159,7 +159,7 @@ public final class WebCache: Sendable {
             throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not a URL: it contains spaces or control characters.")
         }
         let url: URL
-        if URLReference.hasScheme(trimmed) {
+        if URL.scheme(ofReference: trimmed) != nil {
             guard let absolute = URL(parsing: trimmed) else {
                 throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' is not a valid URL.")
             }
@@ -240,23 +240,6 @@ public final class WebCache: Sendable {
 
 /// Helpers for naming URLs in messages.
 enum URLReference {
-    /// Whether `text` starts with a scheme (RFC 3986 §3.1: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`).
-    static func hasScheme(_ text: String) -> Bool {
-        var bytes = text.utf8.makeIterator()
-        guard let first = bytes.next(), isLetter(first) else { return false }
-        while let byte = bytes.next() {
-            if byte == UInt8(ascii: ":") { return true }
-            guard isLetter(byte) || (byte >= 48 && byte <= 57) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
-                || byte == UInt8(ascii: ".")
-            else { return false }
-        }
-        return false
-    }
-
-    private static func isLetter(_ byte: UInt8) -> Bool {
-        (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
-    }
-
     /// A reference for messages (``MessageText/excerpt(_:limit:)``), up to 100 characters.
     static func excerpt(_ text: String) -> String {
         MessageText.excerpt(text, limit: 100)

@@ -32,6 +32,16 @@ struct URLParsingTests {
         #expect(url.absoluteString == expected)
     }
 
+    /// Telling absolute URLs from relative references (RFC 3986 §3.1, §4.2).
+    @Test(arguments: [
+        ("http://a.test/", "http"), ("HTTPS://a.test", "https"), ("ftp:x", "ftp"), ("a+b.c-d:rest", "a+b.c-d"),
+        ("index.html", nil), ("/path", nil), ("./x:y", nil), ("1http://a", nil), ("", nil),
+        ("nav/home?x=http://a", nil), (":no-scheme", nil),
+    ] as [(String, String?)])
+    func readsTheSchemeAReferenceStartsWith(text: String, scheme: String?) {
+        #expect(URL.scheme(ofReference: text) == scheme)
+    }
+
     @Test func aSchemeOtherThanHTTPKeepsItsBackslashesEncoded() throws {
         let url = try #require(URL(parsing: "ftp://a.test/a\\b"))
         #expect(url.absoluteString == "ftp://a.test/a%5Cb")
