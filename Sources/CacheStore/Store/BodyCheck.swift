@@ -17,7 +17,9 @@ struct BodyCheck: Sendable {
     let chunkCount: Int64
     /// The SHA-256 recorded in the body row.
     let hash: Data
-    private var hasher = SHA256()
+    /// Hashes the chunks of a body without checksums; started by the first such chunk, so that a
+    /// read of checksummed chunks makes no digest context.
+    private var hasher: SHA256?
     private var bytesRead: Int64 = 0
     private var nextSeq: Int64 = 0
     /// Whether the body's chunks carry checksums; the first chunk decides.
@@ -43,7 +45,8 @@ struct BodyCheck: Sendable {
         } else if let checksum {
             damaged = ChunkChecksum(of: chunk).value(bodyID: bodyID, seq: seq) != checksum
         } else {
-            hasher.update(chunk)
+            if hasher == nil { hasher = SHA256() }
+            hasher?.update(chunk)
         }
         nextSeq += 1
         return !damaged
@@ -52,6 +55,7 @@ struct BodyCheck: Sendable {
     /// Whether the chunks added so far are the whole body as recorded.
     var isSound: Bool {
         guard !damaged, nextSeq == chunkCount, bytesRead == size else { return false }
-        return checksummed == true || hasher.finalize() == hash
+        // A body without chunks is empty, and its SHA-256 that of nothing.
+        return checksummed == true || (hasher ?? SHA256()).finalize() == hash
     }
 }

@@ -101,7 +101,7 @@ extension CacheStore {
     private enum BodyRead {
         /// No complete body row has that id (it was deleted, or is still being written).
         case missing
-        /// The chunks do not add up to the recorded size or do not hash to the recorded SHA-256.
+        /// The chunks are not those recorded (``BodyCheck``).
         case damaged
         case sound(Data)
     }
@@ -226,8 +226,8 @@ extension CacheStore {
     /// ``entry(partition:method:url:varyKey:)`` and ``bodyChunks(bodyID:)``.
     ///
     /// - Returns: The entry and body, or `nil` when nothing is stored.
-    /// - Throws: ``CacheStore/Error``; ``Error/Code/damagedBody`` when the body no longer matches its
-    ///   SHA-256.
+    /// - Throws: ``CacheStore/Error``; ``Error/Code/damagedBody`` when the body's bytes are no longer
+    ///   those stored.
     public nonisolated func lookup(
         partition: String = "guest", method: HTTPMethod = .get, url: String, varyKey: String = "",
         at date: Date = Date()
