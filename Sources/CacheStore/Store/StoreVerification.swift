@@ -121,8 +121,7 @@ final class StoreVerification {
             problem(.bodyHash, "\(subject.text) does not hash to its SHA-256.", urls: subject.urls)
         }
         if !mismatched.isEmpty {
-            var list = mismatched.prefix(10).map(String.init).joined(separator: ", ")
-            if mismatched.count > 10 { list += " and \(mismatched.count - 10) more" }
+            let list = Self.listing(mismatched.map(String.init), atMost: 10)
             problem(
                 .chunkChecksum, "\(subject.text) has chunks that do not match their CRC-32 (\(list)).",
                 urls: subject.urls)
@@ -254,9 +253,13 @@ final class StoreVerification {
     private func describe(body id: Int64) -> (text: String, urls: [String]) {
         let urls = urlsByBody[id] ?? []
         guard !urls.isEmpty else { return ("Body \(id)", []) }
-        var named = urls.prefix(3).joined(separator: ", ")
-        if urls.count > 3 { named += " and \(urls.count - 3) more" }
-        return ("The body of \(named) (body \(id))", urls)
+        return ("The body of \(Self.listing(urls, atMost: 3)) (body \(id))", urls)
+    }
+
+    /// The first `limit` of `items`, separated by commas, and how many more there are.
+    private static func listing(_ items: [String], atMost limit: Int) -> String {
+        let named = items.prefix(limit).joined(separator: ", ")
+        return items.count > limit ? "\(named) and \(items.count - limit) more" : named
     }
 }
 
