@@ -75,12 +75,8 @@ public final class WebCache: Sendable {
         storeConfiguration.byteLimit = configuration.maximumStoreSize
         storeConfiguration.readOnly = configuration.readOnly
         do {
-            // The folder of the default store may not exist yet; it holds private data, so 0700.
-            let folder = (configuration.storePath as NSString).deletingLastPathComponent
-            if !folder.isEmpty, !configuration.readOnly {
-                try FileManager.default.createDirectory(
-                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            }
+            // The folder of the default store may not exist yet.
+            if !configuration.readOnly { try CacheStore.createFolder(forStoreAt: configuration.storePath) }
             store = try CacheStore(path: configuration.storePath, configuration: storeConfiguration)
         } catch {
             throw WebCacheError(.store, "The store at '\(configuration.storePath)' cannot be opened.", cause: error)

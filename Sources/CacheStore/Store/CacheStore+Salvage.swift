@@ -41,17 +41,7 @@ extension CacheStore {
                 message: "The file '\(newPath)' already exists; salvage writes into a new store only."
             )
         }
-        let folder = (newPath as NSString).deletingLastPathComponent
-        if !folder.isEmpty {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw Error(
-                    code: .fileSystem,
-                    message: "Could not create the folder '\(folder)' for the new store '\(newPath)'.", cause: error)
-            }
-        }
+        try createFolder(forStoreAt: newPath)
         let store = try CacheStore(path: newPath, configuration: configuration)
         do {
             let report = try await store.copySalvageable(from: damagedPath)

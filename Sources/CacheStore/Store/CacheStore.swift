@@ -130,6 +130,25 @@ public actor CacheStore {
         self.writer = writer
     }
 
+    /// Creates the folder that is to hold the store at `path`, and the folders above it, when they do
+    /// not exist; with mode 0700, as a store holds private data. Opening a store never does: a
+    /// mistyped path must not leave folders behind. The library's default store and salvage's new
+    /// store do.
+    ///
+    /// - Throws: ``Error/Code/fileSystem`` naming the folder when it cannot be created.
+    public static func createFolder(forStoreAt path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard !folder.isEmpty else { return }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw Error(
+                code: .fileSystem, message: "Could not create the folder '\(folder)' for the cache store '\(path)'.",
+                cause: error)
+        }
+    }
+
     /// The reader connections of a store opened for reading only, after checking its file and schema,
     /// and the store's schema version.
     private static func openReaders(
