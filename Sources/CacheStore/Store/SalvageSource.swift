@@ -87,14 +87,13 @@ final class SalvageSource {
     /// when the log holds anything.
     init(path: String) throws(CacheStore.Error) {
         self.path = path
-        let uriPath = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
         var opened: Connection?
         var lastError: SQLiteError?
         var immutable = false
         for parameter in ["mode=ro", "immutable=1"] {
             do {
                 let candidate = try Connection(
-                    path: "file:\(uriPath)?\(parameter)", flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+                    path: "\(StoreFile.fileURI(path))?\(parameter)", flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
                 )
                 // A truncated file whose header counts more pages than it has is refused as corrupt
                 // unless the schema is "writable"; the connection is read-only, so nothing is written.

@@ -51,6 +51,11 @@ extension StoreFile {
 
     // MARK: - Reading without writing
 
+    /// `path` as an SQLite URI filename, to which query parameters such as `?mode=ro` are added.
+    static func fileURI(_ path: String) -> String {
+        "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)
+    }
+
     /// The URI filename with which SQLite reads the store at `path` without writing anything.
     ///
     /// A store in WAL mode is read through its `-wal` file and the `-shm` index beside it. SQLite's
@@ -78,7 +83,7 @@ extension StoreFile {
     /// The first read waits for the locks of other processes as a store's reads do: with
     /// `configuration`'s busy timeout, and starting over after `SQLITE_BUSY` until its retry limit.
     static func readOnlyURI(path: String, configuration: CacheStore.Configuration) throws(CacheStore.Error) -> String {
-        let base = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)
+        let base = fileURI(path)
         do {
             let probe = try Connection(path: base + "?mode=ro", flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
             probe.setBusyTimeout(milliseconds: configuration.busyTimeoutMilliseconds)
