@@ -62,7 +62,9 @@ extension URL {
     }
 
     /// The scheme a URL reference starts with, in lower case (RFC 3986 §3.1: `ALPHA *( ALPHA /
-    /// DIGIT / "+" / "-" / "." ) ":"`); `nil` for a relative reference.
+    /// DIGIT / "+" / "-" / "." ) ":"`); `nil` for a relative reference. Inlinable, so that the
+    /// scanner's call, once per reference found, is specialised rather than generic.
+    @inlinable
     public static func scheme(ofReference text: some StringProtocol) -> String? {
         let bytes = text.utf8
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > bytes.startIndex else { return nil }
