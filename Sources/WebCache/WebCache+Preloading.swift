@@ -49,7 +49,8 @@ extension WebCache {
 
     /// The preloaded pages in the store, in this cache's partition, as absolute URL strings.
     ///
-    /// - Parameter hosts: only pages on these hosts (in any case); all when empty.
+    /// - Parameter hosts: only pages on these hosts, compared as URLs give hosts (in any case, IPv6
+    ///   addresses with or without brackets, internationalised names as written); all when empty.
     /// - Throws: ``WebCacheError`` when the store cannot list its pages.
     public func preloadedPages(hosts: Set<String> = []) throws -> [String] {
         let pages: [String]
@@ -59,7 +60,7 @@ extension WebCache {
             throw WebCacheError(
                 .store, "The store at '\(configuration.storePath)' could not list its preloaded pages.", cause: error)
         }
-        let wanted = Set(hosts.map { $0.lowercased() })
+        let wanted = Set(hosts.map(PreloadOptions.comparableHost))
         return pages.filter { page in
             wanted.isEmpty || URL(string: page)?.host.map { wanted.contains($0.lowercased()) } == true
         }
@@ -69,7 +70,7 @@ extension WebCache {
     /// (fresh entries too, as a reload would; `immutable` ones stay).
     ///
     /// - Parameters:
-    ///   - hosts: only pages on these hosts (in any case); all when empty.
+    ///   - hosts: only pages on these hosts, as ``preloadedPages(hosts:)`` compares them; all when empty.
     /// - Throws: ``WebCacheError`` when the store cannot list its pages.
     public func refresh(
         hosts: Set<String> = [], options: PreloadOptions = PreloadOptions(),

@@ -43,8 +43,9 @@ public struct PreloadOptions: Sendable, Hashable {
     /// The defaults: 8 transfers, 6 per host, no link following, requisites but no media.
     public init() {}
 
-    /// `host` as the engine compares it with a URL's host (`URL.host`, in lower case): an IPv6
-    /// address without brackets, an internationalised name in punycode.
+    /// `host` as the engine and ``WebCache/preloadedPages(hosts:)`` compare it with a URL's host
+    /// (`URL.host`, in lower case): an IPv6 address without brackets, an internationalised name in
+    /// punycode.
     static func comparableHost(_ host: String) -> String {
         var bare = host.trimmingCharacters(in: .whitespaces)
         if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }

@@ -162,4 +162,20 @@ import WebCacheTestSupport
         #expect(rig.server.requests.map { ($0.headers["Host"] ?? "") + $0.path } == ["localhost:\(port)/b.html"])
         await rig.stop()
     }
+
+    @Test func preloadedPagesAreChosenByHostsAsURLsGiveThem() async throws {
+        let rig = try PreloadRig.start { _ in .text("") }
+        let pages = ["http://[::1]:8080/a.html", "http://xn--bcher-kva.example/b.html", "http://example.test/c.html"]
+        for page in pages {
+            try await rig.cache.store.setEdges(
+                [PageEdge(resourceURL: page + ".css", kind: "stylesheet")], forPage: page, partition: "guest")
+        }
+
+        #expect(try rig.cache.preloadedPages(hosts: ["[::1]"]) == [pages[0]])
+        #expect(try rig.cache.preloadedPages(hosts: ["::1"]) == [pages[0]])
+        #expect(try rig.cache.preloadedPages(hosts: ["Bücher.example"]) == [pages[1]])
+        #expect(try rig.cache.preloadedPages(hosts: [" Example.TEST "]) == [pages[2]])
+        #expect(try rig.cache.preloadedPages().count == 3)
+        await rig.stop()
+    }
 }
