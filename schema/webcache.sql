@@ -1,9 +1,9 @@
--- webcache store, schema version 4.
+-- webcache store, schema version 5.
 --
 -- The canonical DDL of the offline store, as the migrations in order (CacheStore `Schema.migrations`)
 -- build it; a test fails if a store built by the migrations differs from a store built by this text.
 -- Version 3 changed data only: entries whose Vary key held a credential field's plain value went.
--- Version 4 added body_chunk.checksum.
+-- Version 4 added body_chunk.checksum, version 5 entry.decoded_from.
 --
 -- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
 
@@ -68,6 +68,10 @@ CREATE TABLE entry (
     pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
     body_id INTEGER NOT NULL REFERENCES body(id),
     body_size INTEGER NOT NULL CHECK (body_size >= 0),
+    -- The content coding the body was decoded from when received (the Content-Encoding removed),
+    -- NULL when it is stored as the origin sent it. Such an entry is served with a strong ETag
+    -- made weak: the origin's tag names the coded bytes.
+    decoded_from TEXT,
     UNIQUE (partition, url, method, vary_key)
 ) STRICT;
 

@@ -89,6 +89,28 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         fields.removeAll { $0.name.caseInsensitiveEquals(name) }
     }
 
+    /// Removes what stops being true of a response head once a transport has decoded its content
+    /// coding: `Content-Encoding` and the coded `Content-Length`.
+    ///
+    /// - Returns: the coding removed (the `Content-Encoding` value), `nil` when there was none.
+    public mutating func removeContentCoding() -> String? {
+        guard let coding = self["Content-Encoding"], !coding.caseInsensitiveEquals("identity") else { return nil }
+        remove("Content-Encoding")
+        remove("Content-Length")
+        return coding
+    }
+
+    /// Makes a strong `ETag` weak, for content decoded from a content coding. A strong tag names the
+    /// exact bytes of one representation (RFC 9110 §8.8.1), the coded one here, so decoded bytes may
+    /// only claim to be equivalent to it, as nginx's gzip and Varnish's gunzip do. `If-None-Match`
+    /// compares weakly, so a client's revalidation still matches.
+    public mutating func weakenEntityTag() {
+        for index in fields.indices where fields[index].name.caseInsensitiveEquals("ETag") {
+            let tag = fields[index].value.trimmingHTTPWhitespace()
+            if tag.hasPrefix("\"") { fields[index].value = "W/" + tag }
+        }
+    }
+
     /// The comma-separated list members of every line named `name`, trimmed, empty members dropped
     /// (RFC 9110 §5.6.1). Commas inside quoted strings do not split.
     public func listValues(for name: String) -> [String] {

@@ -286,13 +286,8 @@ final class CurlTransfer {
         guard !headDelivered else { return }
         headDelivered = true
         var headers = HTTPHeaders(fields)
-        if decodesContent, spec.request.method != .head,
-            let encoding = headers["Content-Encoding"], !encoding.caseInsensitiveEquals("identity")
-        {
-            // libcurl hands over decoded bytes: the head must describe those, not the encoded form.
-            headers.remove("Content-Encoding")
-            headers.remove("Content-Length")
-        }
+        // libcurl hands over decoded bytes: the head must describe those, not the encoded form.
+        let decodedCoding = decodesContent && spec.request.method != .head ? headers.removeContentCoding() : nil
         var remote: UnsafeMutablePointer<CChar>?
         _ = ccurl_easy_getinfo_string(easy, CURLINFO_PRIMARY_IP, &remote)
         let response = TransportResponse(
@@ -302,7 +297,8 @@ final class CurlTransfer {
             responseTime: Date(),
             httpVersion: httpVersion,
             url: url,
-            remoteAddress: remote.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+            remoteAddress: remote.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 },
+            decodedContentCoding: decodedCoding
         )
         pendingHead = response
     }

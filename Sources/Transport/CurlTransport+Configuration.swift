@@ -44,7 +44,7 @@ extension CurlTransport {
         /// Asks for compressed content (`--compressed`) and decodes it, for requests that allow
         /// it (`HTTPRequest.decodesContent`). The response head then no longer lists
         /// `Content-Encoding` or the encoded `Content-Length`, so it describes the body it comes
-        /// with.
+        /// with, and ``TransportResponse/decodedContentCoding`` says which coding was removed.
         public var decodeContent = true
         /// The protocol versions to ask for (`--http2` is the default).
         public var httpVersion: HTTPVersion = .http2OverTLS

@@ -6,6 +6,10 @@ public struct TransportResponse: Sendable {
     /// The status and header fields as received, except that a decoded `Content-Encoding` is
     /// removed together with the encoded `Content-Length` (see ``CurlTransport/Configuration/decodeContent``).
     public var head: HTTPResponseHead
+    /// The content coding the transport decoded the body from (the removed `Content-Encoding`),
+    /// `nil` when the body comes as the origin sent it. The head's `ETag`, if strong, names the
+    /// coded bytes, not these.
+    public var decodedContentCoding: String?
     /// The content, chunk by chunk as it arrives. Dropping it, or cancelling the task that
     /// iterates it, cancels the transfer.
     public var body: ResponseBody
@@ -28,7 +32,8 @@ public struct TransportResponse: Sendable {
         responseTime: Date,
         httpVersion: String = "HTTP/1.1",
         url: URL,
-        remoteAddress: String? = nil
+        remoteAddress: String? = nil,
+        decodedContentCoding: String? = nil
     ) {
         self.head = head
         self.body = body
@@ -37,5 +42,6 @@ public struct TransportResponse: Sendable {
         self.httpVersion = httpVersion
         self.url = url
         self.remoteAddress = remoteAddress
+        self.decodedContentCoding = decodedContentCoding
     }
 }

@@ -175,17 +175,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         for (name, value) in http.allHeaderFields {
             headers.append(name: "\(name)", value: "\(value)")
         }
-        if let encoding = headers["Content-Encoding"], !encoding.caseInsensitiveEquals("identity") {
-            // URLSession decodes the content: the head must describe the decoded body.
-            headers.remove("Content-Encoding")
-            headers.remove("Content-Length")
-        }
+        // URLSession decodes the content: the head must describe the decoded body.
+        let decodedCoding = headers.removeContentCoding()
         state.promise.settle(.success(TransportResponse(
             head: HTTPResponseHead(status: http.statusCode, headers: headers),
             body: ResponseBody(channel: state.channel),
             requestTime: state.requestTime,
             responseTime: Date(),
-            url: state.url
+            url: state.url,
+            decodedContentCoding: decodedCoding
         )))
         completionHandler(.allow)
     }

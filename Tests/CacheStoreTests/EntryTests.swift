@@ -45,6 +45,21 @@ struct EntryTests {
         #expect(asynchronous == body)
     }
 
+    @Test func keepsTheCodingABodyWasDecodedFromUntilAResponseReplacesIt() async throws {
+        // Given an entry whose body was decoded from gzip
+        var decoded = makeEntry("https://example.test/coded")
+        decoded.decodedFrom = "gzip"
+        // When it is saved, then replaced by one stored as received
+        let saved = try await store.save(decoded, body: Data("text".utf8))
+        let read = try store.entry(url: "https://example.test/coded")
+        let replaced = try await store.save(makeEntry("https://example.test/coded"), body: Data("text".utf8))
+        // Then each reads back as saved
+        #expect(saved.decodedFrom == "gzip")
+        #expect(read?.decodedFrom == "gzip")
+        #expect(replaced.decodedFrom == nil)
+        #expect(try store.entry(url: "https://example.test/coded")?.decodedFrom == nil)
+    }
+
     @Test(arguments: [0, 100, CacheStore.chunkSize, CacheStore.chunkSize * 2 + 5_000])
     func savesAStreamedBody(size: Int) async throws {
         // Given a body arriving in uneven pieces

@@ -3,6 +3,7 @@ import HTTPCore
 import LocalOrigin
 import Testing
 import Transport
+import WebCache
 import WebCacheTestSupport
 
 @testable import Gateway
@@ -110,6 +111,39 @@ struct ResponseFieldsTests {
                 #expect(reply.body == Self.gzipBytes)
                 await harness.accessLog.waitForCount(served == "network" ? 1 : 2)
             }
+        }
+    }
+
+    @Test func aPreloadedDecodedEntryIsServedWithItsTagMadeWeak() async throws {
+        // Given: an origin that sends gzip with a strong tag, and an entry the library stored decoded
+        let handler: OriginServer.Handler = { request in
+            if request.headers["If-None-Match"] == "\"gz\"" {
+                return OriginResponse(status: 304, headers: ["ETag": "\"gz\"", "Cache-Control": "max-age=3600"])
+            }
+            return OriginResponse(headers: ["Content-Encoding": "gzip", "Content-Type": "text/plain", "ETag": "\"gz\"",
+                                            "Cache-Control": "max-age=3600"],
+                                  body: .bytes(Self.gzipBytes))
+        }
+        try await GatewayHarness.run(origin: handler) { harness in
+            let report = await harness.cache.preload([harness.origin.url("/text").absoluteString])
+            #expect(report.failures.isEmpty)
+            let client = try Self.undecodingClient(harness)
+            // When
+            let reply = try await GatewayHarness.send(
+                HTTPRequest(url: harness.origin.url("/text"), headers: ["Accept-Encoding": "gzip"]), via: client)
+            await harness.accessLog.waitForCount(1)
+            // Then: the decoded bytes, whose tag no longer claims to be the gzip bytes'
+            #expect(reply.servedAs == "hit")
+            #expect(reply.headers["Content-Encoding"] == nil)
+            #expect(reply.headers["ETag"] == #"W/"gz""#)
+            #expect(String(decoding: reply.body, as: UTF8.self) == Self.gzipText)
+            // And a client holding the origin's strong tag revalidates against it (weak comparison)
+            let revalidation = try await GatewayHarness.send(
+                HTTPRequest(url: harness.origin.url("/text"), headers: ["If-None-Match": "\"gz\""]), via: client)
+            await harness.accessLog.waitForCount(2)
+            #expect(revalidation.status == 304)
+            #expect(revalidation.headers["ETag"] == #"W/"gz""#)
+            #expect(harness.origin.requests.count == 1)
         }
     }
 

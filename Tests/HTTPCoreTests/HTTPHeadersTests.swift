@@ -33,6 +33,26 @@ struct HTTPHeadersTests {
         #expect(HTTPHeaders.splitList(value) == expected)
     }
 
+    @Test func removingTheContentCodingRemovesTheCodedLength() {
+        var coded: HTTPHeaders = ["Content-Type": "text/css", "Content-Encoding": "br", "Content-Length": "120"]
+        #expect(coded.removeContentCoding() == "br")
+        #expect(coded.fields == (["Content-Type": "text/css"] as HTTPHeaders).fields)
+        for fields: HTTPHeaders in [["Content-Length": "120"], ["Content-Encoding": "identity", "Content-Length": "120"]] {
+            var plain = fields
+            #expect(plain.removeContentCoding() == nil)
+            #expect(plain.fields == fields.fields)
+        }
+    }
+
+    @Test(arguments: [
+        (#""v1""#, #"W/"v1""#), (#" "v1" "#, #"W/"v1""#), (#"W/"v1""#, #"W/"v1""#), ("v1", "v1"),
+    ])
+    func weakeningMarksOnlyAStrongTag(tag: String, weakened: String) {
+        var headers: HTTPHeaders = ["Content-Type": "text/css", "ETag": tag]
+        headers.weakenEntityTag()
+        #expect(headers.fields == (["Content-Type": "text/css", "ETag": weakened] as HTTPHeaders).fields)
+    }
+
     @Test func descriptionRedactsCredentials() {
         let headers: HTTPHeaders = ["Authorization": "Bearer secret", "Cookie": "sid=secret", "Accept": "*/*"]
         #expect(!headers.description.contains("secret"))

@@ -61,7 +61,8 @@ enum TestOrigin {
             return .text("\(request.method) \(body) \(request.headers["Content-Type"] ?? "-")")
         case "/gzip":
             return OriginResponse(
-                headers: ["Content-Encoding": "gzip", "Content-Type": "text/plain"], body: .bytes(gzipBytes))
+                headers: ["Content-Encoding": "gzip", "Content-Type": "text/plain", "ETag": "\"gz\""],
+                body: .bytes(gzipBytes))
         case "/generated":
             let size = Int(request.queryValue("size") ?? "0") ?? 0
             let chunked = request.queryValue("chunked") == "1"

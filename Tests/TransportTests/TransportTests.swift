@@ -99,6 +99,10 @@ import WebCacheTestSupport
         #expect(response.head.headers["Content-Encoding"] == nil)
         #expect(response.head.headers["Content-Length"] == nil)
         #expect(response.head.headers["Content-Type"] == "text/plain")
+        // The head keeps the origin's tag; the response says what was decoded, so that the tag can be
+        // weakened where these bytes are served.
+        #expect(response.head.headers["ETag"] == #""gz""#)
+        #expect(response.decodedContentCoding == "gzip")
     }
 
     @Test func aRequestThatDoesNotDecodeGetsTheContentAsCoded() async throws {
@@ -111,6 +115,8 @@ import WebCacheTestSupport
         #expect(body == TestOrigin.gzipBytes)
         #expect(response.head.headers["Content-Encoding"] == "gzip")
         #expect(response.head.headers["Content-Length"] == String(TestOrigin.gzipBytes.count))
+        #expect(response.head.headers["ETag"] == #""gz""#)
+        #expect(response.decodedContentCoding == nil)
         #expect(server.requests.last?.headers["Accept-Encoding"] == nil)
     }
 

@@ -123,6 +123,7 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(text.stdout.contains("  State:         fresh\n"))
         #expect(text.stdout.contains("  ETag:          \"page-1\"\n"))
         #expect(text.stdout.contains("  Hits:          1\n"))
+        #expect(text.stdout.contains("  Decoded from:  none, stored as received\n"))
         // The origin set a cookie; the stored copy does not keep the field at all.
         #expect(!text.stdout.contains("Set-Cookie"))
         #expect(!text.stdout.contains("s3cr3t"))

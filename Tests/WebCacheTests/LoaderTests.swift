@@ -55,6 +55,33 @@ struct LoaderTests {
         }
     }
 
+    @Test func aDecodedBodyIsServedWithAWeakTagAndRevalidatedWithTheOrigins() async throws {
+        // "hello gzip " 100 times, gzip-coded.
+        let gzipBytes = try #require(Data(base64Encoded: "H4sIAIylDGsC/8tIzcnJV0ivyixQyBhljjJHmaNMcpkATFbXD0wEAAA="))
+        try await withCache(origin: { request in
+            if request.headers["If-None-Match"] == "\"gz\"" {
+                return OriginResponse(status: 304, headers: ["Cache-Control": "max-age=0", "ETag": "\"gz\""])
+            }
+            return OriginResponse(
+                headers: ["Cache-Control": "max-age=0", "ETag": "\"gz\"", "Content-Encoding": "gzip"],
+                body: .bytes(gzipBytes))
+        }) { (origin, cache) async throws in
+            let first = try await cache.data(for: WebRequest("coded"))
+            #expect(first.text == String(repeating: "hello gzip ", count: 100))
+            // The origin's strong tag names the gzip bytes, not these.
+            #expect(first.headers["ETag"] == #"W/"gz""#)
+
+            // The store keeps the origin's tag, which revalidation sends, and which a 304 with that
+            // strong tag matches (RFC 9111 §4.3.4).
+            #expect(try cache.storedVariants(origin.url("coded")).map { $0.headers["ETag"] } == ["\"gz\""])
+            let second = try await cache.data(for: WebRequest("coded"))
+            #expect(second.source == .revalidated)
+            #expect(origin.requests.map { $0.headers["If-None-Match"] } == [nil, "\"gz\""])
+            #expect(second.headers["ETag"] == #"W/"gz""#)
+            #expect(second.text == first.text)
+        }
+    }
+
     @Test func lastModifiedAloneIsRevalidatedWithIfModifiedSince() async throws {
         let lastModified = HTTPDate.format(Date(timeIntervalSince1970: 1_700_000_000))
         try await withCache(origin: { request in

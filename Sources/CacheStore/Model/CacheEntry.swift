@@ -54,6 +54,10 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
     public var bodySize: Int64
     /// The body's SHA-256 digest (32 bytes), `nil` until saved.
     public var bodyHash: Data?
+    /// The content coding the body was decoded from when it was received (the `Content-Encoding`
+    /// the transport removed), `nil` when it is stored as the origin sent it. The headers keep the
+    /// origin's `ETag` for revalidation; served, a strong one is made weak, as it names the coded bytes.
+    public var decodedFrom: String?
 
     /// Creates an entry to save.
     public init(
@@ -67,7 +71,8 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
         responseTime: Date,
         freshUntil: Date,
         staleUntil: Date? = nil,
-        pinned: Bool = false
+        pinned: Bool = false,
+        decodedFrom: String? = nil
     ) {
         self.id = nil
         self.partition = partition
@@ -88,6 +93,7 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
         self.bodyID = nil
         self.bodySize = 0
         self.bodyHash = nil
+        self.decodedFrom = decodedFrom
     }
 
     // MARK: - Fields derived from the headers (stored as columns too)
@@ -113,20 +119,23 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
 // MARK: - Rows
 
 extension CacheEntry {
-    /// The columns read by ``init(row:)``, in order.
-    static let selection = """
+    /// The columns read by ``init(row:)``, in order, from a store of the latest schema version.
+    static let selection = selection(decodedFrom: "e.decoded_from")
+
+    /// The columns read by ``init(row:)``, with `decodedFrom` the column or expression that gives
+    /// ``decodedFrom`` (`NULL` for a store older than version 5 opened for reading only).
+    static func selection(decodedFrom: String) -> String {
+        """
         SELECT e.id, e.partition, e.method, e.url, e.host, e.vary_key, e.status, e.headers, e.request_time, \
         e.response_time, e.fresh_until, e.stale_until, e.stored_at, e.last_access, e.hit_count, e.pinned, \
-        e.body_id, e.body_size, b.hash FROM entry e JOIN body b ON b.id = e.body_id
+        e.body_id, e.body_size, b.hash, \(decodedFrom) FROM entry e JOIN body b ON b.id = e.body_id
         """
+    }
 
-    /// The entry with one identity: partition, method, URL, Vary key.
-    static let selectionByIdentity =
-        selection + " WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.vary_key = ?"
-    /// Every variant of partition, method and URL.
-    static let selectionOfVariants = selection + " WHERE e.partition = ? AND e.method = ? AND e.url = ? ORDER BY e.id"
-    /// The entry with one id.
-    static let selectionByID = selection + " WHERE e.id = ?"
+    /// The condition after ``selection`` for the entry with one identity: partition, method, URL, Vary key.
+    static let byIdentity = " WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.vary_key = ?"
+    /// The condition after ``selection`` for every variant of partition, method and URL.
+    static let ofVariants = " WHERE e.partition = ? AND e.method = ? AND e.url = ? ORDER BY e.id"
 
     /// Decodes the current row of a statement that starts with ``selection``.
     init(row: Statement) {
@@ -149,5 +158,6 @@ extension CacheEntry {
         self.bodyID = row.int64(16)
         self.bodySize = row.int64(17)
         self.bodyHash = row.blob(18)
+        self.decodedFrom = row.optionalText(19)
     }
 }

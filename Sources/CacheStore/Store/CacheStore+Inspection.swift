@@ -8,10 +8,11 @@ extension CacheStore {
     ///
     /// - Throws: ``CacheStore/Error``.
     public nonisolated func entries(url: String) throws -> [CacheEntry] {
-        try read("look up \(url)") { connection in
+        let selection = columns.entrySelection
+        return try read("look up \(url)") { connection in
             var entries: [CacheEntry] = []
             try connection.forEachRow(
-                CacheEntry.selection + " WHERE e.url = ? ORDER BY e.partition, e.method, e.vary_key",
+                selection + " WHERE e.url = ? ORDER BY e.partition, e.method, e.vary_key",
                 [.text(url)]
             ) { row in
                 entries.append(CacheEntry(row: row))

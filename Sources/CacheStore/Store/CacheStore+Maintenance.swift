@@ -224,7 +224,7 @@ extension CacheStore {
     /// - Throws: ``CacheStore/Error`` when the checks cannot run at all; `CancellationError` when the
     ///   calling task is cancelled (checked between bodies).
     public nonisolated func verify() async throws -> VerifyReport {
-        let checksumColumn = chunkChecksumColumn
+        let checksumColumn = columns.chunkChecksum
         return try await readInBackground("verify the store") { connection, cancellation in
             try StoreVerification(
                 connection: connection, checksumColumn: checksumColumn, cancellation: cancellation

@@ -14,10 +14,11 @@ extension CacheStore {
     public nonisolated func variants(
         partition: String = "guest", method: HTTPMethod = .get, url: String
     ) throws -> [CacheEntry] {
-        try read("look up \(url)") { connection in
+        let selection = columns.entrySelection
+        return try read("look up \(url)") { connection in
             var entries: [CacheEntry] = []
             try connection.forEachRow(
-                CacheEntry.selectionOfVariants,
+                selection + CacheEntry.ofVariants,
                 [.text(partition), .text(method.rawValue), .text(url)]
             ) { row in
                 entries.append(CacheEntry(row: row))
@@ -32,8 +33,10 @@ extension CacheStore {
     public nonisolated func entry(
         partition: String = "guest", method: HTTPMethod = .get, url: String, varyKey: String = ""
     ) throws -> CacheEntry? {
-        try read("look up \(url)") { connection in
-            try Self.readEntry(partition: partition, method: method, url: url, varyKey: varyKey, connection)
+        let selection = columns.entrySelection
+        return try read("look up \(url)") { connection in
+            try Self.readEntry(
+                partition: partition, method: method, url: url, varyKey: varyKey, selection: selection, connection)
         }
     }
 
@@ -41,15 +44,19 @@ extension CacheStore {
     ///
     /// - Throws: ``CacheStore/Error``.
     public nonisolated func entry(id: Int64) throws -> CacheEntry? {
-        try read("read entry \(id)") { connection in try Self.readEntry(id: id, connection) }
+        let selection = columns.entrySelection
+        return try read("read entry \(id)") { connection in
+            try Self.readEntry(id: id, selection: selection, connection)
+        }
     }
 
     private static func readEntry(
-        partition: String, method: HTTPMethod, url: String, varyKey: String, _ connection: Connection
+        partition: String, method: HTTPMethod, url: String, varyKey: String, selection: String,
+        _ connection: Connection
     ) throws -> CacheEntry? {
         var found: CacheEntry?
         try connection.forEachRow(
-            CacheEntry.selectionByIdentity,
+            selection + CacheEntry.byIdentity,
             [.text(partition), .text(method.rawValue), .text(url), .text(varyKey)]
         ) { row in
             found = CacheEntry(row: row)
@@ -67,7 +74,7 @@ extension CacheStore {
     ///   ``Error/Code/damagedBody`` when its bytes are no longer those stored.
     public nonisolated func bodyData(bodyID: Int64) throws -> Data {
         let body = try read("read body \(bodyID)") { connection in
-            try Self.readBody(bodyID, checksum: chunkChecksumColumn, connection)
+            try Self.readBody(bodyID, checksum: columns.chunkChecksum, connection)
         }
         switch body {
         case .missing:
@@ -174,7 +181,7 @@ extension CacheStore {
     nonisolated func chunk(bodyID: Int64, seq: Int64) throws -> (data: Data, checksum: Int64?) {
         let chunk = try read("read body \(bodyID)") { connection -> ChunkRead in
             let statement = try connection.cachedStatement(
-                sql: "SELECT data, \(chunkChecksumColumn) FROM body_chunk WHERE body_id = ? AND seq = ?"
+                sql: "SELECT data, \(columns.chunkChecksum) FROM body_chunk WHERE body_id = ? AND seq = ?"
             )
             statement.bind([.integer(bodyID), .integer(seq)])
             defer { statement.reset() }
@@ -232,11 +239,12 @@ extension CacheStore {
         partition: String = "guest", method: HTTPMethod = .get, url: String, varyKey: String = "",
         at date: Date = Date()
     ) async throws -> CachedResponse? {
-        let checksum = chunkChecksumColumn
+        let checksum = columns.chunkChecksum
+        let selection = columns.entrySelection
         let read = try read("look up \(url)") { connection -> (CacheEntry, BodyRead)? in
             guard
                 let entry = try Self.readEntry(
-                    partition: partition, method: method, url: url, varyKey: varyKey, connection
+                    partition: partition, method: method, url: url, varyKey: varyKey, selection: selection, connection
                 ),
                 let bodyID = entry.bodyID
             else { return nil }

@@ -217,15 +217,15 @@ extension CacheStore {
         let sql = """
             INSERT INTO entry (partition, method, url, host, vary_key, status, headers, request_time, \
             response_time, date, etag, last_modified, content_type, fresh_until, stale_until, stored_at, \
-            last_access, hit_count, pinned, body_id, body_size)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+            last_access, hit_count, pinned, body_id, body_size, decoded_from)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
             ON CONFLICT (partition, url, method, vary_key) DO UPDATE SET
             host = excluded.host, status = excluded.status, headers = excluded.headers,
             request_time = excluded.request_time, response_time = excluded.response_time, date = excluded.date,
             etag = excluded.etag, last_modified = excluded.last_modified, content_type = excluded.content_type,
             fresh_until = excluded.fresh_until, stale_until = excluded.stale_until, stored_at = excluded.stored_at,
             last_access = excluded.last_access, pinned = max(entry.pinned, excluded.pinned),
-            body_id = excluded.body_id, body_size = excluded.body_size
+            body_id = excluded.body_id, body_size = excluded.body_size, decoded_from = excluded.decoded_from
             RETURNING id
             """
         let statement = try connection.cachedStatement(sql: sql)
@@ -234,7 +234,7 @@ extension CacheStore {
             .text(entry.varyKey), .int(entry.status), .text(headers), .date(entry.requestTime),
             .date(entry.responseTime), .date(entry.date), .text(entry.etag), .text(entry.lastModified),
             .text(entry.contentType), .date(entry.freshUntil), .date(entry.staleUntil), .date(now), .date(now),
-            .bool(entry.pinned), .integer(bodyID), .integer(bodySize),
+            .bool(entry.pinned), .integer(bodyID), .integer(bodySize), .text(entry.decodedFrom),
         ])
         guard try statement.step() else {
             throw Error(code: .database, message: "Saving the entry for \(entry.url) returned no row id.")
@@ -245,16 +245,16 @@ extension CacheStore {
         if let pageEdges {
             try replaceEdges(pageEdges, page: entry.url, partition: entry.partition, connection)
         }
-        guard let saved = try readEntry(id: id, connection) else {
+        guard let saved = try readEntry(id: id, selection: CacheEntry.selection, connection) else {
             throw Error(code: .database, message: "The entry for \(entry.url) vanished while it was saved.")
         }
         return saved
     }
 
     /// Reads one entry by id through `connection`.
-    static func readEntry(id: Int64, _ connection: Connection) throws -> CacheEntry? {
+    static func readEntry(id: Int64, selection: String, _ connection: Connection) throws -> CacheEntry? {
         var found: CacheEntry?
-        try connection.forEachRow(CacheEntry.selectionByID, [.integer(id)]) { row in
+        try connection.forEachRow(selection + " WHERE e.id = ?", [.integer(id)]) { row in
             found = CacheEntry(row: row)
         }
         return found

@@ -38,9 +38,8 @@ public actor CacheStore {
 
     nonisolated let executor: QueueExecutor
     nonisolated let readers: ReaderPool
-    /// The expression that reads a chunk's checksum: `checksum`, or `NULL` in a store of a schema
-    /// version before 4 opened for reading only, which has no such column.
-    nonisolated let chunkChecksumColumn: String
+    /// How reads name the columns that later schema versions added.
+    nonisolated let columns: ReadableColumns
     nonisolated let checkpointer: Checkpointer
     /// Body bytes committed by the writer since it last started a background checkpoint.
     private var bytesSinceCheckpoint = 0
@@ -88,7 +87,7 @@ public actor CacheStore {
         if configuration.readOnly {
             let (readers, version) = try Self.openReaders(readingOnly: path, configuration: configuration)
             self.readers = readers
-            self.chunkChecksumColumn = version >= 4 ? "checksum" : "NULL"
+            self.columns = ReadableColumns(schemaVersion: version)
             self.checkpointer = Checkpointer()
             self.writer = nil
             return
@@ -125,7 +124,7 @@ public actor CacheStore {
             throw StoreFile.openFailure(error, path: path)
         }
         self.readers = readers
-        self.chunkChecksumColumn = "checksum"
+        self.columns = .latest
         self.checkpointer = checkpointer
         self.writer = writer
     }

@@ -14,13 +14,15 @@ enum Schema {
         Migration(version: 2, sql: version2),
         Migration(version: 3, sql: version3),
         Migration(version: 4, sql: version4),
+        Migration(version: 5, sql: version5),
     ]
 
     /// The newest schema version this code knows.
     static var latestVersion: Int { migrations.last?.version ?? 0 }
 
     /// The oldest schema version this code reads without upgrading it, for a store opened for
-    /// reading only: version 4 only added `body_chunk.checksum`, which such a store lacks.
+    /// reading only: versions 4 and 5 only added columns (`body_chunk.checksum`,
+    /// `entry.decoded_from`), which such a store reads as NULL.
     static let oldestReadableVersion = 3
 
     /// Version 1: the first schema, as `schema/webcache.sql` stood then.
@@ -248,5 +250,13 @@ enum Schema {
     /// a body's chunks have a checksum all or none.
     static let version4 = """
         ALTER TABLE body_chunk ADD COLUMN checksum INTEGER CHECK (checksum BETWEEN 0 AND 4294967295);
+        """
+
+    /// Version 5: an entry whose body was decoded from a content coding when it was received
+    /// records the coding (``CacheEntry/decodedFrom``), so that it is served with its strong
+    /// `ETag` made weak, while revalidation keeps sending and matching the tag as the origin gave
+    /// it. Entries stored before have none, as if stored as received.
+    static let version5 = """
+        ALTER TABLE entry ADD COLUMN decoded_from TEXT;
         """
 }

@@ -82,7 +82,8 @@ extension Loader {
             body: response.body, draft: draft, store: store, url: request.url, limit: limit, logger: logger,
             onFinish: { outcome in lead?.resolve(outcome) }
         )
-        return WebResponse(url: request.url, status: head.status, headers: head.headers, source: .network,
+        return WebResponse(url: request.url, status: head.status, headers: Self.servedHeaders(of: response),
+                           source: .network,
                            body: WebResponse.Body(pull: { try await pump.next() }, network: response.body))
     }
 
@@ -119,8 +120,16 @@ extension Loader {
             partition: context.partition, method: .get, url: key.absoluteString,
             varyKey: stored.varyKey, status: response.head.status, headers: Self.storedHeaders(response.head.headers),
             requestTime: response.requestTime, responseTime: response.responseTime,
-            freshUntil: stored.freshUntil, staleUntil: stored.staleUntil
+            freshUntil: stored.freshUntil, staleUntil: stored.staleUntil, decodedFrom: response.decodedContentCoding
         )
+    }
+
+    /// The fields a network response is served with: as received, with a strong `ETag` made weak
+    /// when the transport decoded the content, as those bytes are not the ones the tag names.
+    static func servedHeaders(of response: TransportResponse) -> HTTPHeaders {
+        var headers = response.head.headers
+        if response.decodedContentCoding != nil { headers.weakenEntityTag() }
+        return headers
     }
 
     /// The fields kept with a stored response: all but `Set-Cookie` (and the old `Set-Cookie2`), as a

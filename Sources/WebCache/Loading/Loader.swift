@@ -308,7 +308,7 @@ final class Loader: Sendable {
         }
         let pump = NetworkBodyPump(body: response.body, draft: nil, store: store, url: request.url, limit: limit,
                                    logger: logger, onFinish: { _ in })
-        return WebResponse(url: request.url, status: response.head.status, headers: response.head.headers,
+        return WebResponse(url: request.url, status: response.head.status, headers: Self.servedHeaders(of: response),
                            source: .network, body: WebResponse.Body(pull: { try await pump.next() }))
     }
 
@@ -365,6 +365,8 @@ final class Loader: Sendable {
         // file, and must not set an old session's cookie now.
         var headers = Self.storedHeaders(entry.headers)
         if age > 0 { headers["Age"] = String(Int(age)) }
+        // Decoded from a content coding: the origin's strong tag names the coded bytes.
+        if entry.decodedFrom != nil { headers.weakenEntityTag() }
         let body: WebResponse.Body
         if request.method == .head || entry.bodyID == nil {
             body = WebResponse.Body(data: Data())

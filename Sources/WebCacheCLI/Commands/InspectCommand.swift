@@ -130,6 +130,8 @@ enum InspectCommand {
             var lastModified: String?
             var varyKey: String
             var size: Int64
+            /// The content coding the body was decoded from when received, if it was.
+            var decodedFrom: String?
             var hits: Int64
             var lastAccess: Date
             var pinned: Bool
@@ -161,6 +163,7 @@ enum InspectCommand {
                     ("Last-Modified", entry.lastModified ?? "none"),
                     ("Vary key", entry.varyKey.isEmpty ? "none" : entry.varyKey),
                     ("Size", "\(ValueParsers.formatBytes(entry.size)) (\(entry.size) bytes)"),
+                    ("Decoded from", entry.decodedFrom ?? "none, stored as received"),
                     ("Hits", "\(entry.hits)"),
                     ("Last access", instant(entry.lastAccess)),
                     ("Pinned", entry.pinned ? "yes" : "no"),
@@ -198,7 +201,7 @@ enum InspectCommand {
                 storedAt: entry.storedAt, ageSeconds: Int(currentAge(of: entry, at: now)),
                 freshUntil: entry.freshUntil, staleUntil: entry.staleUntil, state: state(of: entry, at: now),
                 etag: entry.etag, lastModified: entry.lastModified, varyKey: entry.varyKey, size: entry.bodySize,
-                hits: entry.hitCount, lastAccess: entry.lastAccess, pinned: entry.pinned,
+                decodedFrom: entry.decodedFrom, hits: entry.hitCount, lastAccess: entry.lastAccess, pinned: entry.pinned,
                 headers: entry.headers.redacted().map { Entries.Field(name: $0.name, value: $0.value) })
         }
         return Entries(store: store.path, url: found[0].url, entries: entries)
