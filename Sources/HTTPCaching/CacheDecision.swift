@@ -21,4 +21,12 @@ public enum CacheDecision: Sendable, Equatable {
     case miss
     /// The request has `only-if-cached` and no stored response satisfies it: answer 504 (RFC 9111 §5.2.1.7).
     case unsatisfiable
+
+    /// The stored response the decision serves or validates, if any.
+    public var variant: Int? {
+        switch self {
+        case .fresh(let variant, _), .stale(let variant, _, _), .validate(let variant, _): variant
+        case .miss, .unsatisfiable: nil
+        }
+    }
 }

@@ -35,6 +35,9 @@ public struct ResponseCacheControl: Sendable, Hashable {
     public var privateFields: [String]
     /// `immutable` (RFC 8246 §2): while fresh, the response will not change.
     public var immutable: Bool
+    /// `no-transform` (§5.2.2.6): an intermediary must not transform the content (RFC 9110 §7.7),
+    /// not even its content coding.
+    public var noTransform: Bool
     /// `stale-while-revalidate=n` (RFC 5861 §3).
     public var staleWhileRevalidate: Int?
     /// `stale-if-error=n` (RFC 5861 §4).
@@ -59,6 +62,7 @@ public struct ResponseCacheControl: Sendable, Hashable {
         isPrivate = directives.contains("private")
         privateFields = directives.fieldNames("private")
         immutable = directives.contains("immutable")
+        noTransform = directives.contains("no-transform")
         staleWhileRevalidate = directives.deltaSeconds("stale-while-revalidate").validValue
         staleIfError = directives.deltaSeconds("stale-if-error").validValue
     }

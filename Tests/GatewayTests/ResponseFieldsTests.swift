@@ -1,3 +1,4 @@
+import CacheStore
 import Foundation
 import HTTPCore
 import LocalOrigin
@@ -144,6 +145,44 @@ struct ResponseFieldsTests {
             #expect(revalidation.status == 304)
             #expect(revalidation.headers["ETag"] == #"W/"gz""#)
             #expect(harness.origin.requests.count == 1)
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func aDecodedCopyOfANoTransformResponseIsNotServedWhileTheOriginCanAnswer(offline: Bool) async throws {
+        // Given: an origin that sends gzip and forbids transformations, and a preload that stored it decoded
+        let handler: OriginServer.Handler = { _ in
+            OriginResponse(headers: ["Content-Encoding": "gzip", "Content-Type": "text/plain", "ETag": "\"gz\"",
+                                     "Cache-Control": "max-age=3600, no-transform"],
+                           body: .bytes(Self.gzipBytes))
+        }
+        try await GatewayHarness.run(origin: handler, configure: { configuration, _ in
+            configuration.offline = offline
+        }) { harness in
+            let url = harness.origin.url("/text")
+            #expect(await harness.cache.preload([url.absoluteString]).failures.isEmpty)
+            let client = try Self.undecodingClient(harness)
+            let request = HTTPRequest(url: url, headers: ["Accept-Encoding": "gzip"])
+            if offline {
+                // When the origin cannot be asked, the decoded copy is all there is
+                let reply = try await GatewayHarness.send(request, via: client)
+                #expect(reply.servedAs == "hit")
+                #expect(reply.headers["ETag"] == #"W/"gz""#)
+                #expect(String(decoding: reply.body, as: UTF8.self) == Self.gzipText)
+                return
+            }
+            for served in ["network", "hit"] {
+                // When
+                let reply = try await GatewayHarness.send(request, via: client)
+                await harness.accessLog.waitForCount(served == "network" ? 1 : 2)
+                // Then: the response as the origin coded it, which replaces the decoded copy
+                #expect(reply.servedAs == served)
+                #expect(reply.headers["Content-Encoding"] == "gzip")
+                #expect(reply.headers["ETag"] == "\"gz\"")
+                #expect(reply.body == Self.gzipBytes)
+            }
+            #expect(harness.origin.requests.count == 2)
+            #expect(try harness.cache.store.variants(url: url.absoluteString).map(\.decodedFrom) == [nil])
         }
     }
 

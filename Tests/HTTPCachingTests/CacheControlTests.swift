@@ -126,8 +126,11 @@ struct CacheControlTests {
                 ("Cache-Control", #"Public, PRIVATE="Set-Cookie, X-User", no-cache="Set-Cookie""#),
                 ("Cache-Control", "must-revalidate, proxy-revalidate, must-understand, no-store, immutable"),
                 ("Cache-Control", "s-maxage=20, stale-while-revalidate=30, stale-if-error=40, max-age=10"),
+                ("Cache-Control", "No-Transform"),
             ])
         )
+        #expect(directives.noTransform)
+        #expect(!ResponseCacheControl(headers: headers([("Cache-Control", "max-age=10")])).noTransform)
         #expect(directives.isPublic)
         #expect(directives.isPrivate)
         #expect(directives.privateFields == ["set-cookie", "x-user"])

@@ -82,6 +82,29 @@ struct LoaderTests {
         }
     }
 
+    @Test func aCallerThatTakesCodedContentGetsADecodedNoTransformCopyOnlyFromTheCacheAlone() async throws {
+        let gzipBytes = try #require(Data(base64Encoded: "H4sIAIylDGsC/8tIzcnJV0ivyixQyBhljjJHmaNMcpkATFbXD0wEAAA="))
+        try await withCache(origin: { _ in
+            OriginResponse(headers: ["Cache-Control": "max-age=600, no-transform", "Content-Encoding": "gzip"],
+                           body: .bytes(gzipBytes))
+        }) { (origin, cache) async throws in
+            // Stored decoded by a caller that decodes
+            #expect(try await cache.data(for: WebRequest("coded")).source == .network)
+            var coded = WebRequest("coded", headers: ["Cache-Control": "only-if-cached"])
+            coded.decodesContent = false
+            // A caller that asks the cache alone gets the copy it has
+            #expect(try await cache.data(for: coded).source == .hit)
+            #expect(origin.requestCount == 1)
+            // Otherwise the origin is asked for the response as it codes it
+            coded.headers.remove("Cache-Control")
+            let fetched = try await cache.data(for: coded)
+            #expect(fetched.source == .network)
+            #expect(fetched.headers["Content-Encoding"] == "gzip")
+            #expect(fetched.body == gzipBytes)
+            #expect(origin.requestCount == 2)
+        }
+    }
+
     @Test func lastModifiedAloneIsRevalidatedWithIfModifiedSince() async throws {
         let lastModified = HTTPDate.format(Date(timeIntervalSince1970: 1_700_000_000))
         try await withCache(origin: { request in

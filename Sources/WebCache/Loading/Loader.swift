@@ -175,7 +175,12 @@ final class Loader: Sendable {
 
         let fallbackLimit: TimeInterval? =
             if case .offlineFallback(let maxStale) = policy { maxStale ?? .infinity } else { nil }
-        switch HTTPCachePolicy.decide(request: request, variants: stored, now: now) {
+        var decision = HTTPCachePolicy.decide(request: request, variants: stored, now: now)
+        if let index = decision.variant, Self.mustNotServeDecoded(entries[index], to: request) {
+            // Fetched again as it is coded; the decoded copy still stands in if the network fails.
+            decision = .miss
+        }
+        switch decision {
         case .fresh(let index, let age):
             logger.debug("hit \(request.url.redactedForMessages)")
             return try await serveStored(entries[index], request: request, source: .hit, age: age, limit: limit,
@@ -207,6 +212,17 @@ final class Loader: Sendable {
             return WebResponse(url: request.url, status: 504, headers: ["Content-Length": "0"], source: .stale,
                                body: WebResponse.Body(data: Data()))
         }
+    }
+
+    /// Whether `entry` is a copy decoded from a content coding of a response that forbids
+    /// transformation (`no-transform`), and `request` takes content as the origin coded it, as a
+    /// proxy does: serving the decoded bytes would then transform the response (RFC 9110 §7.7), so
+    /// the network is asked while it can answer. A request with `only-if-cached` still gets the copy.
+    static func mustNotServeDecoded(_ entry: CacheEntry, to request: HTTPRequest) -> Bool {
+        guard !request.decodesContent, entry.decodedFrom != nil,
+            ResponseCacheControl(headers: entry.headers).noTransform
+        else { return false }
+        return !RequestCacheControl(headers: request.headers).onlyIfCached
     }
 
     /// Fetches `request` (conditionally when `validation` is given); when the network fails or the
