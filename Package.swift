@@ -46,7 +46,7 @@ let package = Package(
         // MARK: - Public façade and CLI
         .target(
             name: "WebCache",
-            dependencies: ["HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions"],
+            dependencies: ["HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions", "CZlib"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "WebCacheTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebCacheTests",
-            dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport"],
+            dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib"],
             swiftSettings: swiftSettings
         ),
         // Runs scripts/fault-campaign.sh --short against the built executables.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import LocalOrigin
+import Synchronization
 import Testing
 
 @testable import WebCache
@@ -102,6 +103,70 @@ struct LoaderTests {
             #expect(fetched.headers["Content-Encoding"] == "gzip")
             #expect(fetched.body == gzipBytes)
             #expect(origin.requestCount == 2)
+        }
+    }
+
+    @Test func anEntryStoredCodedIsServedDecodedToACallerThatDecodes() async throws {
+        // An origin that codes with gzip unasked, stored by a caller that takes content as coded
+        try await withCache(origin: { _ in
+            OriginResponse(headers: ["Cache-Control": "max-age=600", "Content-Encoding": "gzip", "ETag": "\"gz\""],
+                           body: .bytes(ContentDecoderTests.gzipBytes))
+        }) { (origin, cache) async throws in
+            var coded = WebRequest("coded")
+            coded.decodesContent = false
+            let stored = try await cache.data(for: coded)
+            #expect(stored.body == ContentDecoderTests.gzipBytes)
+
+            for method in [HTTPMethod.get, .head] {
+                let served = try await cache.data(for: WebRequest("coded", method: method))
+                #expect(served.source == .hit)
+                #expect(served.text == (method == .get ? ContentDecoderTests.gzipText : ""))
+                #expect(served.headers["Content-Encoding"] == nil)
+                #expect(served.headers["Content-Length"] == nil)
+                #expect(served.headers["ETag"] == #"W/"gz""#)
+            }
+            // The caller that takes content as coded still gets it so
+            #expect(try await cache.data(for: coded).body == ContentDecoderTests.gzipBytes)
+            #expect(origin.requestCount == 1)
+        }
+    }
+
+    @Test func anEntryStoredCodedThatDoesNotDecodeIsFetchedAgain() async throws {
+        // The origin first claims gzip for plain text, then answers properly
+        let answers = Mutex(0)
+        try await withCache(origin: { _ in
+            answers.withLock { count in
+                count += 1
+                return count
+            } == 1
+                ? OriginResponse(headers: ["Cache-Control": "max-age=600", "Content-Encoding": "gzip"],
+                                 body: .bytes(Data("not gzip".utf8)))
+                : .text("plain", headers: ["Cache-Control": "max-age=600"])
+        }) { (origin, cache) async throws in
+            var coded = WebRequest("claimed")
+            coded.decodesContent = false
+            _ = try await cache.data(for: coded)
+
+            let served = try await cache.data(for: WebRequest("claimed"))
+            #expect(served.source == .network)
+            #expect(served.text == "plain")
+            #expect(origin.requestCount == 2)
+        }
+    }
+
+    @Test func aBodyDecodedFromTheStorePastTheCallersLimitFails() async throws {
+        try await withCache(origin: { _ in
+            OriginResponse(headers: ["Cache-Control": "max-age=600", "Content-Encoding": "gzip"],
+                           body: .bytes(ContentDecoderTests.gzipBytes))
+        }) { (_, cache) async throws in
+            var coded = WebRequest("coded")
+            coded.decodesContent = false
+            _ = try await cache.data(for: coded)
+            // 41 coded bytes, 1,100 decoded
+            var limited = WebRequest("coded")
+            limited.maximumBodySize = 1_000
+            let error = await #expect(throws: WebCacheError.self) { try await cache.data(for: limited) }
+            #expect(error?.code == .tooLarge)
         }
     }
 

@@ -383,11 +383,20 @@ final class Loader: Sendable {
         if age > 0 { headers["Age"] = String(Int(age)) }
         // Decoded from a content coding: the origin's strong tag names the coded bytes.
         if entry.decodedFrom != nil { headers.weakenEntityTag() }
-        let body: WebResponse.Body
+        // Stored as an origin coded it, for a caller that takes content decoded.
+        let decoder = request.decodesContent ? headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) : nil
+        let coding = decoder != nil ? headers.removeContentCoding() : nil
+        if coding != nil { headers.weakenEntityTag() }
+        var body: WebResponse.Body
         if request.method == .head || entry.bodyID == nil {
             body = WebResponse.Body(data: Data())
         } else {
             body = try await storedBody(entry, url: request.url, discardsDamage: discardsDamage)
+            if let decoder, let coding {
+                let decoded = DecodedBody(coded: body, decoder: decoder, coding: coding, url: request.url, limit: limit)
+                try await decoded.start()
+                body = WebResponse.Body(pull: { try await decoded.next() })
+            }
         }
         if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
         return WebResponse(url: request.url, status: entry.status, headers: headers, source: source, age: age,

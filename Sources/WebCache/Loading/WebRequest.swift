@@ -27,7 +27,9 @@ public struct WebRequest: Sendable, Hashable {
     public var refusesPrivateAddresses = false
     /// Whether the transport may ask for compressed content and hand it over decoded (the
     /// default). A proxy turns it off: it must pass content on as the origin coded it (RFC 9110
-    /// §7.7). Stored responses are served as they were stored either way.
+    /// §7.7). A stored response that its origin coded with gzip or deflate is decoded as it is read
+    /// for a request that decodes; one stored decoded is served decoded either way, with its `ETag`
+    /// made weak, except that a proxy's request gets a `no-transform` one fetched again as coded.
     public var decodesContent = true
 
     /// Creates a request for `url`.

@@ -56,7 +56,7 @@ extension WebResponse {
         }
 
         /// Pulls the next chunk; `nil` at the end.
-        public struct AsyncIterator: AsyncIteratorProtocol {
+        public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
             let pull: @Sendable () async throws -> Data?
 
             /// The next chunk, or `nil` at the end.

@@ -163,6 +163,28 @@ import WebCacheTestSupport
         await rig.stop()
     }
 
+    @Test func aPageStoredCodedIsScannedDecoded() async throws {
+        // A page that its origin codes with gzip unasked: `<img src=/photo.png>`
+        let page = try #require(Data(base64Encoded: "H4sIAAAAAAACA7PJKMnNsbPJzE1XKC5KttUvyMgvydcryEu3s9EHS3EBAPA2yHQiAAAA"))
+        let rig = try PreloadRig.start { request in
+            request.path == "/page.html"
+                ? OriginResponse(headers: ["Content-Type": "text/html", "Content-Encoding": "gzip",
+                                           "Cache-Control": "max-age=600"], body: .bytes(page))
+                : .text("png", contentType: "image/png", headers: ["Cache-Control": "max-age=600"])
+        }
+        // Stored as coded by a caller that takes content so, as the gateway does
+        var coded = WebRequest("page.html")
+        coded.decodesContent = false
+        _ = try await rig.cache.data(for: coded)
+
+        let report = await rig.cache.preload(["page.html"])
+
+        #expect(report.failures.isEmpty)
+        #expect(report.completed == 2)
+        #expect(rig.requestCounts == ["/page.html": 1, "/photo.png": 1])
+        await rig.stop()
+    }
+
     @Test func preloadedPagesAreChosenByHostsAsURLsGiveThem() async throws {
         let rig = try PreloadRig.start { _ in .text("") }
         let pages = ["http://[::1]:8080/a.html", "http://xn--bcher-kva.example/b.html", "http://example.test/c.html"]
