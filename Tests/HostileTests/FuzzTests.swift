@@ -6,6 +6,8 @@ import Sessions
 import Testing
 import WebCacheTestSupport
 
+@testable import WebCache
+
 /// Seeded fuzzing with a fixed budget: random and mutated inputs never crash a parser, never make
 /// it loop (every case returns), and keep each parser's invariants. `scripts/fuzz.sh` runs more.
 /// The time limit, far above the seconds a test takes at the base budget and grown with it, reports
@@ -86,6 +88,62 @@ import WebCacheTestSupport
     // MARK: - Header fields
 
     private static let headerAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789-=,;\"' \t/\\WMGTSun:\u{E9}\u{0}\r\n()*"
+
+    // MARK: - Stored content decoding
+
+    /// Decodes `bytes` fed in pieces of `chunks` lengths (whole when `nil`): the decoded bytes, or
+    /// the failure's reason.
+    private static func decode(_ bytes: [UInt8], coding: String, chunks: [Int]?) -> Result<Data, ContentDecoder.Failure> {
+        guard let decoder = ContentDecoder(coding: coding) else { return .failure(.init(reason: "no decoder")) }
+        var output = Data()
+        var offset = 0
+        do {
+            for length in (chunks ?? []) + [bytes.count - (chunks ?? []).reduce(0, +)] {
+                decoder.feed(Data(bytes[offset..<offset + length]))
+                offset += length
+                while !decoder.needsInput, !decoder.hasEnded {
+                    output.append(try decoder.read(atMost: 4_096))
+                }
+            }
+            try decoder.finish()
+            return .success(output)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    @Test func contentDecoderSurvivesRandomAndMutatedContentWholeOrChunked() async {
+        await offThePool {
+            let text = Array("<html><img src=/photo.png> hello gzip hello gzip hello</html>\n".utf8)
+            let seeds: [(String, [UInt8])] = [
+                ("gzip", Array(Data(base64Encoded: "H4sIAIylDGsC/8tIzcnJV0ivyixQyBhljjJHmaNMcpkATFbXD0wEAAA=")!)),
+                ("deflate", Array(Data(base64Encoded: "eJzLSM3JyVdISU3LSSxJVcgY5Y3yhgwPAJ/pAhI=")!)),
+                ("deflate", Array(Data(base64Encoded: "y0jNyclXSElNy0ksSVXIGOWN8oYMDwA=")!)),
+                ("gzip", text),
+            ]
+            var mutator = Mutator(seed: FuzzBudget.seed)
+            var decoded = 0
+            for index in 0..<FuzzBudget.cases(600) {
+                let (coding, seed) = seeds[index % seeds.count]
+                let input = index % 5 == 0 ? mutator.randomBytes(maximumLength: 512) : mutator.mutate(seed)
+                let whole = Self.decode(input, coding: coding, chunks: nil)
+                let chunked = Self.decode(input, coding: coding, chunks: mutator.chunkLengths(for: input.count))
+                // Where the pieces fall changes nothing: the same bytes, or a failure either way.
+                switch (whole, chunked) {
+                case (.success(let one), .success(let other)):
+                    #expect(one == other, "case \(index) (seed \(FuzzBudget.seed)): \(Data(input).base64EncodedString())")
+                    decoded += 1
+                case (.failure, .failure):
+                    break
+                default:
+                    let message = "case \(index) (seed \(FuzzBudget.seed)) decodes only whole or only in pieces: "
+                    Issue.record(Comment(rawValue: message + Data(input).base64EncodedString()))
+                }
+            }
+            // The seeds that decode keep decoding through mild mutations now and then.
+            #expect(decoded > 0)
+        }
+    }
 
     @Test func cacheControlParsesAnythingAndReadsItsOwnDirectives() async {
         await offThePool {

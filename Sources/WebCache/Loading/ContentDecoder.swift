@@ -6,13 +6,13 @@ import Foundation
 ///
 /// The loader uses it for an entry the store holds as an origin coded it (sent coded although the
 /// caller that stored it did not ask for a coding, as the gateway does not), when the caller now
-/// takes content decoded. `deflate` is read as the zlib format RFC 9110 §8.4.1.2 names, and as raw
-/// deflate when its first bytes are not, as libcurl and browsers accept.
+/// takes content decoded. `deflate` is read as the zlib format RFC 9110 §8.4.1.2 names, or as raw
+/// deflate when its first two bytes are not a zlib header, as libcurl and browsers accept.
 ///
 /// ```swift
 /// let decoder = try #require(ContentDecoder(coding: "gzip"))
 /// decoder.feed(coded)
-/// while case let piece = try decoder.read(atMost: 65_536), !piece.isEmpty { output.append(piece) }
+/// while !decoder.needsInput, !decoder.hasEnded { output.append(try decoder.read(atMost: 65_536)) }
 /// try decoder.finish()
 /// ```
 final class ContentDecoder {
@@ -26,14 +26,13 @@ final class ContentDecoder {
     static let codings: Set<String> = ["gzip", "x-gzip", "deflate"]
 
     private var stream = z_stream()
-    private let isDeflate: Bool
+    private let name: String
+    /// Whether the stream is set up: at once for gzip, once two bytes tell which deflate it is.
+    private var started = false
+    /// The first bytes of `deflate` content, until there are two.
+    private var header = Data()
     private var input = Data()
     private var inputOffset = 0
-    /// Whether a failure may still mean raw deflate: for `deflate`, until the two bytes of a zlib
-    /// header have been read.
-    private var mayBeRawDeflate: Bool
-    /// The bytes read while ``mayBeRawDeflate``, to read again as raw deflate.
-    private var undecidedInput = Data()
     /// Whether the coded content has ended (the coding's own end marker was read).
     private(set) var hasEnded = false
 
@@ -42,31 +41,44 @@ final class ContentDecoder {
     init?(coding: String) {
         let name = coding.trimmingCharacters(in: .whitespaces).lowercased()
         guard Self.codings.contains(name) else { return nil }
-        isDeflate = name == "deflate"
-        mayBeRawDeflate = isDeflate
-        // 15 + 32: a window of up to 32 KiB, and the gzip or zlib header detected from the bytes.
-        guard Self.start(&stream, windowBits: 15 + 32) else { return nil }
+        self.name = name == "x-gzip" ? "gzip" : name
+        if self.name == "gzip" {
+            // 15 + 32: a window of up to 32 KiB, the gzip (or zlib) header detected from the bytes.
+            guard start(windowBits: 15 + 32) else { return nil }
+        }
     }
 
     deinit {
-        inflateEnd(&stream)
+        if started { inflateEnd(&stream) }
     }
 
     /// Adds coded bytes; call once the bytes fed before have been read out (``needsInput``).
     func feed(_ data: Data) {
+        guard started else {
+            header.append(data)
+            guard header.count >= 2 else { return }
+            // A zlib header: compression method 8 in the low bits, and the two bytes a multiple of 31.
+            let zlib = header[header.startIndex] & 0x0F == 8
+                && (Int(header[header.startIndex]) << 8 | Int(header[header.startIndex + 1])) % 31 == 0
+            input = header
+            inputOffset = 0
+            header = Data()
+            _ = start(windowBits: zlib ? 15 : -15)
+            return
+        }
         input = data
         inputOffset = 0
     }
 
     /// Whether every byte fed so far has been decoded.
-    var needsInput: Bool { inputOffset >= input.count }
+    var needsInput: Bool { !started || inputOffset >= input.count }
 
     /// Decodes up to `limit` bytes from what was fed; empty when more input is needed or the
     /// content has ended.
     ///
     /// - Throws: ``Failure`` when the bytes are not valid content of the coding.
     func read(atMost limit: Int) throws(Failure) -> Data {
-        guard !hasEnded, !needsInput, limit > 0 else { return Data() }
+        guard started, !hasEnded, !needsInput, limit > 0 else { return Data() }
         var output = Data(count: limit)
         var produced = 0
         let offsetBefore = inputOffset
@@ -83,28 +95,15 @@ final class ContentDecoder {
                 produced = limit - Int(stream.avail_out)
             }
         }
-        if mayBeRawDeflate {
-            if status == Z_DATA_ERROR {
-                mayBeRawDeflate = false
-                if restartAsRawDeflate(with: undecidedInput + input[(input.startIndex + offsetBefore)...]) {
-                    return try read(atMost: limit)
-                }
-            } else if stream.total_in >= 2 {
-                mayBeRawDeflate = false
-                undecidedInput = Data()
-            } else {
-                undecidedInput.append(input[(input.startIndex + offsetBefore)..<(input.startIndex + inputOffset)])
-            }
-        }
         switch status {
         case Z_STREAM_END:
             hasEnded = true
         case Z_BUF_ERROR where produced == 0 && inputOffset == offsetBefore:
-            throw Failure(reason: "is not valid \(isDeflate ? "deflate" : "gzip") (no progress)")
+            throw Failure(reason: "is not valid \(name) (no progress)")
         case Z_OK, Z_BUF_ERROR:
             break
         default:
-            throw Failure(reason: "is not valid \(isDeflate ? "deflate" : "gzip") (\(message(status)))")
+            throw Failure(reason: "is not valid \(name) (\(stream.msg.map { String(cString: $0) } ?? "status \(status)"))")
         }
         output.count = produced
         return output
@@ -114,27 +113,11 @@ final class ContentDecoder {
     ///
     /// - Throws: ``Failure`` when the coded bytes stop before the coding's end.
     func finish() throws(Failure) {
-        guard hasEnded else {
-            throw Failure(reason: "ends before its \(isDeflate ? "deflate" : "gzip") content does")
-        }
+        guard hasEnded else { throw Failure(reason: "ends before its \(name) content does") }
     }
 
-    /// Starts over as raw deflate, without a zlib header, on `input`: every byte fed so far that
-    /// is not decoded yet.
-    private func restartAsRawDeflate(with input: Data) -> Bool {
-        inflateEnd(&stream)
-        stream = z_stream()
-        self.input = input
-        inputOffset = 0
-        return Self.start(&stream, windowBits: -15)
-    }
-
-    private func message(_ status: Int32) -> String {
-        if let text = stream.msg { return String(cString: text) }
-        return "zlib status \(status)"
-    }
-
-    private static func start(_ stream: inout z_stream, windowBits: Int32) -> Bool {
-        inflateInit2_(&stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+    private func start(windowBits: Int32) -> Bool {
+        started = inflateInit2_(&stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        return started
     }
 }
