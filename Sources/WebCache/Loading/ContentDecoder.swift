@@ -74,12 +74,14 @@ final class ContentDecoder {
     var needsInput: Bool { !started || inputOffset >= input.count }
 
     /// Decodes up to `limit` bytes from what was fed; empty when more input is needed or the
-    /// content has ended.
+    /// content has ended. A piece is at most sixteen times the input left (and at least 16 KiB),
+    /// so that small content does not cost a buffer of `limit` bytes.
     ///
     /// - Throws: ``Failure`` when the bytes are not valid content of the coding.
     func read(atMost limit: Int) throws(Failure) -> Data {
         guard started, !hasEnded, !needsInput, limit > 0 else { return Data() }
-        var output = Data(count: limit)
+        let capacity = min(limit, max(16_384, (input.count - inputOffset) * 16))
+        var output = Data(count: capacity)
         var produced = 0
         let offsetBefore = inputOffset
         var status: Int32 = Z_OK
@@ -89,10 +91,10 @@ final class ContentDecoder {
                 stream.next_in = UnsafeMutablePointer(mutating: base + inputOffset)
                 stream.avail_in = uInt(source.count - inputOffset)
                 stream.next_out = target.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                stream.avail_out = uInt(limit)
+                stream.avail_out = uInt(capacity)
                 status = inflate(&stream, Z_NO_FLUSH)
                 inputOffset = source.count - Int(stream.avail_in)
-                produced = limit - Int(stream.avail_out)
+                produced = capacity - Int(stream.avail_out)
             }
         }
         switch status {
