@@ -381,12 +381,11 @@ final class Loader: Sendable {
         // file, and must not set an old session's cookie now.
         var headers = Self.storedHeaders(entry.headers)
         if age > 0 { headers["Age"] = String(Int(age)) }
-        // Decoded from a content coding: the origin's strong tag names the coded bytes.
-        if entry.decodedFrom != nil { headers.weakenEntityTag() }
         // Stored as an origin coded it, for a caller that takes content decoded.
         let decoder = request.decodesContent ? headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) : nil
         let coding = decoder != nil ? headers.removeContentCoding() : nil
-        if coding != nil { headers.weakenEntityTag() }
+        // Decoded, when stored or now: the origin's strong tag names the coded bytes.
+        if entry.decodedFrom != nil || coding != nil { headers.weakenEntityTag() }
         var body: WebResponse.Body
         if request.method == .head || entry.bodyID == nil {
             body = WebResponse.Body(data: Data())
