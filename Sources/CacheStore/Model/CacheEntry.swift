@@ -136,6 +136,8 @@ extension CacheEntry {
     static let byIdentity = " WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.vary_key = ?"
     /// The condition after ``selection`` for every variant of partition, method and URL.
     static let ofVariants = " WHERE e.partition = ? AND e.method = ? AND e.url = ? ORDER BY e.id"
+    /// The condition after ``selection`` for the entry with one id.
+    static let byID = " WHERE e.id = ?"
 
     /// Decodes the current row of a statement that starts with ``selection``.
     init(row: Statement) {

@@ -254,7 +254,7 @@ extension CacheStore {
     /// Reads one entry by id through `connection`.
     static func readEntry(id: Int64, selection: String, _ connection: Connection) throws -> CacheEntry? {
         var found: CacheEntry?
-        try connection.forEachRow(selection + " WHERE e.id = ?", [.integer(id)]) { row in
+        try connection.forEachRow(selection + CacheEntry.byID, [.integer(id)]) { row in
             found = CacheEntry(row: row)
         }
         return found
