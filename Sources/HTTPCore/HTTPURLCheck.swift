@@ -69,22 +69,23 @@ public enum HTTPURLCheck {
     /// Why `host`, as a URL spells it (percent-encoded, an IPv6 address in brackets), is not a
     /// valid host, or `nil` when it is.
     public static func problem(withHost host: String) -> Problem? {
-        let quoted = MessageText.excerpt(host, limit: 80)
-        if host.hasPrefix("[") {
-            guard isIPv6Literal(host) else {
-                return Problem(reason: "has the host '\(quoted)', which is not a valid IPv6 address")
-            }
-            return nil
+        // Messages are made only for a host that fails: this runs for every URL a preload meets.
+        func invalid(_ what: String) -> Problem {
+            Problem(reason: "has the host '\(MessageText.excerpt(host, limit: 80))', which is not \(what)")
         }
-        let invalid = Problem(reason: "has the host '\(quoted)', which is not a valid host name or IP address")
-        guard let name = asciiName(host) else { return invalid }
+        if host.hasPrefix("[") {
+            return isIPv6Literal(host) ? nil : invalid("a valid IPv6 address")
+        }
+        guard let name = asciiName(host) else { return invalid("a valid host name or IP address") }
         var labels = name.split(separator: ".", omittingEmptySubsequences: false)
         if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }  // the root's empty label
-        guard labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isNameByte) }) else { return invalid }
+        guard labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isNameByte) }) else {
+            return invalid("a valid host name or IP address")
+        }
         if let last = labels.last, last.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
             var address = in_addr()
             guard inet_aton(labels.joined(separator: "."), &address) != 0 else {
-                return Problem(reason: "has the host '\(quoted)', which is not a valid IPv4 address")
+                return invalid("a valid IPv4 address")
             }
         }
         return nil
