@@ -147,6 +147,19 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(!String(describing: json).contains("s3cr3t"))
     }
 
+    @Test func inspectSaysWhatABodyWasDecodedFrom() async throws {
+        let fetched = try await run("get", url("/coded.txt"))
+        #expect(fetched.exitCode == 0, "\(fetched.stderr)")
+        #expect(fetched.stdout == String(repeating: "hello gzip ", count: 100))
+
+        let text = try await run("inspect", url("/coded.txt"))
+        #expect(text.stdout.contains("  Decoded from:  gzip\n"))
+        #expect(text.stdout.contains("  ETag:          \"gz\"\n"))
+        let json = try jsonObject(try await run("inspect", url("/coded.txt"), "--json"))
+        let entries = try #require(json["entries"] as? [[String: Any]])
+        #expect(entries.first?["decodedFrom"] as? String == "gzip")
+    }
+
     @Test func inspectRedactsTheCookiesAnOlderVersionStored() async throws {
         // Versions before kept Set-Cookie with the stored response.
         try await withCacheStore(at: store) { store in

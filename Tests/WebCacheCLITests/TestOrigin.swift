@@ -6,13 +6,16 @@ import LocalOrigin
 /// and script, an about page that shares the stylesheet and shows a photo, numbered pages for long
 /// runs (`/pages/N.html` shares the stylesheet and shows six photos, `/pages/N/1.svg` to
 /// `/pages/N/6.svg`; all cacheable for ten minutes), a page answered only while `gate` is open
-/// (`/held.html`), and a 404 for anything else.
+/// (`/held.html`), a text sent gzip-coded whatever the request asks (`/coded.txt`), and a 404 for
+/// anything else.
 enum TestOrigin {
     static let page = "<html><head><link rel=stylesheet href=/style.css><script src=/app.js></script></head></html>\n"
     static let stylesheet = "body { color: teal }\n"
     static let script = "console.log('app')\n"
     static let about = "<html><head><link rel=stylesheet href=/style.css></head><img src=/team.svg></html>\n"
     static let photo = "<svg xmlns='http://www.w3.org/2000/svg'/>\n"
+    /// "hello gzip " 100 times, gzip-coded.
+    static let codedText = Data(base64Encoded: "H4sIAIylDGsC/8tIzcnJV0ivyixQyBhljjJHmaNMcpkATFbXD0wEAAA=")!
 
     /// Starts a server that waits `latency` before each response; the caller stops it.
     static func start(latency: Duration = .zero, gate: Gate = Gate()) throws -> OriginServer {
@@ -31,6 +34,10 @@ enum TestOrigin {
                 .text(script, contentType: "text/javascript", headers: ["Cache-Control": "max-age=600"])
             case "/about.html":
                 .text(about, contentType: "text/html; charset=utf-8", headers: ["Cache-Control": "max-age=600"])
+            case "/coded.txt":
+                OriginResponse(headers: ["Content-Type": "text/plain", "Content-Encoding": "gzip",
+                                         "Cache-Control": "max-age=600", "ETag": "\"gz\""],
+                               body: .bytes(codedText))
             case "/team.svg":
                 .text(photo, contentType: "image/svg+xml", headers: ["Cache-Control": "max-age=600"])
             case let path where path.hasPrefix("/pages/") && path.hasSuffix(".html"):
