@@ -198,8 +198,8 @@ extension CacheStore {
     }
 
     /// Inserts chunk `seq` of body `bodyID` with its checksum; the CRC-32 of its bytes is computed
-    /// here unless the caller did.
-    private static func insertChunk(
+    /// here unless the caller did. Salvage writes the chunks it copies with it too.
+    static func insertChunk(
         _ connection: Connection, bodyID: Int64, seq: Int64, data: Data, checksum: ChunkChecksum? = nil
     ) throws {
         let value = (checksum ?? ChunkChecksum(of: data)).value(bodyID: bodyID, seq: seq)

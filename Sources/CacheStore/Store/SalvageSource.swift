@@ -269,10 +269,7 @@ final class SalvageSource {
             let data = statement.blob(1)
             hasher.update(data)
             size += Int64(data.count)
-            try destination.run(
-                "INSERT INTO body_chunk (body_id, seq, data, checksum) VALUES (?, ?, ?, ?)",
-                [.integer(bodyID), .integer(seq), .blob(data), .integer(ChunkChecksum(of: data).value(bodyID: bodyID, seq: seq))]
-            )
+            try CacheStore.insertChunk(destination, bodyID: bodyID, seq: seq, data: data)
             seq += 1
         }
         guard seq == entry.body.chunkCount, size == entry.body.size else {
