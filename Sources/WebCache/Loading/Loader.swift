@@ -176,7 +176,7 @@ final class Loader: Sendable {
         let fallbackLimit: TimeInterval? =
             if case .offlineFallback(let maxStale) = policy { maxStale ?? .infinity } else { nil }
         var decision = HTTPCachePolicy.decide(request: request, variants: stored, now: now)
-        if let index = decision.variant, Self.mustNotServeDecoded(entries[index], to: request) {
+        if let index = decision.variant, Self.mustNotServeDecoded(entries[index], stored[index], to: request) {
             // Fetched again as it is coded; the decoded copy still stands in if the network fails.
             decision = .miss
         }
@@ -214,14 +214,12 @@ final class Loader: Sendable {
         }
     }
 
-    /// Whether `entry` is a copy decoded from a content coding of a response that forbids
-    /// transformation (`no-transform`), and `request` takes content as the origin coded it, as a
-    /// proxy does: serving the decoded bytes would then transform the response (RFC 9110 §7.7), so
-    /// the network is asked while it can answer. A request with `only-if-cached` still gets the copy.
-    static func mustNotServeDecoded(_ entry: CacheEntry, to request: HTTPRequest) -> Bool {
-        guard !request.decodesContent, entry.decodedFrom != nil,
-            ResponseCacheControl(headers: entry.headers).noTransform
-        else { return false }
+    /// Whether `entry` (read as `stored`) is a copy decoded from a content coding of a response that
+    /// forbids transformation (`no-transform`), and `request` takes content as the origin coded it,
+    /// as a proxy does: serving the decoded bytes would then transform the response (RFC 9110 §7.7),
+    /// so the network is asked while it can answer. A request with `only-if-cached` still gets the copy.
+    static func mustNotServeDecoded(_ entry: CacheEntry, _ stored: StoredResponse, to request: HTTPRequest) -> Bool {
+        guard !request.decodesContent, entry.decodedFrom != nil, stored.cacheControl.noTransform else { return false }
         return !RequestCacheControl(headers: request.headers).onlyIfCached
     }
 
