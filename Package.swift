@@ -55,7 +55,7 @@ let package = Package(
         ),
         .target(
             name: "WebCacheCLI",
-            dependencies: ["WebCache", "HTTPCore", "CacheStore", "Transport", "Sessions", "Gateway"],
+            dependencies: ["WebCache", "HTTPCore", "CacheStore", "Transport", "Sessions", "Gateway", "Discovery"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),

@@ -1,3 +1,4 @@
+import Discovery
 import Foundation
 
 /// How a preload runs: how much at once, how deep, what to fetch and what to leave.
@@ -39,6 +40,8 @@ public struct PreloadOptions: Sendable, Hashable {
     public var maximumRetryDelay: Duration = .seconds(30)
     /// Revalidate entries even while they are fresh (as a reload does; `immutable` ones stay), for `refresh`.
     public var revalidatesFreshEntries = false
+    /// The device the pages are preloaded for: its viewport, pixel ratio and formats.
+    public var device = DeviceProfile.desktop
 
     /// The defaults: 8 transfers, 6 per host, no link following, requisites but no media.
     public init() {}

@@ -1,3 +1,4 @@
+import Discovery
 import WebCache
 
 /// The engine options `preload` and `refresh` share: how much runs at once, what is fetched and from
@@ -21,6 +22,16 @@ enum PreloadScopeOptions {
                    help: "Never fetch from, or follow links to, these hosts (repeatable), matched as --allow-host."),
         OptionSpec(names: ["--retries"], kind: .value(name: "n"), help: "Retries for transient failures.",
                    defaultValue: "2"),
+        OptionSpec(names: ["--device"], kind: .value(name: "name"),
+                   help: "Fetch for this device: " + DeviceProfile.presets.map { preset in
+                       "\(preset.name) (\(preset.profile.viewportWidth)x\(preset.profile.viewportHeight) at "
+                           + "\(ValueParsers.formatRatio(preset.profile.devicePixelRatio))x)"
+                   }.joined(separator: ", ") + ".",
+                   defaultValue: "desktop"),
+        OptionSpec(names: ["--viewport"], kind: .value(name: "WIDTHxHEIGHT"),
+                   help: "The device's viewport in CSS pixels (overrides --device's)."),
+        OptionSpec(names: ["--dpr"], kind: .value(name: "n"),
+                   help: "The device's pixel ratio, device pixels per CSS pixel (overrides --device's)."),
     ]
 
     /// The engine options for the shared options given; the others keep their defaults.
@@ -39,6 +50,18 @@ enum PreloadScopeOptions {
             ?? options.maximumMediaSize
         options.allowedHosts = Set(try HostArgument.all(arguments, "allow-host").map(\.urlHost))
         options.deniedHosts = Set(try HostArgument.all(arguments, "deny-host").map(\.urlHost))
+        options.device = try device(from: arguments)
         return options
+    }
+
+    /// The device `--device`, `--viewport` and `--dpr` describe.
+    static func device(from arguments: ParsedArguments) throws(UsageError) -> DeviceProfile {
+        var device = try arguments.value("device", "name", ValueParsers.devicePreset) ?? .desktop
+        if let (width, height) = try arguments.value("viewport", "WIDTHxHEIGHT", ValueParsers.viewport) {
+            device.viewportWidth = width
+            device.viewportHeight = height
+        }
+        device.devicePixelRatio = try arguments.value("dpr", "n", ValueParsers.pixelRatio) ?? device.devicePixelRatio
+        return device
     }
 }

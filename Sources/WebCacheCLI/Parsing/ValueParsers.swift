@@ -1,3 +1,4 @@
+import Discovery
 import Foundation
 
 /// Conversions for option values that users type: durations, byte sizes and counts.
@@ -24,6 +25,30 @@ enum ValueParsers {
         let (digits, unit) = units[last].map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
         guard let number = Double(digits), number >= 0, number * unit < Double(Int64.max) else { return nil }
         return Int64(number * unit)
+    }
+
+    /// A device preset by name (`phone`), as ``DeviceProfile/presets`` lists them.
+    static func devicePreset(_ text: String) -> DeviceProfile? {
+        DeviceProfile.presets.first { $0.name == text.lowercased() }?.profile
+    }
+
+    /// A viewport, `WIDTHxHEIGHT` in CSS pixels, each from 1 to 100,000.
+    static func viewport(_ text: String) -> (width: Int, height: Int)? {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+            (1...100_000).contains(width), (1...100_000).contains(height)
+        else { return nil }
+        return (width, height)
+    }
+
+    /// A device pixel ratio from 0.1 to 16.
+    static func pixelRatio(_ text: String) -> Double? {
+        Double(text).flatMap { $0.isFinite && (0.1...16).contains($0) ? $0 : nil }
+    }
+
+    /// A pixel ratio for people: `1`, `2.625`.
+    static func formatRatio(_ ratio: Double) -> String {
+        ratio == ratio.rounded() ? String(Int(ratio)) : String(ratio)
     }
 
     /// A whole number within `range`.

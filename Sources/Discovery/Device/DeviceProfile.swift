@@ -1,0 +1,67 @@
+/// The device a preload fetches for: its viewport, pixel density, the image and font formats it
+/// decodes and the user preferences media queries ask about.
+///
+/// Static discovery chooses from `srcset`, `<picture>`, `image-set()`, `@font-face` and icons what
+/// a browser on this device would request; `preload --render` emulates the same metrics in
+/// Chromium. The default is a desktop browser window, as the gateway's clients are.
+public struct DeviceProfile: Sendable, Hashable {
+    /// How the user prefers colours (`prefers-color-scheme`).
+    public enum ColorScheme: String, Sendable, Hashable, CaseIterable {
+        case light, dark
+    }
+
+    /// The layout viewport's width in CSS pixels.
+    public var viewportWidth: Int
+    /// The layout viewport's height in CSS pixels.
+    public var viewportHeight: Int
+    /// Device pixels per CSS pixel.
+    public var devicePixelRatio: Double
+    /// Image media types the device decodes, as `type` attributes name them (`image/webp`).
+    public var imageTypes: Set<String>
+    /// Font formats the device loads, as `format()` names them (`woff2`).
+    public var fontFormats: Set<String>
+    /// `prefers-color-scheme`.
+    public var colorScheme: ColorScheme
+    /// `prefers-reduced-motion: reduce` when `true`.
+    public var prefersReducedMotion: Bool
+
+    /// A device with these metrics and Chromium's formats.
+    public init(
+        viewportWidth: Int, viewportHeight: Int, devicePixelRatio: Double,
+        imageTypes: Set<String> = DeviceProfile.chromiumImageTypes,
+        fontFormats: Set<String> = DeviceProfile.chromiumFontFormats,
+        colorScheme: ColorScheme = .light, prefersReducedMotion: Bool = false
+    ) {
+        precondition(viewportWidth > 0 && viewportHeight > 0 && devicePixelRatio > 0,
+                     "A device's viewport and pixel ratio must be positive.")
+        self.viewportWidth = viewportWidth
+        self.viewportHeight = viewportHeight
+        self.devicePixelRatio = devicePixelRatio
+        self.imageTypes = imageTypes
+        self.fontFormats = fontFormats
+        self.colorScheme = colorScheme
+        self.prefersReducedMotion = prefersReducedMotion
+    }
+
+    /// The image types Chromium decodes.
+    public static let chromiumImageTypes: Set<String> = [
+        "image/avif", "image/webp", "image/png", "image/jpeg", "image/jpg", "image/gif", "image/svg+xml",
+        "image/x-icon", "image/vnd.microsoft.icon", "image/bmp",
+    ]
+    /// The font formats Chromium loads.
+    public static let chromiumFontFormats: Set<String> = ["woff2", "woff", "truetype", "opentype", "collection"]
+
+    /// A desktop browser window: 1280×800 at 1x (the default).
+    public static let desktop = DeviceProfile(viewportWidth: 1280, viewportHeight: 800, devicePixelRatio: 1)
+    /// A laptop with a high-density screen: 1440×900 at 2x.
+    public static let laptop = DeviceProfile(viewportWidth: 1440, viewportHeight: 900, devicePixelRatio: 2)
+    /// A tablet held upright: 820×1180 at 2x.
+    public static let tablet = DeviceProfile(viewportWidth: 820, viewportHeight: 1180, devicePixelRatio: 2)
+    /// A phone held upright: 390×844 at 3x.
+    public static let phone = DeviceProfile(viewportWidth: 390, viewportHeight: 844, devicePixelRatio: 3)
+
+    /// The presets by the names the command line takes, in the order its help lists them.
+    public static let presets: [(name: String, profile: DeviceProfile)] = [
+        ("desktop", .desktop), ("laptop", .laptop), ("tablet", .tablet), ("phone", .phone),
+    ]
+}
