@@ -1,9 +1,10 @@
--- webcache store, schema version 5.
+-- webcache store, schema version 6.
 --
 -- The canonical DDL of the offline store, as the migrations in order (CacheStore `Schema.migrations`)
 -- build it; a test fails if a store built by the migrations differs from a store built by this text.
 -- Version 3 changed data only: entries whose Vary key held a credential field's plain value went.
--- Version 4 added body_chunk.checksum, version 5 entry.decoded_from.
+-- Version 4 added body_chunk.checksum, version 5 entry.decoded_from, version 6 partial entries
+-- (entry.complete_length and entry_part).
 --
 -- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
 
@@ -72,6 +73,10 @@ CREATE TABLE entry (
     -- NULL when it is stored as the origin sent it. Such an entry is served with a strong ETag
     -- made weak: the origin's tag names the coded bytes.
     decoded_from TEXT,
+    -- For a partial entry (a stored 206, RFC 9111 §3.3), the length of the complete representation;
+    -- NULL for a complete entry. A partial entry's bytes are its parts (entry_part); it points at the
+    -- empty body, and body_size sums its parts' sizes. It is never served as a complete response.
+    complete_length INTEGER CHECK (complete_length >= 0),
     UNIQUE (partition, url, method, vary_key)
 ) STRICT;
 
@@ -79,6 +84,18 @@ CREATE INDEX entry_by_host ON entry(host);
 -- Eviction order: least recent access first, the larger body first among equals; pins excluded.
 CREATE INDEX entry_eviction_order ON entry(last_access, body_size DESC) WHERE pinned = 0;
 CREATE INDEX entry_by_body ON entry(body_id);
+
+-- The parts of a partial entry: each a body holding the bytes from offset `first` on. Parts that
+-- share the entry's strong validator are combined (RFC 9111 §3.4); once they cover every byte the
+-- entry becomes complete and its parts go. A part's body counts in body.ref_count like an entry's.
+CREATE TABLE entry_part (
+    entry_id INTEGER NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+    first INTEGER NOT NULL CHECK (first >= 0),
+    body_id INTEGER NOT NULL REFERENCES body(id),
+    PRIMARY KEY (entry_id, first)
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX entry_part_by_body ON entry_part(body_id);
 
 -- Page -> resource edges: what a page needs, and why a resource could not be stored.
 CREATE TABLE page_edge (
@@ -143,4 +160,13 @@ CREATE TRIGGER entry_body_changed AFTER UPDATE OF body_id, body_size ON entry BE
     UPDATE body SET ref_count = ref_count - 1 WHERE id = OLD.body_id;
     DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
     UPDATE store_totals SET entry_bytes = entry_bytes - OLD.body_size + NEW.body_size WHERE id = 1;
+END;
+
+CREATE TRIGGER entry_part_inserted AFTER INSERT ON entry_part BEGIN
+    UPDATE body SET ref_count = ref_count + 1 WHERE id = NEW.body_id;
+END;
+
+CREATE TRIGGER entry_part_deleted AFTER DELETE ON entry_part BEGIN
+    UPDATE body SET ref_count = ref_count - 1 WHERE id = OLD.body_id;
+    DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
 END;

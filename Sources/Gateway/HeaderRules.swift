@@ -1,14 +1,8 @@
+import HTTPCaching
 import HTTPCore
 
 /// Which header fields cross the gateway, in either direction.
 enum HeaderRules {
-    /// Hop-by-hop fields (RFC 9110 §7.6.1), plus `Proxy-Connection`, which old clients still send.
-    /// They describe one connection and are never forwarded.
-    static let hopByHop: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te",
-        "trailer", "transfer-encoding", "upgrade",
-    ]
-
     /// Request fields the gateway sets or decides itself: `Host` comes from the target URL, the
     /// origin is asked for no content coding (see ``ProxyHandler/makeWebRequest(_:url:)``), and
     /// the client's validators are answered from the response the store gives (see
@@ -22,12 +16,12 @@ enum HeaderRules {
     /// an `Expires` lifetime from it; the server writes its own only when the response has none.
     static let replacedInResponses: Set<String> = ["content-length"]
 
-    /// `headers` without hop-by-hop fields, the fields named in `Connection`, and `extra`.
+    /// `headers` without hop-by-hop fields (``HopByHopFields``: `Connection` and the fields it names,
+    /// `Keep-Alive`, `TE`, `Trailer`, `Transfer-Encoding`, `Upgrade`, every `Proxy-*`) and `extra`.
+    /// They describe one connection and are never forwarded (RFC 9110 §7.6.1); the HTTP server
+    /// frames each response itself.
     static func forwardable(_ headers: HTTPHeaders, removing extra: Set<String>) -> HTTPHeaders {
-        var removed = hopByHop.union(extra)
-        for name in headers.listValues(for: "Connection") {
-            removed.insert(name.lowercased())
-        }
+        let removed = HopByHopFields.names(in: headers).union(extra)
         return HTTPHeaders(headers.filter { !removed.contains($0.name.lowercased()) })
     }
 }

@@ -53,25 +53,27 @@ extension HTTPCachePolicy {
         return []
     }
 
-    /// Header fields a 304 never replaces in a stored response: `Content-Length` (§3.2), fields
-    /// describing the stored content (`Content-Encoding`, `Content-Range`, `Content-Type`: the body
-    /// kept is the one they describe), and hop-by-hop and proxy fields that are not stored (§3.1).
-    public static let fieldsNotUpdated: Set<String> = [
-        "content-length", "content-encoding", "content-range", "content-type",
-        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-        "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
-    ]
+    /// Header fields a 304 or a HEAD response never replaces in a stored response (§3.2):
+    /// `Content-Length`; `Content-Encoding`, because a body stored decoded would no longer match
+    /// another coding ("a browser might decode the content coding of a response while it is being
+    /// received ... Updating that stored metadata with a different Content-Encoding header field
+    /// would be problematic"); and `Content-Range`, which describes one message ("implementations
+    /// MAY simply ignore such header fields when updating stored responses"). `Content-Type` is
+    /// updated: the bytes are stored as received, not parsed, so a corrected type applies to them.
+    /// Hop-by-hop fields are excluded too, as they are never stored (§3.1, ``HopByHopFields``).
+    public static let fieldsNotUpdated: Set<String> = ["content-length", "content-encoding", "content-range"]
 
-    /// The header fields of a stored response updated by a 304 (§3.2): each field of `notModified`
-    /// replaces every stored line of that name, in the position of the first one (new names are
-    /// appended), except ``fieldsNotUpdated`` and the fields the 304's `Connection` names. Every
-    /// other stored field is kept.
+    /// The header fields of a stored response updated by a 304 (§4.3.4) or a HEAD response (§4.3.5),
+    /// as §3.2 says: each field of `notModified` replaces every stored line of that name, in the
+    /// position of the first one (new names are appended), except ``fieldsNotUpdated`` and the
+    /// hop-by-hop fields of ``HopByHopFields`` (those the response's `Connection` names included).
+    /// Every other stored field is kept.
     ///
     /// `Date` and `Age` describe a message, not the representation (RFC 9110 §6.6.1, RFC 9111 §5.1),
     /// so they always come from the 304: one it lacks is removed from the stored fields. Kept, an old
     /// `Date` or `Age` would age the freshened response by the time before its validation.
     public static func mergedHeaders(stored: HTTPHeaders, notModified: HTTPHeaders) -> HTTPHeaders {
-        let excluded = fieldsNotUpdated.union(notModified.listValues(for: "Connection").map { $0.lowercased() })
+        let excluded = fieldsNotUpdated.union(HopByHopFields.names(in: notModified))
         var names: [String] = []
         for field in notModified.fields {
             let name = field.name.lowercased()

@@ -52,22 +52,28 @@ public struct StoredResponse: Sendable, Hashable {
         headers.values(for: "Date").first.flatMap(HTTPDate.parse)
     }
 
-    /// The `Expires` field (§5.3). An invalid value, such as `0`, reads as `Date.distantPast`:
+    /// The `Expires` field (§5.3), or `nil` when absent. Only the three forms of RFC 9110 §5.6.7 are
+    /// dates, read exactly (``HTTPDate/parseStrictly(_:)``); anything else reads as `Date.distantPast`:
     /// "A cache recipient MUST interpret invalid date formats, especially the value "0", as
-    /// representing a time in the past (i.e., "already expired")". Repeated lines: the first is used.
+    /// representing a time in the past (i.e., "already expired")". `Expires` is a singleton field
+    /// whose date holds a comma, so several lines are not a list: the same date repeated is that
+    /// date, different values are invalid.
     public var expires: Date? {
-        guard let value = headers.values(for: "Expires").first else { return nil }
-        return HTTPDate.parse(value) ?? .distantPast
+        let lines = headers.values(for: "Expires").map { $0.trimmingHTTPWhitespace() }
+        guard let first = lines.first else { return nil }
+        guard lines.allSatisfy({ $0 == first }) else { return .distantPast }
+        return HTTPDate.parseStrictly(first) ?? .distantPast
     }
 
-    /// The `Age` field in seconds (§5.1), or 0 when absent or invalid. §5.1: an invalid value, for
-    /// example a list, is ignored. Values beyond 2^31 are clamped (§1.2.2).
+    /// The `Age` field in seconds (§5.1), or 0 when absent or invalid. A list, or several lines, is
+    /// read by its first member: "a cache encountering a message with a list-based Age field value
+    /// SHOULD use the first member of the field value, discarding subsequent ones". A first member
+    /// that is not a non-negative integer makes the field invalid, and it is ignored. Values beyond
+    /// 2^31 are clamped (§1.2.2).
     public var ageValue: Int {
-        let lines = headers.values(for: "Age")
-        guard lines.count == 1, let seconds = CacheControl.parseDeltaSeconds(lines[0].trimmingHTTPWhitespace()) else {
-            return 0
-        }
-        return seconds
+        guard let first = headers.values(for: "Age").first else { return 0 }
+        let member = first.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return CacheControl.parseDeltaSeconds(member.trimmingHTTPWhitespace()) ?? 0
     }
 
     /// The `Last-Modified` field (RFC 9110 §8.8.2), or `nil` when absent or invalid.

@@ -109,14 +109,45 @@ struct NotModifiedTests {
         ])
         // When
         let merged = HTTPCachePolicy.mergedHeaders(stored: stored, notModified: notModified)
-        // Then: replaced in place, Content-Length/Content-Type and hop-by-hop fields kept out, new fields appended.
+        // Then: replaced in place (Content-Type too, §3.2), Content-Length and hop-by-hop fields kept out,
+        // new fields appended.
         #expect(
             merged.fields
                 == headers([
-                    ("Content-Type", "text/html"), ("cache-control", "max-age=300"), ("Content-Length", "120"),
+                    ("Content-Type", "text/plain"), ("cache-control", "max-age=300"), ("Content-Length", "120"),
                     ("X-Kept", "yes"), ("Date", httpDate(100)), ("ETag", #""a""#), ("X-New", "1"), ("X-New", "2"),
                 ]).fields
         )
+    }
+
+    @Test(arguments: [
+        ("§3.2 Content-Type is updated", "Content-Type", "text/plain", true),
+        ("§3.2 Content-Length is never updated", "Content-Length", "7", false),
+        ("§3.2 Content-Encoding: the stored body may be decoded", "Content-Encoding", "br", false),
+        ("§3.2 Content-Range is processed, not kept", "Content-Range", "bytes 0-1/2", false),
+        ("§3.1 Connection", "Connection", "close", false),
+        ("§3.1 Keep-Alive", "Keep-Alive", "timeout=5", false),
+        ("§3.1 TE", "TE", "trailers", false),
+        ("§3.1 Transfer-Encoding", "Transfer-Encoding", "chunked", false),
+        ("§3.1 Upgrade", "Upgrade", "h2c", false),
+        ("§3.1 Proxy-Authenticate", "Proxy-Authenticate", "Basic", false),
+        ("§3.1 Proxy-Authentication-Info", "Proxy-Authentication-Info", "x", false),
+        ("§3.1 Proxy-Connection", "Proxy-Connection", "keep-alive", false),
+        ("§3.2 Cache-Control is updated", "Cache-Control", "max-age=9", true),
+        ("§3.2 Expires is updated", "Expires", "Sun, 06 Nov 1994 08:49:37 GMT", true),
+    ])
+    func mergeUpdatesAllButTheExcludedFields(rule: String, name: String, value: String, updated: Bool) {
+        let stored = headers([(name, "stored-value")])
+        let merged = HTTPCachePolicy.mergedHeaders(stored: stored, notModified: headers([(name, value)]))
+        #expect(merged[name] == (updated ? value : "stored-value"), "\(rule)")
+    }
+
+    @Test func mergeLeavesOutTheFieldsAConnectionHeaderNames() {
+        // RFC 9110 §7.6.1: the options of Connection name hop-by-hop fields of that message.
+        let merged = HTTPCachePolicy.mergedHeaders(
+            stored: headers([("X-Trace", "old")]),
+            notModified: headers([("Connection", "X-Trace"), ("X-Trace", "new"), ("X-Other", "1")]))
+        #expect(merged.fields == headers([("X-Trace", "old"), ("X-Other", "1")]).fields)
     }
 
     @Test func messageDatesComeFromThe304Only() {

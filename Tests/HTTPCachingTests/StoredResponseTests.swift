@@ -12,8 +12,12 @@ struct StoredResponseTests {
         ("§5.1 absent", [], 0),
         ("§5.1 not a number is ignored", ["abc"], 0),
         ("§5.1 negative is ignored", ["-5"], 0),
-        ("§5.1 a list is ignored", ["10, 20"], 0),
-        ("§5.1 repeated lines are ignored", ["10", "20"], 0),
+        ("§5.1 a list: the first member", ["10, 20"], 10),
+        ("§5.1 several lines: the first value", ["10", "20"], 10),
+        ("§5.1 a list whose first member is invalid is ignored", ["x, 20"], 0),
+        ("§5.1 a first line that is invalid is ignored", ["-1", "20"], 0),
+        ("§5.1 a fraction is invalid", ["1.5"], 0),
+        ("§5.1 an empty first member is invalid", [", 20"], 0),
         ("§5.1 surrounding whitespace is allowed", [" 7 "], 7),
         ("§1.2.2 overflow clamps to 2^31", ["99999999999999"], 2_147_483_648),
     ])
@@ -28,9 +32,46 @@ struct StoredResponseTests {
         ("§5.3 -1 means already expired", "-1", Date.distantPast),
         ("§5.3 garbage means already expired", "tomorrow", Date.distantPast),
         ("§5.3 empty means already expired", "", Date.distantPast),
+        ("RFC 9110 §5.6.7 rfc850-date", "Sunday, 06-Nov-94 08:49:37 GMT", Date(timeIntervalSince1970: 784_111_777)),
+        ("RFC 9110 §5.6.7 asctime-date", "Sun Nov  6 08:49:37 1994", Date(timeIntervalSince1970: 784_111_777)),
+        ("RFC 9110 §5.6.7 one-digit hour", "Sun, 06 Nov 1994 8:49:37 GMT", Date.distantPast),
+        ("RFC 9110 §5.6.7 one-digit day", "Sun, 6 Nov 1994 08:49:37 GMT", Date.distantPast),
+        ("RFC 9110 §5.6.7 dashes in an IMF-fixdate", "Sun, 06-Nov-1994 08:49:37 GMT", Date.distantPast),
+        ("RFC 9110 §5.6.7 missing comma", "Sun 06 Nov 1994 08:49:37 GMT", Date.distantPast),
+        ("RFC 9110 §5.6.7 extra space", "Sun,  06 Nov 1994 08:49:37 GMT", Date.distantPast),
+        ("RFC 9110 §5.6.7 lowercase month", "Sun, 06 nov 1994 08:49:37 GMT", Date.distantPast),
+        ("RFC 9110 §5.6.7 another zone", "Sun, 06 Nov 1994 08:49:37 UTC", Date.distantPast),
+        ("RFC 9110 §5.6.7 two-digit year in IMF-fixdate", "Sun, 06 Nov 94 08:49:37 GMT", Date.distantPast),
+        ("RFC 9110 §5.6.7 asctime with a two-digit day padded by zero", "Sun Nov 06 08:49:37 1994",
+         Date(timeIntervalSince1970: 784_111_777)),
+        ("RFC 9110 §5.6.7 asctime with one space before a one-digit day", "Sun Nov 6 08:49:37 1994",
+         Date.distantPast),
+        ("RFC 9110 §5.6.7 no such day", "Mon, 31 Feb 2025 08:49:37 GMT", Date.distantPast),
+        ("RFC 9110 §5.6.7 hour 24", "Sun, 06 Nov 1994 24:00:00 GMT", Date.distantPast),
+        ("RFC 9110 §5.6.7 short rfc850 day name", "Sun, 06-Nov-94 08:49:37 GMT", Date.distantPast),
     ])
     func expiresValue(rule: String, value: String, expected: Date) {
         #expect(stored([("Expires", value)]).expires == expected, "\(rule)")
+    }
+
+    @Test(arguments: [
+        ("§5.3 the same date on two lines", ["Sun, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT"],
+         Date(timeIntervalSince1970: 784_111_777)),
+        ("§5.3 two lines with different dates", ["Sun, 06 Nov 1994 08:49:37 GMT", "Mon, 07 Nov 1994 08:49:37 GMT"],
+         Date.distantPast),
+        ("§5.3 a date and a zero", ["Sun, 06 Nov 1994 08:49:37 GMT", "0"], Date.distantPast),
+    ])
+    func expiresOnSeveralLines(rule: String, lines: [String], expected: Date) {
+        #expect(stored(lines.map { ("Expires", $0) }).expires == expected, "\(rule)")
+    }
+
+    @Test func invalidExpiresMakesTheResponseStaleAtOnce() {
+        // §5.3: an invalid Expires means "already expired", so without max-age the lifetime is 0.
+        let response = stored([("Expires", "Sun, 06 Nov 1994 8:49:37 GMT")])
+        #expect(response.freshnessLifetime == 0)
+        #expect(!response.isFresh(now: t0))
+        // §5.3: max-age wins over Expires, valid or not.
+        #expect(stored([("Expires", "0"), ("Cache-Control", "max-age=60")]).freshnessLifetime == 60)
     }
 
     @Test func readsValidatorsAndImmutable() {
@@ -156,7 +197,7 @@ struct StoredResponseTests {
             "§4.2.1 repeated max-age: first occurrence", 200,
             [("Cache-Control", "max-age=60"), ("Cache-Control", "max-age=10")], 60
         ),
-        ("§4.2.1 repeated Expires: first line", 200, [("Expires", httpDate(30)), ("Expires", httpDate(90))], 30),
+        ("§5.3 Expires lines that differ are invalid: expired", 200, [("Expires", httpDate(30)), ("Expires", httpDate(90))], 0),
         ("§1.2.2 huge max-age clamps to 2^31", 200, [("Cache-Control", "max-age=99999999999")], 2_147_483_648),
         ("§4.2.2 heuristic: 10% of Date minus Last-Modified", 200, [("Last-Modified", httpDate(-1000))], 100),
         ("§4.2.2 heuristic capped at 7 days", 200, [("Last-Modified", httpDate(-1000 * 86_400))], 604_800),

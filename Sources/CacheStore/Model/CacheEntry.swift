@@ -58,6 +58,14 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
     /// the transport removed), `nil` when it is stored as the origin sent it. The headers keep the
     /// origin's `ETag` for revalidation; served, a strong one is made weak, as it names the coded bytes.
     public var decodedFrom: String?
+    /// For a partial entry (a stored 206, RFC 9111 §3.3), the length of the complete representation;
+    /// `nil` for a complete entry. A partial entry's bytes are its ``EntryPart``s, and its
+    /// ``bodySize`` is theirs; it is never returned by the reads that serve complete responses
+    /// (``CacheStore/variants(partition:method:url:)``, ``CacheStore/lookup(partition:method:url:varyKey:at:)``).
+    public internal(set) var completeLength: Int64?
+
+    /// Whether the entry holds only some bytes of its response (see ``completeLength``).
+    public var isPartial: Bool { completeLength != nil }
 
     /// Creates an entry to save.
     public init(
@@ -94,6 +102,7 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
         self.bodySize = 0
         self.bodyHash = nil
         self.decodedFrom = decodedFrom
+        self.completeLength = nil
     }
 
     // MARK: - Fields derived from the headers (stored as columns too)
@@ -120,22 +129,32 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
 
 extension CacheEntry {
     /// The columns read by ``init(row:)``, in order, from a store of the latest schema version.
-    static let selection = selection(decodedFrom: "e.decoded_from")
+    static let selection = selection(from: "entry")
 
-    /// The columns read by ``init(row:)``, with `decodedFrom` the column or expression that gives
-    /// ``decodedFrom`` (`NULL` for a store older than version 5 opened for reading only).
-    static func selection(decodedFrom: String) -> String {
+    /// The columns read by ``init(row:)`` from `source`: the `entry` table, or, for a store older
+    /// than the latest version opened for reading only, a query that adds the later columns as
+    /// `NULL` (see ``ReadableColumns``).
+    static func selection(from source: String) -> String {
         """
         SELECT e.id, e.partition, e.method, e.url, e.host, e.vary_key, e.status, e.headers, e.request_time, \
         e.response_time, e.fresh_until, e.stale_until, e.stored_at, e.last_access, e.hit_count, e.pinned, \
-        e.body_id, e.body_size, b.hash, \(decodedFrom) FROM entry e JOIN body b ON b.id = e.body_id
+        e.body_id, e.body_size, b.hash, e.decoded_from, e.complete_length FROM \(source) e \
+        JOIN body b ON b.id = e.body_id
         """
     }
 
     /// The condition after ``selection`` for the entry with one identity: partition, method, URL, Vary key.
-    static let byIdentity = " WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.vary_key = ?"
-    /// The condition after ``selection`` for every variant of partition, method and URL.
-    static let ofVariants = " WHERE e.partition = ? AND e.method = ? AND e.url = ? ORDER BY e.id"
+    /// Complete entries only: a partial one is never served as a response.
+    static let byIdentity =
+        " WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.vary_key = ? AND e.complete_length IS NULL"
+    /// The condition after ``selection`` for every complete variant of partition, method and URL.
+    static let ofVariants =
+        " WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.complete_length IS NULL ORDER BY e.id"
+    /// The condition after ``selection`` for every partial variant of partition, method and URL.
+    static let ofPartialVariants =
+        " WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.complete_length IS NOT NULL ORDER BY e.id"
+    /// The condition after ``selection`` for the entry with one identity, complete or partial.
+    static let byAnyIdentity = " WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.vary_key = ?"
     /// The condition after ``selection`` for the entry with one id.
     static let byID = " WHERE e.id = ?"
 
@@ -161,5 +180,6 @@ extension CacheEntry {
         self.bodySize = row.int64(17)
         self.bodyHash = row.blob(18)
         self.decodedFrom = row.optionalText(19)
+        self.completeLength = row.isNull(20) ? nil : row.int64(20)
     }
 }

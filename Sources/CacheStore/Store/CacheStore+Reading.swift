@@ -302,9 +302,10 @@ extension CacheStore {
     public nonisolated func pageStatus(forPage pageURL: String, partition: String = "guest") throws -> PageStatus {
         try read("read the status of \(pageURL)") { connection in
             try connection.readTransaction {
+                // A partial entry (status 206, schema version 6) does not make a resource stored.
                 let pageStored =
                     try connection.int64(
-                        "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ? AND status < 400)",
+                        "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ? AND status < 400 AND status != 206)",
                         [.text(partition), .text(pageURL)]
                     ) == 1
                 var status = PageStatus(
@@ -312,7 +313,7 @@ extension CacheStore {
                 try connection.forEachRow(
                     """
                     SELECT p.resource_url, p.kind, p.failure, EXISTS (SELECT 1 FROM entry e \
-                    WHERE e.partition = p.partition AND e.url = p.resource_url AND e.status < 400) \
+                    WHERE e.partition = p.partition AND e.url = p.resource_url AND e.status < 400 AND e.status != 206) \
                     FROM page_edge p WHERE p.partition = ? AND p.page_url = ? ORDER BY p.resource_url
                     """,
                     [.text(partition), .text(pageURL)]

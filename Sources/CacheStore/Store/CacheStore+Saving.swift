@@ -80,20 +80,7 @@ extension CacheStore {
         return try await queuedWrite(
             "save the entry for \(entry.url)", bodyBytes: body.pending.count, evicts: true
         ) { connection in
-            let bodyID: Int64
-            if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
-                // The provisional body, if any, goes with the staging row below.
-                bodyID = existing
-            } else if body.stagedChunks == 0 {
-                bodyID = try Self.insertBody(
-                    connection, hash: hash, size: body.size, chunkCount: body.pending.isEmpty ? 0 : 1, at: now)
-                if !body.pending.isEmpty {
-                    try Self.insertChunk(connection, bodyID: bodyID, seq: 0, data: body.pending)
-                }
-            } else {
-                bodyID = try Self.completeProvisionalBody(of: body, hash: hash, at: now, url: entry.url, connection)
-            }
-            try connection.run("DELETE FROM staging WHERE token = ?", [.text(body.token)])
+            let bodyID = try Self.resolveBody(of: body, hash: hash, at: now, url: entry.url, connection)
             return try Self.upsert(
                 entry, headers: headers, bodyID: bodyID, bodySize: body.size, at: now,
                 pageEdges: pageEdges, connection
@@ -136,7 +123,31 @@ extension CacheStore {
         }
     }
 
-    private nonisolated func encodedHeaders(of entry: CacheEntry) throws -> String {
+    /// The id of the complete body that the bytes streamed through `body` make: the body with
+    /// that hash if the store has one, else the writer's provisional body completed (or a new body,
+    /// when nothing was staged). The writer's staging row goes, and its provisional body with it
+    /// when it was not used.
+    static func resolveBody(
+        of body: BodyWriter, hash: Data, at now: Date, url: String, _ connection: Connection
+    ) throws -> Int64 {
+        let bodyID: Int64
+        if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
+            // The provisional body, if any, goes with the staging row below.
+            bodyID = existing
+        } else if body.stagedChunks == 0 {
+            bodyID = try insertBody(
+                connection, hash: hash, size: body.size, chunkCount: body.pending.isEmpty ? 0 : 1, at: now)
+            if !body.pending.isEmpty {
+                try insertChunk(connection, bodyID: bodyID, seq: 0, data: body.pending)
+            }
+        } else {
+            bodyID = try completeProvisionalBody(of: body, hash: hash, at: now, url: url, connection)
+        }
+        try connection.run("DELETE FROM staging WHERE token = ?", [.text(body.token)])
+        return bodyID
+    }
+
+    nonisolated func encodedHeaders(of entry: CacheEntry) throws -> String {
         switch HeaderCoding.encode(entry.headers) {
         case .success(let text):
             return text
@@ -149,7 +160,7 @@ extension CacheStore {
         }
     }
 
-    private static func insertBody(
+    static func insertBody(
         _ connection: Connection, hash: Data, size: Int64, chunkCount: Int64, at now: Date
     ) throws -> Int64 {
         try connection.run(
@@ -210,22 +221,24 @@ extension CacheStore {
     }
 
     /// Inserts or replaces the entry with the same identity; triggers keep reference counts and totals.
-    private static func upsert(
+    /// The parts of a partial entry it replaces go, unless `keepingParts` (a part added to them).
+    static func upsert(
         _ entry: CacheEntry, headers: String, bodyID: Int64, bodySize: Int64, at now: Date,
-        pageEdges: [PageEdge]?, _ connection: Connection
+        pageEdges: [PageEdge]?, keepingParts: Bool = false, _ connection: Connection
     ) throws -> CacheEntry {
         let sql = """
             INSERT INTO entry (partition, method, url, host, vary_key, status, headers, request_time, \
             response_time, date, etag, last_modified, content_type, fresh_until, stale_until, stored_at, \
-            last_access, hit_count, pinned, body_id, body_size, decoded_from)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+            last_access, hit_count, pinned, body_id, body_size, decoded_from, complete_length)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
             ON CONFLICT (partition, url, method, vary_key) DO UPDATE SET
             host = excluded.host, status = excluded.status, headers = excluded.headers,
             request_time = excluded.request_time, response_time = excluded.response_time, date = excluded.date,
             etag = excluded.etag, last_modified = excluded.last_modified, content_type = excluded.content_type,
             fresh_until = excluded.fresh_until, stale_until = excluded.stale_until, stored_at = excluded.stored_at,
             last_access = excluded.last_access, pinned = max(entry.pinned, excluded.pinned),
-            body_id = excluded.body_id, body_size = excluded.body_size, decoded_from = excluded.decoded_from
+            body_id = excluded.body_id, body_size = excluded.body_size, decoded_from = excluded.decoded_from,
+            complete_length = excluded.complete_length
             RETURNING id
             """
         let statement = try connection.cachedStatement(sql: sql)
@@ -235,6 +248,7 @@ extension CacheStore {
             .date(entry.responseTime), .date(entry.date), .text(entry.etag), .text(entry.lastModified),
             .text(entry.contentType), .date(entry.freshUntil), .date(entry.staleUntil), .date(now), .date(now),
             .bool(entry.pinned), .integer(bodyID), .integer(bodySize), .text(entry.decodedFrom),
+            entry.completeLength.map { .integer($0) } ?? .null,
         ])
         guard try statement.step() else {
             throw Error(code: .database, message: "Saving the entry for \(entry.url) returned no row id.")
@@ -242,6 +256,9 @@ extension CacheStore {
         let id = statement.int64(0)
         try statement.execute()
         statement.reset()
+        if !keepingParts {
+            try connection.run("DELETE FROM entry_part WHERE entry_id = ?", [.integer(id)])
+        }
         if let pageEdges {
             try replaceEdges(pageEdges, page: entry.url, partition: entry.partition, connection)
         }

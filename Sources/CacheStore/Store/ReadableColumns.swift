@@ -4,13 +4,23 @@ struct ReadableColumns: Sendable {
     /// The expression that reads a chunk's checksum (version 4).
     let chunkChecksum: String
     /// The start of a query that reads entries for ``CacheEntry/init(row:)``, with
-    /// `entry.decoded_from` (version 5).
+    /// `entry.decoded_from` (version 5) and `entry.complete_length` (version 6).
     let entrySelection: String
+
+    /// Whether the store has partial entries' parts (`entry_part`, version 6).
+    let hasParts: Bool
 
     /// The columns of a store of schema version `version`.
     init(schemaVersion version: Int) {
+        hasParts = version >= 6
         chunkChecksum = version >= 4 ? "checksum" : "NULL"
-        entrySelection = version >= 5 ? CacheEntry.selection : CacheEntry.selection(decodedFrom: "NULL")
+        switch version {
+        case 6...: entrySelection = CacheEntry.selection
+        case 5: entrySelection = CacheEntry.selection(from: "(SELECT *, NULL AS complete_length FROM entry)")
+        default:
+            entrySelection = CacheEntry.selection(
+                from: "(SELECT *, NULL AS decoded_from, NULL AS complete_length FROM entry)")
+        }
     }
 
     /// The columns of a store of the latest version, such as every store opened for writing.

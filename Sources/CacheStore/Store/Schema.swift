@@ -15,14 +15,16 @@ enum Schema {
         Migration(version: 3, sql: version3),
         Migration(version: 4, sql: version4),
         Migration(version: 5, sql: version5),
+        Migration(version: 6, sql: version6),
     ]
 
     /// The newest schema version this code knows.
     static var latestVersion: Int { migrations.last?.version ?? 0 }
 
     /// The oldest schema version this code reads without upgrading it, for a store opened for
-    /// reading only: versions 4 and 5 only added columns (`body_chunk.checksum`,
-    /// `entry.decoded_from`), which such a store reads as NULL.
+    /// reading only: versions 4 to 6 only added columns (`body_chunk.checksum`, `entry.decoded_from`,
+    /// `entry.complete_length`), which such a store reads as NULL, and the `entry_part` table, which
+    /// such a store does not need: it holds no partial entries.
     static let oldestReadableVersion = 3
 
     /// Version 1: the first schema, as `schema/webcache.sql` stood then.
@@ -258,5 +260,34 @@ enum Schema {
     /// it. Entries stored before have none, as if stored as received.
     static let version5 = """
         ALTER TABLE entry ADD COLUMN decoded_from TEXT;
+        """
+
+    /// Version 6: partial entries (RFC 9111 §3.3, §3.4). A 206 is kept as an entry whose
+    /// `complete_length` is the length of the complete representation; its bytes are parts in
+    /// `entry_part`, each a content-addressed body placed at an offset, counted in the body's
+    /// `ref_count` like an entry's body. The entry itself points at the empty body, and its
+    /// `body_size` is the sum of its parts' sizes. Complete entries have `complete_length` NULL and
+    /// no parts. Deleting an entry deletes its parts (by cascade), and a part's body with its last
+    /// reference.
+    static let version6 = """
+        ALTER TABLE entry ADD COLUMN complete_length INTEGER CHECK (complete_length >= 0);
+
+        CREATE TABLE entry_part (
+            entry_id INTEGER NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            first INTEGER NOT NULL CHECK (first >= 0),
+            body_id INTEGER NOT NULL REFERENCES body(id),
+            PRIMARY KEY (entry_id, first)
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE INDEX entry_part_by_body ON entry_part(body_id);
+
+        CREATE TRIGGER entry_part_inserted AFTER INSERT ON entry_part BEGIN
+            UPDATE body SET ref_count = ref_count + 1 WHERE id = NEW.body_id;
+        END;
+
+        CREATE TRIGGER entry_part_deleted AFTER DELETE ON entry_part BEGIN
+            UPDATE body SET ref_count = ref_count - 1 WHERE id = OLD.body_id;
+            DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
+        END;
         """
 }

@@ -132,13 +132,14 @@ extension Loader {
         return headers
     }
 
-    /// The fields kept with a stored response: all but `Set-Cookie` (and the old `Set-Cookie2`), as a
-    /// browser's disk cache keeps them. The caller of the network response sees them, and a session's
-    /// jar has taken them; in the store file they would keep session identifiers the user never
-    /// asked to keep, and a stored response served again (by the gateway, to another client) would
-    /// set one client's cookie in another.
+    /// The fields kept with a stored response: all but the hop-by-hop fields, which describe the
+    /// connection that brought it (RFC 9111 §3.1, ``HopByHopFields``), and `Set-Cookie` (and the old
+    /// `Set-Cookie2`), as a browser's disk cache keeps them. The caller of the network response sees
+    /// them, and a session's jar has taken them; in the store file they would keep session
+    /// identifiers the user never asked to keep, and a stored response served again (by the gateway,
+    /// to another client) would set one client's cookie in another.
     static func storedHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
-        var kept = headers
+        var kept = HopByHopFields.removed(from: headers)
         kept.remove("Set-Cookie")
         kept.remove("Set-Cookie2")
         return kept

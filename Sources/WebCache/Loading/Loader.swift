@@ -369,12 +369,6 @@ final class Loader: Sendable {
         _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?,
         context: RequestContext, discardsDamage: Bool = true
     ) async throws -> WebResponse {
-        if let limit, request.method != .head, entry.bodySize > limit {
-            throw WebCacheError(
-                .tooLarge,
-                "The stored response for \(request.url.redactedForMessages) has \(entry.bodySize) bytes, more than "
-                    + "the limit of \(limit) bytes.")
-        }
         // Stored entries lose `Set-Cookie` when saved; one saved before that rule keeps it in the
         // file, and must not set an old session's cookie now.
         var headers = Self.storedHeaders(entry.headers)
@@ -384,6 +378,20 @@ final class Loader: Sendable {
         let coding = decoder != nil ? headers.removeContentCoding() : nil
         // Decoded, when stored or now: the origin's strong tag names the coded bytes.
         if entry.decodedFrom != nil || coding != nil { headers.weakenEntityTag() }
+        // Ranges count in the bytes served, so not of content decoded as it is read.
+        if decoder == nil, let ranged = try await servedRanges(
+            of: entry, request: request, headers: headers, source: source, age: age, limit: limit,
+            discardsDamage: discardsDamage)
+        {
+            if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
+            return ranged
+        }
+        if let limit, request.method != .head, entry.bodySize > limit {
+            throw WebCacheError(
+                .tooLarge,
+                "The stored response for \(request.url.redactedForMessages) has \(entry.bodySize) bytes, more than "
+                    + "the limit of \(limit) bytes.")
+        }
         var body: WebResponse.Body
         if request.method == .head || entry.bodyID == nil {
             body = WebResponse.Body(data: Data())
@@ -403,34 +411,39 @@ final class Loader: Sendable {
     /// The stored body of `entry`: read at once when it fits in one chunk (one query, and the entry
     /// cannot be replaced under the caller), else chunk by chunk as the caller pulls it; checked
     /// either way (see ``serve(_:request:source:age:limit:context:discardsDamage:)``).
-    private func storedBody(_ entry: CacheEntry, url: URL, discardsDamage: Bool) async throws -> WebResponse.Body {
+    func storedBody(_ entry: CacheEntry, url: URL, discardsDamage: Bool) async throws -> WebResponse.Body {
         guard let bodyID = entry.bodyID else { return WebResponse.Body(data: Data()) }
         if entry.bodySize <= Int64(CacheStore.chunkSize) {
-            let data: Data
-            do {
-                data = try store.bodyData(bodyID: bodyID)
-            } catch let error as CacheStore.Error where error.code == .damagedBody {
-                throw await damage(of: entry, url: url, cause: error, discarding: discardsDamage, streamed: false)
-            } catch {
-                throw WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error)
+            let data = try await readStored(entry, url: url, discardsDamage: discardsDamage, streamed: false) {
+                try store.bodyData(bodyID: bodyID)
             }
             return WebResponse.Body(data: data)
         }
         let reader = Mutex(store.bodyChunks(bodyID: bodyID))
         return WebResponse.Body(pull: { [self] in
-            do {
-                return try reader.withLock { reader in try reader.next() }
-            } catch let error as CacheStore.Error where error.code == .damagedBody {
-                throw await damage(of: entry, url: url, cause: error, discarding: discardsDamage, streamed: true)
-            } catch {
-                throw WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error)
+            try await readStored(entry, url: url, discardsDamage: discardsDamage, streamed: true) {
+                try reader.withLock { reader in try reader.next() }
             }
         })
     }
 
+    /// Runs `read` on the store for the body of `entry`, turning a damaged body into the error of
+    /// ``damage(of:url:cause:discarding:streamed:)`` and any other failure into a store error.
+    func readStored<T>(
+        _ entry: CacheEntry, url: URL, discardsDamage: Bool, streamed: Bool, _ read: () throws -> T
+    ) async throws -> T {
+        do {
+            return try read()
+        } catch let error as CacheStore.Error where error.code == .damagedBody {
+            throw await damage(of: entry, url: url, cause: error, discarding: discardsDamage, streamed: streamed)
+        } catch {
+            throw WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error)
+        }
+    }
+
     /// The error for the damaged stored body of `entry`, after removing the body and the entries
     /// that use it from the store when `discarding` (a failure to remove it is logged).
-    private func damage(
+    func damage(
         of entry: CacheEntry, url: URL, cause: CacheStore.Error, discarding: Bool, streamed: Bool
     ) async -> WebCacheError {
         if discarding, let bodyID = entry.bodyID {

@@ -1,0 +1,42 @@
+import HTTPCore
+
+/// The header fields that describe one connection rather than the message (RFC 9110 §7.6.1):
+/// never stored (RFC 9111 §3.1) and never forwarded.
+///
+/// They are `Connection` and every field it names, `Proxy-Connection`, `Keep-Alive`, `TE`,
+/// `Transfer-Encoding`, `Upgrade`, `Trailer` (it announces the trailer fields of one chunked
+/// transfer) and every `Proxy-*` field: `Proxy-Authenticate`, `Proxy-Authorization` and
+/// `Proxy-Authentication-Info` belong to the hop to a proxy (RFC 9110 §11.7), and RFC 9111 §3.1
+/// lists them among the fields a cache does not store.
+///
+/// ```swift
+/// let fields: HTTPHeaders = ["Connection": "X-Trace", "X-Trace": "1", "ETag": "\"a\""]
+/// HopByHopFields.removed(from: fields) // ["ETag": "\"a\""]
+/// ```
+public enum HopByHopFields {
+    /// The hop-by-hop names every message has, lowercased, beside those its `Connection` names and
+    /// every name starting with `proxy-`.
+    public static let names: Set<String> = [
+        "connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade",
+    ]
+
+    /// The lowercased names of the hop-by-hop fields of `headers`: ``names``, the `Proxy-*` fields
+    /// and the options of every `Connection` line (RFC 9110 §7.6.1).
+    public static func names(in headers: HTTPHeaders) -> Set<String> {
+        var found = names.union(headers.listValues(for: "Connection").map { $0.lowercased() })
+        for field in headers where isProxyField(field.name) {
+            found.insert(field.name.lowercased())
+        }
+        return found
+    }
+
+    /// `headers` without their hop-by-hop fields, the other lines in order.
+    public static func removed(from headers: HTTPHeaders) -> HTTPHeaders {
+        let excluded = names(in: headers)
+        return HTTPHeaders(headers.filter { !excluded.contains($0.name.lowercased()) })
+    }
+
+    private static func isProxyField(_ name: String) -> Bool {
+        name.utf8.count > 6 && name.prefix(6).caseInsensitiveEquals("proxy-")
+    }
+}
