@@ -40,7 +40,7 @@ let package = Package(
         // MARK: - I/O
         .target(name: "CacheStore", dependencies: ["CSQLite", "CZlib", "HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "Transport", dependencies: ["CCurl", "HTTPCore"], swiftSettings: swiftSettings),
-        .target(name: "LocalOrigin", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
+        .target(name: "LocalOrigin", dependencies: ["HTTPCore", "HTTPCaching"], swiftSettings: swiftSettings),
         .target(name: "Sessions", dependencies: ["HTTPCore", "CPSL", "ChildProcess"], swiftSettings: swiftSettings),
 
         // MARK: - Public façade and CLI

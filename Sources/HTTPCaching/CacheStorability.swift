@@ -12,8 +12,9 @@ public enum CacheStorability: Sendable, Hashable {
         case methodNotCacheable = "request method is not GET"
         /// The status is informational (1xx), not final.
         case nonFinalStatus = "status is not final"
-        /// 206 Partial Content: this cache does not store or combine ranges (§3.3, §3.4).
-        case partialContent = "partial content is not stored"
+        /// 206 Partial Content that cannot be kept as a part (§3.3): not one range of a known length,
+        /// or without a strong validator to combine it under (§3.4); see ``HTTPCachePolicy/storedPart(of:)``.
+        case partialContent = "partial content without one range of known length and a strong ETag is not stored"
         /// 304 Not Modified updates stored responses (§4.3.4) and is never stored itself.
         case notModified = "not modified (304) responses update stored responses instead"
         /// `must-understand` is present and the status code is not one this cache understands (§5.2.2.3).

@@ -23,8 +23,9 @@ public enum HTTPCachePolicy {
 
     /// Whether `response` to `request` may be stored (RFC 9111 §3), and if not, why.
     ///
-    /// Following §3 for a private cache: the method is GET; the status is final and neither 206
-    /// (ranges are not stored) nor 304; `must-understand` requires a status this cache understands
+    /// Following §3 for a private cache: the method is GET; the status is final and not 304; a 206 is
+    /// stored only as a part of a partial entry (§3.3), when ``storedPart(of:)`` allows it; the
+    /// rules below apply to it as to any response; `must-understand` requires a status this cache understands
     /// and then overrides `no-store`; otherwise neither request nor response has `no-store`; and the
     /// response has `public`, `private`, `max-age`, `Expires`, or a heuristically cacheable status.
     /// `Vary: *` is refused too, since such a response can never be reused (§4.1).
@@ -40,7 +41,7 @@ public enum HTTPCachePolicy {
         guard request.method == .get else { return .notStorable(.methodNotCacheable) }
         guard response.status >= 200 else { return .notStorable(.nonFinalStatus) }
         if response.status == 304 { return .notStorable(.notModified) }
-        if response.status == 206 { return .notStorable(.partialContent) }
+        if response.status == 206, storedPart(of: response) == nil { return .notStorable(.partialContent) }
         if RequestCacheControl(headers: request.headers).noStore { return .notStorable(.requestNoStore) }
         let directives = ResponseCacheControl(headers: response.headers)
         if directives.mustUnderstand {
@@ -65,9 +66,24 @@ public enum HTTPCachePolicy {
     }
 
     /// The final status codes defined by RFC 9110 §15 whose caching this cache handles, for
-    /// `must-understand` (§5.2.2.3). 206 and 304 are absent: they are never stored.
-    public static let understoodStatuses: Set<Int> = Set(200...205).union(300...305).union([307, 308])
+    /// `must-understand` (§5.2.2.3). 304 is absent: it is never stored.
+    public static let understoodStatuses: Set<Int> = Set(200...206).union(300...305).union([307, 308])
         .union(400...417).union([421, 422, 426]).union(500...505)
+
+    /// The span and complete length of a 206 that may be kept as a part of a partial entry (RFC 9111
+    /// §3.3), or `nil`. It must carry one `Content-Range` with a span and a known complete length
+    /// (a `multipart/byteranges` body is not kept), a strong `ETag` (parts are combined only under a
+    /// strong validator, §3.4), and no content coding, so that its bytes are those of the
+    /// representation the positions count in.
+    public static func storedPart(of response: HTTPResponseHead) -> ContentRange? {
+        let ranges = response.headers.values(for: "Content-Range")
+        guard response.status == 206, ranges.count == 1, let contentRange = ContentRange(parsing: ranges[0]),
+            contentRange.range != nil, contentRange.completeLength != nil,
+            let tag = response.headers.values(for: "ETag").first.flatMap({ EntityTag(parsing: $0) }), !tag.isWeak,
+            (response.headers["Content-Encoding"].map { $0.caseInsensitiveEquals("identity") } ?? true)
+        else { return nil }
+        return contentRange
+    }
 
     // MARK: - Reusing (RFC 9111 §4)
 

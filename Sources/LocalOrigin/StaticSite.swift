@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// Each response carries `Content-Type` (by extension), a strong `ETag` computed from the content,
 /// `Last-Modified` (the file's modification time) and a `Cache-Control` chosen by path or extension.
-/// Conditional requests get 304: `If-None-Match` when present, else `If-Modified-Since`.
+/// Conditional requests get 304: `If-None-Match` when present, else `If-Modified-Since`. Range
+/// requests get 206 or 416 (``OriginResponse/ranged(_:headers:request:)``).
 /// `HEAD` is answered, other methods than `GET`/`HEAD` get 405, missing files 404, and targets
 /// that would leave the directory (`..`, encoded or not) get 403.
 ///
@@ -46,7 +47,7 @@ public struct StaticSite: Sendable {
         "xml": "application/xml", "svg": "image/svg+xml", "png": "image/png", "jpg": "image/jpeg",
         "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp", "avif": "image/avif",
         "ico": "image/x-icon", "woff": "font/woff", "woff2": "font/woff2", "ttf": "font/ttf", "otf": "font/otf",
-        "wasm": "application/wasm", "pdf": "application/pdf",
+        "wasm": "application/wasm", "pdf": "application/pdf", "webm": "video/webm", "mp4": "video/mp4",
     ]
 
     /// Creates a site serving the files under `root`.
@@ -92,7 +93,7 @@ public struct StaticSite: Sendable {
             return OriginResponse(status: 304, headers: headers)
         }
         headers.append(name: "Content-Type", value: Self.contentTypes[ext] ?? "application/octet-stream")
-        return OriginResponse(status: 200, headers: headers, body: .bytes(entry.data))
+        return .ranged(entry.data, headers: headers, request: request)
     }
 
     /// Whether the request's validators match (RFC 9110 §13.1.1, §13.1.3, §13.2.2).

@@ -36,10 +36,52 @@ struct StorabilityTests {
             expected: .notStorable(.nonFinalStatus)
         ),
         Case(
-            testDescription: "§3.3 206 is not stored (ranges are not combined)",
+            testDescription: "§3.3 206 without Content-Range is not stored",
             status: 206,
-            response: [maxAge],
+            response: [maxAge, ("ETag", #""p""#)],
             expected: .notStorable(.partialContent)
+        ),
+        Case(
+            testDescription: "§3.3 206 with one range of a known length and a strong ETag is stored as a part",
+            status: 206,
+            response: [maxAge, ("ETag", #""p""#), ("Content-Range", "bytes 0-9/100")],
+            expected: .storable
+        ),
+        Case(
+            testDescription: "§3.4 206 with a weak ETag cannot be combined, so is not stored",
+            status: 206,
+            response: [maxAge, ("ETag", #"W/"p""#), ("Content-Range", "bytes 0-9/100")],
+            expected: .notStorable(.partialContent)
+        ),
+        Case(
+            testDescription: "§3.4 206 without ETag is not stored",
+            status: 206,
+            response: [maxAge, ("Content-Range", "bytes 0-9/100")],
+            expected: .notStorable(.partialContent)
+        ),
+        Case(
+            testDescription: "§3.3 206 of an unknown complete length is not stored",
+            status: 206,
+            response: [maxAge, ("ETag", #""p""#), ("Content-Range", "bytes 0-9/*")],
+            expected: .notStorable(.partialContent)
+        ),
+        Case(
+            testDescription: "§3.3 206 multipart/byteranges is not stored",
+            status: 206,
+            response: [maxAge, ("ETag", #""p""#), ("Content-Type", "multipart/byteranges; boundary=B")],
+            expected: .notStorable(.partialContent)
+        ),
+        Case(
+            testDescription: "§3.3 206 of coded content is not stored",
+            status: 206,
+            response: [maxAge, ("ETag", #""p""#), ("Content-Range", "bytes 0-9/100"), ("Content-Encoding", "gzip")],
+            expected: .notStorable(.partialContent)
+        ),
+        Case(
+            testDescription: "§3.3 a part follows the other rules: no-store",
+            status: 206,
+            response: [("Cache-Control", "no-store"), ("ETag", #""p""#), ("Content-Range", "bytes 0-9/100")],
+            expected: .notStorable(.responseNoStore)
         ),
         Case(
             testDescription: "§4.3.4 304 is not stored",

@@ -76,21 +76,31 @@ extension Loader {
             return try await fetchUncoalesced(request, validating: nil, context: context, limit: limit, lead: lead)
         }
 
-        let draft = storableDraft(request: outgoing, response: response, context: context)
+        return networkResponse(response, to: outgoing, context: context, limit: limit, lead: lead)
+    }
+
+    /// The response for a network answer to `request` (as sent): its body streams to the caller and,
+    /// when RFC 9111 allows, into the store at once (``NetworkBodyPump``).
+    func networkResponse(
+        _ response: TransportResponse, to request: HTTPRequest, context: RequestContext, limit: Int64?,
+        lead: InFlightFetches.Lead?
+    ) -> WebResponse {
+        let draft = storableDraft(request: request, response: response, context: context)
         if draft == nil { logger.debug("not storing \(request.url.redactedForMessages)") }
         let pump = NetworkBodyPump(
             body: response.body, draft: draft, store: store, url: request.url, limit: limit, logger: logger,
             onFinish: { outcome in lead?.resolve(outcome) }
         )
-        return WebResponse(url: request.url, status: head.status, headers: Self.servedHeaders(of: response),
+        return WebResponse(url: request.url, status: response.head.status, headers: Self.servedHeaders(of: response),
                            source: .network,
                            body: WebResponse.Body(pull: { try await pump.next() }, network: response.body))
     }
 
-    /// The entry to save for a network response, or `nil` when it must not be stored.
-    private func storableDraft(
+    /// What to save for a network response, or `nil` when it must not be stored: an entry, and for a
+    /// 206 that may be kept (``HTTPCachePolicy/storedPart(of:)``) the part it is.
+    func storableDraft(
         request: HTTPRequest, response: TransportResponse, context: RequestContext
-    ) -> CacheEntry? {
+    ) -> StorageDraft? {
         guard request.method == .get else { return nil }
         // Conditional fields this loader added are not part of the request the entry answers.
         var plain = request
@@ -116,12 +126,22 @@ extension Loader {
             logger.debug("\(request.url.redactedForMessages): a \(response.head.status) does not replace the stored response")
             return nil
         }
-        return CacheEntry(
+        let headers = Self.storedHeaders(response.head.headers)
+        let entry = CacheEntry(
             partition: context.partition, method: .get, url: key.absoluteString,
-            varyKey: stored.varyKey, status: response.head.status, headers: Self.storedHeaders(response.head.headers),
+            varyKey: stored.varyKey, status: response.head.status, headers: headers,
             requestTime: response.requestTime, responseTime: response.responseTime,
             freshUntil: stored.freshUntil, staleUntil: stored.staleUntil, decodedFrom: response.decodedContentCoding
         )
+        guard response.head.status == 206 else { return StorageDraft(entry: entry, part: nil) }
+        guard response.decodedContentCoding == nil, let contentRange = HTTPCachePolicy.storedPart(of: response.head),
+            let range = contentRange.range, let completeLength = contentRange.completeLength
+        else { return nil }
+        var complete = headers
+        complete.remove("Content-Range")
+        complete["Content-Length"] = String(completeLength)
+        return StorageDraft(entry: entry, part: .init(first: range.first, length: range.length,
+                                                      completeLength: completeLength, completeHeaders: complete))
     }
 
     /// The fields a network response is served with: as received, with a strong `ETag` made weak

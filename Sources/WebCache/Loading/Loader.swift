@@ -151,6 +151,12 @@ final class Loader: Sendable {
         let key = request.url.cacheKey
         let entries = try lookupVariants(of: key, context: context)
         let stored = entries.map(\.storedResponse)
+        // A complete stored response answers ranges itself (``serve``); parts only stand in for none.
+        if HTTPCachePolicy.matchingVariants(stored, request: request.headers).isEmpty,
+            let ranged = try await loadFromParts(request, policy: policy, limit: limit, context: context)
+        {
+            return ranged
+        }
         let now = clock()
 
         switch policy {

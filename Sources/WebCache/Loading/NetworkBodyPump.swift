@@ -12,7 +12,7 @@ import Transport
 actor NetworkBodyPump {
     private var iterator: Transport.ResponseBody.AsyncIterator?
     private var writer: BodyWriter?
-    private let draft: CacheEntry?
+    private let draft: StorageDraft?
     private let store: CacheStore
     private let url: URL
     private let limit: Int64?
@@ -23,10 +23,10 @@ actor NetworkBodyPump {
     private var finished = false
 
     /// - Parameters:
-    ///   - draft: the entry to save once the body is complete, or `nil` when the response is not stored.
+    ///   - draft: what to save once the body is complete, or `nil` when the response is not stored.
     ///   - onFinish: told once how the transfer ended (for coalesced followers).
     init(
-        body: Transport.ResponseBody, draft: CacheEntry?, store: CacheStore, url: URL, limit: Int64?,
+        body: Transport.ResponseBody, draft: StorageDraft?, store: CacheStore, url: URL, limit: Int64?,
         logger: Logger, onFinish: @escaping @Sendable (InFlightFetches.Outcome) -> Void
     ) {
         self.iterator = body.makeAsyncIterator()
@@ -97,7 +97,22 @@ actor NetworkBodyPump {
         }
         writer = nil
         do {
-            let saved = try await store.save(draft, body: active)
+            if let part = draft.part {
+                // A part is never handed to followers as a response: they ask for their own.
+                onFinish(.notStored)
+                guard received == part.length else {
+                    try? await active.discard()
+                    logger.warning("\(url.redactedForMessages): the 206 carried \(received) bytes, not the "
+                                   + "\(part.length) its Content-Range states; it was not stored")
+                    return
+                }
+                let saved = try await store.savePart(draft.entry, first: part.first, completeLength: part.completeLength,
+                                                     completeHeaders: part.completeHeaders, body: active)
+                logger.debug("stored bytes \(part.first)-\(part.first + received - 1) of \(url.redactedForMessages)"
+                             + (saved.isPartial ? "" : ", which completes it"))
+                return
+            }
+            let saved = try await store.save(draft.entry, body: active)
             logger.debug("stored \(url.redactedForMessages) (\(received) bytes)")
             onFinish(.stored(saved, source: .network))
         } catch {
@@ -117,4 +132,26 @@ actor NetworkBodyPump {
         }
         onFinish(.notStored)
     }
+}
+
+/// What a network response is stored as: an entry, and for a 206 the part of its representation
+/// the body is (RFC 9111 §3.3).
+struct StorageDraft: Sendable {
+    /// A part of a partial entry: where its bytes go, and what the entry becomes once complete.
+    struct Part: Sendable {
+        /// The position of the body's first byte in the complete representation.
+        var first: Int64
+        /// The number of bytes the `Content-Range` states.
+        var length: Int64
+        /// The length of the complete representation.
+        var completeLength: Int64
+        /// The header fields of the complete entry: the 206's, without `Content-Range` and with the
+        /// complete `Content-Length`.
+        var completeHeaders: HTTPHeaders
+    }
+
+    /// The entry to save.
+    var entry: CacheEntry
+    /// For a 206, the part it is; `nil` for a complete response.
+    var part: Part?
 }

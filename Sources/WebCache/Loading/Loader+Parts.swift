@@ -1,0 +1,162 @@
+import CacheStore
+import Foundation
+import HTTPCaching
+import HTTPCore
+import Transport
+
+extension Loader {
+    // MARK: - Partial entries (RFC 9111 §3.3, §3.4)
+
+    /// Answers a GET for one range from a stored partial entry, when one matches and no complete
+    /// entry does; `nil` to load the request the usual way.
+    ///
+    /// The partial entry is used when it is fresh, or when the policy serves the store as it is;
+    /// a stale one is revalidated first. A range its parts cover is served from them (206, or 416
+    /// when it starts past the end). Otherwise the bytes it lacks (the whole range, to revalidate a
+    /// stale entry) are asked of the origin with `If-Range` and the entry's strong tag: a 206 is
+    /// stored as a part, combined with the others (into a complete entry once every byte is
+    /// there), and the range is then served from the store; a 200 means the representation changed,
+    /// and is served and stored as any response. An entry whose parts went because the origin's
+    /// validator changed gives way to the usual load.
+    func loadFromParts(
+        _ request: HTTPRequest, policy: CachePolicy, limit: Int64?, context: RequestContext
+    ) async throws -> WebResponse? {
+        guard request.method == .get, policy != .reloadIgnoringCacheData, let field = request.headers["Range"],
+            let specs = RangeRequest.parse(field), specs.count == 1, let partial = try matchingPartial(request, context)
+        else { return nil }
+        let stored = partial.entry.storedResponse
+        if let condition = request.headers["If-Range"], !RangeRequest.ifRangeHolds(condition, stored: stored) {
+            return nil
+        }
+        let now = clock()
+        let age = stored.currentAge(now: now)
+        guard let range = specs[0].resolved(length: partial.completeLength) else {
+            return unsatisfiable(partial, request: request, age: age)
+        }
+        let span = range.first...range.last
+        let usable: Bool
+        switch policy {
+        case .returnCacheDataDontLoad, .returnCacheDataElseLoad:
+            usable = true
+        default:
+            var plain = request
+            for name in ["Range", "If-Range"] { plain.headers.remove(name) }
+            switch HTTPCachePolicy.decide(request: plain, variants: [stored], now: now) {
+            case .fresh, .stale: usable = true
+            default: usable = false
+            }
+        }
+        let cover = EntryPart.cover(span, with: partial.parts)
+        if usable, cover.missing.isEmpty {
+            logger.debug("bytes \(range) of \(request.url.redactedForMessages) from stored parts")
+            return try await serveParts(partial, pieces: cover.pieces, range: range, request: request,
+                                        source: stored.isFresh(now: now) ? .hit : .stale, age: age, limit: limit)
+        }
+        if case .returnCacheDataDontLoad = policy {
+            throw WebCacheError(
+                .notCached,
+                "Only part of bytes \(range) of \(request.url.redactedForMessages) is in the store, and the policy "
+                    + "forbids the network.")
+        }
+        let missing = usable ? (cover.missing.first?.lowerBound ?? span.lowerBound)...(cover.missing.last?.upperBound
+            ?? span.upperBound) : span
+        return try await completeParts(partial, missing: missing, range: range, request: request, limit: limit,
+                                       context: context)
+    }
+
+    /// The stored partial entry that matches `request`'s Vary key, when no complete entry does.
+    private func matchingPartial(_ request: HTTPRequest, _ context: RequestContext) throws -> PartialEntry? {
+        let key = request.url.cacheKey.absoluteString
+        let partials: [PartialEntry]
+        do {
+            partials = try store.partialVariants(partition: context.partition, url: key)
+        } catch {
+            throw WebCacheError(.store, "The store could not be read for \(request.url.redactedForMessages).",
+                                cause: error)
+        }
+        let stored = partials.map(\.entry.storedResponse)
+        return HTTPCachePolicy.matchingVariants(stored, request: request.headers).first.map { partials[$0] }
+    }
+
+    /// Asks the origin for bytes `missing` of `partial`'s representation under `If-Range`, stores the
+    /// answer, and serves `range` from the store when it is then held.
+    private func completeParts(
+        _ partial: PartialEntry, missing: ClosedRange<Int64>, range: ByteRange, request: HTTPRequest, limit: Int64?,
+        context: RequestContext
+    ) async throws -> WebResponse? {
+        var outgoing = request
+        outgoing.headers["Range"] = "bytes=\(missing.lowerBound)-\(missing.upperBound)"
+        outgoing.headers.remove("If-Range")
+        if let tag = partial.entry.etag { outgoing.headers["If-Range"] = tag }
+        logger.debug("asking for bytes \(missing.lowerBound)-\(missing.upperBound) of \(request.url.redactedForMessages)")
+        let response = try await send(outgoing, context: context)
+        guard response.head.status == 206, let draft = storableDraft(request: outgoing, response: response,
+                                                                     context: context),
+            let part = draft.part
+        else {
+            // A new representation (200), or an answer that is no part: passed on as it came.
+            return networkResponse(response, to: outgoing, context: context, limit: limit, lead: nil)
+        }
+        var writer = store.makeBodyWriter()
+        var received: Int64 = 0
+        do {
+            for try await chunk in response.body {
+                received += Int64(chunk.count)
+                guard received <= part.length else { break }
+                try await writer.write(chunk)
+            }
+        } catch {
+            try? await writer.discard()
+            throw Loader.networkError(error, url: request.url)
+        }
+        guard received == part.length else {
+            try? await writer.discard()
+            throw WebCacheError(
+                .network,
+                "The 206 for \(request.url.redactedForMessages) carried \(received) bytes, not the \(part.length) "
+                    + "its Content-Range states.")
+        }
+        let saved = try await storeCall("store bytes of \(request.url.redactedForMessages)") {
+            try await store.savePart(draft.entry, first: part.first, completeLength: part.completeLength,
+                                     completeHeaders: part.completeHeaders, body: writer)
+        }
+        if !saved.isPartial {
+            logger.debug("\(request.url.redactedForMessages) is complete in the store")
+            return try await serve(saved, request: request, source: .network, age: 0, limit: limit, context: context)
+        }
+        guard let now = try matchingPartial(request, context), now.entry.id == saved.id,
+            case let cover = EntryPart.cover(range.first...range.last, with: now.parts), cover.missing.isEmpty
+        else { return nil }
+        return try await serveParts(now, pieces: cover.pieces, range: range, request: request, source: .network,
+                                    age: 0, limit: limit)
+    }
+
+    /// A 206 carrying `range` from the parts of `partial` (`pieces`, from ``EntryPart/cover(_:with:)``).
+    private func serveParts(
+        _ partial: PartialEntry, pieces: [(part: EntryPart, range: ClosedRange<Int64>)], range: ByteRange,
+        request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?
+    ) async throws -> WebResponse {
+        var headers = Self.storedHeaders(partial.entry.headers)
+        for name in ["Content-Range", "Content-Length", "Age"] { headers.remove(name) }
+        if age > 0 { headers["Age"] = String(Int(age)) }
+        headers.append(name: "Content-Range",
+                       value: ContentRange(range: range, completeLength: partial.completeLength).description)
+        headers.append(name: "Content-Length", value: String(range.length))
+        let body = try await piecesBody(
+            StoredPieces(store: store, pieces: pieces.map { .span(bodyID: $0.part.bodyID, range: $0.range) }),
+            entry: partial.entry, url: request.url, limit: limit, discardsDamage: true)
+        if let id = partial.entry.id { _ = store.recordHit(entryID: id, at: clock()) }
+        return WebResponse(url: request.url, status: 206, headers: headers, source: source, age: age, body: body)
+    }
+
+    /// 416 for a range that starts past the end of `partial`'s representation (RFC 9110 §15.5.17).
+    private func unsatisfiable(_ partial: PartialEntry, request: HTTPRequest, age: TimeInterval) -> WebResponse {
+        var headers = Self.storedHeaders(partial.entry.headers)
+        for name in ["Content-Range", "Content-Length", "Content-Type", "Age"] { headers.remove(name) }
+        headers.append(name: "Content-Range",
+                       value: ContentRange(range: nil, completeLength: partial.completeLength).description)
+        headers.append(name: "Content-Length", value: "0")
+        return WebResponse(url: request.url, status: 416, headers: headers, source: .hit, age: age,
+                           body: WebResponse.Body(data: Data()))
+    }
+}
