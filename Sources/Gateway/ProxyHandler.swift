@@ -69,7 +69,10 @@ struct ProxyHandler: Sendable {
         // §8.6, §9.3.2), or none when that is not known.
         let declared = response.headers["Content-Length"].flatMap { UInt64($0.trimmingHTTPWhitespace()) }
 
-        if let conditions, response.status == 200, conditions.isNotModified(responseHeaders: response.headers) {
+        // RFC 9110 §13.2.2: If-None-Match and If-Modified-Since are evaluated before Range.
+        if let conditions, response.status == 200 || response.status == 206,
+            conditions.isNotModified(responseHeaders: response.headers)
+        {
             // The client already has the body.
             await readToEnd(response, url: url)
             let kept = HTTPHeaders(headers.filter {

@@ -53,6 +53,25 @@ extension HTTPCachePolicy {
         return []
     }
 
+    // MARK: - Freshening with HEAD (RFC 9111 §4.3.5)
+
+    /// Whether a 200 answer to HEAD confirms `stored`, a stored GET response that could have been
+    /// chosen for it, so that its fields are updated from the HEAD's (§3.2); otherwise the stored
+    /// response is to be considered stale (§4.3.5). It confirms when it carries a validator, every
+    /// validator it carries (`ETag`, `Last-Modified`) has the stored value, and its `Content-Length`,
+    /// when it has one, is the stored one. A HEAD without any validator confirms nothing: the
+    /// representation may have changed unseen.
+    public static func headConfirms(_ stored: StoredResponse, head: HTTPResponseHead) -> Bool {
+        guard head.status == 200 else { return false }
+        let validators = ["ETag", "Last-Modified"].filter { head.headers.contains($0) }
+        guard !validators.isEmpty else { return false }
+        for name in validators + ["Content-Length"] where head.headers.contains(name) {
+            let value = head.headers[name]?.trimmingHTTPWhitespace()
+            guard value == stored.headers[name]?.trimmingHTTPWhitespace() else { return false }
+        }
+        return true
+    }
+
     /// Header fields a 304 or a HEAD response never replaces in a stored response (§3.2):
     /// `Content-Length`; `Content-Encoding`, because a body stored decoded would no longer match
     /// another coding ("a browser might decode the content coding of a response while it is being

@@ -20,6 +20,8 @@ public struct StoreStatistics: Sendable, Hashable {
     public var expiredCount: Int64
     /// Pinned entries.
     public var pinnedCount: Int64
+    /// Partial entries (stored 206 responses, RFC 9111 §3.3), counted among the entries too.
+    public var partialCount: Int64
     /// Per host, largest first.
     public var hosts: [Group]
     /// Per partition, by name.

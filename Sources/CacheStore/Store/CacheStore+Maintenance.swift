@@ -165,11 +165,16 @@ extension CacheStore {
     ///
     /// - Throws: ``CacheStore/Error``; `CancellationError` when the calling task is cancelled.
     public nonisolated func statistics(at now: Date = Date()) async throws -> StoreStatistics {
-        try await readInBackground("compute statistics") { connection, cancellation in
+        let hasParts = columns.hasParts
+        return try await readInBackground("compute statistics") { connection, cancellation in
             var statistics = StoreStatistics(
                 totals: try Self.readTotals(connection), freshCount: 0, staleServableCount: 0, expiredCount: 0,
-                pinnedCount: 0, hosts: [], partitions: [], stagedBytes: 0
+                pinnedCount: 0, partialCount: 0, hosts: [], partitions: [], stagedBytes: 0
             )
+            if hasParts {
+                statistics.partialCount =
+                    try connection.int64("SELECT count(*) FROM entry WHERE complete_length IS NOT NULL") ?? 0
+            }
             let instant = DatabaseValue.date(now)
             try connection.forEachRow(
                 """
@@ -225,9 +230,10 @@ extension CacheStore {
     ///   calling task is cancelled (checked between bodies).
     public nonisolated func verify() async throws -> VerifyReport {
         let checksumColumn = columns.chunkChecksum
+        let hasParts = columns.hasParts
         return try await readInBackground("verify the store") { connection, cancellation in
             try StoreVerification(
-                connection: connection, checksumColumn: checksumColumn, cancellation: cancellation
+                connection: connection, checksumColumn: checksumColumn, hasParts: hasParts, cancellation: cancellation
             ).run()
         }
     }

@@ -13,6 +13,8 @@ final class StoreVerification {
         var url: String
         var bodyID: Int64
         var bodySize: Int64
+        /// Whether it is a partial entry, whose size is that of its parts, not of its body.
+        var isPartial: Bool
     }
 
     /// A body row as the checks need it; `hash` is `nil` for a body still being written.
@@ -26,14 +28,17 @@ final class StoreVerification {
     private let connection: Connection
     /// How a chunk's checksum is read: `checksum`, or `NULL` in a store of a version before 4.
     private let checksumColumn: String
+    /// Whether the store has partial entries' parts (schema version 6).
+    private let hasParts: Bool
     private let cancellation: CancellationFlag
     private var report = VerifyReport(problems: [], checkedBodies: 0, checkedEntries: 0)
     /// The URLs of the entries that use each body, among the entries that could be read.
     private var urlsByBody: [Int64: [String]] = [:]
 
-    init(connection: Connection, checksumColumn: String, cancellation: CancellationFlag) {
+    init(connection: Connection, checksumColumn: String, hasParts: Bool, cancellation: CancellationFlag) {
         self.connection = connection
         self.checksumColumn = checksumColumn
+        self.hasParts = hasParts
         self.cancellation = cancellation
     }
 
@@ -55,11 +60,22 @@ final class StoreVerification {
                     .integrity, "Row \(row.int64(1)) of table \(row.text(0)) breaks a foreign key to \(row.text(2)).")
             }
         }
-        let entries = try scan("entries", "SELECT id, url, body_id, body_size FROM entry") { row in
-            EntryRow(url: row.text(1), bodyID: row.int64(2), bodySize: row.int64(3))
+        let partial = hasParts ? "complete_length IS NOT NULL" : "0"
+        let entries = try scan("entries", "SELECT id, url, body_id, body_size, \(partial) FROM entry") { row in
+            EntryRow(url: row.text(1), bodyID: row.int64(2), bodySize: row.int64(3), isPartial: row.int64(4) != 0)
         }
         for id in entries.rows.keys.sorted() {
             if let entry = entries.rows[id] { urlsByBody[entry.bodyID, default: []].append(entry.url) }
+        }
+        if hasParts {
+            // A part's body is used by its partial entry, as an entry's body is.
+            try readable("The parts of partial entries cannot be read") {
+                try connection.forEachRow(
+                    "SELECT p.body_id, e.url FROM entry_part p JOIN entry e ON e.id = p.entry_id ORDER BY p.body_id"
+                ) { row in
+                    urlsByBody[row.int64(0), default: []].append(row.text(1))
+                }
+            }
         }
         report.checkedEntries = entries.rows.count
         let bodies = try scan("bodies", "SELECT id, hash, size, chunk_count, ref_count FROM body") { row in
@@ -153,7 +169,7 @@ final class StoreVerification {
         for id in entries.keys.sorted() {
             guard let entry = entries[id] else { continue }
             if let body = bodies.rows[entry.bodyID] {
-                if body.size != entry.bodySize {
+                if body.size != entry.bodySize, !entry.isPartial {
                     problem(
                         .bodySize, "Entry \(id) for \(entry.url) records a body size that differs from its body.",
                         urls: [entry.url])

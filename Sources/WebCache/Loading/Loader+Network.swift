@@ -76,7 +76,42 @@ extension Loader {
             return try await fetchUncoalesced(request, validating: nil, context: context, limit: limit, lead: lead)
         }
 
+        if request.method == .head, head.status == 200 {
+            try await applyHead(response, request: request, context: context)
+        }
         return networkResponse(response, to: outgoing, context: context, limit: limit, lead: lead)
+    }
+
+    /// Updates or removes the stored GET responses a 200 to HEAD could have been chosen for (RFC 9111
+    /// §4.3.5): those it confirms (``HTTPCachePolicy/headConfirms(_:head:)``) take its fields (§3.2)
+    /// and its times, as after a 304; when it confirms none of them, the URL's stored responses are
+    /// invalidated, as they no longer describe what the origin holds (§4.4: "remove ... or mark them
+    /// as invalid").
+    private func applyHead(_ response: TransportResponse, request: HTTPRequest, context: RequestContext) async throws {
+        let entries = try lookupVariants(of: request.url.cacheKey, context: context)
+        let stored = entries.map(\.storedResponse)
+        let matching = HTTPCachePolicy.matchingVariants(stored, request: request.headers)
+        guard !matching.isEmpty else { return }
+        var updates: [MetadataUpdate] = []
+        for index in matching where HTTPCachePolicy.headConfirms(stored[index], head: response.head) {
+            guard let id = entries[index].id else { continue }
+            let freshened = stored[index].freshened(
+                with: response.head, requestTime: response.requestTime, responseTime: response.responseTime)
+            updates.append(MetadataUpdate(entryID: id, headers: Self.storedHeaders(freshened.headers),
+                                          requestTime: freshened.requestTime, responseTime: freshened.responseTime,
+                                          freshUntil: freshened.freshUntil, staleUntil: freshened.staleUntil))
+        }
+        if updates.isEmpty {
+            _ = try await storeCall("invalidate \(request.url.redactedForMessages) after a HEAD") {
+                try await store.invalidate(url: request.url.cacheKey.absoluteString, partition: context.partition)
+            }
+            logger.debug("HEAD shows \(request.url.redactedForMessages) changed; its stored responses went")
+        } else {
+            _ = try await storeCall("update \(request.url.redactedForMessages) after a HEAD") {
+                try await store.updateMetadata(updates)
+            }
+            logger.debug("HEAD freshened \(request.url.redactedForMessages)")
+        }
     }
 
     /// The response for a network answer to `request` (as sent): its body streams to the caller and,

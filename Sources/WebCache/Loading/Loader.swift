@@ -392,6 +392,8 @@ final class Loader: Sendable {
             if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
             return ranged
         }
+        // The stored body's length is known, whatever framing the origin used (RFC 9110 §8.6).
+        if decoder == nil, entry.bodyID != nil { headers["Content-Length"] = String(entry.bodySize) }
         if let limit, request.method != .head, entry.bodySize > limit {
             throw WebCacheError(
                 .tooLarge,

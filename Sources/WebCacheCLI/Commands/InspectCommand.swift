@@ -58,6 +58,8 @@ enum InspectCommand {
         var staleServable: Int64
         var expired: Int64
         var pinned: Int64
+        /// Partial entries (stored 206 responses), among ``entries``.
+        var partial: Int64
         var stagedBytes: Int64
         var hosts: [Group]
         var partitions: [Group]
@@ -74,6 +76,7 @@ enum InspectCommand {
             staleServable = statistics.staleServableCount
             expired = statistics.expiredCount
             pinned = statistics.pinnedCount
+            partial = statistics.partialCount
             stagedBytes = statistics.stagedBytes
             hosts = statistics.hosts.map { Group(name: $0.name, entries: $0.entryCount, bytes: $0.entryBytes) }
             partitions = statistics.partitions.map {
@@ -90,6 +93,9 @@ enum InspectCommand {
                 "Freshness:   \(fresh) fresh, \(staleServable) stale but servable, \(expired) to revalidate before use",
                 "Pinned:      \(pinned)",
             ]
+            if partial > 0 {
+                lines.append("Partial:     \(partial) (parts of responses, served only for the ranges they hold)")
+            }
             if stagedBytes > 0 {
                 lines.append("Staged:      \(size(stagedBytes)) of responses still being written")
             }
@@ -135,6 +141,8 @@ enum InspectCommand {
             var hits: Int64
             var lastAccess: Date
             var pinned: Bool
+            /// For a partial entry, the length of the complete response; its size is the bytes it holds.
+            var completeLength: Int64?
             /// The response headers, with credentials and cookies redacted.
             var headers: [Field]
         }
@@ -168,6 +176,9 @@ enum InspectCommand {
                     ("Last access", instant(entry.lastAccess)),
                     ("Pinned", entry.pinned ? "yes" : "no"),
                 ]
+                if let completeLength = entry.completeLength {
+                    rows.insert(("Partial", "holds \(entry.size) of \(completeLength) bytes"), at: 1)
+                }
                 rows = rows.map { ($0.0 + ":", $0.1) }
                 let width = rows.map(\.0.count).max() ?? 0
                 var text = "\(entry.method) \(entry.url) (partition \(entry.partition))\n"
@@ -202,6 +213,7 @@ enum InspectCommand {
                 freshUntil: entry.freshUntil, staleUntil: entry.staleUntil, state: state(of: entry, at: now),
                 etag: entry.etag, lastModified: entry.lastModified, varyKey: entry.varyKey, size: entry.bodySize,
                 decodedFrom: entry.decodedFrom, hits: entry.hitCount, lastAccess: entry.lastAccess, pinned: entry.pinned,
+                completeLength: entry.completeLength,
                 headers: entry.headers.redacted().map { Entries.Field(name: $0.name, value: $0.value) })
         }
         return Entries(store: store.path, url: found[0].url, entries: entries)
