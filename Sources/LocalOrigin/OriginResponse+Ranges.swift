@@ -37,7 +37,8 @@ extension OriginResponse {
                 fields["Content-Range"] = ContentRange(range: ranges[0], completeLength: length).description
                 return OriginResponse(status: 206, headers: fields, body: .bytes(bytes(ranges[0])))
             }
-            let multipart = MultipartByteRanges(ranges: ranges, completeLength: length, contentType: fields["Content-Type"])
+            let multipart = MultipartByteRanges(
+                ranges: ranges, completeLength: length, contentType: fields["Content-Type"])
             var body = Data()
             for (index, range) in ranges.enumerated() {
                 body.append(multipart.partHead(index))

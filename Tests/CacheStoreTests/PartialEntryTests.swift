@@ -202,7 +202,8 @@ struct PartialEntryTests {
         // The first chunk is sound and read; the second is refused.
         var before = store.bodyRange(bodyID: bodyID, range: 0...99)
         #expect(try before.next()?.count == 100)
-        var across = store.bodyRange(bodyID: bodyID, range: Int64(CacheStore.chunkSize) - 10...Int64(CacheStore.chunkSize) + 10)
+        let boundary = Int64(CacheStore.chunkSize)
+        var across = store.bodyRange(bodyID: bodyID, range: boundary - 10...boundary + 10)
         #expect(try across.next()?.count == 10)
         let error = #expect(throws: CacheStore.Error.self) { try across.next() }
         #expect(error?.code == .damagedBody)

@@ -50,7 +50,8 @@ struct RangeTests {
         let type = try #require(several.headers["Content-Type"])
         #expect(type.hasPrefix("multipart/byteranges; boundary="))
         let boundary = String(type.dropFirst("multipart/byteranges; boundary=".count))
-        let expected = "--\(boundary)\r\nContent-Type: application/octet-stream\r\nContent-Range: bytes 0-9/1000000\r\n\r\n"
+        let expected = "--\(boundary)\r\nContent-Type: application/octet-stream\r\n"
+            + "Content-Range: bytes 0-9/1000000\r\n\r\n"
         var body = Data(expected.utf8) + bytes(0...9)
         body += Data("\r\n--\(boundary)\r\nContent-Type: application/octet-stream\r\n".utf8)
         body += Data("Content-Range: bytes 500000-500009/1000000\r\n\r\n".utf8) + bytes(500_000...500_009)
@@ -265,7 +266,8 @@ struct RangeTests {
             }
             #expect(hit.servedAs == "hit")
             #expect(hit.headers["Content-Length"] == "12", "the gateway frames a stored response itself")
-            let stored = try #require(try harness.cache.store.variants(url: harness.origin.url("/hop").absoluteString).first)
+            let url = harness.origin.url("/hop").absoluteString
+            let stored = try #require(try harness.cache.store.variants(url: url).first)
             for name in ["Connection", "X-Hop", "Keep-Alive", "Proxy-Authenticate", "Transfer-Encoding"] {
                 #expect(stored.headers[name] == nil, "\(name) was stored")
             }
@@ -287,7 +289,8 @@ struct RangeTests {
             let revalidated = try await harness.get("/page")
             #expect(revalidated.servedAs == "revalidated")
             #expect(revalidated.headers["Content-Type"] == "text/html; charset=utf-8")
-            let stored = try #require(try harness.cache.store.variants(url: harness.origin.url("/page").absoluteString).first)
+            let url = harness.origin.url("/page").absoluteString
+            let stored = try #require(try harness.cache.store.variants(url: url).first)
             #expect(stored.contentType == "text/html; charset=utf-8")
             #expect(stored.headers["Content-Length"] == "9")
         }

@@ -50,7 +50,8 @@ struct RangeRequestTests {
     static func span(_ first: Int64, _ last: Int64) -> ByteRange { ByteRange(first: first, last: last) }
 
     @Test(arguments: [
-        AnswerCase(testDescription: "§14.1.2 the first 500 bytes", range: "bytes=0-499", expected: .partial([span(0, 499)])),
+        AnswerCase(testDescription: "§14.1.2 the first 500 bytes", range: "bytes=0-499",
+                   expected: .partial([span(0, 499)])),
         AnswerCase(testDescription: "§14.1.2 the second 500 bytes", range: "bytes=500-999",
                    expected: .partial([span(500, 999)])),
         AnswerCase(testDescription: "§14.1.2 the last 500 bytes as a suffix", range: "bytes=-500",
@@ -111,7 +112,8 @@ struct RangeRequestTests {
         ("§13.1.5 a weak stored tag never matches", [("ETag", #"W/"v1""#)], #""v1""#, false),
         ("§13.1.5 no stored tag", [], #""v1""#, false),
         ("§13.1.5 the Last-Modified date, strong", [("Last-Modified", httpDate(-3600))], httpDate(-3600), true),
-        ("§8.8.2.2 a date less than 60 s before Date is weak", [("Last-Modified", httpDate(-30))], httpDate(-30), false),
+        ("§8.8.2.2 a date less than 60 s before Date is weak", [("Last-Modified", httpDate(-30))], httpDate(-30),
+         false),
         ("§13.1.5 another date", [("Last-Modified", httpDate(-3600))], httpDate(-3000), false),
         ("§13.1.5 no Last-Modified", [], httpDate(-3600), false),
         ("§13.1.5 neither a tag nor a date", [("ETag", #""v1""#)], "v1", false),

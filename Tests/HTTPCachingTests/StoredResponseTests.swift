@@ -197,7 +197,8 @@ struct StoredResponseTests {
             "§4.2.1 repeated max-age: first occurrence", 200,
             [("Cache-Control", "max-age=60"), ("Cache-Control", "max-age=10")], 60
         ),
-        ("§5.3 Expires lines that differ are invalid: expired", 200, [("Expires", httpDate(30)), ("Expires", httpDate(90))], 0),
+        ("§5.3 Expires lines that differ are invalid: expired", 200,
+         [("Expires", httpDate(30)), ("Expires", httpDate(90))], 0),
         ("§1.2.2 huge max-age clamps to 2^31", 200, [("Cache-Control", "max-age=99999999999")], 2_147_483_648),
         ("§4.2.2 heuristic: 10% of Date minus Last-Modified", 200, [("Last-Modified", httpDate(-1000))], 100),
         ("§4.2.2 heuristic capped at 7 days", 200, [("Last-Modified", httpDate(-1000 * 86_400))], 604_800),

@@ -88,7 +88,7 @@ extension CacheStore {
             let bodyID = try Self.resolveBody(of: body, hash: hash, at: now, url: entry.url, connection)
             let existing = try Self.readEntry(
                 partition: entry.partition, method: entry.method, url: entry.url, varyKey: entry.varyKey,
-                condition: CacheEntry.byAnyIdentity, connection)
+                selection: CacheEntry.selection, condition: CacheEntry.byAnyIdentity, connection)
             let sameTag = Self.sameStrongTag(existing?.etag, entry.etag)
             if let existing, !existing.isPartial, sameTag {
                 try connection.run("DELETE FROM body WHERE id = ? AND ref_count = 0", [.integer(bodyID)])
@@ -123,20 +123,6 @@ extension CacheStore {
     static func sameStrongTag(_ lhs: String?, _ rhs: String?) -> Bool {
         guard let lhs = lhs?.trimmingHTTPWhitespace(), let rhs = rhs?.trimmingHTTPWhitespace() else { return false }
         return lhs.hasPrefix("\"") && lhs == rhs
-    }
-
-    /// Reads one entry by identity with `condition` through `connection`.
-    private static func readEntry(
-        partition: String, method: HTTPMethod, url: String, varyKey: String, condition: String,
-        _ connection: Connection
-    ) throws -> CacheEntry? {
-        var found: CacheEntry?
-        try connection.forEachRow(
-            CacheEntry.selection + condition, [.text(partition), .text(method.rawValue), .text(url), .text(varyKey)]
-        ) { row in
-            found = CacheEntry(row: row)
-        }
-        return found
     }
 
     /// The id of the empty body, which partial entries point at; created when the store has none.

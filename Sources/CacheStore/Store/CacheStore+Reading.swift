@@ -50,13 +50,15 @@ extension CacheStore {
         }
     }
 
-    private static func readEntry(
+    /// Reads the entry with one identity through `connection`: a complete one, or with
+    /// `condition` ``CacheEntry/byAnyIdentity`` a partial one too.
+    static func readEntry(
         partition: String, method: HTTPMethod, url: String, varyKey: String, selection: String,
-        _ connection: Connection
+        condition: String = CacheEntry.byIdentity, _ connection: Connection
     ) throws -> CacheEntry? {
         var found: CacheEntry?
         try connection.forEachRow(
-            selection + CacheEntry.byIdentity,
+            selection + condition,
             [.text(partition), .text(method.rawValue), .text(url), .text(varyKey)]
         ) { row in
             found = CacheEntry(row: row)
@@ -305,7 +307,8 @@ extension CacheStore {
                 // A partial entry (status 206, schema version 6) does not make a resource stored.
                 let pageStored =
                     try connection.int64(
-                        "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ? AND status < 400 AND status != 206)",
+                        "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ? AND status < 400 "
+                            + "AND status != 206)",
                         [.text(partition), .text(pageURL)]
                     ) == 1
                 var status = PageStatus(

@@ -243,7 +243,8 @@ extension CacheStore {
             """
         let statement = try connection.cachedStatement(sql: sql)
         statement.bind([
-            .text(entry.partition), .text(entry.method.rawValue), .text(entry.url), .text(CacheEntry.host(of: entry.url)),
+            .text(entry.partition), .text(entry.method.rawValue), .text(entry.url),
+            .text(CacheEntry.host(of: entry.url)),
             .text(entry.varyKey), .int(entry.status), .text(headers), .date(entry.requestTime),
             .date(entry.responseTime), .date(entry.date), .text(entry.etag), .text(entry.lastModified),
             .text(entry.contentType), .date(entry.freshUntil), .date(entry.staleUntil), .date(now), .date(now),

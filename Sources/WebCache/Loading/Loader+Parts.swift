@@ -88,13 +88,19 @@ extension Loader {
         outgoing.headers["Range"] = "bytes=\(missing.lowerBound)-\(missing.upperBound)"
         outgoing.headers.remove("If-Range")
         if let tag = partial.entry.etag { outgoing.headers["If-Range"] = tag }
-        logger.debug("asking for bytes \(missing.lowerBound)-\(missing.upperBound) of \(request.url.redactedForMessages)")
+        logger.debug(
+            "asking for bytes \(missing.lowerBound)-\(missing.upperBound) of \(request.url.redactedForMessages)")
         let response = try await send(outgoing, context: context)
         guard response.head.status == 206, let draft = storableDraft(request: outgoing, response: response,
                                                                      context: context),
             let part = draft.part
         else {
-            // A new representation (200), or an answer that is no part: passed on as it came.
+            if response.head.status == 206, missing != range.first...range.last {
+                // Bytes other than those asked, which cannot be kept: the request goes as it was asked.
+                for try await _ in response.body {}
+                return nil
+            }
+            // A new representation (200), or another answer: passed on as it came.
             return networkResponse(response, to: outgoing, context: context, limit: limit, lead: nil)
         }
         var writer = store.makeBodyWriter()

@@ -9,7 +9,8 @@ extension Loader {
 
     /// The answer to a GET with `Range` from the complete stored `entry`, served with `headers`:
     /// 206 with one part or `multipart/byteranges`, or 416; `nil` when the whole response is to be
-    /// served (no usable `Range`, an `If-Range` that does not hold, see ``RangeRequest/answer(request:stored:length:)``).
+    /// served (no usable `Range`, an `If-Range` that does not hold; see
+    /// ``RangeRequest/answer(request:stored:length:)``).
     ///
     /// Only the chunks that hold the requested bytes are read. A body of at most one chunk's worth
     /// of bytes is read at once, so that damage is found before the response is returned, as for a

@@ -106,8 +106,9 @@ actor NetworkBodyPump {
                                    + "\(part.length) its Content-Range states; it was not stored")
                     return
                 }
-                let saved = try await store.savePart(draft.entry, first: part.first, completeLength: part.completeLength,
-                                                     completeHeaders: part.completeHeaders, body: active)
+                let saved = try await store.savePart(
+                    draft.entry, first: part.first, completeLength: part.completeLength,
+                    completeHeaders: part.completeHeaders, body: active)
                 logger.debug("stored bytes \(part.first)-\(part.first + received - 1) of \(url.redactedForMessages)"
                              + (saved.isPartial ? "" : ", which completes it"))
                 return
