@@ -34,7 +34,7 @@ trap cleanup EXIT
 # 1. The site: a page with a <video> whose script seeks to the middle once the metadata is known,
 #    and reports `seeked` (or an error) by loading an image whose URL says so: the gateway logs it.
 mkdir -p "$work/site"
-ffmpeg -hide_banner -loglevel error -f lavfi -i "testsrc2=duration=6:size=640x360:rate=25" \
+ffmpeg -hide_banner -loglevel error -f lavfi -i "testsrc2=duration=6:size=320x240:rate=25" \
     -vf "noise=alls=60:allf=t" -c:v libvpx -b:v 6M -minrate 6M -maxrate 6M -g 25 -deadline realtime \
     -cpu-used 8 -an "$work/site/clip.webm"
 cat >"$work/site/index.html" <<'HTML'
