@@ -4,13 +4,14 @@
 # whole body, and the same range asked of a small body. Prints a table.
 #
 # Usage: scripts/bench-ranges.sh [BIN_DIR] [SIZE_MB]   (BIN_DIR holds webcache and webcache-origin;
-#                                                      default .build/release; SIZE_MB default 200)
+#                                                      default .build/release; SIZE_MB default 60,
+#                                                      under the preload limit of 64 MiB a response)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib.sh"
 bin=${1:-$root/.build/release}
-size_mb=${2:-200}
+size_mb=${2:-60}
 for tool in webcache webcache-origin; do
     [ -x "$bin/$tool" ] || { echo "error: $bin/$tool is missing; run swift build -c release first" >&2; exit 1; }
 done

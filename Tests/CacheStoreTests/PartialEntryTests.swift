@@ -209,6 +209,29 @@ struct PartialEntryTests {
         #expect(error?.code == .damagedBody)
     }
 
+    @Test func aBodyWithoutChunkChecksumsIsReadWholeAndCheckedAgainstItsSHA256() async throws {
+        // Given a body as schema version 3 wrote it: no chunk checksums
+        let saved = try await store.save(makeEntry(Self.url), body: Self.full)
+        let bodyID = try #require(saved.bodyID)
+        try await store.write("drop the checksums") { connection in
+            try connection.run("UPDATE body_chunk SET checksum = NULL WHERE body_id = ?", [.integer(bodyID)])
+        }
+        let range: ClosedRange<Int64> = Int64(CacheStore.chunkSize) + 5...Int64(CacheStore.chunkSize) + 14
+        var reader = store.bodyRange(bodyID: bodyID, range: range)
+        var read = Data()
+        while let piece = try reader.next() { read.append(piece) }
+        #expect(read == Self.full.subdata(in: CacheStore.chunkSize + 5..<CacheStore.chunkSize + 15))
+        // When a chunk after the range is damaged, the end of the read says so
+        try await store.write("damage") { connection in
+            try connection.run(
+                "UPDATE body_chunk SET data = zeroblob(length(data)) WHERE body_id = ? AND seq = 2", [.integer(bodyID)])
+        }
+        var damaged = store.bodyRange(bodyID: bodyID, range: range)
+        #expect(try damaged.next()?.count == 10)
+        let error = #expect(throws: CacheStore.Error.self) { try damaged.next() }
+        #expect(error?.code == .damagedBody)
+    }
+
     @Test func aRangePastTheBodyIsRefused() async throws {
         let saved = try await store.save(makeEntry(Self.url), body: Data("short".utf8))
         var reader = store.bodyRange(bodyID: try #require(saved.bodyID), range: 0...99)

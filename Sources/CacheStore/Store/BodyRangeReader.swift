@@ -4,10 +4,12 @@ import Foundation
 /// against its CRC-32 (``ChunkChecksum``) before any of its bytes are returned.
 ///
 /// The first call reads the body's record and its chunk layout (sequence numbers and lengths, from
-/// SQLite's record headers, without the bytes); each later call reads one chunk. A body stored
-/// before schema version 4 has no chunk checksums, only its SHA-256: it is then read from its
-/// first chunk to its last, the bytes outside `range` dropped, so that damage is still found, by
-/// the call that would have returned `nil`, as ``BodyChunkReader`` does.
+/// SQLite's record headers, without the bytes); each call reads one chunk. A body stored before
+/// schema version 4 has no chunk checksums, only its SHA-256: when the first chunk read has none,
+/// the body is read from its first chunk to its last instead, the bytes outside `range` dropped,
+/// so that damage is still found, by the call that would have returned `nil`, as
+/// ``BodyChunkReader`` does. (Whether chunks carry a checksum is not asked of the layout: the
+/// checksum is stored after the bytes, so reading it means reading every chunk.)
 ///
 /// ```swift
 /// var reader = try store.bodyRange(bodyID: id, range: 1_000...1_999)
@@ -19,7 +21,6 @@ public struct BodyRangeReader: Sendable {
     private let range: ClosedRange<Int64>
     /// The offset of each chunk's first byte, and the end, once the layout is read.
     private var offsets: [Int64]?
-    private var checksummed = true
     /// The next position to return.
     private var position: Int64
     /// For a body without chunk checksums: the whole body read in order, and where its next chunk starts.
@@ -41,14 +42,12 @@ public struct BodyRangeReader: Sendable {
     public mutating func next() throws -> Data? {
         if offsets == nil {
             let layout = try store.chunkLayout(bodyID: bodyID)
-            guard let size = layout.offsets.last, range.upperBound < size else {
+            guard let size = layout.last, range.upperBound < size else {
                 throw store.damagedBodyError(bodyID: bodyID)
             }
-            offsets = layout.offsets
-            checksummed = layout.checksummed
-            if !checksummed { sequential = store.bodyChunks(bodyID: bodyID) }
+            offsets = layout
         }
-        return checksummed ? try nextChecksummed() : try nextSequential()
+        return sequential != nil ? try nextSequential() : try nextChecksummed()
     }
 
     private mutating func nextChecksummed() throws -> Data? {
@@ -63,7 +62,12 @@ public struct BodyRangeReader: Sendable {
         let seq = Int64(low)
         let start = offsets[low]
         let chunk = try store.chunk(bodyID: bodyID, seq: seq)
-        guard let checksum = chunk.checksum, Int64(chunk.data.count) == offsets[low + 1] - start,
+        guard let checksum = chunk.checksum else {
+            // A body without chunk checksums: read whole, in order, and checked against its SHA-256.
+            sequential = store.bodyChunks(bodyID: bodyID)
+            return try nextSequential()
+        }
+        guard Int64(chunk.data.count) == offsets[low + 1] - start,
             ChunkChecksum(of: chunk.data).value(bodyID: bodyID, seq: seq) == checksum
         else { throw store.damagedBodyError(bodyID: bodyID) }
         let end = min(range.upperBound + 1, offsets[low + 1])
@@ -100,15 +104,14 @@ extension CacheStore {
         BodyRangeReader(store: self, bodyID: bodyID, range: range)
     }
 
-    /// The offsets at which the chunks of body `bodyID` start, followed by the body's size, and
-    /// whether they carry checksums; read from one snapshot without the chunks' bytes.
+    /// The offsets at which the chunks of body `bodyID` start, followed by the body's size, read
+    /// from one snapshot without the chunks' bytes (`length()` of a blob reads its record header).
     ///
     /// - Throws: ``Error/Code/bodyMissing`` when no complete body has that id;
     ///   ``Error/Code/damagedBody`` when the chunks are not the body recorded (a gap, another count,
-    ///   another size, checksums on some chunks only).
-    nonisolated func chunkLayout(bodyID: Int64) throws -> (offsets: [Int64], checksummed: Bool) {
-        let checksum = columns.chunkChecksum
-        let layout = try read("read body \(bodyID)") { connection -> (offsets: [Int64], checksums: Int, sound: Bool)? in
+    ///   another size).
+    nonisolated func chunkLayout(bodyID: Int64) throws -> [Int64] {
+        let layout = try read("read body \(bodyID)") { connection -> (offsets: [Int64], sound: Bool)? in
             var record: (size: Int64, count: Int64)?
             try connection.forEachRow(
                 "SELECT size, chunk_count FROM body WHERE id = ? AND hash IS NOT NULL", [.integer(bodyID)]
@@ -117,26 +120,19 @@ extension CacheStore {
             }
             guard let record else { return nil }
             var offsets: [Int64] = [0]
-            var checksums = 0
             var inOrder = true
             try connection.forEachRow(
-                "SELECT seq, length(data), \(checksum) IS NOT NULL FROM body_chunk WHERE body_id = ? ORDER BY seq",
-                [.integer(bodyID)]
+                "SELECT seq, length(data) FROM body_chunk WHERE body_id = ? ORDER BY seq", [.integer(bodyID)]
             ) { row in
                 if row.int64(0) != Int64(offsets.count - 1) { inOrder = false }
                 offsets.append(offsets[offsets.count - 1] + row.int64(1))
-                checksums += Int(row.int64(2))
             }
-            let sound = inOrder && Int64(offsets.count - 1) == record.count && offsets.last == record.size
-            return (offsets, checksums, sound)
+            return (offsets, inOrder && Int64(offsets.count - 1) == record.count && offsets.last == record.size)
         }
         guard let layout else {
             throw Error(code: .bodyMissing, message: "Body \(bodyID) is not in the cache store '\(path)'.")
         }
-        let chunkCount = layout.offsets.count - 1
-        guard layout.sound, layout.checksums == 0 || layout.checksums == chunkCount else {
-            throw damagedBodyError(bodyID: bodyID)
-        }
-        return (layout.offsets, layout.checksums == chunkCount)
+        guard layout.sound else { throw damagedBodyError(bodyID: bodyID) }
+        return layout.offsets
     }
 }
