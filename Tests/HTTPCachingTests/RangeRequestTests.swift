@@ -163,6 +163,30 @@ struct RangeRequestTests {
         #expect(MultipartByteRanges(ranges: [], completeLength: 1, contentType: nil).boundary.count > 20)
     }
 
+    // MARK: - Hostile input
+
+    @Test func randomFieldValuesNeverBreakTheParsers() {
+        // A fixed linear congruential sequence: the same 20,000 values on every run.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33)
+        }
+        let alphabet = Array("bytes=-0123456789, */\t\"W".utf8)
+        for _ in 0..<20_000 {
+            let text = String(decoding: (0..<next() % 24).map { _ in alphabet[next() % alphabet.count] }, as: UTF8.self)
+            for spec in RangeRequest.parse(text) ?? [] {
+                if let range = spec.resolved(length: 1_000) { #expect(range.last < 1_000, "\(text)") }
+            }
+            if let value = ContentRange(parsing: text), let range = value.range, let length = value.completeLength {
+                #expect(range.last < length, "\(text)")
+            }
+            #expect(HTTPDate.parseStrictly(text) == nil, "\(text)")
+        }
+        #expect(RangeSpec.from(5, to: 1).resolved(length: 10) == nil)
+        #expect(RangeSpec.from(-1, to: nil).resolved(length: 10) == nil)
+    }
+
     // MARK: - Hop-by-hop fields (RFC 9110 §7.6.1, RFC 9111 §3.1)
 
     @Test(arguments: [

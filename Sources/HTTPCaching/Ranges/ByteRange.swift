@@ -59,13 +59,14 @@ public enum RangeSpec: Sendable, Hashable {
 
     /// The span this spec selects of a representation of `length` bytes, or `nil` when it is not
     /// satisfiable (§14.1.1): an `int-range` whose first position is at or past the end, a suffix of
-    /// 0 bytes, anything of an empty representation. A last position past the end, or a suffix longer
+    /// 0 bytes, anything of an empty representation; or `nil` for a spec no field can hold (a
+    /// negative position, a last position before the first). A last position past the end, or a suffix longer
     /// than the representation, is cut to the representation.
     public func resolved(length: Int64) -> ByteRange? {
         guard length > 0 else { return nil }
         switch self {
         case .from(let first, let last):
-            guard first < length else { return nil }
+            guard first >= 0, first < length, (last ?? first) >= first else { return nil }
             return ByteRange(first: first, last: min(last ?? (length - 1), length - 1))
         case .suffix(let count):
             guard count > 0 else { return nil }
