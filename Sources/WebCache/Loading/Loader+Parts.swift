@@ -43,7 +43,9 @@ extension Loader {
             for name in ["Range", "If-Range"] { plain.headers.remove(name) }
             switch HTTPCachePolicy.decide(request: plain, variants: [stored], now: now) {
             case .fresh, .stale: usable = true
-            default: usable = false
+            case .validate, .miss: usable = false
+            // only-if-cached, and the parts may not be used: the usual load answers 504.
+            case .unsatisfiable: return nil
             }
         }
         let cover = EntryPart.cover(span, with: partial.parts)
@@ -58,8 +60,8 @@ extension Loader {
                 "Only part of bytes \(range) of \(request.url.redactedForMessages) is in the store, and the policy "
                     + "forbids the network.")
         }
-        let missing = usable ? (cover.missing.first?.lowerBound ?? span.lowerBound)...(cover.missing.last?.upperBound
-            ?? span.upperBound) : span
+        // What the parts lack, from its first byte to its last; the whole range when they must be revalidated.
+        let missing = usable ? cover.missing[0].lowerBound...cover.missing[cover.missing.count - 1].upperBound : span
         return try await completeParts(partial, missing: missing, range: range, request: request, limit: limit,
                                        context: context)
     }
