@@ -50,7 +50,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "Gateway", dependencies: ["WebCache", "HTTPCaching", "HTTPCore", "CMicroHTTPD"],
+            name: "Gateway", dependencies: ["WebCache", "CacheStore", "HTTPCaching", "HTTPCore", "CMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -92,7 +92,7 @@ struct PreloadCancellationTests {
         let rig = try Self.origin(gate: gate, marks: marks)
         let (reports, continuation) = AsyncStream.makeStream(of: PreloadReport.self)
 
-        let task = rig.cache.preload(["slow.html"]) { report in
+        let task = rig.cache.preload(["slow.html"], events: { _ in }) { report in
             continuation.yield(report)
             continuation.finish()
         }
