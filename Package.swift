@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "WebCacheTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebCacheTests",
-            dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib"],
+            dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
         // Runs scripts/fault-campaign.sh --short against the built executables.

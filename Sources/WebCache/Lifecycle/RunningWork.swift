@@ -29,9 +29,11 @@ final class RunningWork: Sendable {
     /// Runs `operation` in a child task that is cancelled when the cache starts closing (or when the
     /// calling task is), and returns what it returns; `close()` waits for it to end.
     func stoppable<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T {
-        begin()
+        let closing = begin()
         defer { end() }
         return await withTaskGroup(of: T?.self, returning: T.self) { group in
+            // Started after close began: the operation starts cancelled, so it does nothing.
+            if closing { group.cancelAll() }
             group.addTask { await operation() }
             group.addTask {
                 await self.waitUntilClosing()
@@ -70,8 +72,13 @@ final class RunningWork: Sendable {
         }
     }
 
-    private func begin() {
-        state.withLock { $0.running += 1 }
+    /// Counts an operation in; returns whether the cache is closing.
+    @discardableResult
+    private func begin() -> Bool {
+        state.withLock { state in
+            state.running += 1
+            return state.closing
+        }
     }
 
     private func end() {
