@@ -125,6 +125,12 @@ extension CacheStore {
                 }
                 leaving = try pages.filter { try Self.goesWhole($0, condition: condition, values, connection) }
             }
+            // The named page's own record is reported as such, not among the pages that went with their entries.
+            let namedWithEntries = try leaving.count { page in
+                try connection.int64(
+                    "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ?)",
+                    [.text(page.partition), .text(page.url)]) == 1
+            }
             var result =
                 dryRun
                 ? try Self.selectEntries(connection, condition: condition, values)
@@ -132,6 +138,7 @@ extension CacheStore {
             if dryRun {
                 result.pageRecordCount = try Self.countPagesGoingWhole(condition: condition, values, connection)
             }
+            result.pageRecordCount = max(0, result.pageRecordCount - namedWithEntries)
             if !dryRun {
                 for page in leaving {
                     try connection.run(
