@@ -3,25 +3,27 @@ import Foundation
 import Testing
 import WebCacheTestSupport
 
-/// Headless Chromium plays a small stored WebM through `webcache serve --offline` and seeks to its
-/// middle: every request it makes for the video is answered from the store with 206. The work is
-/// done by `scripts/video-seek-check.sh`, which people can also run by hand.
-@Suite(.timeLimit(.minutes(2)))
-struct VideoSeekTests {
-    static var toolsAreInstalled: Bool {
-        ["/usr/bin/chromium", "/usr/bin/ffmpeg"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+extension BrowserChecks {
+    /// Headless Chromium plays a small stored WebM through `webcache serve --offline` and seeks to its
+    /// middle: every request it makes for the video is answered from the store with 206. The work is
+    /// done by `scripts/video-seek-check.sh`, which people can also run by hand.
+    @Suite(.timeLimit(.minutes(2)))
+    struct VideoSeekTests {
+        static var toolsAreInstalled: Bool {
+            ["/usr/bin/chromium", "/usr/bin/ffmpeg"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+        }
 
-    @Test(.enabled(if: toolsAreInstalled, "Chromium or ffmpeg is not installed; run scripts/install-deps.sh"))
-    func offlineVideoIsSoughtWithRangesFromTheStore() async throws {
-        let script = Repository.file("scripts/video-seek-check.sh").path
-        let binaries = try BuiltProducts.folder(containing: "webcache")
-        let child = try ChildProcess.spawn(
-            "/bin/sh", ["-c", "exec \"$0\" \"$1\" 2>&1", script, binaries.path], output: .pipe)
-        let result = await child.finish()
-        let text = String(decoding: result.output, as: UTF8.self)
-        #expect(result.termination == .exited(0), "\(text)")
-        #expect(text.contains("PASS: the video was sought to its middle (seeked-3.0)"))
-        #expect(text.contains("requests for the video were answered 206 from the store"))
+        @Test(.enabled(if: toolsAreInstalled, "Chromium or ffmpeg is not installed; run scripts/install-deps.sh"))
+        func offlineVideoIsSoughtWithRangesFromTheStore() async throws {
+            let script = Repository.file("scripts/video-seek-check.sh").path
+            let binaries = try BuiltProducts.folder(containing: "webcache")
+            let child = try ChildProcess.spawn(
+                "/bin/sh", ["-c", "exec \"$0\" \"$1\" 2>&1", script, binaries.path], output: .pipe)
+            let result = await child.finish()
+            let text = String(decoding: result.output, as: UTF8.self)
+            #expect(result.termination == .exited(0), "\(text)")
+            #expect(text.contains("PASS: the video was sought to its middle (seeked-3.0)"))
+            #expect(text.contains("requests for the video were answered 206 from the store"))
+        }
     }
 }
