@@ -42,6 +42,7 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CCurl", "HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "LocalOrigin", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "Sessions", dependencies: ["HTTPCore", "CPSL", "ChildProcess"], swiftSettings: swiftSettings),
+        .target(name: "Rendering", dependencies: ["HTTPCore", "ChildProcess"], swiftSettings: swiftSettings),
 
         // MARK: - Public façade and CLI
         .target(
@@ -103,6 +104,10 @@ let package = Package(
             name: "LocalOriginTests", dependencies: ["LocalOrigin", "WebCacheTestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "WebCacheTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RenderingTests", dependencies: ["Rendering", "LocalOrigin", "HTTPCore", "WebCacheTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "WebCacheTests",
             dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib"],
