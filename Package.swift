@@ -15,7 +15,7 @@ let package = Package(
         // The façade and the modules its public API speaks in (headers, token providers, the store).
         .library(
             name: "WebCache",
-            targets: ["WebCache", "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions"]
+            targets: ["WebCache", "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions", "Rendering"]
         ),
         .executable(name: "webcache", targets: ["webcache"]),
         .executable(name: "webcache-origin", targets: ["webcache-origin"]),
@@ -47,7 +47,9 @@ let package = Package(
         // MARK: - Public façade and CLI
         .target(
             name: "WebCache",
-            dependencies: ["HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions", "CZlib"],
+            dependencies: [
+                "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions", "Rendering", "CZlib",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -105,7 +107,8 @@ let package = Package(
         ),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "WebCacheTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "RenderingTests", dependencies: ["Rendering", "LocalOrigin", "HTTPCore", "WebCacheTestSupport"],
+            name: "RenderingTests",
+            dependencies: ["Rendering", "LocalOrigin", "HTTPCore", "ChildProcess", "CZlib", "WebCacheTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

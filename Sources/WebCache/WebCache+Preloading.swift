@@ -41,8 +41,15 @@ extension WebCache {
         for problem in invalid {
             if let url = URL(string: problem.url) { events(.failed(url: url, reason: problem.reason)) }
         }
-        let preloader = Preloader(loader: loader, context: context, options: options, logger: configuration.logger)
-        var report = await preloader.run(pages: pages, events: events)
+        var report: PreloadReport
+        if let render = options.render {
+            let renderer = RenderPreloader(loader: loader, context: context, options: options, render: render,
+                                           logger: configuration.logger)
+            report = await renderer.run(pages: pages, events: events)
+        } else {
+            let preloader = Preloader(loader: loader, context: context, options: options, logger: configuration.logger)
+            report = await preloader.run(pages: pages, events: events)
+        }
         report.failures.insert(contentsOf: invalid, at: 0)
         return report
     }

@@ -49,7 +49,7 @@ import Testing
         let load = try await tab.load(origin.url("index.html"), settings: RenderSettings(),
                                       answer: Self.answering(asked))
         let text = try await tab.evaluate("document.getElementById('out')?.textContent ?? ''")
-        await tab.close()
+        try await tab.close()
 
         // Then the script's data came from the answers, and the origin saw nothing
         #expect(!load.hitCap)
@@ -71,7 +71,7 @@ import Testing
                 ? .respond(status: 200, headers: [:], body: Data("x".utf8))
                 : .respond(status: 200, headers: ["Content-Type": "text/html"], body: Data(html.utf8))
         }
-        await tab.close()
+        try await tab.close()
         #expect(load.hitCap)
     }
 

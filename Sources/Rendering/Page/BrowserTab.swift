@@ -268,8 +268,14 @@ public final class BrowserTab: Sendable {
         try await send("Network.setExtraHTTPHeaders", ["headers": .object(headers.mapValues { .string($0) })])
     }
 
-    /// Closes the tab; a browser that has gone is not an error.
-    public func close() async {
-        _ = try? await connection.send("Target.closeTarget", ["targetId": .string(targetID)])
+    /// Closes the tab.
+    /// - Throws: ``DevToolsError`` when the browser has gone or does not answer: then it cannot be
+    ///   trusted with more pages.
+    public func close() async throws {
+        do {
+            try await connection.send("Target.closeTarget", ["targetId": .string(targetID)])
+        } catch DevToolsError.protocolError {
+            // The tab was gone already.
+        }
     }
 }

@@ -13,6 +13,18 @@ enum ValueParsers {
         return number * unit
     }
 
+    /// `300ms`, `2s`, `1.5s`, or a plain number of milliseconds, up to an hour.
+    static func milliseconds(_ text: String) -> Duration? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let (digits, scale): (Substring, Double) =
+            trimmed.hasSuffix("ms") ? (trimmed.dropLast(2), 1)
+            : trimmed.hasSuffix("s") ? (trimmed.dropLast(), 1000) : (Substring(trimmed), 1)
+        guard let number = Double(digits), number.isFinite, number >= 0, number * scale <= 3_600_000 else {
+            return nil
+        }
+        return .milliseconds(Int64((number * scale).rounded()))
+    }
+
     /// `500`, `64K`, `10MB`, `1.5G`, `2GiB` (powers of 1024, as `du -h` shows). Returns bytes.
     static func byteSize(_ text: String) -> Int64? {
         var trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
