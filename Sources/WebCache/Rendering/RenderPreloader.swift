@@ -172,8 +172,10 @@ struct RenderPreloader: Sendable {
         do {
             try await tab.close()
         } catch {
+            if case .failed(_, _, true) = outcome { return outcome }
             // A browser that hangs lets a page run to its cap and then does not close its tab.
-            return .failed(page, "the browser stopped answering while it rendered the page: \(error)",
+            let what = if case DevToolsError.unresponsive = error { "stopped answering" } else { "exited or crashed" }
+            return .failed(page, "The browser \(what) while it rendered \(page.redactedForMessages): \(error)",
                            browserFailed: true)
         }
         return outcome
