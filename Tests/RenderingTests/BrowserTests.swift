@@ -3,6 +3,9 @@ import HTTPCore
 import LocalOrigin
 import Synchronization
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @testable import Rendering
 
@@ -153,5 +156,31 @@ import Testing
             try BrowserLocator.locate(explicit: "/nonexistent/chrome", searchPath: nil)
         }
         #expect(named?.message.contains("/nonexistent/chrome") == true)
+    }
+}
+
+/// A browser that stops answering is taken to hang: the page fails, and closing kills it anyway.
+@Suite(.timeLimit(.minutes(2))) struct HungBrowserTests {
+    @Test func aHungBrowserFailsThePageWithAReasonAndClosingKillsIt() async throws {
+        var configuration = try SharedChromium.configuration()
+        configuration.commandTimeout = .seconds(2)
+        let browser = try await Browser.launch(configuration)
+        let tab = try await browser.openTab()
+        let error = await #expect(throws: RenderingError.self) {
+            _ = try await tab.load(URL(string: "http://app.invalid/")!, settings: RenderSettings()) { request in
+                if request.url.hasSuffix("/stuck.png") {
+                    // Stopped as a hung browser would be, before it is answered.
+                    kill(browser.processID, SIGSTOP)
+                    return .fail
+                }
+                return .respond(status: 200, headers: ["Content-Type": "text/html"],
+                                body: Data(#"<img src="stuck.png">"#.utf8))
+            }
+        }
+        #expect(error?.code == .browserFailed)
+        #expect(error?.message.contains("did not answer") == true, "\(String(describing: error))")
+        await browser.close()
+        #expect(ProcessTable.processes(inGroup: browser.processID).isEmpty)
+        #expect(ProcessTable.processes(mentioning: browser.profilePath).isEmpty)
     }
 }
