@@ -67,6 +67,11 @@ let package = Package(
             name: "webcache-bench", dependencies: ["CacheStore", "CSQLite", "Discovery", "WebCache", "LocalOrigin"],
             swiftSettings: swiftSettings
         ),
+        // Benchmark driver for scripts/bench-render.sh; not a product.
+        .executableTarget(
+            name: "webcache-render-bench", dependencies: ["Rendering", "LocalOrigin", "ChildProcess", "HTTPCore"],
+            swiftSettings: swiftSettings
+        ),
         // Benchmark driver for scripts/bench-transport.sh; not a product.
         .executableTarget(
             name: "webcache-transport-bench", dependencies: ["Transport", "HTTPCore"], swiftSettings: swiftSettings

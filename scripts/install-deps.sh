@@ -6,7 +6,8 @@ set -euo pipefail
 # sqlite3: the shell that scripts/fault-campaign.sh (and the FaultTests target) reads stores with.
 # openssl: the TLS server the transport's certificate tests start.
 # nginx: the HTTP/2 server the preload engine's stream-limit tests start in front of a local origin.
-packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev libmicrohttpd-dev libssl-dev zlib1g-dev pkg-config sqlite3 openssl nginx
+# chromium: the browser that preload --render and view drive, and that the Rendering tests start.
+packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev libmicrohttpd-dev libssl-dev zlib1g-dev pkg-config sqlite3 openssl nginx chromium
           "$@")
 missing=()
 for package in "${packages[@]}"; do
