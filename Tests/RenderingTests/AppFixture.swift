@@ -80,22 +80,9 @@ final class AppFixture: Sendable {
 /// A browser that loads from the network itself, as a user's would: the reference for what a page
 /// asks for and how it looks online.
 enum OnlineChromium {
-    private actor Holder {
-        var browser: Browser?
-
-        func get() async throws -> Browser {
-            if let browser, browser.isRunning { return browser }
-            let started = try await Browser.launch(try SharedChromium.configuration(isolatesNetwork: false))
-            browser = started
-            return started
-        }
-    }
-
-    private static let holder = Holder()
-
     /// Opens `url` signed in with the app's token, and returns a screenshot once it settled.
     static func open(_ url: URL) async throws -> Data {
-        let browser = try await holder.get()
+        let browser = try await SharedChromium.online.get()
         let tab = try await browser.openTab()
         try await tab.setExtraHeaders(["Authorization": "Bearer \(AppFixture.token)"])
         let load = try await tab.load(url, settings: RenderSettings(), answer: nil)

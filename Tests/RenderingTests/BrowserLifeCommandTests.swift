@@ -4,6 +4,7 @@ import Foundation
 import HTTPCore
 import LocalOrigin
 import Rendering
+import Synchronization
 import Testing
 import WebCacheTestSupport
 
@@ -14,19 +15,31 @@ import Glibc
 /// The browser's life is bound to the `webcache` run: a crash fails only the pages it held, and a
 /// signal stops the run with no Chromium process left behind.
 @Suite(.timeLimit(.minutes(3))) struct BrowserLifeCommandTests {
-    /// An origin whose `/hold` page needs an image that is answered only once the test lets it.
+    /// An origin whose `/hold` page needs an image that is answered only after the test's action
+    /// has run on the origin's own thread, so that it happens while the browser holds the page,
+    /// whatever the test's tasks are waiting for.
     final class HoldingSite: Sendable {
-        let arrived = Gate()
-        let release = DispatchSemaphore(value: 0)
+        private let action = Mutex<(@Sendable () -> Void)?>(nil)
+        private let armed = DispatchSemaphore(value: 0)
+        /// Whether the action ran.
+        let acted = Mutex(false)
+
+        /// Sets what happens when the image is asked for.
+        func arm(_ body: @escaping @Sendable () -> Void) {
+            action.withLock { $0 = body }
+            armed.signal()
+        }
 
         func respond(_ request: OriginRequest) -> OriginResponse {
             switch request.path {
             case "/hold":
                 return .text(#"<img src="/held.png">"#, contentType: "text/html")
             case "/held.png":
-                arrived.open()
-                // A safety net only: the test releases it as soon as it has acted.
-                _ = release.wait(timeout: .now() + 60)
+                // A safety net only: the test arms it right after it started the run.
+                if armed.wait(timeout: .now() + 60) == .success, let body = action.withLock({ $0 }) {
+                    body()
+                    acted.withLock { $0 = true }
+                }
                 return .text("late", contentType: "image/png")
             default:
                 return .text("<p>page \(request.path)", contentType: "text/html")
@@ -44,14 +57,17 @@ import Glibc
             output: OutputFile(path: fixture.home.path("out.txt")), error: OutputFile(path: fixture.home.path("err.txt")))
 
         // When the browser is killed while it holds the first page
-        await site.arrived.wait()
-        let leader = try #require(fixture.browserLeader)
-        kill(leader, SIGKILL)
-        site.release.signal()
+        let killed = Mutex(false)
+        site.arm {
+            guard let leader = fixture.browserLeader else { return }
+            kill(leader, SIGKILL)
+            killed.withLock { $0 = true }
+        }
         let termination = await run.finish().termination
 
         // Then that page fails saying why, the others are rendered by a new browser, and none is left
         let output = try String(contentsOfFile: fixture.home.path("out.txt"), encoding: .utf8)
+        #expect(killed.withLock { $0 })
         #expect(termination == .exited(1), "\(output)")
         #expect(output.contains("Preloaded 2 of 3 page(s)"), "\(output)")
         #expect(output.contains("\(fixture.server.url("/hold")): The browser exited or crashed while it rendered"),
@@ -67,12 +83,15 @@ import Glibc
         let run = try fixture.runner.start(
             ["preload", "--render", "--store", fixture.store, try fixture.urlFile(["/hold"])],
             output: OutputFile(path: fixture.home.path("out.txt")), error: OutputFile(path: fixture.home.path("err.txt")))
-        await site.arrived.wait()
-        #expect(fixture.browserLeader != nil)
-        run.send(SIGTERM)
+        let browserWasUp = Mutex(false)
+        site.arm {
+            browserWasUp.withLock { $0 = fixture.browserLeader != nil }
+            run.send(SIGTERM)
+        }
         let termination = await run.finish().termination
-        site.release.signal()
         let output = try String(contentsOfFile: fixture.home.path("out.txt"), encoding: .utf8)
+        #expect(site.acted.withLock { $0 })
+        #expect(browserWasUp.withLock { $0 })
         #expect(termination == .exited(143), "\(output)")
         #expect(output.contains("Interrupted"), "\(output)")
         #expect(fixture.leftoverBrowsers.isEmpty)

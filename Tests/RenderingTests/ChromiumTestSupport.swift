@@ -3,25 +3,32 @@ import Rendering
 import Synchronization
 import Testing
 
-/// The browser the suites of this target share, started on first use; a test that kills or
-/// closes a browser starts its own instead.
+/// The browsers the suites of this target share, started on first use: one whose requests are all
+/// intercepted, one that loads from the network as a user's would. A test that kills or closes a
+/// browser starts its own instead.
 enum SharedChromium {
-    private actor Holder {
+    actor Holder {
+        let isolatesNetwork: Bool
         var browser: Browser?
+
+        init(isolatesNetwork: Bool) {
+            self.isolatesNetwork = isolatesNetwork
+        }
 
         func get() async throws -> Browser {
             if let browser, browser.isRunning { return browser }
-            let started = try await Browser.launch(SharedChromium.configuration())
+            let started = try await Browser.launch(SharedChromium.configuration(isolatesNetwork: isolatesNetwork))
             browser = started
             return started
         }
     }
 
-    private static let holder = Holder()
+    private static let isolated = Holder(isolatesNetwork: true)
+    static let online = Holder(isolatesNetwork: false)
 
-    /// The shared browser.
+    /// The shared browser whose requests are all intercepted.
     static func browser() async throws -> Browser {
-        try await holder.get()
+        try await isolated.get()
     }
 
     /// A configuration for the Chromium on this machine.

@@ -18,7 +18,6 @@ final class PipeWriter: Sendable {
     private let descriptor: Int32
     private let queue = Mutex(Queue())
     private let available = DispatchSemaphore(value: 0)
-    private let ended = DispatchSemaphore(value: 0)
 
     /// Starts the writing thread for `descriptor`, which the writer closes when it ends;
     /// `failed` is called once if a write fails.
@@ -31,7 +30,6 @@ final class PipeWriter: Sendable {
             pthread_sigmask(SIG_BLOCK, &blocked, nil)
             writeLoop(failed: failed)
             close(descriptor)
-            ended.signal()
         }
         thread.name = "DevTools.write"
         thread.start()
@@ -54,12 +52,6 @@ final class PipeWriter: Sendable {
             return !queue.finished
         }
         if first { available.signal() }
-    }
-
-    /// Waits until the writing thread has closed the pipe (it does once it is finished and not blocked).
-    func waitUntilClosed() {
-        ended.wait()
-        ended.signal()
     }
 
     private func writeLoop(failed: @Sendable (String) -> Void) {

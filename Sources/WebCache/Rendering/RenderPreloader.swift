@@ -71,7 +71,8 @@ struct RenderPreloader: Sendable {
         let started = Date()
         var report = PreloadReport()
         var seen: Set<URL> = []
-        var waiting = pages.map(\.cacheKey).filter { seen.insert($0).inserted }
+        // Loaded as given (a fragment can pick a single-page app's route), recorded by cache key.
+        var waiting = pages.filter { seen.insert($0.cacheKey).inserted }
         report.pages = waiting.count
         waiting.reverse()
         let serialEvents = SerialEvents(events)
@@ -210,15 +211,18 @@ struct RenderPreloader: Sendable {
             pageFailure = reason
         }
         if load.hitCap { report.cappedPages.append(page.redactedForMessages) }
-        var edges = [PageEdge(resourceURL: page.absoluteString, kind: "page", failure: pageFailure)]
-        var listed: Set<URL> = [page]
+        let key = page.cacheKey
+        var edges = [PageEdge(resourceURL: key.absoluteString, kind: "page", failure: pageFailure)]
+        var listed: Set<URL> = [key]
+        var counted: Set<URL> = []
         for record in records {
             switch record.outcome {
             case .loaded(let status, let source, let bytes, let stored):
                 report.networkBytes += bytes
                 if source == .network || source == .revalidated { report.requests += 1 }
-                guard stored, listed.insert(record.url).inserted else { continue }
-                report.sources[source, default: 0] += 1
+                guard stored else { continue }
+                if counted.insert(record.url).inserted { report.sources[source, default: 0] += 1 }
+                guard listed.insert(record.url).inserted else { continue }
                 edges.append(PageEdge(resourceURL: record.url.absoluteString, kind: record.kind,
                                       failure: status >= 400 ? "HTTP \(status)" : nil))
             case .passedThrough:
@@ -238,7 +242,7 @@ struct RenderPreloader: Sendable {
             report.failures.append(.init(url: page.redactedForMessages, reason: pageFailure))
         }
         do {
-            try await answerer.loader.store.setEdges([page.absoluteString: edges], partition: answerer.context.partition)
+            try await answerer.loader.store.setEdges([key.absoluteString: edges], partition: answerer.context.partition)
         } catch {
             let reason = "its list of requisites could not be stored: \(error)"
             report.failures.append(.init(url: page.redactedForMessages, reason: reason))

@@ -59,7 +59,8 @@ extension WebCache {
     /// - Throws: ``WebCacheError`` for a URL that cannot be used; ``RenderingError`` when no browser is
     ///   found or the browser fails.
     public func view(_ url: String, options: ViewOptions) async throws -> ViewReport {
-        let page = try resolve(url).cacheKey
+        // Loaded as given: a fragment can pick a single-page app's route.
+        let page = try resolve(url)
         let answerer = RequestAnswerer(
             loader: loader, context: context, policy: .returnCacheDataDontLoad, revalidatesFreshEntries: false,
             maximumBodySize: nil, allowedHosts: [], deniedHosts: [])
