@@ -9,8 +9,8 @@ import Testing
         start + .milliseconds(milliseconds)
     }
 
-    func lifecycle(scrolls: Bool = false) -> PageLifecycle {
-        PageLifecycle(settle: .milliseconds(300), cap: .seconds(5), scrolls: scrolls, start: start)
+    func lifecycle() -> PageLifecycle {
+        PageLifecycle(settle: .milliseconds(300), cap: .seconds(5), start: start)
     }
 
     @Test func settlesOnlyAfterTheLoadEventAndAQuietSettleTime() {
@@ -19,7 +19,8 @@ import Testing
         #expect(page.requestEnded("a", at: at(100)) == .none)
         // Quiet for long, but no load event yet.
         #expect(page.tick(at: at(1000)) == .none)
-        #expect(page.loadEventFired(at: at(1000)) == .none)
+        #expect(page.loadEventFired(at: at(1000)) == .runAfterLoad)
+        #expect(page.afterLoadDone(at: at(1000)) == .none)
         #expect(page.tick(at: at(1299)) == .none)
         #expect(page.tick(at: at(1300)) == .finish(.settled))
         #expect(page.tick(at: at(1400)) == .none)
@@ -28,6 +29,7 @@ import Testing
     @Test func aRequestInFlightHoldsTheSettleBackAndItsEndRestartsIt() {
         var page = lifecycle()
         _ = page.loadEventFired(at: at(0))
+        _ = page.afterLoadDone(at: at(0))
         _ = page.requestStarted("late", at: at(100))
         #expect(page.tick(at: at(2000)) == .none)
         #expect(page.requestEnded("late", at: at(2000)) == .none)
@@ -35,11 +37,12 @@ import Testing
         #expect(page.tick(at: at(2300)) == .finish(.settled))
     }
 
-    @Test func scrollsAfterTheLoadEventBeforeSettling() {
-        var page = lifecycle(scrolls: true)
-        #expect(page.loadEventFired(at: at(0)) == .scroll)
+    @Test func waitsForTheAfterLoadScriptBeforeSettling() {
+        var page = lifecycle()
+        #expect(page.loadEventFired(at: at(0)) == .runAfterLoad)
         #expect(page.tick(at: at(1000)) == .none)
-        #expect(page.scrolled(at: at(1000)) == .none)
+        #expect(page.afterLoadDone(at: at(1000)) == .none)
+        #expect(page.afterLoadDone(at: at(1100)) == .none)
         #expect(page.tick(at: at(1300)) == .finish(.settled))
     }
 
@@ -54,6 +57,7 @@ import Testing
     @Test func unknownEndsChangeNothing() {
         var page = lifecycle()
         _ = page.loadEventFired(at: at(0))
+        _ = page.afterLoadDone(at: at(0))
         _ = page.requestStarted("a", at: at(0))
         #expect(page.requestEnded("b", at: at(200)) == .none)
         #expect(page.tick(at: at(400)) == .none)

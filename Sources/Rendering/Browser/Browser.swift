@@ -177,10 +177,13 @@ public final class Browser: Sendable {
 
     // MARK: - Tabs
 
-    /// Opens a blank tab and attaches to it.
+    /// Opens a blank tab, in a window of its own, and attaches to it.
+    ///
+    /// A window each, so that every tab is visible and renders frames as a foreground tab does:
+    /// in a tab behind another, lazy images are not asked for and animation frames do not run.
     /// - Throws: ``DevToolsError`` when the browser refuses or has gone.
     public func openTab() async throws -> BrowserTab {
-        let created = try await connection.send("Target.createTarget", ["url": "about:blank"])
+        let created = try await connection.send("Target.createTarget", ["url": "about:blank", "newWindow": true])
         guard let targetID = created["targetId"]?.stringValue else {
             throw DevToolsError.protocolError(code: 0, message: "Target.createTarget returned no target id")
         }

@@ -28,7 +28,7 @@ public final class BrowserTab: Sendable {
         case tick
         case answered(fetchID: String, documentStatus: Int?)
         case navigated(error: String?)
-        case scrolled
+        case afterLoadDone
         /// A command failed in a way that means the browser is gone or hangs.
         case browserFailed(String)
         /// The connection closed.
@@ -55,8 +55,7 @@ public final class BrowserTab: Sendable {
         }
         let (inputs, input) = AsyncStream.makeStream(of: Input.self)
         let clock = ContinuousClock()
-        var lifecycle = PageLifecycle(settle: settings.settle, cap: settings.timeout, scrolls: settings.scrolls,
-                                      start: clock.now)
+        var lifecycle = PageLifecycle(settle: settings.settle, cap: settings.timeout, start: clock.now)
         var documentStatus: Int?
         let outcome: PageLifecycle.Outcome = try await withThrowingTaskGroup(of: Void.self) { group in
             defer { group.cancelAll() }
@@ -91,8 +90,8 @@ public final class BrowserTab: Sendable {
                     if let error, !error.isEmpty, error != "net::ERR_ABORTED" {
                         throw RenderingError(.navigationFailed, "\(url.absoluteString) could not be loaded: \(error).")
                     }
-                case .scrolled:
-                    action = lifecycle.scrolled(at: now)
+                case .afterLoadDone:
+                    action = lifecycle.afterLoadDone(at: now)
                 case .browserFailed(let reason):
                     throw RenderingError(.browserFailed, "The browser failed while it rendered \(url.absoluteString): "
                         + reason)
@@ -103,14 +102,14 @@ public final class BrowserTab: Sendable {
                 switch action {
                 case .none:
                     continue
-                case .scroll:
+                case .runAfterLoad:
+                    let script = Self.afterLoadScript(scrolls: settings.scrolls)
                     group.addTask { [self] in
                         do {
-                            try await send("Runtime.evaluate", ["expression": .string(Self.scrollScript),
-                                                                "awaitPromise": true])
-                            input.yield(.scrolled)
+                            try await send("Runtime.evaluate", ["expression": .string(script), "awaitPromise": true])
+                            input.yield(.afterLoadDone)
                         } catch {
-                            input.yield(Self.failure(of: error, doing: "scroll"))
+                            input.yield(Self.failure(of: error, doing: "run its after-load script"))
                         }
                     }
                 case .finish(let outcome):
@@ -224,19 +223,30 @@ public final class BrowserTab: Sendable {
         return .browserFailed("\(error)")
     }
 
-    /// Scrolls a viewport at a time to the bottom, letting lazy content start, then back to the top.
-    static let scrollScript = """
-        (async () => {
-          const pause = () => new Promise(resolve => setTimeout(resolve, 100));
-          for (let y = 0; y < document.scrollingElement.scrollHeight; y += innerHeight) {
-            scrollTo(0, y);
-            await pause();
-          }
-          scrollTo(0, document.scrollingElement.scrollHeight);
-          await pause();
-          scrollTo(0, 0);
-        })()
-        """
+    /// What runs after the load event: with `scrolls`, a viewport at a time to the bottom, letting
+    /// lazy content start, and back to the top; then two frames (at most half a second), so that
+    /// the page has laid out and asked for the lazy images near the viewport.
+    static func afterLoadScript(scrolls: Bool) -> String {
+        let scroll = """
+            for (let y = 0; y < document.scrollingElement.scrollHeight; y += innerHeight) {
+              scrollTo(0, y);
+              await frames();
+            }
+            scrollTo(0, document.scrollingElement.scrollHeight);
+            await frames();
+            scrollTo(0, 0);
+            """
+        return """
+            (async () => {
+              const frames = () => Promise.race([
+                new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+                new Promise(resolve => setTimeout(resolve, 500)),
+              ]);
+              \(scrolls ? scroll : "")
+              await frames();
+            })()
+            """
+    }
 
     // MARK: - Capturing
 

@@ -2,19 +2,21 @@
 /// every event carries the time it happened).
 ///
 /// ```
-///            load event                 scrolled (or no --scroll)
-/// loading ─────────────▶ scrolling ──────────────────────────────▶ settling ──▶ done(settled)
+///            load event                   after-load script done
+/// loading ─────────────▶ afterLoad ──────────────────────────────▶ settling ──▶ done(settled)
 ///    │                                                               │
 ///    │            no request in flight for the settle time ──────────┘
 ///    └──── the cap passes, in any state ─────────────────────────────────────▶ done(capped)
 /// ```
 ///
-/// A page is done once its load event has fired, it has been scrolled to the bottom if asked, and
-/// no request has been in flight for the settle time. Whatever happens, it is done at the cap.
+/// A page is done once its load event has fired, the after-load script has run (it scrolls to the
+/// bottom if asked, and lets the page render frames, so that lazy images near the viewport are
+/// asked for, as they are in a browser a user looks at), and no request has been in flight for the
+/// settle time. Whatever happens, it is done at the cap.
 struct PageLifecycle: Sendable, Hashable {
     enum Phase: Sendable, Hashable {
         case loading
-        case scrolling
+        case afterLoad
         case settling
         case done(Outcome)
     }
@@ -29,25 +31,24 @@ struct PageLifecycle: Sendable, Hashable {
 
     enum Action: Sendable, Hashable {
         case none
-        /// Scroll the page to its bottom, then report ``PageLifecycle/scrolled(at:)``.
-        case scroll
+        /// Run the after-load script (scrolling to the bottom if asked), then report
+        /// ``PageLifecycle/afterLoadDone(at:)``.
+        case runAfterLoad
         /// The page is done.
         case finish(Outcome)
     }
 
     let settle: Duration
     let deadline: ContinuousClock.Instant
-    let scrolls: Bool
     private(set) var phase: Phase = .loading
     private(set) var inFlight: Set<String> = []
     /// When the last request started or ended, or the last phase began.
     private var lastActivity: ContinuousClock.Instant
 
     /// A page starting to load at `start`, done at the latest at `start + cap`.
-    init(settle: Duration, cap: Duration, scrolls: Bool, start: ContinuousClock.Instant) {
+    init(settle: Duration, cap: Duration, start: ContinuousClock.Instant) {
         self.settle = settle
         self.deadline = start + cap
-        self.scrolls = scrolls
         self.lastActivity = start
     }
 
@@ -73,17 +74,13 @@ struct PageLifecycle: Sendable, Hashable {
         guard phase == .loading else { return .none }
         lastActivity = max(lastActivity, now)
         if let capped = cap(now) { return capped }
-        if scrolls {
-            phase = .scrolling
-            return .scroll
-        }
-        phase = .settling
-        return check(now)
+        phase = .afterLoad
+        return .runAfterLoad
     }
 
-    /// The page was scrolled to its bottom.
-    mutating func scrolled(at now: ContinuousClock.Instant) -> Action {
-        guard phase == .scrolling else { return .none }
+    /// The after-load script has run.
+    mutating func afterLoadDone(at now: ContinuousClock.Instant) -> Action {
+        guard phase == .afterLoad else { return .none }
         phase = .settling
         lastActivity = max(lastActivity, now)
         return check(now)
