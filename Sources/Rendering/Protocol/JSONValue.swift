@@ -51,47 +51,16 @@ public enum JSONValue: Sendable, Hashable {
     // MARK: - Coding
 
     /// Parses one JSON text.
-    /// - Throws: `DecodingError` when `data` is not JSON.
+    /// - Throws: an error naming the byte where `data` stops being JSON.
     public static func parse(_ data: Data) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: data)
+        try JSONParser.parse(data)
     }
 
     /// The JSON text of this value.
     public func serialized() -> Data {
-        // Encoding a tree of strings, numbers and containers cannot fail.
-        (try? JSONEncoder().encode(self)) ?? Data("null".utf8)
-    }
-}
-
-extension JSONValue: Codable {
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .number(let value):
-            if let integer = intValue { try container.encode(integer) } else { try container.encode(value) }
-        case .string(let value): try container.encode(value)
-        case .array(let elements): try container.encode(elements)
-        case .object(let members): try container.encode(members)
-        }
+        var output: [UInt8] = []
+        JSONParser.write(self, to: &output)
+        return Data(output)
     }
 }
 
