@@ -74,6 +74,8 @@ struct RenderBenchMain {
         let siteOnline = try await openOnline(sitePages, in: browser, server: site, token: nil)
         let siteStatic = try await preload(webcache, sitePages, ["-j", "8"], site, work)
         let siteRender = try await preload(webcache, sitePages, ["--render", "-j", jobs], site, work)
+        rows.append(String(format: "| generated site | Chromium alone, online, one tab at a time | %d | | | %.2f | %.2f |",
+                           sitePages.count, siteOnline.seconds, Double(sitePages.count) / siteOnline.seconds))
         rows.append(row("generated site", "preload (static)", sitePages.count, siteOnline, siteStatic))
         rows.append(row("generated site", "preload --render -j \(jobs)", sitePages.count, siteOnline, siteRender))
 

@@ -37,6 +37,8 @@ import WebCacheTestSupport
         let pages = try await fixture.webcache(["inspect", "--pages", "--store", fixture.store])
         #expect(pages.stdout.contains(fixture.server.url("/notes").absoluteString), "\(pages.everything)")
         #expect(!pages.stdout.contains("missing"), "\(pages.everything)")
+        let pin = try await fixture.webcache(["pin", fixture.server.url("/notes").absoluteString, "--store", fixture.store])
+        #expect(pin.stdout.contains("Pinned"), "\(pin.everything)")
 
         // When it runs again, only revalidations cross the network, and no body
         fixture.server.resetLog()
@@ -87,5 +89,31 @@ import WebCacheTestSupport
         #expect(result.stdout.contains("1 page(s) were still busy at the render timeout"), "\(result.everything)")
         #expect(result.stdout.contains("  \(fixture.server.url("/busy"))"), "\(result.everything)")
         #expect(fixture.leftoverBrowsers.isEmpty)
+    }
+
+    @Test func theDeviceDecidesWhichCandidateIsStoredAndHowLargeTheViewIs() async throws {
+        let pixel = try Data(contentsOf: Repository.root.appendingPathComponent("examples/app/img/pattern.png"))
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/one.png", "/two.png":
+                OriginResponse(status: 200, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=600"],
+                               body: .bytes(pixel))
+            default:
+                .text(#"<img srcset="/one.png 1x, /two.png 2x" width="10" height="10">"#, contentType: "text/html",
+                      headers: ["Cache-Control": "max-age=600"])
+            }
+        }
+        let device = ["--viewport", "400x300", "--dpr", "2", "--store", fixture.store]
+        let preload = try await fixture.webcache(["preload", "--render"] + device + [try fixture.urlFile(["/"])])
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        let stored = try await fixture.storedEntries()
+        #expect(stored.contains("GET \(fixture.server.url("/two.png"))"))
+        #expect(!stored.contains("GET \(fixture.server.url("/one.png"))"))
+        let shot = fixture.home.path("small.png")
+        let view = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--screenshot", shot]
+            + device)
+        #expect(view.exitCode == 0, "\(view.everything)")
+        let image = try PNGImage(Data(contentsOf: URL(fileURLWithPath: shot)))
+        #expect(image.width == 800 && image.height == 600)
     }
 }
