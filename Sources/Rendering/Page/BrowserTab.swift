@@ -30,7 +30,7 @@ public final class BrowserTab: Sendable {
         case navigated(error: String?)
         case afterLoadDone
         /// A command failed in a way that means the browser is gone or hangs.
-        case browserFailed(String)
+        case browserFailed(any Error)
         /// The connection closed.
         case ended
     }
@@ -92,9 +92,10 @@ public final class BrowserTab: Sendable {
                     }
                 case .afterLoadDone:
                     action = lifecycle.afterLoadDone(at: now)
-                case .browserFailed(let reason):
-                    throw RenderingError(.browserFailed, "The browser failed while it rendered \(url.absoluteString): "
-                        + reason)
+                case .browserFailed(let error):
+                    let what = if case DevToolsError.unresponsive = error { "stopped answering" } else { "exited or crashed" }
+                    throw RenderingError(.browserFailed, "The browser \(what) while it rendered \(url.absoluteString): "
+                        + "\(error)")
                 case .ended:
                     throw RenderingError(.browserFailed, "The browser exited or crashed while it rendered "
                         + "\(url.absoluteString).")
@@ -172,7 +173,7 @@ public final class BrowserTab: Sendable {
                 } catch let error as DevToolsError {
                     // The page may have given the request up meanwhile: only a gone or hung browser matters.
                     if case .protocolError = error {} else {
-                        input.yield(.browserFailed(error.description))
+                        input.yield(.browserFailed(error))
                         return
                     }
                 } catch {
@@ -220,7 +221,7 @@ public final class BrowserTab: Sendable {
         if let error = error as? DevToolsError, case .protocolError = error {
             return .navigated(error: "the browser refused to \(what): \(error)")
         }
-        return .browserFailed("\(error)")
+        return .browserFailed(error)
     }
 
     /// What runs after the load event: with `scrolls`, a viewport at a time to the bottom, letting
