@@ -15,7 +15,7 @@ let package = Package(
         // The façade and the modules its public API speaks in (headers, token providers, the store).
         .library(
             name: "WebCache",
-            targets: ["WebCache", "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions"]
+            targets: ["WebCache", "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions", "Rendering"]
         ),
         .executable(name: "webcache", targets: ["webcache"]),
         .executable(name: "webcache-origin", targets: ["webcache-origin"]),
@@ -42,11 +42,14 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CCurl", "HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "LocalOrigin", dependencies: ["HTTPCore", "HTTPCaching"], swiftSettings: swiftSettings),
         .target(name: "Sessions", dependencies: ["HTTPCore", "CPSL", "ChildProcess"], swiftSettings: swiftSettings),
+        .target(name: "Rendering", dependencies: ["HTTPCore", "ChildProcess"], swiftSettings: swiftSettings),
 
         // MARK: - Public façade and CLI
         .target(
             name: "WebCache",
-            dependencies: ["HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions", "CZlib"],
+            dependencies: [
+                "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions", "Rendering", "CZlib",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -62,6 +65,11 @@ let package = Package(
         .executableTarget(name: "webcache-origin", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "webcache-bench", dependencies: ["CacheStore", "CSQLite", "Discovery", "WebCache", "LocalOrigin"],
+            swiftSettings: swiftSettings
+        ),
+        // Benchmark driver for scripts/bench-render.sh; not a product.
+        .executableTarget(
+            name: "webcache-render-bench", dependencies: ["Rendering", "LocalOrigin", "ChildProcess", "HTTPCore"],
             swiftSettings: swiftSettings
         ),
         // Benchmark driver for scripts/bench-transport.sh; not a product.
@@ -103,6 +111,11 @@ let package = Package(
             name: "LocalOriginTests", dependencies: ["LocalOrigin", "WebCacheTestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "WebCacheTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RenderingTests",
+            dependencies: ["Rendering", "LocalOrigin", "HTTPCore", "ChildProcess", "CZlib", "WebCacheTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "WebCacheTests",
             dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib", "ChildProcess"],

@@ -6,10 +6,13 @@ set -euo pipefail
 # sqlite3: the shell that scripts/fault-campaign.sh (and the FaultTests target) reads stores with.
 # openssl: the TLS server the transport's certificate tests start.
 # nginx: the HTTP/2 server the preload engine's stream-limit tests start in front of a local origin.
-# chromium, ffmpeg: the browser checks (scripts/browser-check.sh, scripts/video-seek-check.sh), which
-# make a small WebM video at test time and play it through the gateway.
+# chromium: the browser that preload --render and view drive, that the Rendering tests start, and
+# that the browser checks (scripts/browser-check.sh, scripts/video-seek-check.sh) and the
+# device-profile check (scripts/compare-device.sh) use.
+# ffmpeg: makes the small WebM video the video check plays through the gateway.
+# wget: writes the WARC files the archive tests import; python3-venv: the environment warcio is installed in.
 packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev libmicrohttpd-dev libssl-dev zlib1g-dev pkg-config sqlite3 openssl nginx
-          chromium ffmpeg "$@")
+          chromium ffmpeg wget python3 python3-venv "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -61,15 +61,18 @@ public final class ChildProcess: Sendable {
     ///   - environment: the child's environment; the parent's when `nil`.
     ///   - newProcessGroup: whether the child leads a process group of its own, so that
     ///     ``signalGroup(_:)`` reaches what it starts too (a shell's commands, say).
+    ///   - extraDescriptors: descriptors of the parent that the child gets as 3, 4, … in this order
+    ///     (a browser's DevTools pipes, say); the parent keeps its own and closes them when it likes.
     /// - Throws: ``ChildProcessError`` naming the executable when it cannot be started.
     public static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-        input: Stream = .null, output: Stream = .inherit, error: Stream = .inherit, newProcessGroup: Bool = false
+        input: Stream = .null, output: Stream = .inherit, error: Stream = .inherit, newProcessGroup: Bool = false,
+        extraDescriptors: [Int32] = []
     ) throws(ChildProcessError) -> ChildProcess {
         try launch.withLock { _ throws(ChildProcessError) in
             try spawnNow(
                 executable, arguments, environment: environment, input: input, output: output, error: error,
-                newProcessGroup: newProcessGroup)
+                newProcessGroup: newProcessGroup, extraDescriptors: extraDescriptors)
         }
     }
 
@@ -91,7 +94,7 @@ public final class ChildProcess: Sendable {
 
     private static func spawnNow(
         _ executable: String, _ arguments: [String], environment: [String: String]?,
-        input: Stream, output: Stream, error: Stream, newProcessGroup: Bool
+        input: Stream, output: Stream, error: Stream, newProcessGroup: Bool, extraDescriptors: [Int32]
     ) throws(ChildProcessError) -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -126,11 +129,26 @@ public final class ChildProcess: Sendable {
             }
         }
 
-        // Nothing beyond the three standard streams reaches the child, whether or not it is
-        // close-on-exec: a socket or pipe end of another part of the process (libcurl's connections,
-        // a test origin's accepted sockets) held by a long-lived child would never see its peer close.
+        // Each extra descriptor is first copied above every number it goes to, so that placing one on
+        // 3 cannot overwrite another still to be placed, and a copy never already has its target number
+        // (dup2 onto itself would leave close-on-exec set).
+        let firstFree = Int32(3 + extraDescriptors.count)
+        for (offset, descriptor) in extraDescriptors.enumerated() {
+            let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, firstFree)
+            guard copy >= 0 else {
+                let reason = String(cString: strerror(errno))
+                throw ChildProcessError("Cannot pass descriptor \(descriptor) to '\(executable)': \(reason).")
+            }
+            childEnds.append(copy)
+            posix_spawn_file_actions_adddup2(&actions, copy, Int32(3 + offset))
+        }
+
+        // Nothing beyond the three standard streams (and the extra descriptors) reaches the child,
+        // whether or not it is close-on-exec: a socket or pipe end of another part of the process
+        // (libcurl's connections, a test origin's accepted sockets) held by a long-lived child would
+        // never see its peer close.
         #if canImport(Glibc)
-        _ = closeFrom?(&actions, 3)
+        _ = closeFrom?(&actions, firstFree)
         #endif
 
         let environmentLines = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }

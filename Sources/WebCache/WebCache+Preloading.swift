@@ -41,9 +41,16 @@ extension WebCache {
         for problem in invalid {
             if let url = URL(string: problem.url) { events(.failed(url: url, reason: problem.reason)) }
         }
-        let preloader = Preloader(loader: loader, context: context, options: options, logger: configuration.logger)
         let listed = pages
-        var report = await running.stoppable { await preloader.run(pages: listed, events: events) }
+        var report: PreloadReport
+        if let render = options.render {
+            let renderer = RenderPreloader(loader: loader, context: context, options: options, render: render,
+                                           logger: configuration.logger)
+            report = await running.stoppable { await renderer.run(pages: listed, events: events) }
+        } else {
+            let preloader = Preloader(loader: loader, context: context, options: options, logger: configuration.logger)
+            report = await running.stoppable { await preloader.run(pages: listed, events: events) }
+        }
         report.failures.insert(contentsOf: invalid, at: 0)
         return report
     }

@@ -21,6 +21,8 @@ enum CommandRunner {
             return try await RefreshCommand.run(context)
         case CommandCatalog.serve.name:
             return try await ServeCommand.run(context)
+        case CommandCatalog.view.name:
+            return try await ViewCommand.run(context)
         case CommandCatalog.salvage.name:
             return try await SalvageCommand.run(context)
         default:

@@ -13,10 +13,12 @@ struct OriginMain {
     static let usage = """
         OVERVIEW: Serves a directory over HTTP/1.1 on 127.0.0.1 for tests and benchmarks.
 
-        USAGE: webcache-origin --root <root> [--port <port>] [--latency <latency>]
+        USAGE: webcache-origin --root <root> [--port <port>] [--latency <latency>] [--app-token <token>]
 
         OPTIONS:
           --root <root>           The directory to serve.
+          --app-token <token>     Serve the directory as a single-page app with sessions that a
+                                  bearer token starts (repeatable); its routes and API need one.
           --port <port>           The TCP port; 0 picks a free one. (default: 0)
           --latency <latency>     Milliseconds added before every response. (default: 0)
           -h, --help              Show help information.
@@ -27,12 +29,15 @@ struct OriginMain {
         var root: String?
         var port: UInt16 = 0
         var latency = 0
+        var appTokens: Set<String> = []
         var arguments = CommandLine.arguments.dropFirst().makeIterator()
         while let argument = arguments.next() {
             switch argument {
             case "-h", "--help":
                 FileHandle.standardOutput.write(Data(usage.utf8))
                 exit(0)
+            case "--app-token":
+                appTokens.insert(value(for: argument, from: &arguments))
             case "--root":
                 root = value(for: argument, from: &arguments)
             case "--port":
@@ -60,10 +65,11 @@ struct OriginMain {
         sigaddset(&signals, SIGINT)
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
-        let site = StaticSite(root: URL(fileURLWithPath: root))
+        let folder = URL(fileURLWithPath: root)
         let server = OriginServer(
             configuration: .init(port: port, latency: .milliseconds(latency)),
-            handler: site.handler
+            handler: appTokens.isEmpty ? StaticSite(root: folder).handler
+                : SinglePageApp(root: folder, tokens: appTokens).handler
         )
         do {
             try server.start()
@@ -88,7 +94,7 @@ struct OriginMain {
 
     private static func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
-        let usageLine = "Usage: webcache-origin --root <root> [--port <port>] [--latency <latency>]\n"
+        let usageLine = "Usage: webcache-origin --root <root> [--port <port>] [--latency <latency>] [--app-token <token>]\n"
         FileHandle.standardError.write(Data(usageLine.utf8))
         exit(64)
     }

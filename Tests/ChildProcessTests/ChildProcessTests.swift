@@ -211,6 +211,27 @@ struct ChildProcessTests {
         }
     }
 
+    @Test func extraDescriptorsArriveAsThreeAndFourInTheirOrder() async throws {
+        // Given two pipes: the child reads a line from the first on 3 and writes it to the second on 4
+        var toChild: [Int32] = [0, 0]
+        var fromChild: [Int32] = [0, 0]
+        #expect(pipe(&toChild) == 0 && pipe(&fromChild) == 0)
+        let child = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "read line <&3; echo \"got $line\" >&4"], extraDescriptors: [toChild[0], fromChild[1]])
+        close(toChild[0])
+        close(fromChild[1])
+        // When a line goes in
+        _ = "hello\n".withCString { write(toChild[1], $0, 6) }
+        close(toChild[1])
+        let termination = await child.finish().termination
+        // Then it comes back through the other pipe
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(fromChild[0], &buffer, buffer.count)
+        close(fromChild[0])
+        #expect(termination.succeeded)
+        #expect(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self) == "got hello\n")
+    }
+
     @Test func aChildDoesNotHoldAnotherChildsPipeOpen() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         // Sleepers are started while the short children's pipes exist. Had a sleeper inherited a

@@ -42,16 +42,23 @@ public struct WebcacheRunner: Sendable {
     public let home: TemporaryFolder
     /// The `PATH` of the child.
     public let searchPath: String
+    /// More environment variables for every child (such as `TMPDIR`).
+    public let extraEnvironment: [String: String]
 
     /// Creates a runner whose children live in `home` and search `searchPath`.
-    public init(home: TemporaryFolder, searchPath: String = WebcacheRunner.defaultSearchPath) {
+    public init(
+        home: TemporaryFolder, searchPath: String = WebcacheRunner.defaultSearchPath,
+        extraEnvironment: [String: String] = [:]
+    ) {
         self.home = home
         self.searchPath = searchPath
+        self.extraEnvironment = extraEnvironment
     }
 
     /// The environment of every child.
     private var environment: [String: String] {
         ["PATH": searchPath, "HOME": home.url.path, "LANG": "C.UTF-8", "XDG_CACHE_HOME": home.path("cache")]
+            .merging(extraEnvironment) { _, extra in extra }
     }
 
     /// Starts `webcache arguments` without waiting for it, for a command that runs until stopped

@@ -42,6 +42,11 @@ public struct PreloadOptions: Sendable, Hashable {
     public var revalidatesFreshEntries = false
     /// The device the pages are preloaded for: its viewport, pixel ratio and formats.
     public var device = DeviceProfile.desktop
+    /// When set, each page is rendered in headless Chromium and everything it requests while it
+    /// loads, runs its scripts and settles is stored and recorded as its requisites, instead of what
+    /// the static scanner finds (``depth`` and the media options then do not apply: the page's
+    /// own requests decide). ``concurrency`` is the number of pages rendering at once.
+    public var render: RenderOptions?
 
     /// The defaults: 8 transfers, 6 per host, no link following, requisites but no media.
     public init() {}

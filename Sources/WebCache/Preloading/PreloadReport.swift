@@ -35,6 +35,12 @@ public struct PreloadReport: Sendable, Hashable {
     /// ``unfinished``) keep the requisites an earlier run recorded for them, since this run did not
     /// find out all they need.
     public var interrupted = false
+    /// Rendered pages (``PreloadOptions/render``) that were still busy when their time ran out
+    /// (``RenderOptions/timeout``): what they had requested by then is stored.
+    public var cappedPages: [String] = []
+    /// Requests of other methods than GET and HEAD that rendered pages sent (analytics, beacons):
+    /// sent to the network as they were and never stored.
+    public var passedThrough = 0
     /// Wall time of the run, in seconds.
     public var duration: TimeInterval = 0
 

@@ -171,5 +171,23 @@ enum CommandCatalog {
         ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
     )
 
-    static let all: [CommandSpec] = [get, preload, refresh, inspect, prune, pin, verify, salvage, logout, serve]
+    static let view = CommandSpec(
+        name: "view",
+        abstract: "Show a stored page in headless Chromium, offline, and capture it as PNG or PDF.",
+        discussion: """
+            Every request the page makes, its scripts' included, is answered from the store only, however \
+            stale; what the store does not hold gets a 504 and is listed at the end. Entries marked no-cache \
+            are served as stored, since offline there is no origin to revalidate with; private entries are \
+            served only to the user they belong to (the same --instance, --user and token option as the \
+            preload). Exits 1 when the page itself is not in the store.
+            """,
+        arguments: [ArgumentSpec(name: "url", help: "The page; relative to --instance if not absolute.")],
+        options: [
+            OptionSpec(names: ["--screenshot"], kind: .value(name: "file"), help: "Write a PNG of the viewport here."),
+            OptionSpec(names: ["--pdf"], kind: .value(name: "file"), help: "Write the page printed to PDF here."),
+        ] + PreloadScopeOptions.renderSpecs + PreloadScopeOptions.deviceSpecs
+            + CommonOptions.store + [CommonOptions.userAgent] + CommonOptions.identity + CommonOptions.logging
+    )
+
+    static let all: [CommandSpec] = [get, preload, refresh, inspect, prune, pin, verify, salvage, logout, serve, view]
 }

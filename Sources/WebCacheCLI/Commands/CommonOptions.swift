@@ -13,12 +13,14 @@ enum CommonOptions {
                    help: "Log level: error, warning, info, debug or trace.", defaultValue: "warning", showInUsage: false),
     ]
 
+    static let userAgent = OptionSpec(names: ["--user-agent", "-A"], kind: .value(name: "text"),
+                                      help: "The User-Agent to send.", showInUsage: false)
+
     static let network: [OptionSpec] = [
         OptionSpec(names: ["--header", "-H"], kind: .repeatedValue(name: "name: value"),
                    help: "Send this request header (repeatable); Authorization and Cookie go to the instance only.",
                    showInUsage: false),
-        OptionSpec(names: ["--user-agent", "-A"], kind: .value(name: "text"), help: "The User-Agent to send.",
-                   showInUsage: false),
+        userAgent,
         OptionSpec(names: ["--cacert"], kind: .value(name: "file"),
                    help: "Trust the CA certificates in this PEM file.", showInUsage: false),
         OptionSpec(names: ["--insecure", "-k"], kind: .flag, help: "Do not verify TLS certificates (unsafe).",

@@ -32,7 +32,43 @@ enum PreloadScopeOptions {
                    help: "The device's viewport in CSS pixels (overrides --device's)."),
         OptionSpec(names: ["--dpr"], kind: .value(name: "n"),
                    help: "The device's pixel ratio, device pixels per CSS pixel (overrides --device's)."),
+    ] + renderSpecs + [
+        OptionSpec(names: ["--render"], kind: .flag,
+                   help: "Load each page in headless Chromium and store everything it requests while its scripts "
+                       + "run, instead of what the static scanner finds."),
     ]
+
+    /// The device options (`--device`, `--viewport`, `--dpr`), shared with `view`.
+    static var deviceSpecs: [OptionSpec] {
+        specs.filter { ["--device", "--viewport", "--dpr"].contains($0.names[0]) }
+    }
+
+    /// The options of rendering in Chromium, shared with `view`.
+    static let renderSpecs: [OptionSpec] = [
+        OptionSpec(names: ["--chromium"], kind: .value(name: "path"),
+                   help: "The Chromium executable (default: chromium on the search path)."),
+        OptionSpec(names: ["--settle"], kind: .value(name: "time"),
+                   help: "A page is done once no request has been in flight this long after its load event "
+                       + "(e.g. 300ms, 1s).", defaultValue: "300ms"),
+        OptionSpec(names: ["--render-timeout"], kind: .value(name: "duration"),
+                   help: "The longest a page may render; then it is done, and the report lists it.",
+                   defaultValue: "30s"),
+        OptionSpec(names: ["--scroll"], kind: .flag, help: "Scroll each page to its bottom first, so lazy content loads."),
+    ]
+
+    /// The render options `--chromium`, `--settle`, `--render-timeout` and `--scroll` describe.
+    static func renderOptions(from arguments: ParsedArguments) throws(UsageError) -> RenderOptions {
+        var render = RenderOptions()
+        render.chromiumPath = arguments.value("chromium")
+        render.settle = try arguments.value("settle", "time", ValueParsers.milliseconds) ?? render.settle
+        if let seconds = try arguments.value("render-timeout", "duration", {
+            ValueParsers.duration($0).flatMap { $0 > 0 && $0 <= 3600 ? $0 : nil }
+        }) {
+            render.timeout = .milliseconds(Int64(seconds * 1000))
+        }
+        render.scrolls = arguments.flag("scroll")
+        return render
+    }
 
     /// The engine options for the shared options given; the others keep their defaults.
     static func options(from arguments: ParsedArguments) throws(UsageError) -> PreloadOptions {
@@ -51,6 +87,13 @@ enum PreloadScopeOptions {
         options.allowedHosts = Set(try HostArgument.all(arguments, "allow-host").map(\.urlHost))
         options.deniedHosts = Set(try HostArgument.all(arguments, "deny-host").map(\.urlHost))
         options.device = try device(from: arguments)
+        if arguments.flag("render") {
+            options.render = try renderOptions(from: arguments)
+        } else if let option = ["chromium", "settle", "render-timeout"].first(where: { arguments.value($0) != nil })
+            ?? (arguments.flag("scroll") ? "scroll" : nil)
+        {
+            throw UsageError("--\(option) needs --render", command: arguments.spec)
+        }
         return options
     }
 

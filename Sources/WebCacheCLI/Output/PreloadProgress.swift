@@ -99,6 +99,13 @@ final class PreloadProgress: Sendable {
         if !report.skipped.isEmpty {
             text += "\(report.skipped.count) skipped.\n"
         }
+        if !report.cappedPages.isEmpty {
+            text += "\(report.cappedPages.count) page(s) were still busy at the render timeout (stored as they were):\n"
+            for page in report.cappedPages { text += "  \(page)\n" }
+        }
+        if report.passedThrough > 0 {
+            text += "\(report.passedThrough) request(s) of other methods than GET and HEAD were sent and not stored.\n"
+        }
         if report.unfinished > 0 {
             text += "\(report.unfinished) not fetched.\n"
         }
@@ -134,8 +141,8 @@ final class PreloadProgress: Sendable {
             ("network", .int(report.sources[.network] ?? 0)), ("revalidated", .int(report.sources[.revalidated] ?? 0)),
             ("hit", .int(report.sources[.hit] ?? 0)), ("stale", .int(report.sources[.stale] ?? 0)),
             ("failed", .int(report.failures.count)), ("skipped", .int(report.skipped.count)),
-            ("unfinished", .int(report.unfinished)),
-            ("requests", .int(report.requests)), ("network_bytes", .int(Int(report.networkBytes))),
+            ("unfinished", .int(report.unfinished)), ("pages_capped", .int(report.cappedPages.count)),
+            ("passed_through", .int(report.passedThrough)), ("requests", .int(report.requests)), ("network_bytes", .int(Int(report.networkBytes))),
             ("seconds", .double(report.duration)),
         ]
     }

@@ -13,6 +13,18 @@ enum ValueParsers {
         return number * unit
     }
 
+    /// `300ms`, `2s`, `1.5s`, or a plain number of milliseconds, up to an hour.
+    static func milliseconds(_ text: String) -> Duration? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let (digits, scale): (Substring, Double) =
+            trimmed.hasSuffix("ms") ? (trimmed.dropLast(2), 1)
+            : trimmed.hasSuffix("s") ? (trimmed.dropLast(), 1000) : (Substring(trimmed), 1)
+        guard let number = Double(digits), number.isFinite, number >= 0, number * scale <= 3_600_000 else {
+            return nil
+        }
+        return .milliseconds(Int64((number * scale).rounded()))
+    }
+
     /// A byte size as people write it, in bytes: `500`, `500B`; decimal units `kB`, `MB`, `GB`,
     /// `TB` (powers of 1000, as disks and networks count); binary units `KiB`, `MiB`, `GiB`, `TiB`
     /// (powers of 1024); and the bare letters `K`, `M`, `G`, `T`, which mean the binary units, as in

@@ -1,0 +1,292 @@
+import Foundation
+import HTTPCore
+
+/// One tab of a ``Browser`` (a page target, attached with a flattened session).
+public final class BrowserTab: Sendable {
+    let connection: DevToolsConnection
+    /// The target's id; also the id of its main frame.
+    public let targetID: String
+    let sessionID: String
+
+    init(connection: DevToolsConnection, targetID: String, sessionID: String) {
+        self.connection = connection
+        self.targetID = targetID
+        self.sessionID = sessionID
+    }
+
+    /// Sends a command to this tab.
+    @discardableResult
+    func send(_ method: String, _ params: JSONValue = [:]) async throws -> JSONValue {
+        try await connection.send(method, params, session: sessionID)
+    }
+
+    // MARK: - Loading
+
+    /// What the page loop reacts to.
+    private enum Input: Sendable {
+        case event(DevToolsEvent)
+        case tick
+        case answered(fetchID: String, documentStatus: Int?)
+        case navigated(error: String?)
+        case afterLoadDone
+        /// A command failed in a way that means the browser is gone or hangs.
+        case browserFailed(any Error)
+        /// The connection closed.
+        case ended
+    }
+
+    /// Loads `url` in this tab until it is done (see ``PageLifecycle``).
+    ///
+    /// With `answer`, every request the page makes is paused and answered by it (`Fetch` with a
+    /// pattern for every URL); without, the browser loads from the network itself. Requests whose
+    /// answer is pending when the page is done are failed.
+    /// - Throws: ``RenderingError`` when the navigation fails or the browser exits, crashes or hangs;
+    ///   `CancellationError` when the calling task is cancelled.
+    public func load(
+        _ url: URL, settings: RenderSettings,
+        answer: (@Sendable (InterceptedRequest) async -> InterceptedAnswer)?
+    ) async throws -> PageLoad {
+        let events = connection.events(for: sessionID)
+        defer { connection.stopEvents(for: sessionID) }
+        do {
+            try await prepare(settings, intercepting: answer != nil)
+        } catch let error as DevToolsError {
+            throw RenderingError(.browserFailed, "The browser could not prepare a tab for \(url.absoluteString): \(error)")
+        }
+        let (inputs, input) = AsyncStream.makeStream(of: Input.self)
+        let clock = ContinuousClock()
+        var lifecycle = PageLifecycle(settle: settings.settle, cap: settings.timeout, start: clock.now)
+        var documentStatus: Int?
+        let outcome: PageLifecycle.Outcome = try await withThrowingTaskGroup(of: Void.self) { group in
+            defer { group.cancelAll() }
+            group.addTask {
+                for await event in events { input.yield(.event(event)) }
+                input.yield(.ended)
+            }
+            group.addTask {
+                while (try? await Task.sleep(for: .milliseconds(50))) != nil { input.yield(.tick) }
+            }
+            group.addTask { [self] in
+                do {
+                    let result = try await send("Page.navigate", ["url": .string(url.absoluteString)])
+                    input.yield(.navigated(error: result["errorText"]?.stringValue))
+                } catch {
+                    input.yield(Self.failure(of: error, doing: "navigate"))
+                }
+            }
+            for await next in inputs {
+                try Task.checkCancellation()
+                let now = clock.now
+                var action = PageLifecycle.Action.none
+                switch next {
+                case .tick:
+                    action = lifecycle.tick(at: now)
+                case .event(let event):
+                    action = handle(event, lifecycle: &lifecycle, now: now, answer: answer, group: &group, input: input)
+                case .answered(let fetchID, let status):
+                    if let status { documentStatus = status }
+                    action = lifecycle.requestEnded("fetch:" + fetchID, at: now)
+                case .navigated(let error):
+                    if let error, !error.isEmpty, error != "net::ERR_ABORTED" {
+                        throw RenderingError(.navigationFailed, "\(url.absoluteString) could not be loaded: \(error).")
+                    }
+                case .afterLoadDone:
+                    action = lifecycle.afterLoadDone(at: now)
+                case .browserFailed(let error):
+                    let what = if case DevToolsError.unresponsive = error { "stopped answering" } else { "exited or crashed" }
+                    throw RenderingError(.browserFailed, "The browser \(what) while it rendered \(url.absoluteString): "
+                        + "\(error)")
+                case .ended:
+                    throw RenderingError(.browserFailed, "The browser exited or crashed while it rendered "
+                        + "\(url.absoluteString).")
+                }
+                switch action {
+                case .none:
+                    continue
+                case .runAfterLoad:
+                    let script = Self.afterLoadScript(scrolls: settings.scrolls)
+                    group.addTask { [self] in
+                        do {
+                            try await send("Runtime.evaluate", ["expression": .string(script), "awaitPromise": true])
+                            input.yield(.afterLoadDone)
+                        } catch {
+                            input.yield(Self.failure(of: error, doing: "run its after-load script"))
+                        }
+                    }
+                case .finish(let outcome):
+                    return outcome
+                }
+            }
+            try Task.checkCancellation()
+            throw RenderingError(.browserFailed, "The browser exited or crashed while it rendered \(url.absoluteString).")
+        }
+        return PageLoad(hitCap: outcome == .capped, documentStatus: documentStatus)
+    }
+
+    /// Enables what the page loop listens to, turns the browser's HTTP cache off, and sets the device.
+    private func prepare(_ settings: RenderSettings, intercepting: Bool) async throws {
+        if intercepting {
+            try await send("Fetch.enable", ["patterns": [["urlPattern": "*", "requestStage": "Request"]]])
+        }
+        try await send("Network.enable")
+        try await send("Network.setCacheDisabled", ["cacheDisabled": true])
+        try await send("Page.enable")
+        try await send("Emulation.setDeviceMetricsOverride", [
+            "width": .number(Double(settings.viewportWidth)), "height": .number(Double(settings.viewportHeight)),
+            "deviceScaleFactor": .number(settings.devicePixelRatio), "mobile": .bool(settings.isMobile),
+        ])
+        if let userAgent = settings.userAgent {
+            try await send("Emulation.setUserAgentOverride", ["userAgent": .string(userAgent)])
+        }
+    }
+
+    /// Reacts to one event of the tab.
+    private func handle(
+        _ event: DevToolsEvent, lifecycle: inout PageLifecycle, now: ContinuousClock.Instant,
+        answer: (@Sendable (InterceptedRequest) async -> InterceptedAnswer)?,
+        group: inout ThrowingTaskGroup<Void, any Error>, input: AsyncStream<Input>.Continuation
+    ) -> PageLifecycle.Action {
+        let params = event.params
+        switch event.method {
+        case "Network.requestWillBeSent":
+            guard let id = params["requestId"]?.stringValue else { return .none }
+            return lifecycle.requestStarted("network:" + id, at: now)
+        case "Network.loadingFinished", "Network.loadingFailed":
+            guard let id = params["requestId"]?.stringValue else { return .none }
+            return lifecycle.requestEnded("network:" + id, at: now)
+        case "Page.loadEventFired":
+            return lifecycle.loadEventFired(at: now)
+        case "Fetch.requestPaused":
+            guard let answer, let fetchID = params["requestId"]?.stringValue else { return .none }
+            let request = interceptedRequest(params)
+            group.addTask { [self] in
+                let reply = await answer(request)
+                var status: Int?
+                do {
+                    switch reply {
+                    case .respond(let code, let headers, let body):
+                        if request.isPageDocument { status = code }
+                        try await send("Fetch.fulfillRequest", Self.fulfilment(fetchID, code, headers, body))
+                    case .fail:
+                        try await send("Fetch.failRequest", ["requestId": .string(fetchID), "errorReason": "Failed"])
+                    }
+                } catch let error as DevToolsError {
+                    // The page may have given the request up meanwhile: only a gone or hung browser matters.
+                    if case .protocolError = error {} else {
+                        input.yield(.browserFailed(error))
+                        return
+                    }
+                } catch {
+                    return
+                }
+                input.yield(.answered(fetchID: fetchID, documentStatus: status))
+            }
+            return lifecycle.requestStarted("fetch:" + fetchID, at: now)
+        default:
+            return .none
+        }
+    }
+
+    private func interceptedRequest(_ params: JSONValue) -> InterceptedRequest {
+        let request = params["request"] ?? [:]
+        var headers = HTTPHeaders()
+        if case .object(let members)? = request["headers"] {
+            for (name, value) in members.sorted(by: { $0.key < $1.key }) {
+                if let value = value.stringValue { headers.append(name: name, value: value) }
+            }
+        }
+        var body: Data?
+        if let entries = request["postDataEntries"]?.arrayValue {
+            body = entries.reduce(into: Data()) { data, entry in
+                if let bytes = entry["bytes"]?.stringValue, let decoded = Data(base64Encoded: bytes) { data.append(decoded) }
+            }
+        } else if let text = request["postData"]?.stringValue {
+            body = Data(text.utf8)
+        }
+        let type = params["resourceType"]?.stringValue ?? "Other"
+        return InterceptedRequest(
+            url: request["url"]?.stringValue ?? "", method: request["method"]?.stringValue ?? "GET", headers: headers,
+            body: body, resourceType: type,
+            isPageDocument: type == "Document" && params["frameId"]?.stringValue == targetID)
+    }
+
+    private static func fulfilment(_ fetchID: String, _ status: Int, _ headers: HTTPHeaders, _ body: Data) -> JSONValue {
+        let fields = headers.map { field in JSONValue.object(["name": .string(field.name), "value": .string(field.value)]) }
+        return ["requestId": .string(fetchID), "responseCode": .number(Double(status)),
+                "responseHeaders": .array(fields), "body": .string(body.base64EncodedString())]
+    }
+
+    /// The input for a command that failed: the browser's end or hang, or nothing worse than a refusal.
+    private static func failure(of error: any Error, doing what: String) -> Input {
+        if let error = error as? DevToolsError, case .protocolError = error {
+            return .navigated(error: "the browser refused to \(what): \(error)")
+        }
+        return .browserFailed(error)
+    }
+
+    /// What runs after the load event: with `scrolls`, a viewport at a time to the bottom, letting
+    /// lazy content start, and back to the top; then two frames (at most half a second), so that
+    /// the page has laid out and asked for the lazy images near the viewport.
+    static func afterLoadScript(scrolls: Bool) -> String {
+        let scroll = """
+            for (let y = 0; y < document.scrollingElement.scrollHeight; y += innerHeight) {
+              scrollTo(0, y);
+              await frames();
+            }
+            scrollTo(0, document.scrollingElement.scrollHeight);
+            await frames();
+            scrollTo(0, 0);
+            """
+        return """
+            (async () => {
+              const frames = () => Promise.race([
+                new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+                new Promise(resolve => setTimeout(resolve, 500)),
+              ]);
+              \(scrolls ? scroll : "")
+              await frames();
+            })()
+            """
+    }
+
+    // MARK: - Capturing
+
+    /// A PNG of the viewport as it is now.
+    /// - Throws: ``DevToolsError``.
+    public func screenshot() async throws -> Data {
+        let result = try await send("Page.captureScreenshot", ["format": "png"])
+        return Data(base64Encoded: result["data"]?.stringValue ?? "") ?? Data()
+    }
+
+    /// The page printed to PDF, backgrounds included.
+    /// - Throws: ``DevToolsError``.
+    public func pdf() async throws -> Data {
+        let result = try await send("Page.printToPDF", ["printBackground": true])
+        return Data(base64Encoded: result["data"]?.stringValue ?? "") ?? Data()
+    }
+
+    /// Evaluates a JavaScript expression in the page and returns its value (awaited if a promise).
+    /// - Throws: ``DevToolsError``.
+    public func evaluate(_ expression: String) async throws -> JSONValue {
+        let result = try await send("Runtime.evaluate", ["expression": .string(expression), "returnByValue": true,
+                                                         "awaitPromise": true])
+        return result["result"]?["value"] ?? .null
+    }
+
+    /// Sets header fields the browser adds to every request it sends itself (without interception).
+    /// - Throws: ``DevToolsError``.
+    public func setExtraHeaders(_ headers: [String: String]) async throws {
+        try await send("Network.setExtraHTTPHeaders", ["headers": .object(headers.mapValues { .string($0) })])
+    }
+
+    /// Closes the tab.
+    /// - Throws: ``DevToolsError`` when the browser has gone or does not answer: then it cannot be
+    ///   trusted with more pages.
+    public func close() async throws {
+        do {
+            try await connection.send("Target.closeTarget", ["targetId": .string(targetID)])
+        } catch DevToolsError.protocolError {
+            // The tab was gone already.
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// How a page is loaded in a tab: the device it is shown on, and when it counts as done.
+public struct RenderSettings: Sendable, Hashable {
+    /// The viewport in CSS pixels.
+    public var viewportWidth = 1280
+    public var viewportHeight = 800
+    /// Device pixels per CSS pixel.
+    public var devicePixelRatio = 1.0
+    /// Whether the device is a phone or tablet (touch, the mobile viewport rules).
+    public var isMobile = false
+    /// The `User-Agent` the page sees and sends; the browser's own when `nil`.
+    public var userAgent: String?
+    /// How long no request may be in flight after the load event before the page is done.
+    public var settle: Duration = .milliseconds(300)
+    /// The longest a page may take; it is done then, whatever it is doing.
+    public var timeout: Duration = .seconds(30)
+    /// Whether the page is scrolled to its bottom after its load event, so that lazy content loads
+    /// (and back to the top before it is done, so that a screenshot shows the top).
+    public var scrolls = false
+
+    /// The defaults: a 1280×800 desktop window, 300 ms settle time, a 30 s cap, no scrolling.
+    public init() {}
+}
+
+/// How a page load ended.
+public struct PageLoad: Sendable, Hashable {
+    /// Whether the cap passed before the page settled.
+    public var hitCap: Bool
+    /// The status the tab's document was answered with (after redirects), when it was intercepted.
+    public var documentStatus: Int?
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// How pages are rendered in headless Chromium for ``PreloadOptions/render`` and ``WebCache/view(_:options:)``.
+public struct RenderOptions: Sendable, Hashable {
+    /// The browser's executable; `nil` finds `chromium` (or `chromium-browser`, `google-chrome`) on
+    /// the search path.
+    public var chromiumPath: String?
+    /// How long no request may be in flight after a page's load event before the page is done.
+    public var settle: Duration = .milliseconds(300)
+    /// The longest one page may take; it is done then, and the report lists it among
+    /// ``PreloadReport/cappedPages``.
+    public var timeout: Duration = .seconds(30)
+    /// Whether each page is scrolled to its bottom after its load event, so that lazy content loads.
+    public var scrolls = false
+    /// How long the browser may leave a command unanswered before it is taken to hang: it is then
+    /// killed, the pages it held fail, and a new browser renders the rest.
+    public var commandTimeout: Duration = .seconds(30)
+
+    /// The defaults: Chromium from the search path, 300 ms settle time, 30 s per page, no scrolling.
+    public init() {}
+}

@@ -1,0 +1,295 @@
+import CacheStore
+import Discovery
+import Foundation
+import HTTPCore
+import Rendering
+import Synchronization
+
+/// Preloads pages by rendering them in headless Chromium: every request a page makes while it
+/// loads, runs its scripts and settles is answered by the loader (``RequestAnswerer``), so what the
+/// browser needed is stored with its caching metadata and recorded as the page's requisites, the
+/// same page edges the static preload writes.
+///
+/// Pages render as tabs of one browser, at most ``PreloadOptions/concurrency`` at once, each a child
+/// task of one task group. When the browser exits, crashes or hangs, the pages it held fail with
+/// the reason (their edges are not written: the store keeps what an earlier run recorded), a new
+/// browser is started, and the run goes on with the pages not yet rendered.
+struct RenderPreloader: Sendable {
+    let answerer: RequestAnswerer
+    let options: PreloadOptions
+    let render: RenderOptions
+    let userAgent: String?
+    let logger: Logger
+
+    /// How a browser that fails before it renders any page is retried: this many starts in a row.
+    static let maximumFruitlessBrowsers = 2
+
+    private enum PageOutcome: Sendable {
+        case rendered(URL, PageLoad, [RequestAnswerer.Record])
+        case failed(URL, String, browserFailed: Bool)
+    }
+
+    init(loader: Loader, context: RequestContext, options: PreloadOptions, render: RenderOptions, logger: Logger) {
+        answerer = RequestAnswerer(
+            loader: loader, context: context, policy: .useProtocolCachePolicy,
+            revalidatesFreshEntries: options.revalidatesFreshEntries, maximumBodySize: options.maximumResourceSize,
+            allowedHosts: Set(options.allowedHosts.map(PreloadOptions.comparableHost)),
+            deniedHosts: Set(options.deniedHosts.map(PreloadOptions.comparableHost)))
+        self.options = options
+        self.render = render
+        userAgent = loader.defaultHeaders["User-Agent"]
+        self.logger = logger
+    }
+
+    /// The tab settings for the options' device, user agent and done rules.
+    static func settings(device: DeviceProfileSettings, render: RenderOptions, userAgent: String?) -> RenderSettings {
+        var settings = RenderSettings()
+        settings.viewportWidth = device.width
+        settings.viewportHeight = device.height
+        settings.devicePixelRatio = device.pixelRatio
+        settings.userAgent = userAgent
+        settings.settle = render.settle
+        settings.timeout = render.timeout
+        settings.scrolls = render.scrolls
+        return settings
+    }
+
+    /// The browser configuration for `render`.
+    /// - Throws: ``RenderingError`` when no browser is found.
+    static func browserConfiguration(_ render: RenderOptions) throws -> Browser.Configuration {
+        let path = try BrowserLocator.locate(explicit: render.chromiumPath,
+                                             searchPath: ProcessInfo.processInfo.environment["PATH"])
+        var configuration = Browser.Configuration(executable: path)
+        configuration.commandTimeout = render.commandTimeout
+        return configuration
+    }
+
+    // MARK: - Running
+
+    /// Renders `pages` and records what each needed; `events` is called from one task at a time.
+    func run(pages: [URL], events: @escaping @Sendable (PreloadEvent) -> Void) async -> PreloadReport {
+        let started = Date()
+        var report = PreloadReport()
+        var seen: Set<URL> = []
+        // Loaded as given (a fragment can pick a single-page app's route), recorded by cache key.
+        var waiting = pages.filter { seen.insert($0.cacheKey).inserted }
+        report.pages = waiting.count
+        waiting.reverse()
+        let serialEvents = SerialEvents(events)
+        do {
+            let configuration = try Self.browserConfiguration(render)
+            var fruitless = 0
+            while !waiting.isEmpty, !Task.isCancelled {
+                let before = waiting.count
+                let browserFailed = try await renderWithOneBrowser(
+                    configuration, waiting: &waiting, report: &report, events: serialEvents)
+                guard browserFailed else { break }
+                fruitless = waiting.count < before ? 0 : fruitless + 1
+                if fruitless >= Self.maximumFruitlessBrowsers { break }
+                logger.warning("The browser failed; starting a new one for the \(waiting.count) pages left.")
+            }
+        } catch {
+            let reason = error is CancellationError ? nil : "\(error)"
+            if let reason {
+                for page in waiting.reversed() { fail(page, reason: reason, report: &report, events: serialEvents) }
+                waiting.removeAll()
+            }
+        }
+        if !waiting.isEmpty, !Task.isCancelled {
+            for page in waiting.reversed() {
+                fail(page, reason: "the browser kept failing before it could render it", report: &report,
+                     events: serialEvents)
+            }
+            waiting.removeAll()
+        }
+        report.interrupted = Task.isCancelled
+        report.unfinished = waiting.count
+        report.unfinishedPages = waiting.count
+        report.duration = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// Renders waiting pages in one browser until none is left or the browser fails; returns
+    /// whether it failed. Pages it held when it failed are failed; the others stay waiting.
+    private func renderWithOneBrowser(
+        _ configuration: Browser.Configuration, waiting: inout [URL], report: inout PreloadReport,
+        events: SerialEvents
+    ) async throws -> Bool {
+        try await Browser.with(configuration) { browser in
+            await withTaskGroup(of: PageOutcome.self) { group in
+                var browserFailed = false
+                func startNext() {
+                    guard !browserFailed, !Task.isCancelled, let page = waiting.popLast() else { return }
+                    group.addTask { await renderPage(page, in: browser, events: events) }
+                }
+                for _ in 0..<options.concurrency { startNext() }
+                while let outcome = await group.next() {
+                    switch outcome {
+                    case .rendered(let page, let load, let records):
+                        await record(page, load: load, records: records, report: &report, events: events)
+                    case .failed(let page, let reason, let byBrowser):
+                        if Task.isCancelled {
+                            // Given up, not failed: it keeps what an earlier run recorded.
+                            waiting.append(page)
+                        } else {
+                            fail(page, reason: reason, report: &report, events: events)
+                        }
+                        if byBrowser, !browser.isRunning || !browserFailed {
+                            browserFailed = true
+                        }
+                    }
+                    startNext()
+                }
+                return browserFailed
+            }
+        }
+    }
+
+    /// Renders one page in a tab of its own, answering its requests through the loader.
+    private func renderPage(_ page: URL, in browser: Browser, events: SerialEvents) async -> PageOutcome {
+        let records = RecordList()
+        let settings = Self.settings(device: DeviceProfileSettings(options.device), render: render,
+                                     userAgent: userAgent)
+        let tab: BrowserTab
+        do {
+            tab = try await browser.openTab()
+        } catch {
+            return .failed(page, "the browser could not open a tab for it: \(error)", browserFailed: true)
+        }
+        let outcome: PageOutcome
+        do {
+            let load = try await tab.load(page, settings: settings) { [answerer] request in
+                let (answer, record) = await answerer.answer(request)
+                records.append(record)
+                if let event = Self.event(for: record) { events.send(event) }
+                return answer
+            }
+            outcome = .rendered(page, load, records.all)
+        } catch let error as RenderingError {
+            outcome = .failed(page, error.message, browserFailed: error.code == .browserFailed)
+        } catch {
+            outcome = .failed(page, "\(error)", browserFailed: false)
+        }
+        do {
+            try await tab.close()
+        } catch {
+            if case .failed(_, _, true) = outcome { return outcome }
+            // A browser that hangs lets a page run to its cap and then does not close its tab.
+            let what = if case DevToolsError.unresponsive = error { "stopped answering" } else { "exited or crashed" }
+            return .failed(page, "The browser \(what) while it rendered \(page.redactedForMessages): \(error)",
+                           browserFailed: true)
+        }
+        return outcome
+    }
+
+    /// The progress event for one answered request.
+    private static func event(for record: RequestAnswerer.Record) -> PreloadEvent? {
+        switch record.outcome {
+        case .loaded(let status, let source, let bytes, _):
+            .fetched(url: record.url, status: status, bytes: bytes, source: source)
+        case .passedThrough(let status):
+            .fetched(url: record.url, status: status, bytes: 0, source: .network)
+        case .failed(let reason):
+            .failed(url: record.url, reason: reason)
+        case .abandoned:
+            nil
+        }
+    }
+
+    // MARK: - Recording
+
+    /// Adds a rendered page to the report and writes its edges: the page first, then every URL it
+    /// requested with GET or HEAD whose response may be stored, in the order asked, each once.
+    private func record(
+        _ page: URL, load: PageLoad, records: [RequestAnswerer.Record], report: inout PreloadReport,
+        events: SerialEvents
+    ) async {
+        var pageFailure = load.documentStatus.flatMap { $0 >= 400 ? "HTTP \($0)" : nil }
+        if load.documentStatus == nil, let failed = records.first(where: { $0.isPageDocument }),
+            case .failed(let reason) = failed.outcome
+        {
+            pageFailure = reason
+        }
+        if load.hitCap { report.cappedPages.append(page.redactedForMessages) }
+        let key = page.cacheKey
+        var edges = [PageEdge(resourceURL: key.absoluteString, kind: "page", failure: pageFailure)]
+        var listed: Set<URL> = [key]
+        var counted: Set<URL> = []
+        for record in records {
+            switch record.outcome {
+            case .loaded(let status, let source, let bytes, let stored):
+                report.networkBytes += bytes
+                if source == .network || source == .revalidated { report.requests += 1 }
+                guard stored else { continue }
+                if counted.insert(record.url).inserted { report.sources[source, default: 0] += 1 }
+                guard listed.insert(record.url).inserted else { continue }
+                edges.append(PageEdge(resourceURL: record.url.absoluteString, kind: record.kind,
+                                      failure: status >= 400 ? "HTTP \(status)" : nil))
+            case .passedThrough:
+                report.requests += 1
+                report.passedThrough += 1
+            case .failed(let reason):
+                if record.method == "GET" || record.method == "HEAD", listed.insert(record.url).inserted {
+                    edges.append(PageEdge(resourceURL: record.url.absoluteString, kind: record.kind, failure: reason))
+                }
+                report.failures.append(.init(url: record.url.redactedForMessages, reason: reason))
+            case .abandoned:
+                continue
+            }
+        }
+        if let pageFailure {
+            report.failedPages += 1
+            report.failures.append(.init(url: page.redactedForMessages, reason: pageFailure))
+        }
+        do {
+            try await answerer.loader.store.setEdges([key.absoluteString: edges], partition: answerer.context.partition)
+        } catch {
+            let reason = "its list of requisites could not be stored: \(error)"
+            report.failures.append(.init(url: page.redactedForMessages, reason: reason))
+            events.send(.failed(url: page, reason: reason))
+        }
+    }
+
+    private func fail(_ page: URL, reason: String, report: inout PreloadReport, events: SerialEvents) {
+        report.failedPages += 1
+        report.failures.append(.init(url: page.redactedForMessages, reason: reason))
+        events.send(.failed(url: page, reason: reason))
+    }
+}
+
+/// The viewport and pixel ratio of a ``DeviceProfile``.
+struct DeviceProfileSettings: Sendable {
+    var width: Int
+    var height: Int
+    var pixelRatio: Double
+
+    init(_ device: DeviceProfile) {
+        width = device.viewportWidth
+        height = device.viewportHeight
+        pixelRatio = device.devicePixelRatio
+    }
+}
+
+/// Calls a progress handler from one task at a time, as ``WebCache/preload(_:options:events:)`` promises.
+final class SerialEvents: Sendable {
+    private let handler: Mutex<@Sendable (PreloadEvent) -> Void>
+
+    init(_ handler: @escaping @Sendable (PreloadEvent) -> Void) {
+        self.handler = Mutex(handler)
+    }
+
+    func send(_ event: PreloadEvent) {
+        handler.withLock { $0(event) }
+    }
+}
+
+/// The records of one page's requests, appended from the tasks that answer them.
+final class RecordList: Sendable {
+    private let records = Mutex<[RequestAnswerer.Record]>([])
+
+    func append(_ record: RequestAnswerer.Record) {
+        records.withLock { $0.append(record) }
+    }
+
+    var all: [RequestAnswerer.Record] { records.withLock { $0 } }
+}

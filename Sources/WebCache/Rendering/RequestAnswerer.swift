@@ -1,0 +1,149 @@
+import Foundation
+import HTTPCore
+import Rendering
+
+/// Answers the requests a page makes in the browser through the loader: the same store, cache
+/// policies and session as every other load, so the browser itself never reaches the network and
+/// never holds a credential.
+///
+/// GET and HEAD go through the store with the policy given (stored when fresh, revalidated or
+/// fetched otherwise when preloading; from the store only, however stale, when viewing). Other
+/// methods go to the network when online and are never stored; offline they get a 504. Event
+/// streams are failed: they never end, and are not stored. Redirects go back to the browser, which
+/// asks for their target, so that each hop is a request of its own and the page's URL is the one
+/// the browser ends at. `Set-Cookie` never reaches the browser: the session stays webcache's.
+struct RequestAnswerer: Sendable {
+    /// What became of one request.
+    struct Record: Sendable {
+        enum Outcome: Sendable {
+            /// Answered through the store (GET or HEAD): `stored` is `false` for a response that may
+            /// not be stored (`no-store`), which the page gets and the store does not.
+            case loaded(status: Int, source: ResponseSource, networkBytes: Int64, stored: Bool)
+            /// A request of another method, sent to the network as it was and not stored.
+            case passedThrough(status: Int)
+            /// Not answered with a response: the loader's reason, or why it was refused.
+            case failed(String)
+            /// Given up because the page was done (or the run stopped) before its answer came.
+            case abandoned
+        }
+
+        var url: URL
+        var method: String
+        /// The requisite kind its resource type stands for, as the page edges name kinds.
+        var kind: String
+        var isPageDocument: Bool
+        var outcome: Outcome
+    }
+
+    let loader: Loader
+    let context: RequestContext
+    let policy: CachePolicy
+    /// Whether fresh entries are revalidated too (a refresh).
+    let revalidatesFreshEntries: Bool
+    let maximumBodySize: Int64?
+    /// Hosts requests may not go to (``PreloadOptions/deniedHosts``), and the only ones they may
+    /// when not empty (``PreloadOptions/allowedHosts``), as comparable hosts.
+    let allowedHosts: Set<String>
+    let deniedHosts: Set<String>
+
+    /// Header fields of the browser's request that are passed on: what it accepts. The rest
+    /// (its user agent, cookies, client hints) is the loader's to send.
+    static let forwardedFields = ["Accept", "Accept-Language", "Content-Type"]
+    /// Header fields of a response that the browser does not get: the session's cookies, and the
+    /// framing of a body it gets whole and decoded.
+    static let withheldFields = ["Set-Cookie", "Set-Cookie2", "Content-Encoding", "Content-Length",
+                                 "Transfer-Encoding", "Connection", "Keep-Alive"]
+
+    /// Answers `request`, returning the answer for the browser and what became of it.
+    func answer(_ request: InterceptedRequest) async -> (InterceptedAnswer, Record) {
+        let kind = Self.kind(of: request.resourceType)
+        guard let url = URL(parsing: request.url), url.isHTTP else {
+            let placeholder = URL(string: "about:blank")!
+            return (.fail, Record(url: placeholder, method: request.method, kind: kind,
+                                  isPageDocument: request.isPageDocument, outcome: .failed("not an http(s) URL")))
+        }
+        var record = Record(url: url.cacheKey, method: request.method, kind: kind,
+                            isPageDocument: request.isPageDocument, outcome: .failed(""))
+        let method = HTTPMethod(rawValue: request.method)
+        if request.resourceType == "EventSource" {
+            record.outcome = .failed("an event stream never ends; it is not stored")
+            return (.fail, record)
+        }
+        if let refusal = refusal(of: url) {
+            record.outcome = .failed(refusal)
+            return (.fail, record)
+        }
+        let isStoredMethod = method == .get || method == .head
+        if !isStoredMethod, policy == .returnCacheDataDontLoad {
+            record.outcome = .failed("a \(request.method) request is not sent while offline")
+            return (Self.gatewayTimeout(), record)
+        }
+        var webRequest = WebRequest(url: url, method: method)
+        for name in Self.forwardedFields {
+            if let value = request.headers[name] { webRequest.headers[name] = value }
+        }
+        if isStoredMethod {
+            webRequest.body = nil
+            if revalidatesFreshEntries { webRequest.headers["Cache-Control"] = "max-age=0" }
+        } else {
+            webRequest.body = request.body ?? Data()
+        }
+        webRequest.followsRedirects = false
+        webRequest.maximumBodySize = maximumBodySize
+        do {
+            let response = try await loader.load(url, request: webRequest, policy: policy, context: context)
+            let body = try await response.body.collect()
+            var headers = response.headers
+            for name in Self.withheldFields { headers.remove(name) }
+            if isStoredMethod {
+                let storable = !(response.headers["Cache-Control"].map { $0.lowercased().contains("no-store") } ?? false)
+                record.outcome = .loaded(status: response.status, source: response.source,
+                                         networkBytes: response.source == .network ? Int64(body.count) : 0,
+                                         stored: storable)
+            } else {
+                record.outcome = .passedThrough(status: response.status)
+            }
+            return (.respond(status: response.status, headers: headers, body: body), record)
+        } catch let error where error is CancellationError || Task.isCancelled {
+            record.outcome = .abandoned
+            return (.fail, record)
+        } catch let error as WebCacheError where error.code == .notCached {
+            record.outcome = .failed("not in the store")
+            return (Self.gatewayTimeout(), record)
+        } catch {
+            record.outcome = .failed("\(error)")
+            return (.fail, record)
+        }
+    }
+
+    /// Why `url` may not be requested, if it may not (the preload's allowed and denied hosts).
+    private func refusal(of url: URL) -> String? {
+        let host = url.host?.lowercased() ?? ""
+        if deniedHosts.contains(host) { return "the host \(host) is denied" }
+        if !allowedHosts.isEmpty, !allowedHosts.contains(host) {
+            return "the host \(host) is not among the allowed hosts"
+        }
+        return nil
+    }
+
+    /// What the page gets for something the store does not have, as a gateway answers offline.
+    static func gatewayTimeout() -> InterceptedAnswer {
+        .respond(status: 504, headers: ["Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"],
+                 body: Data("Not in the store, and webcache is offline.\n".utf8))
+    }
+
+    /// The page-edge kind for a protocol resource type.
+    static func kind(of resourceType: String) -> String {
+        switch resourceType {
+        case "Document": "document"
+        case "Stylesheet": "stylesheet"
+        case "Script": "script"
+        case "Image": "image"
+        case "Font": "font"
+        case "Media": "media"
+        case "Manifest": "manifest"
+        case "XHR", "Fetch": "data"
+        default: "other"
+        }
+    }
+}

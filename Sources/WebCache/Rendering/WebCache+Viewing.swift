@@ -1,0 +1,93 @@
+import Discovery
+import Foundation
+import HTTPCore
+import Rendering
+
+/// What ``WebCache/view(_:options:)`` shows and captures.
+public struct ViewOptions: Sendable, Hashable {
+    /// The browser and when the page counts as done.
+    public var render = RenderOptions()
+    /// The device the page is shown on.
+    public var device = DeviceProfile.desktop
+    /// Whether to capture a PNG of the viewport once the page is done.
+    public var capturesScreenshot = false
+    /// Whether to print the page to PDF once it is done.
+    public var capturesPDF = false
+
+    /// The defaults: a desktop window, nothing captured.
+    public init() {}
+}
+
+/// What the offline view of a page showed.
+public struct ViewReport: Sendable, Hashable {
+    /// A request the store could not answer, and why.
+    public struct Missing: Sendable, Hashable {
+        public var url: String
+        public var reason: String
+    }
+
+    /// The page.
+    public var url: String
+    /// The status its stored document had; `nil` when the store does not hold it.
+    public var documentStatus: Int?
+    /// Whether the page was still busy at ``RenderOptions/timeout``.
+    public var hitCap = false
+    /// What the page asked for that the store does not hold (answered with 504), in the order asked.
+    public var missing: [Missing] = []
+    /// Requests answered from the store.
+    public var answered = 0
+    /// The PNG, when asked for.
+    public var screenshot: Data?
+    /// The PDF, when asked for.
+    public var pdf: Data?
+}
+
+extension WebCache {
+    /// Shows a stored page in headless Chromium, offline: every request the page makes, its scripts'
+    /// included, is answered from the store only, however stale (the cache-only policy); what the
+    /// store does not hold gets a 504 and is listed in the report. No request reaches the network.
+    ///
+    /// Entries the origin marked `no-cache` or `private` are served as stored: `no-cache` asks a
+    /// cache to revalidate before it serves, and offline there is no origin to ask, so the stored
+    /// copy is the best answer there is (as with the cache-only policy everywhere); `private`
+    /// entries are the signed-in user's own, kept in that user's partition, and are served only in
+    /// a view for the same user.
+    ///
+    /// - Parameters:
+    ///   - url: the page, absolute or relative to the instance URL.
+    ///   - options: the browser, the device, and what to capture.
+    /// - Throws: ``WebCacheError`` for a URL that cannot be used; ``RenderingError`` when no browser is
+    ///   found or the browser fails.
+    public func view(_ url: String, options: ViewOptions) async throws -> ViewReport {
+        // Loaded as given: a fragment can pick a single-page app's route.
+        let page = try resolve(url)
+        let answerer = RequestAnswerer(
+            loader: loader, context: context, policy: .returnCacheDataDontLoad, revalidatesFreshEntries: false,
+            maximumBodySize: nil, allowedHosts: [], deniedHosts: [])
+        let settings = RenderPreloader.settings(
+            device: DeviceProfileSettings(options.device), render: options.render,
+            userAgent: configuration.requestHeaders["User-Agent"])
+        let records = RecordList()
+        return try await Browser.with(try RenderPreloader.browserConfiguration(options.render)) { browser in
+            let tab = try await browser.openTab()
+            let load = try await tab.load(page, settings: settings) { request in
+                let (answer, record) = await answerer.answer(request)
+                records.append(record)
+                return answer
+            }
+            var report = ViewReport(url: page.redactedForMessages, documentStatus: load.documentStatus,
+                                    hitCap: load.hitCap)
+            for record in records.all {
+                switch record.outcome {
+                case .failed(let reason): report.missing.append(.init(url: record.url.redactedForMessages, reason: reason))
+                case .abandoned: continue
+                case .loaded, .passedThrough: report.answered += 1
+                }
+            }
+            if options.capturesScreenshot { report.screenshot = try await tab.screenshot() }
+            if options.capturesPDF { report.pdf = try await tab.pdf() }
+            try await tab.close()
+            return report
+        }
+    }
+}

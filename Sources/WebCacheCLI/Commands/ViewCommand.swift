@@ -1,0 +1,41 @@
+import Foundation
+import WebCache
+
+/// `webcache view URL`: shows a stored page in headless Chromium with every request answered from
+/// the store only, and captures it as a PNG or PDF.
+enum ViewCommand {
+    static func run(_ context: CommandContext) async throws -> Int32 {
+        let arguments = context.arguments
+        var options = ViewOptions()
+        options.render = try PreloadScopeOptions.renderOptions(from: arguments)
+        options.device = try PreloadScopeOptions.device(from: arguments)
+        let screenshot = arguments.value("screenshot")
+        let pdf = arguments.value("pdf")
+        guard screenshot != nil || pdf != nil else {
+            throw UsageError("Give --screenshot <file> or --pdf <file>: the view runs headless", command: arguments.spec)
+        }
+        options.capturesScreenshot = screenshot != nil
+        options.capturesPDF = pdf != nil
+        let url = arguments.positionals[0]
+        return try await context.withCache(adjusting: { $0.readOnly = true }) { cache in
+            let report = try await cache.view(url, options: options)
+            for (path, data) in [(screenshot, report.screenshot), (pdf, report.pdf)] {
+                guard let path, let data else { continue }
+                do {
+                    try data.write(to: URL(fileURLWithPath: path))
+                } catch {
+                    throw CLIError("The file '\(path)' cannot be written: \(error.localizedDescription)")
+                }
+                context.stdout.write("Wrote \(path) (\(ValueParsers.formatBytes(Int64(data.count)))).\n")
+            }
+            var text = "Viewed \(report.url) offline: \(report.answered) request(s) answered from the store"
+            text += report.hitCap ? ", still busy at the render timeout.\n" : ".\n"
+            if !report.missing.isEmpty {
+                text += "\(report.missing.count) not in the store (answered with 504):\n"
+                for missing in report.missing { text += "  \(missing.url): \(missing.reason)\n" }
+            }
+            context.stderr.write(text)
+            return report.documentStatus == nil || report.documentStatus == 504 ? ExitCode.failure : ExitCode.success
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import ChildProcess
+import Dispatch
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Rendering
+import Synchronization
+import Testing
+import WebCacheTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The browser's life is bound to the `webcache` run: a crash fails only the pages it held, and a
+/// signal stops the run with no Chromium process left behind.
+@Suite(.timeLimit(.minutes(3))) struct BrowserLifeCommandTests {
+    /// An origin whose `/hold` page needs an image that is answered only after the test's action
+    /// has run on the origin's own thread, so that it happens while the browser holds the page,
+    /// whatever the test's tasks are waiting for.
+    final class HoldingSite: Sendable {
+        private let action = Mutex<(@Sendable () -> Void)?>(nil)
+        private let armed = DispatchSemaphore(value: 0)
+        /// Whether the action ran.
+        let acted = Mutex(false)
+
+        /// Sets what happens when the image is asked for.
+        func arm(_ body: @escaping @Sendable () -> Void) {
+            action.withLock { $0 = body }
+            armed.signal()
+        }
+
+        func respond(_ request: OriginRequest) -> OriginResponse {
+            switch request.path {
+            case "/hold":
+                return .text(#"<img src="/held.png">"#, contentType: "text/html")
+            case "/held.png":
+                // A safety net only: the test arms it right after it started the run.
+                if armed.wait(timeout: .now() + 60) == .success, let body = action.withLock({ $0 }) {
+                    body()
+                    acted.withLock { $0 = true }
+                }
+                return .text("late", contentType: "image/png")
+            default:
+                return .text("<p>page \(request.path)", contentType: "text/html")
+            }
+        }
+    }
+
+    @Test func aBrowserKilledMidRunFailsItsPageWithAReasonAndTheOthersComplete() async throws {
+        // Given three pages rendered one at a time, the first held at its image
+        let site = HoldingSite()
+        let fixture = try AppFixture(handler: site.respond)
+        let urls = try fixture.urlFile(["/hold", "/a", "/b"])
+        let run = try fixture.runner.start(
+            ["preload", "--render", "-j", "1", "--store", fixture.store, urls],
+            output: OutputFile(path: fixture.home.path("out.txt")), error: OutputFile(path: fixture.home.path("err.txt")))
+
+        // When the browser is killed while it holds the first page
+        let killed = Mutex(false)
+        site.arm {
+            guard let leader = fixture.browserLeader else { return }
+            kill(leader, SIGKILL)
+            killed.withLock { $0 = true }
+        }
+        let termination = await run.finish().termination
+
+        // Then that page fails saying why, the others are rendered by a new browser, and none is left
+        let output = try String(contentsOfFile: fixture.home.path("out.txt"), encoding: .utf8)
+        #expect(killed.withLock { $0 })
+        #expect(termination == .exited(1), "\(output)")
+        #expect(output.contains("Preloaded 2 of 3 page(s)"), "\(output)")
+        #expect(output.contains("\(fixture.server.url("/hold")): The browser exited or crashed while it rendered"),
+                "\(output)")
+        let stored = try await fixture.storedEntries()
+        #expect(stored.isSuperset(of: ["GET \(fixture.server.url("/a"))", "GET \(fixture.server.url("/b"))"]))
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
+
+    @Test func sigtermStopsTheRunAndLeavesNoBrowserBehind() async throws {
+        let site = HoldingSite()
+        let fixture = try AppFixture(handler: site.respond)
+        let run = try fixture.runner.start(
+            ["preload", "--render", "--store", fixture.store, try fixture.urlFile(["/hold"])],
+            output: OutputFile(path: fixture.home.path("out.txt")), error: OutputFile(path: fixture.home.path("err.txt")))
+        let browserWasUp = Mutex(false)
+        site.arm {
+            browserWasUp.withLock { $0 = fixture.browserLeader != nil }
+            run.send(SIGTERM)
+        }
+        let termination = await run.finish().termination
+        let output = try String(contentsOfFile: fixture.home.path("out.txt"), encoding: .utf8)
+        #expect(site.acted.withLock { $0 })
+        #expect(browserWasUp.withLock { $0 })
+        #expect(termination == .exited(143), "\(output)")
+        #expect(output.contains("Interrupted"), "\(output)")
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
+
+    @Test func withoutChromiumRenderingFailsNamingTheBrowserAndBadOptionsAreUsageErrors() async throws {
+        let fixture = try AppFixture()
+        let urls = try fixture.urlFile(["/"])
+        let missing = try await fixture.webcache(["preload", "--render", "--chromium", "/nonexistent/chromium",
+                                                  "--store", fixture.store, urls])
+        #expect(missing.exitCode == 1)
+        #expect(missing.stdout.contains("The browser '/nonexistent/chromium' is not an executable file"),
+                "\(missing.everything)")
+        let alone = try await fixture.webcache(["preload", "--scroll", "--store", fixture.store, urls])
+        #expect(alone.exitCode == 64)
+        #expect(alone.stderr.contains("--scroll needs --render"), "\(alone.everything)")
+        let settle = try await fixture.webcache(["preload", "--render", "--settle", "soon", "--store", fixture.store, urls])
+        #expect(settle.exitCode == 64)
+        #expect(settle.stderr.contains("'soon'"), "\(settle.everything)")
+        let view = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--store", fixture.store])
+        #expect(view.exitCode == 64)
+        #expect(view.stderr.contains("--screenshot"), "\(view.everything)")
+        #expect(fixture.server.requestCount == 0)
+    }
+}

@@ -1,0 +1,119 @@
+import ChildProcess
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Rendering
+import Synchronization
+import Testing
+import WebCacheTestSupport
+
+/// `webcache preload --render` and `webcache view` end to end: the built executable, a real
+/// Chromium, and the example app on a local origin.
+@Suite(.timeLimit(.minutes(3))) struct RenderCommandTests {
+    @Test func preloadStoresWhatTheBrowserAsksForRevalidatesOnlyAgainAndViewsTheSamePixelsOffline() async throws {
+        let fixture = try AppFixture()
+        // Given what Chromium asks for, and shows, when it opens the pages online
+        let onlineScreenshot = try await OnlineChromium.open(fixture.server.url("/"))
+        _ = try await OnlineChromium.open(fixture.server.url("/notes"))
+        let online = fixture.loggedGets()
+        #expect(online.contains("GET \(fixture.server.url("/api/items.json"))"))
+        #expect(online.contains("GET \(fixture.server.url("/img/hills.png"))"))
+        fixture.server.resetLog()
+        let postsBefore = fixture.app.state.withLock { $0.analyticsPosts }
+
+        // When the pages are preloaded rendered
+        let urls = try fixture.urlFile(["/", "/notes"])
+        let first = try await fixture.webcache(["preload", "--render"] + fixture.signedIn + [urls])
+
+        // Then everything the browser asked for is stored, and nothing else; the POST went out unstored
+        #expect(first.exitCode == 0, "\(first.everything)")
+        let stored = try await fixture.storedEntries()
+        #expect(stored == online, """
+            stored but not asked online: \(stored.subtracting(online)); \
+            asked online but not stored: \(online.subtracting(stored))
+            """)
+        #expect(fixture.app.state.withLock { $0.analyticsPosts } == postsBefore + 2)
+        #expect(!stored.contains { $0.hasSuffix("/api/analytics") })
+        let pages = try await fixture.webcache(["inspect", "--pages", "--store", fixture.store])
+        #expect(pages.stdout.contains(fixture.server.url("/notes").absoluteString), "\(pages.everything)")
+        #expect(!pages.stdout.contains("missing"), "\(pages.everything)")
+        let pin = try await fixture.webcache(["pin", fixture.server.url("/notes").absoluteString, "--store", fixture.store])
+        #expect(pin.stdout.contains("Pinned"), "\(pin.everything)")
+
+        // When it runs again, only revalidations cross the network, and no body
+        fixture.server.resetLog()
+        let second = try await fixture.webcache(["preload", "--render", "--json"] + fixture.signedIn + [urls])
+        #expect(second.exitCode == 0, "\(second.everything)")
+        let summary = try #require(second.stdout.split(separator: "\n").last { $0.contains(#""event":"summary""#) })
+        #expect(summary.contains(#""network":0,"#), "\(summary)")
+        #expect(summary.contains(#""network_bytes":0,"#), "\(summary)")
+        let gets = fixture.server.requests.filter { $0.method == .get }
+        #expect(!gets.isEmpty)
+        #expect(gets.allSatisfy { $0.headers["If-None-Match"] != nil }, "\(gets.map(\.target))")
+
+        // When the origin is gone, the offline view shows the same pixels as the page online
+        fixture.server.stop()
+        let shot = fixture.home.path("offline.png")
+        let view = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--screenshot", shot]
+            + fixture.signedIn)
+        #expect(view.exitCode == 0, "\(view.everything)")
+        #expect(view.stderr.contains("answered from the store"), "\(view.everything)")
+        let offline = try PNGImage(Data(contentsOf: URL(fileURLWithPath: shot)))
+        let reference = try PNGImage(onlineScreenshot)
+        #expect(offline.width == 1280 && offline.height == 800)
+        #expect(offline.differingPixels(from: reference) == 0)
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
+
+    @Test func aSessionThatExpiresMidRenderIsRenewedOnceAndThePageCompletes() async throws {
+        let fixture = try AppFixture()
+        fixture.app.state.withLock { $0.expireSessionsAfter = "/api/items.json" }
+        let result = try await fixture.webcache(["preload", "--render"] + fixture.signedIn + [try fixture.urlFile(["/"])])
+        #expect(result.exitCode == 0, "\(result.everything)")
+        #expect(fixture.app.state.withLock { $0.sessionStarts } == 2)
+        let stored = try await fixture.storedEntries()
+        #expect(stored.contains("GET \(fixture.server.url("/api/profile.json"))"))
+        #expect(stored.contains("GET \(fixture.server.url("/img/poster.png"))"))
+        #expect(!stored.contains { $0.contains("login.do") })
+    }
+
+    @Test func aPageThatNeverSettlesEndsAtTheCapAndTheReportSaysSo() async throws {
+        let fixture = try AppFixture { request in
+            request.path == "/poll"
+                ? .text("again", headers: ["Cache-Control": "no-store"])
+                : .text("<script>setInterval(() => fetch('/poll'), 50)</script>", contentType: "text/html")
+        }
+        let result = try await fixture.webcache(["preload", "--render", "--render-timeout", "3s", "--store",
+                                                 fixture.store, try fixture.urlFile(["/busy"])])
+        #expect(result.exitCode == 0, "\(result.everything)")
+        #expect(result.stdout.contains("1 page(s) were still busy at the render timeout"), "\(result.everything)")
+        #expect(result.stdout.contains("  \(fixture.server.url("/busy"))"), "\(result.everything)")
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
+
+    @Test func theDeviceDecidesWhichCandidateIsStoredAndHowLargeTheViewIs() async throws {
+        let pixel = try Data(contentsOf: Repository.root.appendingPathComponent("examples/app/img/pattern.png"))
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/one.png", "/two.png":
+                OriginResponse(status: 200, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=600"],
+                               body: .bytes(pixel))
+            default:
+                .text(#"<img srcset="/one.png 1x, /two.png 2x" width="10" height="10">"#, contentType: "text/html",
+                      headers: ["Cache-Control": "max-age=600"])
+            }
+        }
+        let device = ["--viewport", "400x300", "--dpr", "2", "--store", fixture.store]
+        let preload = try await fixture.webcache(["preload", "--render"] + device + [try fixture.urlFile(["/"])])
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        let stored = try await fixture.storedEntries()
+        #expect(stored.contains("GET \(fixture.server.url("/two.png"))"))
+        #expect(!stored.contains("GET \(fixture.server.url("/one.png"))"))
+        let shot = fixture.home.path("small.png")
+        let view = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--screenshot", shot]
+            + device)
+        #expect(view.exitCode == 0, "\(view.everything)")
+        let image = try PNGImage(Data(contentsOf: URL(fileURLWithPath: shot)))
+        #expect(image.width == 800 && image.height == 600)
+    }
+}
