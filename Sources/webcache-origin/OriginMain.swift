@@ -1,24 +1,28 @@
 import Foundation
+import HTTPCore
 import LocalOrigin
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// `webcache-origin --root DIR [--port N] [--latency MS]`: serves a directory on 127.0.0.1 and
-/// prints its base URL as the first line of standard output; stops on SIGINT or SIGTERM.
+/// `webcache-origin --root DIR [--port N] [--latency MS] [--log FILE]`: serves a directory on
+/// 127.0.0.1 and prints its base URL as the first line of standard output; stops on SIGINT or
+/// SIGTERM. With `--log`, each request's method and target are appended to FILE as it arrives.
 @main
 struct OriginMain {
     static let usage = """
         OVERVIEW: Serves a directory over HTTP/1.1 on 127.0.0.1 for tests and benchmarks.
 
-        USAGE: webcache-origin --root <root> [--port <port>] [--latency <latency>]
+        USAGE: webcache-origin --root <root> [--port <port>] [--latency <latency>] [--log <file>]
 
         OPTIONS:
           --root <root>           The directory to serve.
           --port <port>           The TCP port; 0 picks a free one. (default: 0)
           --latency <latency>     Milliseconds added before every response. (default: 0)
+          --log <file>            Append each request's method and target to this file, a line each.
           -h, --help              Show help information.
 
         """
@@ -27,6 +31,7 @@ struct OriginMain {
         var root: String?
         var port: UInt16 = 0
         var latency = 0
+        var logPath: String?
         var arguments = CommandLine.arguments.dropFirst().makeIterator()
         while let argument = arguments.next() {
             switch argument {
@@ -45,6 +50,8 @@ struct OriginMain {
                     fail("The value '\(text)' is invalid for '--latency <latency>'")
                 }
                 latency = parsed
+            case "--log":
+                logPath = value(for: argument, from: &arguments)
             default:
                 fail("Unknown option '\(argument)'")
             }
@@ -61,9 +68,20 @@ struct OriginMain {
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         let site = StaticSite(root: URL(fileURLWithPath: root))
+        var handler = site.handler
+        if let logPath {
+            guard FileManager.default.createFile(atPath: logPath, contents: nil),
+                let file = FileHandle(forWritingAtPath: logPath)
+            else { fail("The log file '\(logPath)' cannot be written.") }
+            let log = RequestLogFile(file: file)
+            handler = { [handler] request in
+                log.append("\(request.method.rawValue) \(request.target)\n")
+                return handler(request)
+            }
+        }
         let server = OriginServer(
             configuration: .init(port: port, latency: .milliseconds(latency)),
-            handler: site.handler
+            handler: handler
         )
         do {
             try server.start()
@@ -88,8 +106,21 @@ struct OriginMain {
 
     private static func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
-        let usageLine = "Usage: webcache-origin --root <root> [--port <port>] [--latency <latency>]\n"
+        let usageLine = "Usage: webcache-origin --root <root> [--port <port>] [--latency <latency>] [--log <file>]\n"
         FileHandle.standardError.write(Data(usageLine.utf8))
         exit(64)
+    }
+}
+
+/// The request log file, written from the connection threads one whole line at a time.
+private final class RequestLogFile: Sendable {
+    private let file: Mutex<FileHandle>
+
+    init(file: FileHandle) {
+        self.file = Mutex(file)
+    }
+
+    func append(_ line: String) {
+        file.withLock { $0.write(Data(line.utf8)) }
     }
 }

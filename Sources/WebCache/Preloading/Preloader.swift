@@ -65,7 +65,9 @@ struct Preloader: Sendable {
     private enum Message: Sendable {
         /// Time to write the edges of the pages that have ended.
         case recordEdges
-        case found([Reference], in: PreloadItem, base: URL)
+        case found([Reference], families: Set<String>, in: PreloadItem, base: URL)
+        /// A document has been scanned to its end: its elements, for the style rules' selectors.
+        case scannedDocument(PreloadItem, DocumentTree)
         case retrying(URL, attempt: Int, delay: TimeInterval, reason: String)
         /// The item's last transfer has received its whole body; reading and saving it may still run.
         case transferred(PreloadItem)
@@ -91,6 +93,25 @@ struct Preloader: Sendable {
         }
         let messages = MessageQueue<Message>()
         var recordedPages: Set<URL> = []
+        var selections = DeviceSelections(chooser: options.chooser)
+        func carryOut(_ decisions: [DeviceSelections.Decided]) {
+            for decided in decisions {
+                let reference = decided.choice.reference
+                if reference.condition != nil {
+                    events(.selected(url: reference.url, kind: reference.kind.rawValue, in: decided.origin.base,
+                                     fetched: decided.choice.fetches, reason: decided.choice.reason))
+                }
+                if decided.choice.fetches {
+                    consider(reference, from: decided.origin.item, base: decided.origin.base, schedule: &schedule,
+                             report: &report, events: events)
+                }
+            }
+        }
+        func finishSettledDocuments() {
+            for document in selections.openDocuments where schedule.hasEnded(document) && schedule.isSettled(document) {
+                carryOut(selections.finish(document: document))
+            }
+        }
 
         // Discarding, so that a finished fetch's task is freed at once: a group that keeps results
         // holds every finished task until the run ends (113 MB at the peak for 3,363 responses,
@@ -120,11 +141,10 @@ struct Preloader: Sendable {
                     let settled = schedule.pages.filter { !recordedPages.contains($0) && schedule.isSettled($0) }
                     // A failure here is retried with the rest at the end, and reported then.
                     if (try? await writeEdges(of: settled, schedule)) != nil { recordedPages.formUnion(settled) }
-                case .found(let references, let parent, let base):
-                    for reference in references {
-                        consider(reference, from: parent, base: base, schedule: &schedule, report: &report,
-                                 events: events)
-                    }
+                case .found(let references, let families, let parent, let base):
+                    carryOut(selections.found(references, families: families, in: parent, base: base))
+                case .scannedDocument(let item, let tree):
+                    carryOut(selections.scanned(document: item.url, tree: tree))
                 case .retrying(let url, let attempt, let delay, let reason):
                     events(.retrying(url: url, attempt: attempt, delay: delay, reason: reason))
                 case .transferred(let item):
@@ -143,12 +163,14 @@ struct Preloader: Sendable {
                     case .cancelled:
                         schedule.giveUp(item)
                     }
+                    finishSettledDocuments()
                 }
                 startWhatFits()
             }
             group.cancelAll()
         }
         report.interrupted = Task.isCancelled
+        for document in selections.openDocuments { carryOut(selections.finish(document: document)) }
 
         // Every page has settled at the end of a whole run. After a cancelled one, a page that had
         // not is left as the store has it: it keeps what an earlier run recorded (a page this run
@@ -365,17 +387,25 @@ struct Preloader: Sendable {
                               includesMedia: options.includesMedia)
             : .none
         var bytes: Int64 = 0
+        var families: Set<String> = []
+        func send(_ found: [Reference]) {
+            let named = scanner.usedFontFamilies
+            let newFamilies = named.count > families.count ? named.subtracting(families) : []
+            families.formUnion(newFamilies)
+            if !found.isEmpty || !newFamilies.isEmpty {
+                messages.send(.found(found, families: newFamilies, in: item, base: response.url))
+            }
+        }
         for try await chunk in response.body {
             bytes += Int64(chunk.count)
-            let found = scanner.feed(chunk)
-            if !found.isEmpty { messages.send(.found(found, in: item, base: response.url)) }
+            send(scanner.feed(chunk))
         }
         do {
-            let found = try scanner.finish()
-            if !found.isEmpty { messages.send(.found(found, in: item, base: response.url)) }
+            send(try scanner.finish())
         } catch {
             logger.warning("\(error)")
         }
+        if let tree = scanner.documentTree { messages.send(.scannedDocument(item, tree)) }
         return bytes
     }
 

@@ -7,6 +7,9 @@ enum ResourceScanner {
     case html(HTMLScanner)
     case css(CSSScanner)
     case manifest(url: URL, collected: Data)
+    /// A document or stylesheet scanned to its end: an HTML document's elements, and the font
+    /// families it names.
+    case ended(DocumentTree?, fontFamilies: Set<String>)
     case none
 
     /// The largest manifest read; manifests are small JSON documents.
@@ -53,9 +56,25 @@ enum ResourceScanner {
             }
             self = .manifest(url: url, collected: collected)
             return []
-        case .none:
+        case .ended, .none:
             return []
         }
+    }
+
+    /// The font families the document or stylesheet names so far, in lower case.
+    var usedFontFamilies: Set<String> {
+        switch self {
+        case .html(let scanner): scanner.usedFontFamilies
+        case .css(let scanner): scanner.usedFontFamilies
+        case .ended(_, let families): families
+        case .manifest, .none: []
+        }
+    }
+
+    /// The elements of an HTML document once it is scanned to its end.
+    var documentTree: DocumentTree? {
+        if case .ended(let tree?, _) = self { return tree }
+        return nil
     }
 
     /// Ends the body; returns the last references.
@@ -64,16 +83,16 @@ enum ResourceScanner {
         switch self {
         case .html(var scanner):
             let found = scanner.finish()
-            self = .none
+            self = .ended(scanner.documentTree, fontFamilies: scanner.usedFontFamilies)
             return found
         case .css(var scanner):
             let found = scanner.finish()
-            self = .none
+            self = .ended(nil, fontFamilies: scanner.usedFontFamilies)
             return found
         case .manifest(let url, let collected):
             self = .none
             return try ManifestScanner.icons(in: collected, manifestURL: url)
-        case .none:
+        case .ended, .none:
             return []
         }
     }
