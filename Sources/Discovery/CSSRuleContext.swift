@@ -240,6 +240,8 @@ struct CSSRuleContext: Sendable {
     /// Level 5 §2.2 "Importing Style Sheets").
     static func importMedia(_ text: String) -> String {
         var rest = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        // After `url("x.css"`, the string's closing parenthesis is still to come.
+        if rest.hasPrefix(")") { rest = Substring(rest.dropFirst().trimmingCharacters(in: .whitespacesAndNewlines)) }
         func dropFunction(_ name: String) {
             guard rest.lowercased().hasPrefix(name + "(") else { return }
             var depth = 0

@@ -23,7 +23,7 @@ struct DeviceSelections {
 
     let chooser: ReferenceChooser
     private var selections: [URL: PageSelection] = [:]
-    private var documentsOfSheet: [URL: Set<URL>] = [:]
+    private var documentsOfResource: [URL: Set<URL>] = [:]
     private var mediaOfSheet: [URL: [String]] = [:]
     /// What each stylesheet held that a later document must be decided on, and where it was read.
     private var heldBySheet: [URL: [(references: [Reference], origin: Int)]] = [:]
@@ -47,11 +47,11 @@ struct DeviceSelections {
         let origin = origins.count
         origins.append(Origin(item: item, base: base))
         if !isDocument {
-            let kept = references.filter { $0.condition != nil || $0.kind == .stylesheet }
+            let kept = references.filter { $0.condition != nil || $0.kind == .stylesheet || $0.kind == .icon }
             if !kept.isEmpty { heldBySheet[item.url, default: []].append((kept, origin)) }
             familiesBySheet[item.url, default: []].formUnion(families)
         }
-        let documents = isDocument ? [item.url] : Array(documentsOfSheet[item.url] ?? [])
+        let documents = isDocument ? [item.url] : Array(documentsOfResource[item.url] ?? [])
         let media = isDocument ? [] : mediaOfSheet[item.url] ?? []
         var decided: [Decided] = []
         for document in documents {
@@ -87,9 +87,10 @@ struct DeviceSelections {
             index += 1
             let origin = origins[choice.origin]
             decided.append(Decided(choice: choice, origin: origin))
-            guard choice.fetches, choice.reference.kind == .stylesheet else { continue }
+            // What a stylesheet or manifest holds is decided for the documents that use it.
+            guard choice.fetches, [.stylesheet, .manifest].contains(choice.reference.kind) else { continue }
             let sheet = choice.reference.url.cacheKey
-            guard documentsOfSheet[sheet, default: []].insert(document).inserted else { continue }
+            guard documentsOfResource[sheet, default: []].insert(document).inserted else { continue }
             let parentMedia = origin.item.isPage || origin.item.kind == .document
                 ? [] : mediaOfSheet[origin.item.url] ?? []
             if mediaOfSheet[sheet] == nil {

@@ -97,7 +97,8 @@ struct Preloader: Sendable {
         func carryOut(_ decisions: [DeviceSelections.Decided]) {
             for decided in decisions {
                 let reference = decided.choice.reference
-                if reference.condition != nil {
+                // Every skip is reported; of the fetches, those that depended on the device.
+                if reference.condition != nil || !decided.choice.fetches {
                     events(.selected(url: reference.url, kind: reference.kind.rawValue, in: decided.origin.base,
                                      fetched: decided.choice.fetches, reason: decided.choice.reason))
                 }
