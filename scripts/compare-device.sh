@@ -52,21 +52,35 @@ log_since() {
         grep -v -e '\.html$' -e '^/favicon\.ico$' -e '^/icons/' -e '\.webmanifest$' | sort -u
 }
 
+# chromium NAME WIDTH HEIGHT RATIO ARGS...: one headless run with a fresh profile.
+chromium() {
+    local name=$1 width=$2 height=$3 ratio=$4
+    shift 4
+    "$chromium" --headless=new --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$work/profile-$name-$RANDOM" --window-size="$width,$height" \
+        --force-device-scale-factor="$ratio" --virtual-time-budget=5000 "$@" 2>"$work/chromium.log"
+}
+
 printf '%s\n' "# page profile mode chromium discovery common missed extra" >"$work/rows"
-for page in "${pages[@]}"; do
-    for profile in "${profiles[@]}"; do
-        read -r name width height ratio <<<"$profile"
+for profile in "${profiles[@]}"; do
+    read -r name width height ratio <<<"$profile"
+    # Headless Chromium's window is at least 500 pixels wide, and its viewport is smaller than its
+    # window: discovery is given the viewport Chromium really had, read from a probe page.
+    probe='data:text/html,<body><script>document.body.textContent="viewport="+innerWidth+"x"+innerHeight</script>'
+    viewport=$(chromium probe "$width" "$height" "$ratio" --dump-dom "$probe" | grep -o 'viewport=[0-9]*x[0-9]*' |
+        cut -d= -f2)
+    [ -n "$viewport" ] || { echo "error: could not read Chromium's viewport for $name" >&2; exit 1; }
+    echo "$name: window ${width}x${height} at ${ratio}x gives Chromium a ${viewport} viewport"
+    for page in "${pages[@]}"; do
         lines=$(wc -l <"$work/origin.log")
-        "$chromium" --headless=new --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
-            --disable-background-networking --disable-component-update --disable-sync \
-            --user-data-dir="$work/profile-$page-$name" --window-size="$width,$height" \
-            --force-device-scale-factor="$ratio" --virtual-time-budget=5000 \
-            --screenshot="$work/$page-$name.png" "$origin$page" >"$work/chromium.log" 2>&1
+        # --dump-dom, not --screenshot: a screenshot lays the page out again in another window size.
+        chromium "$name" "$width" "$height" "$ratio" --dump-dom "$origin$page" >/dev/null
         log_since "$lines" >"$work/chromium-$page-$name"
         for mode in device all; do
             lines=$(wc -l <"$work/origin.log")
             echo "$origin$page" >"$work/urls.txt"
-            extra_args=(--viewport "${width}x${height}" --dpr "$ratio")
+            extra_args=(--viewport "$viewport" --dpr "$ratio")
             [ "$mode" = all ] && extra_args+=(--all-candidates)
             "$bin/webcache" preload --store "$work/store-$page-$name-$mode.sqlite" "${extra_args[@]}" \
                 --json "$work/urls.txt" >"$work/preload-$page-$name-$mode.json" || true

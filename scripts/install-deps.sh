@@ -6,8 +6,9 @@ set -euo pipefail
 # sqlite3: the shell that scripts/fault-campaign.sh (and the FaultTests target) reads stores with.
 # openssl: the TLS server the transport's certificate tests start.
 # nginx: the HTTP/2 server the preload engine's stream-limit tests start in front of a local origin.
+# chromium: the browser the device-profile check (scripts/compare-device.sh) compares discovery with.
 packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev libmicrohttpd-dev libssl-dev zlib1g-dev pkg-config sqlite3 openssl nginx
-          "$@")
+          chromium "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

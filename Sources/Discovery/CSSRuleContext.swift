@@ -17,8 +17,8 @@ struct CSSRuleContext: Sendable {
     static let maximumHeld = 1024
 
     /// Font families that declarations name (`font-family`, `font`, and names in custom properties,
-    /// which `var()` may pass on), in lower case.
-    private(set) var usedFontFamilies: Set<String> = []
+    /// which `var()` may pass on), with the selectors of their rules.
+    private(set) var usedFontFamilies: Set<FontFamilyUse> = []
 
     private enum Block: Sendable {
         case media(String), style(String), fontFace, keyframes, other
@@ -214,12 +214,14 @@ struct CSSRuleContext: Sendable {
             }
             return
         }
+        let names: [String]
         switch property {
-        case "font-family": usedFontFamilies.formUnion(FontFamilies.names(inFamilyList: value))
-        case "font": usedFontFamilies.formUnion(FontFamilies.names(inFontShorthand: value))
-        default:
-            if property.hasPrefix("--") { usedFontFamilies.formUnion(FontFamilies.names(inFamilyList: value)) }
+        case "font-family": names = FontFamilies.names(inFamilyList: value)
+        case "font": names = FontFamilies.names(inFontShorthand: value)
+        default: names = property.hasPrefix("--") ? FontFamilies.names(inFamilyList: value) : []
         }
+        let selector = currentSelector
+        usedFontFamilies.formUnion(names.map { FontFamilyUse(family: $0, selector: selector) })
     }
 
     /// Gives each `url()` of a `src` descriptor its entry among the descriptor's entries.

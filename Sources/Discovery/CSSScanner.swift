@@ -19,7 +19,7 @@ public struct CSSScanner: Sendable {
     public var encoding: TextEncoding? { input.encoding }
     /// Font families that the stylesheet's rules name so far (`font-family`, `font`, custom
     /// properties), in lower case: the `@font-face` rules a page needs.
-    public var usedFontFamilies: Set<String> { tokenizer.context.usedFontFamilies }
+    public var usedFontFamilies: Set<FontFamilyUse> { tokenizer.context.usedFontFamilies }
 
     private var input: InputDecoder
     private var tokenizer = CSSTokenizer()

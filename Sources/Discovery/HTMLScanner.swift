@@ -90,8 +90,8 @@ public struct HTMLScanner: Sendable {
 
     /// The page's elements, for matching the selectors of style rules once the page is scanned.
     public private(set) var documentTree = DocumentTree(knownAttributes: HTMLScanner.attributeFilter)
-    /// Font families that the page's `<style>` blocks and `style` attributes name, in lower case.
-    public private(set) var usedFontFamilies: Set<String> = []
+    /// Font families that the page's `<style>` blocks and `style` attributes name, with their rules' selectors.
+    public private(set) var usedFontFamilies: Set<FontFamilyUse> = []
 
     /// Creates a scanner for one document.
     ///

@@ -76,14 +76,17 @@ struct DeviceChoiceTests {
         (#"<nav class=m></nav><style>.m { @media (width < 600px) { & { background: url(nested.png) } } }</style>"#,
          [], ["nested.png"]),
         // @font-face: the first src the device loads, when a rule names the family (CSS Fonts 4 §4.3).
-        (#"<style>@font-face { font-family: Body; src: local(Body), url(b.woff2) format("woff2"), url(b.woff) format("woff") }"#
+        (#"<p>text</p><style>@font-face { font-family: Body; src: local(Body), url(b.woff2) format("woff2"), url(b.woff) format("woff") }"#
             + #"@font-face { font-family: Unused; src: url(u.woff2) format("woff2") } p { font: 16px/1.4 Body, serif }</style>"#,
          ["b.woff2"], ["b.woff2"]),
         (#"<style>@font-face { font-family: "Icon Font"; src: url(i.eot?#iefix) format("embedded-opentype"), url(i.svg) format("svg"), url(i.ttf) format("truetype") }"#
             + #":root { --icons: "Icon Font" } i { font-family: var(--icons) }</style>"#,
          ["i.ttf"], ["i.ttf"]),
-        (#"<style>@font-face { font-family: V; src: url(v.woff2) format("woff2") tech(color-svg), url(v2.woff2) format(woff2-variations) } b { font-family: v }</style>"#,
+        (#"<b>bold</b><style>@font-face { font-family: V; src: url(v.woff2) format("woff2") tech(color-svg), url(v2.woff2) format(woff2-variations) } b { font-family: v }</style>"#,
          ["v2.woff2"], ["v2.woff2"]),
+        // A face only for a rule that matches an element: no element has the class `icon`.
+        (#"<p>x</p><style>@font-face { font-family: Icons; src: url(ic.woff2) format("woff2") } .icon { font-family: Icons }</style>"#,
+         [], []),
         // Icons: the last usable rel=icon; touch icons and mask icons only with --icons all.
         (#"<link rel="icon" href="16.png" sizes="16x16"><link rel="icon" href="32.png" sizes="32x32">"#
             + #"<link rel="icon" href="i.jxl" type="image/jxl"><link rel="apple-touch-icon" href="t.png">"#

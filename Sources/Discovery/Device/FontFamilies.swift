@@ -85,3 +85,18 @@ enum FontFamilies {
         }
     }
 }
+
+/// A font family that a declaration names, with the selector of the rule that holds it: a face is
+/// fetched when some element of the page matches such a rule (`nil` for a `style` attribute).
+public struct FontFamilyUse: Sendable, Hashable {
+    /// The family in lower case.
+    public var family: String
+    /// The selector of the style rule, or `nil` when the declaration applies to an element itself.
+    public var selector: String?
+
+    /// Creates a use.
+    public init(family: String, selector: String?) {
+        self.family = family
+        self.selector = selector
+    }
+}

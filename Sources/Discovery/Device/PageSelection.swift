@@ -75,7 +75,7 @@ public struct PageSelection: Sendable {
     }
 
     /// Font families named by a stylesheet or `style` attribute of the page.
-    public mutating func addFontFamilies(_ families: Set<String>) -> [Choice] {
+    public mutating func addFontFamilies(_ families: Set<FontFamilyUse>) -> [Choice] {
         guard !families.isSubset(of: state.fontFamilies) else { return [] }
         state.fontFamilies.formUnion(families)
         return retry()

@@ -57,8 +57,8 @@ public struct ReferenceChooser: Sendable, Hashable {
     public struct PageState: Sendable {
         /// The page's elements, once the whole page is scanned.
         public var tree: DocumentTree?
-        /// The font families its stylesheets and `style` attributes name so far.
-        public var fontFamilies: Set<String> = []
+        /// The font families its stylesheets and `style` attributes name so far, with their rules.
+        public var fontFamilies: Set<FontFamilyUse> = []
         /// Whether every stylesheet of the page has been read: nothing more will name a family.
         public var isComplete = false
 
@@ -159,8 +159,20 @@ public struct ReferenceChooser: Sendable, Hashable {
                 : "an earlier source of the face is in a format \(device.summary) loads")
         }
         guard let family = face.family else { return .skip(reason: "the @font-face rule names no font-family") }
-        if page.fontFamilies.contains(family) { return .fetch(reason: "a rule uses font family '\(family)'") }
-        return page.isComplete ? .skip(reason: "no rule of the page uses font family '\(family)'") : .pending
+        // Browsers fetch a face for text that uses it: some element must match a rule naming it.
+        var undecided = false
+        for use in page.fontFamilies where use.family == family {
+            guard let selector = use.selector else { return .fetch(reason: "an element uses font family '\(family)'") }
+            guard let tree = page.tree else {
+                undecided = true
+                continue
+            }
+            if SelectorMatcher.anyElement(of: tree, matches: SelectorList(selector)) != .false {
+                return .fetch(reason: "'\(selector)' uses font family '\(family)' and matches an element")
+            }
+        }
+        return page.isComplete && !undecided
+            ? .skip(reason: "no rule that matches an element of the page uses font family '\(family)'") : .pending
     }
 
     /// The icons a browser takes among a page's `rel=icon` links, in document order: the last one

@@ -27,7 +27,7 @@ struct DeviceSelections {
     private var mediaOfSheet: [URL: [String]] = [:]
     /// What each stylesheet held that a later document must be decided on, and where it was read.
     private var heldBySheet: [URL: [(references: [Reference], origin: Int)]] = [:]
-    private var familiesBySheet: [URL: Set<String>] = [:]
+    private var familiesBySheet: [URL: Set<FontFamilyUse>] = [:]
     private var origins: [Origin] = []
     private var finished: Set<URL> = []
 
@@ -40,7 +40,7 @@ struct DeviceSelections {
 
     /// Decides what `item` (a document or a stylesheet) holds.
     mutating func found(
-        _ references: [Reference], families: Set<String>, in item: PreloadItem, base: URL
+        _ references: [Reference], families: Set<FontFamilyUse>, in item: PreloadItem, base: URL
     ) -> [Decided] {
         let isDocument = item.isPage || item.kind == .document
         if isDocument, selections[item.url] == nil { selections[item.url] = PageSelection(chooser: chooser) }

@@ -65,7 +65,7 @@ struct Preloader: Sendable {
     private enum Message: Sendable {
         /// Time to write the edges of the pages that have ended.
         case recordEdges
-        case found([Reference], families: Set<String>, in: PreloadItem, base: URL)
+        case found([Reference], families: Set<FontFamilyUse>, in: PreloadItem, base: URL)
         /// A document has been scanned to its end: its elements, for the style rules' selectors.
         case scannedDocument(PreloadItem, DocumentTree)
         case retrying(URL, attempt: Int, delay: TimeInterval, reason: String)
@@ -388,7 +388,7 @@ struct Preloader: Sendable {
                               includesMedia: options.includesMedia)
             : .none
         var bytes: Int64 = 0
-        var families: Set<String> = []
+        var families: Set<FontFamilyUse> = []
         func send(_ found: [Reference]) {
             let named = scanner.usedFontFamilies
             let newFamilies = named.count > families.count ? named.subtracting(families) : []

@@ -9,7 +9,7 @@ enum ResourceScanner {
     case manifest(url: URL, collected: Data)
     /// A document or stylesheet scanned to its end: an HTML document's elements, and the font
     /// families it names.
-    case ended(DocumentTree?, fontFamilies: Set<String>)
+    case ended(DocumentTree?, fontFamilies: Set<FontFamilyUse>)
     case none
 
     /// The largest manifest read; manifests are small JSON documents.
@@ -62,7 +62,7 @@ enum ResourceScanner {
     }
 
     /// The font families the document or stylesheet names so far, in lower case.
-    var usedFontFamilies: Set<String> {
+    var usedFontFamilies: Set<FontFamilyUse> {
         switch self {
         case .html(let scanner): scanner.usedFontFamilies
         case .css(let scanner): scanner.usedFontFamilies

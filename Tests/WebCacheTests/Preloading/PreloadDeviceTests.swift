@@ -34,7 +34,7 @@ struct PreloadDeviceTests {
         }
         #expect(skipped["/img/hero-480.png"] == "1280x800 at 1x takes img/hero-1440.png instead")
         #expect(skipped["/img/b-bg.png"] == "no element of the page matches '.b'")
-        #expect(skipped["/fonts/c.woff2"] == "no rule of the page uses font family 'body'")
+        #expect(skipped["/fonts/c.woff2"] == "no rule that matches an element of the page uses font family 'body'")
         #expect(skipped["/img/icon-192.png"] == "manifest icons are fetched only with --icons all")
         #expect(skipped["/img/photo.jpg"] != nil && skipped["/img/photo.webp"] != nil)
         // Each page is complete for the device: what was skipped is not among its requisites.
