@@ -34,6 +34,33 @@ struct CSSRuleContext: Sendable {
     private var imageSet: (textStart: Int, firstHeld: Int)?
     private var faceFamily: String?
     private var faceSources: [CSSTokenizer.Found] = []
+    /// The image declarations of style rules so far (CSS Cascade Level 4 §6: of two declarations
+    /// for the same selector, the later wins), for ``finish(into:)``.
+    private var imageDeclarations: [ImageDeclaration] = []
+    /// URLs of style rules, held until the stylesheet ends, when the later declarations that
+    /// replace them are known.
+    private var ruleImages: [(item: CSSTokenizer.Found, declaration: Int?)] = []
+
+    /// A declaration of a property that shows an image, such as `background` or `content`.
+    private struct ImageDeclaration: Sendable {
+        var selector: String
+        /// The property the declaration sets, its shorthand written as the longhand (`background-image`).
+        var property: String
+        var media: [String]
+        var isImportant: Bool
+    }
+
+    /// The most image declarations and style-rule URLs kept for the cascade; past them, URLs are
+    /// released as they are found, without it.
+    static let maximumCascade = 16 * 1024
+
+    /// The longhand an image property sets, by the property or shorthand written.
+    private static let imageProperties: [String: String] = [
+        "background": "background-image", "background-image": "background-image", "content": "content",
+        "list-style": "list-style-image", "list-style-image": "list-style-image", "border-image": "border-image-source",
+        "border-image-source": "border-image-source", "mask": "mask-image", "mask-image": "mask-image",
+        "-webkit-mask": "mask-image", "-webkit-mask-image": "mask-image", "cursor": "cursor",
+    ]
 
     // MARK: - Input from the tokenizer
 
@@ -101,8 +128,8 @@ struct CSSRuleContext: Sendable {
             }
         }
         importTextStart = nil
-        read(declaration)
-        release(into: &found)
+        let declared = read(declaration)
+        release(into: &found, declaration: declared)
         resetText()
     }
 
@@ -150,6 +177,25 @@ struct CSSRuleContext: Sendable {
         while let block = blocks.popLast() {
             if case .fontFace = block { releaseFontFace(into: &found) }
         }
+        for (item, declaration) in ruleImages {
+            found.append(Self.withLaterDeclarations(item, declaration, imageDeclarations))
+        }
+        ruleImages = []
+    }
+
+    /// `item` with the media of the later declarations for the same selector and property, which
+    /// replace it where they apply (``Reference/Condition/replacedUnder``).
+    private static func withLaterDeclarations(
+        _ item: CSSTokenizer.Found, _ index: Int?, _ declarations: [ImageDeclaration]
+    ) -> CSSTokenizer.Found {
+        guard let index, index < declarations.count, !declarations[index].isImportant else { return item }
+        let own = declarations[index]
+        var item = item
+        for later in declarations[(index + 1)...]
+        where later.selector == own.selector && later.property == own.property {
+            item.condition?.replacedUnder.append(later.media)
+        }
+        return item
     }
 
     // MARK: - State
@@ -175,12 +221,18 @@ struct CSSRuleContext: Sendable {
         textOverflowed = false
     }
 
-    private mutating func release(into found: inout [CSSTokenizer.Found]) {
+    private mutating func release(into found: inout [CSSTokenizer.Found], declaration: Int? = nil) {
         if isInFontFace {
             faceSources.append(contentsOf: held)
             if faceSources.count > Self.maximumHeld { releaseFontFace(into: &found) }
         } else {
-            found.append(contentsOf: held)
+            for item in held {
+                if item.condition?.selector != nil, ruleImages.count < Self.maximumCascade {
+                    ruleImages.append((item, declaration))
+                } else {
+                    found.append(item)
+                }
+            }
         }
         held.removeAll(keepingCapacity: true)
     }
@@ -198,14 +250,30 @@ struct CSSRuleContext: Sendable {
 
     // MARK: - Declarations
 
-    /// Reads what a declaration says about fonts.
-    private mutating func read(_ declaration: String) {
-        guard let colon = declaration.firstIndex(of: ":") else { return }
+    /// Reads what a declaration says about fonts, and records a style rule's image declaration.
+    /// - Returns: The index of the image declaration recorded, if any.
+    private mutating func read(_ declaration: String) -> Int? {
+        guard let colon = declaration.firstIndex(of: ":") else { return nil }
         let property = declaration[..<colon].trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         var value = String(declaration[declaration.index(after: colon)...])
+        var isImportant = false
         if let important = value.range(of: "!important", options: [.caseInsensitive, .backwards]) {
             value.removeSubrange(important.lowerBound...)
+            isImportant = true
         }
+        var recorded: Int?
+        if let selector = currentSelector, let longhand = Self.imageProperties[property],
+            imageDeclarations.count < Self.maximumCascade
+        {
+            imageDeclarations.append(ImageDeclaration(
+                selector: selector, property: longhand, media: mediaStack, isImportant: isImportant))
+            recorded = imageDeclarations.count - 1
+        }
+        readFonts(property: property, value: value)
+        return recorded
+    }
+
+    private mutating func readFonts(property: String, value: String) {
         if isInFontFace {
             if property == "font-family" {
                 faceFamily = FontFamilies.names(inFamilyList: value).first

@@ -10,6 +10,10 @@ extension Reference {
         /// The selector of the style rule that holds a `url()`: fetched only when an element of the
         /// page matches it (nested rules are written out as `:is(parent) child`).
         public var selector: String?
+        /// For a `url()` in a style rule: the media of later declarations for the same selector and
+        /// property (CSS Cascade Level 4 §6), each of which replaces it on a device it matches (an
+        /// empty list: everywhere).
+        public var replacedUnder: [[String]] = []
         /// The image choice the reference is a candidate of.
         public var image: ImageChoice?
         /// The `@font-face` rule the reference is a source of.

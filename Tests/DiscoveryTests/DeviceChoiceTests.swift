@@ -62,9 +62,11 @@ struct DeviceChoiceTests {
         (#"<link rel="preload" as="script" href="p.js" media="print">"#, [], []),
         // Stylesheets load whatever their media; what is in them then obeys it.
         (#"<link rel="stylesheet" href="print.css" media="print">"#, ["print.css"], ["print.css"]),
-        // CSS: @media, the selector, image-set() (CSS Images 4 §2.2).
+        // CSS: @media, the selector, image-set() (CSS Images 4 §2.2); the later rule wins (CSS Cascade 4 §6).
+        (#"<style>body { background: url(d.png) } @media (max-width: 600px) { body { background: url(m.png) } }</style>"#,
+         ["d.png"], ["m.png"]),
         (#"<style>@media (max-width: 600px) { body { background: url(m.png) } } body { background: url(d.png) }</style>"#,
-         ["d.png"], ["m.png", "d.png"]),
+         ["d.png"], ["d.png"]),
         (#"<div class="hero"></div><style>.hero { background: url(hero.png) } .promo { background: url(promo.png) }</style>"#,
          ["hero.png"], ["hero.png"]),
         (#"<p class=x><style>.x { background: image-set("x1.png" 1x, "x2.png" 2x, "x3.png" 3x) }</style>"#,
@@ -72,6 +74,11 @@ struct DeviceChoiceTests {
         (#"<a href="/">a</a><style>a:hover { background: url(hover.png) } .none:hover { background: url(no.png) }</style>"#,
          ["hover.png"], ["hover.png"]),
         (#"<div style="background: url(inline.png)"></div>"#, ["inline.png"], ["inline.png"]),
+        // A later declaration for the same selector and property replaces an image where its media matches.
+        (#"<header class=h></header><style>.h { background: url(base.png) } "#
+            + #"@media (max-width: 600px) { .h { background-image: url(narrow.png) } } .h { background-color: red }</style>"#,
+         ["base.png"], ["narrow.png"]),
+        (#"<p class=h><style>.h { background: url(gone.png) } .h { background: none }</style>"#, [], []),
         (#"<style media="print">body { background: url(p.png) }</style>"#, [], []),
         (#"<nav class=m></nav><style>.m { @media (width < 600px) { & { background: url(nested.png) } } }</style>"#,
          [], ["nested.png"]),

@@ -101,6 +101,10 @@ public struct ReferenceChooser: Sendable, Hashable {
             // Decided with the page's other icons, once its head is read (decideIcons).
             return .pending
         }
+        if let replacing = condition.replacedUnder.first(where: { $0.allSatisfy { MediaQueryList($0).matches(device) } }) {
+            let under = replacing.isEmpty ? "" : " under '\(replacing.joined(separator: "' and '"))'"
+            return .skip(reason: "a later rule for '\(condition.selector ?? "")'\(under) replaces it")
+        }
         if let image = condition.image, let decision = decide(image, device: device) {
             return decision
         }
