@@ -15,6 +15,7 @@ enum Schema {
         Migration(version: 3, sql: version3),
         Migration(version: 4, sql: version4),
         Migration(version: 5, sql: version5),
+        Migration(version: 6, sql: version6),
     ]
 
     /// The newest schema version this code knows.
@@ -22,7 +23,8 @@ enum Schema {
 
     /// The oldest schema version this code reads without upgrading it, for a store opened for
     /// reading only: versions 4 and 5 only added columns (`body_chunk.checksum`,
-    /// `entry.decoded_from`), which such a store reads as NULL.
+    /// `entry.decoded_from`), which such a store reads as NULL, and version 6 a table (`page_skip`),
+    /// which such a store reads as empty.
     static let oldestReadableVersion = 3
 
     /// Version 1: the first schema, as `schema/webcache.sql` stood then.
@@ -258,5 +260,18 @@ enum Schema {
     /// it. Entries stored before have none, as if stored as received.
     static let version5 = """
         ALTER TABLE entry ADD COLUMN decoded_from TEXT;
+        """
+
+    /// Version 6: what a page references that a preload for a device left out, and why
+    /// (``PageSkip``), so that `inspect --pages` can say what the page lacks on another device.
+    static let version6 = """
+        CREATE TABLE page_skip (
+            partition TEXT NOT NULL,
+            page_url TEXT NOT NULL,
+            resource_url TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            PRIMARY KEY (partition, page_url, resource_url)
+        ) STRICT, WITHOUT ROWID;
         """
 }

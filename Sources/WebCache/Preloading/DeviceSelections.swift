@@ -15,10 +15,11 @@ struct DeviceSelections {
         var base: URL
     }
 
-    /// A decision, with where its reference was found.
+    /// A decision, with where its reference was found and the document it was made for.
     struct Decided {
         var choice: PageSelection.Choice
         var origin: Origin
+        var document: URL
     }
 
     let chooser: ReferenceChooser
@@ -86,7 +87,7 @@ struct DeviceSelections {
             let choice = choices[index]
             index += 1
             let origin = origins[choice.origin]
-            decided.append(Decided(choice: choice, origin: origin))
+            decided.append(Decided(choice: choice, origin: origin, document: document))
             // What a stylesheet or manifest holds is decided for the documents that use it.
             guard choice.fetches, [.stylesheet, .manifest].contains(choice.reference.kind) else { continue }
             let sheet = choice.reference.url.cacheKey

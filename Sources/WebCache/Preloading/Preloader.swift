@@ -94,6 +94,8 @@ struct Preloader: Sendable {
         let messages = MessageQueue<Message>()
         var recordedPages: Set<URL> = []
         var selections = DeviceSelections(chooser: options.chooser)
+        /// What each document left out for the device, by resource URL, for its edges.
+        var skippedByDocument: [URL: [URL: PageSkip]] = [:]
         func carryOut(_ decisions: [DeviceSelections.Decided]) {
             for decided in decisions {
                 let reference = decided.choice.reference
@@ -105,6 +107,10 @@ struct Preloader: Sendable {
                 if decided.choice.fetches {
                     consider(reference, from: decided.origin.item, base: decided.origin.base, schedule: &schedule,
                              report: &report, events: events)
+                } else if reference.isRequisite {
+                    let url = reference.url.cacheKey
+                    skippedByDocument[decided.document, default: [:]][url] = PageSkip(
+                        resourceURL: url.absoluteString, kind: reference.kind.rawValue, reason: decided.choice.reason)
                 }
             }
         }
@@ -141,7 +147,9 @@ struct Preloader: Sendable {
                 case .recordEdges:
                     let settled = schedule.pages.filter { !recordedPages.contains($0) && schedule.isSettled($0) }
                     // A failure here is retried with the rest at the end, and reported then.
-                    if (try? await writeEdges(of: settled, schedule)) != nil { recordedPages.formUnion(settled) }
+                    if (try? await writeEdges(of: settled, schedule, skipped: skippedByDocument)) != nil {
+                        recordedPages.formUnion(settled)
+                    }
                 case .found(let references, let families, let parent, let base):
                     carryOut(selections.found(references, families: families, in: parent, base: base))
                 case .scannedDocument(let item, let tree):
@@ -178,7 +186,7 @@ struct Preloader: Sendable {
         // saw first is not listed), since this run did not find out all it needs.
         let remaining = schedule.pages.filter { !recordedPages.contains($0) && schedule.isSettled($0) }
         do {
-            try await writeEdges(of: remaining, schedule)
+            try await writeEdges(of: remaining, schedule, skipped: skippedByDocument)
         } catch {
             let reason = "its list of requisites could not be stored: \(error)"
             for page in remaining {
@@ -441,9 +449,12 @@ struct Preloader: Sendable {
     /// fetch failed was not read (or not to its end), so it keeps every requisite recorded before:
     /// the stored copy of the page still needs them, and an origin's outage must not make `pin` and
     /// `prune --page` forget them.
-    private func writeEdges(of pages: [URL], _ schedule: PreloadSchedule) async throws {
+    private func writeEdges(
+        of pages: [URL], _ schedule: PreloadSchedule, skipped skippedByDocument: [URL: [URL: PageSkip]]
+    ) async throws {
         guard !pages.isEmpty else { return }
         var edgesByPage: [String: [PageEdge]] = [:]
+        var skippedByPage: [String: [PageSkip]] = [:]
         var failedPages: Set<String> = []
         for page in pages {
             let pageFailure = schedule.failure(of: page)
@@ -451,10 +462,15 @@ struct Preloader: Sendable {
             edgesByPage[page.absoluteString] = requisites.map { requisite in
                 PageEdge(resourceURL: requisite.url.absoluteString, kind: requisite.kind, failure: requisite.failure)
             }
+            // A URL skipped in one place and needed in another is needed.
+            let needed = Set(requisites.map(\.url))
+            skippedByPage[page.absoluteString] = (skippedByDocument[page] ?? [:])
+                .filter { !needed.contains($0.key) }.values.sorted { $0.resourceURL < $1.resourceURL }
             if pageFailure != nil { failedPages.insert(page.absoluteString) }
         }
         try await loader.store.setEdges(
-            edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: failedPages)
+            edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: failedPages,
+            skipped: skippedByPage)
     }
 
     /// The kinds of requisite this run does not look for.

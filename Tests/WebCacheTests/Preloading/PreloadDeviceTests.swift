@@ -37,10 +37,17 @@ struct PreloadDeviceTests {
         #expect(skipped["/fonts/c.woff2"] == "no rule that matches an element of the page uses font family 'body'")
         #expect(skipped["/img/icon-192.png"] == "manifest icons are fetched only with --icons all")
         #expect(skipped["/img/photo.jpg"] != nil && skipped["/img/photo.webp"] != nil)
-        // Each page is complete for the device: what was skipped is not among its requisites.
+        // Each page is complete for the device: what was skipped is not among its requisites, and
+        // the store says what the page lacks on another device, and why.
         for page in site.pages {
             let status = try rig.cache.store.pageStatus(forPage: rig.url(page))
             #expect(status.isComplete, "\(page)")
+            let lacks = try rig.cache.store.skipped(forPage: rig.url(page))
+            let reasons = Dictionary(uniqueKeysWithValues: lacks.map { ($0.resourceURL, $0.reason) })
+            #expect(reasons[rig.url("/img/hero-480.png")] == "1280x800 at 1x takes img/hero-1440.png instead")
+            #expect(reasons[rig.url("/img/block.png")] == "no element of the page matches '.block'")
+            let needed = Set(try rig.cache.store.edges(forPage: rig.url(page)).map(\.resourceURL))
+            #expect(needed.isDisjoint(with: reasons.keys), "\(page)")
         }
         await rig.stop()
     }
