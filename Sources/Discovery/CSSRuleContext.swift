@@ -364,7 +364,8 @@ struct CSSRuleContext: Sendable {
                     _ = cursor.takeBlock()
                     hasURL = true
                 case .function("type"):
-                    if case .string(let value)? = cursor.takeBlock().first(where: { $0 != .whitespace }) { type = value }
+                    let argument = cursor.takeBlock().first { $0 != .whitespace }
+                    if case .string(let value)? = argument { type = value }
                 case .dimension(let value, let unit):
                     switch unit {
                     case "x", "dppx": descriptor = .density(value)

@@ -111,7 +111,9 @@ enum MathExpression: Equatable {
             default: return result
             }
             if sign != 0 { _ = cursor.next() }
-            guard let operand = product(&cursor, device: device), operand.isLength == result.isLength else { return nil }
+            guard let operand = product(&cursor, device: device), operand.isLength == result.isLength else {
+                return nil
+            }
             let delta = sign == 0 ? operand.magnitude : sign * operand.magnitude
             result = result.isLength ? .length(result.magnitude + delta) : .number(result.magnitude + delta)
         }

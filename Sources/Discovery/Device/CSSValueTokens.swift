@@ -53,8 +53,11 @@ enum CSSValueTokenizer {
                 while index < input.count, input[index] != scalar, !isNewline(input[index]) {
                     if input[index] == "\\", index + 1 < input.count {
                         index += 1
-                        if !isNewline(input[index]) { value.append(contentsOf: consumeEscape(input, &index).unicodeScalars) }
-                        else { index += 1 }
+                        if isNewline(input[index]) {
+                            index += 1
+                        } else {
+                            value.append(contentsOf: consumeEscape(input, &index).unicodeScalars)
+                        }
                         continue
                     }
                     value.append(input[index])
@@ -177,7 +180,9 @@ enum CSSValueTokenizer {
             index += 1
         }
         if index < input.count, isWhitespace(input[index]) { index += 1 }
-        guard value != 0, !(0xD800...0xDFFF).contains(value), let scalar = Unicode.Scalar(value) else { return "\u{FFFD}" }
+        guard value != 0, !(0xD800...0xDFFF).contains(value), let scalar = Unicode.Scalar(value) else {
+            return "\u{FFFD}"
+        }
         return String(scalar)
     }
 

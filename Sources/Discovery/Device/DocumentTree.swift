@@ -68,7 +68,8 @@ public struct DocumentTree: Sendable {
     /// Elements implicitly closed by the start of another of the listed names.
     private static let closedBySiblings: [String: Set<String>] = [
         "li": ["li"], "dt": ["dt", "dd"], "dd": ["dt", "dd"], "option": ["option", "optgroup"],
-        "optgroup": ["optgroup"], "tr": ["tr", "tbody", "thead", "tfoot"], "td": ["td", "th", "tr", "tbody", "thead", "tfoot"],
+        "optgroup": ["optgroup"], "tr": ["tr", "tbody", "thead", "tfoot"],
+        "td": ["td", "th", "tr", "tbody", "thead", "tfoot"],
         "th": ["td", "th", "tr", "tbody", "thead", "tfoot"], "thead": ["tbody", "tfoot"], "tbody": ["tbody", "tfoot"],
     ]
 

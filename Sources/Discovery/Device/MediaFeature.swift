@@ -111,10 +111,14 @@ struct MediaFeature: Sendable, Hashable {
         }
         switch pieces.count {
         case 3:
-            if case .name(let name) = pieces[0], case .comparison(let op) = pieces[1], case .value(let value) = pieces[2] {
+            if case .name(let name) = pieces[0], case .comparison(let op) = pieces[1],
+                case .value(let value) = pieces[2]
+            {
                 return ranged(name, [Bound(comparison: op, value: value)])
             }
-            if case .value(let value) = pieces[0], case .comparison(let op) = pieces[1], case .name(let name) = pieces[2] {
+            if case .value(let value) = pieces[0], case .comparison(let op) = pieces[1],
+                case .name(let name) = pieces[2]
+            {
                 return ranged(name, [Bound(comparison: op.flipped, value: value)])
             }
             return nil
@@ -168,7 +172,8 @@ struct MediaFeature: Sendable, Hashable {
             default: return nil
             }
         case 3:
-            guard case .number(let numerator) = parts[0], parts[1] == .delim("/"), case .number(let denominator) = parts[2]
+            guard case .number(let numerator) = parts[0], parts[1] == .delim("/"),
+                case .number(let denominator) = parts[2]
             else { return nil }
             return .ratio(numerator, denominator)
         default:
@@ -262,7 +267,8 @@ struct MediaFeature: Sendable, Hashable {
         switch feature {
         case "width", "height", "device-width", "device-height":
             switch value {
-            case .dimension(let number, let unit): return CSSLength.pixels(per: unit, device: device).map { number * $0 }
+            case .dimension(let number, let unit):
+                return CSSLength.pixels(per: unit, device: device).map { number * $0 }
             case .number(0): return 0
             case .expression(let tokens): return CSSLength.resolve(tokens, device: device)
             default: return nil

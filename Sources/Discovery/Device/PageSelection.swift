@@ -2,11 +2,11 @@
 /// a pure state machine the preload engine feeds and whose decisions it carries out.
 ///
 /// ```
-///  add(references) ──▶ decided now ─────────────────────────────▶ fetch / skip
+///  add(references) ──▶ decided now ──────────────────────▶ fetch / skip
 ///         │
 ///         └─▶ waiting ── completeDocument(tree) ──▶ selectors, icons decided
 ///                     ── addFontFamilies(names) ──▶ faces of those families fetched
-///                     ── finish() ─────────────────▶ what still waits is skipped
+///                     ── finish() ────────────────▶ what still waits is skipped
 /// ```
 ///
 /// References whose choice needs the page's elements (a `url()` in a style rule, the icons) wait
@@ -122,7 +122,8 @@ public struct PageSelection: Sendable {
         guard !icons.isEmpty else { return [] }
         let decided = zip(icons, chooser.decideIcons(icons.map(\.reference))).map { icon, decision in
             switch decision {
-            case .fetch(let reason): Choice(reference: icon.reference, fetches: true, reason: reason, origin: icon.origin)
+            case .fetch(let reason):
+                Choice(reference: icon.reference, fetches: true, reason: reason, origin: icon.origin)
             case .skip(let reason):
                 Choice(reference: icon.reference, fetches: false, reason: reason, origin: icon.origin)
             case .pending: Choice(reference: icon.reference, fetches: false, reason: "undecided", origin: icon.origin)

@@ -101,7 +101,8 @@ public struct ReferenceChooser: Sendable, Hashable {
             // Decided with the page's other icons, once its head is read (decideIcons).
             return .pending
         }
-        if let replacing = condition.replacedUnder.first(where: { $0.allSatisfy { MediaQueryList($0).matches(device) } }) {
+        let replacing = condition.replacedUnder.first { $0.allSatisfy { MediaQueryList($0).matches(device) } }
+        if let replacing {
             let under = replacing.isEmpty ? "" : " under '\(replacing.joined(separator: "' and '"))'"
             return .skip(reason: "a later rule for '\(condition.selector ?? "")'\(under) replaces it")
         }
@@ -131,7 +132,8 @@ public struct ReferenceChooser: Sendable, Hashable {
             }
             if pick.alternative == alternative && pick.candidate == candidate { return nil }
             let chosen = set.alternatives[pick.alternative]
-            let url = pick.candidate < chosen.candidates.count ? chosen.candidates[pick.candidate].url : chosen.fallback ?? ""
+            let url = pick.candidate < chosen.candidates.count
+                ? chosen.candidates[pick.candidate].url : chosen.fallback ?? ""
             return .skip(reason: "\(device.summary) takes \(url) instead")
         case .imageSet(let options, let option):
             guard let pick = ImageSelection.imageSetOption(options, for: device) else {
@@ -194,7 +196,8 @@ public struct ReferenceChooser: Sendable, Hashable {
         }
         return icons.indices.map { index in
             if index == usable.last { return .fetch(reason: "the icon a browser takes: the last usable rel=icon") }
-            return .skip(reason: "a browser takes the last usable rel=icon, \(usable.last.map { icons[$0].url.absoluteString } ?? "none")")
+            let taken = usable.last.map { icons[$0].url.absoluteString } ?? "none"
+            return .skip(reason: "a browser takes the last usable rel=icon, \(taken)")
         }
     }
 }

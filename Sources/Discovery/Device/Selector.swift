@@ -113,7 +113,8 @@ enum SelectorParser {
         guard let first = compound(&cursor) else { return nil }
         selector.compounds.append(first)
         while cursor.peek != nil {
-            let hadSpace = cursor.tokens.indices.contains(cursor.position) && cursor.tokens[cursor.position] == .whitespace
+            let hadSpace = cursor.tokens.indices.contains(cursor.position)
+                && cursor.tokens[cursor.position] == .whitespace
             let joined = combinator(&cursor) ?? (hadSpace ? .descendant : nil)
             guard let joined, let next = compound(&cursor) else { return nil }
             selector.combinators.append(joined)
@@ -284,7 +285,10 @@ enum SelectorParser {
 
     private static func only(_ first: SimpleSelector.Nth, _ last: SimpleSelector.Nth) -> ComplexSelector {
         ComplexSelector(
-            compounds: [CompoundSelector(name: nil, simple: [.nth(first, a: 0, b: 1, of: nil), .nth(last, a: 0, b: 1, of: nil)])],
+            compounds: [
+                CompoundSelector(
+                    name: nil, simple: [.nth(first, a: 0, b: 1, of: nil), .nth(last, a: 0, b: 1, of: nil)]),
+            ],
             combinators: [])
     }
 
@@ -303,7 +307,8 @@ enum SelectorParser {
             switch token {
             case .ident(let name): text += name.lowercased()
             case .number(let value): text += (value >= 0 && !text.isEmpty ? "+" : "") + String(Int(value))
-            case .dimension(let value, let unit): text += (value >= 0 && !text.isEmpty ? "+" : "") + String(Int(value)) + unit
+            case .dimension(let value, let unit):
+                text += (value >= 0 && !text.isEmpty ? "+" : "") + String(Int(value)) + unit
             case .delim(let scalar): text.unicodeScalars.append(scalar)
             case .whitespace: continue
             default: return nil

@@ -9,7 +9,8 @@ enum SelectorMatcher {
         for selector in selectors {
             guard let last = selector.compounds.last else { continue }
             let id = last.simple.lazy.compactMap { if case .id(let id) = $0 { id } else { nil } }.first
-            let className = last.simple.lazy.compactMap { if case .className(let name) = $0 { name } else { nil } }.first
+            let className = last.simple.lazy
+                .compactMap { if case .className(let name) = $0 { name } else { nil } }.first
             for index in tree.candidates(id: id, className: className, name: last.name) {
                 result = result || matches(selector, at: index, in: tree)
                 if result == .true { return .true }
@@ -42,7 +43,8 @@ enum SelectorMatcher {
             }
         case .nextSibling:
             if let parent = element.parent, element.position > 0 {
-                rest = matches(selector, compound: next, at: tree.elements[parent].children[element.position - 1], in: tree)
+                let previous = tree.elements[parent].children[element.position - 1]
+                rest = matches(selector, compound: next, at: previous, in: tree)
             }
         case .subsequentSibling:
             if let parent = element.parent {
@@ -109,7 +111,9 @@ enum SelectorMatcher {
         switch match {
         case .exists: return true
         case .equals: return actual == value
-        case .includes: return !value.isEmpty && actual.split(whereSeparator: { " \t\n\r\u{0C}".contains($0) }).contains { $0 == value }
+        case .includes:
+            let words = actual.split(whereSeparator: { " \t\n\r\u{0C}".contains($0) })
+            return !value.isEmpty && words.contains { $0 == value }
         case .dashMatch: return actual == value || actual.hasPrefix(value + "-")
         case .prefix: return !value.isEmpty && actual.hasPrefix(value)
         case .suffix: return !value.isEmpty && actual.hasSuffix(value)

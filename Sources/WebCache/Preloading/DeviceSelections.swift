@@ -100,7 +100,8 @@ struct DeviceSelections {
             // The stylesheet was read before this document found it: decide what it held.
             choices += selection.addFontFamilies(familiesBySheet[sheet] ?? [])
             for held in heldBySheet[sheet] ?? [] {
-                choices += selection.add(held.references, inheritedMedia: mediaOfSheet[sheet] ?? [], origin: held.origin)
+                choices += selection.add(
+                    held.references, inheritedMedia: mediaOfSheet[sheet] ?? [], origin: held.origin)
             }
         }
         selections[document] = selection
