@@ -384,11 +384,13 @@ extension CacheStore {
     /// entries are all gone now, and empties the note.
     /// - Returns: How many page records went.
     static func removeRecordsOfPagesGone(_ connection: Connection) throws -> Int {
-        try connection.run(
-            """
-            DELETE FROM page_edge WHERE (partition, page_url) IN (SELECT partition, url FROM temp.leaving_page l \
-            WHERE NOT EXISTS (SELECT 1 FROM entry e WHERE e.partition = l.partition AND e.url = l.url))
-            """)
+        for table in ["page_edge", "page_skip"] {
+            try connection.run(
+                """
+                DELETE FROM \(table) WHERE (partition, page_url) IN (SELECT partition, url FROM temp.leaving_page l \
+                WHERE NOT EXISTS (SELECT 1 FROM entry e WHERE e.partition = l.partition AND e.url = l.url))
+                """)
+        }
         let removed = try connection.int64(
             """
             SELECT count(*) FROM temp.leaving_page l \
