@@ -39,14 +39,23 @@ struct DeviceSelections {
     /// The documents not finished yet.
     var openDocuments: [URL] { selections.keys.filter { !finished.contains($0) } }
 
-    /// Decides what `item` (a document or a stylesheet) holds.
+    /// Decides what `item` (a document, or a stylesheet or manifest) holds.
+    ///
+    /// A given page that is not an HTML document (a stylesheet in the URL list) has no document to
+    /// decide for it: everything it holds is fetched, as it is for the documents that use it.
     mutating func found(
-        _ references: [Reference], families: Set<FontFamilyUse>, in item: PreloadItem, base: URL
+        _ references: [Reference], families: Set<FontFamilyUse>, in item: PreloadItem, base: URL, isDocument: Bool
     ) -> [Decided] {
-        let isDocument = item.isPage || item.kind == .document
         if isDocument, selections[item.url] == nil { selections[item.url] = PageSelection(chooser: chooser) }
         let origin = origins.count
         origins.append(Origin(item: item, base: base))
+        var decided: [Decided] = []
+        if item.isPage && !isDocument {
+            var standalone = PageSelection(chooser: .allCandidates)
+            decided += standalone.add(references, origin: origin).map {
+                Decided(choice: $0, origin: origins[origin], document: item.url)
+            }
+        }
         if !isDocument {
             let kept = references.filter { $0.condition != nil || $0.kind == .stylesheet || $0.kind == .icon }
             if !kept.isEmpty { heldBySheet[item.url, default: []].append((kept, origin)) }
@@ -54,7 +63,6 @@ struct DeviceSelections {
         }
         let documents = isDocument ? [item.url] : Array(documentsOfResource[item.url] ?? [])
         let media = isDocument ? [] : mediaOfSheet[item.url] ?? []
-        var decided: [Decided] = []
         for document in documents {
             decided += decide(in: document) { selection in
                 selection.addFontFamilies(families) + selection.add(references, inheritedMedia: media, origin: origin)

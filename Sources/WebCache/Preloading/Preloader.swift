@@ -65,7 +65,8 @@ struct Preloader: Sendable {
     private enum Message: Sendable {
         /// Time to write the edges of the pages that have ended.
         case recordEdges
-        case found([Reference], families: Set<FontFamilyUse>, in: PreloadItem, base: URL)
+        /// References found in an item, with the font families it names; `isDocument` when it is HTML.
+        case found([Reference], families: Set<FontFamilyUse>, in: PreloadItem, base: URL, isDocument: Bool)
         /// A document has been scanned to its end: its elements, for the style rules' selectors.
         case scannedDocument(PreloadItem, DocumentTree)
         case retrying(URL, attempt: Int, delay: TimeInterval, reason: String)
@@ -150,8 +151,9 @@ struct Preloader: Sendable {
                     if (try? await writeEdges(of: settled, schedule, skipped: skippedByDocument)) != nil {
                         recordedPages.formUnion(settled)
                     }
-                case .found(let references, let families, let parent, let base):
-                    carryOut(selections.found(references, families: families, in: parent, base: base))
+                case .found(let references, let families, let parent, let base, let isDocument):
+                    carryOut(selections.found(
+                        references, families: families, in: parent, base: base, isDocument: isDocument))
                 case .scannedDocument(let item, let tree):
                     carryOut(selections.scanned(document: item.url, tree: tree))
                 case .retrying(let url, let attempt, let delay, let reason):
@@ -402,7 +404,8 @@ struct Preloader: Sendable {
             let newFamilies = named.count > families.count ? named.subtracting(families) : []
             families.formUnion(newFamilies)
             if !found.isEmpty || !newFamilies.isEmpty {
-                messages.send(.found(found, families: newFamilies, in: item, base: response.url))
+                messages.send(.found(found, families: newFamilies, in: item, base: response.url,
+                                     isDocument: scanner.isDocument))
             }
         }
         for try await chunk in response.body {

@@ -72,6 +72,15 @@ enum ResourceScanner {
         }
     }
 
+    /// Whether it scans an HTML document (a page or frame), whose elements decide its style rules.
+    var isDocument: Bool {
+        switch self {
+        case .html: true
+        case .ended(let tree, _): tree != nil
+        case .css, .manifest, .none: false
+        }
+    }
+
     /// The elements of an HTML document once it is scanned to its end.
     var documentTree: DocumentTree? {
         if case .ended(let tree?, _) = self { return tree }
