@@ -62,7 +62,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),
-        .executableTarget(name: "webcache-origin", dependencies: ["LocalOrigin"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "webcache-origin", dependencies: ["LocalOrigin", "HTTPCore"], swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "webcache-bench", dependencies: ["CacheStore", "CSQLite", "Discovery", "WebCache", "LocalOrigin"],
             swiftSettings: swiftSettings

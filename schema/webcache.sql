@@ -4,7 +4,7 @@
 -- build it; a test fails if a store built by the migrations differs from a store built by this text.
 -- Version 3 changed data only: entries whose Vary key held a credential field's plain value went.
 -- Version 4 added body_chunk.checksum, version 5 entry.decoded_from, version 6 partial entries
--- (entry.complete_length and entry_part).
+-- (entry.complete_length and entry_part), version 7 the page_skip table.
 --
 -- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
 
@@ -108,6 +108,17 @@ CREATE TABLE page_edge (
 ) STRICT, WITHOUT ROWID;
 
 CREATE INDEX page_edge_by_resource ON page_edge(partition, resource_url);
+
+-- What a page references that was left out for the device it was preloaded for, and why
+-- (a srcset candidate another device would take, a CSS image for an element the page lacks).
+CREATE TABLE page_skip (
+    partition TEXT NOT NULL,
+    page_url TEXT NOT NULL,
+    resource_url TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    PRIMARY KEY (partition, page_url, resource_url)
+) STRICT, WITHOUT ROWID;
 
 -- Writers streaming a body in, before the entry is saved; each owns at most one provisional body.
 -- Staging never shows as an entry; staging whose process is gone, or that is too old, is removed.

@@ -17,6 +17,9 @@ public struct CSSScanner: Sendable {
     public let stylesheetURL: URL
     /// The encoding chosen for the stylesheet, once enough bytes have been seen.
     public var encoding: TextEncoding? { input.encoding }
+    /// Font families that the stylesheet's rules name so far (`font-family`, `font`, custom
+    /// properties), in lower case: the `@font-face` rules a page needs.
+    public var usedFontFamilies: Set<FontFamilyUse> { tokenizer.context.usedFontFamilies }
 
     private var input: InputDecoder
     private var tokenizer = CSSTokenizer()
@@ -82,7 +85,8 @@ public struct CSSScanner: Sendable {
         defer { tokenizer.found.removeAll(keepingCapacity: true) }
         return tokenizer.found.compactMap { item in
             URLCleaner.resolve(item.value, against: stylesheetURL).map {
-                Reference(url: $0, kind: item.kind, source: Reference.Source(css: item.construct), isRequisite: true)
+                Reference(url: $0, kind: item.kind, source: Reference.Source(css: item.construct), isRequisite: true,
+                          condition: item.condition)
             }
         }
     }

@@ -14,6 +14,8 @@ struct CSSTokenizer: Sendable {
         var value: String
         var kind: Reference.Kind
         var construct: Reference.CSSConstruct
+        /// The `@media` blocks, `@import` media and rule around it (``CSSRuleContext``).
+        var condition: Reference.Condition? = nil
     }
 
     /// The longest string, URL or identifier kept: 64 Ki scalars.
@@ -55,6 +57,8 @@ struct CSSTokenizer: Sendable {
     private var fontFaceDepth: Int?
     private var pendingRule = PendingRule.none
     private var importsAllowed = true
+    /// The rules, preludes and declarations around what is found (``CSSRuleContext``).
+    var context = CSSRuleContext()
 
     // MARK: - Input
 
@@ -72,9 +76,15 @@ struct CSSTokenizer: Sendable {
         default: break
         }
         state = .normal
+        context.finish(into: &found)
     }
 
     private mutating func step(_ scalar: Unicode.Scalar) {
+        switch state {
+        case .comment, .commentStar: break
+        case .slash where scalar == "*": context.dropLastScalar()
+        default: context.append(scalar)
+        }
         switch state {
         case .normal:
             normal(scalar)
@@ -150,6 +160,7 @@ struct CSSTokenizer: Sendable {
             closeBlock()
         case ";":
             pendingRule = .none
+            context.endDeclaration(into: &found)
         default:
             if Self.isNameCharacter(scalar) {
                 startToken(.name)
@@ -368,9 +379,9 @@ struct CSSTokenizer: Sendable {
     private mutating func record(_ kind: Reference.Kind?, _ construct: Reference.CSSConstruct) {
         let value = Self.decodeEscapes(buffer)
         if fontFaceDepth != nil && construct != .importRule {
-            found.append(Found(value: value, kind: .font, construct: .fontFace))
+            context.hold(Found(value: value, kind: .font, construct: .fontFace), into: &found)
         } else {
-            found.append(Found(value: value, kind: kind ?? .image, construct: construct))
+            context.hold(Found(value: value, kind: kind ?? .image, construct: construct), into: &found)
         }
     }
 
@@ -378,6 +389,7 @@ struct CSSTokenizer: Sendable {
 
     private mutating func openParenthesis(_ kind: Parenthesis) {
         if kind == .plain { otherToken() }
+        if kind == .imageSet { context.openImageSet() }
         if parentheses.count < Self.maximumParenthesisDepth {
             parentheses.append(kind)
         } else {
@@ -389,11 +401,12 @@ struct CSSTokenizer: Sendable {
         if untrackedParentheses > 0 {
             untrackedParentheses -= 1
         } else if !parentheses.isEmpty {
-            parentheses.removeLast()
+            if parentheses.removeLast() == .imageSet { context.closeImageSet() }
         }
     }
 
     private mutating func openBlock() {
+        context.openBlock(into: &found)
         if braceDepth == 0 { importsAllowed = false }
         braceDepth += 1
         if pendingRule == .fontFace && fontFaceDepth == nil { fontFaceDepth = braceDepth }
@@ -403,6 +416,7 @@ struct CSSTokenizer: Sendable {
     }
 
     private mutating func closeBlock() {
+        context.closeBlock(into: &found)
         if fontFaceDepth == braceDepth { fontFaceDepth = nil }
         braceDepth = max(0, braceDepth - 1)
         pendingRule = .none

@@ -7,6 +7,13 @@ extension HTMLScanner {
         "src", "srcset", "href", "xlink:href", "rel", "as", "type", "language", "nomodule", "imagesrcset",
         "poster", "data", "background", "style", "encoding", "color", "face", "size",
         "data-src", "data-srcset", "data-lazy-src", "data-original", "data-bg",
+        // What device choices read: `<source media sizes>`, `<link media imagesizes sizes>`.
+        "media", "sizes", "imagesizes",
+        // What selectors most often test, kept for the document tree (``DocumentTree``).
+        "id", "class", "name", "role", "lang", "dir", "hidden", "disabled", "checked", "selected", "open", "title",
+        "alt", "for", "target", "width", "height", "value", "loading", "method", "action", "tabindex", "multiple",
+        "readonly", "required", "placeholder", "aria-hidden", "aria-expanded", "aria-current", "aria-label",
+        "aria-selected", "aria-pressed", "aria-disabled", "itemprop", "itemscope", "itemtype", "data-theme",
     ]
 
     /// Start tags that close SVG and MathML content (HTML §13.2.6.5).
@@ -48,6 +55,11 @@ extension HTMLScanner {
         handleHTMLStartTag(tag)
     }
 
+    /// A `srcset` candidate list of `tag`'s `attribute`, parsed.
+    private static func candidates(_ tag: HTMLTag, _ attribute: String) -> [ImageCandidate] {
+        tag[attribute].map(SrcsetParser.candidates) ?? []
+    }
+
     private mutating func handleHTMLStartTag(_ tag: HTMLTag) {
         var tag = tag
         // "image" is an ancient alias the tree builder turns into "img".
@@ -60,15 +72,15 @@ extension HTMLScanner {
         case "base":
             if !isInert, let href = tag["href"] { setBase(href) }
         case "img":
-            report(tag, "src", .image)
-            reportSrcset(tag, "srcset")
+            handleImage(tag)
         case "picture", "video", "audio":
             if name == "video" { report(tag, "poster", .image) }
             if name != "picture" { report(tag, "src", .media) }
+            if name == "picture" { flushPicture() }
             openMediaContainer(name)
         case "source":
             switch currentMediaContainer {
-            case "picture": reportSrcset(tag, "srcset")
+            case "picture": holdPictureSource(tag)
             case "video", "audio": report(tag, "src", .media)
             default: break
             }
@@ -97,13 +109,88 @@ extension HTMLScanner {
         }
         scanStyleAttribute(tag["style"], element: name)
         if options.includesLazyLoadingHints { reportLazyLoadingHints(tag) }
-        switchContentModel(after: name)
+        if name != "template" { startElement(tag) }
+        switchContentModel(after: tag)
+    }
+
+    // MARK: - Images
+
+    /// `<img>`: alone, its `src` and `srcset` are one choice; in a `<picture>`, the choice takes in
+    /// the `<source>` elements held so far, reported now with it.
+    private mutating func handleImage(_ tag: HTMLTag) {
+        let inPicture = currentMediaContainer == "picture"
+        let own = ImageSourceSet.Alternative(
+            candidates: Self.candidates(tag, "srcset"), sizes: tag["sizes"], fallback: tag["src"])
+        guard (inPicture && !pictureSources.isEmpty) || tag["srcset"] != nil else {
+            flushPicture()
+            report(tag, "src", .image)
+            return
+        }
+        let sources = inPicture ? pictureSources : []
+        pictureSources = []
+        let set = ImageSourceSet(alternatives: sources.map(\.alternative) + [own])
+        for (index, source) in sources.enumerated() {
+            report(source.references.map { Self.withChoice($0, set, alternative: index) })
+        }
+        let alternative = sources.count
+        report(tag, "src", .image, condition: Reference.Condition(
+            image: .sourceSet(set, alternative: alternative, candidate: own.candidates.count)))
+        reportCandidates(tag, "srcset", set: set, alternative: alternative)
+    }
+
+    /// Holds a `<picture>`'s `<source srcset>` until the `<img>` that completes the choice.
+    private mutating func holdPictureSource(_ tag: HTMLTag) {
+        guard !isInert, pictureSources.count < 64 else {
+            reportSrcset(tag, "srcset")
+            return
+        }
+        let alternative = ImageSourceSet.Alternative(
+            media: tag["media"], type: tag["type"], candidates: Self.candidates(tag, "srcset"), sizes: tag["sizes"])
+        let references = SrcsetParser.candidates(in: tag["srcset"] ?? "").enumerated().compactMap { index, candidate in
+            makeReference(candidate.url, kind: .image, source: Reference.Source(element: tag.name, attribute: "srcset"),
+                          condition: Reference.Condition(image: .sourceSet(
+                              ImageSourceSet(alternatives: []), alternative: 0, candidate: index)))
+        }
+        pictureSources.append((alternative, references))
+    }
+
+    /// Reports the sources of a `<picture>` that had no `<img>`: a choice among them alone.
+    mutating func flushPicture() {
+        guard !pictureSources.isEmpty else { return }
+        let sources = pictureSources
+        pictureSources = []
+        let set = ImageSourceSet(alternatives: sources.map(\.alternative))
+        for (index, source) in sources.enumerated() {
+            report(source.references.map { Self.withChoice($0, set, alternative: index) })
+        }
+    }
+
+    /// `reference` as the candidate of `set` it is, its candidate index kept.
+    private static func withChoice(_ reference: Reference, _ set: ImageSourceSet, alternative: Int) -> Reference {
+        var reference = reference
+        if case .sourceSet(_, _, let candidate)? = reference.condition?.image {
+            reference.condition?.image = .sourceSet(set, alternative: alternative, candidate: candidate)
+        }
+        return reference
+    }
+
+    /// Reports the candidates of a `srcset`-like attribute as candidates of `set`.
+    private mutating func reportCandidates(_ tag: HTMLTag, _ attribute: String, set: ImageSourceSet, alternative: Int,
+                                           media: [String] = [])
+    {
+        guard let value = tag[attribute] else { return }
+        for (index, candidate) in SrcsetParser.candidates(in: value).enumerated() {
+            report(candidate.url, kind: .image, source: Reference.Source(element: tag.name, attribute: attribute),
+                   condition: Reference.Condition(
+                       media: media, image: .sourceSet(set, alternative: alternative, candidate: index)))
+        }
     }
 
     /// Switches the tokenizer for elements whose content is not markup.
-    private mutating func switchContentModel(after name: String) {
+    private mutating func switchContentModel(after tag: HTMLTag) {
+        let name = tag.name
         if name == "style" {
-            startStyle(foreignDepth: nil)
+            startStyle(foreignDepth: nil, media: tag["media"])
             switchTokenizerToRawText(name)
         } else if name == "script" {
             switchTokenizerToScriptData()
@@ -117,19 +204,34 @@ extension HTMLScanner {
     private mutating func handleLink(_ tag: HTMLTag) {
         guard let rel = tag["rel"] else { return }
         let relations = Set(rel.lowercased().split(whereSeparator: { " \t\n\r\u{0C}".contains($0) }).map(String.init))
-        var kinds: [Reference.Kind] = []
-        if relations.contains("stylesheet") { kinds.append(.stylesheet) }
-        if relations.contains("modulepreload") { kinds.append(.script) }
+        let media = tag["media"].map { [$0] } ?? []
+        var kinds: [(Reference.Kind, Reference.Condition?)] = []
+        if relations.contains("stylesheet") {
+            kinds.append((.stylesheet, Reference.Condition(media: media, isStylesheet: true)))
+        }
+        if relations.contains("modulepreload") { kinds.append((.script, nil)) }
         if relations.contains("preload"), let kind = tag["as"].flatMap(Self.preloadKind) {
-            kinds.append(kind)
-            if kind == .image { reportSrcset(tag, "imagesrcset") }
+            if kind == .image {
+                // HTML §4.6.7.11 "Link type preload": imagesrcset, imagesizes and href make a source set.
+                let set = ImageSourceSet(alternatives: [ImageSourceSet.Alternative(
+                    media: tag["media"], candidates: Self.candidates(tag, "imagesrcset"), sizes: tag["imagesizes"],
+                    fallback: tag["href"])])
+                let candidates = set.alternatives[0].candidates.count
+                reportCandidates(tag, "imagesrcset", set: set, alternative: 0)
+                kinds.append((kind, Reference.Condition(image: .sourceSet(set, alternative: 0, candidate: candidates))))
+            } else {
+                kinds.append((kind, media.isEmpty ? nil : Reference.Condition(media: media)))
+            }
         }
         let icons: Set<String> = ["icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon"]
-        if !relations.isDisjoint(with: icons) { kinds.append(.icon) }
-        if relations.contains("manifest") { kinds.append(.manifest) }
+        if !relations.isDisjoint(with: icons) {
+            kinds.append((.icon, Reference.Condition(icon: Reference.IconLink(
+                relations: relations, type: tag["type"], sizes: tag["sizes"], media: tag["media"]))))
+        }
+        if relations.contains("manifest") { kinds.append((.manifest, nil)) }
         var reported: Set<Reference.Kind> = []
-        for kind in kinds where reported.insert(kind).inserted {
-            report(tag, "href", kind)
+        for (kind, condition) in kinds where reported.insert(kind).inserted {
+            report(tag, "href", kind, condition: condition)
         }
     }
 
@@ -189,6 +291,7 @@ extension HTMLScanner {
             }
         }
         scanStyleAttribute(tag["style"], element: tag.name)
+        startElement(tag)
         guard !tag.isSelfClosing else { return }
         let isIntegrationPoint: Bool =
             switch namespace {
@@ -200,13 +303,14 @@ extension HTMLScanner {
             }
         pushForeign(ForeignElement(name: tag.name, namespace: namespace, isIntegrationPoint: isIntegrationPoint))
         if namespace == .svg && tag.name == "style" {
-            startStyle(foreignDepth: foreignDepth)
+            startStyle(foreignDepth: foreignDepth, media: tag["media"])
         }
     }
 
     // MARK: - End tags
 
     mutating func handleEndTag(_ name: String) {
+        endElement(name)
         if popForeign(named: name) { return }
         if isInForeignContent {
             guard Self.foreignClosingEndTags.contains(name) else { return }
@@ -214,7 +318,9 @@ extension HTMLScanner {
         }
         switch name {
         case "template": leaveTemplate()
-        case "picture", "video", "audio": closeMediaContainer(name)
+        case "picture", "video", "audio":
+            if name == "picture" { flushPicture() }
+            closeMediaContainer(name)
         case "style": finishStyle()
         default: break
         }
@@ -226,13 +332,15 @@ extension HTMLScanner {
         _ tag: HTMLTag,
         _ attribute: String,
         _ kind: Reference.Kind,
-        isRequisite: Bool? = nil
+        isRequisite: Bool? = nil,
+        condition: Reference.Condition? = nil
     ) {
         report(
             tag[attribute],
             kind: kind,
             source: Reference.Source(element: tag.name, attribute: attribute),
-            isRequisite: isRequisite
+            isRequisite: isRequisite,
+            condition: condition
         )
     }
 

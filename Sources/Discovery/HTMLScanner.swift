@@ -84,6 +84,14 @@ public struct HTMLScanner: Sendable {
     private var foreignElements: [ForeignElement] = []
     private var mediaContainers: [String] = []
     private var style: StyleBlock?
+    /// The `<source>` alternatives of the open `<picture>`, and the references they hold, reported
+    /// with the `<img>` that ends the choice (or at `</picture>`).
+    var pictureSources: [(alternative: ImageSourceSet.Alternative, references: [Reference])] = []
+
+    /// The page's elements, for matching the selectors of style rules once the page is scanned.
+    public private(set) var documentTree = DocumentTree(knownAttributes: HTMLScanner.attributeFilter)
+    /// Font families that the page's `<style>` blocks and `style` attributes name, with their rules' selectors.
+    public private(set) var usedFontFamilies: Set<FontFamilyUse> = []
 
     /// Creates a scanner for one document.
     ///
@@ -123,6 +131,8 @@ public struct HTMLScanner: Sendable {
         input.finish(into: &scalars)
         tokenize()
         if style != nil { finishStyle() }
+        flushPicture()
+        documentTree.finish()
         return takeReferences()
     }
 
@@ -161,20 +171,52 @@ public struct HTMLScanner: Sendable {
         _ value: String?,
         kind: Reference.Kind,
         source: Reference.Source,
-        isRequisite: Bool? = nil
+        isRequisite: Bool? = nil,
+        condition: Reference.Condition? = nil
     ) {
-        guard let value, templateDepth == 0 else { return }
+        guard let reference = makeReference(value, kind: kind, source: source, isRequisite: isRequisite,
+                                            condition: condition)
+        else { return }
+        references.append(reference)
+    }
+
+    /// The reference `value` makes, unless the context or the options exclude it.
+    func makeReference(
+        _ value: String?,
+        kind: Reference.Kind,
+        source: Reference.Source,
+        isRequisite: Bool? = nil,
+        condition: Reference.Condition? = nil
+    ) -> Reference? {
+        guard let value, templateDepth == 0 else { return nil }
         switch kind {
-        case .media where !options.includesMedia: return
-        case .link where !options.includesLinks: return
-        case .document where !options.includesFrames: return
+        case .media where !options.includesMedia: return nil
+        case .link where !options.includesLinks: return nil
+        case .document where !options.includesFrames: return nil
         default: break
         }
         // Attribute URLs take the document's encoding for their query; URLs in CSS are UTF-8.
         let queryEncoding = source.css == nil ? encoding ?? .utf8 : .utf8
-        guard let url = URLCleaner.resolve(value, against: baseURL, queryEncoding: queryEncoding) else { return }
+        guard let url = URLCleaner.resolve(value, against: baseURL, queryEncoding: queryEncoding) else { return nil }
         let requisite = isRequisite ?? (kind != .link)
-        references.append(Reference(url: url, kind: kind, source: source, isRequisite: requisite))
+        return Reference(url: url, kind: kind, source: source, isRequisite: requisite, condition: condition)
+    }
+
+    /// Reports references found elsewhere (a `<picture>`'s sources, held until its `<img>`).
+    mutating func report(_ held: [Reference]) {
+        references.append(contentsOf: held)
+    }
+
+    // MARK: - Tree
+
+    mutating func startElement(_ tag: HTMLTag) {
+        guard templateDepth == 0 else { return }
+        documentTree.startElement(tag.name, attributes: tag.attributes, selfClosing: tag.isSelfClosing)
+    }
+
+    mutating func endElement(_ name: String) {
+        guard templateDepth == 0 else { return }
+        documentTree.endElement(name)
     }
 
     /// Sets the base URL from the first `<base href>`; later ones are ignored.
@@ -191,11 +233,13 @@ public struct HTMLScanner: Sendable {
         var css = CSSTokenizer()
         /// The depth of the SVG `<style>` in the foreign element stack; `nil` for an HTML `<style>`.
         var foreignDepth: Int?
+        /// The `<style media>` attribute, which holds for every rule in it.
+        var media: String?
     }
 
-    mutating func startStyle(foreignDepth: Int?) {
+    mutating func startStyle(foreignDepth: Int?, media: String?) {
         guard templateDepth == 0 else { return }
-        style = StyleBlock(foreignDepth: foreignDepth)
+        style = StyleBlock(foreignDepth: foreignDepth, media: media)
         tokenizer.collectsText = true
     }
 
@@ -204,7 +248,8 @@ public struct HTMLScanner: Sendable {
         style = nil
         tokenizer.collectsText = false
         block.css.finish()
-        reportCSS(block.css.found, element: "style", attribute: nil)
+        reportCSS(block.css.found, element: "style", attribute: nil, media: block.media)
+        usedFontFamilies.formUnion(block.css.context.usedFontFamilies)
     }
 
     private mutating func drainText() {
@@ -213,26 +258,37 @@ public struct HTMLScanner: Sendable {
             style!.css.consume(tokenizer.text)
             let found = style!.css.found
             style!.css.found.removeAll(keepingCapacity: true)
-            reportCSS(found, element: "style", attribute: nil)
+            reportCSS(found, element: "style", attribute: nil, media: style!.media)
         }
         tokenizer.text.removeAll(keepingCapacity: true)
     }
 
     /// Scans a `style` attribute's declarations.
     mutating func scanStyleAttribute(_ value: String?, element: String) {
-        guard let value, templateDepth == 0, value.contains("(") else { return }
+        guard let value, templateDepth == 0 else { return }
+        let lowered = value.lowercased()
+        guard value.contains("(") || lowered.contains("font") else { return }
         var css = CSSTokenizer()
         css.consume(value.unicodeScalars)
         css.finish()
-        reportCSS(css.found, element: element, attribute: "style")
+        reportCSS(css.found, element: element, attribute: "style", media: nil)
+        usedFontFamilies.formUnion(css.context.usedFontFamilies)
     }
 
-    private mutating func reportCSS(_ found: [CSSTokenizer.Found], element: String, attribute: String?) {
+    private mutating func reportCSS(
+        _ found: [CSSTokenizer.Found], element: String, attribute: String?, media: String?
+    ) {
         for item in found {
+            var condition = item.condition
+            if let media {
+                condition = condition ?? Reference.Condition()
+                condition!.media.insert(media, at: 0)
+            }
             report(
                 item.value,
                 kind: item.kind,
-                source: Reference.Source(element: element, attribute: attribute, css: item.construct)
+                source: Reference.Source(element: element, attribute: attribute, css: item.construct),
+                condition: condition
             )
         }
     }

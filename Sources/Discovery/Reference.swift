@@ -18,13 +18,17 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     /// `false` for navigation links (``Kind/link``) and for scripts marked `nomodule`, which
     /// module-capable browsers skip.
     public var isRequisite: Bool
+    /// What a browser's fetching it depends on (a `srcset` choice, a selector, `@media`…); `nil`
+    /// when every browser that renders the page fetches it. ``ReferenceChooser`` decides from it.
+    public var condition: Condition?
 
     /// Creates a reference.
-    public init(url: URL, kind: Kind, source: Source, isRequisite: Bool) {
+    public init(url: URL, kind: Kind, source: Source, isRequisite: Bool, condition: Condition? = nil) {
         self.url = url
         self.kind = kind
         self.source = source
         self.isRequisite = isRequisite
+        self.condition = condition
     }
 
     /// The kind, URL and source, as in `image https://example.com/a.png (<img> src)`.

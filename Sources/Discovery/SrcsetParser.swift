@@ -5,8 +5,13 @@
 enum SrcsetParser {
     /// The candidate URLs of `value`, in order, still relative and undecoded.
     static func urls(in value: String) -> [String] {
+        candidates(in: value).map(\.url)
+    }
+
+    /// The candidates of `value`, in order, with their descriptors; URLs still relative and undecoded.
+    static func candidates(in value: String) -> [ImageCandidate] {
         let input = Array(value.unicodeScalars)
-        var urls: [String] = []
+        var urls: [ImageCandidate] = []
         var position = 0
         while true {
             while position < input.count, isSpace(input[position]) || input[position] == "," { position += 1 }
@@ -20,10 +25,10 @@ enum SrcsetParser {
             } else {
                 descriptors = parseDescriptors(input, position: &position)
             }
-            if urlEnd > urlStart, descriptorsAreValid(descriptors) {
+            if urlEnd > urlStart, let descriptor = descriptor(of: descriptors) {
                 var url = String.UnicodeScalarView()
                 url.append(contentsOf: input[urlStart..<urlEnd])
-                urls.append(String(url))
+                urls.append(ImageCandidate(url: String(url), descriptor: descriptor))
             }
         }
     }
@@ -60,30 +65,33 @@ enum SrcsetParser {
     }
 
     /// The descriptor checks of the algorithm's step 13: at most one of `w`, `x`, `h` each, `h`
-    /// only with `w`, never `w` with `x`, numbers well formed.
-    private static func descriptorsAreValid(_ descriptors: [String]) -> Bool {
-        var width = false
-        var density = false
+    /// only with `w`, never `w` with `x`, numbers well formed; `nil` when they fail.
+    private static func descriptor(of descriptors: [String]) -> ImageCandidate.Descriptor? {
+        var width: Int?
+        var density: Double?
         var height = false
         for descriptor in descriptors {
             let number = descriptor.dropLast()
             switch descriptor.last {
             case "w":
-                guard !width, !density, isPositiveInteger(number) else { return false }
-                width = true
+                guard width == nil, density == nil, isPositiveInteger(number) else { return nil }
+                width = Int(number) ?? Int.max
             case "h":
-                guard !height, !density, isPositiveInteger(number) else { return false }
+                guard !height, density == nil, isPositiveInteger(number) else { return nil }
                 height = true
             case "x":
-                guard !width, !density, !height, let value = Double(number), value >= 0,
+                guard width == nil, density == nil, !height, let value = Double(number), value >= 0,
                     number.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) })
-                else { return false }
-                density = true
+                else { return nil }
+                density = value
             default:
-                return false
+                return nil
             }
         }
-        return !height || width
+        if height && width == nil { return nil }
+        if let width { return .width(width) }
+        if let density { return .density(density) }
+        return ImageCandidate.Descriptor.none
     }
 
     private static func isPositiveInteger(_ text: Substring) -> Bool {

@@ -1,19 +1,22 @@
 import Foundation
+import HTTPCore
 import LocalOrigin
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// `webcache-origin --root DIR [--port N] [--latency MS]`: serves a directory on 127.0.0.1 and
-/// prints its base URL as the first line of standard output; stops on SIGINT or SIGTERM.
+/// `webcache-origin --root DIR [--port N] [--latency MS] [--log FILE]`: serves a directory on
+/// 127.0.0.1 and prints its base URL as the first line of standard output; stops on SIGINT or
+/// SIGTERM. With `--log`, each request's method and target are appended to FILE as it arrives.
 @main
 struct OriginMain {
     static let usage = """
         OVERVIEW: Serves a directory over HTTP/1.1 on 127.0.0.1 for tests and benchmarks.
 
-        USAGE: webcache-origin --root <root> [--port <port>] [--latency <latency>] [--app-token <token>]
+        USAGE: webcache-origin --root <root> [--port <port>] [--latency <latency>] [--app-token <token>] [--log <file>]
 
         OPTIONS:
           --root <root>           The directory to serve.
@@ -21,6 +24,7 @@ struct OriginMain {
                                   bearer token starts (repeatable); its routes and API need one.
           --port <port>           The TCP port; 0 picks a free one. (default: 0)
           --latency <latency>     Milliseconds added before every response. (default: 0)
+          --log <file>            Append each request's method and target to this file, a line each.
           -h, --help              Show help information.
 
         """
@@ -30,6 +34,7 @@ struct OriginMain {
         var port: UInt16 = 0
         var latency = 0
         var appTokens: Set<String> = []
+        var logPath: String?
         var arguments = CommandLine.arguments.dropFirst().makeIterator()
         while let argument = arguments.next() {
             switch argument {
@@ -50,6 +55,8 @@ struct OriginMain {
                     fail("The value '\(text)' is invalid for '--latency <latency>'")
                 }
                 latency = parsed
+            case "--log":
+                logPath = value(for: argument, from: &arguments)
             default:
                 fail("Unknown option '\(argument)'")
             }
@@ -66,10 +73,21 @@ struct OriginMain {
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         let folder = URL(fileURLWithPath: root)
+        var handler = appTokens.isEmpty ? StaticSite(root: folder).handler
+            : SinglePageApp(root: folder, tokens: appTokens).handler
+        if let logPath {
+            guard FileManager.default.createFile(atPath: logPath, contents: nil),
+                let file = FileHandle(forWritingAtPath: logPath)
+            else { fail("The log file '\(logPath)' cannot be written.") }
+            let log = RequestLogFile(file: file)
+            handler = { [handler] request in
+                log.append("\(request.method.rawValue) \(request.target)\n")
+                return handler(request)
+            }
+        }
         let server = OriginServer(
             configuration: .init(port: port, latency: .milliseconds(latency)),
-            handler: appTokens.isEmpty ? StaticSite(root: folder).handler
-                : SinglePageApp(root: folder, tokens: appTokens).handler
+            handler: handler
         )
         do {
             try server.start()
@@ -94,8 +112,21 @@ struct OriginMain {
 
     private static func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
-        let usageLine = "Usage: webcache-origin --root <root> [--port <port>] [--latency <latency>] [--app-token <token>]\n"
+        let usageLine = "Usage: webcache-origin --root <root> [--port <port>] [--latency <latency>] [--app-token <token>] [--log <file>]\n"
         FileHandle.standardError.write(Data(usageLine.utf8))
         exit(64)
+    }
+}
+
+/// The request log file, written from the connection threads one whole line at a time.
+private final class RequestLogFile: Sendable {
+    private let file: Mutex<FileHandle>
+
+    init(file: FileHandle) {
+        self.file = Mutex(file)
+    }
+
+    func append(_ line: String) {
+        file.withLock { $0.write(Data(line.utf8)) }
     }
 }

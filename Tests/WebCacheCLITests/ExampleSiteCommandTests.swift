@@ -33,9 +33,10 @@ final class ExampleSiteCommandTests: @unchecked Sendable {  // Every stored prop
         try await webcache.run(arguments + ["--store", store])
     }
 
-    private func preload(_ lines: String) async throws {
+    private func preload(_ lines: String, _ options: String...) async throws {
         let list = try folder.write(Data(lines.utf8), to: "urls.txt")
-        let result = try await run("preload", list, "--instance", origin.baseURL.absoluteString)
+        let result = try await webcache.run(
+            ["preload", list, "--instance", origin.baseURL.absoluteString, "--store", store] + options)
         try #require(result.exitCode == 0, "preload failed: \(result.everything)")
     }
 
@@ -56,8 +57,9 @@ final class ExampleSiteCommandTests: @unchecked Sendable {  // Every stored prop
 
     @Test(arguments: ["css/main.css\nindex.html\n", "index.html\ncss/main.css\n"])
     func aListedStylesheetKeepsWhatItImportsAndUses(lines: String) async throws {
-        // When the stylesheet the page links is listed too, before or after the page
-        try await preload(lines)
+        // When the stylesheet the page links is listed too, before or after the page (every
+        // candidate fetched, so that the page needs all it references)
+        try await preload(lines, "--all-candidates")
 
         // Then what it imports and uses is stored, once, and the page needs it all
         #expect(try await entryCount() == Self.indexResourceCount)

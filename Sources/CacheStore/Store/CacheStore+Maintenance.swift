@@ -141,9 +141,11 @@ extension CacheStore {
             result.pageRecordCount = max(0, result.pageRecordCount - namedWithEntries)
             if !dryRun {
                 for page in leaving {
-                    try connection.run(
-                        "DELETE FROM page_edge WHERE partition = ? AND page_url = ?",
-                        [.text(page.partition), .text(page.url)])
+                    for table in ["page_edge", "page_skip"] {
+                        try connection.run(
+                            "DELETE FROM \(table) WHERE partition = ? AND page_url = ?",
+                            [.text(page.partition), .text(page.url)])
+                    }
                 }
             }
             result.pages = leaving

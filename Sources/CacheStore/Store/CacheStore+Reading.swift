@@ -298,6 +298,29 @@ extension CacheStore {
         }
     }
 
+    /// What `pageURL` references in `partition` that the preload left out for its device, and why;
+    /// nothing for a store older than schema version 6, opened for reading only.
+    ///
+    /// - Throws: ``CacheStore/Error``.
+    public nonisolated func skipped(forPage pageURL: String, partition: String = "guest") throws -> [PageSkip] {
+        try read("read what \(pageURL) left out") { connection in
+            guard try connection.int64("SELECT count(*) FROM sqlite_master WHERE name = 'page_skip'") == 1 else {
+                return []
+            }
+            var skipped: [PageSkip] = []
+            try connection.forEachRow(
+                """
+                SELECT resource_url, kind, reason FROM page_skip WHERE partition = ? AND page_url = ? \
+                ORDER BY resource_url
+                """,
+                [.text(partition), .text(pageURL)]
+            ) { row in
+                skipped.append(PageSkip(resourceURL: row.text(0), kind: row.text(1), reason: row.text(2)))
+            }
+            return skipped
+        }
+    }
+
     /// How complete `pageURL` is offline in `partition`: resources needed, stored, failed and missing.
     ///
     /// - Throws: ``CacheStore/Error``.

@@ -359,6 +359,7 @@ extension CacheStore {
         try write("remove the partition '\(partition)'") { connection in
             let result = try Self.deleteEntries(connection, condition: "partition = ?", [.text(partition)])
             try connection.run("DELETE FROM page_edge WHERE partition = ?", [.text(partition)])
+            try connection.run("DELETE FROM page_skip WHERE partition = ?", [.text(partition)])
             return result
         }
     }
@@ -401,11 +402,13 @@ extension CacheStore {
     /// entries are all gone now, and empties the note.
     /// - Returns: How many page records went.
     static func removeRecordsOfPagesGone(_ connection: Connection) throws -> Int {
-        try connection.run(
-            """
-            DELETE FROM page_edge WHERE (partition, page_url) IN (SELECT partition, url FROM temp.leaving_page l \
-            WHERE NOT EXISTS (SELECT 1 FROM entry e WHERE e.partition = l.partition AND e.url = l.url))
-            """)
+        for table in ["page_edge", "page_skip"] {
+            try connection.run(
+                """
+                DELETE FROM \(table) WHERE (partition, page_url) IN (SELECT partition, url FROM temp.leaving_page l \
+                WHERE NOT EXISTS (SELECT 1 FROM entry e WHERE e.partition = l.partition AND e.url = l.url))
+                """)
+        }
         let removed = try connection.int64(
             """
             SELECT count(*) FROM temp.leaving_page l \
@@ -479,12 +482,14 @@ extension CacheStore {
     /// Recorded edges of the `keptKinds` stay unless `edgesByPage` names their resource again: a run
     /// that did not look for some kinds of resource leaves what earlier runs recorded of them. The
     /// pages in `keptPages` keep every edge recorded before (a page whose fetch failed was not read):
-    /// their edges in `edgesByPage` are only added or updated.
+    /// their edges in `edgesByPage` are only added or updated. What each page in `edgesByPage`
+    /// references and was left out for the device (`skipped`) replaces what was recorded of it
+    /// before, except for the pages in `keptPages`.
     ///
     /// - Throws: ``CacheStore/Error``; then no page's edges changed.
     public nonisolated func setEdges(
         _ edgesByPage: [String: [PageEdge]], partition: String = "guest", keepingKinds keptKinds: Set<String> = [],
-        keepingEveryEdgeOf keptPages: Set<String> = []
+        keepingEveryEdgeOf keptPages: Set<String> = [], skipped: [String: [PageSkip]] = [:]
     ) async throws {
         guard !edgesByPage.isEmpty else { return }
         try await queuedWrite("record the resources of \(edgesByPage.count) pages") { connection in
@@ -492,6 +497,17 @@ extension CacheStore {
                 try Self.replaceEdges(
                     edges, page: page, partition: partition, keepingKinds: keptKinds,
                     keepingEveryEdge: keptPages.contains(page), connection)
+                guard !keptPages.contains(page) else { continue }
+                try connection.run(
+                    "DELETE FROM page_skip WHERE partition = ? AND page_url = ?", [.text(partition), .text(page)])
+                for skip in skipped[page] ?? [] {
+                    try connection.run(
+                        """
+                        INSERT OR REPLACE INTO page_skip (partition, page_url, resource_url, kind, reason) \
+                        VALUES (?, ?, ?, ?, ?)
+                        """,
+                        [.text(partition), .text(page), .text(skip.resourceURL), .text(skip.kind), .text(skip.reason)])
+                }
             }
         }
     }

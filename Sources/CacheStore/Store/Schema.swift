@@ -16,15 +16,17 @@ enum Schema {
         Migration(version: 4, sql: version4),
         Migration(version: 5, sql: version5),
         Migration(version: 6, sql: version6),
+        Migration(version: 7, sql: version7),
     ]
 
     /// The newest schema version this code knows.
     static var latestVersion: Int { migrations.last?.version ?? 0 }
 
     /// The oldest schema version this code reads without upgrading it, for a store opened for
-    /// reading only: versions 4 to 6 only added columns (`body_chunk.checksum`, `entry.decoded_from`,
-    /// `entry.complete_length`), which such a store reads as NULL, and the `entry_part` table, which
-    /// such a store does not need: it holds no partial entries.
+    /// reading only: versions 4 to 7 only added columns (`body_chunk.checksum`, `entry.decoded_from`,
+    /// `entry.complete_length`), which such a store reads as NULL, the `entry_part` table, which such
+    /// a store does not need (it holds no partial entries), and the `page_skip` table, which such a
+    /// store reads as empty.
     static let oldestReadableVersion = 3
 
     /// Version 1: the first schema, as `schema/webcache.sql` stood then.
@@ -289,5 +291,18 @@ enum Schema {
             UPDATE body SET ref_count = ref_count - 1 WHERE id = OLD.body_id;
             DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
         END;
+        """
+
+    /// Version 7: what a page references that a preload for a device left out, and why
+    /// (``PageSkip``), so that `inspect --pages` can say what the page lacks on another device.
+    static let version7 = """
+        CREATE TABLE page_skip (
+            partition TEXT NOT NULL,
+            page_url TEXT NOT NULL,
+            resource_url TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            PRIMARY KEY (partition, page_url, resource_url)
+        ) STRICT, WITHOUT ROWID;
         """
 }

@@ -10,6 +10,14 @@ public struct DeviceProfile: Sendable, Hashable {
         case light, dark
     }
 
+    /// The accuracy of the primary pointing device (`pointer`, `hover`: Media Queries Level 4 §7).
+    public enum Pointer: String, Sendable, Hashable, CaseIterable {
+        /// A mouse or trackpad, which can hover.
+        case fine
+        /// A finger on a touch screen, which cannot.
+        case coarse
+    }
+
     /// The layout viewport's width in CSS pixels.
     public var viewportWidth: Int
     /// The layout viewport's height in CSS pixels.
@@ -24,13 +32,15 @@ public struct DeviceProfile: Sendable, Hashable {
     public var colorScheme: ColorScheme
     /// `prefers-reduced-motion: reduce` when `true`.
     public var prefersReducedMotion: Bool
+    /// The primary pointing device; tablets and phones have a coarse one that cannot hover.
+    public var pointer: Pointer
 
     /// A device with these metrics and Chromium's formats.
     public init(
         viewportWidth: Int, viewportHeight: Int, devicePixelRatio: Double,
         imageTypes: Set<String> = DeviceProfile.chromiumImageTypes,
         fontFormats: Set<String> = DeviceProfile.chromiumFontFormats,
-        colorScheme: ColorScheme = .light, prefersReducedMotion: Bool = false
+        colorScheme: ColorScheme = .light, prefersReducedMotion: Bool = false, pointer: Pointer = .fine
     ) {
         precondition(viewportWidth > 0 && viewportHeight > 0 && devicePixelRatio > 0,
                      "A device's viewport and pixel ratio must be positive.")
@@ -41,6 +51,7 @@ public struct DeviceProfile: Sendable, Hashable {
         self.fontFormats = fontFormats
         self.colorScheme = colorScheme
         self.prefersReducedMotion = prefersReducedMotion
+        self.pointer = pointer
     }
 
     /// The image types Chromium decodes.
@@ -56,9 +67,9 @@ public struct DeviceProfile: Sendable, Hashable {
     /// A laptop with a high-density screen: 1440×900 at 2x.
     public static let laptop = DeviceProfile(viewportWidth: 1440, viewportHeight: 900, devicePixelRatio: 2)
     /// A tablet held upright: 820×1180 at 2x.
-    public static let tablet = DeviceProfile(viewportWidth: 820, viewportHeight: 1180, devicePixelRatio: 2)
+    public static let tablet = DeviceProfile(viewportWidth: 820, viewportHeight: 1180, devicePixelRatio: 2, pointer: .coarse)
     /// A phone held upright: 390×844 at 3x.
-    public static let phone = DeviceProfile(viewportWidth: 390, viewportHeight: 844, devicePixelRatio: 3)
+    public static let phone = DeviceProfile(viewportWidth: 390, viewportHeight: 844, devicePixelRatio: 3, pointer: .coarse)
 
     /// The presets by the names the command line takes, in the order its help lists them.
     public static let presets: [(name: String, profile: DeviceProfile)] = [

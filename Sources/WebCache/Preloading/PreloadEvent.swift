@@ -9,6 +9,9 @@ public enum PreloadEvent: Sendable, Hashable {
     case fetched(url: URL, status: Int, bytes: Int64, source: ResponseSource)
     /// A resource could not be stored, and why.
     case failed(url: URL, reason: String)
+    /// A reference whose fetching depends on the device (a `srcset` candidate, a CSS image, a font
+    /// source, an icon) was chosen for it (`fetched`) or skipped, and why.
+    case selected(url: URL, kind: String, in: URL, fetched: Bool, reason: String)
     /// A reference was not fetched on purpose (a denied host, a private address), and why.
     case skipped(url: URL, reason: String)
     /// A transient failure will be retried after `delay` seconds.

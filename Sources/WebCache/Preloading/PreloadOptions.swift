@@ -40,13 +40,25 @@ public struct PreloadOptions: Sendable, Hashable {
     public var maximumRetryDelay: Duration = .seconds(30)
     /// Revalidate entries even while they are fresh (as a reload does; `immutable` ones stay), for `refresh`.
     public var revalidatesFreshEntries = false
-    /// The device the pages are preloaded for: its viewport, pixel ratio and formats.
+    /// The device the pages are preloaded for: its viewport, pixel ratio and formats. Of the
+    /// candidates of `srcset`, `<picture>`, `image-set()`, `@font-face` and icons, only what a
+    /// browser on it requests is fetched, and CSS images only for rules that match an element of
+    /// the page (see ``ReferenceChooser``).
     public var device = DeviceProfile.desktop
     /// When set, each page is rendered in headless Chromium and everything it requests while it
     /// loads, runs its scripts and settles is stored and recorded as its requisites, instead of what
     /// the static scanner finds (``depth`` and the media options then do not apply: the page's
     /// own requests decide). ``concurrency`` is the number of pages rendering at once.
     public var render: RenderOptions?
+    /// Fetch every candidate, whatever the device (`--all-candidates`): for stores that must serve any device.
+    public var fetchesAllCandidates = false
+    /// Fetch `apple-touch-icon`, `mask-icon`, manifest icons and every `rel=icon` (`--icons all`).
+    public var fetchesAllIcons = false
+
+    /// The chooser these options make.
+    var chooser: ReferenceChooser {
+        fetchesAllCandidates ? .allCandidates : ReferenceChooser(device: device, fetchesAllIcons: fetchesAllIcons)
+    }
 
     /// The defaults: 8 transfers, 6 per host, no link following, requisites but no media.
     public init() {}

@@ -65,7 +65,10 @@ struct Preloader: Sendable {
     private enum Message: Sendable {
         /// Time to write the edges of the pages that have ended.
         case recordEdges
-        case found([Reference], in: PreloadItem, base: URL)
+        /// References found in an item, with the font families it names; `isDocument` when it is HTML.
+        case found([Reference], families: Set<FontFamilyUse>, in: PreloadItem, base: URL, isDocument: Bool)
+        /// A document has been scanned to its end: its elements, for the style rules' selectors.
+        case scannedDocument(PreloadItem, DocumentTree)
         case retrying(URL, attempt: Int, delay: TimeInterval, reason: String)
         /// The item's last transfer has received its whole body; reading and saving it may still run.
         case transferred(PreloadItem)
@@ -91,6 +94,32 @@ struct Preloader: Sendable {
         }
         let messages = MessageQueue<Message>()
         var recordedPages: Set<URL> = []
+        var selections = DeviceSelections(chooser: options.chooser)
+        /// What each document left out for the device, by resource URL, for its edges.
+        var skippedByDocument: [URL: [URL: PageSkip]] = [:]
+        func carryOut(_ decisions: [DeviceSelections.Decided]) {
+            for decided in decisions {
+                let reference = decided.choice.reference
+                // Every skip is reported; of the fetches, those that depended on the device.
+                if reference.condition != nil || !decided.choice.fetches {
+                    events(.selected(url: reference.url, kind: reference.kind.rawValue, in: decided.origin.base,
+                                     fetched: decided.choice.fetches, reason: decided.choice.reason))
+                }
+                if decided.choice.fetches {
+                    consider(reference, from: decided.origin.item, base: decided.origin.base, schedule: &schedule,
+                             report: &report, events: events)
+                } else if reference.isRequisite {
+                    let url = reference.url.cacheKey
+                    skippedByDocument[decided.document, default: [:]][url] = PageSkip(
+                        resourceURL: url.absoluteString, kind: reference.kind.rawValue, reason: decided.choice.reason)
+                }
+            }
+        }
+        func finishSettledDocuments() {
+            for document in selections.openDocuments where schedule.hasEnded(document) && schedule.isSettled(document) {
+                carryOut(selections.finish(document: document))
+            }
+        }
 
         // Discarding, so that a finished fetch's task is freed at once: a group that keeps results
         // holds every finished task until the run ends (113 MB at the peak for 3,363 responses,
@@ -119,12 +148,14 @@ struct Preloader: Sendable {
                 case .recordEdges:
                     let settled = schedule.pages.filter { !recordedPages.contains($0) && schedule.isSettled($0) }
                     // A failure here is retried with the rest at the end, and reported then.
-                    if (try? await writeEdges(of: settled, schedule)) != nil { recordedPages.formUnion(settled) }
-                case .found(let references, let parent, let base):
-                    for reference in references {
-                        consider(reference, from: parent, base: base, schedule: &schedule, report: &report,
-                                 events: events)
+                    if (try? await writeEdges(of: settled, schedule, skipped: skippedByDocument)) != nil {
+                        recordedPages.formUnion(settled)
                     }
+                case .found(let references, let families, let parent, let base, let isDocument):
+                    carryOut(selections.found(
+                        references, families: families, in: parent, base: base, isDocument: isDocument))
+                case .scannedDocument(let item, let tree):
+                    carryOut(selections.scanned(document: item.url, tree: tree))
                 case .retrying(let url, let attempt, let delay, let reason):
                     events(.retrying(url: url, attempt: attempt, delay: delay, reason: reason))
                 case .transferred(let item):
@@ -143,19 +174,21 @@ struct Preloader: Sendable {
                     case .cancelled:
                         schedule.giveUp(item)
                     }
+                    finishSettledDocuments()
                 }
                 startWhatFits()
             }
             group.cancelAll()
         }
         report.interrupted = Task.isCancelled
+        for document in selections.openDocuments { carryOut(selections.finish(document: document)) }
 
         // Every page has settled at the end of a whole run. After a cancelled one, a page that had
         // not is left as the store has it: it keeps what an earlier run recorded (a page this run
         // saw first is not listed), since this run did not find out all it needs.
         let remaining = schedule.pages.filter { !recordedPages.contains($0) && schedule.isSettled($0) }
         do {
-            try await writeEdges(of: remaining, schedule)
+            try await writeEdges(of: remaining, schedule, skipped: skippedByDocument)
         } catch {
             let reason = "its list of requisites could not be stored: \(error)"
             for page in remaining {
@@ -365,17 +398,26 @@ struct Preloader: Sendable {
                               includesMedia: options.includesMedia)
             : .none
         var bytes: Int64 = 0
+        var families: Set<FontFamilyUse> = []
+        func send(_ found: [Reference]) {
+            let named = scanner.usedFontFamilies
+            let newFamilies = named.count > families.count ? named.subtracting(families) : []
+            families.formUnion(newFamilies)
+            if !found.isEmpty || !newFamilies.isEmpty {
+                messages.send(.found(found, families: newFamilies, in: item, base: response.url,
+                                     isDocument: scanner.isDocument))
+            }
+        }
         for try await chunk in response.body {
             bytes += Int64(chunk.count)
-            let found = scanner.feed(chunk)
-            if !found.isEmpty { messages.send(.found(found, in: item, base: response.url)) }
+            send(scanner.feed(chunk))
         }
         do {
-            let found = try scanner.finish()
-            if !found.isEmpty { messages.send(.found(found, in: item, base: response.url)) }
+            send(try scanner.finish())
         } catch {
             logger.warning("\(error)")
         }
+        if let tree = scanner.documentTree { messages.send(.scannedDocument(item, tree)) }
         return bytes
     }
 
@@ -410,9 +452,12 @@ struct Preloader: Sendable {
     /// fetch failed was not read (or not to its end), so it keeps every requisite recorded before:
     /// the stored copy of the page still needs them, and an origin's outage must not make `pin` and
     /// `prune --page` forget them.
-    private func writeEdges(of pages: [URL], _ schedule: PreloadSchedule) async throws {
+    private func writeEdges(
+        of pages: [URL], _ schedule: PreloadSchedule, skipped skippedByDocument: [URL: [URL: PageSkip]]
+    ) async throws {
         guard !pages.isEmpty else { return }
         var edgesByPage: [String: [PageEdge]] = [:]
+        var skippedByPage: [String: [PageSkip]] = [:]
         var failedPages: Set<String> = []
         for page in pages {
             let pageFailure = schedule.failure(of: page)
@@ -420,10 +465,15 @@ struct Preloader: Sendable {
             edgesByPage[page.absoluteString] = requisites.map { requisite in
                 PageEdge(resourceURL: requisite.url.absoluteString, kind: requisite.kind, failure: requisite.failure)
             }
+            // A URL skipped in one place and needed in another is needed.
+            let needed = Set(requisites.map(\.url))
+            skippedByPage[page.absoluteString] = (skippedByDocument[page] ?? [:])
+                .filter { !needed.contains($0.key) }.values.sorted { $0.resourceURL < $1.resourceURL }
             if pageFailure != nil { failedPages.insert(page.absoluteString) }
         }
         try await loader.store.setEdges(
-            edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: failedPages)
+            edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: failedPages,
+            skipped: skippedByPage)
     }
 
     /// The kinds of requisite this run does not look for.

@@ -7,6 +7,9 @@ enum ResourceScanner {
     case html(HTMLScanner)
     case css(CSSScanner)
     case manifest(url: URL, collected: Data)
+    /// A document or stylesheet scanned to its end: an HTML document's elements, and the font
+    /// families it names.
+    case ended(DocumentTree?, fontFamilies: Set<FontFamilyUse>)
     case none
 
     /// The largest manifest read; manifests are small JSON documents.
@@ -54,9 +57,34 @@ enum ResourceScanner {
             }
             self = .manifest(url: url, collected: collected)
             return []
-        case .none:
+        case .ended, .none:
             return []
         }
+    }
+
+    /// The font families the document or stylesheet names so far, in lower case.
+    var usedFontFamilies: Set<FontFamilyUse> {
+        switch self {
+        case .html(let scanner): scanner.usedFontFamilies
+        case .css(let scanner): scanner.usedFontFamilies
+        case .ended(_, let families): families
+        case .manifest, .none: []
+        }
+    }
+
+    /// Whether it scans an HTML document (a page or frame), whose elements decide its style rules.
+    var isDocument: Bool {
+        switch self {
+        case .html: true
+        case .ended(let tree, _): tree != nil
+        case .css, .manifest, .none: false
+        }
+    }
+
+    /// The elements of an HTML document once it is scanned to its end.
+    var documentTree: DocumentTree? {
+        if case .ended(let tree?, _) = self { return tree }
+        return nil
     }
 
     /// Ends the body; returns the last references.
@@ -65,16 +93,16 @@ enum ResourceScanner {
         switch self {
         case .html(var scanner):
             let found = scanner.finish()
-            self = .none
+            self = .ended(scanner.documentTree, fontFamilies: scanner.usedFontFamilies)
             return found
         case .css(var scanner):
             let found = scanner.finish()
-            self = .none
+            self = .ended(nil, fontFamilies: scanner.usedFontFamilies)
             return found
         case .manifest(let url, let collected):
             self = .none
             return try ManifestScanner.icons(in: collected, manifestURL: url)
-        case .none:
+        case .ended, .none:
             return []
         }
     }

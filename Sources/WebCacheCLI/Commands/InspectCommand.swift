@@ -254,6 +254,8 @@ enum InspectCommand {
             var stored: Int
             var failures: [Failure]
             var missing: [String]
+            /// What the preload left out for its device: the page lacks it on another device.
+            var skippedForThisDevice: [Failure]
         }
 
         var store: String
@@ -274,6 +276,9 @@ enum InspectCommand {
                 }
                 for missing in page.missing where !page.failures.contains(where: { $0.url == missing }) {
                     text += "  missing: \(missing)\n"
+                }
+                for skip in page.skippedForThisDevice {
+                    text += "  skipped for this device: \(skip.url) (\(skip.kind)): \(skip.reason)\n"
                 }
             }
             let complete = pages.filter(\.complete).count
@@ -302,7 +307,10 @@ enum InspectCommand {
                 failures: status.failures.map {
                     Pages.Failure(url: $0.resourceURL, kind: $0.kind, reason: $0.failure ?? "")
                 },
-                missing: status.missing)
+                missing: status.missing,
+                skippedForThisDevice: try store.skipped(forPage: page.url, partition: page.partition).map {
+                    Pages.Failure(url: $0.resourceURL, kind: $0.kind, reason: $0.reason)
+                })
         }
         return Pages(store: store.path, pages: reports)
     }

@@ -32,6 +32,12 @@ enum PreloadScopeOptions {
                    help: "The device's viewport in CSS pixels (overrides --device's)."),
         OptionSpec(names: ["--dpr"], kind: .value(name: "n"),
                    help: "The device's pixel ratio, device pixels per CSS pixel (overrides --device's)."),
+        OptionSpec(names: ["--all-candidates"], kind: .flag,
+                   help: "Fetch every srcset, <picture>, image-set(), @font-face and icon candidate and every CSS "
+                       + "image, whatever the device (for stores that serve any device)."),
+        OptionSpec(names: ["--icons"], kind: .value(name: "which"),
+                   help: "'browser': the icon a browser takes; 'all': apple-touch-icon, mask-icon and manifest "
+                       + "icons too.", defaultValue: "browser"),
     ] + renderSpecs + [
         OptionSpec(names: ["--render"], kind: .flag,
                    help: "Load each page in headless Chromium and store everything it requests while its scripts "
@@ -87,6 +93,8 @@ enum PreloadScopeOptions {
         options.allowedHosts = Set(try HostArgument.all(arguments, "allow-host").map(\.urlHost))
         options.deniedHosts = Set(try HostArgument.all(arguments, "deny-host").map(\.urlHost))
         options.device = try device(from: arguments)
+        options.fetchesAllCandidates = arguments.flag("all-candidates")
+        options.fetchesAllIcons = try arguments.value("icons", "which", ValueParsers.iconChoice) ?? false
         if arguments.flag("render") {
             options.render = try renderOptions(from: arguments)
         } else if let option = ["chromium", "settle", "render-timeout"].first(where: { arguments.value($0) != nil })

@@ -38,6 +38,8 @@ final class PreloadProgress: Sendable {
             switch event {
             case .discovered:
                 state.discovered += 1
+            case .selected:
+                break
             case .fetched:
                 state.done += 1
             case .failed(let url, let reason):
@@ -127,6 +129,9 @@ final class PreloadProgress: Sendable {
             [("event", "failed"), ("url", .string(url.redactedForMessages)), ("reason", .string(reason))]
         case .skipped(let url, let reason):
             [("event", "skipped"), ("url", .string(url.redactedForMessages)), ("reason", .string(reason))]
+        case .selected(let url, let kind, let page, let fetched, let reason):
+            [("event", fetched ? "chosen" : "skipped for this device"), ("url", .string(url.redactedForMessages)),
+             ("kind", .string(kind)), ("in", .string(page.redactedForMessages)), ("reason", .string(reason))]
         case .retrying(let url, let attempt, let delay, let reason):
             [("event", "retrying"), ("url", .string(url.redactedForMessages)), ("attempt", .int(attempt)),
              ("delay", .double(delay)), ("reason", .string(reason))]

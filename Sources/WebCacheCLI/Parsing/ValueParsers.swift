@@ -69,6 +69,15 @@ enum ValueParsers {
         return unit == 0 ? short : "\(short) = \(binary) (\(exact) bytes)"
     }
 
+    /// `--icons`: `true` for `all`, `false` for `browser`.
+    static func iconChoice(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "all": true
+        case "browser": false
+        default: nil
+        }
+    }
+
     /// A device preset by name (`phone`), as ``DeviceProfile/presets`` lists them.
     static func devicePreset(_ text: String) -> DeviceProfile? {
         DeviceProfile.presets.first { $0.name == text.lowercased() }?.profile

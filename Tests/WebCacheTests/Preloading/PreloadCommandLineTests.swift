@@ -31,7 +31,8 @@ import WebCacheTestSupport
         try folder.write("urls.txt", "# pages\npage-1.html\n\npage-2.html\n")
 
         let outcome = try await Self.run(["preload", folder.url.appending(path: "urls.txt").path,
-                                    "--instance", server.baseURL.absoluteString, "--store", folder.storePath])
+                                    "--instance", server.baseURL.absoluteString, "--store", folder.storePath,
+                                        "--all-candidates"])
 
         #expect(outcome.exitCode == 0, "stderr: \(outcome.stderr)")
         #expect(outcome.stdout.contains("Preloaded 2 page(s): \(site.allPaths.count) resources in the store"),
@@ -51,8 +52,10 @@ import WebCacheTestSupport
         let urls = folder.url.appending(path: "urls.txt").path
         let instance = server.baseURL.absoluteString
 
-        let text = try await Self.run(["preload", urls, "--instance", instance, "--store", folder.storePath])
-        let json = try await Self.run(["preload", urls, "--json", "--instance", instance, "--store", folder.storePath])
+        let text = try await Self.run(["preload", urls, "--instance", instance, "--store", folder.storePath,
+            "--all-candidates"])
+        let json = try await Self.run(["preload", urls, "--json", "--instance", instance, "--store", folder.storePath,
+            "--all-candidates"])
 
         #expect(text.exitCode == 1)
         #expect(text.stdout.contains("Preloaded 2 of 3 page(s): \(site.allPaths.count) resources"), "\(text.stdout)")
@@ -73,7 +76,8 @@ import WebCacheTestSupport
         try folder.write("urls.txt", "page-1.html\npage-2.html\n")
 
         let outcome = try await Self.run(["preload", folder.url.appending(path: "urls.txt").path, "--json",
-                                    "--instance", server.baseURL.absoluteString, "--store", folder.storePath])
+                                    "--instance", server.baseURL.absoluteString, "--store", folder.storePath,
+                                        "--all-candidates"])
 
         #expect(outcome.exitCode == 0, "stderr: \(outcome.stderr)")
         let lines = outcome.stdout.split(separator: "\n")
@@ -103,7 +107,7 @@ import WebCacheTestSupport
         let file = folder.url.appending(path: "urls.txt").path
 
         let outcome = try await Self.run(["preload", file, "--instance", server.baseURL.absoluteString,
-                                    "--store", folder.storePath])
+                                    "--store", folder.storePath, "--all-candidates"])
 
         #expect(outcome.exitCode == 1)
         let errors = outcome.stderr.split(separator: "\n").map(String.init)
@@ -121,7 +125,8 @@ import WebCacheTestSupport
         try folder.write("good.txt", "page-1.html\npage-2.html\n")
         server.resetLog()
         let again = try await Self.run(["preload", folder.url.appending(path: "good.txt").path,
-                                  "--instance", server.baseURL.absoluteString, "--store", folder.storePath])
+                                  "--instance", server.baseURL.absoluteString, "--store", folder.storePath,
+                                      "--all-candidates"])
         #expect(again.exitCode == 0, "stderr: \(again.stderr)")
         #expect(Set(server.requests.map(\.path)) == ["/page-1.html", "/page-2.html"])
     }
@@ -149,7 +154,7 @@ import WebCacheTestSupport
 
         let outcome = try await Self.run(["preload", folder.url.appending(path: "urls.txt").path, "--media",
                                           flag, "10K", "--json", "--instance", server.baseURL.absoluteString,
-                                          "--store", folder.storePath])
+                                          "--store", folder.storePath, "--all-candidates"])
 
         #expect(outcome.exitCode == 1, "stderr: \(outcome.stderr)")
         var failures: [String: String] = [:]

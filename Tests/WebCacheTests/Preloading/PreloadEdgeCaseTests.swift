@@ -69,7 +69,7 @@ import WebCacheTestSupport
         let rig = try PreloadRig.start { request in
             switch request.path {
             case "/index.html":
-                return .text("<link rel=stylesheet href=\"a.css\">", contentType: "text/html")
+                return .text("<link rel=stylesheet href=\"a.css\"><div class=a></div>", contentType: "text/html")
             case "/a.css":
                 return .text("@import \"b.css\"; .a { background: url(a.png) }", contentType: "text/css")
             case "/b.css":

@@ -76,7 +76,7 @@ import WebCacheTestSupport
             default: return OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(500)))
             }
         }
-        var options = PreloadOptions()
+        var options = PreloadOptions.allCandidates
         options.concurrency = 1
         options.perHostConcurrency = 1
 

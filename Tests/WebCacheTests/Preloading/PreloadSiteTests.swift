@@ -17,7 +17,8 @@ import WebCacheTestSupport
         let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
         let events = PreloadEventLog()
 
-        let report = await rig.cache.preload(site.pages.map { String($0.dropFirst()) }, events: events.handler)
+        let report = await rig.cache.preload(site.pages.map { String($0.dropFirst()) }, options: .allCandidates,
+                                             events: events.handler)
 
         // The origin saw each page and requisite exactly once, and nothing else.
         let counts = rig.requestCounts
@@ -69,12 +70,12 @@ import WebCacheTestSupport
         let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
         let pages = site.pages.map { String($0.dropFirst()) }
 
-        let first = await rig.cache.preload(pages)
+        let first = await rig.cache.preload(pages, options: .allCandidates)
         #expect(first.failures.isEmpty)
         #expect(first.networkBytes > 10_000)
         rig.server.resetLog()
 
-        let second = await rig.cache.preload(pages)
+        let second = await rig.cache.preload(pages, options: .allCandidates)
 
         #expect(second.failures.isEmpty)
         #expect(second.completed == first.completed)
@@ -98,11 +99,11 @@ import WebCacheTestSupport
         let site = try PreloadSiteFixture.write(pageCount: 2, to: folder)
         let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
         let pages = site.pages.map { String($0.dropFirst()) }
-        #expect(await rig.cache.preload(pages).failures.isEmpty)
+        #expect(await rig.cache.preload(pages, options: .allCandidates).failures.isEmpty)
         let before = try site.pages.map { try rig.cache.store.pageStatus(forPage: rig.url($0)) }
         rig.server.stop()
 
-        let second = await rig.cache.preload(pages)
+        let second = await rig.cache.preload(pages, options: .allCandidates)
 
         #expect(Set(second.failures.map(\.url)) == Set(site.pages.map { rig.url($0) }))
         for (page, earlier) in zip(site.pages, before) {
@@ -122,7 +123,8 @@ import WebCacheTestSupport
         let site = try PreloadSiteFixture.write(pageCount: 2, to: folder)
         let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
         let first = await withCheckedContinuation { continuation in
-            rig.cache.preload(site.pages.map { String($0.dropFirst()) }, events: { _ in }) { report in
+            rig.cache.preload(site.pages.map { String($0.dropFirst()) }, options: .allCandidates, events: { _ in }) {
+                report in
                 continuation.resume(returning: report)
             }
         }
@@ -130,7 +132,7 @@ import WebCacheTestSupport
         #expect(first.completed == site.allPaths.count)
         rig.server.resetLog()
 
-        let refreshed = try await rig.cache.refresh()
+        let refreshed = try await rig.cache.refresh(options: .allCandidates)
 
         #expect(refreshed.failures.isEmpty)
         #expect(refreshed.pages == site.pages.count)

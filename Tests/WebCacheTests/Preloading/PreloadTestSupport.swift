@@ -57,6 +57,17 @@ struct PreloadRig {
     }
 }
 
+// MARK: - Options
+
+extension PreloadOptions {
+    /// The defaults with every candidate fetched: for tests of the engine, not of device choice.
+    static var allCandidates: PreloadOptions {
+        var options = PreloadOptions()
+        options.fetchesAllCandidates = true
+        return options
+    }
+}
+
 // MARK: - Recording events
 
 /// Collects the events of a preload run, in order.

@@ -20,7 +20,7 @@ import WebCacheTestSupport
         try folder.write("urls.txt", pages.map { $0 + "\n" }.joined())
         let preloaded = try await PreloadCommandLineTests.run([
             "preload", folder.url.appending(path: "urls.txt").path, "--instance", server.baseURL.absoluteString,
-            "--store", folder.storePath,
+            "--store", folder.storePath, "--all-candidates",
         ])
         try #require(preloaded.exitCode == 0, "stderr: \(preloaded.stderr)")
     }
@@ -37,7 +37,8 @@ import WebCacheTestSupport
         try await Self.preload(["page-1.html", "page-2.html"], from: server, into: folder)
         server.resetLog()
 
-        let refreshed = try await PreloadCommandLineTests.run(["refresh", "--json", "--store", folder.storePath])
+        let refreshed = try await PreloadCommandLineTests.run(["refresh", "--json", "--store", folder.storePath,
+            "--all-candidates"])
 
         #expect(refreshed.exitCode == 0, "stderr: \(refreshed.stderr)")
         let requests = server.requests
@@ -83,7 +84,7 @@ import WebCacheTestSupport
         pages.resetLog()
 
         let refreshed = try await PreloadCommandLineTests.run([
-            "refresh", "--deny-host", "LOCALHOST", "--json", "--store", folder.storePath,
+            "refresh", "--deny-host", "LOCALHOST", "--json", "--store", folder.storePath, "--all-candidates",
         ])
 
         #expect(refreshed.exitCode == 0, "stderr: \(refreshed.stderr)")

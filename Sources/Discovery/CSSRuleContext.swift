@@ -1,0 +1,385 @@
+import Foundation
+
+/// What surrounds the URLs ``CSSTokenizer`` finds: the `@media` blocks, the style rule's selector,
+/// the `@import`'s media, the `image-set()` options and the `@font-face` rule, read from the text
+/// of each prelude and declaration as the tokenizer passes it on.
+///
+/// The tokenizer hands every scalar outside comments to ``append(_:)`` and says where blocks and
+/// declarations begin and end; a URL it finds is held until the end of its declaration (or, in
+/// `@font-face`, of its rule), when what follows it (`2x`, `format("woff2")`, `print`) is known,
+/// and then released with its ``Reference/Condition``. The font families that rules name are
+/// collected in ``usedFontFamilies``. The text kept is bounded: a prelude or declaration longer
+/// than ``maximumTextLength`` loses its conditions, and its URLs count as unconditional.
+struct CSSRuleContext: Sendable {
+    /// The longest prelude or declaration read.
+    static let maximumTextLength = 32 * 1024
+    /// The most URLs held in one declaration or `@font-face` rule; more are released unconditional.
+    static let maximumHeld = 1024
+
+    /// Font families that declarations name (`font-family`, `font`, and names in custom properties,
+    /// which `var()` may pass on), with the selectors of their rules.
+    private(set) var usedFontFamilies: Set<FontFamilyUse> = []
+
+    private enum Block: Sendable {
+        case media(String), style(String), fontFace, keyframes, other
+    }
+
+    private var text: [Unicode.Scalar] = []
+    private var textOverflowed = false
+    private var blocks: [Block] = []
+    private var held: [CSSTokenizer.Found] = []
+    /// Where the text after an `@import`'s URL starts.
+    private var importTextStart: Int?
+    /// Where the current `image-set(`'s arguments start in the text, and the first URL held in it.
+    private var imageSet: (textStart: Int, firstHeld: Int)?
+    private var faceFamily: String?
+    private var faceSources: [CSSTokenizer.Found] = []
+    /// The image declarations of style rules so far (CSS Cascade Level 4 §6: of two declarations
+    /// for the same selector, the later wins), for ``finish(into:)``.
+    private var imageDeclarations: [ImageDeclaration] = []
+    /// URLs of style rules, held until the stylesheet ends, when the later declarations that
+    /// replace them are known.
+    private var ruleImages: [(item: CSSTokenizer.Found, declaration: Int?)] = []
+
+    /// A declaration of a property that shows an image, such as `background` or `content`.
+    private struct ImageDeclaration: Sendable {
+        var selector: String
+        /// The property the declaration sets, its shorthand written as the longhand (`background-image`).
+        var property: String
+        var media: [String]
+        var isImportant: Bool
+    }
+
+    /// The most image declarations and style-rule URLs kept for the cascade; past them, URLs are
+    /// released as they are found, without it.
+    static let maximumCascade = 16 * 1024
+
+    /// The longhand an image property sets, by the property or shorthand written.
+    private static let imageProperties: [String: String] = [
+        "background": "background-image", "background-image": "background-image", "content": "content",
+        "list-style": "list-style-image", "list-style-image": "list-style-image", "border-image": "border-image-source",
+        "border-image-source": "border-image-source", "mask": "mask-image", "mask-image": "mask-image",
+        "-webkit-mask": "mask-image", "-webkit-mask-image": "mask-image", "cursor": "cursor",
+    ]
+
+    // MARK: - Input from the tokenizer
+
+    mutating func append(_ scalar: Unicode.Scalar) {
+        if text.count < Self.maximumTextLength {
+            text.append(scalar)
+        } else {
+            textOverflowed = true
+        }
+    }
+
+    /// Takes back the `/` that turned out to start a comment.
+    mutating func dropLastScalar() {
+        if !textOverflowed, !text.isEmpty { text.removeLast() }
+    }
+
+    /// Holds a URL until its declaration ends; references found in a `@font-face` until the rule ends.
+    mutating func hold(_ item: CSSTokenizer.Found, into found: inout [CSSTokenizer.Found]) {
+        var item = item
+        let media = mediaStack
+        let selector = currentSelector
+        if item.construct == .importRule {
+            // Browsers fetch an imported stylesheet whatever its media, which then holds for its rules.
+            item.condition = Reference.Condition(media: media, isStylesheet: true)
+            importTextStart = text.count
+        } else if !media.isEmpty || selector != nil {
+            item.condition = Reference.Condition(media: media, selector: selector)
+        }
+        if held.count >= Self.maximumHeld { release(into: &found) }
+        held.append(item)
+    }
+
+    mutating func openImageSet() {
+        imageSet = (text.count, held.count)
+    }
+
+    mutating func closeImageSet() {
+        guard let (textStart, firstHeld) = imageSet else { return }
+        imageSet = nil
+        guard !textOverflowed, textStart <= text.count - 1, firstHeld <= held.count else { return }
+        let arguments = String(String.UnicodeScalarView(text[textStart..<(text.count - 1)]))
+        let options = Self.imageSetOptions(arguments)
+        let withURLs = options.indices.filter { options[$0].hasURL }
+        let heldIndices = Array(firstHeld..<held.count)
+        var candidates = options.map { ImageCandidate(url: "", descriptor: $0.descriptor, type: $0.type) }
+        for (offset, heldIndex) in heldIndices.enumerated() where offset < withURLs.count {
+            candidates[withURLs[offset]].url = held[heldIndex].value
+        }
+        for (offset, heldIndex) in heldIndices.enumerated() where offset < withURLs.count {
+            var condition = held[heldIndex].condition ?? Reference.Condition()
+            condition.image = .imageSet(candidates, option: withURLs[offset])
+            held[heldIndex].condition = condition
+        }
+    }
+
+    /// A `;`: the end of a declaration or of a statement at-rule such as `@import`.
+    mutating func endDeclaration(into found: inout [CSSTokenizer.Found]) {
+        let declaration = textOverflowed ? "" : String(String.UnicodeScalarView(text.dropLast()))
+        if let start = importTextStart, !textOverflowed {
+            let media = Self.importMedia(String(String.UnicodeScalarView(text[min(start, text.count)...].dropLast())))
+            if !media.isEmpty, let index = held.lastIndex(where: { $0.construct == .importRule }) {
+                var condition = held[index].condition ?? Reference.Condition()
+                condition.media.append(media)
+                held[index].condition = condition
+            }
+        }
+        importTextStart = nil
+        let declared = read(declaration)
+        release(into: &found, declaration: declared)
+        resetText()
+    }
+
+    /// A `{`: the text so far is the block's prelude.
+    mutating func openBlock(into found: inout [CSSTokenizer.Found]) {
+        let prelude = textOverflowed ? nil : String(String.UnicodeScalarView(text.dropLast()))
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        release(into: &found)
+        resetText()
+        let block: Block
+        if let prelude {
+            let lowered = prelude.lowercased()
+            if case .keyframes? = blocks.last {
+                block = .other
+            } else if lowered.hasPrefix("@media") {
+                block = .media(String(prelude.dropFirst(6)).trimmingCharacters(in: .whitespaces))
+            } else if lowered.hasPrefix("@font-face") {
+                block = .fontFace
+                faceFamily = nil
+                faceSources = []
+            } else if lowered.hasPrefix("@keyframes") || lowered.hasPrefix("@-webkit-keyframes") {
+                block = .keyframes
+            } else if lowered.hasPrefix("@") {
+                block = .other
+            } else {
+                block = .style(Self.nested(prelude, in: currentSelector))
+            }
+        } else {
+            block = .other
+        }
+        if blocks.count < 256 { blocks.append(block) }
+    }
+
+    /// A `}`: the last declaration ends, and so does the block.
+    mutating func closeBlock(into found: inout [CSSTokenizer.Found]) {
+        endDeclaration(into: &found)
+        imageSet = nil
+        guard let block = blocks.popLast() else { return }
+        if case .fontFace = block { releaseFontFace(into: &found) }
+    }
+
+    /// The end of the stylesheet: what is held is released.
+    mutating func finish(into found: inout [CSSTokenizer.Found]) {
+        endDeclaration(into: &found)
+        while let block = blocks.popLast() {
+            if case .fontFace = block { releaseFontFace(into: &found) }
+        }
+        for (item, declaration) in ruleImages {
+            found.append(Self.withLaterDeclarations(item, declaration, imageDeclarations))
+        }
+        ruleImages = []
+    }
+
+    /// `item` with the media of the later declarations for the same selector and property, which
+    /// replace it where they apply (``Reference/Condition/replacedUnder``).
+    private static func withLaterDeclarations(
+        _ item: CSSTokenizer.Found, _ index: Int?, _ declarations: [ImageDeclaration]
+    ) -> CSSTokenizer.Found {
+        guard let index, index < declarations.count, !declarations[index].isImportant else { return item }
+        let own = declarations[index]
+        var item = item
+        for later in declarations[(index + 1)...]
+        where later.selector == own.selector && later.property == own.property {
+            item.condition?.replacedUnder.append(later.media)
+        }
+        return item
+    }
+
+    // MARK: - State
+
+    private var mediaStack: [String] {
+        blocks.compactMap { if case .media(let media) = $0 { media } else { nil } }
+    }
+
+    private var currentSelector: String? {
+        for block in blocks.reversed() {
+            if case .style(let selector) = block { return selector }
+        }
+        return nil
+    }
+
+    private var isInFontFace: Bool {
+        if case .fontFace? = blocks.last { return true }
+        return false
+    }
+
+    private mutating func resetText() {
+        text.removeAll(keepingCapacity: true)
+        textOverflowed = false
+    }
+
+    private mutating func release(into found: inout [CSSTokenizer.Found], declaration: Int? = nil) {
+        if isInFontFace {
+            faceSources.append(contentsOf: held)
+            if faceSources.count > Self.maximumHeld { releaseFontFace(into: &found) }
+        } else {
+            for item in held {
+                if item.condition?.selector != nil, ruleImages.count < Self.maximumCascade {
+                    ruleImages.append((item, declaration))
+                } else {
+                    found.append(item)
+                }
+            }
+        }
+        held.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func releaseFontFace(into found: inout [CSSTokenizer.Found]) {
+        for var source in faceSources {
+            if var face = source.condition?.fontFace {
+                face.family = faceFamily
+                source.condition?.fontFace = face
+            }
+            found.append(source)
+        }
+        faceSources = []
+    }
+
+    // MARK: - Declarations
+
+    /// Reads what a declaration says about fonts, and records a style rule's image declaration.
+    /// - Returns: The index of the image declaration recorded, if any.
+    private mutating func read(_ declaration: String) -> Int? {
+        guard let colon = declaration.firstIndex(of: ":") else { return nil }
+        let property = declaration[..<colon].trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        var value = String(declaration[declaration.index(after: colon)...])
+        var isImportant = false
+        if let important = value.range(of: "!important", options: [.caseInsensitive, .backwards]) {
+            value.removeSubrange(important.lowerBound...)
+            isImportant = true
+        }
+        var recorded: Int?
+        if let selector = currentSelector, let longhand = Self.imageProperties[property],
+            imageDeclarations.count < Self.maximumCascade
+        {
+            imageDeclarations.append(ImageDeclaration(
+                selector: selector, property: longhand, media: mediaStack, isImportant: isImportant))
+            recorded = imageDeclarations.count - 1
+        }
+        readFonts(property: property, value: value)
+        return recorded
+    }
+
+    private mutating func readFonts(property: String, value: String) {
+        if isInFontFace {
+            if property == "font-family" {
+                faceFamily = FontFamilies.names(inFamilyList: value).first
+            } else if property == "src" {
+                annotateFontSources(value)
+            }
+            return
+        }
+        let names: [String]
+        switch property {
+        case "font-family": names = FontFamilies.names(inFamilyList: value)
+        case "font": names = FontFamilies.names(inFontShorthand: value)
+        default: names = property.hasPrefix("--") ? FontFamilies.names(inFamilyList: value) : []
+        }
+        let selector = currentSelector
+        usedFontFamilies.formUnion(names.map { FontFamilyUse(family: $0, selector: selector) })
+    }
+
+    /// Gives each `url()` of a `src` descriptor its entry among the descriptor's entries.
+    private mutating func annotateFontSources(_ value: String) {
+        let entries = FontFamilies.sourceEntries(value)
+        let withURLs = entries.indices.filter { entries[$0].isURL }
+        let fonts = held.indices.filter { held[$0].kind == .font }
+        for (offset, index) in fonts.enumerated() where offset < withURLs.count {
+            var condition = held[index].condition ?? Reference.Condition()
+            condition.fontFace = Reference.FontFaceSource(family: nil, entries: entries, entry: withURLs[offset])
+            held[index].condition = condition
+        }
+    }
+
+    // MARK: - Parsing helpers
+
+    /// The media query list after an `@import`'s URL, without `layer` and `supports()` (CSS Cascade
+    /// Level 5 §2.2 "Importing Style Sheets").
+    static func importMedia(_ text: String) -> String {
+        var rest = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        // After `url("x.css"`, the string's closing parenthesis is still to come.
+        if rest.hasPrefix(")") { rest = Substring(rest.dropFirst().trimmingCharacters(in: .whitespacesAndNewlines)) }
+        func dropFunction(_ name: String) {
+            guard rest.lowercased().hasPrefix(name + "(") else { return }
+            var depth = 0
+            var index = rest.startIndex
+            while index < rest.endIndex {
+                if rest[index] == "(" { depth += 1 }
+                if rest[index] == ")" {
+                    depth -= 1
+                    if depth == 0 {
+                        rest = rest[rest.index(after: index)...]
+                        break
+                    }
+                }
+                index = rest.index(after: index)
+            }
+            if depth != 0 { rest = "" }
+            rest = Substring(rest.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        dropFunction("layer")
+        if rest.lowercased() == "layer" || rest.lowercased().hasPrefix("layer ") { rest = rest.dropFirst(5) }
+        rest = Substring(rest.trimmingCharacters(in: .whitespacesAndNewlines))
+        dropFunction("supports")
+        return String(rest)
+    }
+
+    /// A nested rule's selector written out against its parent's (CSS Nesting §3.1): `&` stands
+    /// for the parent; a selector without `&` is a descendant of it.
+    static func nested(_ selector: String, in parent: String?) -> String {
+        guard let parent else { return selector }
+        let anchor = ":is(\(parent))"
+        if selector.contains("&") { return selector.replacingOccurrences(of: "&", with: anchor) }
+        return "\(anchor) :is(\(selector))"
+    }
+
+    /// The options of an `image-set()`: whether it has a URL (a gradient has none), its resolution
+    /// and its `type()` (CSS Images Level 4 §2.2).
+    static func imageSetOptions(_ arguments: String)
+        -> [(hasURL: Bool, descriptor: ImageCandidate.Descriptor, type: String?)]
+    {
+        CSSValueTokenizer.tokens(arguments).splitAtTopLevelCommas().map { option in
+            var cursor = CSSValueCursor(option)
+            var hasURL = false
+            var descriptor = ImageCandidate.Descriptor.none
+            var type: String?
+            while let token = cursor.next() {
+                switch token {
+                case .string:
+                    hasURL = true
+                case .function("url"), .function("src"):
+                    _ = cursor.takeBlock()
+                    hasURL = true
+                case .function("type"):
+                    let argument = cursor.takeBlock().first { $0 != .whitespace }
+                    if case .string(let value)? = argument { type = value }
+                case .dimension(let value, let unit):
+                    switch unit {
+                    case "x", "dppx": descriptor = .density(value)
+                    case "dpi": descriptor = .density(value / 96)
+                    case "dpcm": descriptor = .density(value * 2.54 / 96)
+                    default: break
+                    }
+                case .function:
+                    _ = cursor.takeBlock()
+                default:
+                    break
+                }
+            }
+            return (hasURL, descriptor, type)
+        }
+    }
+}

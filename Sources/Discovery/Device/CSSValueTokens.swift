@@ -1,0 +1,314 @@
+/// The tokens of a short CSS text — a media query list, a `sizes` value, a selector, an
+/// `image-set()` option — after CSS Syntax Level 3 §4, without comments.
+///
+/// The streaming ``CSSTokenizer`` finds URLs in whole stylesheets and keeps the text of preludes
+/// and declarations; this one splits such a text into the tokens the device rules read.
+enum CSSValueToken: Sendable, Hashable {
+    case ident(String)
+    /// A function name, its `(` consumed: `calc(`, `:not(`'s `not`.
+    case function(String)
+    case atKeyword(String)
+    /// `#name`.
+    case hash(String)
+    case string(String)
+    case number(Double)
+    case percentage(Double)
+    /// A number with a unit, the unit in lower case.
+    case dimension(Double, String)
+    case whitespace
+    case colon, semicolon, comma
+    case openParen, closeParen, openBracket, closeBracket, openBrace, closeBrace
+    /// Any other code point: `>`, `+`, `~`, `*`, `.`, `=`, `/`, `<`…
+    case delim(Unicode.Scalar)
+
+    /// Identifiers compare in ASCII lower case where CSS says so; the caller lowers them.
+    var identifier: String? {
+        if case .ident(let name) = self { return name }
+        return nil
+    }
+}
+
+/// Splits CSS text into ``CSSValueToken``s (CSS Syntax Level 3 §4.3).
+enum CSSValueTokenizer {
+    /// The tokens of `text`; comments are dropped, runs of whitespace become one token.
+    static func tokens(_ text: String) -> [CSSValueToken] {
+        let input = Array(text.unicodeScalars)
+        var tokens: [CSSValueToken] = []
+        var index = 0
+        while index < input.count {
+            let scalar = input[index]
+            switch scalar {
+            case " ", "\t", "\n", "\r", "\u{0C}":
+                while index < input.count, isWhitespace(input[index]) { index += 1 }
+                if tokens.last != .whitespace { tokens.append(.whitespace) }
+                continue
+            case "/" where index + 1 < input.count && input[index + 1] == "*":
+                index += 2
+                while index + 1 < input.count, !(input[index] == "*" && input[index + 1] == "/") { index += 1 }
+                index = min(input.count, index + 2)
+                continue
+            case "\"", "'":
+                index += 1
+                var value = String.UnicodeScalarView()
+                while index < input.count, input[index] != scalar, !isNewline(input[index]) {
+                    if input[index] == "\\", index + 1 < input.count {
+                        index += 1
+                        if isNewline(input[index]) {
+                            index += 1
+                        } else {
+                            value.append(contentsOf: consumeEscape(input, &index).unicodeScalars)
+                        }
+                        continue
+                    }
+                    value.append(input[index])
+                    index += 1
+                }
+                index += 1
+                tokens.append(.string(String(value)))
+                continue
+            case "(": tokens.append(.openParen)
+            case ")": tokens.append(.closeParen)
+            case "[": tokens.append(.openBracket)
+            case "]": tokens.append(.closeBracket)
+            case "{": tokens.append(.openBrace)
+            case "}": tokens.append(.closeBrace)
+            case ",": tokens.append(.comma)
+            case ":": tokens.append(.colon)
+            case ";": tokens.append(.semicolon)
+            case "#" where index + 1 < input.count && (isNameCode(input[index + 1]) || startsEscape(input, index + 1)):
+                index += 1
+                tokens.append(.hash(consumeName(input, &index)))
+                continue
+            case "@" where startsIdentifier(input, index + 1):
+                index += 1
+                tokens.append(.atKeyword(consumeName(input, &index).lowercased()))
+                continue
+            default:
+                if startsNumber(input, index) {
+                    tokens.append(consumeNumeric(input, &index))
+                    continue
+                }
+                if startsIdentifier(input, index) {
+                    let name = consumeName(input, &index)
+                    if index < input.count, input[index] == "(" {
+                        index += 1
+                        tokens.append(.function(name.lowercased()))
+                    } else {
+                        tokens.append(.ident(name))
+                    }
+                    continue
+                }
+                tokens.append(.delim(scalar))
+            }
+            index += 1
+        }
+        return tokens
+    }
+
+    // MARK: - Pieces
+
+    private static func consumeNumeric(_ input: [Unicode.Scalar], _ index: inout Int) -> CSSValueToken {
+        var text = String.UnicodeScalarView()
+        func take(while predicate: (Unicode.Scalar) -> Bool) {
+            while index < input.count, predicate(input[index]) {
+                text.append(input[index])
+                index += 1
+            }
+        }
+        if input[index] == "+" || input[index] == "-" {
+            text.append(input[index])
+            index += 1
+        }
+        take(while: isDigit)
+        if index + 1 < input.count, input[index] == ".", isDigit(input[index + 1]) {
+            text.append(".")
+            index += 1
+            take(while: isDigit)
+        }
+        if index + 1 < input.count, input[index] == "e" || input[index] == "E" {
+            let next = input[index + 1]
+            let signed = (next == "+" || next == "-") && index + 2 < input.count && isDigit(input[index + 2])
+            if isDigit(next) || signed {
+                text.append("e")
+                index += 1
+                if signed {
+                    text.append(input[index])
+                    index += 1
+                }
+                take(while: isDigit)
+            }
+        }
+        let value = Double(String(text)) ?? 0
+        if index < input.count, input[index] == "%" {
+            index += 1
+            return .percentage(value)
+        }
+        if startsIdentifier(input, index) {
+            return .dimension(value, consumeName(input, &index).lowercased())
+        }
+        return .number(value)
+    }
+
+    private static func consumeName(_ input: [Unicode.Scalar], _ index: inout Int) -> String {
+        var name = String.UnicodeScalarView()
+        while index < input.count {
+            if isNameCode(input[index]) {
+                name.append(input[index])
+                index += 1
+            } else if startsEscape(input, index) {
+                index += 1
+                name.append(contentsOf: consumeEscape(input, &index).unicodeScalars)
+            } else {
+                break
+            }
+        }
+        return String(name)
+    }
+
+    /// The code point of an escape whose backslash is consumed (§4.3.7).
+    private static func consumeEscape(_ input: [Unicode.Scalar], _ index: inout Int) -> String {
+        guard index < input.count else { return "\u{FFFD}" }
+        guard input[index].properties.isASCIIHexDigit else {
+            defer { index += 1 }
+            return String(input[index])
+        }
+        var value: UInt32 = 0
+        var digits = 0
+        while digits < 6, index < input.count, let digit = UInt32(String(input[index]), radix: 16) {
+            value = value * 16 + digit
+            digits += 1
+            index += 1
+        }
+        if index < input.count, isWhitespace(input[index]) { index += 1 }
+        guard value != 0, !(0xD800...0xDFFF).contains(value), let scalar = Unicode.Scalar(value) else {
+            return "\u{FFFD}"
+        }
+        return String(scalar)
+    }
+
+    private static func startsEscape(_ input: [Unicode.Scalar], _ index: Int) -> Bool {
+        index + 1 < input.count && input[index] == "\\" && !isNewline(input[index + 1])
+    }
+
+    private static func startsIdentifier(_ input: [Unicode.Scalar], _ index: Int) -> Bool {
+        guard index < input.count else { return false }
+        if input[index] == "-" {
+            guard index + 1 < input.count else { return false }
+            return isNameStart(input[index + 1]) || input[index + 1] == "-" || startsEscape(input, index + 1)
+        }
+        return isNameStart(input[index]) || startsEscape(input, index)
+    }
+
+    private static func startsNumber(_ input: [Unicode.Scalar], _ index: Int) -> Bool {
+        var position = index
+        if input[position] == "+" || input[position] == "-" { position += 1 }
+        guard position < input.count else { return false }
+        if isDigit(input[position]) { return true }
+        return input[position] == "." && position + 1 < input.count && isDigit(input[position + 1])
+    }
+
+    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) }
+
+    private static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x41...0x5A, 0x61...0x7A, 0x5F, 0x80...: true
+        default: false
+        }
+    }
+
+    private static func isNameCode(_ scalar: Unicode.Scalar) -> Bool {
+        isNameStart(scalar) || isDigit(scalar) || scalar == "-"
+    }
+
+    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\t" || isNewline(scalar)
+    }
+
+    private static func isNewline(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\n" || scalar == "\r" || scalar == "\u{0C}"
+    }
+}
+
+/// A cursor over value tokens for the small recursive-descent parsers of the device rules.
+struct CSSValueCursor {
+    var tokens: [CSSValueToken]
+    var position = 0
+
+    init(_ tokens: [CSSValueToken]) { self.tokens = tokens }
+
+    init(_ text: String) { self.init(CSSValueTokenizer.tokens(text)) }
+
+    var isAtEnd: Bool { position >= tokens.count }
+
+    /// The next token that is not whitespace, without consuming it.
+    var peek: CSSValueToken? {
+        var index = position
+        while index < tokens.count, tokens[index] == .whitespace { index += 1 }
+        return index < tokens.count ? tokens[index] : nil
+    }
+
+    mutating func skipWhitespace() {
+        while position < tokens.count, tokens[position] == .whitespace { position += 1 }
+    }
+
+    /// The next token that is not whitespace, consumed.
+    mutating func next() -> CSSValueToken? {
+        skipWhitespace()
+        guard position < tokens.count else { return nil }
+        defer { position += 1 }
+        return tokens[position]
+    }
+
+    /// Consumes the next token when it is `token`.
+    mutating func take(_ token: CSSValueToken) -> Bool {
+        guard peek == token else { return false }
+        _ = next()
+        return true
+    }
+
+    /// Consumes the next identifier when it is `name` in any ASCII case.
+    mutating func takeKeyword(_ name: String) -> Bool {
+        guard let identifier = peek?.identifier, identifier.lowercased() == name else { return false }
+        _ = next()
+        return true
+    }
+
+    /// Consumes tokens up to the `)` that closes a block already opened, and returns them.
+    mutating func takeBlock(closing: CSSValueToken = .closeParen) -> [CSSValueToken] {
+        var depth = 0
+        var taken: [CSSValueToken] = []
+        while position < tokens.count {
+            let token = tokens[position]
+            position += 1
+            switch token {
+            case .openParen, .function, .openBracket: depth += 1
+            case .closeParen, .closeBracket:
+                if depth == 0 && token == closing { return taken }
+                depth -= 1
+            default: break
+            }
+            taken.append(token)
+        }
+        return taken
+    }
+}
+
+extension [CSSValueToken] {
+    /// The token list split at commas outside parentheses and brackets.
+    func splitAtTopLevelCommas() -> [[CSSValueToken]] {
+        var parts: [[CSSValueToken]] = [[]]
+        var depth = 0
+        for token in self {
+            switch token {
+            case .openParen, .function, .openBracket: depth += 1
+            case .closeParen, .closeBracket: depth = Swift.max(0, depth - 1)
+            case .comma where depth == 0:
+                parts.append([])
+                continue
+            default: break
+            }
+            parts[parts.count - 1].append(token)
+        }
+        return parts
+    }
+}

@@ -1,0 +1,187 @@
+/// The elements of a scanned page, as far as selectors need them: names, ids, classes, the
+/// attributes the scanner keeps, and who is whose parent and sibling.
+///
+/// ``HTMLScanner`` builds it as it walks the tags, with the tree builder's rules that matter for
+/// selectors (HTML §13.2.6): `<html>`, `<head>` and `<body>` exist even when the markup leaves
+/// them out, void elements have no content, and a `<p>`, `<li>`, `<dt>`/`<dd>`, `<option>` or table
+/// cell is closed by the start of its like. `<template>` content is not part of the document.
+public struct DocumentTree: Sendable {
+    /// One element.
+    public struct Element: Sendable {
+        /// The local name in lower case.
+        public var name: String
+        /// The `id` attribute.
+        public var id: String?
+        /// The `class` attribute's classes.
+        public var classes: [String]
+        /// The attributes the scanner keeps, by lower-case name.
+        public var attributes: [String: String]
+        /// The parent's index; `nil` for the root.
+        public var parent: Int?
+        /// The children's indices, in order.
+        public var children: [Int] = []
+        /// The position among the parent's children.
+        public var position = 0
+    }
+
+    /// Every element, in document order; the root `html` is the first.
+    public private(set) var elements: [Element]
+    /// The attributes whose absence is known: those the scanner keeps. A selector on another
+    /// attribute is undecided (and its rule fetched).
+    public let knownAttributes: Set<String>
+
+    private var open: [Int] = [0]
+    private var head: Int?
+    private var body: Int?
+    private var elementsByID: [String: [Int]] = [:]
+    private var elementsByClass: [String: [Int]] = [:]
+    private var elementsByName: [String: [Int]] = [:]
+
+    /// The most elements kept; a larger page's rules are all matched, as if it had every element.
+    static let maximumElements = 200_000
+
+    /// An empty document: just the root.
+    public init(knownAttributes: Set<String>) {
+        self.knownAttributes = knownAttributes
+        elements = [Element(name: "html", id: nil, classes: [], attributes: [:], parent: nil)]
+        elementsByName["html"] = [0]
+    }
+
+    /// Whether the document had more elements than are kept.
+    public private(set) var isTruncated = false
+
+    // MARK: - Building
+
+    private static let voidElements: Set<String> = [
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track",
+        "wbr", "frame", "keygen", "basefont", "bgsound",
+    ]
+    private static let headElements: Set<String> = [
+        "meta", "link", "style", "script", "title", "base", "noscript", "template",
+    ]
+    /// Start tags that close an open `<p>` (HTML §13.2.6.4.7 "in body").
+    private static let closesParagraph: Set<String> = [
+        "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl", "fieldset",
+        "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr",
+        "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "table", "ul", "li", "dd", "dt",
+    ]
+    /// Elements implicitly closed by the start of another of the listed names.
+    private static let closedBySiblings: [String: Set<String>] = [
+        "li": ["li"], "dt": ["dt", "dd"], "dd": ["dt", "dd"], "option": ["option", "optgroup"],
+        "optgroup": ["optgroup"], "tr": ["tr", "tbody", "thead", "tfoot"],
+        "td": ["td", "th", "tr", "tbody", "thead", "tfoot"],
+        "th": ["td", "th", "tr", "tbody", "thead", "tfoot"], "thead": ["tbody", "tfoot"], "tbody": ["tbody", "tfoot"],
+    ]
+
+    /// Adds the element a start tag opens.
+    mutating func startElement(_ name: String, attributes: [String: String], selfClosing: Bool) {
+        switch name {
+        case "html":
+            merge(attributes, into: 0)
+            return
+        case "head":
+            if head == nil, body == nil { head = append("head", attributes, under: 0) }
+            if let head { open = [0, head] }
+            return
+        case "body":
+            if let body {
+                merge(attributes, into: body)
+            } else {
+                body = append("body", attributes, under: 0)
+            }
+            open = [0, body!]
+            return
+        default:
+            break
+        }
+        if body == nil {
+            if Self.headElements.contains(name) {
+                if head == nil { head = append("head", [:], under: 0) }
+                if open.count < 2 { open = [0, head!] }
+            } else {
+                if head == nil { head = append("head", [:], under: 0) }
+                body = append("body", [:], under: 0)
+                open = [0, body!]
+            }
+        }
+        closeImplied(by: name)
+        guard let parent = open.last else { return }
+        let index = append(name, attributes, under: parent)
+        if index >= 0, !selfClosing, !Self.voidElements.contains(name), open.count < 512 { open.append(index) }
+    }
+
+    /// Ends the document: a page without body content still has its `<head>` and `<body>`.
+    mutating func finish() {
+        if head == nil { head = append("head", [:], under: 0) }
+        if body == nil { body = append("body", [:], under: 0) }
+        open = [0]
+    }
+
+    /// Closes the innermost open element named `name`, and those inside it.
+    mutating func endElement(_ name: String) {
+        guard name != "html", name != "body", name != "head" || open.count > 1 else { return }
+        if name == "head" {
+            open = [0]
+            return
+        }
+        guard let position = open.lastIndex(where: { elements[$0].name == name }), position > 0 else { return }
+        open.removeSubrange(position...)
+    }
+
+    private mutating func closeImplied(by name: String) {
+        while let current = open.last, current != 0, current != body, current != head {
+            let currentName = elements[current].name
+            if currentName == "p" && Self.closesParagraph.contains(name) {
+                open.removeLast()
+            } else if let closers = Self.closedBySiblings[currentName], closers.contains(name) {
+                open.removeLast()
+            } else {
+                return
+            }
+        }
+    }
+
+    private mutating func merge(_ attributes: [String: String], into index: Int) {
+        for (name, value) in attributes where elements[index].attributes[name] == nil {
+            elements[index].attributes[name] = value
+            if name == "id" {
+                elements[index].id = value
+                elementsByID[value, default: []].append(index)
+            } else if name == "class" {
+                let classes = Self.classes(in: value)
+                elements[index].classes = classes
+                for name in classes { elementsByClass[name, default: []].append(index) }
+            }
+        }
+    }
+
+    @discardableResult
+    private mutating func append(_ name: String, _ attributes: [String: String], under parent: Int) -> Int {
+        guard elements.count < Self.maximumElements else {
+            isTruncated = true
+            return -1
+        }
+        let index = elements.count
+        var element = Element(name: name, id: nil, classes: [], attributes: [:], parent: parent)
+        element.position = elements[parent].children.count
+        elements.append(element)
+        elements[parent].children.append(index)
+        elementsByName[name, default: []].append(index)
+        merge(attributes, into: index)
+        return index
+    }
+
+    private static func classes(in value: String) -> [String] {
+        value.split(whereSeparator: { " \t\n\r\u{0C}".contains($0) }).map(String.init)
+    }
+
+    // MARK: - Lookup
+
+    /// The elements a compound selector's id, class or name narrows to; all of them otherwise.
+    func candidates(id: String?, className: String?, name: String?) -> [Int] {
+        if let id { return elementsByID[id] ?? [] }
+        if let className { return elementsByClass[className] ?? [] }
+        if let name { return elementsByName[name] ?? [] }
+        return Array(elements.indices)
+    }
+}

@@ -1,0 +1,102 @@
+/// Font family names and `@font-face` sources as CSS Fonts Level 4 writes them.
+enum FontFamilies {
+    /// The generic families (§2.1.1), which no `@font-face` defines.
+    private static let generic: Set<String> = [
+        "serif", "sans-serif", "cursive", "fantasy", "monospace", "system-ui", "emoji", "math", "fangsong",
+        "ui-serif", "ui-sans-serif", "ui-monospace", "ui-rounded", "inherit", "initial", "unset", "revert",
+        "revert-layer", "-apple-system", "blinkmacsystemfont",
+    ]
+
+    /// The families of a `font-family` value (§2.1): strings, and runs of identifiers joined by a
+    /// space, in lower case; generic families left out.
+    static func names(inFamilyList value: String) -> [String] {
+        CSSValueTokenizer.tokens(value).splitAtTopLevelCommas().compactMap(familyName)
+    }
+
+    /// The families of a `font` shorthand (§2.8): what follows the size (and `/ line-height`).
+    static func names(inFontShorthand value: String) -> [String] {
+        var parts = CSSValueTokenizer.tokens(value).splitAtTopLevelCommas()
+        guard !parts.isEmpty else { return [] }
+        let first = parts[0]
+        let sizeKeywords: Set<String> = [
+            "xx-small", "x-small", "small", "medium", "large", "x-large", "xx-large", "xxx-large", "smaller", "larger",
+        ]
+        guard var index = first.lastIndex(where: { token in
+            switch token {
+            case .dimension, .percentage, .number, .function: return true
+            case .ident(let name): return sizeKeywords.contains(name.lowercased())
+            default: return false
+            }
+        }) else {
+            // A system font (`font: menu`) names no family.
+            return []
+        }
+        if case .function = first[index] {
+            // A calc() size: skip to its end.
+            var depth = 0
+            while index < first.count {
+                if case .function = first[index] { depth += 1 }
+                if first[index] == .closeParen { depth -= 1; if depth == 0 { break } }
+                index += 1
+            }
+        }
+        parts[0] = Array(first[min(index + 1, first.count)...])
+        return parts.compactMap(familyName)
+    }
+
+    private static func familyName(_ tokens: [CSSValueToken]) -> String? {
+        var words: [String] = []
+        for token in tokens {
+            switch token {
+            case .string(let name): return name.lowercased()
+            case .ident(let name): words.append(name)
+            case .whitespace: continue
+            default: return nil
+            }
+        }
+        let name = words.joined(separator: " ").lowercased()
+        return name.isEmpty || generic.contains(name) ? nil : name
+    }
+
+    /// The entries of a `src` descriptor (§4.3): `url()` or `local()`, each with its `format()`
+    /// and `tech()` names in lower case.
+    static func sourceEntries(_ value: String) -> [Reference.FontFaceSource.Entry] {
+        CSSValueTokenizer.tokens(value).splitAtTopLevelCommas().map { part in
+            var cursor = CSSValueCursor(part)
+            var entry = Reference.FontFaceSource.Entry(isURL: false)
+            while let token = cursor.next() {
+                guard case .function(let name) = token else {
+                    continue
+                }
+                let arguments = cursor.takeBlock().compactMap { token -> String? in
+                    switch token {
+                    case .string(let text), .ident(let text): text.lowercased()
+                    default: nil
+                    }
+                }
+                switch name {
+                case "url", "src": entry.isURL = true
+                case "format": entry.formats = arguments
+                case "tech": entry.technologies = arguments
+                default: break
+                }
+            }
+            return entry
+        }
+    }
+}
+
+/// A font family that a declaration names, with the selector of the rule that holds it: a face is
+/// fetched when some element of the page matches such a rule (`nil` for a `style` attribute).
+public struct FontFamilyUse: Sendable, Hashable {
+    /// The family in lower case.
+    public var family: String
+    /// The selector of the style rule, or `nil` when the declaration applies to an element itself.
+    public var selector: String?
+
+    /// Creates a use.
+    public init(family: String, selector: String?) {
+        self.family = family
+        self.selector = selector
+    }
+}

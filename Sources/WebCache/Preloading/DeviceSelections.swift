@@ -1,0 +1,118 @@
+import Discovery
+import Foundation
+import HTTPCore
+
+/// The device choices of one preload run: a ``PageSelection`` for each document (page or frame),
+/// and which stylesheets belong to which documents, with the media they were loaded under.
+///
+/// The scheduling loop owns it. A stylesheet is fetched once per run however many documents use
+/// it; what it holds that depends on a document (a `url()` in a style rule, a face's family) is
+/// kept, so that a document that finds the stylesheet later is decided on it too.
+struct DeviceSelections {
+    /// Where a decided reference was found: the item that held it and the URL it was read from.
+    struct Origin: Sendable {
+        var item: PreloadItem
+        var base: URL
+    }
+
+    /// A decision, with where its reference was found and the document it was made for.
+    struct Decided {
+        var choice: PageSelection.Choice
+        var origin: Origin
+        var document: URL
+    }
+
+    let chooser: ReferenceChooser
+    private var selections: [URL: PageSelection] = [:]
+    private var documentsOfResource: [URL: Set<URL>] = [:]
+    private var mediaOfSheet: [URL: [String]] = [:]
+    /// What each stylesheet held that a later document must be decided on, and where it was read.
+    private var heldBySheet: [URL: [(references: [Reference], origin: Int)]] = [:]
+    private var familiesBySheet: [URL: Set<FontFamilyUse>] = [:]
+    private var origins: [Origin] = []
+    private var finished: Set<URL> = []
+
+    init(chooser: ReferenceChooser) {
+        self.chooser = chooser
+    }
+
+    /// The documents not finished yet.
+    var openDocuments: [URL] { selections.keys.filter { !finished.contains($0) } }
+
+    /// Decides what `item` (a document, or a stylesheet or manifest) holds.
+    ///
+    /// A given page that is not an HTML document (a stylesheet in the URL list) has no document to
+    /// decide for it: everything it holds is fetched, as it is for the documents that use it.
+    mutating func found(
+        _ references: [Reference], families: Set<FontFamilyUse>, in item: PreloadItem, base: URL, isDocument: Bool
+    ) -> [Decided] {
+        if isDocument, selections[item.url] == nil { selections[item.url] = PageSelection(chooser: chooser) }
+        let origin = origins.count
+        origins.append(Origin(item: item, base: base))
+        var decided: [Decided] = []
+        if item.isPage && !isDocument {
+            var standalone = PageSelection(chooser: .allCandidates)
+            decided += standalone.add(references, origin: origin).map {
+                Decided(choice: $0, origin: origins[origin], document: item.url)
+            }
+        }
+        if !isDocument {
+            let kept = references.filter { $0.condition != nil || $0.kind == .stylesheet || $0.kind == .icon }
+            if !kept.isEmpty { heldBySheet[item.url, default: []].append((kept, origin)) }
+            familiesBySheet[item.url, default: []].formUnion(families)
+        }
+        let documents = isDocument ? [item.url] : Array(documentsOfResource[item.url] ?? [])
+        let media = isDocument ? [] : mediaOfSheet[item.url] ?? []
+        for document in documents {
+            decided += decide(in: document) { selection in
+                selection.addFontFamilies(families) + selection.add(references, inheritedMedia: media, origin: origin)
+            }
+        }
+        return decided
+    }
+
+    /// The document at `url` has been scanned to its end.
+    mutating func scanned(document url: URL, tree: DocumentTree) -> [Decided] {
+        decide(in: url) { $0.completeDocument(tree) }
+    }
+
+    /// Everything `url` needs has ended: what still waits is skipped.
+    mutating func finish(document url: URL) -> [Decided] {
+        guard selections[url] != nil, finished.insert(url).inserted else { return [] }
+        return decide(in: url) { $0.finish() }
+    }
+
+    /// Runs `body` on a document's selection, and links the stylesheets it decides to fetch to the
+    /// document, deciding what they held before for it too.
+    private mutating func decide(in document: URL, _ body: (inout PageSelection) -> [PageSelection.Choice])
+        -> [Decided]
+    {
+        guard var selection = selections[document] else { return [] }
+        var choices = body(&selection)
+        var decided: [Decided] = []
+        var index = 0
+        while index < choices.count {
+            let choice = choices[index]
+            index += 1
+            let origin = origins[choice.origin]
+            decided.append(Decided(choice: choice, origin: origin, document: document))
+            // What a stylesheet or manifest holds is decided for the documents that use it.
+            guard choice.fetches, [.stylesheet, .manifest].contains(choice.reference.kind) else { continue }
+            let sheet = choice.reference.url.cacheKey
+            guard documentsOfResource[sheet, default: []].insert(document).inserted else { continue }
+            let parentMedia = origin.item.isPage || origin.item.kind == .document
+                ? [] : mediaOfSheet[origin.item.url] ?? []
+            if mediaOfSheet[sheet] == nil {
+                mediaOfSheet[sheet] = parentMedia + (choice.reference.condition?.media ?? [])
+            }
+            // The stylesheet was read before this document found it: decide what it held.
+            choices += selection.addFontFamilies(familiesBySheet[sheet] ?? [])
+            for held in heldBySheet[sheet] ?? [] {
+                choices += selection.add(
+                    held.references, inheritedMedia: mediaOfSheet[sheet] ?? [], origin: held.origin)
+            }
+        }
+        selections[document] = selection
+        return decided
+    }
+}
