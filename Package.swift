@@ -42,6 +42,8 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CCurl", "HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "LocalOrigin", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "Sessions", dependencies: ["HTTPCore", "CPSL", "ChildProcess"], swiftSettings: swiftSettings),
+        // WARC, HAR and zip (WACZ) readers and writers over bytes, independent of the store.
+        .target(name: "Archive", dependencies: ["HTTPCore", "CZlib"], swiftSettings: swiftSettings),
 
         // MARK: - Public façade and CLI
         .target(
@@ -55,7 +57,10 @@ let package = Package(
         ),
         .target(
             name: "WebCacheCLI",
-            dependencies: ["WebCache", "HTTPCore", "CacheStore", "Transport", "Sessions", "Gateway", "Discovery"],
+            dependencies: [
+                "WebCache", "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Sessions", "Gateway", "Discovery",
+                "Archive",
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),
@@ -106,6 +111,12 @@ let package = Package(
         .testTarget(
             name: "WebCacheTests",
             dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib"],
+            swiftSettings: swiftSettings
+        ),
+        // The archive formats alone, and export, import, merge and shards through the real executable.
+        .testTarget(
+            name: "ArchiveTests",
+            dependencies: ["Archive", "CacheStore", "ChildProcess", "HTTPCore", "LocalOrigin", "WebCacheTestSupport"],
             swiftSettings: swiftSettings
         ),
         // Runs scripts/fault-campaign.sh --short against the built executables.

@@ -149,7 +149,7 @@ extension CacheStore {
         }
     }
 
-    private static func insertBody(
+    static func insertBody(
         _ connection: Connection, hash: Data, size: Int64, chunkCount: Int64, at now: Date
     ) throws -> Int64 {
         try connection.run(
@@ -210,7 +210,7 @@ extension CacheStore {
     }
 
     /// Inserts or replaces the entry with the same identity; triggers keep reference counts and totals.
-    private static func upsert(
+    static func upsert(
         _ entry: CacheEntry, headers: String, bodyID: Int64, bodySize: Int64, at now: Date,
         pageEdges: [PageEdge]?, _ connection: Connection
     ) throws -> CacheEntry {
