@@ -116,7 +116,9 @@ let package = Package(
         // The archive formats alone, and export, import, merge and shards through the real executable.
         .testTarget(
             name: "ArchiveTests",
-            dependencies: ["Archive", "CacheStore", "ChildProcess", "HTTPCore", "LocalOrigin", "WebCacheTestSupport"],
+            dependencies: [
+                "Archive", "CacheStore", "ChildProcess", "HTTPCore", "LocalOrigin", "WebCache", "WebCacheTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         // Runs scripts/fault-campaign.sh --short against the built executables.
