@@ -72,9 +72,9 @@ struct FormatPieceTests {
         #expect(zip.members.map(\.method) == [0, 8])
         var contents: [String] = []
         for member in zip.members {
-            let source = try zip.contents(of: member)
+            let source = try await zip.contents(of: member)
             var data = Data()
-            while case let piece = try source.read(maxLength: 4096), !piece.isEmpty { data.append(piece) }
+            while case let piece = try await source.read(maxLength: 4096), !piece.isEmpty { data.append(piece) }
             contents.append(String(decoding: data, as: UTF8.self))
         }
         #expect(contents == ["stored bytes", big])

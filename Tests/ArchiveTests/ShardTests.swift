@@ -16,6 +16,7 @@ struct ShardTests {
         ("https://www.example.co.uk/a", "example.co.uk", 3),
         ("https://cdn.example.co.uk/b.css", "example.co.uk", 3),
         ("http://127.0.0.1:8080/", "127.0.0.1", 2),
+        ("http://0x7f.1:8080/", "0x7f.1", 1),
         ("https://EXAMPLE.com/", "example.com", 2),
         ("https://site.github.io/", "site.github.io", nil),
     ])
@@ -35,7 +36,7 @@ struct ShardTests {
         let folder = try TemporaryFolder()
         let generator = try await ExternalTools.run(
             "/usr/bin/python3",
-            [Repository.file("scripts/generate-site.py").path, folder.path("gen"), "--pages", "12", "--requisites", "3",
+            [Repository.file("scripts/generate-site.py").path, folder.path("gen"), "--pages", "12", "--requisites", "4",
              "--small"])
         try #require(generator.exitCode == 0, "\(generator.error)")
         let server = OriginServer(handler: StaticSite(root: URL(fileURLWithPath: folder.path("gen/site"))).handler)

@@ -27,16 +27,16 @@ struct WARCReaderTests {
     }
 
     /// Every record's block and error message, in order.
-    private func readAll(_ path: String) throws -> (blocks: [String], errors: [String], offsets: [Int64]) {
-        let reader = try WARCReader(source: FileByteSource(path: path))
+    private func readAll(_ path: String) async throws -> (blocks: [String], errors: [String], offsets: [Int64]) {
+        let reader = try await WARCReader(source: FileByteSource(path: path))
         var blocks: [String] = []
         var errors: [String] = []
         var offsets: [Int64] = []
         while true {
             do {
-                guard let record = try reader.nextRecord() else { break }
+                guard let record = try await reader.nextRecord() else { break }
                 var block = Data()
-                while let piece = try reader.readBlock() { block.append(piece) }
+                while let piece = try await reader.readBlock() { block.append(piece) }
                 blocks.append(String(decoding: block, as: UTF8.self))
                 offsets.append(record.offset)
             } catch let error as ArchiveError {
@@ -47,39 +47,39 @@ struct WARCReaderTests {
     }
 
     @Test(arguments: [false, true])
-    func recordsRoundTrip(compressed: Bool) throws {
+    func recordsRoundTrip(compressed: Bool) async throws {
         let folder = try TemporaryFolder()
         let big = String(repeating: "0123456789", count: 100_000)
         let path = try makeFile(["first", "", big, "last\r\n\r\n"], compressed: compressed, in: folder)
 
-        let read = try readAll(path)
+        let read = try await readAll(path)
 
         #expect(read.errors == [])
         #expect(read.blocks == ["first", "", big, "last\r\n\r\n"])
         #expect(read.offsets.first == 0)
     }
 
-    @Test func aTruncatedGzipMemberIsReportedAtItsOffsetAfterTheSoundRecords() throws {
+    @Test func aTruncatedGzipMemberIsReportedAtItsOffsetAfterTheSoundRecords() async throws {
         let folder = try TemporaryFolder()
         let path = try makeFile(["one", "two", String(repeating: "x", count: 5000)], compressed: true, in: folder)
-        let sound = try readAll(path)
+        let sound = try await readAll(path)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         bytes.removeLast(10)
         try bytes.write(to: URL(fileURLWithPath: path))
 
-        let read = try readAll(path)
+        let read = try await readAll(path)
 
         #expect(read.blocks == ["one", "two"])
         #expect(read.errors == ["test@\(sound.offsets[2]): The gzip member is truncated: the file ends inside it."])
     }
 
     @Test(arguments: [false, true])
-    func aWrongContentLengthIsReportedAndTheNextRecordIsRead(compressed: Bool) throws {
+    func aWrongContentLengthIsReportedAndTheNextRecordIsRead(compressed: Bool) async throws {
         let folder = try TemporaryFolder()
         // The second record's Content-Length 3 bytes short (uncompressed) or long (compressed).
         let (bad, secondOffset) = try makeDamagedFile(compressed: compressed, in: folder)
 
-        let read = try readAll(bad)
+        let read = try await readAll(bad)
 
         #expect(read.blocks == ["alpha", "charlie"])
         #expect(read.errors.count == 1)
@@ -110,17 +110,17 @@ struct WARCReaderTests {
         return (damaged, secondOffset)
     }
 
-    @Test func aDamagedGzipMemberIsSkippedToTheNextMember() throws {
+    @Test func aDamagedGzipMemberIsSkippedToTheNextMember() async throws {
         let folder = try TemporaryFolder()
         let path = try makeFile(["one", String(repeating: "two ", count: 500), "three"], compressed: true, in: folder)
-        let sound = try readAll(path)
+        let sound = try await readAll(path)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         // Overwrite the middle of the second member's deflate data.
         let middle = Int(sound.offsets[1]) + 20
         bytes.replaceSubrange(middle..<(middle + 8), with: Data(repeating: 0xFF, count: 8))
         try bytes.write(to: URL(fileURLWithPath: path))
 
-        let read = try readAll(path)
+        let read = try await readAll(path)
 
         #expect(read.blocks == ["one", "three"])
         #expect(read.errors.count == 1)

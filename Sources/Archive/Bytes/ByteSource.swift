@@ -1,15 +1,26 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+
+    private let systemRead = Glibc.read
+#elseif canImport(Darwin)
+    import Darwin
+
+    private let systemRead = Darwin.read
+#endif
+
 /// Bytes read in order, a piece at a time: a file, a range of a file, or a decompressing view of
 /// another source. Readers take one so that memory stays flat whatever the input's size.
 public protocol ByteSource: AnyObject {
     /// Up to `maxLength` next bytes; empty at the end.
     ///
     /// - Throws: ``ArchiveError`` or the file system's error when the bytes cannot be read.
-    func read(maxLength: Int) throws -> Data
+    func read(maxLength: Int) async throws -> Data
 }
 
-/// The bytes of a file, or of one range of it.
+/// The bytes of a file, or of one range of it. Reads run on a thread of their own, so that a file
+/// that is slow to answer (a pipe, a network file system) never holds up other tasks.
 public final class FileByteSource: ByteSource {
     private let handle: FileHandle
     private let start: Int64
@@ -40,14 +51,33 @@ public final class FileByteSource: ByteSource {
         try? handle.close()
     }
 
-    public func read(maxLength: Int) throws -> Data {
+    public func read(maxLength: Int) async throws -> Data {
         var count = maxLength
         if let remaining { count = Int(min(Int64(count), remaining)) }
         guard count > 0 else { return Data() }
-        let data = try handle.read(upToCount: count) ?? Data()
+        let (descriptor, wanted) = (handle.fileDescriptor, count)
+        let data = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
+            Self.queue.async {
+                // read(2) returns what is there: a pipe's bytes as they come, not once `wanted` have.
+                var buffer = Data(count: wanted)
+                var got = -1
+                repeat {
+                    got = buffer.withUnsafeMutableBytes { bytes -> Int in systemRead(descriptor, bytes.baseAddress, wanted) }
+                } while got < 0 && errno == EINTR
+                guard got >= 0 else {
+                    let reason = String(cString: strerror(errno))
+                    return continuation.resume(throwing: ArchiveError(reason: "The file cannot be read: \(reason)."))
+                }
+                buffer.count = got
+                continuation.resume(returning: buffer)
+            }
+        }
         remaining = remaining.map { $0 - Int64(data.count) }
         return data
     }
+
+    /// Where blocking reads wait.
+    private static let queue = DispatchQueue(label: "webcache.archive.read", attributes: .concurrent)
 }
 
 /// Bytes held in memory, for tests and small inputs.
@@ -59,7 +89,7 @@ public final class DataByteSource: ByteSource {
         self.data = data
     }
 
-    public func read(maxLength: Int) throws -> Data {
+    public func read(maxLength: Int) async throws -> Data {
         let piece = data.prefix(maxLength)
         data = data.dropFirst(piece.count)
         return Data(piece)
@@ -85,12 +115,12 @@ final class PrefixedByteSource: ByteSource {
         self.base = base
     }
 
-    func read(maxLength: Int) throws -> Data {
+    func read(maxLength: Int) async throws -> Data {
         guard prefix.isEmpty else {
             let piece = prefix.prefix(maxLength)
             prefix = Data(prefix.dropFirst(piece.count))
             return Data(piece)
         }
-        return try base.read(maxLength: maxLength)
+        return try await base.read(maxLength: maxLength)
     }
 }

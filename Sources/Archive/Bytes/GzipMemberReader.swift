@@ -38,10 +38,10 @@ final class GzipMemberReader {
     ///
     /// - Throws: ``ArchiveError`` at the member's offset when its bytes are not valid gzip or the
     ///   file ends inside it.
-    func read(maxLength: Int) throws -> Data {
+    func read(maxLength: Int) async throws -> Data {
         while !memberEnded {
             if inputIndex >= input.count {
-                guard try refill() else {
+                guard try await refill() else {
                     throw ArchiveError(
                         offset: memberOffset, reason: "The gzip member is truncated: the file ends inside it.")
                 }
@@ -79,18 +79,18 @@ final class GzipMemberReader {
     ///
     /// - Returns: `false` at the end of the file.
     /// - Throws: ``ArchiveError`` when the rest of the current member is damaged.
-    func nextMember() throws -> Bool {
+    func nextMember() async throws -> Bool {
         while !memberEnded {
-            _ = try read(maxLength: output.count)
+            _ = try await read(maxLength: output.count)
         }
-        return try startMember()
+        return try await startMember()
     }
 
     /// Leaves a damaged member: looks for the next gzip header (`1f 8b 08`) after the current
     /// member's first byte and starts there.
     ///
     /// - Returns: `false` when no other member follows.
-    func skipDamagedMember() throws -> Bool {
+    func skipDamagedMember() async throws -> Bool {
         // Back to just after the damaged member's first byte, if it is still buffered; else go on from here.
         let restart = memberOffset + 1
         if restart >= inputOffset, restart <= inputOffset + Int64(input.count) {
@@ -99,20 +99,20 @@ final class GzipMemberReader {
         while true {
             if let found = input[(input.startIndex + inputIndex)...].firstRange(of: [0x1F, 0x8B, 0x08]) {
                 inputIndex = found.lowerBound - input.startIndex
-                return try startMember()
+                return try await startMember()
             }
             // Keep the last two bytes: a header may straddle two reads.
             let keep = min(2, input.count - inputIndex)
             inputOffset += Int64(input.count - keep)
             input = Data(input.suffix(keep))
             inputIndex = 0
-            guard try appendInput() else { return false }
+            guard try await appendInput() else { return false }
         }
     }
 
     /// Starts a member at the current position; `false` at the end of the file.
-    private func startMember() throws -> Bool {
-        if inputIndex >= input.count, !(try refill()) { return false }
+    private func startMember() async throws -> Bool {
+        if inputIndex >= input.count, !(try await refill()) { return false }
         inflateReset(&stream)
         memberEnded = false
         memberOffset = position
@@ -120,16 +120,16 @@ final class GzipMemberReader {
     }
 
     /// Replaces the consumed input with the next bytes of the file; `false` at its end.
-    private func refill() throws -> Bool {
+    private func refill() async throws -> Bool {
         inputOffset += Int64(input.count)
         input = Data()
         inputIndex = 0
-        return try appendInput()
+        return try await appendInput()
     }
 
-    private func appendInput() throws -> Bool {
+    private func appendInput() async throws -> Bool {
         guard !sourceEnded else { return false }
-        let data = try source.read(maxLength: 256 * 1024)
+        let data = try await source.read(maxLength: 256 * 1024)
         if data.isEmpty {
             sourceEnded = true
             return false

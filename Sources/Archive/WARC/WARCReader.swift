@@ -8,9 +8,9 @@ import Foundation
 /// gzip member, in an uncompressed one the next line that starts with `WARC/`.
 ///
 /// ```swift
-/// let reader = try WARCReader(source: FileByteSource(path: path))
-/// while let record = try reader.nextRecord() {
-///     while let piece = try reader.readBlock() { consume(piece) }
+/// let reader = try await WARCReader(source: FileByteSource(path: path))
+/// while let record = try await reader.nextRecord() {
+///     while let piece = try await reader.readBlock() { consume(piece) }
 /// }
 /// ```
 public final class WARCReader {
@@ -50,8 +50,8 @@ public final class WARCReader {
     /// A reader of the WARC records in `source`, compressed or not (told by its first bytes).
     ///
     /// - Throws: What reading `source` throws.
-    public init(source: any ByteSource) throws {
-        let first = try source.read(maxLength: 2)
+    public init(source: any ByteSource) async throws {
+        let first = try await source.read(maxLength: 2)
         isCompressed = first.count == 2 && first[first.startIndex] == 0x1F && first[first.startIndex + 1] == 0x8B
         let whole = PrefixedByteSource(prefix: first, base: source)
         if isCompressed {
@@ -68,16 +68,16 @@ public final class WARCReader {
     /// What is left of the previous record's block is skipped (and its end checked).
     ///
     /// - Throws: ``ArchiveError`` with the record's offset when it is damaged; call again to go on.
-    public func nextRecord() throws -> Record? {
+    public func nextRecord() async throws -> Record? {
         if let damage = damaged {
             damaged = nil
-            try recover(from: damage)
+            try await recover(from: damage)
         } else if current != nil {
-            while try readBlock() != nil {}
+            while try await readBlock() != nil {}
         }
         current = nil
         guard !ended else { return nil }
-        return try readHeader()
+        return try await readHeader()
     }
 
     /// The next piece of the current record's block (at most 256 KiB), `nil` after its last byte,
@@ -85,15 +85,15 @@ public final class WARCReader {
     ///
     /// - Throws: ``ArchiveError`` with the record's offset when the block is shorter than its
     ///   `Content-Length` or is not followed by the empty line.
-    public func readBlock() throws -> Data? {
+    public func readBlock() async throws -> Data? {
         guard let record = current else { return nil }
         if blockRemaining == 0 {
             current = nil
-            try expectRecordEnd(record)
+            try await expectRecordEnd(record)
             return nil
         }
         if index >= window.count {
-            guard try fill(for: record) else {
+            guard try await fill(for: record) else {
                 throw fail(record, "The record is shorter than its Content-Length (\(blockRemaining) bytes missing).")
             }
         }
@@ -106,16 +106,20 @@ public final class WARCReader {
 
     // MARK: - Records
 
-    private func readHeader() throws -> Record? {
+    private func readHeader() async throws -> Record? {
         // Blank lines between records are tolerated.
         while true {
-            if index >= window.count, !(try fillAtRecordStart()) { return nil }
+            if index >= window.count, !(try await fillAtRecordStart()) { return nil }
             let byte = window[window.startIndex + index]
             guard byte == 13 || byte == 10 else { break }
             index += 1
         }
         let offset = members?.memberOffset ?? windowOffset + Int64(index)
         let provisional = Record(header: WARCHeader(), offset: offset)
+        while window.count - index < 5, try await fill(for: provisional) {}
+        guard window[(window.startIndex + index)...].starts(with: Data("WARC/".utf8)) else {
+            throw fail(provisional, "The record does not start with a WARC version line.")
+        }
         var end: Range<Data.Index>?
         while true {
             let searchStart = window.startIndex + index
@@ -125,7 +129,7 @@ public final class WARCReader {
             guard window.count - index < Self.maximumHeaderLength else {
                 throw fail(provisional, "The record header is longer than 1 MiB or never ends.")
             }
-            guard try fill(for: provisional) else {
+            guard try await fill(for: provisional) else {
                 throw fail(provisional, "The file ends inside a record header.")
             }
         }
@@ -148,12 +152,12 @@ public final class WARCReader {
     }
 
     /// Checks the two line ends that follow a block (`CRLF CRLF`; bare `LF`s are accepted).
-    private func expectRecordEnd(_ record: Record) throws {
+    private func expectRecordEnd(_ record: Record) async throws {
         var seen = 0
         var newlines = 0
         while newlines < 2 {
             if index >= window.count {
-                guard try fill(for: record) else {
+                guard try await fill(for: record) else {
                     throw fail(record, "The record's block is not followed by an empty line: its Content-Length is wrong, "
                         + "or the file ends early.")
                 }
@@ -181,10 +185,15 @@ public final class WARCReader {
 
     /// Adds the next decoded bytes to the window, within the current gzip member; `false` at its end
     /// (or the file's). A damaged member is reported for `record`.
-    private func fill(for record: Record) throws -> Bool {
+    private func fill(for record: Record) async throws -> Bool {
         compactWindow()
         do {
-            let piece = try members?.read(maxLength: Self.pieceSize) ?? plain!.read(maxLength: Self.pieceSize)
+            let piece: Data
+            if let members {
+                piece = try await members.read(maxLength: Self.pieceSize)
+            } else {
+                piece = try await plain!.read(maxLength: Self.pieceSize)
+            }
             window.append(piece)
             return !piece.isEmpty
         } catch let error as ArchiveError {
@@ -196,16 +205,16 @@ public final class WARCReader {
     }
 
     /// Like ``fill(for:)`` between records, where a compressed file moves on to its next member.
-    private func fillAtRecordStart() throws -> Bool {
+    private func fillAtRecordStart() async throws -> Bool {
         let atStart = Record(header: WARCHeader(), offset: members?.memberOffset ?? windowOffset + Int64(index))
-        if try fill(for: atStart) { return true }
+        if try await fill(for: atStart) { return true }
         guard let members else {
             ended = true
             return false
         }
         do {
-            while try members.nextMember() {
-                if try fill(for: Record(header: WARCHeader(), offset: members.memberOffset)) { return true }
+            while try await members.nextMember() {
+                if try await fill(for: Record(header: WARCHeader(), offset: members.memberOffset)) { return true }
             }
         } catch let error as ArchiveError {
             damaged = .member
@@ -223,18 +232,18 @@ public final class WARCReader {
     }
 
     /// Moves past a damaged record to where the next one can start.
-    private func recover(from damage: Damage) throws {
+    private func recover(from damage: Damage) async throws {
         if let members {
             window = Data()
             index = 0
             let more: Bool
             switch damage {
-            case .member: more = try members.skipDamagedMember()
+            case .member: more = try await members.skipDamagedMember()
             case .record:
                 do {
-                    more = try members.nextMember()
+                    more = try await members.nextMember()
                 } catch is ArchiveError {
-                    return try recover(from: .member)
+                    return try await recover(from: .member)
                 }
             }
             if !more { ended = true }
@@ -242,12 +251,12 @@ public final class WARCReader {
         }
         guard case .record(let offset) = damage else { return }
         // Uncompressed: look for the next "WARC/" at the start of a line after the damaged record's start.
-        if let seekable = plain as? any SeekableByteSource {
-            try seekable.seek(to: offset + 1)
+        if let seekable = plain as? any SeekableByteSource, (try? seekable.seek(to: offset + 1)) != nil {
             window = Data()
             index = 0
             windowOffset = offset + 1
         } else {
+            // A pipe cannot go back: look on from where reading stopped.
             compactWindow()
         }
         while true {
@@ -258,7 +267,7 @@ public final class WARCReader {
             let keep = min(5, window.count)
             windowOffset += Int64(window.count - keep)
             window = Data(window.suffix(keep))
-            let piece = try plain!.read(maxLength: Self.pieceSize)
+            let piece = try await plain!.read(maxLength: Self.pieceSize)
             if piece.isEmpty {
                 ended = true
                 return

@@ -84,14 +84,14 @@ public struct ZipArchive: Sendable {
     ///
     /// - Throws: ``ArchiveError`` when the member's local header is damaged or its method is neither
     ///   stored nor deflated.
-    public func contents(of member: Member) throws -> any ByteSource {
+    public func contents(of member: Member) async throws -> any ByteSource {
         guard member.method == 0 || member.method == 8 else {
             throw ArchiveError(
                 offset: member.localHeaderOffset,
                 reason: "The zip member '\(member.name)' uses compression method \(member.method); only stored "
                     + "and deflated members are read.")
         }
-        let header = try FileByteSource(path: path, offset: member.localHeaderOffset, length: 30).read(maxLength: 30)
+        let header = try await FileByteSource(path: path, offset: member.localHeaderOffset, length: 30).read(maxLength: 30)
         guard header.count == 30, header.littleEndian(UInt32.self, at: 0) == 0x0403_4B50 else {
             throw ArchiveError(
                 offset: member.localHeaderOffset, reason: "The local header of zip member '\(member.name)' is damaged.")
@@ -124,11 +124,11 @@ final class RawInflatingSource: ByteSource {
         inflateEnd(&stream)
     }
 
-    func read(maxLength: Int) throws -> Data {
+    func read(maxLength: Int) async throws -> Data {
         var output = Data(count: maxLength)
         while !ended {
             if inputIndex >= input.count {
-                input = try base.read(maxLength: 256 * 1024)
+                input = try await base.read(maxLength: 256 * 1024)
                 inputIndex = 0
                 guard !input.isEmpty else {
                     throw ArchiveError(reason: "The zip member '\(name)' ends before its deflated data does.")

@@ -36,9 +36,12 @@ public struct PreloadShard: Sendable, Hashable {
         Int(fnv1a(key(of: url)) % UInt64(count))
     }
 
-    /// The text a URL is sharded by: its host's registrable domain, else its host, in lower case.
+    /// The text a URL is sharded by: its host's registrable domain, else its host, in lower case. A
+    /// host whose last label is a number is an address (`127.0.0.1`, `0x7f.1`), never a domain.
     public static func key(of url: URL) -> String {
         let host = (url.host(percentEncoded: true) ?? "").lowercased()
+        let last = host.split(separator: ".").last ?? ""
+        guard !host.contains(":"), !last.allSatisfy(\.isHexDigit) || last.isEmpty else { return host }
         return PublicSuffixList.registrableDomain(of: host) ?? host
     }
 

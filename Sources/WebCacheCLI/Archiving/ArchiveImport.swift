@@ -41,6 +41,7 @@ final class ArchiveImport {
         var concurrentTo: [String]
         var digestLabel: String?
         var place: String
+        var revisit: Bool
     }
 
     /// What one save came to.
@@ -66,7 +67,7 @@ final class ArchiveImport {
     func importWARC(from source: any ByteSource, name: String) async {
         let reader: WARCReader
         do {
-            reader = try WARCReader(source: source)
+            reader = try await WARCReader(source: source)
         } catch {
             noteDamage("\(name): \(Self.reason(error))")
             return
@@ -76,7 +77,7 @@ final class ArchiveImport {
             while true {
                 let record: WARCReader.Record
                 do {
-                    guard let next = try reader.nextRecord() else { break }
+                    guard let next = try await reader.nextRecord() else { break }
                     record = next
                 } catch let error as ArchiveError {
                     await flushPending(into: &group, inFlight: &inFlight)
@@ -95,7 +96,7 @@ final class ArchiveImport {
                     case "response":
                         try await readResponse(record, reader: reader, place: place, group: &group, inFlight: &inFlight)
                     case "request":
-                        try readRequest(record, reader: reader, place: place)
+                        try await readRequest(record, reader: reader, place: place)
                         if var item = pending, pairs(item, with: record.header),
                             let request = requests[record.header.recordID]
                         {
@@ -135,16 +136,16 @@ final class ArchiveImport {
         if warcs.isEmpty { noteDamage("\(name): The zip file holds no .warc or .warc.gz file, so it is not a WACZ file.") }
         for member in warcs {
             do {
-                await importWARC(from: try archive.contents(of: member), name: "\(name):\(member.name)")
+                await importWARC(from: try await archive.contents(of: member), name: "\(name):\(member.name)")
             } catch {
                 noteDamage((error as? ArchiveError)?.message(file: name) ?? "\(name): \(Self.reason(error))")
             }
         }
     }
 
-    private func readRequest(_ record: WARCReader.Record, reader: WARCReader, place: String) throws {
+    private func readRequest(_ record: WARCReader.Record, reader: WARCReader, place: String) async throws {
         var block = Data()
-        while let piece = try reader.readBlock() {
+        while let piece = try await reader.readBlock() {
             if block.count < 1 << 20 { block.append(piece) }
         }
         guard let (head, _) = try HTTPMessageHead.parse(block), let method = head.method else {
@@ -179,17 +180,25 @@ final class ArchiveImport {
             try? await body.discard()
             throw error
         }
-        var exchange = exchange(for: record, head: head)
-        let request = header.concurrentTo.lazy.compactMap { self.requests[$0] }.first
-        if let request { apply(request, to: &exchange) }
-        let item = PendingResponse(
-            exchange: exchange, body: body, recordID: header.recordID, concurrentTo: header.concurrentTo,
-            digestLabel: header.fields["WARC-Payload-Digest"], place: place)
-        if request != nil {
-            await save(item, revisit: false, into: &group, inFlight: &inFlight)
-        } else {
+        await saveOrHold(
+            PendingResponse(
+                exchange: exchange(for: record, head: head), body: body, recordID: header.recordID,
+                concurrentTo: header.concurrentTo, digestLabel: header.fields["WARC-Payload-Digest"], place: place,
+                revisit: false),
+            into: &group, inFlight: &inFlight)
+    }
+
+    /// Saves a response whose request record came before it; holds one whose request may follow.
+    private func saveOrHold(
+        _ item: PendingResponse, into group: inout TaskGroup<SaveOutcome>, inFlight: inout Int
+    ) async {
+        var item = item
+        guard let request = item.concurrentTo.lazy.compactMap({ self.requests[$0] }).first else {
             pending = item
+            return
         }
+        apply(request, to: &item.exchange)
+        await save(item, into: &group, inFlight: &inFlight)
     }
 
     private func readRevisit(
@@ -201,11 +210,11 @@ final class ArchiveImport {
             let target = header.targetURI, target.hasPrefix("http:") || target.hasPrefix("https:")
         else {
             summary.skipped += 1
-            while try reader.readBlock() != nil {}
+            while try await reader.readBlock() != nil {}
             return
         }
         var block = Data()
-        while let piece = try reader.readBlock() {
+        while let piece = try await reader.readBlock() {
             if block.count < 1 << 20 { block.append(piece) }
         }
         guard let (head, _) = try HTTPMessageHead.parse(block) else {
@@ -225,13 +234,11 @@ final class ArchiveImport {
         var body = store.makeBodyWriter()
         var chunks = store.bodyChunks(bodyID: bodyID)
         while let chunk = try chunks.next() { try await body.write(chunk) }
-        var exchange = exchange(for: record, head: head)
-        if let request = header.concurrentTo.lazy.compactMap({ self.requests[$0] }).first { apply(request, to: &exchange) }
-        await save(
+        await saveOrHold(
             PendingResponse(
-                exchange: exchange, body: body, recordID: header.recordID, concurrentTo: [], digestLabel: nil,
-                place: place),
-            revisit: true, into: &group, inFlight: &inFlight)
+                exchange: exchange(for: record, head: head), body: body, recordID: header.recordID,
+                concurrentTo: header.concurrentTo, digestLabel: nil, place: place, revisit: true),
+            into: &group, inFlight: &inFlight)
     }
 
     /// Streams a response record's payload into `body` (chunked coding removed) and returns its head;
@@ -244,7 +251,7 @@ final class ArchiveImport {
         var buffer = Data()
         var head: HTTPMessageHead?
         var dechunker: ChunkedDecoder?
-        while let piece = try reader.readBlock() {
+        while let piece = try await reader.readBlock() {
             hasher?.update(piece)
             var payload = piece
             if head == nil {
@@ -315,8 +322,8 @@ final class ArchiveImport {
                     await save(
                         PendingResponse(
                             exchange: exchange(for: entry), body: body, recordID: "", concurrentTo: [],
-                            digestLabel: nil, place: place),
-                        revisit: false, into: &group, inFlight: &inFlight)
+                            digestLabel: nil, place: place, revisit: false),
+                        into: &group, inFlight: &inFlight)
                 } catch let error as ArchiveError {
                     noteDamage("\(place): \(error.reason)")
                 } catch {
@@ -357,18 +364,11 @@ final class ArchiveImport {
     private func flushPending(into group: inout TaskGroup<SaveOutcome>, inFlight: inout Int) async {
         guard let item = pending else { return }
         pending = nil
-        if let request = item.concurrentTo.lazy.compactMap({ self.requests[$0] }).first {
-            var paired = item
-            apply(request, to: &paired.exchange)
-            return await save(paired, revisit: false, into: &group, inFlight: &inFlight)
-        }
-        await save(item, revisit: false, into: &group, inFlight: &inFlight)
+        await save(item, into: &group, inFlight: &inFlight)
     }
 
     /// Starts saving `item`, first waiting for one save to end when a batch is in flight.
-    private func save(
-        _ item: PendingResponse, revisit: Bool, into group: inout TaskGroup<SaveOutcome>, inFlight: inout Int
-    ) async {
+    private func save(_ item: PendingResponse, into group: inout TaskGroup<SaveOutcome>, inFlight: inout Int) async {
         let entry: CacheEntry
         do {
             entry = try ArchivedExchange.entry(for: item.exchange)
@@ -385,6 +385,7 @@ final class ArchiveImport {
         let body = item.body
         let label = item.digestLabel
         let place = item.place
+        let revisit = item.revisit
         group.addTask {
             do {
                 let saved = try await store.save(entry, body: body)
