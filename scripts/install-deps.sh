@@ -6,8 +6,9 @@ set -euo pipefail
 # sqlite3: the shell that scripts/fault-campaign.sh (and the FaultTests target) reads stores with.
 # openssl: the TLS server the transport's certificate tests start.
 # nginx: the HTTP/2 server the preload engine's stream-limit tests start in front of a local origin.
+# wget: writes the WARC files the archive tests import; python3-venv: the environment warcio is installed in.
 packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev libmicrohttpd-dev libssl-dev zlib1g-dev pkg-config sqlite3 openssl nginx
-          "$@")
+          wget python3 python3-venv "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -20,3 +21,12 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 command -v swift >/dev/null || { echo "error: the Swift toolchain (6.2 or later) is not on PATH" >&2; exit 1; }
+
+# warcio, from PyPI, in a virtual environment under .build: the archive tests check every exported
+# WARC file with `warcio check` and `warcio index`. Made once; skipped when present.
+venv="$(dirname "$0")/../.build/venv"
+if [ ! -x "$venv/bin/warcio" ]; then
+    echo "Installing warcio into $venv" >&2
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet warcio
+fi

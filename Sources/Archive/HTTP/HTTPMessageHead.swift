@@ -57,13 +57,20 @@ public struct HTTPMessageHead: Sendable, Hashable {
         guard let end = data.firstRange(of: Data([13, 10, 13, 10])) ?? data.firstRange(of: Data([10, 10])) else {
             return nil
         }
-        let text = String(decoding: data[data.startIndex..<end.lowerBound], as: UTF8.self)
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map {
-            $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
-        }
-        guard let startLine = lines.first, startLine.split(separator: " ").count >= 2 else {
+        let (startLine, fields) = try lines(data[data.startIndex..<end.lowerBound])
+        guard startLine.split(separator: " ").count >= 2 else {
             throw ArchiveError(reason: "The HTTP message has no valid start line.")
         }
+        return (HTTPMessageHead(startLine: startLine, headers: HTTPHeaders(fields)), end.upperBound)
+    }
+
+    /// The first line and the fields of a head's bytes (without the empty line that ends it): lines
+    /// end in CR LF or LF, and a line that starts with a space or tab continues the field before it.
+    ///
+    /// - Throws: ``ArchiveError`` when a field line has no colon.
+    static func lines(_ bytes: Data) throws -> (first: String, fields: [HTTPField]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
         var fields: [HTTPField] = []
         for line in lines.dropFirst() where !line.isEmpty {
             if line.first == " " || line.first == "\t", !fields.isEmpty {
@@ -71,14 +78,14 @@ public struct HTTPMessageHead: Sendable, Hashable {
                 continue
             }
             guard let colon = line.firstIndex(of: ":") else {
-                throw ArchiveError(reason: "The HTTP header line '\(line.prefix(80))' has no colon.")
+                throw ArchiveError(reason: "The header line '\(line.prefix(80))' has no colon.")
             }
             fields.append(
                 HTTPField(
                     name: String(line[..<colon]).trimmingHTTPWhitespace(),
                     value: String(line[line.index(after: colon)...]).trimmingHTTPWhitespace()))
         }
-        return (HTTPMessageHead(startLine: startLine, headers: HTTPHeaders(fields)), end.upperBound)
+        return (lines.first ?? "", fields)
     }
 
     /// The standard reason phrase of `status` (RFC 9110 §15), `""` for others.

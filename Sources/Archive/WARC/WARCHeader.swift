@@ -38,42 +38,18 @@ public struct WARCHeader: Sendable, Hashable {
 
     /// The header as written: the version line, the fields, and the empty line that ends them.
     public func serialized() -> Data {
-        var text = version + "\r\n"
-        for field in fields {
-            text += "\(field.name): \(field.value)\r\n"
-        }
-        text += "\r\n"
-        return Data(text.utf8)
+        HTTPMessageHead(startLine: version, headers: fields).serialized()
     }
 
     /// Parses a header's bytes (the version line and fields, without the empty line).
     ///
     /// - Throws: ``ArchiveError`` (without an offset) when the bytes are not a WARC header.
     public static func parse(_ bytes: Data) throws -> WARCHeader {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map {
-            $0.hasSuffix("\r") ? $0.dropLast() : $0
-        }
-        while lines.last?.isEmpty == true { lines.removeLast() }
-        guard let first = lines.first, first.hasPrefix("WARC/") else {
+        let (first, fields) = try HTTPMessageHead.lines(bytes)
+        guard first.hasPrefix("WARC/") else {
             throw ArchiveError(reason: "The record does not start with a WARC version line.")
         }
-        var fields: [HTTPField] = []
-        for line in lines.dropFirst() {
-            if line.first == " " || line.first == "\t", !fields.isEmpty {
-                // A continuation line (WARC 1.1 §4 allows folding like HTTP/1.0's).
-                fields[fields.count - 1].value += " " + line.trimmingCharacters(in: .whitespaces)
-                continue
-            }
-            guard let colon = line.firstIndex(of: ":") else {
-                throw ArchiveError(reason: "The WARC header line '\(line.prefix(80))' has no colon.")
-            }
-            fields.append(
-                HTTPField(
-                    name: String(line[..<colon]),
-                    value: String(line[line.index(after: colon)...]).trimmingHTTPWhitespace()))
-        }
-        return WARCHeader(version: String(first), fields: HTTPHeaders(fields))
+        return WARCHeader(version: first, fields: HTTPHeaders(fields))
     }
 }
 
