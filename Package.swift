@@ -135,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "WebCacheCLITests",
             dependencies: [
-                "WebCacheCLI", "CacheStore", "ChildProcess", "HTTPCore", "LocalOrigin", "Sessions",
+                "WebCacheCLI", "CacheStore", "ChildProcess", "HTTPCore", "LocalOrigin", "Sessions", "WebCache",
                 "WebCacheTestSupport",
             ],
             swiftSettings: swiftSettings

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebCache
 
 @testable import WebCacheCLI
 

@@ -17,7 +17,7 @@ public struct HTTPMessageHead: Sendable, Hashable {
 
     /// A response head: `HTTP/1.1 <status> <reason>`.
     public init(status: Int, reason: String? = nil, headers: HTTPHeaders) {
-        self.init(startLine: "HTTP/1.1 \(status) \(reason ?? Self.reasonPhrase(status))", headers: headers)
+        self.init(startLine: "HTTP/1.1 \(status) \(reason ?? HTTPStatus.reasonPhrase(status) ?? "")", headers: headers)
     }
 
     /// The status code of a response head, `nil` for a request or a malformed status line.
@@ -86,31 +86,5 @@ public struct HTTPMessageHead: Sendable, Hashable {
                     value: String(line[line.index(after: colon)...]).trimmingHTTPWhitespace()))
         }
         return (lines.first ?? "", fields)
-    }
-
-    /// The standard reason phrase of `status` (RFC 9110 §15), `""` for others.
-    public static func reasonPhrase(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 201: "Created"
-        case 203: "Non-Authoritative Information"
-        case 204: "No Content"
-        case 206: "Partial Content"
-        case 301: "Moved Permanently"
-        case 302: "Found"
-        case 303: "See Other"
-        case 304: "Not Modified"
-        case 307: "Temporary Redirect"
-        case 308: "Permanent Redirect"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 410: "Gone"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        default: ""
-        }
     }
 }

@@ -69,7 +69,7 @@ final class ArchiveImport {
         do {
             reader = try await WARCReader(source: source)
         } catch {
-            noteDamage("\(name): \(Self.reason(error))")
+            noteDamage(error, in: name)
             return
         }
         await withTaskGroup(of: SaveOutcome.self) { group in
@@ -111,8 +111,6 @@ final class ArchiveImport {
                     default:
                         summary.skipped += 1
                     }
-                } catch let error as ArchiveError {
-                    noteDamage("\(place): \(error.reason)")
                 } catch {
                     noteDamage("\(place): \(Self.reason(error))")
                 }
@@ -129,7 +127,7 @@ final class ArchiveImport {
         do {
             archive = try ZipArchive(path: path)
         } catch {
-            noteDamage((error as? ArchiveError)?.message(file: name) ?? "\(name): \(Self.reason(error))")
+            noteDamage(error, in: name)
             return
         }
         let warcs = archive.members.filter { $0.name.hasSuffix(".warc") || $0.name.hasSuffix(".warc.gz") }
@@ -138,7 +136,7 @@ final class ArchiveImport {
             do {
                 await importWARC(from: try await archive.contents(of: member), name: "\(name):\(member.name)")
             } catch {
-                noteDamage((error as? ArchiveError)?.message(file: name) ?? "\(name): \(Self.reason(error))")
+                noteDamage(error, in: name)
             }
         }
     }
@@ -307,7 +305,7 @@ final class ArchiveImport {
         do {
             har = try HARReader(path: path)
         } catch {
-            noteDamage((error as? ArchiveError)?.message(file: name) ?? "\(name): \(Self.reason(error))")
+            noteDamage(error, in: name)
             return
         }
         await withTaskGroup(of: SaveOutcome.self) { group in
@@ -324,8 +322,6 @@ final class ArchiveImport {
                             exchange: exchange(for: entry), body: body, recordID: "", concurrentTo: [],
                             digestLabel: nil, place: place, revisit: false),
                         into: &group, inFlight: &inFlight)
-                } catch let error as ArchiveError {
-                    noteDamage("\(place): \(error.reason)")
                 } catch {
                     noteDamage("\(place): \(Self.reason(error))")
                 }
@@ -408,6 +404,11 @@ final class ArchiveImport {
         case .failed(let message):
             noteDamage(message)
         }
+    }
+
+    /// Reports `error` of the file `name`: at its offset or entry, when it has one.
+    private func noteDamage(_ error: any Error, in name: String) {
+        noteDamage((error as? ArchiveError)?.message(file: name) ?? "\(name): \(Self.reason(error))")
     }
 
     private func noteDamage(_ message: String) {

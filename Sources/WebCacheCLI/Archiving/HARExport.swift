@@ -38,7 +38,7 @@ struct HARExport {
                 method: entry.method.rawValue, url: entry.url,
                 headers: request.headers.map { HAREntry.NameValue(name: $0.name, value: $0.value) }),
             response: HAREntry.Response(
-                status: entry.status, statusText: HTTPMessageHead.reasonPhrase(entry.status),
+                status: entry.status, statusText: HTTPStatus.reasonPhrase(entry.status) ?? "",
                 headers: headers.map { HAREntry.NameValue(name: $0.name, value: $0.value) }, content: content),
             timings: HAREntry.Timings(send: 0, wait: wait, receive: 0))
         har._partition = entry.partition
