@@ -52,7 +52,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "Gateway", dependencies: ["WebCache", "HTTPCaching", "HTTPCore", "CMicroHTTPD"],
+            name: "Gateway", dependencies: ["WebCache", "CacheStore", "HTTPCaching", "HTTPCore", "CMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -110,7 +110,7 @@ let package = Package(
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "WebCacheTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebCacheTests",
-            dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib"],
+            dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
         // The archive formats alone, and export, import, merge and shards through the real executable.
