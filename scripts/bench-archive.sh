@@ -8,8 +8,8 @@
 #   2. export of the single run's store to .warc.gz, .warc and .har, and import of each into an
 #      empty store: wall time, MB/s of body bytes, and peak resident memory (/usr/bin/time -v).
 #
-# The site's pages are spread over four names of the loopback address (127.0.0.1, localhost,
-# 127.0.1, 0x7f.1), whose keys hash to different shards, so that each shard has work.
+# The site's pages are spread over four names of the loopback address (127.0.1, 0x7f.1, localhost,
+# 0x7f000001), whose keys hash to shards 0, 1, 2 and 3 of 4, so that each shard has work.
 #
 # Usage: scripts/bench-archive.sh [PAGES] [K] [CONNECTIONS]
 set -euo pipefail
@@ -37,7 +37,7 @@ python3 scripts/generate-site.py "$work/gen" --pages "$pages" --requisites "$req
 "$bin/webcache-origin" --root "$work/gen/site" --port 0 >"$work/origin.out" 2>&1 &
 origin_pid=$!
 port=$(first_line "$work/origin.out" | sed -E 's|.*:([0-9]+)/.*|\1|')
-hosts=(127.0.0.1 localhost 127.0.1 0x7f.1)
+hosts=(127.0.1 0x7f.1 localhost 0x7f000001)
 awk -v port="$port" -v h="${hosts[*]}" 'BEGIN { split(h, names, " ") }
     { printf "http://%s:%s/%s\n", names[(NR - 1) % 4 + 1], port, $0 }' "$work/gen/urls.txt" >"$work/urls.txt"
 
@@ -52,11 +52,13 @@ start=$(now)
 single_time=$(elapsed "$start" "$(now)")
 quarter=$(( connections / 4 > 0 ? connections / 4 : 1 ))
 start=$(now)
+shard_pids=()
 for k in 0 1 2 3; do
     "$bin/webcache" preload "$work/urls.txt" --shard "$k/4" --store "$work/shard-$k.sqlite" -j "$quarter" \
         >/dev/null 2>"$work/shard-$k.err" &
+    shard_pids+=($!)
 done
-wait
+wait "${shard_pids[@]}"  # not the origin, which runs until the end
 pieces_time=$(elapsed "$start" "$(now)")
 "$bin/webcache" merge "$work"/shard-{0,1,2,3}.sqlite --into "$work/merged.sqlite" >/dev/null
 shards_time=$(elapsed "$start" "$(now)")
