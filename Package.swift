@@ -43,6 +43,8 @@ let package = Package(
         .target(name: "LocalOrigin", dependencies: ["HTTPCore", "HTTPCaching"], swiftSettings: swiftSettings),
         .target(name: "Sessions", dependencies: ["HTTPCore", "CPSL", "ChildProcess"], swiftSettings: swiftSettings),
         .target(name: "Rendering", dependencies: ["HTTPCore", "ChildProcess"], swiftSettings: swiftSettings),
+        // WARC, HAR and zip (WACZ) readers and writers over bytes, independent of the store.
+        .target(name: "Archive", dependencies: ["HTTPCore", "CZlib"], swiftSettings: swiftSettings),
 
         // MARK: - Public façade and CLI
         .target(
@@ -58,7 +60,10 @@ let package = Package(
         ),
         .target(
             name: "WebCacheCLI",
-            dependencies: ["WebCache", "HTTPCore", "CacheStore", "Transport", "Sessions", "Gateway", "Discovery"],
+            dependencies: [
+                "WebCache", "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Sessions", "Gateway", "Discovery",
+                "Archive",
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "webcache", dependencies: ["WebCacheCLI"], swiftSettings: swiftSettings),
@@ -123,6 +128,14 @@ let package = Package(
             dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
+        // The archive formats alone, and export, import, merge and shards through the real executable.
+        .testTarget(
+            name: "ArchiveTests",
+            dependencies: [
+                "Archive", "CacheStore", "ChildProcess", "HTTPCore", "LocalOrigin", "WebCache", "WebCacheTestSupport",
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Runs scripts/fault-campaign.sh --short against the built executables.
         .testTarget(
             name: "FaultTests", dependencies: ["ChildProcess", "WebCacheTestSupport"], swiftSettings: swiftSettings
@@ -137,7 +150,7 @@ let package = Package(
         .testTarget(
             name: "WebCacheCLITests",
             dependencies: [
-                "WebCacheCLI", "CacheStore", "ChildProcess", "HTTPCore", "LocalOrigin", "Sessions",
+                "WebCacheCLI", "CacheStore", "ChildProcess", "HTTPCore", "LocalOrigin", "Sessions", "WebCache",
                 "WebCacheTestSupport",
             ],
             swiftSettings: swiftSettings

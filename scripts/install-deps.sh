@@ -25,3 +25,12 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 command -v swift >/dev/null || { echo "error: the Swift toolchain (6.2 or later) is not on PATH" >&2; exit 1; }
+
+# warcio, from PyPI, in a virtual environment under .build: the archive tests check every exported
+# WARC file with `warcio check` and `warcio index`. Made once; skipped when present.
+venv="$(dirname "$0")/../.build/venv"
+if [ ! -x "$venv/bin/warcio" ]; then
+    echo "Installing warcio into $venv" >&2
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet warcio
+fi

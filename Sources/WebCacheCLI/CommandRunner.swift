@@ -25,6 +25,12 @@ enum CommandRunner {
             return try await ViewCommand.run(context)
         case CommandCatalog.salvage.name:
             return try await SalvageCommand.run(context)
+        case CommandCatalog.export.name:
+            return try await ExportCommand.run(context)
+        case CommandCatalog.import.name:
+            return try await ImportCommand.run(context)
+        case CommandCatalog.merge.name:
+            return try await MergeCommand.run(context)
         default:
             throw CLIError("The subcommand '\(spec.name)' is not available in this build.")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebCache
 
 @testable import WebCacheCLI
 
@@ -11,6 +12,16 @@ struct ValueParserTests {
     ] as [(String, TimeInterval)])
     func parsesDurations(text: String, seconds: TimeInterval) {
         #expect(ValueParsers.duration(text) == seconds)
+    }
+
+    @Test(arguments: [("0/4", 0, 4), ("3/4", 3, 4), ("0/1", 0, 1), ("17/100", 17, 100)])
+    func parsesShards(text: String, index: Int, count: Int) {
+        #expect(ValueParsers.shard(text).map { [$0.index, $0.count] } == [index, count])
+    }
+
+    @Test(arguments: ["4/4", "-1/4", "1/0", "1", "1/2/3", "a/4", "", "/4"])
+    func refusesBadShards(text: String) {
+        #expect(ValueParsers.shard(text) == nil)
     }
 
     @Test(arguments: ["", "d", "-5m", "3 fortnights", "5y", "1e400", "nan", "inf", "10mm"])

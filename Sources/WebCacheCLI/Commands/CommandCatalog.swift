@@ -39,6 +39,9 @@ enum CommandCatalog {
             OptionSpec(names: ["--depth"], kind: .value(name: "n"),
                        help: "Follow same-site links this many levels deep.", defaultValue: "0"),
             OptionSpec(names: ["--no-requisites"], kind: .flag, help: "Store only the listed pages."),
+            OptionSpec(names: ["--shard"], kind: .value(name: "K/N"),
+                       help: "Only the listed URLs whose registrable domain hashes to shard K of N (K from 0), "
+                           + "the same on every machine: run N workers with K = 0 … N-1, then merge their stores."),
             OptionSpec(names: ["--json"], kind: .flag, help: "Write one JSON event per line to standard output."),
         ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
     )
@@ -189,5 +192,7 @@ enum CommandCatalog {
             + CommonOptions.store + [CommonOptions.userAgent] + CommonOptions.identity + CommonOptions.logging
     )
 
-    static let all: [CommandSpec] = [get, preload, refresh, inspect, prune, pin, verify, salvage, logout, serve, view]
+    static let all: [CommandSpec] = [
+        get, preload, refresh, inspect, prune, pin, verify, salvage, export, `import`, merge, logout, serve, view,
+    ]
 }

@@ -11,6 +11,7 @@ enum PreloadCommand {
         let path = arguments.positionals[0]
         // Options first: a usage error is reported before standard input or a pipe is read.
         let options = try preloadOptions(arguments)
+        let shard = try arguments.value("shard", "K/N", ValueParsers.shard)
         let list = try URLListFile(path: path)
         let signals = TerminationSignals()
         defer { signals.stop() }
@@ -25,6 +26,11 @@ enum PreloadCommand {
                 }
             }
             context.stderr.write(URLListFile.report(problems))
+            if let shard {
+                let all = urls.count
+                urls = urls.filter { URL(string: $0).map(shard.contains) ?? false }
+                context.stderr.write("Shard \(shard.index)/\(shard.count): \(urls.count) of the \(all) URLs.\n")
+            }
             let progress = PreloadProgress(json: arguments.flag("json"), pages: urls.count, stdout: context.stdout,
                                            stderr: context.stderr)
             let (report, signal) = await signals.cancelling(reporting: progress.stopping) { [urls] in

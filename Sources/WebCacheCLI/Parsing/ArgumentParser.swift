@@ -65,7 +65,7 @@ enum ArgumentParser {
             let missing = required[parsed.positionals.count]
             throw UsageError("Missing expected argument '<\(missing.name)>'", command: spec)
         }
-        if parsed.positionals.count > spec.arguments.count {
+        if parsed.positionals.count > spec.arguments.count, spec.arguments.last?.isRepeated != true {
             let extra = parsed.positionals[spec.arguments.count]
             throw UsageError("Unexpected argument '\(extra)'", command: spec)
         }

@@ -19,6 +19,7 @@ struct CommandSpec: Sendable {
         }
         for argument in arguments {
             parts.append(argument.isOptional ? "[<\(argument.name)>]" : "<\(argument.name)>")
+            if argument.isRepeated { parts.append("...") }
         }
         return parts.joined(separator: " ")
     }
@@ -34,6 +35,8 @@ struct ArgumentSpec: Sendable {
     var name: String
     var help: String
     var isOptional = false
+    /// Whether the argument takes every remaining positional value (the last argument only).
+    var isRepeated = false
 }
 
 /// A named option: a flag, or an option that takes a value, possibly repeated.

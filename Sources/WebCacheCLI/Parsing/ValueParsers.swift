@@ -1,5 +1,6 @@
 import Discovery
 import Foundation
+import WebCache
 
 /// Conversions for option values that users type: durations, byte sizes and counts.
 enum ValueParsers {
@@ -103,6 +104,15 @@ enum ValueParsers {
     }
 
     /// A whole number within `range`.
+    /// `K/N`: shard K (from 0) of N, as `--shard` takes it (and `$JOB_COMPLETION_INDEX/N` gives it).
+    static func shard(_ text: String) -> PreloadShard? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count <= 1_000_000 else {
+            return nil
+        }
+        return PreloadShard(index: index, count: count)
+    }
+
     static func count(in range: ClosedRange<Int>) -> (String) -> Int? {
         { text in Int(text).flatMap { range.contains($0) ? $0 : nil } }
     }

@@ -1,0 +1,93 @@
+import Foundation
+
+/// Writes WARC records to a file, each compressed as a gzip member of its own (or uncompressed),
+/// streaming each block so that memory stays flat whatever its size.
+///
+/// The header is written first, so its `Content-Length` and digests must be known before the
+/// block; ``WARCHeader`` has the factories for the record types webcache writes.
+///
+/// ```swift
+/// let writer = try WARCWriter(path: "site.warc.gz")
+/// try writer.beginRecord(header)
+/// try writer.writeBlock(head)
+/// try writer.writeBlock(body)
+/// try writer.endRecord()
+/// try writer.close()
+/// ```
+public final class WARCWriter {
+    private let handle: FileHandle
+    private let compressor: GzipMemberWriter?
+    private var buffer = Data()
+    private var blockRemaining: Int64 = 0
+    private var inRecord = false
+
+    /// The bytes written to the file so far (compressed).
+    public private(set) var bytesWritten: Int64 = 0
+
+    /// Creates (or truncates) the file at `path`; `compressionLevel` 1 to 9 compresses each record
+    /// as a gzip member, `nil` writes plain WARC.
+    ///
+    /// - Throws: ``ArchiveError`` when the file cannot be created.
+    public init(path: String, compressionLevel: Int32? = 6) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
+            throw ArchiveError(reason: "The file cannot be created.")
+        }
+        self.handle = handle
+        compressor = compressionLevel.map { GzipMemberWriter(level: $0) }
+    }
+
+    /// Starts a record: writes its header. Exactly `header.contentLength` block bytes must follow.
+    public func beginRecord(_ header: WARCHeader) throws {
+        precondition(!inRecord, "A WARC record was begun before the previous one ended.")
+        inRecord = true
+        blockRemaining = header.contentLength ?? 0
+        try emit(header.serialized())
+    }
+
+    /// Writes the next bytes of the current record's block.
+    public func writeBlock(_ data: Data) throws {
+        precondition(Int64(data.count) <= blockRemaining, "A WARC block is longer than its Content-Length.")
+        blockRemaining -= Int64(data.count)
+        try emit(data)
+    }
+
+    /// Ends the current record (and its gzip member).
+    public func endRecord() throws {
+        precondition(blockRemaining == 0, "A WARC block is shorter than its Content-Length.")
+        try emit(Data("\r\n\r\n".utf8))
+        if let compressor { try output(compressor.finishMember()) }
+        inRecord = false
+    }
+
+    /// Writes a whole record whose block is in memory.
+    public func writeRecord(_ header: WARCHeader, block: Data) throws {
+        try beginRecord(header)
+        try writeBlock(block)
+        try endRecord()
+    }
+
+    /// Writes what is buffered and closes the file.
+    public func close() throws {
+        try flush()
+        try handle.synchronize()
+        try handle.close()
+    }
+
+    private func emit(_ data: Data) throws {
+        try output(compressor.map { $0.compress(data) } ?? data)
+    }
+
+    private func output(_ data: Data) throws {
+        bytesWritten += Int64(data.count)
+        buffer.append(data)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    private func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try handle.write(contentsOf: buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

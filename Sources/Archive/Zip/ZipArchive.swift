@@ -1,0 +1,173 @@
+import CZlib
+import Foundation
+
+/// The members of a zip file (PKWARE APPNOTE 6.3), read from its central directory: a WACZ file is a
+/// zip of WARC files with indexes (<https://specs.webrecorder.net/wacz/1.1.1/>).
+///
+/// Members stored (method 0) or deflated (method 8) are read as streams; ZIP64 and encrypted
+/// members are refused.
+public struct ZipArchive: Sendable {
+    /// One member of the archive.
+    public struct Member: Sendable, Hashable {
+        /// The member's path inside the archive.
+        public var name: String
+        /// 0 stored, 8 deflated.
+        public var method: UInt16
+        /// The compressed size in bytes.
+        public var compressedSize: Int64
+        /// The offset of the member's local header in the file.
+        public var localHeaderOffset: Int64
+    }
+
+    /// The file's path.
+    public let path: String
+    /// The members in the central directory's order.
+    public let members: [Member]
+
+    /// Reads the central directory of the zip file at `path`.
+    ///
+    /// - Throws: ``ArchiveError`` when the file is not a zip file or uses ZIP64.
+    public init(path: String) throws {
+        self.path = path
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ArchiveError(reason: "The file cannot be opened for reading.")
+        }
+        defer { try? handle.close() }
+        let size = Int64(try handle.seekToEnd())
+        // The end record is 22 bytes plus a comment of at most 65,535.
+        let tailLength = min(size, 22 + 65_535)
+        try handle.seek(toOffset: UInt64(size - tailLength))
+        let tail = try handle.read(upToCount: Int(tailLength)) ?? Data()
+        guard let end = tail.lastRange(of: Data([0x50, 0x4B, 0x05, 0x06])), tail.endIndex - end.lowerBound >= 22 else {
+            throw ArchiveError(reason: "The file has no zip end of central directory record, so it is not a zip file.")
+        }
+        let record = tail[end.lowerBound...]
+        let count = Int(record.littleEndian(UInt16.self, at: 10))
+        let directorySize = Int64(record.littleEndian(UInt32.self, at: 12))
+        let directoryOffset = Int64(record.littleEndian(UInt32.self, at: 16))
+        guard directoryOffset != 0xFFFF_FFFF, count != 0xFFFF else {
+            throw ArchiveError(reason: "The zip file uses ZIP64, which is not supported.")
+        }
+        guard directoryOffset + directorySize <= size else {
+            throw ArchiveError(offset: directoryOffset, reason: "The zip central directory lies beyond the file's end.")
+        }
+        try handle.seek(toOffset: UInt64(directoryOffset))
+        let directory = try handle.read(upToCount: Int(directorySize)) ?? Data()
+        var members: [Member] = []
+        var index = directory.startIndex
+        for _ in 0..<count {
+            let entry = directory[index...]
+            guard entry.count >= 46, entry.littleEndian(UInt32.self, at: 0) == 0x0201_4B50 else {
+                throw ArchiveError(
+                    offset: directoryOffset + Int64(index - directory.startIndex),
+                    reason: "The zip central directory is damaged.")
+            }
+            let nameLength = Int(entry.littleEndian(UInt16.self, at: 28))
+            let extraLength = Int(entry.littleEndian(UInt16.self, at: 30))
+            let commentLength = Int(entry.littleEndian(UInt16.self, at: 32))
+            guard entry.count >= 46 + nameLength else {
+                throw ArchiveError(offset: directoryOffset, reason: "The zip central directory is damaged.")
+            }
+            let nameStart = entry.startIndex + 46
+            members.append(
+                Member(
+                    name: String(decoding: entry[nameStart..<(nameStart + nameLength)], as: UTF8.self),
+                    method: entry.littleEndian(UInt16.self, at: 10),
+                    compressedSize: Int64(entry.littleEndian(UInt32.self, at: 20)),
+                    localHeaderOffset: Int64(entry.littleEndian(UInt32.self, at: 42))))
+            index += 46 + nameLength + extraLength + commentLength
+        }
+        self.members = members
+    }
+
+    /// A stream of `member`'s uncompressed bytes.
+    ///
+    /// - Throws: ``ArchiveError`` when the member's local header is damaged or its method is neither
+    ///   stored nor deflated.
+    public func contents(of member: Member) async throws -> any ByteSource {
+        guard member.method == 0 || member.method == 8 else {
+            throw ArchiveError(
+                offset: member.localHeaderOffset,
+                reason: "The zip member '\(member.name)' uses compression method \(member.method); only stored "
+                    + "and deflated members are read.")
+        }
+        let header = try await FileByteSource(path: path, offset: member.localHeaderOffset, length: 30).read(maxLength: 30)
+        guard header.count == 30, header.littleEndian(UInt32.self, at: 0) == 0x0403_4B50 else {
+            throw ArchiveError(
+                offset: member.localHeaderOffset, reason: "The local header of zip member '\(member.name)' is damaged.")
+        }
+        let dataOffset = member.localHeaderOffset + 30 + Int64(header.littleEndian(UInt16.self, at: 26))
+            + Int64(header.littleEndian(UInt16.self, at: 28))
+        let stored = try FileByteSource(path: path, offset: dataOffset, length: member.compressedSize)
+        return member.method == 0 ? stored : RawInflatingSource(base: stored, name: member.name)
+    }
+}
+
+/// The bytes of a deflated zip member, inflated as they are read.
+final class RawInflatingSource: ByteSource {
+    private let base: any ByteSource
+    private let name: String
+    private var stream = z_stream()
+    private var input = Data()
+    private var inputIndex = 0
+    private var ended = false
+
+    init(base: any ByteSource, name: String) {
+        self.base = base
+        self.name = name
+        // -15: raw deflate, as zip stores it.
+        let status = inflateInit2_(&stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        precondition(status == Z_OK, "zlib could not start inflating (status \(status)).")
+    }
+
+    deinit {
+        inflateEnd(&stream)
+    }
+
+    func read(maxLength: Int) async throws -> Data {
+        var output = Data(count: maxLength)
+        while !ended {
+            if inputIndex >= input.count {
+                input = try await base.read(maxLength: 256 * 1024)
+                inputIndex = 0
+                guard !input.isEmpty else {
+                    throw ArchiveError(reason: "The zip member '\(name)' ends before its deflated data does.")
+                }
+            }
+            var produced = 0
+            var status: Int32 = Z_OK
+            input.withUnsafeBytes { source in
+                output.withUnsafeMutableBytes { target in
+                    let base = source.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                    stream.next_in = UnsafeMutablePointer(mutating: base + inputIndex)
+                    stream.avail_in = uInt(source.count - inputIndex)
+                    stream.next_out = target.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                    stream.avail_out = uInt(maxLength)
+                    status = inflate(&stream, Z_NO_FLUSH)
+                    inputIndex = source.count - Int(stream.avail_in)
+                    produced = maxLength - Int(stream.avail_out)
+                }
+            }
+            if status == Z_STREAM_END { ended = true }
+            guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
+                throw ArchiveError(reason: "The zip member '\(name)' is damaged (zlib status \(status)).")
+            }
+            if produced > 0 {
+                output.count = produced
+                return output
+            }
+        }
+        return Data()
+    }
+}
+
+extension Data {
+    /// The little-endian integer at `offset` from the start.
+    fileprivate func littleEndian<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
+        var value: T = 0
+        for byte in 0..<MemoryLayout<T>.size {
+            value |= T(self[startIndex + offset + byte]) << (8 * byte)
+        }
+        return value
+    }
+}

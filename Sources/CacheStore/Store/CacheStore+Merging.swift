@@ -1,0 +1,92 @@
+import Foundation
+import HTTPCore
+
+extension CacheStore {
+    /// Adds what `source` holds to this store, in one transaction: entries with their partitions and
+    /// pins, their bodies (copied chunk by chunk unless a body with the same SHA-256 is stored
+    /// already) and the pages' edges.
+    ///
+    /// For the same partition, method, URL and Vary key, the response received last wins (by
+    /// ``CacheEntry/responseTime``; the entry already here wins a tie); a pin in either store is kept.
+    /// Edges are added to a page's, and an edge in both takes the source's kind and failure.
+    ///
+    /// - Returns: What was merged.
+    /// - Throws: ``CacheStore/Error``; ``Error/Code/damagedBody`` when a body of `source` no longer
+    ///   matches its checksums (nothing of `source` is merged then).
+    public func merge(from source: CacheStore) throws -> MergeReport {
+        let now = configuration.clock()
+        return try write("merge the store '\(source.path)'") { connection in
+            var report = MergeReport(
+                sourcePath: source.path, mergedEntries: 0, olderEntries: 0, copiedBodies: 0, mergedEdges: 0)
+            var lastID: Int64 = 0
+            while true {
+                let page = try source.entries(after: lastID, limit: 256)
+                guard let last = page.last?.id else { break }
+                lastID = last
+                for entry in page {
+                    try Self.merge(entry, from: source, at: now, report: &report, connection)
+                }
+            }
+            for page in try source.pages() {
+                for edge in try source.edges(forPage: page.url, partition: page.partition) {
+                    try connection.run(
+                        """
+                        INSERT INTO page_edge (partition, page_url, resource_url, kind, failure) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (partition, page_url, resource_url) DO UPDATE SET kind = excluded.kind, \
+                        failure = excluded.failure
+                        """,
+                        [
+                            .text(page.partition), .text(page.url), .text(edge.resourceURL), .text(edge.kind),
+                            .text(edge.failure),
+                        ])
+                    report.mergedEdges += 1
+                }
+            }
+            return report
+        }
+    }
+
+    /// Merges one entry of `source`: replaces an older response, copies the body if needed.
+    private static func merge(
+        _ entry: CacheEntry, from source: CacheStore, at now: Date, report: inout MergeReport,
+        _ connection: Connection
+    ) throws {
+        let identity: [DatabaseValue] = [
+            .text(entry.partition), .text(entry.method.rawValue), .text(entry.url), .text(entry.varyKey),
+        ]
+        var existingTime: Date?
+        try connection.forEachRow(
+            "SELECT response_time FROM entry WHERE partition = ? AND method = ? AND url = ? AND vary_key = ?", identity
+        ) { row in
+            existingTime = row.date(0)
+        }
+        if let existingTime, existingTime >= entry.responseTime {
+            report.olderEntries += 1
+            if entry.pinned {
+                try connection.run(
+                    "UPDATE entry SET pinned = 1 WHERE partition = ? AND method = ? AND url = ? AND vary_key = ?",
+                    identity)
+            }
+            return
+        }
+        guard let hash = entry.bodyHash, let sourceBodyID = entry.bodyID else { return }
+        let bodyID: Int64
+        if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
+            bodyID = existing
+        } else {
+            let check = try source.bodyCheck(bodyID: sourceBodyID)
+            bodyID = try insertBody(connection, hash: hash, size: check.size, chunkCount: check.chunkCount, at: now)
+            var reader = source.bodyChunks(bodyID: sourceBodyID)
+            var seq: Int64 = 0
+            while let chunk = try reader.next() {
+                try insertChunk(connection, bodyID: bodyID, seq: seq, data: chunk)
+                seq += 1
+            }
+            report.copiedBodies += 1
+        }
+        guard case .success(let headers) = HeaderCoding.encode(entry.headers) else { return }
+        _ = try upsert(
+            entry, headers: headers, bodyID: bodyID, bodySize: entry.bodySize, at: now, pageEdges: nil, connection)
+        report.mergedEntries += 1
+    }
+}

@@ -1,0 +1,423 @@
+import Archive
+import CacheStore
+import Foundation
+import HTTPCore
+
+/// Imports WARC, WACZ and HAR files into a store through the store's own write path: each entry's
+/// body is streamed in with a ``BodyWriter`` and saved with ``CacheStore/save(_:body:pageEdges:)``,
+/// several saves at once so that they share transactions (group commit: one transaction per batch).
+/// An entry is written whole or not at all, so an import stopped at any point leaves the store sound.
+///
+/// A damaged record is reported as `FILE@OFFSET: reason` and skipped; the import goes on.
+final class ArchiveImport {
+    /// What an import did.
+    struct Summary: Sendable, Encodable {
+        var imported = 0
+        var fromRevisits = 0
+        var skipped = 0
+        var damaged = 0
+        var bodyBytes: Int64 = 0
+    }
+
+    let store: CacheStore
+    /// Receives one line per damaged record or entry.
+    let report: (String) -> Void
+    private(set) var summary = Summary()
+    /// Saves in flight at once; they share the writer's transactions.
+    static let batchSize = 32
+
+    /// A request record waiting for its response (or the other way round).
+    private struct RequestInfo {
+        var method: String
+        var headers: HTTPHeaders
+        var date: Date?
+    }
+
+    /// A response whose request record may still follow.
+    private struct PendingResponse {
+        var exchange: ArchivedExchange.Exchange
+        var body: BodyWriter
+        var recordID: String
+        var concurrentTo: [String]
+        var digestLabel: String?
+        var place: String
+        var revisit: Bool
+    }
+
+    /// What one save came to.
+    private enum SaveOutcome: Sendable {
+        case saved(bodyID: Int64?, digestLabel: String?, bytes: Int64, revisit: Bool)
+        case failed(String)
+    }
+
+    private var requests: [String: RequestInfo] = [:]
+    /// Payload digests other than SHA-256 (SHA-1, from wget) → the body saved with them, for revisits.
+    private var bodiesByDigest: [String: Int64] = [:]
+    private var pending: PendingResponse?
+
+    init(store: CacheStore, report: @escaping (String) -> Void) {
+        self.store = store
+        self.report = report
+    }
+
+    // MARK: - WARC
+
+    /// Imports the records of one WARC file (compressed or not) read from `source`; `name` is the file
+    /// name used in messages.
+    func importWARC(from source: any ByteSource, name: String) async {
+        let reader: WARCReader
+        do {
+            reader = try await WARCReader(source: source)
+        } catch {
+            noteDamage(error, in: name)
+            return
+        }
+        await withTaskGroup(of: SaveOutcome.self) { group in
+            var inFlight = 0
+            while true {
+                let record: WARCReader.Record
+                do {
+                    guard let next = try await reader.nextRecord() else { break }
+                    record = next
+                } catch let error as ArchiveError {
+                    await flushPending(into: &group, inFlight: &inFlight)
+                    noteDamage(error.message(file: name))
+                    continue
+                } catch {
+                    noteDamage("\(name): \(Self.reason(error))")
+                    break
+                }
+                let place = "\(name)@\(record.offset)"
+                if record.header.type != "request" {
+                    await flushPending(into: &group, inFlight: &inFlight)
+                }
+                do {
+                    switch record.header.type {
+                    case "response":
+                        try await readResponse(record, reader: reader, place: place, group: &group, inFlight: &inFlight)
+                    case "request":
+                        try await readRequest(record, reader: reader, place: place)
+                        if var item = pending, pairs(item, with: record.header),
+                            let request = requests[record.header.recordID]
+                        {
+                            apply(request, to: &item.exchange)
+                            pending = item
+                            await flushPending(into: &group, inFlight: &inFlight)
+                        }
+                    case "revisit":
+                        while let outcome = await group.next() { note(outcome) }
+                        inFlight = 0
+                        try await readRevisit(record, reader: reader, place: place, group: &group, inFlight: &inFlight)
+                    default:
+                        summary.skipped += 1
+                    }
+                } catch {
+                    noteDamage("\(place): \(Self.reason(error))")
+                }
+            }
+            await flushPending(into: &group, inFlight: &inFlight)
+            for await outcome in group { note(outcome) }
+        }
+        requests = [:]
+    }
+
+    /// Imports every WARC file a WACZ (zip) file holds, in the order of its directory.
+    func importWACZ(path: String, name: String) async {
+        let archive: ZipArchive
+        do {
+            archive = try ZipArchive(path: path)
+        } catch {
+            noteDamage(error, in: name)
+            return
+        }
+        let warcs = archive.members.filter { $0.name.hasSuffix(".warc") || $0.name.hasSuffix(".warc.gz") }
+        if warcs.isEmpty { noteDamage("\(name): The zip file holds no .warc or .warc.gz file, so it is not a WACZ file.") }
+        for member in warcs {
+            do {
+                await importWARC(from: try await archive.contents(of: member), name: "\(name):\(member.name)")
+            } catch {
+                noteDamage(error, in: name)
+            }
+        }
+    }
+
+    private func readRequest(_ record: WARCReader.Record, reader: WARCReader, place: String) async throws {
+        var block = Data()
+        while let piece = try await reader.readBlock() {
+            if block.count < 1 << 20 { block.append(piece) }
+        }
+        guard let (head, _) = try HTTPMessageHead.parse(block), let method = head.method else {
+            summary.skipped += 1
+            return
+        }
+        if requests.count > 10_000 { requests = [:] }
+        requests[record.header.recordID] = RequestInfo(method: method, headers: head.headers, date: record.header.date)
+    }
+
+    /// Whether a request record (`header`) belongs to the pending response.
+    private func pairs(_ pending: PendingResponse, with header: WARCHeader) -> Bool {
+        header.concurrentTo.contains(pending.recordID) || pending.concurrentTo.contains(header.recordID)
+    }
+
+    private func readResponse(
+        _ record: WARCReader.Record, reader: WARCReader, place: String, group: inout TaskGroup<SaveOutcome>,
+        inFlight: inout Int
+    ) async throws {
+        let header = record.header
+        guard let target = header.targetURI, target.hasPrefix("http:") || target.hasPrefix("https:"),
+            header.fields["Content-Type"].map({ $0.lowercased().hasPrefix("application/http") }) ?? true
+        else {
+            summary.skipped += 1
+            return
+        }
+        var body = store.makeBodyWriter()
+        let head: HTTPMessageHead
+        do {
+            head = try await streamPayload(of: record, reader: reader, into: &body)
+        } catch {
+            try? await body.discard()
+            throw error
+        }
+        await saveOrHold(
+            PendingResponse(
+                exchange: exchange(for: record, head: head), body: body, recordID: header.recordID,
+                concurrentTo: header.concurrentTo, digestLabel: header.fields["WARC-Payload-Digest"], place: place,
+                revisit: false),
+            into: &group, inFlight: &inFlight)
+    }
+
+    /// Saves a response whose request record came before it; holds one whose request may follow.
+    private func saveOrHold(
+        _ item: PendingResponse, into group: inout TaskGroup<SaveOutcome>, inFlight: inout Int
+    ) async {
+        var item = item
+        guard let request = item.concurrentTo.lazy.compactMap({ self.requests[$0] }).first else {
+            pending = item
+            return
+        }
+        apply(request, to: &item.exchange)
+        await save(item, into: &group, inFlight: &inFlight)
+    }
+
+    private func readRevisit(
+        _ record: WARCReader.Record, reader: WARCReader, place: String, group: inout TaskGroup<SaveOutcome>,
+        inFlight: inout Int
+    ) async throws {
+        let header = record.header
+        guard header.fields["WARC-Profile"]?.hasSuffix("identical-payload-digest") == true,
+            let target = header.targetURI, target.hasPrefix("http:") || target.hasPrefix("https:")
+        else {
+            summary.skipped += 1
+            while try await reader.readBlock() != nil {}
+            return
+        }
+        var block = Data()
+        while let piece = try await reader.readBlock() {
+            if block.count < 1 << 20 { block.append(piece) }
+        }
+        guard let (head, _) = try HTTPMessageHead.parse(block) else {
+            throw ArchiveError(reason: "The revisit record holds no complete HTTP response head.")
+        }
+        let label = header.fields["WARC-Payload-Digest"]
+        var bodyID = try label.flatMap(WARCDigest.sha256(fromLabel:)).flatMap { try store.bodyID(forHash: $0) }
+        if bodyID == nil, let label { bodyID = bodiesByDigest[label] }
+        if bodyID == nil, let uri = header.fields["WARC-Refers-To-Target-URI"], let url = URL(string: uri) {
+            bodyID = try store.entries(url: url.cacheKey.absoluteString).first?.bodyID
+        }
+        guard let bodyID else {
+            throw ArchiveError(
+                reason: "The revisit record refers to content (\(label ?? "no payload digest")) that neither this "
+                    + "archive before it nor the store holds.")
+        }
+        var body = store.makeBodyWriter()
+        var chunks = store.bodyChunks(bodyID: bodyID)
+        while let chunk = try chunks.next() { try await body.write(chunk) }
+        await saveOrHold(
+            PendingResponse(
+                exchange: exchange(for: record, head: head), body: body, recordID: header.recordID,
+                concurrentTo: header.concurrentTo, digestLabel: nil, place: place, revisit: true),
+            into: &group, inFlight: &inFlight)
+    }
+
+    /// Streams a response record's payload into `body` (chunked coding removed) and returns its head;
+    /// checks a SHA-256 block digest.
+    private func streamPayload(
+        of record: WARCReader.Record, reader: WARCReader, into body: inout BodyWriter
+    ) async throws -> HTTPMessageHead {
+        let expected = record.header.fields["WARC-Block-Digest"].flatMap(WARCDigest.sha256(fromLabel:))
+        var hasher = expected.map { _ in SHA256() }
+        var buffer = Data()
+        var head: HTTPMessageHead?
+        var dechunker: ChunkedDecoder?
+        while let piece = try await reader.readBlock() {
+            hasher?.update(piece)
+            var payload = piece
+            if head == nil {
+                buffer.append(piece)
+                guard let (parsed, start) = try HTTPMessageHead.parse(buffer) else {
+                    guard buffer.count < 1 << 20 else {
+                        throw ArchiveError(reason: "The response's HTTP head is longer than 1 MiB.")
+                    }
+                    continue
+                }
+                guard parsed.status != nil else {
+                    throw ArchiveError(reason: "The response record does not hold an HTTP response.")
+                }
+                head = parsed
+                if parsed.headers.listValues(for: "Transfer-Encoding").last?.lowercased() == "chunked" {
+                    dechunker = ChunkedDecoder()
+                }
+                payload = buffer.subdata(in: start..<buffer.endIndex)
+                buffer = Data()
+            }
+            if dechunker != nil { payload = try dechunker!.decode(payload) }
+            if !payload.isEmpty { try await body.write(payload) }
+        }
+        guard let head else { throw ArchiveError(reason: "The response record holds no complete HTTP response head.") }
+        if let expected, let hasher, hasher.finalize() != expected {
+            throw ArchiveError(reason: "The record's block does not match its WARC-Block-Digest: it is damaged.")
+        }
+        return head
+    }
+
+    private func exchange(for record: WARCReader.Record, head: HTTPMessageHead) -> ArchivedExchange.Exchange {
+        let header = record.header
+        let time = header.date ?? Date()
+        return ArchivedExchange.Exchange(
+            url: header.targetURI ?? "", method: "GET", status: head.status ?? 0, responseHeaders: head.headers,
+            requestHeaders: [:], requestTime: time, responseTime: time,
+            partition: header.fields[ArchivedExchange.partitionField],
+            varyKey: header.fields[ArchivedExchange.varyKeyField].flatMap { $0.removingPercentEncoding },
+            pinned: header.fields[ArchivedExchange.pinnedField] == "true", decodedFrom: nil)
+    }
+
+    private func apply(_ request: RequestInfo, to exchange: inout ArchivedExchange.Exchange) {
+        exchange.method = request.method
+        exchange.requestHeaders = request.headers
+        if let date = request.date, date <= exchange.responseTime { exchange.requestTime = date }
+    }
+
+    // MARK: - HAR
+
+    /// Imports the entries of a HAR file; `name` is the file name used in messages.
+    func importHAR(path: String, name: String) async {
+        let har: HARReader
+        do {
+            har = try HARReader(path: path)
+        } catch {
+            noteDamage(error, in: name)
+            return
+        }
+        await withTaskGroup(of: SaveOutcome.self) { group in
+            var inFlight = 0
+            for index in 0..<har.count {
+                let place = "\(name)#entry \(index)"
+                do {
+                    let entry = try har.entry(at: index)
+                    let bytes = try entry.response.content.bytes()
+                    var body = store.makeBodyWriter()
+                    try await body.write(bytes)
+                    await save(
+                        PendingResponse(
+                            exchange: exchange(for: entry), body: body, recordID: "", concurrentTo: [],
+                            digestLabel: nil, place: place, revisit: false),
+                        into: &group, inFlight: &inFlight)
+                } catch {
+                    noteDamage("\(place): \(Self.reason(error))")
+                }
+            }
+            for await outcome in group { note(outcome) }
+        }
+    }
+
+    private func exchange(for entry: HAREntry) -> ArchivedExchange.Exchange {
+        let start = HARDate.parse(entry.startedDateTime) ?? Date()
+        var headers = HTTPHeaders(entry.response.headers.map { HTTPField(name: $0.name, value: $0.value) })
+        var decodedFrom: String?
+        // HAR content is decoded unless webcache marked it coded.
+        if entry._codedContent != true, let coding = headers["Content-Encoding"], !coding.caseInsensitiveEquals("identity") {
+            decodedFrom = coding
+            headers.remove("Content-Encoding")
+            headers.remove("Content-Length")
+        }
+        var untilResponse = entry.time
+        if let timings = entry.timings {
+            untilResponse = [timings.blocked, timings.dns, timings.connect, timings.send, timings.wait]
+                .compactMap { $0 }.filter { $0 > 0 }.reduce(0, +)
+        }
+        return ArchivedExchange.Exchange(
+            url: entry.request.url, method: entry.request.method, status: entry.response.status,
+            responseHeaders: headers,
+            requestHeaders: HTTPHeaders(entry.request.headers.map { HTTPField(name: $0.name, value: $0.value) }),
+            requestTime: start, responseTime: start.addingTimeInterval(max(0, untilResponse) / 1000),
+            partition: entry._partition, varyKey: entry._varyKey, pinned: entry._pinned ?? false,
+            decodedFrom: decodedFrom)
+    }
+
+    // MARK: - Saving
+
+    /// Saves a pending response, without request details if its request record never came.
+    private func flushPending(into group: inout TaskGroup<SaveOutcome>, inFlight: inout Int) async {
+        guard let item = pending else { return }
+        pending = nil
+        await save(item, into: &group, inFlight: &inFlight)
+    }
+
+    /// Starts saving `item`, first waiting for one save to end when a batch is in flight.
+    private func save(_ item: PendingResponse, into group: inout TaskGroup<SaveOutcome>, inFlight: inout Int) async {
+        let entry: CacheEntry
+        do {
+            entry = try ArchivedExchange.entry(for: item.exchange)
+        } catch {
+            try? await item.body.discard()
+            summary.skipped += 1
+            return
+        }
+        if inFlight >= Self.batchSize, let outcome = await group.next() {
+            note(outcome)
+            inFlight -= 1
+        }
+        let store = self.store
+        let body = item.body
+        let label = item.digestLabel
+        let place = item.place
+        let revisit = item.revisit
+        group.addTask {
+            do {
+                let saved = try await store.save(entry, body: body)
+                return .saved(bodyID: saved.bodyID, digestLabel: label, bytes: saved.bodySize, revisit: revisit)
+            } catch {
+                try? await body.discard()
+                return .failed("\(place): \(ArchiveImport.reason(error))")
+            }
+        }
+        inFlight += 1
+    }
+
+    private func note(_ outcome: SaveOutcome) {
+        switch outcome {
+        case .saved(let bodyID, let label, let bytes, let revisit):
+            summary.imported += 1
+            summary.bodyBytes += bytes
+            if revisit { summary.fromRevisits += 1 }
+            if let bodyID, let label, WARCDigest.sha256(fromLabel: label) == nil { bodiesByDigest[label] = bodyID }
+        case .failed(let message):
+            noteDamage(message)
+        }
+    }
+
+    /// Reports `error` of the file `name`: at its offset or entry, when it has one.
+    private func noteDamage(_ error: any Error, in name: String) {
+        noteDamage((error as? ArchiveError)?.message(file: name) ?? "\(name): \(Self.reason(error))")
+    }
+
+    private func noteDamage(_ message: String) {
+        summary.damaged += 1
+        report(message)
+    }
+
+    /// The sentence for an error.
+    static func reason(_ error: any Error) -> String {
+        (error as? ArchiveError)?.reason ?? String(describing: error)
+    }
+}

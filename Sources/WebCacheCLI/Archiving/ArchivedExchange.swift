@@ -1,0 +1,135 @@
+import Archive
+import CacheStore
+import Foundation
+import HTTPCaching
+import HTTPCore
+
+/// How a stored entry is described in an archive, and how an archived exchange becomes an entry
+/// again: the rules export and import share, so that a round trip gives the entry back.
+///
+/// An archive holds the bytes the store holds. A body the store keeps decoded from a content coding
+/// (``CacheEntry/decodedFrom``) is written decoded: its headers have no `Content-Encoding` (the
+/// store removed it when it decoded), get the `Content-Length` of the decoded bytes, and name the
+/// coding in `X-WebCache-Decoded-From`. A `Transfer-Encoding` is dropped (the store keeps content,
+/// not framing) and a missing `Content-Length` is added.
+enum ArchivedExchange {
+    /// The response field that names the content coding a body was decoded from before it was stored.
+    static let decodedFromField = "X-WebCache-Decoded-From"
+    /// WARC extension fields for what only webcache knows about an entry.
+    static let partitionField = "WebCache-Partition"
+    static let varyKeyField = "WebCache-Vary-Key"
+    static let pinnedField = "WebCache-Pinned"
+
+    // MARK: - Export
+
+    /// The response fields an archive gets for `entry`, describing the bytes of its stored body.
+    static func responseHeaders(of entry: CacheEntry) -> HTTPHeaders {
+        var headers = entry.headers
+        headers.remove("Transfer-Encoding")
+        if let coding = entry.decodedFrom {
+            headers.remove("Content-Encoding")
+            headers.remove("Content-Length")
+            headers.append(name: decodedFromField, value: coding)
+        }
+        if headers.values(for: "Content-Length") != [String(entry.bodySize)] {
+            headers.remove("Content-Length")
+            headers.append(name: "Content-Length", value: String(entry.bodySize))
+        }
+        return headers
+    }
+
+    /// The request head for `entry`: `GET` with its target, `Host`, and the fields its Vary key
+    /// names with the values it records (a credential's value is only a digest there, so it is left out).
+    static func requestHead(of entry: CacheEntry) -> HTTPMessageHead {
+        let url = URL(string: entry.url)
+        var target = url.map { $0.path(percentEncoded: true) } ?? "/"
+        if target.isEmpty { target = "/" }
+        if let query = url?.query(percentEncoded: true) { target += "?" + query }
+        var headers: HTTPHeaders = [:]
+        if let url, let host = url.host(percentEncoded: true) {
+            headers.append(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
+        }
+        for line in entry.varyKey.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let value = line[line.index(after: colon)...].trimmingHTTPWhitespace()
+            guard !value.hasPrefix("sha256:") else { continue }
+            headers.append(name: String(line[..<colon]), value: value)
+        }
+        return HTTPMessageHead(startLine: "\(entry.method.rawValue) \(target) HTTP/1.1", headers: headers)
+    }
+
+    /// The WARC extension fields for `entry`: partition, Vary key (percent-encoded, it has line
+    /// breaks) and pin, where they differ from the defaults.
+    static func extensionFields(of entry: CacheEntry) -> [HTTPField] {
+        var fields: [HTTPField] = []
+        if entry.partition != "guest" { fields.append(HTTPField(name: partitionField, value: entry.partition)) }
+        if !entry.varyKey.isEmpty,
+            let encoded = entry.varyKey.addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+        {
+            fields.append(HTTPField(name: varyKeyField, value: encoded))
+        }
+        if entry.pinned { fields.append(HTTPField(name: pinnedField, value: "true")) }
+        return fields
+    }
+
+    // MARK: - Import
+
+    /// What an archive says about one exchange.
+    struct Exchange {
+        var url: String
+        var method: String
+        var status: Int
+        var responseHeaders: HTTPHeaders
+        var requestHeaders: HTTPHeaders
+        var requestTime: Date
+        var responseTime: Date
+        var partition: String?
+        var varyKey: String?
+        var pinned: Bool
+        var decodedFrom: String?
+    }
+
+    /// Why an archived exchange is not stored.
+    enum Refusal: Error {
+        /// Not an HTTP(S) GET with a usable status: skipped, not damaged.
+        case notCacheable(String)
+    }
+
+    /// The entry to save for `exchange`, as if it had been fetched at its response time: its age
+    /// and freshness come from the archived headers and times (RFC 9111 §4.2).
+    ///
+    /// - Throws: ``Refusal`` when the exchange is not one the store keeps.
+    static func entry(for exchange: Exchange) throws(Refusal) -> CacheEntry {
+        guard let url = URL(string: exchange.url), url.isHTTP else {
+            throw .notCacheable("its target '\(MessageText.excerpt(exchange.url, limit: 100))' is not an HTTP URL")
+        }
+        guard exchange.method.uppercased() == "GET" else {
+            throw .notCacheable("it answers a \(exchange.method) request; only GET responses are stored")
+        }
+        guard (100...599).contains(exchange.status), exchange.status != 206 else {
+            throw .notCacheable("its status \(exchange.status) is not one a cache stores")
+        }
+        var headers = exchange.responseHeaders
+        headers.remove("Transfer-Encoding")
+        headers.remove("Set-Cookie")
+        headers.remove("Set-Cookie2")
+        var decodedFrom = exchange.decodedFrom
+        if let coding = headers[decodedFromField] {
+            decodedFrom = coding
+            headers.remove(decodedFromField)
+            headers.remove("Content-Length")
+        }
+        let computedKey = VaryKey.secondaryKey(forResponse: headers, request: exchange.requestHeaders)
+        guard let varyKey = exchange.varyKey ?? computedKey else {
+            throw .notCacheable("it has 'Vary: *', which never matches a request")
+        }
+        let stored = StoredResponse(
+            status: exchange.status, headers: headers, requestTime: exchange.requestTime,
+            responseTime: exchange.responseTime, varyKey: varyKey)
+        return CacheEntry(
+            partition: exchange.partition ?? "guest", method: .get, url: url.cacheKey.absoluteString,
+            varyKey: varyKey, status: exchange.status, headers: headers, requestTime: exchange.requestTime,
+            responseTime: exchange.responseTime, freshUntil: stored.freshUntil, staleUntil: stored.staleUntil,
+            pinned: exchange.pinned, decodedFrom: decodedFrom)
+    }
+}

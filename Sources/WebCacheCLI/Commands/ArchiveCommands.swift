@@ -1,0 +1,58 @@
+import CacheStore
+import Foundation
+
+extension CommandCatalog {
+    static let export = CommandSpec(
+        name: "export",
+        abstract: "Write stored entries to a WARC or HAR file.",
+        discussion: """
+            With --warc: WARC 1.1, each record gzip-compressed on its own when FILE ends in .gz; a warcinfo \
+            record, then per entry a response record (a revisit record when an earlier record holds the same \
+            body) and its request record, with SHA-256 block and payload digests. With --har: HAR 1.2, bodies \
+            as text or base64. Headers are as received; a body stored decoded from a content coding is written \
+            decoded, its coding named in X-WebCache-Decoded-From. Without a selection option, every entry.
+            """,
+        options: [
+            OptionSpec(names: ["--warc"], kind: .value(name: "file"), help: "Write a WARC file (.warc or .warc.gz)."),
+            OptionSpec(names: ["--har"], kind: .value(name: "file"), help: "Write a HAR file."),
+            OptionSpec(names: ["--page"], kind: .value(name: "url"),
+                       help: "Only this page and the resources it needs."),
+            OptionSpec(names: ["--host"], kind: .value(name: "host"), help: "Only entries from this host."),
+            OptionSpec(names: ["--partition"], kind: .value(name: "name"), help: "Only entries in this partition."),
+            OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
+        ] + CommonOptions.store + CommonOptions.logging
+    )
+
+    static let `import` = CommandSpec(
+        name: "import",
+        abstract: "Store the responses of WARC, WACZ or HAR files.",
+        discussion: """
+            FILE is a .warc, .warc.gz, .wacz (a zip of WARC files) or .har. Each HTTP response (and each \
+            revisit record, with the body it names) becomes an entry received at the time the archive \
+            gives, so its age and freshness are as if it had been fetched then. Records that are not HTTP \
+            responses to GET are skipped and counted. A damaged record is reported as FILE@OFFSET: reason \
+            (FILE#entry N for HAR) and the import goes on; the exit code is then 1. Entries are saved in \
+            batches through the store's transactions: an import stopped at any point leaves the store sound. \
+            The store is created when it does not exist.
+            """,
+        arguments: [ArgumentSpec(name: "file", help: "An archive to import; several may follow.", isRepeated: true)],
+        options: [OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output.")]
+            + CommonOptions.store + CommonOptions.logging
+    )
+
+    static let merge = CommandSpec(
+        name: "merge",
+        abstract: "Merge stores into one.",
+        discussion: """
+            Entries, bodies (shared by their SHA-256), page edges, pins and partitions of each SOURCE are added \
+            to the --into store, one transaction per source. For the same partition, URL and variant, the \
+            response received last wins. The sources are only read; the --into store is created when it does \
+            not exist.
+            """,
+        arguments: [ArgumentSpec(name: "source", help: "A store to merge; several may follow.", isRepeated: true)],
+        options: [
+            OptionSpec(names: ["--into"], kind: .value(name: "store"), help: "The store to merge into."),
+            OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
+        ] + CommonOptions.logging
+    )
+}

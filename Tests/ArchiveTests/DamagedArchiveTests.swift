@@ -1,0 +1,161 @@
+import Archive
+import Foundation
+import HTTPCore
+import Testing
+import WebCacheTestSupport
+
+@testable import CacheStore
+
+/// Bad input for `import`: each damaged record or entry is reported with its offset (or entry
+/// number), the rest is imported, and what the store held before stays.
+@Suite(.timeLimit(.minutes(2)))
+final class DamagedArchiveTests: ArchiveSite, @unchecked Sendable {
+    /// A store that already holds one entry, which no import may lose.
+    private func makeTarget() async throws -> String {
+        let path = folder.path("target.sqlite")
+        try await withCacheStore(at: path) { store in
+            let entry = CacheEntry(
+                url: "https://kept.test/", status: 200, headers: ["Content-Type": "text/plain"], requestTime: Date(),
+                responseTime: Date(), freshUntil: Date().addingTimeInterval(600))
+            try await store.save(entry, body: Data("kept".utf8))
+        }
+        return path
+    }
+
+    /// The URLs stored at `path`, sorted.
+    private func urls(at path: String) throws -> [String] {
+        try Self.entries(of: path).map(\.entry.url)
+    }
+
+    /// Checks the store at `path` still holds the entry it had and passes verify.
+    private func expectSound(_ path: String) async throws {
+        #expect(try urls(at: path).contains("https://kept.test/"))
+        let verify = try await run("verify", "--store", path)
+        #expect(verify.exitCode == 0, "\(verify.stdout)")
+    }
+
+    @Test func aTruncatedGzipMemberIsReportedAndTheRecordsBeforeItImported() async throws {
+        try await preload()
+        let warc = folder.path("site.warc.gz")
+        _ = try await run("export", "--store", store, "--warc", warc)
+        let index = try await ExternalTools.run(try ExternalTools.warcio, ["index", "-f", "offset,warc-type", warc])
+        let offsets = index.output.split(separator: "\n").compactMap {
+            ((try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: String])?["offset"]
+        }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: warc))
+        // Cut inside the last record's member: the request of the last entry.
+        bytes.removeLast(20)
+        let truncated = try folder.write(bytes, to: "truncated.warc.gz")
+        let target = try await makeTarget()
+
+        let result = try await run("import", "--store", target, truncated)
+
+        #expect(result.exitCode == 1)
+        let last = try #require(offsets.last)
+        #expect(result.stderr.contains("\(truncated)@\(last): The gzip member is truncated: the file ends inside it.\n"),
+                "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Imported 7 entries"), "\(result.stdout)")
+        try await expectSound(target)
+    }
+
+    @Test func aWrongRecordLengthIsReportedAndTheOtherRecordsImported() async throws {
+        try await preload()
+        let warc = folder.path("site.warc")
+        _ = try await run("export", "--store", store, "--warc", warc)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: warc))
+        // The stylesheet's response record says it is 5 bytes longer than it is.
+        let (offset, lengthRange) = try #require(Self.contentLength(ofResponseTo: url("/style.css"), in: bytes))
+        let length = try #require(Int(String(decoding: bytes[lengthRange], as: UTF8.self)))
+        bytes.replaceSubrange(lengthRange, with: Data(String(length + 5).utf8))
+        let damaged = try folder.write(bytes, to: "damaged.warc")
+        let target = try await makeTarget()
+
+        let result = try await run("import", "--store", target, damaged)
+
+        #expect(result.exitCode == 1)
+        #expect(result.stderr.hasPrefix("\(damaged)@\(offset): The record's block is not followed by an empty line"),
+                "\(result.stderr)")
+        #expect(try !urls(at: target).contains(url("/style.css")))
+        #expect(try urls(at: target).contains(url("/page.html")))
+        #expect(result.stdout.hasPrefix("Imported 6 entries"), "\(result.stdout)")
+        try await expectSound(target)
+    }
+
+    /// In an uncompressed WARC file: the offset of the response record for `url`, and the range of
+    /// the digits of its Content-Length.
+    private static func contentLength(ofResponseTo url: String, in bytes: Data) -> (Int, Range<Int>)? {
+        let target = Data("WARC-Target-URI: \(url)\r\n".utf8)
+        var search = bytes.startIndex
+        while let found = bytes[search...].firstRange(of: target) {
+            search = found.upperBound
+            guard let start = bytes[..<found.lowerBound].lastRange(of: Data("WARC/1.1\r\n".utf8))?.lowerBound,
+                let end = bytes[start...].firstRange(of: Data("\r\n\r\n".utf8))?.lowerBound,
+                String(decoding: bytes[start..<end], as: UTF8.self).contains("WARC-Type: response"),
+                let field = bytes[start..<end].firstRange(of: Data("\r\nContent-Length: ".utf8))
+            else { continue }
+            let digitsEnd = bytes[field.upperBound...].firstRange(of: Data("\r\n".utf8))?.lowerBound ?? end
+            return (start - bytes.startIndex, field.upperBound..<digitsEnd)
+        }
+        return nil
+    }
+
+    @Test func aWARCWithoutHTTPRecordsIsSkippedAndCounted() async throws {
+        let path = folder.path("notes.warc.gz")
+        let writer = try WARCFixture.writer(path)
+        for type in ["warcinfo", "resource", "metadata"] {
+            try WARCFixture.write(type: type, uri: type == "resource" ? "dns:example.test" : nil, block: "a: b\r\n", to: writer)
+        }
+        try writer.close()
+        let target = try await makeTarget()
+
+        let result = try await run("import", "--store", target, path)
+
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout == "Imported 0 entries (0 from revisit records, 0 B of bodies); skipped 3 records that "
+            + "are not HTTP responses to store; 0 damaged.\n")
+        try await expectSound(target)
+    }
+
+    @Test func aHAREntryWithInvalidBase64IsReportedByNumberAndTheOthersImported() async throws {
+        try await preload()
+        let har = folder.path("site.har")
+        _ = try await run("export", "--store", store, "--har", har)
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har)))
+            as? [String: Any])
+        var log = try #require(object["log"] as? [String: Any])
+        var entries = try #require(log["entries"] as? [[String: Any]])
+        let index = try #require(entries.firstIndex {
+            (($0["response"] as? [String: Any])?["content"] as? [String: Any])?["encoding"] as? String == "base64"
+        })
+        var response = try #require(entries[index]["response"] as? [String: Any])
+        var content = try #require(response["content"] as? [String: Any])
+        content["text"] = "this is *not* base64!"
+        response["content"] = content
+        entries[index]["response"] = response
+        log["entries"] = entries
+        object["log"] = log
+        let damaged = try folder.write(try JSONSerialization.data(withJSONObject: object), to: "damaged.har")
+        let target = try await makeTarget()
+
+        let result = try await run("import", "--store", target, damaged)
+
+        #expect(result.exitCode == 1)
+        #expect(result.stderr.hasPrefix(
+            "\(damaged)#entry \(index): The response content is marked base64 but is not valid base64.\n"), "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Imported 6 entries"), "\(result.stdout)")
+        try await expectSound(target)
+    }
+
+    @Test func aFileThatIsNoArchiveIsReportedAndNothingChanges() async throws {
+        let target = try await makeTarget()
+        let notes = try folder.write(Data("just some text\n".utf8), to: "notes.warc")
+        let notHAR = try folder.write(Data("{\"not\": \"a har\"}".utf8), to: "x.har")
+
+        let result = try await run("import", "--store", target, notes, notHAR)
+
+        #expect(result.exitCode == 1)
+        #expect(result.stderr.contains("\(notes)@0: The record does not start with a WARC version line.\n"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(notHAR): The file has no log.entries array, so it is not a HAR file.\n"))
+        try await expectSound(target)
+    }
+}

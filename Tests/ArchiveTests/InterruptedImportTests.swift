@@ -1,0 +1,70 @@
+import ChildProcess
+import Foundation
+import Testing
+import WebCacheTestSupport
+
+@testable import CacheStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An import killed half way (SIGKILL, no chance to clean up) leaves a sound store, and importing
+/// again completes it.
+@Suite(.timeLimit(.minutes(2)))
+final class InterruptedImportTests: ArchiveSite, @unchecked Sendable {
+    @Test func anImportKilledHalfWayLeavesTheStoreSound() async throws {
+        // Given an archive fed to the import through a pipe, only its first half
+        try await preload()
+        let warc = folder.path("site.warc")
+        _ = try await run("export", "--store", store, "--warc", warc)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: warc))
+        let fifo = folder.path("pipe.warc")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let target = folder.path("target.sqlite")
+        let child = try webcache.start(
+            ["import", "--store", target, fifo], output: OutputFile(path: folder.path("out")),
+            error: OutputFile(path: folder.path("err")))
+        let killed = DispatchSemaphore(value: 0)
+        let feeder = Thread {
+            // Opening blocks until the import opens the pipe for reading.
+            let descriptor = open(fifo, O_WRONLY)
+            guard descriptor >= 0 else { return }
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            try? handle.write(contentsOf: bytes.prefix(bytes.count / 2))
+            // Held open until the import is killed: it waits for the rest, which never comes.
+            killed.wait()
+            try? handle.close()
+        }
+        feeder.start()
+
+        // When some entries are stored, the import is killed
+        var stored = 0
+        for _ in 0..<300 where stored == 0 {
+            stored = try await storedCount(target)
+            if stored == 0 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let childError = (try? String(contentsOfFile: folder.path("err"), encoding: .utf8)) ?? ""
+        try #require(stored > 0, "the import stored nothing from the first half: \(childError)")
+        child.send(SIGKILL)
+        let termination = await child.finish().termination
+        killed.signal()
+        #expect(termination == .signalled(SIGKILL))
+
+        // Then the store is sound, and a second import completes it
+        let verify = try await run("verify", "--store", target)
+        #expect(verify.exitCode == 0, "\(verify.stdout)")
+        let again = try await run("import", "--store", target, warc)
+        #expect(again.exitCode == 0, "\(again.stderr)")
+        Self.expectSameEntries(try Self.entries(of: target), as: try Self.entries(of: store), tolerance: 0.000_01)
+        #expect(try await run("verify", "--store", target).exitCode == 0)
+    }
+
+    /// The entries stored at `path`, as `inspect` reads them while the import writes.
+    private func storedCount(_ path: String) async throws -> Int {
+        guard FileManager.default.fileExists(atPath: path) else { return 0 }
+        let inspect = try await run("inspect", "--json", "--store", path)
+        let object = try? JSONSerialization.jsonObject(with: inspect.stdoutData) as? [String: Any]
+        return object?["entries"] as? Int ?? 0
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import HTTPCore
+import Testing
+import WebCacheTestSupport
+
+@testable import CacheStore
+
+/// `webcache merge` with the real executable: the response received last wins, bodies are shared by
+/// hash, pins, partitions and page edges come along, and verify holds after.
+@Suite(.timeLimit(.minutes(1)))
+struct MergeTests {
+    let folder: TemporaryFolder
+    let webcache: WebcacheRunner
+
+    init() throws {
+        folder = try TemporaryFolder()
+        webcache = WebcacheRunner(home: folder, searchPath: WebcacheRunner.inheritedSearchPath)
+    }
+
+    private static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Saves an entry of `url` received `offset` seconds after ``start``.
+    private func save(
+        _ url: String, body: String, offset: TimeInterval, partition: String = "guest", pinned: Bool = false,
+        in store: CacheStore
+    ) async throws {
+        let time = Self.start.addingTimeInterval(offset)
+        let entry = CacheEntry(
+            partition: partition, url: url, status: 200, headers: ["Content-Type": "text/plain"], requestTime: time,
+            responseTime: time, freshUntil: time.addingTimeInterval(600), pinned: pinned)
+        try await store.save(entry, body: Data(body.utf8))
+    }
+
+    @Test func theResponseReceivedLastWinsAndEverythingElseComesAlong() async throws {
+        // Given
+        let first = folder.path("first.sqlite")
+        let second = folder.path("second.sqlite")
+        try await withCacheStore(at: first) { store in
+            try await save("https://a.test/1", body: "old one", offset: 0, in: store)
+            try await save("https://a.test/2", body: "shared", offset: 10, pinned: true, in: store)
+            try await save("https://a.test/3", body: "private", offset: 0, partition: "user-1", in: store)
+            try await store.setEdges([PageEdge(resourceURL: "https://a.test/1", kind: "image")], forPage: "https://a.test/")
+        }
+        try await withCacheStore(at: second) { store in
+            try await save("https://a.test/1", body: "new one", offset: 5, in: store)
+            try await save("https://a.test/2", body: "older two", offset: 1, in: store)
+            try await save("https://a.test/4", body: "shared", offset: 0, in: store)
+            try await store.setEdges([PageEdge(resourceURL: "https://a.test/4", kind: "script")], forPage: "https://a.test/")
+        }
+        let merged = folder.path("out/merged.sqlite")
+
+        // When
+        let result = try await webcache.run(["merge", first, second, "--into", merged])
+
+        // Then
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout == """
+            Merged '\(first)': 3 entries added or newer, 0 older left out, 3 bodies copied, 1 page edges.
+            Merged '\(second)': 2 entries added or newer, 1 older left out, 1 bodies copied, 1 page edges.
+
+            """)
+        try await withCacheStore(at: merged) { store in
+            let one = try #require(try await store.lookup(url: "https://a.test/1"))
+            #expect(String(decoding: one.body, as: UTF8.self) == "new one")
+            let two = try #require(try store.entry(url: "https://a.test/2"))
+            let four = try #require(try store.entry(url: "https://a.test/4"))
+            #expect(two.pinned)
+            #expect(two.responseTime == Self.start.addingTimeInterval(10))
+            #expect(two.bodyID == four.bodyID)
+            #expect(try store.entry(partition: "user-1", url: "https://a.test/3") != nil)
+            #expect(try store.edges(forPage: "https://a.test/").map(\.resourceURL) == ["https://a.test/1", "https://a.test/4"])
+        }
+        let verify = try await webcache.run(["verify", "--store", merged])
+        #expect(verify.exitCode == 0, "\(verify.stdout)")
+        // Merging again changes nothing: every entry is as recent.
+        let again = try await webcache.run(["merge", first, "--into", merged, "--json"])
+        let reports = try #require(try JSONSerialization.jsonObject(with: again.stdoutData) as? [[String: Any]])
+        #expect(reports.first?["merged"] as? Int == 0)
+        #expect(reports.first?["older"] as? Int == 3)
+    }
+
+    @Test func aMissingSourceIsNamedAndNothingIsCreated() async throws {
+        let merged = folder.path("merged.sqlite")
+        let result = try await webcache.run(["merge", folder.path("none.sqlite"), "--into", merged])
+        #expect(result.exitCode == 1)
+        #expect(result.stderr == "Error: There is no store at '\(folder.path("none.sqlite"))'.\n")
+        #expect(!FileManager.default.fileExists(atPath: merged))
+    }
+}

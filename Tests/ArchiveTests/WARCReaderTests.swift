@@ -1,0 +1,168 @@
+import Foundation
+import HTTPCore
+import Testing
+import WebCacheTestSupport
+
+@testable import Archive
+
+/// The WARC reader and writer on bytes: records round-trip, compressed or not, and a damaged record
+/// is reported at its offset while the records after it are still read.
+struct WARCReaderTests {
+    /// A WARC file of `blocks`, one `resource` record each, compressed record by record or not.
+    private func makeFile(_ blocks: [String], compressed: Bool, in folder: TemporaryFolder) throws -> String {
+        let path = folder.path("test" + (compressed ? ".warc.gz" : ".warc"))
+        let writer = try WARCWriter(path: path, compressionLevel: compressed ? 6 : nil)
+        for block in blocks {
+            let data = Data(block.utf8)
+            try writer.writeRecord(
+                WARCHeader(fields: [
+                    "WARC-Type": "resource", "WARC-Record-ID": WARCHeader.makeRecordID(),
+                    "WARC-Target-URI": "https://example.test/\(block.count)",
+                    "Content-Length": String(data.count),
+                ]),
+                block: data)
+        }
+        try writer.close()
+        return path
+    }
+
+    /// Every record's block and error message, in order.
+    private func readAll(_ path: String) async throws -> (blocks: [String], errors: [String], offsets: [Int64]) {
+        let reader = try await WARCReader(source: FileByteSource(path: path))
+        var blocks: [String] = []
+        var errors: [String] = []
+        var offsets: [Int64] = []
+        while true {
+            do {
+                guard let record = try await reader.nextRecord() else { break }
+                var block = Data()
+                while let piece = try await reader.readBlock() { block.append(piece) }
+                blocks.append(String(decoding: block, as: UTF8.self))
+                offsets.append(record.offset)
+            } catch let error as ArchiveError {
+                errors.append(error.message(file: "test"))
+            }
+        }
+        return (blocks, errors, offsets)
+    }
+
+    @Test(arguments: [false, true])
+    func recordsRoundTrip(compressed: Bool) async throws {
+        let folder = try TemporaryFolder()
+        let big = String(repeating: "0123456789", count: 100_000)
+        let path = try makeFile(["first", "", big, "last\r\n\r\n"], compressed: compressed, in: folder)
+
+        let read = try await readAll(path)
+
+        #expect(read.errors == [])
+        #expect(read.blocks == ["first", "", big, "last\r\n\r\n"])
+        #expect(read.offsets.first == 0)
+    }
+
+    @Test func aTruncatedGzipMemberIsReportedAtItsOffsetAfterTheSoundRecords() async throws {
+        let folder = try TemporaryFolder()
+        let path = try makeFile(["one", "two", String(repeating: "x", count: 5000)], compressed: true, in: folder)
+        let sound = try await readAll(path)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes.removeLast(10)
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        let read = try await readAll(path)
+
+        #expect(read.blocks == ["one", "two"])
+        #expect(read.errors == ["test@\(sound.offsets[2]): The gzip member is truncated: the file ends inside it."])
+    }
+
+    @Test(arguments: [false, true])
+    func aWrongContentLengthIsReportedAndTheNextRecordIsRead(compressed: Bool) async throws {
+        let folder = try TemporaryFolder()
+        // The second record's Content-Length 3 bytes short (uncompressed) or long (compressed).
+        let (bad, secondOffset) = try makeDamagedFile(compressed: compressed, in: folder)
+
+        let read = try await readAll(bad)
+
+        #expect(read.blocks == ["alpha", "charlie"])
+        #expect(read.errors.count == 1)
+        #expect(read.errors.first?.hasPrefix("test@\(secondOffset): The record") == true)
+    }
+
+    /// A file of three records whose second has a wrong Content-Length, and that record's offset.
+    private func makeDamagedFile(compressed: Bool, in folder: TemporaryFolder) throws -> (String, Int64) {
+        let damaged = folder.path("damaged" + (compressed ? ".warc.gz" : ".warc"))
+        let compressor = GzipMemberWriter()
+        var file = Data()
+        var secondOffset: Int64 = 0
+        for (index, block) in ["alpha", "bravo-long-block", "charlie"].enumerated() {
+            let data = Data(block.utf8)
+            let length = index == 1 ? data.count + (compressed ? 3 : -3) : data.count
+            let header = WARCHeader(fields: [
+                "WARC-Type": "resource", "WARC-Record-ID": WARCHeader.makeRecordID(),
+                "WARC-Target-URI": "https://example.test/\(block.count)", "Content-Length": String(data.count),
+            ]).serialized()
+            // Built by hand: the writer refuses a block that disagrees with its Content-Length.
+            var text = String(decoding: header, as: UTF8.self)
+            text = text.replacingOccurrences(of: "Content-Length: \(data.count)", with: "Content-Length: \(length)")
+            let record = Data(text.utf8) + data + Data("\r\n\r\n".utf8)
+            if index == 1 { secondOffset = Int64(file.count) }
+            file += compressed ? compressor.compress(record) + compressor.finishMember() : record
+        }
+        try file.write(to: URL(fileURLWithPath: damaged))
+        return (damaged, secondOffset)
+    }
+
+    @Test func aDamagedGzipMemberIsSkippedToTheNextMember() async throws {
+        let folder = try TemporaryFolder()
+        let path = try makeFile(["one", String(repeating: "two ", count: 500), "three"], compressed: true, in: folder)
+        let sound = try await readAll(path)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        // Overwrite the middle of the second member's deflate data.
+        let middle = Int(sound.offsets[1]) + 20
+        bytes.replaceSubrange(middle..<(middle + 8), with: Data(repeating: 0xFF, count: 8))
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        let read = try await readAll(path)
+
+        #expect(read.blocks == ["one", "three"])
+        #expect(read.errors.count == 1)
+        #expect(read.errors.first?.hasPrefix("test@\(sound.offsets[1]): The gzip member is damaged") == true)
+    }
+
+    @Test func headerFieldsParseWithContinuationLinesAndAngleBrackets() throws {
+        let text = "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: <http://a.test/>\r\nX-Long: one\r\n two\r\n"
+            + "Content-Length: 12"
+
+        let header = try WARCHeader.parse(Data(text.utf8))
+
+        #expect(header.version == "WARC/1.0")
+        #expect(header.type == "response")
+        #expect(header.targetURI == "http://a.test/")
+        #expect(header.fields["X-Long"] == "one two")
+        #expect(header.contentLength == 12)
+    }
+
+    @Test(arguments: [
+        ("2026-12-01T16:15:59Z", 1_796_141_759.0),
+        ("2026-12-01T16:15:59.5Z", 1_796_141_759.5),
+        ("1999-01-01T00:00:00.000001Z", 915_148_800.000001),
+    ])
+    func datesParse(text: String, seconds: Double) throws {
+        let date = try #require(WARCDate.parse(text))
+        #expect(abs(date.timeIntervalSince1970 - seconds) < 1e-6)
+        #expect(WARCDate.parse(WARCDate.format(date)).map { abs($0.timeIntervalSince(date)) < 1e-6 } == true)
+    }
+
+    @Test func datesThatAreNotWARCDatesAreRefused() {
+        #expect(WARCDate.parse("2026-12-01 16:15:59") == nil)
+        #expect(WARCDate.parse("yesterday") == nil)
+    }
+
+    @Test func sha256DigestsAreBase32AsWarcioWritesThem() {
+        // python3 -c 'import base64,hashlib;print(base64.b32encode(hashlib.sha256(b"abc").digest()))'
+        let label = WARCDigest.sha256Label(SHA256.hash(Data("abc".utf8)))
+        #expect(label == "sha256:XJ4BNP4PAHH6UQKBIDPF3LRCEOYAGYNDSYLXVHFUCD7WD4QACWWQ====")
+        #expect(WARCDigest.sha256(fromLabel: label) == SHA256.hash(Data("abc".utf8)))
+        let hex = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        #expect(WARCDigest.sha256(fromLabel: hex) == SHA256.hash(Data("abc".utf8)))
+        #expect(WARCDigest.sha256(fromLabel: "sha1:ABC") == nil)
+    }
+}
