@@ -1,9 +1,10 @@
--- webcache store, schema version 5.
+-- webcache store, schema version 6.
 --
 -- The canonical DDL of the offline store, as the migrations in order (CacheStore `Schema.migrations`)
 -- build it; a test fails if a store built by the migrations differs from a store built by this text.
 -- Version 3 changed data only: entries whose Vary key held a credential field's plain value went.
--- Version 4 added body_chunk.checksum, version 5 entry.decoded_from.
+-- Version 4 added body_chunk.checksum, version 5 entry.decoded_from, version 6 identity_binding
+-- (and renamed the signed-in users' partitions of before to unclaimed-…: see docs/identity.md).
 --
 -- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
 
@@ -144,3 +145,11 @@ CREATE TRIGGER entry_body_changed AFTER UPDATE OF body_id, body_size ON entry BE
     DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
     UPDATE store_totals SET entry_bytes = entry_bytes - OLD.body_size + NEW.body_size WHERE id = 1;
 END;
+
+-- Which identity a credential source (a digest of how credentials are obtained, never of a token)
+-- was last found to be online, so that its partition can be read offline with the same source.
+CREATE TABLE identity_binding (
+    source TEXT PRIMARY KEY,
+    identity_key TEXT NOT NULL,
+    bound_at REAL NOT NULL
+) STRICT, WITHOUT ROWID;

@@ -15,6 +15,7 @@ enum Schema {
         Migration(version: 3, sql: version3),
         Migration(version: 4, sql: version4),
         Migration(version: 5, sql: version5),
+        Migration(version: 6, sql: version6),
     ]
 
     /// The newest schema version this code knows.
@@ -258,5 +259,19 @@ enum Schema {
     /// it. Entries stored before have none, as if stored as received.
     static let version5 = """
         ALTER TABLE entry ADD COLUMN decoded_from TEXT;
+        """
+
+    /// Version 6: partitions belong to the identities that prove them. `identity_binding` records which
+    /// identity a credential source was found to be online, for reading its partition offline; the
+    /// partitions of signed-in users named before (by whatever user id a caller gave, for every caller
+    /// without one the same `default`) become `unclaimed-…`, a name no identity's partition has.
+    static let version6 = """
+        CREATE TABLE identity_binding (
+            source TEXT PRIMARY KEY,
+            identity_key TEXT NOT NULL,
+            bound_at REAL NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        UPDATE entry SET partition = 'unclaimed-' || substr(partition, 6) WHERE partition LIKE 'user-%';
+        UPDATE page_edge SET partition = 'unclaimed-' || substr(partition, 6) WHERE partition LIKE 'user-%';
         """
 }
