@@ -34,6 +34,8 @@ extension GatewayServer {
         public var connectionLimit = 256
         /// Seconds an idle keep-alive connection stays open.
         public var idleTimeout = 60
+        /// Who may connect and send how much (see ``GatewayServer/Admission``).
+        public var admission = Admission()
         /// Called once per answered request, after the body was sent or abandoned.
         public var accessLog: (@Sendable (AccessLogEntry) -> Void)?
         /// Where the gateway logs failures.

@@ -8,7 +8,7 @@ import WebCacheTestSupport
 @testable import CacheStore
 
 /// The real `webcache` executable against a real origin on 127.0.0.1, with a store in a temporary folder.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
     /// Stores the page and its stylesheet with `get`.
     private func storePageAndStylesheet() async throws {

@@ -10,7 +10,7 @@ import WebCacheTestSupport
 /// Two people, one store: the real `webcache` executable signed in as Alice and as Bob with token
 /// commands of their own, online and offline. A private entry is read only with the credentials of
 /// the identity that fetched it (see docs/identity.md).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 final class IdentityPartitionCommandTests: Sendable {
     let folder: TemporaryFolder
     let instance = TestInstance()

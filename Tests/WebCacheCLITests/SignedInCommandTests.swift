@@ -10,7 +10,7 @@ import WebCacheTestSupport
 /// The real `webcache` executable signed in to an instance on 127.0.0.1 through its token options:
 /// preloading a user's pages, a session the instance stops accepting, a token it refuses, the gateway
 /// serving as the user.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 final class SignedInCommandTests: Sendable {
     let folder: TemporaryFolder
     let instance = TestInstance()

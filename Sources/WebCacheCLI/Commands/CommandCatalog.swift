@@ -165,7 +165,8 @@ enum CommandCatalog {
                        help: "Never use the network: serve stored responses however stale, 504 for the rest."),
             OptionSpec(names: ["--max-stale"], kind: .value(name: "duration"),
                        help: "When the network fails, serve entries stale by at most this much (e.g. 7d)."),
-        ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
+        ] + ServeAdmissionOptions.options + CommonOptions.store + CommonOptions.network + CommonOptions.identity
+            + CommonOptions.logging
     )
 
     static let all: [CommandSpec] = [get, preload, refresh, inspect, prune, pin, verify, salvage, logout, serve]
