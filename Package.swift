@@ -50,7 +50,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "Gateway", dependencies: ["WebCache", "HTTPCaching", "HTTPCore", "CMicroHTTPD"],
+            name: "Gateway", dependencies: ["WebCache", "CacheStore", "HTTPCaching", "HTTPCore", "CMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "WebCacheTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebCacheTests",
-            dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib"],
+            dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
         // Runs scripts/fault-campaign.sh --short against the built executables.

@@ -34,6 +34,10 @@ extension GatewayServer {
         public var connectionLimit = 256
         /// Seconds an idle keep-alive connection stays open.
         public var idleTimeout = 60
+        /// How often the hits the gateway serves are written to the store, so that `inspect` and
+        /// least-recently-used eviction see a running gateway's use; they are also written when it
+        /// stops. Hits are counted in memory between writes, so a hit never waits for a write.
+        public var hitFlushInterval: Duration = .seconds(10)
         /// Who may connect and send how much (see ``GatewayServer/Admission``).
         public var admission = Admission()
         /// Called once per answered request, after the body was sent or abandoned.

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CacheStore
 import Dispatch
 import Foundation
 import HTTPCore
@@ -90,6 +91,7 @@ public final class GatewayServer: Sendable {
         let server = try GatewayServer(cache: cache, configuration: configuration)
         return try await withThrowingTaskGroup(of: Void.self, returning: Value.self) { group in
             group.addTask { await server.processJobs() }
+            group.addTask { await server.flushHitsPeriodically() }
             defer {
                 server.stop()
                 group.cancelAll()
@@ -241,6 +243,18 @@ public final class GatewayServer: Sendable {
         await withDiscardingTaskGroup { group in
             for await job in jobs {
                 group.addTask { await self.answer(job) }
+            }
+        }
+    }
+
+    /// Writes the recorded hits to the store every ``Configuration/hitFlushInterval`` until the
+    /// gateway stops. A failed write keeps the hits for the next one and is logged.
+    private func flushHitsPeriodically() async {
+        while (try? await Task.sleep(for: configuration.hitFlushInterval)) != nil {
+            do {
+                try await cache.store.flushAccessLog()
+            } catch {
+                configuration.logger.log(.warning, "The gateway's hit counts could not be written: \(error)")
             }
         }
     }

@@ -2,6 +2,10 @@ import Foundation
 
 /// Completion-handler forms of the async API, for callers that do not use Swift concurrency.
 /// Each `completion` runs once, on an arbitrary thread.
+///
+/// The forms of `preload` and `refresh` take their `events` handler without a default, as Apple's
+/// APIs do: a call with one trailing closure, such as `await cache.preload(urls) { event in … }`,
+/// can then only mean the async form, whose trailing closure is the events handler.
 extension WebCache {
     /// Completion-handler form of ``load(_:policy:)``: the response's body still streams.
     public func load(
@@ -25,7 +29,7 @@ extension WebCache {
     @discardableResult
     public func preload(
         _ urls: [String], options: PreloadOptions = PreloadOptions(),
-        events: @escaping @Sendable (PreloadEvent) -> Void = { _ in },
+        events: @escaping @Sendable (PreloadEvent) -> Void,
         completion: @escaping @Sendable (PreloadReport) -> Void
     ) -> Task<Void, Never> {
         Task { completion(await self.preload(urls, options: options, events: events)) }
@@ -37,7 +41,7 @@ extension WebCache {
     @discardableResult
     public func refresh(
         hosts: Set<String> = [], options: PreloadOptions = PreloadOptions(),
-        events: @escaping @Sendable (PreloadEvent) -> Void = { _ in },
+        events: @escaping @Sendable (PreloadEvent) -> Void,
         completion: @escaping @Sendable (Result<PreloadReport, any Error>) -> Void
     ) -> Task<Void, Never> {
         complete(completion) { try await self.refresh(hosts: hosts, options: options, events: events) }
@@ -49,7 +53,7 @@ extension WebCache {
     @discardableResult
     public func refresh(
         _ pages: [String], options: PreloadOptions = PreloadOptions(),
-        events: @escaping @Sendable (PreloadEvent) -> Void = { _ in },
+        events: @escaping @Sendable (PreloadEvent) -> Void,
         completion: @escaping @Sendable (PreloadReport) -> Void
     ) -> Task<Void, Never> {
         Task { completion(await self.refresh(pages, options: options, events: events)) }

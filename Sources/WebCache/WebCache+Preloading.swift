@@ -11,7 +11,7 @@ extension WebCache {
     ///
     /// Cancelling the calling task stops the run cleanly: no fetch starts any more, those in flight
     /// are given up, what was stored stays, and the report (``PreloadReport/interrupted``) says what
-    /// was done and how much was left.
+    /// was done and how much was left. ``close()`` stops it the same way, and waits for it.
     ///
     /// ```swift
     /// let report = await cache.preload(["index.html", "about.html"]) { event in print(event) }
@@ -42,7 +42,8 @@ extension WebCache {
             if let url = URL(string: problem.url) { events(.failed(url: url, reason: problem.reason)) }
         }
         let preloader = Preloader(loader: loader, context: context, options: options, logger: configuration.logger)
-        var report = await preloader.run(pages: pages, events: events)
+        let listed = pages
+        var report = await running.stoppable { await preloader.run(pages: listed, events: events) }
         report.failures.insert(contentsOf: invalid, at: 0)
         return report
     }

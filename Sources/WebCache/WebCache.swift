@@ -27,6 +27,8 @@ public final class WebCache: Sendable {
     let session: Session?
     /// Keeps the session's cookies across runs, when ``Configuration-swift.struct/persistsCookies`` is set.
     let cookieKeeper: CookieKeeper?
+    /// What ``close()`` stops or waits for.
+    let running = RunningWork()
 
     /// Opens (or creates) the store and prepares the transport and the session.
     /// - Throws: ``WebCacheError`` when the store cannot be opened or the transport not started,
@@ -124,13 +126,15 @@ public final class WebCache: Sendable {
     public func data(for request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy) async throws
         -> LoadedResponse
     {
-        let response = try await load(request, policy: policy)
-        let limit = request.maximumBodySize.map { Int(clamping: $0) } ?? .max
-        let body = try await response.body.collect(upTo: limit)
-        return LoadedResponse(url: response.url, status: response.status, headers: response.headers,
-                              source: response.source, age: response.age, redirects: response.redirects, body: body)
+        try await running.counted {
+            let response = try await load(request, policy: policy)
+            let limit = request.maximumBodySize.map { Int(clamping: $0) } ?? .max
+            let body = try await response.body.collect(upTo: limit)
+            return LoadedResponse(url: response.url, status: response.status, headers: response.headers,
+                                  source: response.source, age: response.age, redirects: response.redirects,
+                                  body: body)
+        }
     }
-
 
     /// Resolves a URL string: absolute http(s) URLs as they are, anything else against the instance URL.
     /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/invalidURL`` naming the input (its
@@ -213,9 +217,13 @@ public final class WebCache: Sendable {
 
     // MARK: - Lifecycle
 
-    /// Ends background revalidations, saves the session's cookies if they persist (a failure is
-    /// logged), and closes the store, writing pending hit counts.
+    /// Stops the preloads and refreshes in flight (their reports say they were interrupted) and
+    /// waits for them and for ``data(for:policy:)`` calls in flight to end; then ends background
+    /// revalidations, saves the session's cookies if they persist (a failure is logged), and closes
+    /// the store, writing pending hit counts. A preload or refresh started after is interrupted at
+    /// once; other calls then fail with the store closed.
     public func close() async {
+        await running.close()
         await loader.shutdown()
         if let cookieKeeper {
             do {

@@ -53,11 +53,55 @@ struct ServeCommandTests {
         #expect(errors.contains("stopping on signal 15"))
     }
 
+    @Test func hitCountsReachTheStoreWhileTheGatewayRuns() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let origin = OriginServer { _ in .text("counted", headers: ["Cache-Control": "max-age=600"]) }
+        try origin.start()
+        defer { origin.stop() }
+        let store = folder.appending(path: "store.sqlite").path
+        let webcache = try BuiltProducts.executable(named: "webcache").path
+        // Given a gateway that writes its hit counts every 50 ms
+        let stdout = OutputFile(path: folder.appending(path: "stdout.txt").path)
+        let process = try ChildProcess.spawn(
+            webcache,
+            ["serve", "--port", "0", "--store", store, "--upstream", origin.baseURL.absoluteString,
+             "--flush-hits", "0.05s"],
+            output: .file(stdout.path), error: .pipe)
+        defer { process.send(SIGKILL) }
+        let firstLine = try #require(try await stdout.lines(1).first)
+        let gateway = try #require(URL(string: firstLine))
+        var settings = CurlTransport.Configuration()
+        settings.proxy = ""
+        let transport = try CurlTransport(configuration: settings)
+
+        // When one request stores the page and three more are hits
+        for _ in 0..<4 {
+            let reply = try await GatewayHarness.send(HTTPRequest(url: gateway.appending(path: "page")), via: transport)
+            #expect(reply.status == 200)
+        }
+
+        // Then inspect sees the three hits while the gateway still runs (polled: the flush is periodic)
+        var hits: Int?
+        for _ in 0..<600 where hits != 3 {
+            let inspect = try ChildProcess.spawn(
+                webcache, ["inspect", origin.url("/page").absoluteString, "--json", "--store", store],
+                output: .pipe, error: .pipe)
+            let result = await inspect.finish()
+            let object = try? JSONSerialization.jsonObject(with: result.output) as? [String: Any]
+            let entries = object?["entries"] as? [[String: Any]]
+            hits = entries?.first?["hits"] as? Int
+            if hits != 3 { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(hits == 3)
+        #expect(origin.requestCount == 1)
+    }
+
     @Test(arguments: [
         (["--bind", "nowhere"], "'nowhere'"),
         (["--upstream", "ftp://example.com/"], "'ftp://example.com/'"),
         (["--port", "70000"], "'70000'"),
         (["--max-stale", "soon"], "'soon'"),
+        (["--flush-hits", "often"], "'often'"),
     ])
     func badValuesAreUsageErrorsThatNameThem(options: [String], named: String) async throws {
         defer { try? FileManager.default.removeItem(at: folder) }

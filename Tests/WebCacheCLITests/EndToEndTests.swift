@@ -285,7 +285,7 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
         // Alone, it only compacts, and says so.
         let alone = try await run("prune", "--compact")
         #expect(alone.exitCode == 0, "\(alone.stderr)")
-        #expect(alone.stdout.hasPrefix("Removed 0 entries (0 B freed).\nCompacted the store: "))
+        #expect(alone.stdout.hasPrefix("Compacted the store: "), "\(alone.stdout)")
     }
 
     private func fileSize(_ path: String) throws -> Int64 {

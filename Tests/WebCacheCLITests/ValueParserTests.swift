@@ -19,16 +19,27 @@ struct ValueParserTests {
     }
 
     @Test(arguments: [
-        ("500", 500), ("500B", 500), ("64K", 65_536), ("64KiB", 65_536), ("10MB", 10_485_760),
+        ("500", 500), ("500B", 500), ("64K", 65_536), ("64KiB", 65_536), ("10MiB", 10_485_760),
         ("1.5G", 1_610_612_736), ("2GiB", 2_147_483_648), ("1t", 1_099_511_627_776), ("0", 0),
+        // Decimal units are powers of 1000, as written
+        ("10MB", 10_000_000), ("45mb", 45_000_000), ("64kB", 64_000), ("1.5GB", 1_500_000_000),
+        ("2TB", 2_000_000_000_000), ("45 MB", 45_000_000), ("45 MiB", 47_185_920),
     ] as [(String, Int64)])
     func parsesSizes(text: String, bytes: Int64) {
         #expect(ValueParsers.byteSize(text) == bytes)
     }
 
-    @Test(arguments: ["", "B", "lots", "-1K", "10 apples", "99999999999T", "1KK"])
+    @Test(arguments: ["", "B", "lots", "-1K", "10 apples", "99999999999T", "1KK", "1MiBB", "1Mi", "inf", "nanMB"])
     func refusesBadSizes(text: String) {
         #expect(ValueParsers.byteSize(text) == nil)
+    }
+
+    @Test(arguments: [
+        (999, "999 B"), (45_000_000, "45.0 MB = 42.9 MiB (45,000,000 bytes)"),
+        (47_185_920, "47.2 MB = 45.0 MiB (47,185,920 bytes)"),
+    ] as [(Int64, String)])
+    func describesSizesAsUnderstood(bytes: Int64, text: String) {
+        #expect(ValueParsers.describeByteSize(bytes) == text)
     }
 
     @Test(arguments: [

@@ -404,12 +404,12 @@ struct LoaderTests {
             #expect(String(decoding: body, as: UTF8.self) == "streamed")
             // refresh(completion:) with no preloaded pages has nothing to do and succeeds
             let refreshed = await withCheckedContinuation { continuation in
-                cache.refresh { continuation.resume(returning: $0) }
+                cache.refresh(events: { _ in }) { continuation.resume(returning: $0) }
             }
             #expect(try refreshed.get().pages == 0)
             // refresh(_:completion:) of the pages it is given, here none
             let refreshedNone = await withCheckedContinuation { continuation in
-                cache.refresh([]) { continuation.resume(returning: $0) }
+                cache.refresh([], events: { _ in }) { continuation.resume(returning: $0) }
             }
             #expect(refreshedNone.pages == 0)
             // logout(completion:) for a guest removes nothing and reports no error

@@ -11,6 +11,9 @@ public struct PruneResult: Sendable, Hashable {
     public var urls: [String]
     /// The pages whose records (their edges) went, or would go: see ``PruneCriteria/page``.
     public var pages: [StoredPage] = []
+    /// How many page records went, or would go, because every entry of the page itself did: a page
+    /// the store no longer holds is no page of the store.
+    public var pageRecordCount = 0
 
     static let empty = PruneResult(entryCount: 0, entryBytes: 0, freedBytes: 0, urls: [])
 }

@@ -29,6 +29,11 @@ final class AccessLog: Sendable {
         }
     }
 
+    /// Whether no hit is waiting.
+    var isEmpty: Bool {
+        records.withLock { $0.isEmpty }
+    }
+
     /// Takes every waiting record out of the log.
     func drain() -> [Int64: Record] {
         records.withLock { records in

@@ -9,7 +9,8 @@ extension CacheStore {
     /// `byteLimit`, in one transaction.
     ///
     /// Order: `last_access` ascending, and among equal access times the larger body first, so that a
-    /// tie frees the most space with the fewest evictions. A body shared with a remaining entry stays,
+    /// tie frees the most space with the fewest evictions. A page whose own entries are all evicted
+    /// loses its record too. A body shared with a remaining entry stays,
     /// so eviction continues until the bytes actually fall under the limit or only pinned entries are
     /// left (the limit may then stay exceeded). Recorded hits are flushed first, so the order is current.
     ///
@@ -33,6 +34,7 @@ extension CacheStore {
                 }
                 if batch.isEmpty { break }
                 for (id, url, size) in batch where total > byteLimit {
+                    try Self.notePagesAmongEntries(connection, condition: "id = ?", [.integer(id)])
                     try connection.run("DELETE FROM entry WHERE id = ?", [.integer(id)])
                     result.entryCount += 1
                     result.entryBytes += size
@@ -41,6 +43,7 @@ extension CacheStore {
                 }
             }
             result.freedBytes = start - total
+            if result.entryCount > 0 { result.pageRecordCount = try Self.removeRecordsOfPagesGone(connection) }
             return result
         }
     }
@@ -64,12 +67,16 @@ extension CacheStore {
     /// It rewrites the whole store once through the write-ahead log, so it needs about as much free
     /// disk as the store's size while it runs, and writers in other processes wait for it.
     ///
-    /// - Returns: The sizes of the store and its log before and after.
+    /// - Returns: The sizes of the store and its log before and after, each measured after a
+    ///   checkpoint, so that both count what the store holds once.
     /// - Throws: ``CacheStore/Error``.
     @discardableResult
     public func compact() throws -> CompactResult {
         guard let writer else { throw writeRefusal }
         try flushAccessLog()
+        // The store's size as its user sees it: what the log holds copied into the file first, so
+        // that "before" is not inflated by a log that the removal before it has just grown.
+        try? writer.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         let before = fileBytes()
         do {
             // VACUUM cannot run inside a transaction; it takes the write lock itself.
@@ -118,10 +125,20 @@ extension CacheStore {
                 }
                 leaving = try pages.filter { try Self.goesWhole($0, condition: condition, values, connection) }
             }
+            // The named page's own record is reported as such, not among the pages that went with their entries.
+            let namedWithEntries = try leaving.count { page in
+                try connection.int64(
+                    "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ?)",
+                    [.text(page.partition), .text(page.url)]) == 1
+            }
             var result =
                 dryRun
                 ? try Self.selectEntries(connection, condition: condition, values)
                 : try Self.deleteEntries(connection, condition: condition, values)
+            if dryRun {
+                result.pageRecordCount = try Self.countPagesGoingWhole(condition: condition, values, connection)
+            }
+            result.pageRecordCount = max(0, result.pageRecordCount - namedWithEntries)
             if !dryRun {
                 for page in leaving {
                     try connection.run(
@@ -147,6 +164,20 @@ extension CacheStore {
             pages.append(StoredPage(partition: row.text(0), url: pageURL))
         }
         return pages
+    }
+
+    /// How many recorded pages have entries that all match `condition`, so that their records would
+    /// go with them.
+    private static func countPagesGoingWhole(
+        condition: String, _ values: [DatabaseValue], _ connection: Connection
+    ) throws -> Int {
+        Int(try connection.int64(
+            """
+            SELECT count(*) FROM page_edge p WHERE p.kind = 'page' \
+            AND EXISTS (SELECT 1 FROM entry WHERE partition = p.partition AND url = p.page_url) \
+            AND NOT EXISTS (SELECT 1 FROM entry WHERE partition = p.partition AND url = p.page_url \
+            AND NOT (\(condition)))
+            """, values) ?? 0)
     }
 
     /// Whether every entry of `page` itself matches `condition`, so that none stays (also when it has none).

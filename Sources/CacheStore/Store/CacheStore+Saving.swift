@@ -346,15 +346,55 @@ extension CacheStore {
     }
 
     /// Deletes the entries matching `condition`; triggers release bodies and keep the totals.
+    /// A page whose own entries all go is no longer a page of the store: its record (its edges) goes
+    /// in the same transaction, so that `inspect --pages` never lists a page the store lacks.
     static func deleteEntries(
         _ connection: Connection, condition: String, _ values: [DatabaseValue]
     ) throws -> PruneResult {
         var result = try selectEntries(connection, condition: condition, values)
         guard result.entryCount > 0 else { return result }
         let before = try readTotals(connection)
+        try notePagesAmongEntries(connection, condition: condition, values)
         try connection.run("DELETE FROM entry WHERE \(condition)", values)
         result.freedBytes = before.bodyBytes - (try readTotals(connection)).bodyBytes
+        result.pageRecordCount = try removeRecordsOfPagesGone(connection)
         return result
+    }
+
+    /// Notes, in a temporary table of the connection, the recorded pages that are among the entries
+    /// matching `condition`, for ``removeRecordsOfPagesGone(_:)`` once they are deleted.
+    static func notePagesAmongEntries(
+        _ connection: Connection, condition: String, _ values: [DatabaseValue]
+    ) throws {
+        try connection.execute(sql: """
+            CREATE TEMP TABLE IF NOT EXISTS leaving_page (
+                partition TEXT NOT NULL, url TEXT NOT NULL, PRIMARY KEY (partition, url)
+            ) WITHOUT ROWID
+            """)
+        try connection.run(
+            """
+            INSERT OR IGNORE INTO temp.leaving_page SELECT partition, url FROM entry WHERE (\(condition)) \
+            AND EXISTS (SELECT 1 FROM page_edge p WHERE p.partition = entry.partition AND p.page_url = entry.url \
+            AND p.kind = 'page')
+            """, values)
+    }
+
+    /// Removes the records of the pages ``notePagesAmongEntries(_:condition:_:)`` noted whose own
+    /// entries are all gone now, and empties the note.
+    /// - Returns: How many page records went.
+    static func removeRecordsOfPagesGone(_ connection: Connection) throws -> Int {
+        try connection.run(
+            """
+            DELETE FROM page_edge WHERE (partition, page_url) IN (SELECT partition, url FROM temp.leaving_page l \
+            WHERE NOT EXISTS (SELECT 1 FROM entry e WHERE e.partition = l.partition AND e.url = l.url))
+            """)
+        let removed = try connection.int64(
+            """
+            SELECT count(*) FROM temp.leaving_page l \
+            WHERE NOT EXISTS (SELECT 1 FROM entry e WHERE e.partition = l.partition AND e.url = l.url)
+            """) ?? 0
+        try connection.run("DELETE FROM temp.leaving_page")
+        return Int(removed)
     }
 
     /// What ``deleteEntries(_:condition:_:)`` would delete.

@@ -252,10 +252,11 @@ public actor CacheStore {
         if !configuration.readOnly { try flushAccessLog() }
     }
 
-    /// Writes the hits recorded by lookups to the store now.
+    /// Writes the hits recorded by lookups to the store now; does nothing when none is waiting.
     ///
     /// - Throws: ``CacheStore/Error``.
     public func flushAccessLog() throws {
+        guard !accessLog.isEmpty else { return }
         try write("record hits") { _ in }
     }
 

@@ -64,7 +64,6 @@ private struct HostQueue {
 struct PreloadSchedule {
     let limits: PreloadLimits
     private(set) var pages: [URL] = []
-    private var pageSet: Set<URL> = []
     private var seen: Set<URL> = []
     private var queues: [String: HostQueue] = [:]
     private var hosts: [String] = []
@@ -91,7 +90,6 @@ struct PreloadSchedule {
         guard seen.insert(item.url).inserted else { return false }
         if item.isPage {
             pages.append(item.url)
-            pageSet.insert(item.url)
         }
         let host = Self.hostKey(item.url)
         if queues[host] == nil {
@@ -188,8 +186,9 @@ struct PreloadSchedule {
         outcomes[page] != nil && walkRequisites(of: page) { url, _ in outcomes[url] != nil }
     }
 
-    /// Everything `page` needs, through stylesheets, manifests and frames but not other pages,
-    /// each once, with the reason it is missing if it is.
+    /// Everything `page` needs, through stylesheets, manifests and frames, each once, with the reason
+    /// it is missing if it is. A requisite that is also a listed page (a stylesheet given in the URL
+    /// file, a frame given as a page) brings what it needs along: the page needs that too.
     func requisites(of page: URL) -> [(url: URL, kind: String, failure: String?)] {
         var result: [(URL, String, String?)] = []
         walkRequisites(of: page) { url, kind in
@@ -200,8 +199,7 @@ struct PreloadSchedule {
     }
 
     /// Visits what `page` needs, in document order, each once, through stylesheets, manifests
-    /// and frames but not through other pages, until `visit` returns `false`; returns whether
-    /// it never did.
+    /// and frames, until `visit` returns `false`; returns whether it never did.
     @discardableResult
     private func walkRequisites(of page: URL, _ visit: (URL, String) -> Bool) -> Bool {
         var visited: Set<URL> = [page]
@@ -209,9 +207,7 @@ struct PreloadSchedule {
         while let (url, kind) = stack.popLast() {
             guard visited.insert(url).inserted else { continue }
             guard visit(url, kind) else { return false }
-            if !pageSet.contains(url) {
-                stack.append(contentsOf: (references[url] ?? []).reversed())
-            }
+            stack.append(contentsOf: (references[url] ?? []).reversed())
         }
         return true
     }

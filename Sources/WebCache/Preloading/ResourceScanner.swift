@@ -12,24 +12,25 @@ enum ResourceScanner {
     /// The largest manifest read; manifests are small JSON documents.
     static let maximumManifestSize = 1 << 20
 
-    /// The scanner for a response to `item`, chosen by its media type and by what referenced it.
+    /// The scanner for a response to `item`. A listed page is scanned as the type its response says it
+    /// is (a stylesheet listed in a URL file is still a stylesheet); a requisite by what referenced it,
+    /// unless its response says it is a stylesheet or a manifest.
     init(for item: PreloadItem, url: URL, headers: HTTPHeaders, includesMedia: Bool) {
         let contentType = headers["Content-Type"] ?? ""
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingHTTPWhitespace().lowercased() } ?? ""
         let charset = ResourceScanner.charset(in: contentType)
-        if item.isPage || item.kind == .document {
-            guard mediaType.isEmpty || mediaType == "text/html" || mediaType == "application/xhtml+xml" else {
-                self = .none
-                return
-            }
+        let isHTML = mediaType == "text/html" || mediaType == "application/xhtml+xml"
+        if (item.isPage || item.kind == .document) && (isHTML || mediaType.isEmpty) {
             var options = HTMLScanner.Options()
             options.includesMedia = includesMedia
             // What a page shows without scripts is part of it too, as `wget2 --page-requisites` finds it.
             options.scansNoscript = true
             self = .html(HTMLScanner(documentURL: url, charset: charset, options: options))
-        } else if item.kind == .stylesheet || mediaType == "text/css" {
+        } else if item.kind == .document {
+            self = .none
+        } else if mediaType == "text/css" || (item.kind == .stylesheet && !isHTML) {
             self = .css(CSSScanner(stylesheetURL: url, charset: charset))
-        } else if item.kind == .manifest || mediaType == "application/manifest+json" {
+        } else if mediaType == "application/manifest+json" || (item.kind == .manifest && !isHTML) {
             self = .manifest(url: url, collected: Data())
         } else {
             self = .none

@@ -165,6 +165,9 @@ enum CommandCatalog {
                        help: "Never use the network: serve stored responses however stale, 504 for the rest."),
             OptionSpec(names: ["--max-stale"], kind: .value(name: "duration"),
                        help: "When the network fails, serve entries stale by at most this much (e.g. 7d)."),
+            OptionSpec(names: ["--flush-hits"], kind: .value(name: "duration"),
+                       help: "How often hit counts reach the store while serving, for inspect and eviction.",
+                       defaultValue: "10s"),
         ] + ServeAdmissionOptions.options + CommonOptions.store + CommonOptions.network + CommonOptions.identity
             + CommonOptions.logging
     )

@@ -29,6 +29,12 @@ enum PruneCommand {
         var entryBytes: Int64
         var freedBytes: Int64
         var urls: [String]
+        /// How many page records went (would go) because every entry of the page itself did.
+        var pageRecords: Int
+        /// With `--max-size`: the limit as understood, in bytes.
+        var byteLimit: Int64?
+        /// Whether entries were to be removed at all (`false` for `--compact` alone).
+        var removesEntries: Bool
         /// With `--page`: the pages whose records went (would go), and those whose records stay
         /// because an entry of the page itself stays.
         var removedPages: [Page]?
@@ -60,7 +66,9 @@ enum PruneCommand {
             }
             var report = Report(store: store.path, dryRun: dryRun, entries: result?.entryCount ?? 0,
                                 entryBytes: result?.entryBytes ?? 0, freedBytes: result?.freedBytes ?? 0,
-                                urls: result?.urls ?? [])
+                                urls: result?.urls ?? [], pageRecords: result?.pageRecordCount ?? 0,
+                                removesEntries: result != nil)
+            if case .fit(let byteLimit) = plan { report.byteLimit = byteLimit }
             if let named {
                 let removed = result?.pages ?? []
                 report.removedPages = removed.map { Report.Page(partition: $0.partition, url: $0.url) }
@@ -165,8 +173,13 @@ enum PruneCommand {
     private static func text(_ report: Report) -> String {
         let noun = report.entries == 1 ? "entry" : "entries"
         let kept = "the page itself stays (pinned, needed by another page, or not matched by the other options)"
+        var text = report.byteLimit.map { "Limit: \(ValueParsers.describeByteSize($0)) of bodies.\n" } ?? ""
+        let pageRecords = report.pageRecords == 1 ? "1 page" : "\(report.pageRecords) pages"
         guard report.dryRun else {
-            var text = "Removed \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.freedBytes)) freed).\n"
+            if report.removesEntries {
+                text += "Removed \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.freedBytes)) freed)"
+                text += report.pageRecords > 0 ? ", and the records of \(pageRecords) that went with them.\n" : ".\n"
+            }
             for page in report.removedPages ?? [] {
                 text += "Removed the record of the page \(page.url) (partition \(page.partition)).\n"
             }
@@ -176,19 +189,20 @@ enum PruneCommand {
             if let before = report.compactedFrom, let after = report.compactedTo {
                 let size = ValueParsers.formatBytes
                 text += "Compacted the store: \(size(before)) → \(size(after)) "
-                    + "(\(size(max(0, before - after))) given back).\n"
+                    + "(\(size(max(0, before - after))) given back to the file system).\n"
             }
             return text
         }
-        var text = report.urls.map { "would remove: \($0)\n" }.joined()
+        text += report.urls.map { "would remove: \($0)\n" }.joined()
         for page in report.removedPages ?? [] {
             text += "would remove the record of the page: \(page.url) (partition \(page.partition))\n"
         }
         for page in report.keptPages ?? [] {
             text += "would keep the record of the page: \(page.url) (partition \(page.partition)): \(kept)\n"
         }
-        text += "Would remove \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.entryBytes))). "
-            + "Nothing was removed (--dry-run).\n"
+        text += "Would remove \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.entryBytes)))"
+        text += report.pageRecords > 0 ? ", and the records of \(pageRecords) that would go with them. " : ". "
+        text += "Nothing was removed (--dry-run).\n"
         return text
     }
 }

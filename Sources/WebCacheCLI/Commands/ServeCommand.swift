@@ -42,6 +42,9 @@ enum ServeCommand {
         configuration.admission = try ServeAdmissionOptions.admission(context, bindAddress: configuration.bindAddress)
         configuration.offline = arguments.flag("offline")
         configuration.maxStale = try arguments.value("max-stale", "duration", ValueParsers.duration)
+        if let interval = try arguments.value("flush-hits", "duration", ValueParsers.duration) {
+            configuration.hitFlushInterval = .milliseconds(Int64(interval * 1000))
+        }
         configuration.logger = try context.makeLogger()
         let stdout = context.stdout
         configuration.accessLog = { entry in stdout.write(entry.line + "\n") }

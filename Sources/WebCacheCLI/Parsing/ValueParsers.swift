@@ -13,18 +13,48 @@ enum ValueParsers {
         return number * unit
     }
 
-    /// `500`, `64K`, `10MB`, `1.5G`, `2GiB` (powers of 1024, as `du -h` shows). Returns bytes.
+    /// A byte size as people write it, in bytes: `500`, `500B`; decimal units `kB`, `MB`, `GB`,
+    /// `TB` (powers of 1000, as disks and networks count); binary units `KiB`, `MiB`, `GiB`, `TiB`
+    /// (powers of 1024); and the bare letters `K`, `M`, `G`, `T`, which mean the binary units, as in
+    /// `du` and curl. Case does not matter; a space may stand before the unit.
     static func byteSize(_ text: String) -> Int64? {
-        var trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
-        for suffix in ["IB", "B"] where trimmed.hasSuffix(suffix) && trimmed.count > suffix.count {
-            trimmed.removeLast(suffix.count)
-            break
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let unitStart = trimmed.firstIndex { $0.isLetter } ?? trimmed.endIndex
+        let number = trimmed[..<unitStart].trimmingCharacters(in: .whitespaces)
+        guard let value = Double(number), value >= 0, value.isFinite,
+            let multiplier = byteUnits[trimmed[unitStart...].lowercased()]
+        else { return nil }
+        let bytes = (value * multiplier).rounded()
+        guard bytes < Double(Int64.max) else { return nil }
+        return Int64(bytes)
+    }
+
+    /// The multipliers of the units ``byteSize(_:)`` reads, by lower-case unit.
+    private static let byteUnits: [String: Double] = {
+        var units: [String: Double] = ["": 1, "b": 1]
+        for (power, letter) in ["k", "m", "g", "t"].enumerated() {
+            let decimal = pow(1000, Double(power + 1))
+            let binary = pow(1024, Double(power + 1))
+            units[letter] = binary
+            units[letter + "b"] = decimal
+            units[letter + "ib"] = binary
         }
-        let units: [Character: Double] = ["K": 1024, "M": 1024 * 1024, "G": 1024 * 1024 * 1024, "T": 1024 * 1024 * 1024 * 1024]
-        guard let last = trimmed.last else { return nil }
-        let (digits, unit) = units[last].map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
-        guard let number = Double(digits), number >= 0, number * unit < Double(Int64.max) else { return nil }
-        return Int64(number * unit)
+        return units
+    }()
+
+    /// A byte size as understood, in both forms people read: `45 MB (45,000,000 bytes)`.
+    static func describeByteSize(_ bytes: Int64) -> String {
+        let decimal = ["B", "kB", "MB", "GB", "TB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1000, unit < decimal.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        let short = unit == 0 ? "\(bytes) B" : String(format: "%.1f", value) + " " + decimal[unit]
+        let binary = formatBytes(bytes)
+        let exact = bytes.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))
+        return unit == 0 ? short : "\(short) = \(binary) (\(exact) bytes)"
     }
 
     /// A device preset by name (`phone`), as ``DeviceProfile/presets`` lists them.

@@ -92,7 +92,7 @@ struct PreloadCancellationTests {
         let rig = try Self.origin(gate: gate, marks: marks)
         let (reports, continuation) = AsyncStream.makeStream(of: PreloadReport.self)
 
-        let task = rig.cache.preload(["slow.html"]) { report in
+        let task = rig.cache.preload(["slow.html"], events: { _ in }) { report in
             continuation.yield(report)
             continuation.finish()
         }
@@ -105,6 +105,41 @@ struct PreloadCancellationTests {
         #expect(report?.interrupted == true)
         #expect(report?.unfinishedPages == 1)
         #expect(report?.failures.isEmpty == true)
+        await rig.stop()
+    }
+
+    @Test func closingTheCacheStopsAPreloadInFlightInsteadOfFailingIt() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let marks = PreloadMarks()
+        let rig = try Self.origin(gate: gate, marks: marks)
+        let (reports, continuation) = AsyncStream.makeStream(of: PreloadReport.self)
+        var options = PreloadOptions()
+        options.concurrency = 1
+        options.perHostConcurrency = 1
+
+        // Given a preload, started by the completion form, whose second page is held back
+        rig.cache.preload(["first.html", "slow.html", "done.html"], options: options, events: { _ in }) { report in
+            continuation.yield(report)
+            continuation.finish()
+        }
+        while !marks.contains("slow asked") { try await Task.sleep(for: .milliseconds(10)) }
+
+        // When the cache is closed under it
+        await rig.cache.close()
+        var iterator = reports.makeAsyncIterator()
+        let report = await iterator.next()
+        gate.signal()
+
+        // Then the run was stopped, not failed: nothing found the store closed
+        #expect(report?.interrupted == true)
+        #expect(report?.failures.isEmpty == true, "\(report?.failures ?? [])")
+        #expect(report?.completed == 1)
+        #expect(report?.unfinishedPages == 2)
+        // and a preload started after close is interrupted at once, without a request
+        let late = await rig.cache.preload(["done.html"])
+        #expect(late.interrupted)
+        #expect(late.failures.isEmpty, "\(late.failures)")
+        #expect(rig.requestCounts["/done.html"] == nil)
         await rig.stop()
     }
 }

@@ -122,7 +122,7 @@ import WebCacheTestSupport
         let site = try PreloadSiteFixture.write(pageCount: 2, to: folder)
         let rig = try PreloadRig.serving(folder.url.appending(path: "site"), in: folder)
         let first = await withCheckedContinuation { continuation in
-            rig.cache.preload(site.pages.map { String($0.dropFirst()) }) { report in
+            rig.cache.preload(site.pages.map { String($0.dropFirst()) }, events: { _ in }) { report in
                 continuation.resume(returning: report)
             }
         }
