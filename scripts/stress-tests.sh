@@ -8,7 +8,7 @@
 #   --no-hogs  run without the CPU hogs (for comparison)
 #   --keep     keep the folder with each run's full output (printed)
 #
-# The suite is built once first (scripts/test.sh's build command); each run is scripts/test.sh's test
+# The suite is built once first (scripts/test.sh's build commands); each run is scripts/test.sh's test
 # command. The hogs are busy shell loops, one per core, at normal priority: the machine is then
 # oversubscribed as a busy CI runner is, and a test that depends on timing it does not control fails.
 set -u
@@ -29,7 +29,9 @@ while [ $# -gt 0 ]; do
 done
 [ "$runs" -ge 1 ] || { echo "Error: The value '$runs' is invalid for '<N>': give at least 1" >&2; exit 64; }
 
+# What scripts/test.sh builds before its test command (the example package included: a test runs it).
 swift build --build-tests -Xswiftc -warnings-as-errors >&2 || exit 1
+swift build --package-path examples/library --scratch-path .build/examples -Xswiftc -warnings-as-errors >&2 || exit 1
 
 logs=$(mktemp -d "${TMPDIR:-/tmp}/webcache-stress.XXXXXX")
 hog_pids=()
