@@ -4,7 +4,8 @@
 -- build it; a test fails if a store built by the migrations differs from a store built by this text.
 -- Version 3 changed data only: entries whose Vary key held a credential field's plain value went.
 -- Version 4 added body_chunk.checksum, version 5 entry.decoded_from, version 6 partial entries
--- (entry.complete_length and entry_part), version 7 the page_skip table.
+-- (entry.complete_length and entry_part), version 7 the page_skip table, version 8 identity_binding
+-- (and renamed the signed-in users' partitions of before to unclaimed-…: see docs/identity.md).
 --
 -- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
 
@@ -181,3 +182,11 @@ CREATE TRIGGER entry_part_deleted AFTER DELETE ON entry_part BEGIN
     UPDATE body SET ref_count = ref_count - 1 WHERE id = OLD.body_id;
     DELETE FROM body WHERE id = OLD.body_id AND ref_count = 0;
 END;
+
+-- Which identity a credential source (a digest of how credentials are obtained, never of a token)
+-- was last found to be online, so that its partition can be read offline with the same source.
+CREATE TABLE identity_binding (
+    source TEXT PRIMARY KEY,
+    identity_key TEXT NOT NULL,
+    bound_at REAL NOT NULL
+) STRICT, WITHOUT ROWID;

@@ -35,7 +35,10 @@ static inline struct MHD_Daemon *cmhd_start(
     MHD_AccessHandlerCallback access, void *access_cls,
     void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection), void *uri_log_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
-    unsigned int connection_timeout_seconds, unsigned int connection_limit)
+    MHD_AcceptPolicyCallback accept_policy, void *accept_policy_cls,
+    MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
+    unsigned int connection_timeout_seconds, unsigned int connection_limit,
+    unsigned int per_client_connection_limit, size_t connection_memory_limit)
 {
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
@@ -57,15 +60,43 @@ static inline struct MHD_Daemon *cmhd_start(
         return NULL;
     }
     return MHD_start_daemon(
-        flags, port, NULL, NULL, access, access_cls,
+        flags, port, accept_policy, accept_policy_cls, access, access_cls,
         MHD_OPTION_SOCK_ADDR, socket_address,
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
         MHD_OPTION_UNESCAPE_CALLBACK, cmhd_keep_escaped, NULL,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_client_connection_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_END);
+}
+
+/* The IP address bytes (4 or 16) of `address`, written to `out`; returns their count, 0 for another family. */
+static inline int cmhd_address_bytes(const struct sockaddr *address, uint8_t out[16]) {
+    if (address == NULL) return 0;
+    if (address->sa_family == AF_INET) {
+        memcpy(out, &((const struct sockaddr_in *)address)->sin_addr, 4);
+        return 4;
+    }
+    if (address->sa_family == AF_INET6) {
+        memcpy(out, &((const struct sockaddr_in6 *)address)->sin6_addr, 16);
+        return 16;
+    }
+    return 0;
+}
+
+/* The client address of a connection as bytes (see cmhd_address_bytes); 0 if unknown. */
+static inline int cmhd_client_address(struct MHD_Connection *connection, uint8_t out[16]) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? 0 : cmhd_address_bytes(info->client_addr, out);
+}
+
+/* The socket of a connection; -1 if unknown. */
+static inline int cmhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
 }
 
 /* Makes a response of unknown size that sends no content (the answer to HEAD, a 304) declare no

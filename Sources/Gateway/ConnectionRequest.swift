@@ -17,6 +17,8 @@ final class ConnectionRequest {
     var started = false
     /// Whether the body is larger than the gateway accepts.
     var tooLarge = false
+    /// The client's IP address (4 or 16 bytes; empty when unknown).
+    var client: [UInt8] = []
     /// The exchange carrying the response, once the request was submitted.
     var exchange: Exchange?
 

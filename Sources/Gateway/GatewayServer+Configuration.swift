@@ -38,6 +38,8 @@ extension GatewayServer {
         /// least-recently-used eviction see a running gateway's use; they are also written when it
         /// stops. Hits are counted in memory between writes, so a hit never waits for a write.
         public var hitFlushInterval: Duration = .seconds(10)
+        /// Who may connect and send how much (see ``GatewayServer/Admission``).
+        public var admission = Admission()
         /// Called once per answered request, after the body was sent or abandoned.
         public var accessLog: (@Sendable (AccessLogEntry) -> Void)?
         /// Where the gateway logs failures.

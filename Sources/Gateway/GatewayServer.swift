@@ -61,6 +61,10 @@ public final class GatewayServer: Sendable {
     private let boundPort = Mutex<UInt16>(0)
     private let jobs: AsyncStream<Job>
     private let jobSink: AsyncStream<Job>.Continuation
+    /// Requests per client, when ``Admission/requestRate`` limits them.
+    let rateLimiter: ClientRateLimiter?
+    /// Cuts off clients that send their request heads too slowly (``Admission/headTimeout``).
+    private let watchdog: SlowClientWatchdog
 
     /// The head sent to requests still waiting when the gateway stops.
     private static let shutdownHead = Exchange.Head(status: 503, headers: ["Connection": "close"], length: .none)
@@ -112,7 +116,15 @@ public final class GatewayServer: Sendable {
         self.configuration = configuration
         (jobs, jobSink) = AsyncStream.makeStream(of: Job.self)
         try Self.validate(configuration)
-        try start()
+        try Self.validate(configuration.admission, bindAddress: configuration.bindAddress)
+        rateLimiter = configuration.admission.requestRate.map { ClientRateLimiter(perSecond: $0.perSecond, burst: $0.burst) }
+        watchdog = SlowClientWatchdog(timeout: configuration.admission.headTimeout)
+        do {
+            try start()
+        } catch {
+            watchdog.stop()
+            throw error
+        }
     }
 
     /// Rejects a bind address that is not an IP address and an upstream that is not an http(s) URL.
@@ -161,15 +173,36 @@ public final class GatewayServer: Sendable {
                     return Unmanaged.passRetained(request).toOpaque()
                 },
                 context,
-                { context, _, requestContext, _ in
+                { context, connection, requestContext, _ in
                     guard let context, let requestContext, let pointer = requestContext.pointee else { return }
                     requestContext.pointee = nil
                     let server = Unmanaged<GatewayServer>.fromOpaque(context).takeUnretainedValue()
+                    // The connection may carry another request: its head is awaited from now.
+                    if let connection { server.watchdog.awaitHead(on: cmhd_connection_socket(connection)) }
                     let request = Unmanaged<ConnectionRequest>.fromOpaque(pointer).takeRetainedValue()
                     if let exchange = request.exchange { server.completed(exchange) }
                 },
                 context,
-                UInt32(configuration.idleTimeout), UInt32(configuration.connectionLimit))
+                { context, address, _ in
+                    guard let context else { return MHD_Result.NO }
+                    let server = Unmanaged<GatewayServer>.fromOpaque(context).takeUnretainedValue()
+                    return server.admitsConnection(from: GatewayServer.bytes(of: address)) ? MHD_Result.YES : MHD_Result.NO
+                },
+                context,
+                { context, connection, _, notice in
+                    guard let context, let connection else { return }
+                    let server = Unmanaged<GatewayServer>.fromOpaque(context).takeUnretainedValue()
+                    let socket = cmhd_connection_socket(connection)
+                    if notice.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
+                        server.watchdog.awaitHead(on: socket)
+                    } else {
+                        server.watchdog.closed(socket)
+                    }
+                },
+                context,
+                UInt32(configuration.idleTimeout), UInt32(configuration.connectionLimit),
+                UInt32(configuration.admission.connectionsPerClient),
+                max(64 * 1024, configuration.admission.maximumHeaderBytes + 16 * 1024))
         }
         guard let handle else {
             let reason = errno != 0 ? String(cString: strerror(errno)) : "the HTTP server did not start"
@@ -199,6 +232,7 @@ public final class GatewayServer: Sendable {
             if let handle = OpaquePointer(bitPattern: address) { MHD_stop_daemon(handle) }
             address = 0
         }
+        watchdog.stop()
         jobSink.finish()
     }
 
@@ -291,6 +325,14 @@ public final class GatewayServer: Sendable {
             request.started = true
             request.method = HTTPMethod(rawValue: String(cString: method))
             request.headers = Self.headers(of: connection)
+            watchdog.headArrived(on: cmhd_connection_socket(connection))
+            request.client = Self.clientAddress(of: connection)
+            if let refusal = admissionRefusal(of: request, from: request.client) {
+                let result = Self.queueText(connection, status: refusal.status, refusal.message, headers: refusal.headers)
+                logAnswer(method: request.method, target: request.target, status: refusal.status, source: nil,
+                          bodyBytes: Int64(refusal.message.utf8.count + 1), isComplete: result == MHD_Result.YES)
+                return result
+            }
             let declared = request.headers["Content-Length"].flatMap { Int($0.trimmingHTTPWhitespace()) }
             if let declared, declared > configuration.maximumRequestBodySize {
                 request.tooLarge = true
@@ -337,7 +379,7 @@ public final class GatewayServer: Sendable {
     /// The request to submit for what `request` holds.
     private func proxyRequest(for request: ConnectionRequest) -> ProxyRequest {
         ProxyRequest(method: request.method, target: request.target, headers: request.headers,
-                     bodyStream: request.bodyStream)
+                     bodyStream: request.bodyStream, refusesPrivateAddresses: !AddressRange.isLoopback(request.client))
     }
 
     /// Answers `request` with `message` without loading anything, and logs it like any other answer.
@@ -414,7 +456,9 @@ public final class GatewayServer: Sendable {
     }
 
     /// Queues a short plain-text answer from the gateway itself.
-    private static func queueText(_ connection: OpaquePointer, status: Int, _ message: String) -> MHD_Result {
+    private static func queueText(
+        _ connection: OpaquePointer, status: Int, _ message: String, headers: HTTPHeaders = [:]
+    ) -> MHD_Result {
         var bytes = Array((message + "\n").utf8)
         let response = bytes.withUnsafeMutableBytes { buffer in
             MHD_create_response_from_buffer(buffer.count, buffer.baseAddress, MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
@@ -422,7 +466,24 @@ public final class GatewayServer: Sendable {
         guard let response else { return MHD_Result.NO }
         defer { MHD_destroy_response(response) }
         _ = MHD_add_response_header(response, "Content-Type", "text/plain; charset=utf-8")
+        for field in headers {
+            _ = MHD_add_response_header(response, field.name, field.value)
+        }
         return MHD_queue_response(connection, UInt32(status), response)
+    }
+
+    /// The IP address bytes (4 or 16) of `address`; empty for another family.
+    private static func bytes(of address: UnsafePointer<sockaddr>?) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let count = Int(cmhd_address_bytes(address, &buffer))
+        return Array(buffer.prefix(count))
+    }
+
+    /// The client address of `connection` as bytes; empty when unknown.
+    private static func clientAddress(of connection: OpaquePointer) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let count = Int(cmhd_client_address(connection, &buffer))
+        return Array(buffer.prefix(count))
     }
 
     /// The request's header fields, in the order received.

@@ -140,6 +140,8 @@ struct ProxyHandler: Sendable {
         // identity representation, stored without an Accept-Encoding in its key as the library
         // stores what it decodes, so one entry (a preloaded one too) serves every client.
         webRequest.decodesContent = false
+        // The upstream of origin-form requests is the operator's choice; where a forward request goes is the client's.
+        webRequest.refusesPrivateAddresses = request.refusesPrivateAddresses && !request.target.hasPrefix("/")
         return webRequest
     }
 

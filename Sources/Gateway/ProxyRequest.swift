@@ -12,4 +12,7 @@ struct ProxyRequest: Sendable {
     var headers: HTTPHeaders
     /// The content as it arrives, if the request has any.
     var bodyStream: RequestBodyStream?
+    /// Whether a forward request (absolute-form) may reach only public addresses: the client is not
+    /// loopback. Checked on the address the transport connects to.
+    var refusesPrivateAddresses = false
 }

@@ -130,6 +130,16 @@ public struct JWTBearerProvider: AuthorizationProviding {
         }
     }
 
+    /// The `sub` claim of the JWT the exchange would send (``JWTClaims/subject(of:)``): who the
+    /// instance will take the user to be. The assertion source runs as for an exchange, so a source
+    /// that caches its JWT (a ``CommandTokenProvider``) hands the same one to the next exchange.
+    ///
+    /// - Returns: the subject, or `nil` when the JWT has none.
+    /// - Throws: the assertion source's error.
+    public func assertionSubject() async throws -> String? {
+        JWTClaims.subject(of: try await assertion(false))
+    }
+
     /// Forgets the cached access token.
     public func removeCachedToken() async {
         await cache.clear()

@@ -22,7 +22,10 @@ import FoundationNetworking
 /// the loader, so the session sees the final response.
 public final class WebCacheURLProtocol: URLProtocol {
     private static let registered = Mutex<WebCache?>(nil)
-    private let loading = Mutex<Task<Void, Never>?>(nil)
+    /// The loading task, and whether the URL loading system has stopped this protocol instance: after
+    /// `stopLoading` the client must not be called (FoundationNetworking traps when it is, as the
+    /// task is no longer registered with its session).
+    private let loading = Mutex<(task: Task<Void, Never>?, stopped: Bool)>((nil, false))
 
     /// Makes `cache` the one requests go through; `nil` stops handling requests.
     public static func register(_ cache: WebCache?) {
@@ -48,7 +51,7 @@ public final class WebCacheURLProtocol: URLProtocol {
         let handle = Handle(instance: self)
         let task = Task {
             let instance = handle.instance
-            let client = instance.client
+            let client = StoppableClient(client: instance.client, instance: handle)
             do {
                 let response = try await cache.load(webRequest, policy: policy)
                 var fields: [String: String] = [:]
@@ -59,24 +62,38 @@ public final class WebCacheURLProtocol: URLProtocol {
                 guard let head = HTTPURLResponse(url: response.url, statusCode: response.status, httpVersion: "HTTP/1.1",
                                                  headerFields: fields)
                 else { throw URLError(.badServerResponse) }
-                client?.urlProtocol(instance, didReceive: head, cacheStoragePolicy: .notAllowed)
+                client.call { $0.urlProtocol(instance, didReceive: head, cacheStoragePolicy: .notAllowed) }
                 for try await chunk in response.body {
-                    client?.urlProtocol(instance, didLoad: chunk)
+                    client.call { $0.urlProtocol(instance, didLoad: chunk) }
                 }
-                client?.urlProtocolDidFinishLoading(instance)
+                client.call { $0.urlProtocolDidFinishLoading(instance) }
             } catch is CancellationError {
-                client?.urlProtocol(instance, didFailWithError: URLError(.cancelled))
+                client.call { $0.urlProtocol(instance, didFailWithError: URLError(.cancelled)) }
             } catch {
-                client?.urlProtocol(instance, didFailWithError: error)
+                client.call { $0.urlProtocol(instance, didFailWithError: error) }
             }
         }
-        loading.withLock { $0 = task }
+        loading.withLock { state in
+            if state.stopped { task.cancel() } else { state.task = task }
+        }
     }
 
     override public func stopLoading() {
-        loading.withLock { task in
-            task?.cancel()
-            task = nil
+        loading.withLock { state in
+            state.stopped = true
+            state.task?.cancel()
+            state.task = nil
+        }
+    }
+
+    /// The protocol's client, called only while the URL loading system has not stopped the instance.
+    private struct StoppableClient {
+        let client: (any URLProtocolClient)?
+        let instance: Handle
+
+        func call(_ body: (any URLProtocolClient) -> Void) {
+            guard let client, !instance.instance.loading.withLock({ $0.stopped }) else { return }
+            body(client)
         }
     }
 

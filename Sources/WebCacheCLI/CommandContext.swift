@@ -54,18 +54,36 @@ struct CommandContext: Sendable {
 
     /// Opens the library for a command that needs the network and the store, with the
     /// configuration `adjust` leaves, runs `body`, and closes it again whether `body` succeeds or throws.
+    ///
+    /// The signed-in user's partition is the one the credentials prove (``resolveIdentity(of:online:)``);
+    /// `online` is `false` for commands that must not ask the instance (cache-only reads, an offline gateway).
     func withCache<T: Sendable>(
+        online: Bool = true,
         adjusting adjust: (inout WebCache.Configuration) -> Void = { _ in },
         _ body: (WebCache) async throws -> T
     ) async throws -> T {
         var configuration = try makeConfiguration()
         adjust(&configuration)
+        let binding = try await resolveIdentity(of: &configuration, online: online)
+        return try await withCache(configuration: configuration, binding: binding, body)
+    }
+
+    /// Opens the library with `configuration`, whose identity ``resolveIdentity(of:online:)`` has
+    /// resolved, records `binding` in the store, runs `body`, and closes it again whether `body`
+    /// succeeds or throws.
+    func withCache<T: Sendable>(
+        configuration: WebCache.Configuration, binding: (source: String, key: String)?,
+        _ body: (WebCache) async throws -> T
+    ) async throws -> T {
         if let field = configuration.credentialFieldWithoutInstance {
             throw UsageError("-H '\(field): …' needs --instance <url>: credentials given for every request are sent "
                              + "only to the instance", command: arguments.spec)
         }
         let cache = try WebCache(configuration: configuration)
         do {
+            if let binding, !configuration.readOnly {
+                try await cache.store.bindIdentity(source: binding.source, to: binding.key)
+            }
             let result = try await body(cache)
             await cache.close()
             return result
@@ -131,7 +149,6 @@ struct CommandContext: Sendable {
             throw UsageError("--\(source) needs --instance <url>: the session is started on the instance",
                              command: arguments.spec)
         }
-        configuration.userID = arguments.value("user") ?? "default"
         configuration.persistsCookies = arguments.flag("keep-session")
         switch source {
         case "token-command":

@@ -8,7 +8,7 @@ import WebCacheTestSupport
 /// Bodies are checked as they are read (each chunk against its CRC-32, or a body stored without them
 /// against its SHA-256): bytes changed in the file, as another program or a failing disk might
 /// change them, are never handed out as the stored body.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct BodyIntegrityTests {
     let folder: TemporaryFolder
     let store: CacheStore

@@ -12,7 +12,7 @@ import WebCacheTestSupport
     import Darwin
 #endif
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ConcurrencyTests {
     let folder: TemporaryFolder
 

@@ -5,7 +5,7 @@ import WebCacheTestSupport
 
 @testable import CacheStore
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct EntryTests {
     let folder: TemporaryFolder
     let store: CacheStore

@@ -7,7 +7,7 @@ import WebCacheTestSupport
 
 /// A full disk and read-only stores: real small tmpfs mounts and read-only bind mounts when running
 /// as root (root ignores file modes, so a read-only mount is the only way to refuse it writes).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct FileSystemFaultTests {
     let folder: TemporaryFolder
 

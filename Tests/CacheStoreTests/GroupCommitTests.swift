@@ -9,7 +9,7 @@ import WebCacheTestSupport
 
 /// Writes that wait for the writer together share one transaction; one that fails is left out and
 /// leaves nothing behind, and the others commit.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct GroupCommitTests {
     let folder: TemporaryFolder
     let store: CacheStore

@@ -7,7 +7,7 @@ import WebCacheTestSupport
 
 /// Queries for `inspect`, `pin` and `prune --max-size --dry-run`: entries across partitions, pages with
 /// edges, and eviction plans that match what eviction then does.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct InspectionTests {
     let folder: TemporaryFolder
     let store: CacheStore

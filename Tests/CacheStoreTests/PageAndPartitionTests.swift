@@ -4,7 +4,7 @@ import WebCacheTestSupport
 
 @testable import CacheStore
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct PageAndPartitionTests {
     let folder: TemporaryFolder
     let store: CacheStore

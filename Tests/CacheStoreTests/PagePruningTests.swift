@@ -5,7 +5,7 @@ import WebCacheTestSupport
 @testable import CacheStore
 
 /// Pruning a whole page: `PruneCriteria.page`.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct PagePruningTests {
     let folder: TemporaryFolder
     let store: CacheStore

@@ -9,7 +9,7 @@ import WebCacheTestSupport
 /// A store opened for reading only, in a folder that can be written (the read-only file systems
 /// and folders, which need root to mount, are in ``FileSystemFaultTests``): it reads, and changes
 /// nothing.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ReadOnlyOpeningTests {
     let folder: TemporaryFolder
 

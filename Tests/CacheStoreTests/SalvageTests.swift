@@ -6,7 +6,7 @@ import WebCacheTestSupport
 
 @testable import CacheStore
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SalvageTests {
     let folder: TemporaryFolder
 

@@ -7,7 +7,7 @@ import WebCacheTestSupport
 
 /// `verify` on stores damaged through a connection of their own, as another program might damage
 /// them: each kind of problem is reported, and names the body, entry or row that is wrong.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct VerificationTests {
     let folder: TemporaryFolder
 

@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// Real children through `posix_spawn`: statuses, signals, streams, environments and descriptors.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ChildProcessTests {
     let folder: URL
 

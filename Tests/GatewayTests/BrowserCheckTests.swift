@@ -12,7 +12,7 @@ extension BrowserChecks {
     /// Headless Chromium reads `examples/site` through `webcache serve --offline`: every sub-resource
     /// must come from the store, and the offline page must be pixel-identical to the online one.
     /// The work is done by `scripts/browser-check.sh`, which people can also run by hand.
-    @Suite(.timeLimit(.minutes(1)))
+    @Suite(.timeLimit(.minutes(5)))
     struct BrowserCheckTests {
         static var chromiumIsInstalled: Bool {
             ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains {

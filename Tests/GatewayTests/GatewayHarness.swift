@@ -61,10 +61,14 @@ struct GatewayHarness: Sendable {
         configuration.accessLog = { recorder.record($0) }
         configure(&configuration, origin.baseURL)
         try await GatewayServer.serve(cache: cache, configuration: configuration) { gateway in
+            // The clients' idle timeout is a safety net against a hang, not a measure of speed: on a
+            // busy machine a gateway's answer can take longer than curl's 30 s default to start.
             var proxiedSettings = CurlTransport.Configuration()
             proxiedSettings.proxy = gateway.url.absoluteString
+            proxiedSettings.idleTimeout = .seconds(300)
             var directSettings = CurlTransport.Configuration()
             directSettings.proxy = ""
+            directSettings.idleTimeout = .seconds(300)
             let harness = GatewayHarness(
                 origin: origin, cache: cache, gateway: gateway,
                 proxied: try CurlTransport(configuration: proxiedSettings),
@@ -78,6 +82,7 @@ struct GatewayHarness: Sendable {
         configuration.storePath = folder.appending(path: "store.sqlite").path
         var transport = CurlTransport.Configuration()
         transport.proxy = ""
+        transport.idleTimeout = .seconds(300)
         configuration.transportConfiguration = transport
         return try WebCache(configuration: configuration)
     }

@@ -9,7 +9,7 @@ import WebCacheTestSupport
 
 @testable import Gateway
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct GatewayServerTests {
     // MARK: - Caching
 

@@ -13,7 +13,7 @@ import Glibc
 
 /// Request bodies stream through the gateway: the origin gets an upload while the client is still
 /// sending it, and a large one arrives intact.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RequestBodyStreamingTests {
     @Test func anUploadReachesTheOriginWhileTheClientIsStillSendingIt() async throws {
         let upload = try UploadRecordingOrigin()

@@ -8,7 +8,7 @@ import WebCacheTestSupport
 
 /// The `webcache serve` executable end to end: the URL on stdout's first line, an access-log line
 /// per request, a clean exit on SIGTERM, and usage errors that name the bad value.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ServeCommandTests {
     let folder: URL
 

@@ -2,7 +2,7 @@ import Foundation
 import HTTPCore
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RequestBodyStreamTests {
     @Test func bytesComeOutInOrderThenTheEnd() async throws {
         let stream = RequestBodyStream(length: 6)

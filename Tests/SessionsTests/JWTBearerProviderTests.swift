@@ -6,7 +6,7 @@ import Testing
 @testable import Sessions
 
 /// RFC 7523 §2.1 exchange against a fake token endpoint.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct JWTBearerProviderTests {
     /// A token endpoint that records requests and answers from a script.
     final class FakeEndpoint: Sendable {

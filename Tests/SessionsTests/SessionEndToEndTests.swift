@@ -7,7 +7,7 @@ import Testing
 
 /// A session against a real HTTP origin on 127.0.0.1 that behaves like an instance: a JWT token
 /// endpoint, bearer-started sessions kept by cookies, and login redirects once a session expires.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 final class SessionEndToEndTests {
     /// The instance's server-side state.
     final class FakeInstance: Sendable {

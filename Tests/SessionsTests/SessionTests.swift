@@ -6,7 +6,7 @@ import Testing
 @testable import Sessions
 
 /// A session driven as the loader drives it, with a counting provider.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SessionTests {
     /// Hands out `token-1`, `token-2`, … and records each call's `forceRefresh`.
     final class CountingProvider: AuthorizationProviding {

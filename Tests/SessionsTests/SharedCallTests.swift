@@ -5,7 +5,7 @@ import Testing
 
 /// One call shared by concurrent callers goes on while one of them still waits, and is cancelled
 /// once every caller is.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SharedCallTests {
     /// What the shared call's operation sees: whether it may end, and how often it ran.
     private final class Probe: Sendable {

@@ -4,7 +4,7 @@ import Testing
 @testable import Sessions
 
 /// The static, guest, command and file providers.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 final class TokenProviderTests {
     let directory: URL
 
@@ -146,7 +146,7 @@ final class TokenProviderTests {
 
     /// Whether process `pid` stops running within ten seconds.
     private func hasStopped(_ pid: pid_t) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(120)
         while isRunning(pid), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }

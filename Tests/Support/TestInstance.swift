@@ -10,6 +10,7 @@ import Synchronization
 ///
 /// Private paths ending in `.html` are pages that need `style.css` and `logo.png` beside them,
 /// themselves private; other private paths are plain text naming the path and the user.
+/// `/api/me` answers who the session's user is, as `{"sub": "<user>"}` (an OpenID Connect userinfo).
 public final class TestInstance: Sendable {
     public struct State: Sendable {
         /// How long a session lives without requests.
@@ -54,17 +55,19 @@ public final class TestInstance: Sendable {
         }
     }
 
-    /// Exchanges an assertion `signed-<user>` for an access token of that user.
+    /// Exchanges an assertion `signed-<user>`, or a compact JWT whose `sub` is the user, for an access
+    /// token of that user.
     private func issueToken(_ request: OriginRequest, _ state: inout State) -> OriginResponse {
         let form = String(decoding: request.body, as: UTF8.self)
         let fields = form.split(separator: "&").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
         let assertion = fields.first { $0.first == "assertion" }?.last ?? ""
-        guard request.method == .post, form.hasPrefix(Self.grantField), assertion.hasPrefix("signed-") else {
+        let user = assertion.hasPrefix("signed-") ? String(assertion.dropFirst("signed-".count)) : Self.subject(of: assertion)
+        guard request.method == .post, form.hasPrefix(Self.grantField), let user else {
             return .text(#"{"error":"invalid_grant"}"#, status: 400, contentType: "application/json")
         }
         state.tokenRequests += 1
         let token = "access-\(state.tokenRequests)"
-        state.tokens[token] = String(assertion.dropFirst("signed-".count))
+        state.tokens[token] = user
         return .text(#"{"access_token":"\#(token)","token_type":"Bearer","expires_in":3600}"#,
                      contentType: "application/json", headers: ["Cache-Control": "no-store"])
     }
@@ -99,6 +102,11 @@ public final class TestInstance: Sendable {
             }
             return OriginResponse(status: 302, headers: ["Location": "/login.do?goto=\(request.path)"])
         }
+        if request.path == "/api/me" {
+            var headers: HTTPHeaders = ["Cache-Control": "no-store"]
+            if let setCookie { headers["Set-Cookie"] = setCookie }
+            return .text(#"{"sub":"\#(user)"}"#, contentType: "application/json", headers: headers)
+        }
         let etag = "\"\(user)\(request.path)\""
         var headers: HTTPHeaders = ["Cache-Control": state.pageCacheControl, "ETag": etag]
         if let setCookie { headers["Set-Cookie"] = setCookie }
@@ -114,6 +122,27 @@ public final class TestInstance: Sendable {
             return .text("/* \(text) */", contentType: "text/css", headers: headers)
         }
         return .text(text, headers: headers)
+    }
+
+    /// The `sub` of a compact JWT (base64url JSON between the first and second dot), unverified.
+    private static func subject(of jwt: String) -> String? {
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["sub"] as? String
+    }
+
+    /// A compact JWT (unsigned, `alg: none`) whose payload is `{"sub": user}`, as a JWT command prints it.
+    public static func jwt(subject user: String) -> String {
+        func encoded(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        return encoded(#"{"alg":"none"}"#) + "." + encoded(#"{"sub":"\#(user)"}"#) + "."
     }
 
     private static func sessionID(in request: OriginRequest) -> String? {

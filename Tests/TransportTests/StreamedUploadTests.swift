@@ -5,7 +5,7 @@ import Testing
 @testable import Transport
 
 /// A request body read from a ``RequestBodyStream`` as it is produced.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct StreamedUploadTests {
     @Test func aSlowlyProducedUploadArrivesIntact() async throws {
         let server = OriginServer { request in

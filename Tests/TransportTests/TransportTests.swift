@@ -186,7 +186,7 @@ import WebCacheTestSupport
 
     /// The origin stalls; the transports' idle limit is far away, because the cancelled task may
     /// wait its turn among the whole suite's tasks for longer than the default 30 seconds.
-    @Test(.timeLimit(.minutes(2)), arguments: TransportKind.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: TransportKind.allCases)
     func cancellingWhileWaitingForTheHeadEndsWithCancellationError(kind: TransportKind) async throws {
         let server = try TestOrigin.start()
         defer { server.stop() }
@@ -197,7 +197,7 @@ import WebCacheTestSupport
         await #expect(throws: CancellationError.self) { _ = try await task.value }
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: TransportKind.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: TransportKind.allCases)
     func cancellingWhileReadingTheBodyEndsWithCancellationError(kind: TransportKind) async throws {
         let server = try TestOrigin.start()
         defer { server.stop() }

@@ -7,7 +7,7 @@ import WebCacheTestSupport
 
 /// The real `webcache` executable on a store whose bodies were changed in the file: nothing serves
 /// the changed bytes as the stored response.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 final class DamagedBodyCommandTests: OriginStoreFixture, @unchecked Sendable {
     /// Preloads the page (with its stylesheet and script), then zeroes the bytes of the page's body.
     private func preloadAndDamageThePage() async throws {

@@ -7,7 +7,7 @@ import WebCacheTestSupport
 /// The real `webcache` executable on stores with a page of the file destroyed, as a failing disk
 /// might leave them: verify reports what it can and how to salvage the rest, and the other commands
 /// say the store is damaged and how to recover it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DamagedFileCommandTests {
     let folder: TemporaryFolder
     let webcache: WebcacheRunner

@@ -6,7 +6,7 @@ import WebCacheTestSupport
 
 /// Files given as `--store` that are not webcache stores: every command that reads the store refuses
 /// them with an error naming the path, exits 1, and leaves the file exactly as it was.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DamagedStoreTests {
     enum Damage: String, CaseIterable, Sendable {
         case empty, text, randomBytes, truncatedStore

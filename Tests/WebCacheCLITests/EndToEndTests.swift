@@ -8,7 +8,7 @@ import WebCacheTestSupport
 @testable import CacheStore
 
 /// The real `webcache` executable against a real origin on 127.0.0.1, with a store in a temporary folder.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
     /// Stores the page and its stylesheet with `get`.
     private func storePageAndStylesheet() async throws {
@@ -506,7 +506,8 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
     @Test func logoutRemovesTheUsersPartitionOnly() async throws {
         // Given a guest entry and two entries of alice's partition
         try await storePageAndStylesheet()
-        let partition = SessionIdentity.user(id: "alice").partitionName
+        let key = IdentityKey.credential(.tokenCommand("echo never-run"), instance: server.baseURL, name: "alice")
+        let partition = SessionIdentity.user(id: key).partitionName
         try await withCacheStore(at: store) { store in
             for path in ["/private/a", "/private/b"] {
                 let entry = CacheEntry(
@@ -521,7 +522,7 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
             "--token-command", "echo never-run")
         // Then
         #expect(result.exitCode == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("Logged out user 'alice': removed 2 entries"))
+        #expect(result.stdout.hasPrefix("Logged out: removed 2 entries"), "\(result.stdout)")
         #expect(result.stdout.contains(partition))
         let after = try jsonObject(try await run("inspect", "--json"))
         #expect(after["entries"] as? Int == 2)

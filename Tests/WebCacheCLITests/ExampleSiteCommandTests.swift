@@ -6,7 +6,7 @@ import WebCacheTestSupport
 /// The real `webcache` on the bundled example site, as a new user meets it: URL lists that name a
 /// stylesheet beside its page, pruning that leaves the page list consistent, sizes in decimal and
 /// binary units, and what `prune --compact` reports.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 final class ExampleSiteCommandTests: @unchecked Sendable {  // Every stored property is a constant.
     let folder: TemporaryFolder
     let origin: OriginServer

@@ -6,7 +6,7 @@ import WebCacheTestSupport
 
 /// `-H` and `-A` through the real binary: the fields belong to the requests, so the caching rules
 /// see them, and credentials among them never travel beyond where they were given for.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 final class HeaderOptionTests: Sendable {
     let folder: TemporaryFolder
     let server: OriginServer

@@ -5,7 +5,7 @@ import WebCacheTestSupport
 @testable import WebCacheCLI
 
 /// Help, version and usage errors of the real executable: text, stream and exit code.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct HelpAndUsageTests {
     let folder: TemporaryFolder
     let webcache: WebcacheRunner

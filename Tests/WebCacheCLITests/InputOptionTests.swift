@@ -9,7 +9,7 @@ import WebCacheTestSupport
 /// Options and arguments that name a URL, a host, a file or a pattern are checked before any work
 /// starts: a bad one is a usage error (64) that names the value and says what is wrong. (Were one
 /// accepted, the command would run: `serve` until the time limit cancels it.)
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct InputOptionTests {
     private let folder: TemporaryFolder
 

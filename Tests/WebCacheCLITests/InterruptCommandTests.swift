@@ -15,7 +15,7 @@ import Glibc
 /// Each long run lists the origin's `/held.html` with the gate closed, so that it cannot end before
 /// the signal, however slowly the test runs beside a busy suite; the origin also waits 100 ms before
 /// each response, so that the signal finds the forty numbered pages (seven responses each) half done.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
     init() throws {
         try super.init(latency: .milliseconds(100))

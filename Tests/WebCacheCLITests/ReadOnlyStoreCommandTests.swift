@@ -6,7 +6,7 @@ import WebCacheTestSupport
 /// The real `webcache` executable on a store it cannot write, made so with real read-only mounts
 /// (root ignores file modes): the commands that only read work, those that write refuse before
 /// they send anything, with one sentence naming the store.
-@Suite(.timeLimit(.minutes(1)), .enabled(if: Mounts.areAvailable, "read-only mounts need root"))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Mounts.areAvailable, "read-only mounts need root"))
 final class ReadOnlyStoreCommandTests: Sendable {
     /// What is read-only.
     enum Setup: String, CaseIterable, Sendable {

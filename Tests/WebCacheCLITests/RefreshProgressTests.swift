@@ -6,7 +6,7 @@ import WebCacheCLI
 import WebCacheTestSupport
 
 /// The live progress line `refresh` draws on a terminal, counted from the stored pages it refreshes.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RefreshProgressTests {
     /// Collects output in memory and passes for a terminal, so that the progress line is drawn.
     private final class TerminalOutput: TextOutput {

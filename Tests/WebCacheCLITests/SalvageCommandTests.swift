@@ -7,7 +7,7 @@ import WebCacheTestSupport
 
 /// `webcache salvage` with the real executable: its exit code says whether anything was lost, and each
 /// loss names the entry.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SalvageCommandTests {
     let folder: TemporaryFolder
     let webcache: WebcacheRunner

@@ -10,7 +10,7 @@ import WebCacheTestSupport
 /// The real `webcache` executable signed in to an instance on 127.0.0.1 through its token options:
 /// preloading a user's pages, a session the instance stops accepting, a token it refuses, the gateway
 /// serving as the user.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 final class SignedInCommandTests: Sendable {
     let folder: TemporaryFolder
     let instance = TestInstance()
@@ -32,19 +32,29 @@ final class SignedInCommandTests: Sendable {
         server.stop()
     }
 
-    /// The options of this test's store and instance, signed in as alice with `identity` options.
-    private func signedIn(_ identity: [String]) -> [String] {
-        ["--store", folder.path("store.sqlite"), "--instance", server.baseURL.absoluteString, "--user", "alice"]
-            + identity
+    /// alice's partition: the instance names her (`--whoami`).
+    private var alicePartition: String {
+        SessionIdentity.user(id: IdentityKey.instanceUser("alice", instance: server.baseURL)).partitionName
+    }
+
+    /// The options of this test's store and instance, signed in as alice with `identity` options; the
+    /// instance names the user (`--whoami`) unless `whoami` is false.
+    private func signedIn(_ identity: [String], whoami: Bool = true) -> [String] {
+        ["--store", folder.path("store.sqlite"), "--instance", server.baseURL.absoluteString]
+            + (whoami ? ["--whoami", "api/me"] : []) + identity
     }
 
     /// Runs `webcache` against this test's store, signed in as alice with `identity` options.
-    private func run(_ arguments: [String], identity: [String]) async throws -> WebcacheRunner.Result {
-        try await webcache.run(arguments + signedIn(identity))
+    private func run(_ arguments: [String], identity: [String], whoami: Bool = true) async throws
+        -> WebcacheRunner.Result
+    {
+        try await webcache.run(arguments + signedIn(identity, whoami: whoami))
     }
 
-    private func preload(identity: [String]) async throws -> (WebcacheRunner.Result, [[String: Any]]) {
-        let result = try await run(["preload", urlFile, "--json"], identity: identity)
+    private func preload(identity: [String], whoami: Bool = true) async throws
+        -> (WebcacheRunner.Result, [[String: Any]])
+    {
+        let result = try await run(["preload", urlFile, "--json"], identity: identity, whoami: whoami)
         let lines = try result.stdout.split(separator: "\n").map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         }
@@ -57,7 +67,7 @@ final class SignedInCommandTests: Sendable {
         try #require(result.exitCode == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
         let partitions = try #require(object["partitions"] as? [[String: Any]])
-        let name = SessionIdentity.user(id: "alice").partitionName
+        let name = alicePartition
         return partitions.first { $0["name"] as? String == name }?["entries"] as? Int
     }
 
@@ -123,7 +133,8 @@ final class SignedInCommandTests: Sendable {
     func aTokenTheInstanceRefusesFailsEachPageNamingItAndStoresNothing(expiryStatus: Int?) async throws {
         instance.state.withLock { $0.expiryStatus = expiryStatus }
 
-        let (result, events) = try await preload(identity: ["--token-command", "printf tok-unknown"])
+        // Without --whoami: the instance, which refuses the token, could not name the user.
+        let (result, events) = try await preload(identity: ["--token-command", "printf tok-unknown"], whoami: false)
 
         #expect(result.exitCode == 1)
         let failed = events.filter { $0["event"] as? String == "failed" }
@@ -155,7 +166,7 @@ final class SignedInCommandTests: Sendable {
     @Test func getKeepsTheSessionForTheNextRunAndRenewsItWhenTheInstanceAnswers401() async throws {
         let tokenFile = try folder.write(Data("tok-alice\n".utf8), to: "token.txt")
         let identity = ["--token-file", tokenFile, "--keep-session"]
-        let cookieFile = folder.path("store.sqlite.cookies-\(SessionIdentity.user(id: "alice").partitionName).json")
+        let cookieFile = folder.path("store.sqlite.cookies-\(alicePartition).json")
 
         let first = try await run(["get", "nav/home"], identity: identity)
         #expect(first.exitCode == 0, "\(first.stderr)")
@@ -225,7 +236,7 @@ final class SignedInCommandTests: Sendable {
 
     @Test func logoutDropsAKeptSessionEvenWhenItsStoreIsGone() async throws {
         let identity = ["--token-command", "printf tok-alice", "--keep-session"]
-        let cookieFile = folder.path("store.sqlite.cookies-\(SessionIdentity.user(id: "alice").partitionName).json")
+        let cookieFile = folder.path("store.sqlite.cookies-\(alicePartition).json")
         let first = try await run(["get", "nav/home"], identity: identity)
         #expect(first.exitCode == 0, "\(first.stderr)")
         #expect(FileManager.default.fileExists(atPath: cookieFile))
@@ -236,7 +247,7 @@ final class SignedInCommandTests: Sendable {
         let logout = try await run(["logout"], identity: identity)
 
         #expect(logout.exitCode == 0, "\(logout.stderr)")
-        #expect(logout.stdout.contains("no entries were removed; its cookies were dropped"), "\(logout.stdout)")
+        #expect(logout.stdout.contains("no entries were removed; the session's cookies were dropped"), "\(logout.stdout)")
         #expect(!FileManager.default.fileExists(atPath: cookieFile))
         #expect(!FileManager.default.fileExists(atPath: folder.path("store.sqlite")))
     }

@@ -9,7 +9,7 @@ import WebCacheTestSupport
 /// The real `webcache preload` on URL files that are not plain regular files of good URLs: pipes,
 /// standard input, process substitution, a byte order mark, URLs no connection can use, files of
 /// junk; and `prune --host` on an IPv6 host.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 final class URLFileEndToEndTests: OriginStoreFixture, @unchecked Sendable {
     init() throws {
         try super.init(searchPath: WebcacheRunner.defaultSearchPath)

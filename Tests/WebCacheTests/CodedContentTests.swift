@@ -8,7 +8,7 @@ import Testing
 /// Content codings between the store and its callers: a body stored decoded is served with the
 /// origin's tag made weak, and never handed to a proxy for a `no-transform` response while the origin
 /// can answer; a body stored as its origin coded it is decoded for callers that decode.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct CodedContentTests {
     static let gzipBytes = ContentDecoderTests.gzipBytes
     static let gzipText = ContentDecoderTests.gzipText

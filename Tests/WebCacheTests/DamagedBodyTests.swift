@@ -9,7 +9,7 @@ import Testing
 /// A stored body whose bytes were changed in the store file is never served as the stored response:
 /// the loader goes to the network when the policy allows it and stores the answer in its place, and
 /// otherwise fails naming the URL. A real origin on 127.0.0.1 and a real store file.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DamagedBodyTests {
     static let text = "the page as the origin sent it\n"
     /// Three chunks, so that a hit streams it.

@@ -7,7 +7,7 @@ import Testing
 
 /// The loader against a real origin on 127.0.0.1, a real store file and libcurl: freshness,
 /// revalidation, variants, policies, fallbacks and invalidation (RFC 9111, RFC 5861).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LoaderTests {
     // MARK: - Freshness
 

@@ -7,7 +7,7 @@ import Testing
 
 /// A cache whose store is opened for reading only: it serves what is stored with the cache-only
 /// policy, and refuses every load that could store or remove something before sending it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ReadOnlyCacheTests {
     @Test func servesFromTheStoreOnlyAndSendsNothingElse() async throws {
         try await withCache(origin: { _ in

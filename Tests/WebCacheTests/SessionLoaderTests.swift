@@ -11,7 +11,7 @@ import WebCacheTestSupport
 
 /// Web sessions through the loader against an origin that behaves like an instance: bearer first,
 /// cookies after, re-authentication after the session's idle timeout, and responses kept apart per user.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SessionLoaderTests {
     @Test func firstLoadSendsTheBearerAndLaterLoadsSendTheCookie() async throws {
         try await withInstance { (fixture) async throws in

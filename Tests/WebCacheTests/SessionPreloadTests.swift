@@ -12,7 +12,7 @@ import WebCacheTestSupport
 
 /// Preloading a signed-in user's pages from an instance: one sign-in for the whole run, requisites
 /// that need the session, and a session that expires during the run.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SessionPreloadTests {
     static let pages = ["nav/a.html", "nav/b.html"]
     static let stored = ["nav/a.html", "nav/b.html", "nav/style.css", "nav/logo.png"]
@@ -77,7 +77,7 @@ struct SessionPreloadTests {
             let heldUntilRefresh = Mutex<Bool?>(nil)
             let other = OriginServer { request in
                 if request.path == "/page.html" {
-                    let started = provider.refreshStarted.wait(timeout: .now() + 10) == .success
+                    let started = provider.refreshStarted.wait(timeout: .now() + 120) == .success
                     heldUntilRefresh.withLock { $0 = started }
                     return .text(#"<link rel="stylesheet" href="style.css">"#, contentType: "text/html")
                 }
@@ -90,7 +90,7 @@ struct SessionPreloadTests {
             _ = try await cache.data(for: WebRequest("nav/home"))
             fixture.instance.state.withLock { $0.sessions.removeAll() }
             let watchdog = Task {
-                try await Task.sleep(for: .seconds(10))
+                try await Task.sleep(for: .seconds(120))
                 provider.gate.open(by: "the watchdog")
             }
 

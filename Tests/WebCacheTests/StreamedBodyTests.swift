@@ -7,7 +7,7 @@ import WebCacheTestSupport
 @testable import WebCache
 
 /// A streamed request body is sent once: redirects that would send it again are not followed.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct StreamedBodyTests {
     @Test(arguments: [307, 308])
     func aRedirectThatWouldSendTheStreamAgainIsReturnedNotFollowed(status: Int) async throws {

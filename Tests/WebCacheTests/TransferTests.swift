@@ -7,7 +7,7 @@ import Testing
 
 /// Redirects, coalescing, cancellation, size limits and large bodies through the loader, against a
 /// real origin on 127.0.0.1 and a real store file.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct TransferTests {
     // MARK: - Redirects
 

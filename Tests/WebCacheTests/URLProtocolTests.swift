@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// Code written against URLSession reads through the store once `WebCacheURLProtocol` is registered.
 /// One test: the protocol class has one registered cache per process.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct URLProtocolTests {
     @Test func urlSessionRequestsGoThroughTheStore() async throws {
         try await withCache(origin: { _ in

@@ -17,6 +17,7 @@ enum Schema {
         Migration(version: 5, sql: version5),
         Migration(version: 6, sql: version6),
         Migration(version: 7, sql: version7),
+        Migration(version: 8, sql: version8),
     ]
 
     /// The newest schema version this code knows.
@@ -304,5 +305,20 @@ enum Schema {
             reason TEXT NOT NULL,
             PRIMARY KEY (partition, page_url, resource_url)
         ) STRICT, WITHOUT ROWID;
+        """
+
+    /// Version 8: partitions belong to the identities that prove them. `identity_binding` records which
+    /// identity a credential source was found to be online, for reading its partition offline; the
+    /// partitions of signed-in users named before (by whatever user id a caller gave, for every caller
+    /// without one the same `default`) become `unclaimed-…`, a name no identity's partition has.
+    static let version8 = """
+        CREATE TABLE identity_binding (
+            source TEXT PRIMARY KEY,
+            identity_key TEXT NOT NULL,
+            bound_at REAL NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        UPDATE entry SET partition = 'unclaimed-' || substr(partition, 6) WHERE partition LIKE 'user-%';
+        UPDATE page_edge SET partition = 'unclaimed-' || substr(partition, 6) WHERE partition LIKE 'user-%';
+        UPDATE page_skip SET partition = 'unclaimed-' || substr(partition, 6) WHERE partition LIKE 'user-%';
         """
 }

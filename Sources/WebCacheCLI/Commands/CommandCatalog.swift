@@ -171,7 +171,8 @@ enum CommandCatalog {
             OptionSpec(names: ["--flush-hits"], kind: .value(name: "duration"),
                        help: "How often hit counts reach the store while serving, for inspect and eviction.",
                        defaultValue: "10s"),
-        ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
+        ] + ServeAdmissionOptions.options + CommonOptions.store + CommonOptions.network + CommonOptions.identity
+            + CommonOptions.logging
     )
 
     static let view = CommandSpec(

@@ -17,7 +17,7 @@ enum GetCommand {
         // Nothing can be read from a store that is not there, and cache-only would only create it empty.
         if cacheOnly { try context.requireExistingStore() }
         do {
-            return try await context.withCache(adjusting: { $0.requestHeaders = [:]; $0.readOnly = cacheOnly }) {
+            return try await context.withCache(online: !cacheOnly, adjusting: { $0.requestHeaders = [:]; $0.readOnly = cacheOnly }) {
                 cache in
                 try await load(arguments.positionals[0], headers: headers, policy: policy, cache: cache,
                                context: context)

@@ -16,7 +16,8 @@ enum ServeCommand {
         let signals = TerminationSignals()
         defer { signals.stop() }
         do {
-            try await context.withCache { cache in
+            // Offline, the signed-in user's partition is the one the store recorded for these credentials.
+            try await context.withCache(online: !configuration.offline) { cache in
                 try await GatewayServer.serve(cache: cache, configuration: configuration) { gateway in
                     stdout.write("\(gateway.url.absoluteString)\n")
                     let signal = await signals.received() ?? SIGTERM
@@ -38,6 +39,7 @@ enum ServeCommand {
         if let upstream = arguments.value("upstream") {
             configuration.upstream = try arguments.url(upstream, for: "--upstream <url>")
         }
+        configuration.admission = try ServeAdmissionOptions.admission(context, bindAddress: configuration.bindAddress)
         configuration.offline = arguments.flag("offline")
         configuration.maxStale = try arguments.value("max-stale", "duration", ValueParsers.duration)
         if let interval = try arguments.value("flush-hits", "duration", ValueParsers.duration) {

@@ -7,7 +7,7 @@ import WebCacheTestSupport
 @testable import WebCache
 
 /// Failures that sending the request again cannot mend fail at once, and say what happened once.
-@Suite(.timeLimit(.minutes(1))) struct PermanentFailureTests {
+@Suite(.timeLimit(.minutes(5))) struct PermanentFailureTests {
     @Test func aURLThatCannotBeRequestedAndAnAnswerThatIsNotHTTPAreNotRetried() async throws {
         // A host under .localhost is private by name: no DNS lookup decides whether it may be fetched.
         let malformed = "http://bad_host!.localhost/a.png"

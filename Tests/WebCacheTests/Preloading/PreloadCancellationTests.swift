@@ -8,7 +8,7 @@ import WebCache
 /// Cancelling a preload's task stops the run: the fetch in flight is given up, nothing more starts,
 /// what settled is recorded as in a whole run, and the pages it did not finish keep what an earlier
 /// run recorded.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct PreloadCancellationTests {
     /// `/done.html` needs a stylesheet and an image; `/first.html` needs nothing; `/slow.html` is
     /// held back until `gate` is signalled (or for a minute at most), with marks when it is asked for
@@ -33,9 +33,9 @@ struct PreloadCancellationTests {
         }
     }
 
-    /// Waits until `condition` holds, for ten seconds at most.
+    /// Waits until `condition` holds, for two minutes at most (a safety net: the checks after it fail then).
     private static func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(120)
         while !condition(), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }

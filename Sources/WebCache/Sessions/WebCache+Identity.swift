@@ -1,0 +1,92 @@
+import Foundation
+import HTTPCore
+import Sessions
+import Transport
+
+extension WebCache {
+    /// Asks the instance who the user behind `provider`'s credentials is: sends a GET for
+    /// `whoAmIURL` with a session of its own (the bearer token, then cookies, re-authenticating as
+    /// any load does) and reads the user id from the JSON answer at `field`, a dotted path such as
+    /// `sub` (an OpenID Connect userinfo answer) or `result.user_name`. Nothing is stored.
+    ///
+    /// Call it before opening the cache, to name the user's partition after what the instance says
+    /// (``IdentityKey/instanceUser(_:instance:)``) rather than after how the credentials are obtained.
+    ///
+    /// ```swift
+    /// let id = try await WebCache.instanceUserID(
+    ///     at: URL(string: "https://instance.example.com/oauth/userinfo")!, field: "sub", configuration: configuration)
+    /// configuration.userID = IdentityKey.instanceUser(id, instance: configuration.instanceURL!)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - whoAmIURL: the "who am I" resource of the instance; it must be on the instance's origin.
+    ///   - field: where in the JSON answer the id is: object keys separated by dots.
+    ///   - configuration: the instance URL, the authorization provider and the transport settings.
+    /// - Returns: the id, a non-empty string (a JSON number is taken as its text).
+    /// - Throws: ``WebCacheError`` with code `authorization` when there is no provider or instance, the
+    ///   URL is not on the instance, the instance refuses, or the answer holds no id at `field`;
+    ///   `network` when the request fails.
+    public static func instanceUserID(at whoAmIURL: URL, field: String, configuration: Configuration) async throws
+        -> String
+    {
+        guard let provider = configuration.authorization, let instanceURL = configuration.instanceURL else {
+            throw WebCacheError(.authorization, "Asking the instance who the user is needs credentials and the instance URL.")
+        }
+        let name = whoAmIURL.redactedForMessages
+        guard whoAmIURL.isSameOrigin(as: instanceURL) else {
+            throw WebCacheError(
+                .authorization,
+                "The who-am-I URL \(name) is not on the instance \(instanceURL.redactedForMessages); the user's "
+                    + "credentials are sent only there.")
+        }
+        let session = Session(
+            configuration: Session.Configuration(instanceURL: instanceURL, identity: .user(id: "who-am-i"),
+                                                 policy: configuration.sessionPolicy),
+            provider: provider, cookieJar: CookieJar())
+        let transport: any HTTPTransport
+        do {
+            transport = try configuration.transport ?? CurlTransport(configuration: configuration.transportConfiguration)
+        } catch {
+            throw WebCacheError(.network, "The network transport could not be started.", cause: error)
+        }
+        var request = HTTPRequest(url: whoAmIURL, headers: ["Accept": "application/json"])
+        for field in configuration.requestHeaders where !request.headers.contains(field.name) {
+            request.headers.append(name: field.name, value: field.value)
+        }
+        let body: Data
+        let status: Int
+        do {
+            let response = try await SessionSending(session: session).send(
+                request, through: transport, logger: configuration.logger)
+            status = response.head.status
+            body = try await response.body.collect(upTo: 1 << 20)
+        } catch let error as WebCacheError {
+            throw error
+        } catch {
+            throw WebCacheError(.network, "The who-am-I request to \(name) failed.", cause: error)
+        }
+        guard (200..<300).contains(status) else {
+            throw WebCacheError(.authorization, "The instance answered the who-am-I request to \(name) with HTTP \(status).")
+        }
+        guard let id = Self.userID(in: body, at: field) else {
+            throw WebCacheError(
+                .authorization, "The answer to the who-am-I request to \(name) has no user id at '\(field)'.")
+        }
+        return id
+    }
+
+    /// The non-empty string (or number) at the dotted path `field` of the JSON object in `body`.
+    static func userID(in body: Data, at field: String) -> String? {
+        var value: Any? = try? JSONSerialization.jsonObject(with: body)
+        for key in field.split(separator: ".") {
+            value = (value as? [String: Any])?[String(key)]
+        }
+        switch value {
+        case let text as String: return text.isEmpty ? nil : text
+        // A JSON true or false is an NSNumber too, of type "c" (a C char).
+        case let number as NSNumber where String(cString: number.objCType) != "c":
+            return number.stringValue
+        default: return nil
+        }
+    }
+}
