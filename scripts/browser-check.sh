@@ -43,7 +43,9 @@ pids+=($!)
 origin=$(first_line "$work/origin.out")
 page="${origin}index.html"
 echo "$page" >"$work/urls.txt"
-"$bin/webcache" preload --store "$work/store.sqlite" "$work/urls.txt" >/dev/null
+# Icons too: headless Chromium asks for one of the page's touch or manifest icons (img/icon-192.png)
+# when it takes a screenshot through a proxy, which the default icon choice leaves out.
+"$bin/webcache" preload --icons all --store "$work/store.sqlite" "$work/urls.txt" >/dev/null
 
 # 2. The page online, straight from the origin.
 shoot "$work/online.png" "$page"

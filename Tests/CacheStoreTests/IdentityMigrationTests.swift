@@ -5,7 +5,7 @@ import Testing
 import WebCacheTestSupport
 @testable import CacheStore
 
-/// Schema version 6: the signed-in users' partitions of before become `unclaimed-…`, which no identity
+/// Schema version 8: the signed-in users' partitions of before become `unclaimed-…`, which no identity
 /// is given; guest entries stay; credential sources are bound to the identity they were found to be.
 @Suite struct IdentityMigrationTests {
     let folder: TemporaryFolder
@@ -14,7 +14,7 @@ import WebCacheTestSupport
         folder = try TemporaryFolder()
     }
 
-    @Test func partitionsOfUsersNamedBeforeVersion6AreClaimedByNobody() async throws {
+    @Test func partitionsOfUsersNamedBeforeVersion8AreClaimedByNobody() async throws {
         // Given a store of version 5 with a guest entry and an entry and an edge of the old `default` user
         let path = folder.path("version5.sqlite")
         let oldUser = "user-37a8eec1ce19687d132fe29051dca629"

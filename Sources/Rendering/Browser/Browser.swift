@@ -165,8 +165,17 @@ public final class Browser: Sendable {
         connection.close(reason: "the browser was closed")
         process.signalGroup(SIGKILL)
         _ = await process.finish()
-        // The crash handler leaves the group; it names the profile on its command line.
-        for pid in ProcessTable.processes(mentioning: profilePath) { kill(pid, SIGKILL) }
+        // A killed process takes a moment to die (a large renderer frees its memory first), and the
+        // crash handler leaves the group but names the profile on its command line: close returns
+        // once none of them runs, so that nothing the browser started outlives it.
+        for _ in 0..<500 {
+            let running = ProcessTable.processes(inGroup: process.pid)
+                + ProcessTable.processes(mentioning: profilePath)
+            guard !running.isEmpty else { break }
+            for pid in running { kill(pid, SIGKILL) }
+            // A cancelled task (a run stopped by Ctrl-C) still waits: the sleep then returns at once.
+            if (try? await Task.sleep(for: .milliseconds(20))) == nil { usleep(20_000) }
+        }
         try? FileManager.default.removeItem(atPath: profilePath)
     }
 

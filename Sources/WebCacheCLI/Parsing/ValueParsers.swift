@@ -55,28 +55,12 @@ enum ValueParsers {
         return units
     }()
 
-    /// A byte size as understood, in both forms people read: `45 MB (45,000,000 bytes)`.
+    /// A byte size as understood, in both forms people read: `45.0 MB = 42.9 MiB (45,000,000 bytes)`.
     static func describeByteSize(_ bytes: Int64) -> String {
-        let decimal = ["B", "kB", "MB", "GB", "TB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1000, unit < decimal.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        let short = unit == 0 ? "\(bytes) B" : String(format: "%.1f", value) + " " + decimal[unit]
-        let binary = formatBytes(bytes)
+        guard bytes >= 1000 else { return "\(bytes) B" }
         let exact = bytes.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))
-        return unit == 0 ? short : "\(short) = \(binary) (\(exact) bytes)"
-    }
-
-    /// `--icons`: `true` for `all`, `false` for `browser`.
-    static func iconChoice(_ text: String) -> Bool? {
-        switch text.lowercased() {
-        case "all": true
-        case "browser": false
-        default: nil
-        }
+        let decimal = scaled(bytes, by: 1000, units: ["B", "kB", "MB", "GB", "TB"])
+        return "\(decimal) = \(formatBytes(bytes)) (\(exact) bytes)"
     }
 
     /// A device preset by name (`phone`), as ``DeviceProfile/presets`` lists them.
@@ -117,13 +101,27 @@ enum ValueParsers {
         { text in Int(text).flatMap { range.contains($0) ? $0 : nil } }
     }
 
+    /// `--icons`: `true` for `all`, `false` for `browser`.
+    static func iconChoice(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "all": true
+        case "browser": false
+        default: nil
+        }
+    }
+
     /// Formats bytes for people: `812 B`, `14.2 KiB`, `3.0 MiB`.
     static func formatBytes(_ bytes: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        scaled(bytes, by: 1024, units: ["B", "KiB", "MiB", "GiB", "TiB"])
+    }
+
+    /// `bytes` in the largest of `units` (each `base` times the one before) that keeps it at least 1,
+    /// with one decimal; plain bytes below the first step.
+    private static func scaled(_ bytes: Int64, by base: Double, units: [String]) -> String {
         var value = Double(bytes)
         var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
+        while value >= base, unit < units.count - 1 {
+            value /= base
             unit += 1
         }
         return unit == 0 ? "\(bytes) B" : String(format: "%.1f", value) + " " + units[unit]
