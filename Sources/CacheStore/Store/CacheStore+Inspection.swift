@@ -71,9 +71,10 @@ extension CacheStore {
                 let start = total
                 guard total > byteLimit else { return result }
                 var references: [Int64: Int64] = [:]
+                var evictedByURL: [StoredPage: Int64] = [:]
                 try connection.forEachRow(
                     """
-                    SELECT e.url, e.body_size, e.body_id, b.ref_count, b.size FROM entry e \
+                    SELECT e.url, e.body_size, e.body_id, b.ref_count, b.size, e.partition FROM entry e \
                     JOIN body b ON b.id = e.body_id WHERE e.pinned = 0 \
                     ORDER BY e.last_access, e.body_size DESC, e.id
                     """
@@ -88,8 +89,18 @@ extension CacheStore {
                     result.entryCount += 1
                     result.entryBytes += row.int64(1)
                     result.urls.append(row.text(0))
+                    evictedByURL[StoredPage(partition: row.text(5), url: row.text(0)), default: 0] += 1
                 }
                 result.freedBytes = start - total
+                // The recorded pages whose every entry would go, as the eviction removes their records.
+                for (page, evicted) in evictedByURL {
+                    let goesWhole = try connection.int64(
+                        """
+                        SELECT (SELECT count(*) FROM entry WHERE partition = ?1 AND url = ?2) = ?3 \
+                        AND EXISTS (SELECT 1 FROM page_edge WHERE partition = ?1 AND page_url = ?2 AND kind = 'page')
+                        """, [.text(page.partition), .text(page.url), .integer(evicted)]) == 1
+                    if goesWhole { result.pageRecordCount += 1 }
+                }
                 return result
             }
         }
