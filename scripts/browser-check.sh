@@ -15,9 +15,7 @@ if [ -z "$chromium" ]; then
     "$root/scripts/install-deps.sh" chromium
     chromium=$(command -v chromium)
 fi
-for tool in webcache webcache-origin; do
-    [ -x "$bin/$tool" ] || { echo "error: $bin/$tool is missing; run swift build first" >&2; exit 1; }
-done
+require_built "$bin" webcache webcache-origin
 
 work=$(mktemp -d)
 pids=()

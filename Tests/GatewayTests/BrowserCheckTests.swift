@@ -22,14 +22,8 @@ extension BrowserChecks {
 
         @Test(.enabled(if: chromiumIsInstalled, "Chromium is not installed; run scripts/install-deps.sh chromium"))
         func offlinePageComesFromTheStoreAndLooksLikeTheOnlineOne() async throws {
-            // Both streams into one pipe, in the order the script writes them.
-            let script = Repository.file("scripts/browser-check.sh").path
-            let binaries = try BuiltProducts.folder(containing: "webcache")
-            let child = try ChildProcess.spawn(
-                "/bin/sh", ["-c", "exec \"$0\" \"$1\" 2>&1", script, binaries.path], output: .pipe)
-            let result = await child.finish()
-            let text = String(decoding: result.output, as: UTF8.self)
-            #expect(result.termination == .exited(0), "\(text)")
+            let (termination, text) = try await CheckScript.run("browser-check.sh")
+            #expect(termination == .exited(0), "\(text)")
             #expect(text.contains("index.html 200 hit"))
             #expect(text.contains("PASS: all"))
             #expect(text.contains("PASS: the offline page is pixel-identical to the online one"))

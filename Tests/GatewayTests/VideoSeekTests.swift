@@ -15,13 +15,8 @@ extension BrowserChecks {
 
         @Test(.enabled(if: toolsAreInstalled, "Chromium or ffmpeg is not installed; run scripts/install-deps.sh"))
         func offlineVideoIsSoughtWithRangesFromTheStore() async throws {
-            let script = Repository.file("scripts/video-seek-check.sh").path
-            let binaries = try BuiltProducts.folder(containing: "webcache")
-            let child = try ChildProcess.spawn(
-                "/bin/sh", ["-c", "exec \"$0\" \"$1\" 2>&1", script, binaries.path], output: .pipe)
-            let result = await child.finish()
-            let text = String(decoding: result.output, as: UTF8.self)
-            #expect(result.termination == .exited(0), "\(text)")
+            let (termination, text) = try await CheckScript.run("video-seek-check.sh")
+            #expect(termination == .exited(0), "\(text)")
             #expect(text.contains("PASS: the video was sought to its middle (seeked-3.0)"))
             #expect(text.contains("requests for the video were answered 206 from the store"))
         }

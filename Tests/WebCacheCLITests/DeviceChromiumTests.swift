@@ -32,13 +32,8 @@ struct DeviceChromiumTests {
 
     @Test(.enabled(if: chromiumIsInstalled, "Chromium is not installed; run scripts/install-deps.sh chromium"))
     func discoveryFetchesWhatChromiumRequests() async throws {
-        let script = Repository.file("scripts/compare-device.sh").path
-        let binaries = try BuiltProducts.folder(containing: "webcache")
-        let child = try ChildProcess.spawn(
-            "/bin/sh", ["-c", "exec \"$0\" --quick \"$1\" 2>&1", script, binaries.path], output: .pipe)
-        let result = await child.finish()
-        let text = String(decoding: result.output, as: UTF8.self)
-        #expect(result.termination == .exited(0), "\(text)")
+        let (termination, text) = try await CheckScript.run("compare-device.sh", options: ["--quick"])
+        #expect(termination == .exited(0), "\(text)")
 
         let rows = Self.figures(in: text)
         for profile in ["desktop", "phone"] {
