@@ -70,8 +70,9 @@ extension WebCache {
         let records = RecordList()
         return try await Browser.with(try RenderPreloader.browserConfiguration(options.render)) { browser in
             let tab = try await browser.openTab()
+            let address = RequestAnswerer.PageAddress()
             let load = try await tab.load(page, settings: settings) { request in
-                let (answer, record) = await answerer.answer(request)
+                let (answer, record) = await answerer.answer(request, of: address)
                 records.append(record)
                 return answer
             }
