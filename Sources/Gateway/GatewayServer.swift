@@ -449,8 +449,11 @@ public final class GatewayServer: Sendable {
         switch (head.sendsBody, answer.body) {
         case (false, _):
             response = Self.emptyResponse(head.length)
+        case (true, .none) where head.length == .known(0) || head.length == .unknown:
+            // Stored without a body: an empty one.
+            response = MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
         case (true, .none):
-            return nil  // A body is due but none is stored: the loader decides what that means.
+            return nil  // A body of some length is declared but none is stored: the loader decides.
         case (true, .stored(let bodyID, let size)) where size <= Int64(CacheStore.chunkSize):
             // MHD frees the buffer with the response.
             guard let buffer = malloc(max(1, Int(size))) else { return nil }

@@ -223,7 +223,7 @@ struct StoredHitTests {
             #expect(response.head.headers["Content-Length"] == String(size))
             #expect(broke)
             #expect(received.count < size)
-            #expect(received.prefix(Self.chunk) == Self.body(size: size).prefix(received.count).prefix(Self.chunk))
+            #expect(received == Self.body(size: size).prefix(received.count))
             #expect(harness.accessLog.all.last?.isComplete == false)
             // And: the damaged copy is gone, so the next request fetches it again and stores it anew
             #expect(try harness.cache.store.entry(url: harness.origin.url(path).cacheKey.absoluteString) == nil)
