@@ -470,26 +470,12 @@ public final class GatewayServer: Sendable {
                                         target: request.target)
             stream = body
             bodyBytes = size
-            response = MHD_create_response_from_callback(
-                UInt64(size), CacheStore.chunkSize,
-                { context, _, buffer, count in
-                    guard let context, let buffer else { return cmhd_reader_end_with_error() }
-                    switch Unmanaged<StoredBodyStream>.fromOpaque(context).takeUnretainedValue().read(into: buffer, count: count) {
-                    case .bytes(let read): return read
-                    case .end: return cmhd_reader_end_of_stream()
-                    case .failed: return cmhd_reader_end_with_error()
-                    }
-                },
-                Unmanaged.passRetained(body).toOpaque(),
-                { context in
-                    guard let context else { return }
-                    Unmanaged<StoredBodyStream>.fromOpaque(context).release()
-                })
+            response = Self.streamedResponse(size: UInt64(size), blockSize: CacheStore.chunkSize, from: body)
         }
         cache.recordHit(of: answer)
         storeAnswers.add(1, ordering: .relaxed)
-        request.storedHit = ConnectionRequest.StoredHit(url: answer.url.absoluteString, status: head.status, source: answer.source,
-                                      bodyBytes: bodyBytes, stream: stream)
+        request.storedHit = ConnectionRequest.StoredHit(url: answer.url.absoluteString, status: head.status,
+                                                        source: answer.source, bodyBytes: bodyBytes, stream: stream)
         return Self.queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
     }
 
@@ -525,24 +511,32 @@ public final class GatewayServer: Sendable {
         case .none:
             response = emptyResponse(.none)
         case .known, .unknown, .undeclared:
-            response = MHD_create_response_from_callback(
-                head.length.declared ?? cmhd_size_unknown(), readerBlockSize,
-                { context, _, buffer, count in
-                    guard let context, let buffer else { return cmhd_reader_end_with_error() }
-                    let exchange = Unmanaged<Exchange>.fromOpaque(context).takeUnretainedValue()
-                    switch exchange.read(into: buffer, count: count) {
-                    case .bytes(let read): return read
-                    case .end: return cmhd_reader_end_of_stream()
-                    case .failed: return cmhd_reader_end_with_error()
-                    }
-                },
-                Unmanaged.passRetained(exchange).toOpaque(),
-                { context in
-                    guard let context else { return }
-                    Unmanaged<Exchange>.fromOpaque(context).takeRetainedValue().consumerFinished()
-                })
+            response = streamedResponse(size: head.length.declared, blockSize: readerBlockSize, from: exchange)
         }
         return queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
+    }
+
+    /// A response whose body of `size` bytes (unknown when `nil`) the server pulls from `source` in
+    /// blocks of `blockSize` as the socket takes them.
+    private static func streamedResponse(
+        size: UInt64?, blockSize: Int, from source: any ResponseBodySource
+    ) -> OpaquePointer? {
+        MHD_create_response_from_callback(
+            size ?? cmhd_size_unknown(), blockSize,
+            { context, _, buffer, count in
+                guard let context, let buffer else { return cmhd_reader_end_with_error() }
+                let body = Unmanaged<ResponseBodyContext>.fromOpaque(context).takeUnretainedValue()
+                switch body.source.read(into: buffer, count: count) {
+                case .bytes(let read): return read
+                case .end: return cmhd_reader_end_of_stream()
+                case .failed: return cmhd_reader_end_with_error()
+                }
+            },
+            Unmanaged.passRetained(ResponseBodyContext(source)).toOpaque(),
+            { context in
+                guard let context else { return }
+                Unmanaged<ResponseBodyContext>.fromOpaque(context).takeRetainedValue().source.bodyEnded()
+            })
     }
 
     /// A response that sends no body: none at all (204), or the head of one whose length the head

@@ -98,35 +98,26 @@ extension CacheStore {
         let capacity = buffer.count
         let checksum = columns.chunkChecksum
         let outcome = try read("read body \(bodyID)") { connection -> BodyCopyOutcome in
-            var check: BodyCheck?
             var offset = 0
             var fits = true
-            try connection.forEachRow(
-                """
-                SELECT b.size, b.chunk_count, b.hash, c.seq, c.data, \(checksum) FROM body b \
-                LEFT JOIN body_chunk c ON c.body_id = b.id WHERE b.id = ? AND b.hash IS NOT NULL ORDER BY c.seq
-                """,
-                [.integer(bodyID)]
-            ) { row in
-                if check == nil {
-                    check = BodyCheck(bodyID: bodyID, size: row.int64(0), chunkCount: row.int64(1), hash: row.blob(2))
-                    fits = row.int64(0) == Int64(capacity)
-                }
-                // A body without chunks (an empty one) has one row, with a NULL chunk.
-                guard fits, !row.isNull(4) else { return }
+            let check = try Self.forEachChunk(ofBody: bodyID, checksum: checksum, connection) { check, row in
+                fits = fits && check.size == Int64(capacity)
                 let count = Int(sqlite3_column_bytes(row.handle, 4))
-                guard count <= capacity - offset, let target = UnsafeMutableRawPointer(bitPattern: address + UInt(offset))
+                guard fits, count <= capacity - offset,
+                    let target = UnsafeMutableRawPointer(bitPattern: address + UInt(offset))
                 else {
                     fits = false
                     return
                 }
-                if count > 0, let source = sqlite3_column_blob(row.handle, 4) { target.copyMemory(from: source, byteCount: count) }
+                if count > 0, let source = sqlite3_column_blob(row.handle, 4) {
+                    target.copyMemory(from: source, byteCount: count)
+                }
                 let landed = Data(bytesNoCopy: target, count: count, deallocator: .none)
-                _ = check?.add(landed, seq: row.int64(3), checksum: row.isNull(5) ? nil : row.int64(5))
+                _ = check.add(landed, seq: row.int64(3), checksum: row.isNull(5) ? nil : row.int64(5))
                 offset += count
             }
             guard let check else { return .missing }
-            return fits && check.isSound ? .sound : .damaged
+            return fits && check.size == Int64(capacity) && check.isSound ? .sound : .damaged
         }
         switch outcome {
         case .missing:
@@ -136,6 +127,33 @@ extension CacheStore {
         case .sound:
             return
         }
+    }
+
+    /// Runs the one statement that reads body `bodyID` whole with its record (one snapshot), and
+    /// calls `chunk` with each chunk's row (columns: seq 3, data 4, checksum 5), in order, and the
+    /// body's check made from the record. Body ids are never reused, so chunks found under `bodyID`
+    /// belong to that body.
+    ///
+    /// - Returns: The check, with what `chunk` added to it; `nil` when no complete body has that id.
+    static func forEachChunk(
+        ofBody bodyID: Int64, checksum: String, _ connection: Connection,
+        _ chunk: (inout BodyCheck, Statement) throws -> Void
+    ) throws -> BodyCheck? {
+        var check: BodyCheck?
+        try connection.forEachRow(
+            """
+            SELECT b.size, b.chunk_count, b.hash, c.seq, c.data, \(checksum) FROM body b \
+            LEFT JOIN body_chunk c ON c.body_id = b.id WHERE b.id = ? AND b.hash IS NOT NULL ORDER BY c.seq
+            """,
+            [.integer(bodyID)]
+        ) { row in
+            var current = check ?? BodyCheck(bodyID: bodyID, size: row.int64(0), chunkCount: row.int64(1),
+                                             hash: row.blob(2))
+            // A body without chunks (an empty one) has one row, with a NULL chunk.
+            if !row.isNull(4) { try chunk(&current, row) }
+            check = current
+        }
+        return check
     }
 
     /// What copying a whole body found.
