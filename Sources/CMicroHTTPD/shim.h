@@ -99,6 +99,12 @@ static inline int cmhd_connection_socket(struct MHD_Connection *connection) {
     return info == NULL ? -1 : info->connect_fd;
 }
 
+/* The pointer the connection notice stored for a connection (its socket context); NULL if none. */
+static inline void *cmhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
 /* Makes a response of unknown size that sends no content (the answer to HEAD, a 304) declare no
  * length at all, and close the connection after its head. Left as it is, libmicrohttpd declares
  * it chunked and then sends the last chunk, which the client reads as the start of the next

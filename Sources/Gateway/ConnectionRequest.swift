@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import WebCache
 
 /// What the HTTP server has read of one request so far. It lives on the thread of its connection
 /// (one thread per connection), is created when the request line arrives and released when the
@@ -21,6 +22,20 @@ final class ConnectionRequest {
     var client: [UInt8] = []
     /// The exchange carrying the response, once the request was submitted.
     var exchange: Exchange?
+    /// What was answered from the store, when the request was (logged once the response is over).
+    var storedHit: StoredHit?
+
+    /// A request answered from the store on its connection's thread, for the access log.
+    struct StoredHit {
+        /// The URL the request was mapped to.
+        var url: String
+        var status: Int
+        var source: ResponseSource
+        /// The body bytes the whole response carries.
+        var bodyBytes: Int64
+        /// The body being copied from the store, for one larger than a chunk.
+        var stream: StoredBodyStream?
+    }
 
     init(target: String) {
         self.target = target

@@ -27,6 +27,9 @@ import Glibc
 /// it is maintained by GNU and packaged in Debian. The gateway runs it with one thread per
 /// connection: a connection's thread may then block while the async loader produces the head and
 /// the body, through a bounded buffer (see ``Exchange``), so bodies of any size stream with flat memory.
+/// A fresh hit skips the loader: the connection's thread looks the request up in the store itself
+/// (``WebCache/storedAnswer(for:policy:)``) and copies the stored body straight into the server's
+/// send buffer (``StoredBodyStream``), with no task, no thread hop and no copy through `Data`.
 ///
 /// ```swift
 /// let cache = try WebCache(configuration: WebCache.Configuration())
@@ -65,6 +68,20 @@ public final class GatewayServer: Sendable {
     let rateLimiter: ClientRateLimiter?
     /// Cuts off clients that send their request heads too slowly (``Admission/headTimeout``).
     private let watchdog: SlowClientWatchdog
+    /// Answers requests; set once the port is known (its redirects are rewritten onto the gateway's
+    /// URL). Read on every request by every connection thread, so without a lock.
+    private let handlerReference = AtomicLazyReference<HandlerBox>()
+
+    /// The handler, boxed for ``handlerReference``.
+    private final class HandlerBox: Sendable {
+        let handler: ProxyHandler
+        init(_ handler: ProxyHandler) { self.handler = handler }
+    }
+
+    /// The handler every request goes through (set before the first request can arrive).
+    private var handler: ProxyHandler? { handlerReference.load()?.handler }
+    /// How many requests were answered straight from the store, without the loader.
+    let storeAnswers = Atomic<Int>(0)
 
     /// The head sent to requests still waiting when the gateway stops.
     private static let shutdownHead = Exchange.Head(status: 503, headers: ["Connection": "close"], length: .none)
@@ -125,6 +142,9 @@ public final class GatewayServer: Sendable {
             watchdog.stop()
             throw error
         }
+        let handler = ProxyHandler(cache: cache, configuration: configuration, gatewayURL: url,
+                                   viaPseudonym: viaPseudonym)
+        _ = handlerReference.storeIfNil(HandlerBox(handler))
     }
 
     /// Rejects a bind address that is not an IP address and an upstream that is not an http(s) URL.
@@ -173,14 +193,18 @@ public final class GatewayServer: Sendable {
                     return Unmanaged.passRetained(request).toOpaque()
                 },
                 context,
-                { context, connection, requestContext, _ in
+                { context, connection, requestContext, termination in
                     guard let context, let requestContext, let pointer = requestContext.pointee else { return }
                     requestContext.pointee = nil
                     let server = Unmanaged<GatewayServer>.fromOpaque(context).takeUnretainedValue()
                     // The connection may carry another request: its head is awaited from now.
-                    if let connection { server.watchdog.awaitHead(on: cmhd_connection_socket(connection)) }
+                    if let connection, let deadline = GatewayServer.headDeadline(of: connection) {
+                        server.watchdog.awaitHead(deadline)
+                    }
                     let request = Unmanaged<ConnectionRequest>.fromOpaque(pointer).takeRetainedValue()
                     if let exchange = request.exchange { server.completed(exchange) }
+                    // MHD_REQUEST_TERMINATED_COMPLETED_OK is 0: the whole response was sent.
+                    if let hit = request.storedHit { server.logStoredHit(hit, of: request, sent: termination.rawValue == 0) }
                 },
                 context,
                 { context, address, _ in
@@ -189,14 +213,15 @@ public final class GatewayServer: Sendable {
                     return server.admitsConnection(from: GatewayServer.bytes(of: address)) ? MHD_Result.YES : MHD_Result.NO
                 },
                 context,
-                { context, connection, _, notice in
-                    guard let context, let connection else { return }
+                { context, connection, socketContext, notice in
+                    guard let context, let connection, let socketContext else { return }
                     let server = Unmanaged<GatewayServer>.fromOpaque(context).takeUnretainedValue()
-                    let socket = cmhd_connection_socket(connection)
                     if notice.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
-                        server.watchdog.awaitHead(on: socket)
-                    } else {
-                        server.watchdog.closed(socket)
+                        let deadline = server.watchdog.opened(cmhd_connection_socket(connection))
+                        socketContext.pointee = Unmanaged.passRetained(deadline).toOpaque()
+                    } else if let pointer = socketContext.pointee {
+                        socketContext.pointee = nil
+                        server.watchdog.closed(Unmanaged<SlowClientWatchdog.Deadline>.fromOpaque(pointer).takeRetainedValue())
                     }
                 },
                 context,
@@ -261,8 +286,7 @@ public final class GatewayServer: Sendable {
 
     /// Loads the response for one job and streams it into its exchange.
     private func answer(_ job: Job) async {
-        let handler = ProxyHandler(cache: cache, configuration: configuration, gatewayURL: url,
-                                   viaPseudonym: viaPseudonym)
+        guard let handler else { return }
         let response = await handler.respond(to: job.request)
         // The upload was read to its end, or is no longer wanted: its connection thread stops waiting.
         defer { job.request.bodyStream?.cancel() }
@@ -325,7 +349,7 @@ public final class GatewayServer: Sendable {
             request.started = true
             request.method = HTTPMethod(rawValue: String(cString: method))
             request.headers = Self.headers(of: connection)
-            watchdog.headArrived(on: cmhd_connection_socket(connection))
+            if let deadline = Self.headDeadline(of: connection) { watchdog.headArrived(deadline) }
             request.client = Self.clientAddress(of: connection)
             if let refusal = admissionRefusal(of: request, from: request.client) {
                 let result = Self.queueText(connection, status: refusal.status, refusal.message, headers: refusal.headers)
@@ -367,6 +391,10 @@ public final class GatewayServer: Sendable {
         }
         if let stream = request.bodyStream {
             stream.finish()
+        } else if let answered = answerFromStore(request, on: connection) {
+            // Answered once the request is read to its end: a response queued earlier would make
+            // the server close the connection after it.
+            return answered
         } else {
             request.exchange = submit(proxyRequest(for: request))
         }
@@ -394,12 +422,67 @@ public final class GatewayServer: Sendable {
 
     /// Hands one answered request to the access log, if there is one.
     private func logAnswer(
-        method: HTTPMethod, target: String, status: Int, source: ResponseSource?, bodyBytes: Int64, isComplete: Bool
+        method: HTTPMethod, target: String, url: String? = nil, status: Int, source: ResponseSource?, bodyBytes: Int64,
+        isComplete: Bool
     ) {
         guard let accessLog = configuration.accessLog else { return }
-        let url = (try? RequestTarget.url(for: target, upstream: configuration.upstream))?.absoluteString
+        let url = url ?? (try? RequestTarget.url(for: target, upstream: configuration.upstream))?.absoluteString
         accessLog(AccessLogEntry(method: method, url: url ?? target, status: status, source: source,
                                  bodyBytes: bodyBytes, isComplete: isComplete))
+    }
+
+    // MARK: - Stored hits
+
+    /// Answers `request` from the store on this connection thread when the store answers it as it
+    /// is stored (``ProxyHandler/storedAnswer(to:)``): a body of one chunk is copied into one buffer
+    /// and checked before the head is queued, a larger one is copied chunk by chunk into the
+    /// server's buffer as the socket takes it. `nil` when the loader must answer, which it then does
+    /// as for any request; so also when the stored body of one chunk turns out damaged or gone: the
+    /// loader finds that again, removes the damaged copy and fetches it anew.
+    private func answerFromStore(_ request: ConnectionRequest, on connection: OpaquePointer) -> MHD_Result? {
+        guard let handler,
+            let (answer, head) = handler.storedAnswer(to: proxyRequest(for: request))
+        else { return nil }
+        let response: OpaquePointer?
+        var stream: StoredBodyStream?
+        var bodyBytes: Int64 = 0
+        switch (head.sendsBody, answer.body) {
+        case (false, _):
+            response = Self.emptyResponse(head.length)
+        case (true, .none) where head.length == .known(0) || head.length == .unknown:
+            // Stored without a body: an empty one.
+            response = MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
+        case (true, .none):
+            return nil  // A body of some length is declared but none is stored: the loader decides.
+        case (true, .stored(let bodyID, let size)) where size <= Int64(CacheStore.chunkSize):
+            // MHD frees the buffer with the response.
+            guard let buffer = malloc(max(1, Int(size))) else { return nil }
+            do {
+                try cache.store.copyBody(bodyID: bodyID, into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
+            } catch {
+                free(buffer)
+                return nil
+            }
+            response = MHD_create_response_from_buffer(Int(size), buffer, MHD_ResponseMemoryMode.RESPMEM_MUST_FREE)
+            bodyBytes = size
+        case (true, .stored(let bodyID, let size)):
+            let body = StoredBodyStream(answer: answer, bodyID: bodyID, cache: cache, logger: configuration.logger,
+                                        target: request.target)
+            stream = body
+            bodyBytes = size
+            response = Self.streamedResponse(size: UInt64(size), blockSize: CacheStore.chunkSize, from: body)
+        }
+        cache.recordHit(of: answer)
+        storeAnswers.add(1, ordering: .relaxed)
+        request.storedHit = ConnectionRequest.StoredHit(url: answer.url.absoluteString, status: head.status,
+                                                        source: answer.source, bodyBytes: bodyBytes, stream: stream)
+        return Self.queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
+    }
+
+    /// Logs a request answered from the store once its response is over: `sent` when all of it was.
+    private func logStoredHit(_ hit: ConnectionRequest.StoredHit, of request: ConnectionRequest, sent: Bool) {
+        logAnswer(method: request.method, target: request.target, url: hit.url, status: hit.status, source: hit.source,
+                  bodyBytes: sent ? hit.bodyBytes : hit.stream?.bytesCopied ?? 0, isComplete: sent)
     }
 
     /// Registers an exchange for `request` and hands the request to the async side; `nil` once stopping.
@@ -426,33 +509,61 @@ public final class GatewayServer: Sendable {
         let response: OpaquePointer?
         switch head.length {
         case .none:
-            response = MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
+            response = emptyResponse(.none)
         case .known, .unknown, .undeclared:
-            let size: UInt64 = if case .known(let count) = head.length { count } else { cmhd_size_unknown() }
-            response = MHD_create_response_from_callback(
-                size, readerBlockSize,
-                { context, _, buffer, count in
-                    guard let context, let buffer else { return cmhd_reader_end_with_error() }
-                    let exchange = Unmanaged<Exchange>.fromOpaque(context).takeUnretainedValue()
-                    switch exchange.read(into: buffer, count: count) {
-                    case .bytes(let read): return read
-                    case .end: return cmhd_reader_end_of_stream()
-                    case .failed: return cmhd_reader_end_with_error()
-                    }
-                },
-                Unmanaged.passRetained(exchange).toOpaque(),
-                { context in
-                    guard let context else { return }
-                    Unmanaged<Exchange>.fromOpaque(context).takeRetainedValue().consumerFinished()
-                })
+            response = streamedResponse(size: head.length.declared, blockSize: readerBlockSize, from: exchange)
         }
+        return queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
+    }
+
+    /// A response whose body of `size` bytes (unknown when `nil`) the server pulls from `source` in
+    /// blocks of `blockSize` as the socket takes them.
+    private static func streamedResponse(
+        size: UInt64?, blockSize: Int, from source: any ResponseBodySource
+    ) -> OpaquePointer? {
+        MHD_create_response_from_callback(
+            size ?? cmhd_size_unknown(), blockSize,
+            { context, _, buffer, count in
+                guard let context, let buffer else { return cmhd_reader_end_with_error() }
+                let body = Unmanaged<ResponseBodyContext>.fromOpaque(context).takeUnretainedValue()
+                switch body.source.read(into: buffer, count: count) {
+                case .bytes(let read): return read
+                case .end: return cmhd_reader_end_of_stream()
+                case .failed: return cmhd_reader_end_with_error()
+                }
+            },
+            Unmanaged.passRetained(ResponseBodyContext(source)).toOpaque(),
+            { context in
+                guard let context else { return }
+                Unmanaged<ResponseBodyContext>.fromOpaque(context).takeRetainedValue().source.bodyEnded()
+            })
+    }
+
+    /// A response that sends no body: none at all (204), or the head of one whose length the head
+    /// declares (`HEAD`, 304), which the server never asks for.
+    private static func emptyResponse(_ length: ProxyResponse.BodyLength) -> OpaquePointer? {
+        switch length {
+        case .none:
+            MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
+        case .known, .unknown, .undeclared:
+            MHD_create_response_from_callback(
+                length.declared ?? cmhd_size_unknown(), 1, { _, _, _, _ in cmhd_reader_end_with_error() }, nil, nil)
+        }
+    }
+
+    /// Adds `headers` to `response` and queues it with `status` on the connection; releases the
+    /// response either way (the server keeps its own reference).
+    private static func queue(
+        _ response: OpaquePointer?, status: Int, headers: HTTPHeaders, length: ProxyResponse.BodyLength,
+        on connection: OpaquePointer
+    ) -> MHD_Result {
         guard let response else { return MHD_Result.NO }
         defer { MHD_destroy_response(response) }
-        if head.length == .undeclared { _ = cmhd_declare_no_length(response) }
-        for field in head.headers {
+        if length == .undeclared { _ = cmhd_declare_no_length(response) }
+        for field in headers {
             _ = MHD_add_response_header(response, field.name, field.value)
         }
-        return MHD_queue_response(connection, UInt32(head.status), response)
+        return MHD_queue_response(connection, UInt32(status), response)
     }
 
     /// Queues a short plain-text answer from the gateway itself.
@@ -477,6 +588,11 @@ public final class GatewayServer: Sendable {
         var buffer = [UInt8](repeating: 0, count: 16)
         let count = Int(cmhd_address_bytes(address, &buffer))
         return Array(buffer.prefix(count))
+    }
+
+    /// The head deadline the watchdog keeps for `connection` (its socket context), if it has one.
+    private static func headDeadline(of connection: OpaquePointer) -> SlowClientWatchdog.Deadline? {
+        cmhd_socket_context(connection).map { Unmanaged<SlowClientWatchdog.Deadline>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// The client address of `connection` as bytes; empty when unknown.

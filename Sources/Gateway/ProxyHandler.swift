@@ -27,7 +27,7 @@ struct ProxyHandler: Sendable {
             refusal.headers["Connection"] = "close"
             return refusal
         }
-        if request.headers.listValues(for: "Via").contains(where: { $0.hasSuffix(" " + viaPseudonym) }) {
+        if hasLooped(request) {
             return .text(508, "The request for '\(request.target)' came back to this gateway: "
                              + "it points at the gateway itself.")
         }
@@ -41,8 +41,7 @@ struct ProxyHandler: Sendable {
             return .text(504, "The gateway is offline: \(request.method.rawValue) \(url.absoluteString) "
                              + "cannot be sent to the origin.")
         }
-        let isRead = request.method == .get || request.method == .head
-        let conditions = isRead ? ConditionalRequest(request.headers) : nil
+        let conditions = ConditionalRequest(request.headers)
 
         let sent = Date()
         let response: WebResponse
@@ -56,9 +55,47 @@ struct ProxyHandler: Sendable {
             return .text(502, "Loading \(url.absoluteString) failed: \(error).")
         }
 
-        var headers = HeaderRules.forwardable(response.headers, removing: HeaderRules.replacedInResponses)
-        headers["Age"] = String(Int(Self.currentAge(of: response, sent: sent, received: Date())))
-        headers["X-WebCache"] = response.source.rawValue
+        let age = Self.currentAge(of: response, sent: sent, received: Date())
+        let head = clientHead(status: response.status, headers: response.headers, source: response.source, age: age,
+                              method: request.method, conditions: conditions)
+        if !head.sendsBody { await readToEnd(response, url: url) }
+        return ProxyResponse(status: head.status, headers: head.headers, source: response.source, length: head.length,
+                             body: head.sendsBody ? response.body : nil)
+    }
+
+    /// The answer to `request` straight from the store, decided on the calling thread: a `GET` or
+    /// `HEAD` that the store answers as it is stored (``WebCache/storedAnswer(for:policy:)``), with
+    /// the head the client gets. `nil` when the loader must answer.
+    func storedAnswer(to request: ProxyRequest) -> (answer: StoredAnswer, head: ClientHead)? {
+        guard request.method == .get || request.method == .head, request.bodyStream == nil, !hasLooped(request),
+            let url = try? RequestTarget.url(for: request.target, upstream: configuration.upstream),
+            let answer = cache.storedAnswer(for: makeWebRequest(request, url: url), policy: policy)
+        else { return nil }
+        let head = clientHead(status: answer.status, headers: answer.headers, source: answer.source,
+                              age: max(0, answer.age), method: request.method,
+                              conditions: ConditionalRequest(request.headers))
+        return (answer, head)
+    }
+
+    /// The head sent to the client, and whether a body follows it.
+    struct ClientHead: Sendable {
+        var status: Int
+        var headers: HTTPHeaders
+        var length: ProxyResponse.BodyLength
+        var sendsBody: Bool
+    }
+
+    /// The head the client gets for a response with `status` and `headers` (from the store or the
+    /// network) of `age` seconds, to a request with `method` and `conditions`: the end-to-end fields,
+    /// `Age`, `X-WebCache`, this gateway's `Via`, a redirect's `Location` mapped onto the gateway, and
+    /// 304 when the client's validators match.
+    func clientHead(
+        status: Int, headers responseHeaders: HTTPHeaders, source: ResponseSource, age: TimeInterval,
+        method: HTTPMethod, conditions: ConditionalRequest?
+    ) -> ClientHead {
+        var headers = HeaderRules.forwardable(responseHeaders, removing: HeaderRules.replacedInResponses)
+        headers["Age"] = String(Int(age))
+        headers["X-WebCache"] = source.rawValue
         headers.append(name: "Via", value: "1.1 \(viaPseudonym)")
         if let location = headers["Location"] {
             headers["Location"] = RequestTarget.rewriteLocation(
@@ -67,34 +104,35 @@ struct ProxyHandler: Sendable {
 
         // A 304, like the answer to HEAD, declares the length a 200 to GET would have (RFC 9110
         // §8.6, §9.3.2), or none when that is not known.
-        let declared = response.headers["Content-Length"].flatMap { UInt64($0.trimmingHTTPWhitespace()) }
+        let declared = responseHeaders["Content-Length"].flatMap { UInt64($0.trimmingHTTPWhitespace()) }
 
         // RFC 9110 §13.2.2: If-None-Match and If-Modified-Since are evaluated before Range.
-        if let conditions, response.status == 200 || response.status == 206,
-            conditions.isNotModified(responseHeaders: response.headers)
+        let isRead = method == .get || method == .head
+        if isRead, let conditions, status == 200 || status == 206,
+            conditions.isNotModified(responseHeaders: responseHeaders)
         {
             // The client already has the body.
-            await readToEnd(response, url: url)
             let kept = HTTPHeaders(headers.filter {
                 ConditionalRequest.notModifiedFields.contains($0.name.lowercased())
                     || ["age", "x-webcache", "via"].contains($0.name.lowercased())
             })
-            return ProxyResponse(status: 304, headers: kept, source: response.source,
-                                 length: declared.map { .known($0) } ?? .undeclared, body: nil)
+            return ClientHead(status: 304, headers: kept, length: declared.map { .known($0) } ?? .undeclared,
+                              sendsBody: false)
         }
+        if status == 204 || (100..<200).contains(status) {
+            return ClientHead(status: status, headers: headers, length: .none, sendsBody: false)
+        }
+        if method == .head || status == 304 {
+            return ClientHead(status: status, headers: headers, length: declared.map { .known($0) } ?? .undeclared,
+                              sendsBody: false)
+        }
+        return ClientHead(status: status, headers: headers, length: declared.map { .known($0) } ?? .unknown,
+                          sendsBody: true)
+    }
 
-        let length: ProxyResponse.BodyLength
-        let sendsBody: Bool
-        if response.status == 204 || (100..<200).contains(response.status) {
-            (length, sendsBody) = (.none, false)
-        } else if request.method == .head || response.status == 304 {
-            (length, sendsBody) = (declared.map { .known($0) } ?? .undeclared, false)
-        } else {
-            (length, sendsBody) = (declared.map { .known($0) } ?? .unknown, true)
-        }
-        if !sendsBody { await readToEnd(response, url: url) }
-        return ProxyResponse(status: response.status, headers: headers, source: response.source, length: length,
-                             body: sendsBody ? response.body : nil)
+    /// Whether `request` already passed through this gateway: it points at the gateway itself.
+    func hasLooped(_ request: ProxyRequest) -> Bool {
+        request.headers.listValues(for: "Via").contains(where: { $0.hasSuffix(" " + viaPseudonym) })
     }
 
     /// Reads to its end the body of a network response that the client does not get: the loader

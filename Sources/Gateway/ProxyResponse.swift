@@ -15,6 +15,11 @@ struct ProxyResponse: Sendable {
         /// For `HEAD` and 304 when the length a `GET` would have is not known: no length is
         /// declared, and the connection closes after the head.
         case undeclared
+
+        /// The length to declare, when it is known.
+        var declared: UInt64? {
+            if case .known(let count) = self { count } else { nil }
+        }
     }
 
     var status: Int

@@ -151,8 +151,16 @@ public final class WebCache: Sendable {
         return url
     }
 
+    /// Whether `byte` may end a reference untrimmed: printable ASCII (whitespace is trimmed).
+    private static func isEdgeByte(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F
+    }
+
     private func resolveAllowingCredentials(_ reference: String) throws -> URL {
-        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        // Most references have nothing to trim, which is cheaper to see than to trim.
+        let untrimmed = (reference.utf8.first.map(Self.isEdgeByte) ?? true)
+            && (reference.utf8.last.map(Self.isEdgeByte) ?? true)
+        let trimmed = untrimmed ? reference : reference.trimmingCharacters(in: .whitespaces)
         if trimmed.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F })
             || trimmed.unicodeScalars.contains(where: { $0.value > 0x7F && $0.properties.isWhitespace })
         {

@@ -119,24 +119,10 @@ extension CacheStore {
     /// they come (``BodyCheck``). Body ids are never reused, so chunks found under `bodyID` belong to
     /// that body.
     private static func readBody(_ bodyID: Int64, checksum: String, _ connection: Connection) throws -> BodyRead {
-        var check: BodyCheck?
         var data = Data()
-        try connection.forEachRow(
-            """
-            SELECT b.size, b.chunk_count, b.hash, c.seq, c.data, \(checksum) FROM body b \
-            LEFT JOIN body_chunk c ON c.body_id = b.id WHERE b.id = ? AND b.hash IS NOT NULL ORDER BY c.seq
-            """,
-            [.integer(bodyID)]
-        ) { row in
-            if check == nil {
-                check = BodyCheck(bodyID: bodyID, size: row.int64(0), chunkCount: row.int64(1), hash: row.blob(2))
-            }
-            // A body without chunks (an empty one) has one row, with a NULL chunk.
-            guard !row.isNull(4) else { return }
+        let check = try forEachChunk(ofBody: bodyID, checksum: checksum, connection) { check, row in
             let chunk = row.blob(4)
-            guard check?.add(chunk, seq: row.int64(3), checksum: row.isNull(5) ? nil : row.int64(5)) == true else {
-                return
-            }
+            guard check.add(chunk, seq: row.int64(3), checksum: row.isNull(5) ? nil : row.int64(5)) else { return }
             if data.isEmpty {
                 data = chunk
             } else {

@@ -71,8 +71,7 @@ extension GatewayServer {
     /// its credential, or a forward request from a client that is not loopback to a private address.
     func admissionRefusal(of request: ConnectionRequest, from client: [UInt8]) -> AdmissionRefusal? {
         let admission = configuration.admission
-        let clientText = Self.text(of: client)
-        if let rateLimiter, !rateLimiter.admits(clientText) {
+        if let rateLimiter, case let clientText = Self.text(of: client), !rateLimiter.admits(clientText) {
             return AdmissionRefusal(status: 429, message: "Too many requests from \(clientText); slow down and try again.",
                                     headers: ["Retry-After": "1"])
         }

@@ -8,20 +8,33 @@ import Glibc
 /// (slowloris: many connections each sending a header byte now and then, which an idle timeout
 /// never ends), so that they cannot hold the gateway's connections and threads.
 ///
-/// The HTTP server tells it when a connection opens and closes and when a response ends; the
-/// access handler tells it when a head has arrived. One thread looks at the deadlines a few times a
-/// second and shuts down the socket of each connection past its deadline: the connection's own
-/// thread then reads the end of the stream and closes it. The socket is shut down under the lock
-/// that the close notice takes, and the server sends that notice before it closes the socket, so
-/// the number shut down is always still that connection's.
+/// The HTTP server tells it when a connection opens and closes; the connection's own thread sets
+/// and clears the connection's deadline (``Deadline``) when a response ends and when a head has
+/// arrived, with an atomic store and no lock, as it happens on every request. One thread looks at
+/// the deadlines a few times a second and shuts down the socket of each connection past its
+/// deadline: the connection's own thread then reads the end of the stream and closes it. The socket
+/// is shut down under the lock that the close notice takes, and the server sends that notice before
+/// it closes the socket, so the number shut down is always still that connection's.
 final class SlowClientWatchdog: Sendable {
+    /// When one connection must have sent its request head in full.
+    final class Deadline: Sendable {
+        let socket: Int32
+        /// Nanoseconds after the watchdog's start; 0 while no head is awaited.
+        let nanoseconds = Atomic<Int64>(0)
+
+        init(socket: Int32) {
+            self.socket = socket
+        }
+    }
+
     private struct State {
-        /// The sockets of connections waiting for a head, and when each must have it in full.
-        var deadlines: [Int32: ContinuousClock.Instant] = [:]
+        /// The open connections.
+        var connections: [Int32: Deadline] = [:]
         var stopped = false
     }
 
     private let timeout: Duration
+    private let start = ContinuousClock.now
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
 
@@ -32,20 +45,29 @@ final class SlowClientWatchdog: Sendable {
         thread.start()
     }
 
-    /// A connection opened, or answered its request and waits for the next head.
-    func awaitHead(on socket: Int32) {
-        let deadline = ContinuousClock.now + timeout
-        state.withLock { $0.deadlines[socket] = deadline }
+    /// A connection opened on `socket`; its head is awaited from now.
+    func opened(_ socket: Int32) -> Deadline {
+        let deadline = Deadline(socket: socket)
+        awaitHead(deadline)
+        state.withLock { $0.connections[socket] = deadline }
+        return deadline
+    }
+
+    /// The connection answered its request and waits for the next head.
+    func awaitHead(_ deadline: Deadline) {
+        deadline.nanoseconds.store(nanoseconds(at: .now + timeout), ordering: .relaxed)
     }
 
     /// A request head arrived in full.
-    func headArrived(on socket: Int32) {
-        _ = state.withLock { $0.deadlines.removeValue(forKey: socket) }
+    func headArrived(_ deadline: Deadline) {
+        deadline.nanoseconds.store(0, ordering: .relaxed)
     }
 
     /// The connection is about to be closed.
-    func closed(_ socket: Int32) {
-        _ = state.withLock { $0.deadlines.removeValue(forKey: socket) }
+    func closed(_ deadline: Deadline) {
+        state.withLock { state in
+            if state.connections[deadline.socket] === deadline { state.connections[deadline.socket] = nil }
+        }
     }
 
     /// Ends the thread and waits for it.
@@ -54,14 +76,22 @@ final class SlowClientWatchdog: Sendable {
         finished.wait()
     }
 
+    /// `instant` as nanoseconds after the watchdog's start, at least 1.
+    private func nanoseconds(at instant: ContinuousClock.Instant) -> Int64 {
+        let elapsed = (instant - start).components
+        return max(1, elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+    }
+
     private func watch() {
         while true {
             let stopped = state.withLock { state -> Bool in
                 guard !state.stopped else { return true }
-                let now = ContinuousClock.now
-                for (socket, deadline) in state.deadlines where deadline < now {
-                    shutdown(socket, Int32(SHUT_RDWR))
-                    state.deadlines[socket] = nil
+                let now = nanoseconds(at: .now)
+                for deadline in state.connections.values {
+                    let due = deadline.nanoseconds.load(ordering: .relaxed)
+                    guard due != 0, due < now else { continue }
+                    shutdown(deadline.socket, Int32(SHUT_RDWR))
+                    deadline.nanoseconds.store(0, ordering: .relaxed)
                 }
                 return false
             }

@@ -59,16 +59,7 @@ final class Loader: Sendable {
         if request.method.isSafe { request.bodyStream?.cancel() }
         var redirects: [URL] = []
         var visited: Set<String> = []
-        var headers = defaultHeaders
-        if !(credentialOrigin.map(url.isSameOrigin(as:)) ?? false) {
-            for name in HTTPHeaders.credentialNames { headers.remove(name) }
-        }
-        for name in Set(request.headers.map { $0.name.lowercased() }) {
-            headers.remove(name)
-        }
-        for field in request.headers {
-            headers.append(name: field.name, value: field.value)
-        }
+        var headers = requestHeaders(request, to: url)
         while true {
             var hop = HTTPRequest(
                 method: method, url: current, headers: headers, body: body, bodyStream: bodyStream,
@@ -126,6 +117,22 @@ final class Loader: Sendable {
             logger.debug("redirect \(response.status) \(current.redactedForMessages) -> \(next.redactedForMessages)")
             current = next
         }
+    }
+
+    /// The fields sent for `request` to `url`: the default fields (credentials only to the
+    /// credential origin), each replaced by the request's own of the same name.
+    func requestHeaders(_ request: WebRequest, to url: URL) -> HTTPHeaders {
+        var headers = defaultHeaders
+        if !(credentialOrigin.map(url.isSameOrigin(as:)) ?? false) {
+            for name in HTTPHeaders.credentialNames { headers.remove(name) }
+        }
+        for name in Set(request.headers.map { $0.name.lowercased() }) {
+            headers.remove(name)
+        }
+        for field in request.headers {
+            headers.append(name: field.name, value: field.value)
+        }
+        return headers
     }
 
     /// Fields describing request content, dropped when a redirect turns the request into a GET.

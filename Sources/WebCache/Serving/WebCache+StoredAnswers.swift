@@ -1,0 +1,90 @@
+import CacheStore
+import Foundation
+import HTTPCaching
+import HTTPCore
+
+extension WebCache {
+    /// The stored response that answers `request` as it is stored, decided at once on the calling
+    /// thread: no suspension, no network, one indexed lookup. An HTTP server can then send the head
+    /// and copy the body into its own buffers (``CacheStore/copyBody(bodyID:into:)``,
+    /// ``CacheStore/bodyCopier(bodyID:)``) without going through ``load(_:policy:)``.
+    ///
+    /// It gives exactly what ``load(_:policy:)`` would serve from the store without asking the
+    /// network: a `GET` or `HEAD` whose matching variant is fresh (or, under
+    /// ``CachePolicy/returnCacheDataElseLoad`` and ``CachePolicy/returnCacheDataDontLoad``, any
+    /// matching variant). Everything else is `nil`, for ``load(_:policy:)`` to answer: a miss, a
+    /// stale entry, a `Range` request, content to be decoded on the way out, a body over
+    /// ``WebRequest/maximumBodySize``, a URL that does not resolve, a store that cannot be read.
+    ///
+    /// The hit is not recorded yet: call ``recordHit(of:)`` once the answer is sent.
+    public func storedAnswer(
+        for request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy
+    ) -> StoredAnswer? {
+        guard request.method == .get || request.method == .head, let url = try? resolve(request.url) else { return nil }
+        return loader.storedAnswer(url, request: request, policy: policy, context: context)
+    }
+
+    /// Records that `answer` was served, as ``load(_:policy:)`` does for each hit.
+    public func recordHit(of answer: StoredAnswer) {
+        if let id = answer.entry.id { _ = store.recordHit(entryID: id, at: loader.clock()) }
+    }
+
+    /// The error to report when copying the body of `answer` failed with `error` after its head was
+    /// sent; a damaged body is first removed from the store with the entries that use it (unless the
+    /// policy forbade the network), so that the next request fetches it again, as ``load(_:policy:)``
+    /// does when it finds a streamed body damaged.
+    public func storedBodyFailed(_ answer: StoredAnswer, with error: any Error) async -> WebCacheError {
+        guard let damage = error as? CacheStore.Error, damage.code == .damagedBody else {
+            return WebCacheError(.store, "The stored body of \(answer.entry.url) could not be read.", cause: error)
+        }
+        return await loader.damage(of: answer.entry, url: answer.url, cause: damage, discarding: answer.discardsDamage,
+                                   streamed: true)
+    }
+}
+
+extension Loader {
+    /// The stored answer to `request` for `url` (see ``WebCache/storedAnswer(for:policy:)``): the
+    /// choices of ``load(_:request:policy:context:)`` for a stored response served as it is.
+    func storedAnswer(_ url: URL, request: WebRequest, policy: CachePolicy, context: RequestContext) -> StoredAnswer? {
+        if store.configuration.readOnly, policy != .returnCacheDataDontLoad { return nil }
+        var hop = HTTPRequest(method: request.method, url: url, headers: requestHeaders(request, to: url),
+                              refusesPrivateAddresses: request.refusesPrivateAddresses)
+        hop.decodesContent = request.decodesContent
+        // Ranges are cut from the stored body by the loader.
+        if request.method == .get, hop.headers.contains("Range") { return nil }
+        guard let entries = try? lookupVariants(of: url.cacheKey, context: context) else { return nil }
+        let stored = entries.map(\.storedResponse)
+        guard let matching = HTTPCachePolicy.matchingVariants(stored, request: hop.headers).first else { return nil }
+        let now = clock()
+        let chosen: (index: Int, source: ResponseSource, age: TimeInterval)
+        switch policy {
+        case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
+            chosen = (matching, stored[matching].isFresh(now: now) ? .hit : .stale, stored[matching].currentAge(now: now))
+        case .useProtocolCachePolicy, .offlineFallback:
+            guard case .fresh(let index, let age) = HTTPCachePolicy.decide(request: hop, variants: stored, now: now),
+                !Self.mustNotServeDecoded(entries[index], stored[index], to: hop)
+            else { return nil }
+            chosen = (index, .hit, age)
+        case .reloadIgnoringCacheData:
+            return nil
+        }
+        let entry = entries[chosen.index]
+        var headers = Self.storedHeaders(entry.headers)
+        // Content stored coded, for a caller that takes it decoded, is decoded by the loader.
+        if request.decodesContent, headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) != nil { return nil }
+        if chosen.age > 0 { headers["Age"] = String(Int(chosen.age)) }
+        // Decoded when stored: the origin's strong tag names the coded bytes.
+        if entry.decodedFrom != nil { headers.weakenEntityTag() }
+        var body = StoredAnswer.Body.none
+        if let bodyID = entry.bodyID {
+            // The stored body's length is known, whatever framing the origin used (RFC 9110 §8.6).
+            headers["Content-Length"] = String(entry.bodySize)
+            if request.method != .head {
+                if let limit = request.maximumBodySize, entry.bodySize > limit { return nil }
+                body = .stored(id: bodyID, size: entry.bodySize)
+            }
+        }
+        return StoredAnswer(url: url, status: entry.status, headers: headers, source: chosen.source, age: chosen.age,
+                            body: body, entry: entry, discardsDamage: policy != .returnCacheDataDontLoad)
+    }
+}
