@@ -4,7 +4,7 @@ import Foundation
 /// the `@import`'s media, the `image-set()` options and the `@font-face` rule, read from the text
 /// of each prelude and declaration as the tokenizer passes it on.
 ///
-/// The tokenizer hands every scalar outside comments to ``append(_:)`` and says where blocks and
+/// The tokenizer hands every byte outside comments to ``append(_:)`` and says where blocks and
 /// declarations begin and end; a URL it finds is held until the end of its declaration (or, in
 /// `@font-face`, of its rule), when what follows it (`2x`, `format("woff2")`, `print`) is known,
 /// and then released with its ``Reference/Condition``. The font families that rules name are
@@ -24,7 +24,8 @@ struct CSSRuleContext: Sendable {
         case media(String), style(String), fontFace, keyframes, other
     }
 
-    private var text: [Unicode.Scalar] = []
+    /// The UTF-8 of the current prelude or declaration.
+    private var text: [UInt8] = []
     private var textOverflowed = false
     private var blocks: [Block] = []
     private var held: [CSSTokenizer.Found] = []
@@ -64,16 +65,17 @@ struct CSSRuleContext: Sendable {
 
     // MARK: - Input from the tokenizer
 
-    mutating func append(_ scalar: Unicode.Scalar) {
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
         if text.count < Self.maximumTextLength {
-            text.append(scalar)
+            text.append(byte)
         } else {
             textOverflowed = true
         }
     }
 
     /// Takes back the `/` that turned out to start a comment.
-    mutating func dropLastScalar() {
+    mutating func dropLastByte() {
         if !textOverflowed, !text.isEmpty { text.removeLast() }
     }
 
@@ -101,7 +103,7 @@ struct CSSRuleContext: Sendable {
         guard let (textStart, firstHeld) = imageSet else { return }
         imageSet = nil
         guard !textOverflowed, textStart <= text.count - 1, firstHeld <= held.count else { return }
-        let arguments = String(String.UnicodeScalarView(text[textStart..<(text.count - 1)]))
+        let arguments = String(decoding: text[textStart..<(text.count - 1)], as: UTF8.self)
         let options = Self.imageSetOptions(arguments)
         let withURLs = options.indices.filter { options[$0].hasURL }
         let heldIndices = Array(firstHeld..<held.count)
@@ -118,9 +120,9 @@ struct CSSRuleContext: Sendable {
 
     /// A `;`: the end of a declaration or of a statement at-rule such as `@import`.
     mutating func endDeclaration(into found: inout [CSSTokenizer.Found]) {
-        let declaration = textOverflowed ? "" : String(String.UnicodeScalarView(text.dropLast()))
         if let start = importTextStart, !textOverflowed {
-            let media = Self.importMedia(String(String.UnicodeScalarView(text[min(start, text.count)...].dropLast())))
+            let media = Self.importMedia(String(
+                decoding: Self.droppingLastCharacter(text[min(start, text.count)...]), as: UTF8.self))
             if !media.isEmpty, let index = held.lastIndex(where: { $0.construct == .importRule }) {
                 var condition = held[index].condition ?? Reference.Condition()
                 condition.media.append(media)
@@ -128,14 +130,14 @@ struct CSSRuleContext: Sendable {
             }
         }
         importTextStart = nil
-        let declared = read(declaration)
+        let declared = textOverflowed ? nil : readDeclaration()
         release(into: &found, declaration: declared)
         resetText()
     }
 
     /// A `{`: the text so far is the block's prelude.
     mutating func openBlock(into found: inout [CSSTokenizer.Found]) {
-        let prelude = textOverflowed ? nil : String(String.UnicodeScalarView(text.dropLast()))
+        let prelude = textOverflowed ? nil : String(decoding: text.dropLast(), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         release(into: &found)
         resetText()
@@ -250,27 +252,54 @@ struct CSSRuleContext: Sendable {
 
     // MARK: - Declarations
 
-    /// Reads what a declaration says about fonts, and records a style rule's image declaration.
+    /// Reads what the declaration in ``text`` (up to its `;` or `}`) says about fonts, and records
+    /// a style rule's image declaration. Only the property name is read unless it is one of those.
     /// - Returns: The index of the image declaration recorded, if any.
-    private mutating func read(_ declaration: String) -> Int? {
-        guard let colon = declaration.firstIndex(of: ":") else { return nil }
-        let property = declaration[..<colon].trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        var value = String(declaration[declaration.index(after: colon)...])
+    private mutating func readDeclaration() -> Int? {
+        let declaration = Self.droppingLastCharacter(text[...])
+        guard let colon = declaration.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let property = Self.propertyName(declaration[..<colon])
+        let longhand = currentSelector == nil ? nil : Self.imageProperties[property]
+        let namesFonts =
+            isInFontFace
+            ? property == "font-family" || property == "src"
+            : property == "font-family" || property == "font" || property.hasPrefix("--")
+        guard longhand != nil || namesFonts else { return nil }
+        var value = String(decoding: declaration[(colon + 1)...], as: UTF8.self)
         var isImportant = false
         if let important = value.range(of: "!important", options: [.caseInsensitive, .backwards]) {
             value.removeSubrange(important.lowerBound...)
             isImportant = true
         }
         var recorded: Int?
-        if let selector = currentSelector, let longhand = Self.imageProperties[property],
-            imageDeclarations.count < Self.maximumCascade
-        {
+        if let selector = currentSelector, let longhand, imageDeclarations.count < Self.maximumCascade {
             imageDeclarations.append(ImageDeclaration(
                 selector: selector, property: longhand, media: mediaStack, isImportant: isImportant))
             recorded = imageDeclarations.count - 1
         }
-        readFonts(property: property, value: value)
+        if namesFonts { readFonts(property: property, value: value) }
         return recorded
+    }
+
+    /// `bytes` without their last character (the `;`, `}` or `)` that ended them, or the last
+    /// character of the stylesheet), broken UTF-8 counted as the Encoding Standard counts it.
+    private static func droppingLastCharacter(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        guard let last = bytes.last else { return bytes }
+        if last < 0x80 { return bytes.dropLast() }
+        var scalars = String(decoding: bytes, as: UTF8.self).unicodeScalars
+        scalars.removeLast()
+        return Array(String(scalars).utf8)[...]
+    }
+
+    /// A declaration's property name: trimmed, in lower case.
+    private static func propertyName(_ bytes: ArraySlice<UInt8>) -> String {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        }
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(decoding: bytes[first...last].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     private mutating func readFonts(property: String, value: String) {
