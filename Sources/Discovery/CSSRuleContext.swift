@@ -137,13 +137,13 @@ struct CSSRuleContext: Sendable {
 
     /// A `{`: the text so far is the block's prelude.
     mutating func openBlock(into found: inout [CSSTokenizer.Found]) {
-        let prelude = textOverflowed ? nil : String(decoding: text.dropLast(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let prelude = textOverflowed ? nil : Self.trimmed(String(decoding: text.dropLast(), as: UTF8.self))
         release(into: &found)
         resetText()
         let block: Block
         if let prelude {
-            let lowered = prelude.lowercased()
+            // Only at-rules are told apart by name; a style rule's selector keeps its case.
+            let lowered = prelude.hasPrefix("@") ? prelude.lowercased() : ""
             if case .keyframes? = blocks.last {
                 block = .other
             } else if lowered.hasPrefix("@media") {
@@ -265,12 +265,9 @@ struct CSSRuleContext: Sendable {
             ? property == "font-family" || property == "src"
             : property == "font-family" || property == "font" || property.hasPrefix("--")
         guard longhand != nil || namesFonts else { return nil }
-        var value = String(decoding: declaration[(colon + 1)...], as: UTF8.self)
-        var isImportant = false
-        if let important = value.range(of: "!important", options: [.caseInsensitive, .backwards]) {
-            value.removeSubrange(important.lowerBound...)
-            isImportant = true
-        }
+        let important = Self.lastImportant(in: declaration[(colon + 1)...])
+        let isImportant = important != nil
+        let value = String(decoding: declaration[(colon + 1)..<(important ?? declaration.endIndex)], as: UTF8.self)
         var recorded: Int?
         if let selector = currentSelector, let longhand, imageDeclarations.count < Self.maximumCascade {
             imageDeclarations.append(ImageDeclaration(
@@ -291,10 +288,49 @@ struct CSSRuleContext: Sendable {
         return Array(String(scalars).utf8)[...]
     }
 
+    /// Where the last `!important` (in any ASCII case) of `bytes` starts.
+    private static func lastImportant(in bytes: ArraySlice<UInt8>) -> Int? {
+        let word = Array("important".utf8)
+        var index = bytes.endIndex - word.count - 1
+        while index >= bytes.startIndex {
+            if bytes[index] == UInt8(ascii: "!"),
+                zip(bytes[(index + 1)...], word).allSatisfy({ $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 == $1 : $0 == $1 })
+            {
+                return index
+            }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// `text` without the leading and trailing characters of Foundation's `whitespacesAndNewlines`
+    /// (Unicode spaces and line separators, tab to carriage return, U+0085), trimmed without
+    /// bridging to `NSString`.
+    static func trimmed(_ text: String) -> String { trimmed(Substring(text)) }
+
+    /// ``trimmed(_:)-(String)`` of a substring.
+    static func trimmed(_ text: Substring) -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x09...0x0D, 0x20, 0x85, 0xA0: return true
+            case 0..<0x80: return false
+            default:
+                switch scalar.properties.generalCategory {
+                case .spaceSeparator, .lineSeparator, .paragraphSeparator: return true
+                default: return false
+                }
+            }
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(scalars[first..<scalars.index(after: last)])
+    }
+
     /// A declaration's property name: trimmed, in lower case.
     private static func propertyName(_ bytes: ArraySlice<UInt8>) -> String {
         guard bytes.allSatisfy({ $0 < 0x80 }) else {
-            return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            return trimmed(String(decoding: bytes, as: UTF8.self)).lowercased()
         }
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
@@ -338,9 +374,9 @@ struct CSSRuleContext: Sendable {
     /// The media query list after an `@import`'s URL, without `layer` and `supports()` (CSS Cascade
     /// Level 5 §2.2 "Importing Style Sheets").
     static func importMedia(_ text: String) -> String {
-        var rest = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        var rest = Substring(trimmed(text))
         // After `url("x.css"`, the string's closing parenthesis is still to come.
-        if rest.hasPrefix(")") { rest = Substring(rest.dropFirst().trimmingCharacters(in: .whitespacesAndNewlines)) }
+        if rest.hasPrefix(")") { rest = Substring(trimmed(rest.dropFirst())) }
         func dropFunction(_ name: String) {
             guard rest.lowercased().hasPrefix(name + "(") else { return }
             var depth = 0
@@ -357,11 +393,11 @@ struct CSSRuleContext: Sendable {
                 index = rest.index(after: index)
             }
             if depth != 0 { rest = "" }
-            rest = Substring(rest.trimmingCharacters(in: .whitespacesAndNewlines))
+            rest = Substring(trimmed(rest))
         }
         dropFunction("layer")
         if rest.lowercased() == "layer" || rest.lowercased().hasPrefix("layer ") { rest = rest.dropFirst(5) }
-        rest = Substring(rest.trimmingCharacters(in: .whitespacesAndNewlines))
+        rest = Substring(trimmed(rest))
         dropFunction("supports")
         return String(rest)
     }
