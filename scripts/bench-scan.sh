@@ -110,8 +110,9 @@ per_byte() {
 }
 
 echo "Timing (best of 5 passes each)" >&2
-read -r _ html_rate _ < <("$bin/webcache-bench" scan --measure | grep '^html')
-read -r _ css_rate _ < <("$bin/webcache-bench" scan --measure | grep '^css')
+"$bin/webcache-bench" scan --measure >"$work/measure.txt"
+read -r _ html_rate _ < <(grep '^html' "$work/measure.txt")
+read -r _ css_rate _ < <(grep '^css' "$work/measure.txt")
 read -r floor_html _ < <("$work/floor" '<' 5 "${pages[@]}")
 read -r floor_css _ < <("$work/floor" '(' 5 "${sheets[@]}")
 read -r gumbo_rate < <("$work/gumbo" 5 "${pages[@]}")
@@ -134,8 +135,9 @@ echo "| HTML, beside a real HTML5 parser | ${html_rate} MB/s | libgumbo ${gumbo_
 echo "| CSS scanning, 20 stylesheets, $(mb "$css_bytes"), 16 KiB chunks | ${css_rate} MB/s | memchr for every \`(\`: ${floor_css} MB/s | $(ratio "$css_rate" "$floor_css") | ${css_ipb} (memchr: ${floor_css_ipb}) |"
 if [ -n "$before" ]; then
     echo "Measuring the earlier build in $before" >&2
-    read -r _ before_html _ < <("$before/webcache-bench" scan --measure | grep '^html')
-    read -r _ before_css _ < <("$before/webcache-bench" scan --measure | grep '^css')
+    "$before/webcache-bench" scan --measure >"$work/measure-before.txt"
+    read -r _ before_html _ < <(grep '^html' "$work/measure-before.txt")
+    read -r _ before_css _ < <(grep '^css' "$work/measure-before.txt")
     before_html_ipb=$(per_byte "$html_bytes" "$before/webcache-bench scan --passes 1 --html" "$before/webcache-bench scan --passes 2 --html")
     before_css_ipb=$(per_byte "$css_bytes" "$before/webcache-bench scan --passes 1 --css" "$before/webcache-bench scan --passes 2 --css")
     echo "| HTML scanning, this build beside the earlier one | ${html_rate} MB/s | before: ${before_html} MB/s | $(ratio "$html_rate" "$before_html") | ${html_ipb} (before: ${before_html_ipb}) |"
