@@ -124,7 +124,7 @@ floor_html_ipb=$(per_byte "$html_bytes" "$work/floor '<' 1 ${pages[*]}" "$work/f
 floor_css_ipb=$(per_byte "$css_bytes" "$work/floor '(' 1 ${sheets[*]}" "$work/floor '(' 2 ${sheets[*]}")
 gumbo_ipb=$(per_byte "$html_bytes" "$work/gumbo 1 ${pages[*]}" "$work/gumbo 2 ${pages[*]}")
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3gx", a / b }'; }
 mb() { awk -v n="$1" 'BEGIN { printf "%.1f MB", n / 1e6 }'; }
 gumbo_version=$(dpkg-query -W -f='${Version}' libgumbo1 2>/dev/null || echo "?")
 

@@ -77,14 +77,7 @@ import WebCacheTestSupport
     static func scanHTML(_ document: ScanCorpus.Document, chunks: [Int]?) -> String {
         let options = HTMLScanner.Options(includesMedia: true)
         var scanner = HTMLScanner(documentURL: pageURL, charset: document.charset, options: options)
-        var references: [Reference] = []
-        var offset = 0
-        for length in chunks ?? [document.bytes.count] {
-            let end = min(offset + length, document.bytes.count)
-            references += scanner.feed(document.bytes[offset..<end])
-            offset = end
-        }
-        references += scanner.finish()
+        let references = feed(document.bytes, in: chunks) { scanner.feed($0) } + scanner.finish()
         return [
             "encoding \(canonical(scanner.encoding as Any)) base \(scanner.baseURL.absoluteString)",
             "references " + canonical(references),
@@ -96,19 +89,26 @@ import WebCacheTestSupport
     /// Everything the CSS scanner reports about `document`, fed whole or in `chunks`.
     static func scanCSS(_ document: ScanCorpus.Document, chunks: [Int]?) -> String {
         var scanner = CSSScanner(stylesheetURL: cssURL, charset: document.charset)
-        var references: [Reference] = []
-        var offset = 0
-        for length in chunks ?? [document.bytes.count] {
-            let end = min(offset + length, document.bytes.count)
-            references += scanner.feed(document.bytes[offset..<end])
-            offset = end
-        }
-        references += scanner.finish()
+        let references = feed(document.bytes, in: chunks) { scanner.feed($0) } + scanner.finish()
         return [
             "encoding \(canonical(scanner.encoding as Any))",
             "references " + canonical(references),
             "fonts " + canonical(scanner.usedFontFamilies),
         ].joined(separator: "\n")
+    }
+
+    /// What `scan` returns for `bytes`, given whole or cut into `chunks`.
+    private static func feed(_ bytes: [UInt8], in chunks: [Int]?, to scan: (ArraySlice<UInt8>) -> [Reference])
+        -> [Reference]
+    {
+        var references: [Reference] = []
+        var offset = 0
+        for length in chunks ?? [bytes.count] {
+            let end = min(offset + length, bytes.count)
+            references += scan(bytes[offset..<end])
+            offset = end
+        }
+        return references
     }
 
     /// A rendering of `value` that is the same in every process: sets and dictionaries are sorted.
