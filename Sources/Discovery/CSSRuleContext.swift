@@ -4,7 +4,7 @@ import Foundation
 /// the `@import`'s media, the `image-set()` options and the `@font-face` rule, read from the text
 /// of each prelude and declaration as the tokenizer passes it on.
 ///
-/// The tokenizer hands every scalar outside comments to ``append(_:)`` and says where blocks and
+/// The tokenizer hands every byte outside comments to ``append(_:)`` and says where blocks and
 /// declarations begin and end; a URL it finds is held until the end of its declaration (or, in
 /// `@font-face`, of its rule), when what follows it (`2x`, `format("woff2")`, `print`) is known,
 /// and then released with its ``Reference/Condition``. The font families that rules name are
@@ -24,7 +24,8 @@ struct CSSRuleContext: Sendable {
         case media(String), style(String), fontFace, keyframes, other
     }
 
-    private var text: [Unicode.Scalar] = []
+    /// The UTF-8 of the current prelude or declaration.
+    private var text: [UInt8] = []
     private var textOverflowed = false
     private var blocks: [Block] = []
     private var held: [CSSTokenizer.Found] = []
@@ -64,16 +65,17 @@ struct CSSRuleContext: Sendable {
 
     // MARK: - Input from the tokenizer
 
-    mutating func append(_ scalar: Unicode.Scalar) {
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
         if text.count < Self.maximumTextLength {
-            text.append(scalar)
+            text.append(byte)
         } else {
             textOverflowed = true
         }
     }
 
     /// Takes back the `/` that turned out to start a comment.
-    mutating func dropLastScalar() {
+    mutating func dropLastByte() {
         if !textOverflowed, !text.isEmpty { text.removeLast() }
     }
 
@@ -101,7 +103,7 @@ struct CSSRuleContext: Sendable {
         guard let (textStart, firstHeld) = imageSet else { return }
         imageSet = nil
         guard !textOverflowed, textStart <= text.count - 1, firstHeld <= held.count else { return }
-        let arguments = String(String.UnicodeScalarView(text[textStart..<(text.count - 1)]))
+        let arguments = String(decoding: text[textStart..<(text.count - 1)], as: UTF8.self)
         let options = Self.imageSetOptions(arguments)
         let withURLs = options.indices.filter { options[$0].hasURL }
         let heldIndices = Array(firstHeld..<held.count)
@@ -118,9 +120,9 @@ struct CSSRuleContext: Sendable {
 
     /// A `;`: the end of a declaration or of a statement at-rule such as `@import`.
     mutating func endDeclaration(into found: inout [CSSTokenizer.Found]) {
-        let declaration = textOverflowed ? "" : String(String.UnicodeScalarView(text.dropLast()))
         if let start = importTextStart, !textOverflowed {
-            let media = Self.importMedia(String(String.UnicodeScalarView(text[min(start, text.count)...].dropLast())))
+            let media = Self.importMedia(String(
+                decoding: Self.droppingLastCharacter(text[min(start, text.count)...]), as: UTF8.self))
             if !media.isEmpty, let index = held.lastIndex(where: { $0.construct == .importRule }) {
                 var condition = held[index].condition ?? Reference.Condition()
                 condition.media.append(media)
@@ -128,20 +130,20 @@ struct CSSRuleContext: Sendable {
             }
         }
         importTextStart = nil
-        let declared = read(declaration)
+        let declared = textOverflowed ? nil : readDeclaration()
         release(into: &found, declaration: declared)
         resetText()
     }
 
     /// A `{`: the text so far is the block's prelude.
     mutating func openBlock(into found: inout [CSSTokenizer.Found]) {
-        let prelude = textOverflowed ? nil : String(String.UnicodeScalarView(text.dropLast()))
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let prelude = textOverflowed ? nil : Self.trimmed(String(decoding: text.dropLast(), as: UTF8.self))
         release(into: &found)
         resetText()
         let block: Block
         if let prelude {
-            let lowered = prelude.lowercased()
+            // Only at-rules are told apart by name; a style rule's selector keeps its case.
+            let lowered = prelude.hasPrefix("@") ? prelude.lowercased() : ""
             if case .keyframes? = blocks.last {
                 block = .other
             } else if lowered.hasPrefix("@media") {
@@ -250,27 +252,90 @@ struct CSSRuleContext: Sendable {
 
     // MARK: - Declarations
 
-    /// Reads what a declaration says about fonts, and records a style rule's image declaration.
+    /// Reads what the declaration in ``text`` (up to its `;` or `}`) says about fonts, and records
+    /// a style rule's image declaration. Only the property name is read unless it is one of those.
     /// - Returns: The index of the image declaration recorded, if any.
-    private mutating func read(_ declaration: String) -> Int? {
-        guard let colon = declaration.firstIndex(of: ":") else { return nil }
-        let property = declaration[..<colon].trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        var value = String(declaration[declaration.index(after: colon)...])
-        var isImportant = false
-        if let important = value.range(of: "!important", options: [.caseInsensitive, .backwards]) {
-            value.removeSubrange(important.lowerBound...)
-            isImportant = true
-        }
+    private mutating func readDeclaration() -> Int? {
+        let declaration = Self.droppingLastCharacter(text[...])
+        guard let colon = declaration.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let property = Self.propertyName(declaration[..<colon])
+        let longhand = currentSelector == nil ? nil : Self.imageProperties[property]
+        let namesFonts =
+            isInFontFace
+            ? property == "font-family" || property == "src"
+            : property == "font-family" || property == "font" || property.hasPrefix("--")
+        guard longhand != nil || namesFonts else { return nil }
+        let important = Self.lastImportant(in: declaration[(colon + 1)...])
+        let isImportant = important != nil
+        let value = String(decoding: declaration[(colon + 1)..<(important ?? declaration.endIndex)], as: UTF8.self)
         var recorded: Int?
-        if let selector = currentSelector, let longhand = Self.imageProperties[property],
-            imageDeclarations.count < Self.maximumCascade
-        {
+        if let selector = currentSelector, let longhand, imageDeclarations.count < Self.maximumCascade {
             imageDeclarations.append(ImageDeclaration(
                 selector: selector, property: longhand, media: mediaStack, isImportant: isImportant))
             recorded = imageDeclarations.count - 1
         }
-        readFonts(property: property, value: value)
+        if namesFonts { readFonts(property: property, value: value) }
         return recorded
+    }
+
+    /// `bytes` without their last character (the `;`, `}` or `)` that ended them, or the last
+    /// character of the stylesheet), broken UTF-8 counted as the Encoding Standard counts it.
+    private static func droppingLastCharacter(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        guard let last = bytes.last else { return bytes }
+        if last < 0x80 { return bytes.dropLast() }
+        var scalars = String(decoding: bytes, as: UTF8.self).unicodeScalars
+        scalars.removeLast()
+        return Array(String(scalars).utf8)[...]
+    }
+
+    /// Where the last `!important` (in any ASCII case) of `bytes` starts.
+    private static func lastImportant(in bytes: ArraySlice<UInt8>) -> Int? {
+        let word = Array("important".utf8)
+        var index = bytes.endIndex - word.count - 1
+        while index >= bytes.startIndex {
+            if bytes[index] == UInt8(ascii: "!"),
+                zip(bytes[(index + 1)...], word).allSatisfy({ $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 == $1 : $0 == $1 })
+            {
+                return index
+            }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// `text` without the leading and trailing characters of Foundation's `whitespacesAndNewlines`
+    /// (Unicode spaces and line separators, tab to carriage return, U+0085), trimmed without
+    /// bridging to `NSString`.
+    static func trimmed(_ text: String) -> String { trimmed(Substring(text)) }
+
+    /// ``trimmed(_:)-(String)`` of a substring.
+    static func trimmed(_ text: Substring) -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x09...0x0D, 0x20, 0x85, 0xA0: return true
+            case 0..<0x80: return false
+            default:
+                switch scalar.properties.generalCategory {
+                case .spaceSeparator, .lineSeparator, .paragraphSeparator: return true
+                default: return false
+                }
+            }
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(scalars[first..<scalars.index(after: last)])
+    }
+
+    /// A declaration's property name: trimmed, in lower case.
+    private static func propertyName(_ bytes: ArraySlice<UInt8>) -> String {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            return trimmed(String(decoding: bytes, as: UTF8.self)).lowercased()
+        }
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(decoding: bytes[first...last].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     private mutating func readFonts(property: String, value: String) {
@@ -309,9 +374,9 @@ struct CSSRuleContext: Sendable {
     /// The media query list after an `@import`'s URL, without `layer` and `supports()` (CSS Cascade
     /// Level 5 §2.2 "Importing Style Sheets").
     static func importMedia(_ text: String) -> String {
-        var rest = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        var rest = Substring(trimmed(text))
         // After `url("x.css"`, the string's closing parenthesis is still to come.
-        if rest.hasPrefix(")") { rest = Substring(rest.dropFirst().trimmingCharacters(in: .whitespacesAndNewlines)) }
+        if rest.hasPrefix(")") { rest = Substring(trimmed(rest.dropFirst())) }
         func dropFunction(_ name: String) {
             guard rest.lowercased().hasPrefix(name + "(") else { return }
             var depth = 0
@@ -328,11 +393,11 @@ struct CSSRuleContext: Sendable {
                 index = rest.index(after: index)
             }
             if depth != 0 { rest = "" }
-            rest = Substring(rest.trimmingCharacters(in: .whitespacesAndNewlines))
+            rest = Substring(trimmed(rest))
         }
         dropFunction("layer")
         if rest.lowercased() == "layer" || rest.lowercased().hasPrefix("layer ") { rest = rest.dropFirst(5) }
-        rest = Substring(rest.trimmingCharacters(in: .whitespacesAndNewlines))
+        rest = Substring(trimmed(rest))
         dropFunction("supports")
         return String(rest)
     }

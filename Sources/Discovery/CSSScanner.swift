@@ -21,9 +21,11 @@ public struct CSSScanner: Sendable {
     /// properties), in lower case: the `@font-face` rules a page needs.
     public var usedFontFamilies: Set<FontFamilyUse> { tokenizer.context.usedFontFamilies }
 
+    private let base: URLCleaner.Base
     private var input: InputDecoder
     private var tokenizer = CSSTokenizer()
-    private var scalars: [Unicode.Scalar] = []
+    /// The UTF-8 of a stylesheet in another encoding, a slice at a time.
+    private var decoded: [UInt8] = []
     private var isFinished = false
 
     /// Creates a scanner for one stylesheet.
@@ -33,6 +35,7 @@ public struct CSSScanner: Sendable {
     ///   - charset: The `charset` parameter of the response's `Content-Type`, if any.
     public init(stylesheetURL: URL, charset: String? = nil) {
         self.stylesheetURL = stylesheetURL
+        self.base = URLCleaner.Base(stylesheetURL)
         self.input = InputDecoder(declaration: .cssCharsetRule, transportLabel: charset, fallback: .utf8)
     }
 
@@ -53,9 +56,9 @@ public struct CSSScanner: Sendable {
     public mutating func finish() -> [Reference] {
         precondition(!isFinished, "CSSScanner.finish() was called twice.")
         isFinished = true
-        scalars.removeAll(keepingCapacity: true)
-        input.finish(into: &scalars)
-        tokenizer.consume(scalars)
+        decoded.removeAll(keepingCapacity: true)
+        input.finish(into: &decoded)
+        consumeDecoded()
         tokenizer.finish()
         return takeReferences()
     }
@@ -74,17 +77,27 @@ public struct CSSScanner: Sendable {
         var offset = 0
         while offset < bytes.count {
             let end = min(offset + HTMLScanner.sliceLength, bytes.count)
-            scalars.removeAll(keepingCapacity: true)
-            input.decode(UnsafeBufferPointer(rebasing: bytes[offset..<end]), into: &scalars)
-            tokenizer.consume(scalars)
+            let slice = UnsafeBufferPointer(rebasing: bytes[offset..<end])
+            decoded.removeAll(keepingCapacity: true)
+            if input.decode(slice, into: &decoded) {
+                tokenizer.consume(slice)
+            } else {
+                consumeDecoded()
+            }
             offset = end
         }
+    }
+
+    /// Tokenizes what ``decoded`` holds.
+    private mutating func consumeDecoded() {
+        let bytes = decoded
+        bytes.withUnsafeBufferPointer { tokenizer.consume($0) }
     }
 
     private mutating func takeReferences() -> [Reference] {
         defer { tokenizer.found.removeAll(keepingCapacity: true) }
         return tokenizer.found.compactMap { item in
-            URLCleaner.resolve(item.value, against: stylesheetURL).map {
+            URLCleaner.resolve(item.value, against: base).map {
                 Reference(url: $0, kind: item.kind, source: Reference.Source(css: item.construct), isRequisite: true,
                           condition: item.condition)
             }

@@ -1,13 +1,18 @@
 /// A streaming CSS tokenizer (CSS Syntax Level 3 §4) that keeps only what locates references.
 ///
-/// It consumes Unicode scalars in pieces of any size and records each URL once its token is
+/// It consumes UTF-8 in pieces of any size and records each URL once its token is
 /// complete: `url(…)` (quoted or not, with escapes), the string or `url()` right after a top-level
 /// `@import`, strings inside `image-set()` and `-webkit-image-set()`, and `src("…")`. References
 /// inside an `@font-face` block are fonts. Comments and strings are tokenized, so a `url(` inside
 /// them is not a reference. An `@import` after the first rule or block is invalid and ignored, as
 /// browsers ignore it.
 ///
-/// Memory is bounded: a string, URL or name longer than ``maximumTokenLength`` scalars is dropped.
+/// Every character that changes its state is ASCII, which in UTF-8 is never part of a longer
+/// sequence, so it runs on bytes: a non-ASCII byte is a name character, as the character it belongs
+/// to is; escapes and broken sequences are decoded only in the values it records. Comments are
+/// skipped with ``ByteSearch``.
+///
+/// Memory is bounded: a string, URL or name longer than ``maximumTokenLength`` bytes is dropped.
 struct CSSTokenizer: Sendable {
     /// A reference found in CSS, still relative and as written after escapes are decoded.
     struct Found: Sendable, Hashable {
@@ -18,7 +23,7 @@ struct CSSTokenizer: Sendable {
         var condition: Reference.Condition? = nil
     }
 
-    /// The longest string, URL or identifier kept: 64 Ki scalars.
+    /// The longest string, URL or identifier kept: 64 KiB of UTF-8.
     static let maximumTokenLength = 64 * 1024
     /// The deepest nesting of parentheses that is tracked.
     private static let maximumParenthesisDepth = 64
@@ -43,8 +48,8 @@ struct CSSTokenizer: Sendable {
     }
 
     private var state = State.normal
-    private var quote: Unicode.Scalar = "\""
-    private var buffer: [Unicode.Scalar] = []
+    private var quote = UInt8(ascii: "\"")
+    private var buffer: [UInt8] = []
     private var overflowed = false
     private var escaped = false
     /// Hex digits read so far in an escape such as `\61 `, whose digits and one trailing space belong to it.
@@ -62,9 +67,22 @@ struct CSSTokenizer: Sendable {
 
     // MARK: - Input
 
-    /// Tokenizes the next piece of a stylesheet.
-    mutating func consume(_ scalars: some Sequence<Unicode.Scalar>) {
-        for scalar in scalars { step(scalar) }
+    /// Tokenizes the next piece of a stylesheet, as UTF-8.
+    mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var index = 0
+        while index < bytes.count {
+            if state == .comment {
+                // Skip to the next `*`, which may end the comment.
+                guard let star = ByteSearch.first(UInt8(ascii: "*"), in: bytes, from: index, to: bytes.count) else {
+                    return
+                }
+                state = .commentStar
+                index = star + 1
+                continue
+            }
+            step(bytes[index])
+            index += 1
+        }
     }
 
     /// Ends the stylesheet: an unterminated string or `url(` still counts, as in browsers.
@@ -79,17 +97,17 @@ struct CSSTokenizer: Sendable {
         context.finish(into: &found)
     }
 
-    private mutating func step(_ scalar: Unicode.Scalar) {
+    private mutating func step(_ scalar: UInt8) {
         switch state {
         case .comment, .commentStar: break
-        case .slash where scalar == "*": context.dropLastScalar()
+        case .slash where scalar == UInt8(ascii: "*"): context.dropLastByte()
         default: context.append(scalar)
         }
         switch state {
         case .normal:
             normal(scalar)
         case .slash:
-            if scalar == "*" {
+            if scalar == UInt8(ascii: "*") {
                 state = .comment
             } else {
                 state = .normal
@@ -97,11 +115,11 @@ struct CSSTokenizer: Sendable {
                 normal(scalar)
             }
         case .comment:
-            if scalar == "*" { state = .commentStar }
+            if scalar == UInt8(ascii: "*") { state = .commentStar }
         case .commentStar:
-            if scalar == "/" {
+            if scalar == UInt8(ascii: "/") {
                 state = .normal
-            } else if scalar != "*" {
+            } else if scalar != UInt8(ascii: "*") {
                 state = .comment
             }
         case .string:
@@ -113,7 +131,7 @@ struct CSSTokenizer: Sendable {
         case .urlUnquoted:
             urlUnquoted(scalar)
         case .urlAfterSpace:
-            if scalar == ")" {
+            if scalar == UInt8(ascii: ")") {
                 state = .normal
                 urlToken()
             } else if !Self.isWhitespace(scalar) {
@@ -127,38 +145,38 @@ struct CSSTokenizer: Sendable {
 
     // MARK: - States
 
-    private mutating func normal(_ scalar: Unicode.Scalar) {
+    private mutating func normal(_ scalar: UInt8) {
         switch scalar {
-        case " ", "\t", "\n", "\r", "\u{0C}":
+        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C:
             break
-        case "/":
+        case UInt8(ascii: "/"):
             state = .slash
-        case "\"", "'":
+        case UInt8(ascii: "\""), UInt8(ascii: "'"):
             startToken(.string)
             quote = scalar
-        case "\\":
+        case UInt8(ascii: "\\"):
             startToken(.name)
             nameKind = .identifier
             append(scalar)
             escaped = true
-        case "@":
+        case UInt8(ascii: "@"):
             startToken(.name)
             nameKind = .atKeyword
-        case "#":
+        case UInt8(ascii: "#"):
             startToken(.name)
             nameKind = .hashOrNumber
-        case "0"..."9":
+        case UInt8(ascii: "0")...UInt8(ascii: "9"):
             startToken(.name)
             nameKind = .hashOrNumber
-        case "(":
+        case UInt8(ascii: "("):
             openParenthesis(.plain)
-        case ")":
+        case UInt8(ascii: ")"):
             closeParenthesis()
-        case "{":
+        case UInt8(ascii: "{"):
             openBlock()
-        case "}":
+        case UInt8(ascii: "}"):
             closeBlock()
-        case ";":
+        case UInt8(ascii: ";"):
             pendingRule = .none
             context.endDeclaration(into: &found)
         default:
@@ -172,17 +190,17 @@ struct CSSTokenizer: Sendable {
         }
     }
 
-    private mutating func string(_ scalar: Unicode.Scalar) {
+    private mutating func string(_ scalar: UInt8) {
         if escaped {
             escaped = false
             append(scalar)
-        } else if scalar == "\\" {
+        } else if scalar == UInt8(ascii: "\\") {
             escaped = true
             append(scalar)
         } else if scalar == quote {
             state = .normal
             stringToken()
-        } else if scalar == "\n" || scalar == "\r" || scalar == "\u{0C}" {
+        } else if scalar == UInt8(ascii: "\n") || scalar == UInt8(ascii: "\r") || scalar == 0x0C {
             // A bad string: the token ends here and the newline is whitespace.
             state = .normal
             otherToken()
@@ -191,7 +209,7 @@ struct CSSTokenizer: Sendable {
         }
     }
 
-    private mutating func name(_ scalar: Unicode.Scalar) {
+    private mutating func name(_ scalar: UInt8) {
         if continuesHexEscape(scalar) { return }
         if escaped {
             escaped = false
@@ -204,17 +222,17 @@ struct CSSTokenizer: Sendable {
                 normal(scalar)
             } else {
                 append(scalar)
-                if scalar.properties.isASCIIHexDigit { escapeHexDigits = 1 }
+                if Self.hexValue(scalar) != nil { escapeHexDigits = 1 }
             }
             return
         }
-        if Self.isNameCharacter(scalar) || ("0"..."9").contains(scalar) || scalar == "-" {
+        if Self.isNameCharacter(scalar) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(scalar) {
             append(scalar)
-        } else if scalar == "\\" {
+        } else if scalar == UInt8(ascii: "\\") {
             escaped = true
             append(scalar)
-        } else if scalar == "(" && nameKind == .identifier {
-            let function = Self.decodeEscapes(buffer).lowercased()
+        } else if scalar == UInt8(ascii: "(") && nameKind == .identifier {
+            let function = Self.lowercasedName(buffer)
             if function == "url" && !overflowed {
                 state = .urlStart
             } else {
@@ -228,16 +246,16 @@ struct CSSTokenizer: Sendable {
         }
     }
 
-    private mutating func urlStart(_ scalar: Unicode.Scalar) {
+    private mutating func urlStart(_ scalar: UInt8) {
         switch scalar {
-        case " ", "\t", "\n", "\r", "\u{0C}":
+        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C:
             break
-        case "\"", "'":
+        case UInt8(ascii: "\""), UInt8(ascii: "'"):
             // `url("x")` is a function token followed by a string token.
             openParenthesis(.url)
             startToken(.string)
             quote = scalar
-        case ")":
+        case UInt8(ascii: ")"):
             state = .normal
             pendingRule = .none
         default:
@@ -246,7 +264,7 @@ struct CSSTokenizer: Sendable {
         }
     }
 
-    private mutating func urlUnquoted(_ scalar: Unicode.Scalar) {
+    private mutating func urlUnquoted(_ scalar: UInt8) {
         if continuesHexEscape(scalar) { return }
         if escaped {
             escaped = false
@@ -254,20 +272,20 @@ struct CSSTokenizer: Sendable {
                 state = .badURL
             } else {
                 append(scalar)
-                if scalar.properties.isASCIIHexDigit { escapeHexDigits = 1 }
+                if Self.hexValue(scalar) != nil { escapeHexDigits = 1 }
             }
             return
         }
         switch scalar {
-        case ")":
+        case UInt8(ascii: ")"):
             state = .normal
             urlToken()
-        case " ", "\t", "\n", "\r", "\u{0C}":
+        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C:
             state = .urlAfterSpace
-        case "\\":
+        case UInt8(ascii: "\\"):
             escaped = true
             append(scalar)
-        case "\"", "'", "(", "\u{00}"..."\u{08}", "\u{0B}", "\u{0E}"..."\u{1F}", "\u{7F}":
+        case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "("), 0x00...0x08, 0x0B, 0x0E...0x1F, 0x7F:
             state = .badURL
         default:
             append(scalar)
@@ -275,9 +293,9 @@ struct CSSTokenizer: Sendable {
     }
 
     /// Consumes the rest of a hex escape: up to six digits, then one whitespace; `false` when done.
-    private mutating func continuesHexEscape(_ scalar: Unicode.Scalar) -> Bool {
+    private mutating func continuesHexEscape(_ scalar: UInt8) -> Bool {
         guard escapeHexDigits > 0 else { return false }
-        if escapeHexDigits < 6 && scalar.properties.isASCIIHexDigit {
+        if escapeHexDigits < 6 && Self.hexValue(scalar) != nil {
             append(scalar)
             escapeHexDigits += 1
             return true
@@ -290,12 +308,12 @@ struct CSSTokenizer: Sendable {
         return false
     }
 
-    private mutating func badURL(_ scalar: Unicode.Scalar) {
+    private mutating func badURL(_ scalar: UInt8) {
         if escaped {
             escaped = false
-        } else if scalar == "\\" {
+        } else if scalar == UInt8(ascii: "\\") {
             escaped = true
-        } else if scalar == ")" {
+        } else if scalar == UInt8(ascii: ")") {
             state = .normal
             pendingRule = .none
         }
@@ -309,7 +327,7 @@ struct CSSTokenizer: Sendable {
         escapeHexDigits = 0
     }
 
-    private mutating func append(_ scalar: Unicode.Scalar) {
+    private mutating func append(_ scalar: UInt8) {
         if buffer.count < Self.maximumTokenLength {
             buffer.append(scalar)
         } else {
@@ -353,7 +371,7 @@ struct CSSTokenizer: Sendable {
             otherToken()
             return
         }
-        switch Self.decodeEscapes(buffer).lowercased() {
+        switch Self.lowercasedName(buffer) {
         case "import" where braceDepth == 0 && importsAllowed:
             pendingRule = .importRule
         case "font-face":
@@ -426,62 +444,83 @@ struct CSSTokenizer: Sendable {
 
     // MARK: - Characters
 
-    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == " " || scalar == "\t" || isNewline(scalar)
+    private static func isWhitespace(_ scalar: UInt8) -> Bool {
+        scalar == UInt8(ascii: " ") || scalar == UInt8(ascii: "\t") || isNewline(scalar)
     }
 
-    private static func isNewline(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "\n" || scalar == "\r" || scalar == "\u{0C}"
+    private static func isNewline(_ scalar: UInt8) -> Bool {
+        scalar == UInt8(ascii: "\n") || scalar == UInt8(ascii: "\r") || scalar == 0x0C
     }
 
     /// Name-start code points plus `-`; digits are added where a name continues.
-    private static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
+    private static func isNameCharacter(_ scalar: UInt8) -> Bool {
+        switch scalar {
         case 0x41...0x5A, 0x61...0x7A, 0x5F, 0x2D, 0x80...: return true
         default: return false
         }
     }
 
-    /// Replaces CSS escapes (`\26`, `\"`, `\` + newline in strings) with what they stand for (§4.3.7).
-    static func decodeEscapes(_ raw: [Unicode.Scalar]) -> String {
-        var output = String.UnicodeScalarView()
+    /// The value of an ASCII hex digit.
+    private static func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case 0x30...0x39: UInt32(byte - 0x30)
+        case 0x41...0x46: UInt32(byte - 0x41 + 10)
+        case 0x61...0x66: UInt32(byte - 0x61 + 10)
+        default: nil
+        }
+    }
+
+    /// The name in `raw` with its escapes decoded, in lower case.
+    static func lowercasedName(_ raw: [UInt8]) -> String {
+        guard raw.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "\\") }) else { return decodeEscapes(raw).lowercased() }
+        return String(decoding: raw.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// Replaces CSS escapes (`\26`, `\"`, `\` + newline in strings) with what they stand for
+    /// (§4.3.7), and broken UTF-8 with U+FFFD.
+    static func decodeEscapes(_ raw: [UInt8]) -> String {
+        guard raw.contains(UInt8(ascii: "\\")) else { return String(decoding: raw, as: UTF8.self) }
+        var output: [UInt8] = []
+        output.reserveCapacity(raw.count)
         var index = 0
         while index < raw.count {
-            let scalar = raw[index]
+            let byte = raw[index]
             index += 1
-            guard scalar == "\\" else {
-                output.append(scalar)
+            guard byte == UInt8(ascii: "\\") else {
+                output.append(byte)
                 continue
             }
             guard index < raw.count else { break }
             let next = raw[index]
             if isNewline(next) {
                 index += 1
-                if next == "\r", index < raw.count, raw[index] == "\n" { index += 1 }
+                if next == UInt8(ascii: "\r"), index < raw.count, raw[index] == UInt8(ascii: "\n") { index += 1 }
                 continue
             }
-            guard next.properties.isASCIIHexDigit else {
+            guard hexValue(next) != nil else {
                 output.append(next)
                 index += 1
                 continue
             }
             var value: UInt32 = 0
             var digits = 0
-            while digits < 6, index < raw.count, let digit = UInt32(String(raw[index]), radix: 16) {
+            while digits < 6, index < raw.count, let digit = hexValue(raw[index]) {
                 value = value * 16 + digit
                 digits += 1
                 index += 1
             }
             if index < raw.count, isWhitespace(raw[index]) {
                 index += 1
-                if raw[index - 1] == "\r", index < raw.count, raw[index] == "\n" { index += 1 }
+                if raw[index - 1] == UInt8(ascii: "\r"), index < raw.count, raw[index] == UInt8(ascii: "\n") {
+                    index += 1
+                }
             }
             if value == 0 || (0xD800...0xDFFF).contains(value) || value > 0x10FFFF {
-                output.append(TextDecoder.replacement)
+                output.append(contentsOf: TextDecoder.replacementUTF8)
             } else if let decoded = Unicode.Scalar(value) {
-                output.append(decoded)
+                TextDecoder.append(decoded, to: &output)
             }
         }
-        return String(output)
+        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -4,42 +4,44 @@
 /// equivalent to decoding while tokenizing, because a reference never contains the quote, space or
 /// `>` that ends a value, and it makes chunk boundaries inside a reference harmless.
 enum CharacterReferences {
-    /// Decodes named and numeric references in an attribute value.
+    /// Decodes named and numeric references in an attribute value given as UTF-8 (broken
+    /// sequences become U+FFFD).
     ///
     /// A name matched without its semicolon and followed by `=` or an ASCII letter or digit stays as
     /// written, as HTML requires for attributes ("historical reasons"): `?a=1&amp=2` keeps `&amp`.
-    static func decodeAttributeValue(_ raw: [Unicode.Scalar]) -> String {
-        guard raw.contains("&") else { return String(scalars: raw) }
-        var output = String.UnicodeScalarView()
+    static func decodeAttributeValue(_ raw: [UInt8]) -> String {
+        guard raw.contains(UInt8(ascii: "&")) else { return String(decoding: raw, as: UTF8.self) }
+        var output: [UInt8] = []
+        output.reserveCapacity(raw.count)
         var index = 0
         while index < raw.count {
-            let scalar = raw[index]
-            guard scalar == "&", index + 1 < raw.count else {
-                output.append(scalar)
+            let byte = raw[index]
+            guard byte == UInt8(ascii: "&"), index + 1 < raw.count else {
+                output.append(byte)
                 index += 1
                 continue
             }
-            if raw[index + 1] == "#", let (value, end) = numericReference(raw, from: index + 2) {
-                output.append(value)
+            if raw[index + 1] == UInt8(ascii: "#"), let (value, end) = numericReference(raw, from: index + 2) {
+                TextDecoder.append(value, to: &output)
                 index = end
             } else if let (value, end) = namedReference(raw, from: index + 1) {
-                output.append(value)
+                TextDecoder.append(value, to: &output)
                 index = end
             } else {
-                output.append(scalar)
+                output.append(byte)
                 index += 1
             }
         }
-        return String(output)
+        return String(decoding: output, as: UTF8.self)
     }
 
     // MARK: - Numeric
 
     /// Decodes the digits after `&#`; `nil` if there are none.
-    private static func numericReference(_ raw: [Unicode.Scalar], from start: Int) -> (Unicode.Scalar, Int)? {
+    private static func numericReference(_ raw: [UInt8], from start: Int) -> (Unicode.Scalar, Int)? {
         var index = start
         var radix: UInt32 = 10
-        if index < raw.count, raw[index] == "x" || raw[index] == "X" {
+        if index < raw.count, raw[index] | 0x20 == UInt8(ascii: "x") {
             radix = 16
             index += 1
         }
@@ -50,15 +52,15 @@ enum CharacterReferences {
             index += 1
         }
         guard index > digitsStart else { return nil }
-        if index < raw.count, raw[index] == ";" { index += 1 }
+        if index < raw.count, raw[index] == UInt8(ascii: ";") { index += 1 }
         return (scalar(forNumericValue: value), index)
     }
 
-    private static func digitValue(_ scalar: Unicode.Scalar, radix: UInt32) -> UInt32? {
-        switch scalar.value {
-        case 0x30...0x39: return scalar.value - 0x30
-        case 0x41...0x46 where radix == 16: return scalar.value - 0x41 + 10
-        case 0x61...0x66 where radix == 16: return scalar.value - 0x61 + 10
+    private static func digitValue(_ byte: UInt8, radix: UInt32) -> UInt32? {
+        switch byte {
+        case 0x30...0x39: return UInt32(byte - 0x30)
+        case 0x41...0x46 where radix == 16: return UInt32(byte - 0x41 + 10)
+        case 0x61...0x66 where radix == 16: return UInt32(byte - 0x61 + 10)
         default: return nil
         }
     }
@@ -75,52 +77,34 @@ enum CharacterReferences {
     // MARK: - Named
 
     /// Decodes the name after `&`; `nil` if it is not a reference to decode in an attribute.
-    private static func namedReference(_ raw: [Unicode.Scalar], from start: Int) -> (Unicode.Scalar, Int)? {
-        var name = ""
-        var index = start
-        while index < raw.count, name.unicodeScalars.count <= NamedCharacterReferences.maximumNameLength,
-            isASCIIAlphanumeric(raw[index])
+    private static func namedReference(_ raw: [UInt8], from start: Int) -> (Unicode.Scalar, Int)? {
+        var end = start
+        while end < raw.count, end - start <= NamedCharacterReferences.maximumNameLength,
+            isASCIIAlphanumeric(raw[end])
         {
-            name.unicodeScalars.append(raw[index])
-            index += 1
+            end += 1
         }
-        guard !name.isEmpty else { return nil }
-        if index < raw.count, raw[index] == ";", let value = NamedCharacterReferences.withSemicolon[name] {
-            return (Unicode.Scalar(value) ?? TextDecoder.replacement, index + 1)
+        guard end > start else { return nil }
+        let name = String(decoding: raw[start..<end], as: UTF8.self)
+        if end < raw.count, raw[end] == UInt8(ascii: ";"), let value = NamedCharacterReferences.withSemicolon[name] {
+            return (Unicode.Scalar(value) ?? TextDecoder.replacement, end + 1)
         }
         // The longest legacy name that prefixes the run of letters and digits.
-        let scalars = Array(name.unicodeScalars)
-        for length in stride(from: scalars.count, through: 1, by: -1) {
-            var prefix = String.UnicodeScalarView()
-            prefix.append(contentsOf: scalars[0..<length])
-            guard let value = NamedCharacterReferences.legacy[String(prefix)] else { continue }
-            let end = start + length
-            if end < raw.count, raw[end] == "=" || isASCIIAlphanumeric(raw[end]) { return nil }
-            return (Unicode.Scalar(value) ?? TextDecoder.replacement, end)
+        for length in stride(from: end - start, through: 1, by: -1) {
+            guard let value = NamedCharacterReferences.legacy[String(decoding: raw[start..<(start + length)], as: UTF8.self)] else { continue }
+            let nameEnd = start + length
+            if nameEnd < raw.count, raw[nameEnd] == UInt8(ascii: "=") || isASCIIAlphanumeric(raw[nameEnd]) {
+                return nil
+            }
+            return (Unicode.Scalar(value) ?? TextDecoder.replacement, nameEnd)
         }
         return nil
     }
 
-    private static func isASCIIAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
+    private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+        switch byte {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
         default: return false
         }
-    }
-}
-
-extension String {
-    /// Creates a string from Unicode scalars, encoding them to UTF-8 in one pass.
-    init(scalars: some Collection<Unicode.Scalar>) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(scalars.count)
-        for scalar in scalars {
-            if scalar.isASCII {
-                bytes.append(UInt8(truncatingIfNeeded: scalar.value))
-            } else {
-                UTF8.encode(scalar) { bytes.append($0) }
-            }
-        }
-        self.init(decoding: bytes, as: UTF8.self)
     }
 }

@@ -135,7 +135,7 @@ extension HTMLScanner {
         let alternative = sources.count
         report(tag, "src", .image, condition: Reference.Condition(
             image: .sourceSet(set, alternative: alternative, candidate: own.candidates.count)))
-        reportCandidates(tag, "srcset", set: set, alternative: alternative)
+        reportCandidates(tag, "srcset", own.candidates, set: set, alternative: alternative)
     }
 
     /// Holds a `<picture>`'s `<source srcset>` until the `<img>` that completes the choice.
@@ -146,7 +146,7 @@ extension HTMLScanner {
         }
         let alternative = ImageSourceSet.Alternative(
             media: tag["media"], type: tag["type"], candidates: Self.candidates(tag, "srcset"), sizes: tag["sizes"])
-        let references = SrcsetParser.candidates(in: tag["srcset"] ?? "").enumerated().compactMap { index, candidate in
+        let references = alternative.candidates.enumerated().compactMap { index, candidate in
             makeReference(candidate.url, kind: .image, source: Reference.Source(element: tag.name, attribute: "srcset"),
                           condition: Reference.Condition(image: .sourceSet(
                               ImageSourceSet(alternatives: []), alternative: 0, candidate: index)))
@@ -174,12 +174,11 @@ extension HTMLScanner {
         return reference
     }
 
-    /// Reports the candidates of a `srcset`-like attribute as candidates of `set`.
-    private mutating func reportCandidates(_ tag: HTMLTag, _ attribute: String, set: ImageSourceSet, alternative: Int,
-                                           media: [String] = [])
+    /// Reports the candidates of a `srcset`-like attribute, parsed as `candidates`, as candidates of `set`.
+    private mutating func reportCandidates(_ tag: HTMLTag, _ attribute: String, _ candidates: [ImageCandidate],
+                                           set: ImageSourceSet, alternative: Int, media: [String] = [])
     {
-        guard let value = tag[attribute] else { return }
-        for (index, candidate) in SrcsetParser.candidates(in: value).enumerated() {
+        for (index, candidate) in candidates.enumerated() {
             report(candidate.url, kind: .image, source: Reference.Source(element: tag.name, attribute: attribute),
                    condition: Reference.Condition(
                        media: media, image: .sourceSet(set, alternative: alternative, candidate: index)))
@@ -217,7 +216,7 @@ extension HTMLScanner {
                     media: tag["media"], candidates: Self.candidates(tag, "imagesrcset"), sizes: tag["imagesizes"],
                     fallback: tag["href"])])
                 let candidates = set.alternatives[0].candidates.count
-                reportCandidates(tag, "imagesrcset", set: set, alternative: 0)
+                reportCandidates(tag, "imagesrcset", set.alternatives[0].candidates, set: set, alternative: 0)
                 kinds.append((kind, Reference.Condition(image: .sourceSet(set, alternative: 0, candidate: candidates))))
             } else {
                 kinds.append((kind, media.isEmpty ? nil : Reference.Condition(media: media)))
@@ -265,6 +264,7 @@ extension HTMLScanner {
     }
 
     private mutating func reportLazyLoadingHints(_ tag: HTMLTag) {
+        guard tag.attributes.keys.contains(where: { $0.utf8.starts(with: "data-".utf8) }) else { return }
         report(tag, "data-src", .image)
         report(tag, "data-lazy-src", .image)
         report(tag, "data-original", .image)

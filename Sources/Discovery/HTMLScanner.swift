@@ -55,26 +55,33 @@ import Foundation
 ///
 /// ## Memory
 ///
-/// Nothing but the current token is kept: an attribute value of more than 64 Ki characters is
-/// dropped, tag and attribute names are cut at 64 characters, text is kept only inside `<style>`
-/// and only until it is tokenized as CSS (CSS tokens are capped at 64 Ki characters too), and
-/// input is decoded 64 KiB at a time. A 100 MB page of text therefore scans in constant memory.
+/// Nothing but the current token is kept: an attribute value of more than 64 KiB is dropped, tag
+/// names are cut at 64 bytes, text is kept only inside `<style>` and only until it is tokenized as
+/// CSS (CSS tokens are capped at 64 KiB too), and a document in another encoding than UTF-8 is
+/// converted to UTF-8 64 KiB at a time. A 100 MB page of text therefore scans in constant memory.
+///
+/// ## Speed
+///
+/// UTF-8 is tokenized as bytes, as it arrives, without decoding: text, comments and raw text are
+/// skipped with `memchr`, and only the tag names and the kept attribute values become strings.
 public struct HTMLScanner: Sendable {
     /// The URL the page was fetched from; the base until a `<base href>` appears.
     public let documentURL: URL
     /// What the scanner reports.
     public let options: Options
     /// The URL references resolve against: the document URL, or the first `<base href>`.
-    public private(set) var baseURL: URL
+    public var baseURL: URL { base.url }
     /// The encoding chosen for the document, once enough bytes have been seen.
     public var encoding: TextEncoding? { input.encoding }
 
     /// How many bytes are decoded and tokenized at a time, which bounds the decoded buffer.
     static let sliceLength = 64 * 1024
 
+    private var base: URLCleaner.Base
     private var input: InputDecoder
     private var tokenizer = HTMLTokenizer(attributeFilter: HTMLScanner.attributeFilter)
-    private var scalars: [Unicode.Scalar] = []
+    /// The UTF-8 of a document in another encoding, a slice at a time.
+    private var decoded: [UInt8] = []
     private var references: [Reference] = []
     private var isFinished = false
 
@@ -102,7 +109,7 @@ public struct HTMLScanner: Sendable {
     public init(documentURL: URL, charset: String? = nil, options: Options = .init()) {
         self.documentURL = documentURL
         self.options = options
-        self.baseURL = documentURL
+        self.base = URLCleaner.Base(documentURL)
         self.input = InputDecoder(declaration: .htmlMeta, transportLabel: charset, fallback: options.fallbackEncoding)
     }
 
@@ -127,9 +134,9 @@ public struct HTMLScanner: Sendable {
     public mutating func finish() -> [Reference] {
         precondition(!isFinished, "HTMLScanner.finish() was called twice.")
         isFinished = true
-        scalars.removeAll(keepingCapacity: true)
-        input.finish(into: &scalars)
-        tokenize()
+        decoded.removeAll(keepingCapacity: true)
+        input.finish(into: &decoded)
+        tokenizeDecoded()
         if style != nil { finishStyle() }
         flushPicture()
         documentTree.finish()
@@ -140,16 +147,26 @@ public struct HTMLScanner: Sendable {
         var offset = 0
         while offset < bytes.count {
             let end = min(offset + Self.sliceLength, bytes.count)
-            scalars.removeAll(keepingCapacity: true)
-            input.decode(UnsafeBufferPointer(rebasing: bytes[offset..<end]), into: &scalars)
-            tokenize()
+            let slice = UnsafeBufferPointer(rebasing: bytes[offset..<end])
+            decoded.removeAll(keepingCapacity: true)
+            if input.decode(slice, into: &decoded) {
+                tokenize(slice)
+            } else {
+                tokenizeDecoded()
+            }
             offset = end
         }
     }
 
-    private mutating func tokenize() {
+    /// Tokenizes what ``decoded`` holds.
+    private mutating func tokenizeDecoded() {
+        let bytes = decoded
+        bytes.withUnsafeBufferPointer { tokenize($0) }
+    }
+
+    private mutating func tokenize(_ bytes: UnsafeBufferPointer<UInt8>) {
         var index = 0
-        while let token = tokenizer.nextToken(in: scalars, at: &index) {
+        while let token = tokenizer.nextToken(in: bytes, at: &index) {
             drainText()
             switch token {
             case .startTag(let tag): handleStartTag(tag)
@@ -197,7 +214,7 @@ public struct HTMLScanner: Sendable {
         }
         // Attribute URLs take the document's encoding for their query; URLs in CSS are UTF-8.
         let queryEncoding = source.css == nil ? encoding ?? .utf8 : .utf8
-        guard let url = URLCleaner.resolve(value, against: baseURL, queryEncoding: queryEncoding) else { return nil }
+        guard let url = URLCleaner.resolve(value, against: base, queryEncoding: queryEncoding) else { return nil }
         let requisite = isRequisite ?? (kind != .link)
         return Reference(url: url, kind: kind, source: source, isRequisite: requisite, condition: condition)
     }
@@ -223,7 +240,9 @@ public struct HTMLScanner: Sendable {
     mutating func setBase(_ href: String) {
         guard !hasBase else { return }
         hasBase = true
-        if let url = URLCleaner.resolve(href, against: documentURL, queryEncoding: encoding ?? .utf8) { baseURL = url }
+        if let url = URLCleaner.resolve(href, against: documentURL, queryEncoding: encoding ?? .utf8) {
+            base = URLCleaner.Base(url)
+        }
     }
 
     // MARK: - Style blocks
@@ -255,7 +274,8 @@ public struct HTMLScanner: Sendable {
     private mutating func drainText() {
         guard !tokenizer.text.isEmpty else { return }
         if style != nil {
-            style!.css.consume(tokenizer.text)
+            let text = tokenizer.text
+            text.withUnsafeBufferPointer { style!.css.consume($0) }
             let found = style!.css.found
             style!.css.found.removeAll(keepingCapacity: true)
             reportCSS(found, element: "style", attribute: nil, media: style!.media)
@@ -265,11 +285,18 @@ public struct HTMLScanner: Sendable {
 
     /// Scans a `style` attribute's declarations.
     mutating func scanStyleAttribute(_ value: String?, element: String) {
-        guard let value, templateDepth == 0 else { return }
-        let lowered = value.lowercased()
-        guard value.contains("(") || lowered.contains("font") else { return }
+        guard var value, templateDepth == 0 else { return }
+        let mayHoldReferences = value.withUTF8 { bytes in
+            // `(` for `url(` and `image-set(`, or "font" in any case for the font families named.
+            ByteSearch.first(UInt8(ascii: "("), in: bytes, from: 0, to: bytes.count) != nil
+                || bytes.indices.dropLast(3).contains { index in
+                    bytes[index] | 0x20 == UInt8(ascii: "f") && bytes[index + 1] | 0x20 == UInt8(ascii: "o")
+                        && bytes[index + 2] | 0x20 == UInt8(ascii: "n") && bytes[index + 3] | 0x20 == UInt8(ascii: "t")
+                }
+        }
+        guard mayHoldReferences else { return }
         var css = CSSTokenizer()
-        css.consume(value.unicodeScalars)
+        value.withUTF8 { css.consume($0) }
         css.finish()
         reportCSS(css.found, element: element, attribute: "style", media: nil)
         usedFontFamilies.formUnion(css.context.usedFontFamilies)

@@ -1,15 +1,21 @@
 /// The part of the HTML tokenizer (HTML §13.2.5) that a preload scanner needs.
 ///
-/// It is a pull tokenizer over Unicode scalars: ``nextToken(in:at:)`` runs until a start or end tag
-/// is complete and returns it, keeping its state between pieces of input so a tag, attribute,
-/// comment delimiter or character reference may be split anywhere. The tree-construction side
-/// (the scanner) switches it into raw-text states after `<script>`, `<style>`, `<textarea>`… and
-/// tells it whether CDATA sections are allowed (foreign content) and whether to keep text (the
-/// contents of `<style>`).
+/// It is a pull tokenizer over UTF-8 bytes: ``nextToken(in:at:)`` runs until a start or end tag is
+/// complete and returns it, keeping its state between pieces of input so a tag, attribute, comment
+/// delimiter or character reference may be split anywhere. Every character the states look at is
+/// ASCII, and in UTF-8 an ASCII byte is never part of a longer sequence, so the states see the same
+/// characters as they would in decoded text; bytes become a `String` (broken sequences U+FFFD) only
+/// in a kept attribute value or a tag name. The tree-construction side (the scanner) switches it into
+/// raw-text states after `<script>`, `<style>`, `<textarea>`… and tells it whether CDATA sections
+/// are allowed (foreign content) and whether to keep text (the contents of `<style>`).
+///
+/// Text, comments, raw text, script data, bogus comments and quoted attribute values are skipped
+/// with ``ByteSearch`` (`memchr`) to the next byte that can change the state; nothing is allocated
+/// for a token but the strings of the tag name and of the attributes the filter keeps.
 ///
 /// Character references in text are not decoded: text is only kept for CSS. Memory per token is
-/// bounded: tag and attribute names beyond ``maximumNameLength`` UTF-8 bytes are truncated, and
-/// values beyond ``maximumAttributeValueLength`` scalars are dropped.
+/// bounded: tag names beyond ``maximumNameLength`` UTF-8 bytes are truncated, attribute names
+/// beyond 16 bytes match nothing, and values beyond ``maximumAttributeValueLength`` bytes are dropped.
 struct HTMLTokenizer: Sendable {
     /// A complete tag.
     enum Token: Sendable, Equatable {
@@ -17,9 +23,9 @@ struct HTMLTokenizer: Sendable {
         case endTag(String)
     }
 
-    /// Tag and attribute names longer than this many UTF-8 bytes are truncated, so they match nothing.
+    /// Tag names longer than this many UTF-8 bytes are truncated, so they match nothing.
     static let maximumNameLength = 64
-    /// Attribute values longer than this (64 Ki scalars) are dropped.
+    /// Attribute values longer than this (64 KiB of UTF-8) are dropped.
     static let maximumAttributeValueLength = 64 * 1024
 
     private enum State {
@@ -40,29 +46,32 @@ struct HTMLTokenizer: Sendable {
     var collectsText = false
     /// Whether `<![CDATA[` opens a CDATA section (true in SVG and MathML content).
     var allowsCDATA = false
-    /// Text kept since the owner last emptied it.
-    var text: [Unicode.Scalar] = []
+    /// Text kept since the owner last emptied it, as UTF-8.
+    var text: [UInt8] = []
 
-    private let attributeFilter: Set<String>
+    private let attributeFilter: AttributeNames
     private var state = State.data
-    private var tagName = ""
+    private var tagName: [UInt8] = []
+    /// Whether the continuation bytes of the tag name's last non-ASCII character are kept.
+    private var tagNameContinues = false
     private var isEndTag = false
     private var isSelfClosing = false
     private var attributes: [String: String] = [:]
-    private var attributeName = ""
+    private var attributeName = AttributeNames.Key()
     private var hasAttribute = false
-    private var keepsAttributeValue = false
-    private var attributeValue: [Unicode.Scalar] = []
+    private var keptAttributeName: String?
+    private var attributeValue: [UInt8] = []
     private var attributeValueOverflowed = false
-    private var markup: [Unicode.Scalar] = []
-    private var rawTextEndTag: [Unicode.Scalar] = []
-    private var candidateEndTag: [Unicode.Scalar] = []
+    private var markup: [UInt8] = []
+    private var rawTextEndTag: [UInt8] = []
+    private var candidateEndTag: [UInt8] = []
     /// Where a `</name` that turns out not to be the end tag goes back to.
     private var endTagFallback = State.rawText
 
-    /// Creates a tokenizer that keeps only the attributes named in `attributeFilter` (lower case).
+    /// Creates a tokenizer that keeps only the attributes named in `attributeFilter` (lower-case
+    /// ASCII, at most 16 bytes each).
     init(attributeFilter: Set<String>) {
-        self.attributeFilter = attributeFilter
+        self.attributeFilter = AttributeNames(attributeFilter)
     }
 
     // MARK: - Content models
@@ -71,7 +80,7 @@ struct HTMLTokenizer: Sendable {
     mutating func switchToRawText(endTag name: String) {
         state = .rawText
         endTagFallback = .rawText
-        rawTextEndTag = Array(name.unicodeScalars)
+        rawTextEndTag = Array(name.utf8)
     }
 
     /// Treats what follows as script data up to `</script`, with the escaped states of HTML
@@ -79,7 +88,7 @@ struct HTMLTokenizer: Sendable {
     mutating func switchToScriptData() {
         state = .scriptData
         endTagFallback = .scriptData
-        rawTextEndTag = Array("script".unicodeScalars)
+        rawTextEndTag = Array("script".utf8)
     }
 
     /// Treats the rest of the document as text (`<plaintext>`).
@@ -90,239 +99,275 @@ struct HTMLTokenizer: Sendable {
     // MARK: - Tokenizing
 
     /// Consumes `input` from `index` until a tag is complete; `nil` when the input is used up.
-    mutating func nextToken(in input: [Unicode.Scalar], at index: inout Int) -> Token? {
-        while index < input.count {
-            let scalar = input[index]
-            index += 1
+    mutating func nextToken(in input: UnsafeBufferPointer<UInt8>, at index: inout Int) -> Token? {
+        let count = input.count
+        while index < count {
+            // The states that run far: jump to the next byte that can end them.
             switch state {
-            case .data:
-                if scalar == "<" {
-                    state = .tagOpen
-                } else if collectsText {
-                    text.append(scalar)
+            case .data, .rawText:
+                let end = ByteSearch.firstOrEnd(UInt8(ascii: "<"), in: input, from: index)
+                keepText(input, index, end)
+                guard end < count else {
+                    index = count
+                    return nil
                 }
+                state = state == .data ? .tagOpen : .rawTextLessThan
+                index = end + 1
+                continue
+            case .scriptData:
+                guard let end = ByteSearch.first(UInt8(ascii: "<"), in: input, from: index, to: count) else {
+                    index = count
+                    return nil
+                }
+                state = .scriptDataLessThan
+                index = end + 1
+                continue
             case .plaintext:
-                if collectsText { text.append(scalar) }
-            case .tagOpen:
-                if Self.isASCIIAlpha(scalar) {
-                    startTag(isEnd: false)
-                    state = .tagName
-                    index -= 1
-                } else if scalar == "/" {
-                    state = .endTagOpen
-                } else if scalar == "!" {
-                    markup.removeAll(keepingCapacity: true)
-                    state = .markupDeclarationOpen
-                } else if scalar == "?" {
-                    state = .bogusComment
-                } else {
-                    keepText("<")
-                    state = .data
-                    index -= 1
+                keepText(input, index, count)
+                index = count
+                return nil
+            case .comment:
+                guard let end = ByteSearch.first(UInt8(ascii: "-"), in: input, from: index, to: count) else {
+                    index = count
+                    return nil
                 }
-            case .endTagOpen:
-                if Self.isASCIIAlpha(scalar) {
-                    startTag(isEnd: true)
-                    state = .tagName
-                    index -= 1
-                } else if scalar == ">" {
-                    state = .data
-                } else {
-                    state = .bogusComment
-                    index -= 1
+                state = .commentEndDash
+                index = end + 1
+                continue
+            case .bogusComment, .doctype:
+                guard let end = ByteSearch.first(UInt8(ascii: ">"), in: input, from: index, to: count) else {
+                    index = count
+                    return nil
                 }
-            case .tagName:
-                switch scalar {
-                case "\t", "\n", "\u{0C}", "\r", " ": state = .beforeAttributeName
-                case "/": state = .selfClosingStartTag
-                case ">": return emitTag()
-                default: Self.appendName(scalar, to: &tagName)
+                state = .data
+                index = end + 1
+                continue
+            case .attributeValueDoubleQuoted, .attributeValueSingleQuoted:
+                let quote = state == .attributeValueDoubleQuoted ? UInt8(ascii: "\"") : UInt8(ascii: "'")
+                let end = ByteSearch.firstOrEnd(quote, in: input, from: index)
+                appendAttributeValue(input, index, end)
+                guard end < count else {
+                    index = count
+                    return nil
                 }
-            case .beforeAttributeName:
-                switch scalar {
-                case "\t", "\n", "\u{0C}", "\r", " ":
-                    break
-                case "/", ">":
-                    state = .afterAttributeName
-                    index -= 1
-                case "=":
-                    startAttribute()
-                    Self.appendName(scalar, to: &attributeName)
-                    state = .attributeName
-                default:
-                    startAttribute()
-                    state = .attributeName
-                    index -= 1
+                state = .afterAttributeValueQuoted
+                index = end + 1
+                continue
+            case .cdata:
+                let end = ByteSearch.firstOrEnd(UInt8(ascii: "]"), in: input, from: index)
+                keepText(input, index, end)
+                guard end < count else {
+                    index = count
+                    return nil
                 }
-            case .attributeName:
-                switch scalar {
-                case "\t", "\n", "\u{0C}", "\r", " ", "/", ">":
-                    state = .afterAttributeName
-                    index -= 1
-                case "=":
-                    state = .beforeAttributeValue
-                    keepsAttributeValue = attributeFilter.contains(attributeName)
-                default:
-                    Self.appendName(scalar, to: &attributeName)
-                }
-            case .afterAttributeName:
-                switch scalar {
-                case "\t", "\n", "\u{0C}", "\r", " ":
-                    break
-                case "/":
-                    state = .selfClosingStartTag
-                case "=":
-                    state = .beforeAttributeValue
-                    keepsAttributeValue = attributeFilter.contains(attributeName)
-                case ">":
-                    return emitTag()
-                default:
-                    startAttribute()
-                    state = .attributeName
-                    index -= 1
-                }
-            case .beforeAttributeValue:
-                switch scalar {
-                case "\t", "\n", "\u{0C}", "\r", " ":
-                    break
-                case "\"":
-                    state = .attributeValueDoubleQuoted
-                case "'":
-                    state = .attributeValueSingleQuoted
-                case ">":
-                    return emitTag()
-                default:
-                    state = .attributeValueUnquoted
-                    index -= 1
-                }
-            case .attributeValueDoubleQuoted:
-                if scalar == "\"" {
-                    state = .afterAttributeValueQuoted
-                } else {
-                    appendAttributeValue(scalar)
-                }
-            case .attributeValueSingleQuoted:
-                if scalar == "'" {
-                    state = .afterAttributeValueQuoted
-                } else {
-                    appendAttributeValue(scalar)
-                }
-            case .attributeValueUnquoted:
-                switch scalar {
-                case "\t", "\n", "\u{0C}", "\r", " ": state = .beforeAttributeName
-                case ">": return emitTag()
-                default: appendAttributeValue(scalar)
-                }
-            case .afterAttributeValueQuoted:
-                switch scalar {
-                case "\t", "\n", "\u{0C}", "\r", " ":
-                    state = .beforeAttributeName
-                case "/":
-                    state = .selfClosingStartTag
-                case ">":
-                    return emitTag()
-                default:
-                    state = .beforeAttributeName
-                    index -= 1
-                }
-            case .selfClosingStartTag:
-                if scalar == ">" {
-                    isSelfClosing = true
-                    return emitTag()
-                }
+                state = .cdataBracket
+                index = end + 1
+                continue
+            default:
+                break
+            }
+            let byte = input[index]
+            index += 1
+            if let token = step(byte, index: &index) { return token }
+        }
+        return nil
+    }
+
+    /// One byte in the states that look at every byte; `index` is already past it.
+    private mutating func step(_ byte: UInt8, index: inout Int) -> Token? {
+        switch state {
+        case .tagOpen:
+            if Self.isASCIIAlpha(byte) {
+                startTag(isEnd: false)
+                state = .tagName
+                index -= 1
+            } else if byte == UInt8(ascii: "/") {
+                state = .endTagOpen
+            } else if byte == UInt8(ascii: "!") {
+                markup.removeAll(keepingCapacity: true)
+                state = .markupDeclarationOpen
+            } else if byte == UInt8(ascii: "?") {
+                state = .bogusComment
+            } else {
+                keepText(UInt8(ascii: "<"))
+                state = .data
+                index -= 1
+            }
+        case .endTagOpen:
+            if Self.isASCIIAlpha(byte) {
+                startTag(isEnd: true)
+                state = .tagName
+                index -= 1
+            } else if byte == UInt8(ascii: ">") {
+                state = .data
+            } else {
+                state = .bogusComment
+                index -= 1
+            }
+        case .tagName:
+            switch byte {
+            case 0x09, 0x0A, 0x0C, 0x0D, 0x20: state = .beforeAttributeName
+            case UInt8(ascii: "/"): state = .selfClosingStartTag
+            case UInt8(ascii: ">"): return emitTag()
+            default: appendTagName(byte)
+            }
+        case .beforeAttributeName:
+            switch byte {
+            case 0x09, 0x0A, 0x0C, 0x0D, 0x20:
+                break
+            case UInt8(ascii: "/"), UInt8(ascii: ">"):
+                state = .afterAttributeName
+                index -= 1
+            case UInt8(ascii: "="):
+                startAttribute()
+                attributeName.append(byte)
+                state = .attributeName
+            default:
+                startAttribute()
+                state = .attributeName
+                index -= 1
+            }
+        case .attributeName:
+            switch byte {
+            case 0x09, 0x0A, 0x0C, 0x0D, 0x20, UInt8(ascii: "/"), UInt8(ascii: ">"):
+                state = .afterAttributeName
+                index -= 1
+            case UInt8(ascii: "="):
+                state = .beforeAttributeValue
+                keptAttributeName = attributeFilter.name(for: attributeName)
+            default:
+                attributeName.append(Self.lowercased(byte))
+            }
+        case .afterAttributeName:
+            switch byte {
+            case 0x09, 0x0A, 0x0C, 0x0D, 0x20:
+                break
+            case UInt8(ascii: "/"):
+                state = .selfClosingStartTag
+            case UInt8(ascii: "="):
+                state = .beforeAttributeValue
+                keptAttributeName = attributeFilter.name(for: attributeName)
+            case UInt8(ascii: ">"):
+                return emitTag()
+            default:
+                startAttribute()
+                state = .attributeName
+                index -= 1
+            }
+        case .beforeAttributeValue:
+            switch byte {
+            case 0x09, 0x0A, 0x0C, 0x0D, 0x20:
+                break
+            case UInt8(ascii: "\""):
+                state = .attributeValueDoubleQuoted
+            case UInt8(ascii: "'"):
+                state = .attributeValueSingleQuoted
+            case UInt8(ascii: ">"):
+                return emitTag()
+            default:
+                state = .attributeValueUnquoted
+                index -= 1
+            }
+        case .attributeValueUnquoted:
+            switch byte {
+            case 0x09, 0x0A, 0x0C, 0x0D, 0x20: state = .beforeAttributeName
+            case UInt8(ascii: ">"): return emitTag()
+            default: appendAttributeValue(byte)
+            }
+        case .afterAttributeValueQuoted:
+            switch byte {
+            case 0x09, 0x0A, 0x0C, 0x0D, 0x20:
+                state = .beforeAttributeName
+            case UInt8(ascii: "/"):
+                state = .selfClosingStartTag
+            case UInt8(ascii: ">"):
+                return emitTag()
+            default:
                 state = .beforeAttributeName
                 index -= 1
-            case .markupDeclarationOpen:
-                markupDeclarationOpen(scalar, index: &index)
-            case .bogusComment, .doctype:
-                if scalar == ">" { state = .data }
-            case .commentStart:
-                switch scalar {
-                case "-": state = .commentStartDash
-                case ">": state = .data
-                default: state = .comment
-                }
-            case .commentStartDash:
-                switch scalar {
-                case "-": state = .commentEnd
-                case ">": state = .data
-                default: state = .comment
-                }
-            case .comment:
-                if scalar == "-" { state = .commentEndDash }
-            case .commentEndDash:
-                state = scalar == "-" ? .commentEnd : .comment
-            case .commentEnd:
-                switch scalar {
-                case ">": state = .data
-                case "!": state = .commentEndBang
-                case "-": break
-                default: state = .comment
-                }
-            case .commentEndBang:
-                switch scalar {
-                case "-": state = .commentEndDash
-                case ">": state = .data
-                default: state = .comment
-                }
-            case .cdata:
-                if scalar == "]" {
-                    state = .cdataBracket
-                } else {
-                    keepText(scalar)
-                }
-            case .cdataBracket:
-                if scalar == "]" {
-                    state = .cdataEnd
-                } else {
-                    keepText("]")
-                    state = .cdata
-                    index -= 1
-                }
-            case .cdataEnd:
-                switch scalar {
-                case "]":
-                    keepText("]")
-                case ">":
-                    state = .data
-                default:
-                    keepText("]")
-                    keepText("]")
-                    state = .cdata
-                    index -= 1
-                }
-            case .rawText:
-                if scalar == "<" {
-                    state = .rawTextLessThan
-                } else if collectsText {
-                    text.append(scalar)
-                }
-            case .rawTextLessThan:
-                if scalar == "/" {
-                    candidateEndTag.removeAll(keepingCapacity: true)
-                    state = .rawTextEndTagOpen
-                } else {
-                    keepText("<")
-                    state = .rawText
-                    index -= 1
-                }
-            case .rawTextEndTagOpen:
-                if Self.isASCIIAlpha(scalar) {
-                    state = .rawTextEndTagName
-                } else {
-                    keepText("<")
-                    keepText("/")
-                    state = endTagFallback
-                }
-                index -= 1
-            case .scriptData, .scriptDataLessThan, .scriptDataEscapeStart, .scriptDataEscapeStartDash,
-                .scriptDataEscaped, .scriptDataEscapedDash, .scriptDataEscapedDashDash, .scriptDataEscapedLessThan,
-                .scriptDataDoubleEscapeStart, .scriptDataDoubleEscaped, .scriptDataDoubleEscapedDash,
-                .scriptDataDoubleEscapedDashDash, .scriptDataDoubleEscapedLessThan, .scriptDataDoubleEscapeEnd:
-                scriptData(scalar, index: &index)
-            case .rawTextEndTagName:
-                if let token = rawTextEndTagName(scalar, index: &index) { return token }
             }
+        case .selfClosingStartTag:
+            if byte == UInt8(ascii: ">") {
+                isSelfClosing = true
+                return emitTag()
+            }
+            state = .beforeAttributeName
+            index -= 1
+        case .markupDeclarationOpen:
+            markupDeclarationOpen(byte, index: &index)
+        case .commentStart:
+            switch byte {
+            case UInt8(ascii: "-"): state = .commentStartDash
+            case UInt8(ascii: ">"): state = .data
+            default: state = .comment
+            }
+        case .commentStartDash:
+            switch byte {
+            case UInt8(ascii: "-"): state = .commentEnd
+            case UInt8(ascii: ">"): state = .data
+            default: state = .comment
+            }
+        case .commentEndDash:
+            state = byte == UInt8(ascii: "-") ? .commentEnd : .comment
+        case .commentEnd:
+            switch byte {
+            case UInt8(ascii: ">"): state = .data
+            case UInt8(ascii: "!"): state = .commentEndBang
+            case UInt8(ascii: "-"): break
+            default: state = .comment
+            }
+        case .commentEndBang:
+            switch byte {
+            case UInt8(ascii: "-"): state = .commentEndDash
+            case UInt8(ascii: ">"): state = .data
+            default: state = .comment
+            }
+        case .cdataBracket:
+            if byte == UInt8(ascii: "]") {
+                state = .cdataEnd
+            } else {
+                keepText(UInt8(ascii: "]"))
+                state = .cdata
+                index -= 1
+            }
+        case .cdataEnd:
+            switch byte {
+            case UInt8(ascii: "]"):
+                keepText(UInt8(ascii: "]"))
+            case UInt8(ascii: ">"):
+                state = .data
+            default:
+                keepText(UInt8(ascii: "]"))
+                keepText(UInt8(ascii: "]"))
+                state = .cdata
+                index -= 1
+            }
+        case .rawTextLessThan:
+            if byte == UInt8(ascii: "/") {
+                candidateEndTag.removeAll(keepingCapacity: true)
+                state = .rawTextEndTagOpen
+            } else {
+                keepText(UInt8(ascii: "<"))
+                state = .rawText
+                index -= 1
+            }
+        case .rawTextEndTagOpen:
+            if Self.isASCIIAlpha(byte) {
+                state = .rawTextEndTagName
+            } else {
+                keepText(UInt8(ascii: "<"))
+                keepText(UInt8(ascii: "/"))
+                state = endTagFallback
+            }
+            index -= 1
+        case .rawTextEndTagName:
+            return rawTextEndTagName(byte, index: &index)
+        case .data, .rawText, .scriptData, .plaintext, .comment, .bogusComment, .doctype,
+            .attributeValueDoubleQuoted, .attributeValueSingleQuoted, .cdata:
+            // Handled a run at a time by nextToken(in:at:).
+            break
+        default:
+            scriptData(byte, index: &index)
         }
         return nil
     }
@@ -330,28 +375,46 @@ struct HTMLTokenizer: Sendable {
     // MARK: - Tags
 
     private mutating func startTag(isEnd: Bool) {
-        tagName = ""
+        tagName.removeAll(keepingCapacity: true)
+        tagNameContinues = false
         isEndTag = isEnd
         isSelfClosing = false
-        attributes.removeAll(keepingCapacity: true)
         hasAttribute = false
+        if !attributes.isEmpty { attributes = [:] }
     }
 
     private mutating func startAttribute() {
         finishAttribute()
         hasAttribute = true
-        attributeName = ""
-        keepsAttributeValue = false
+        attributeName = AttributeNames.Key()
+        keptAttributeName = nil
         attributeValue.removeAll(keepingCapacity: true)
         attributeValueOverflowed = false
     }
 
-    private mutating func appendAttributeValue(_ scalar: Unicode.Scalar) {
-        guard keepsAttributeValue else { return }
+    @inline(__always)
+    private mutating func appendAttributeValue(_ byte: UInt8) {
+        guard keptAttributeName != nil else { return }
         if attributeValue.count < Self.maximumAttributeValueLength {
-            attributeValue.append(scalar == "\0" ? TextDecoder.replacement : scalar)
+            if byte == 0 {
+                attributeValue.append(contentsOf: TextDecoder.replacementUTF8)
+            } else {
+                attributeValue.append(byte)
+            }
         } else {
             attributeValueOverflowed = true
+        }
+    }
+
+    /// Appends `input[start..<end]` to a kept attribute value.
+    private mutating func appendAttributeValue(_ input: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
+        guard keptAttributeName != nil, start < end else { return }
+        if attributeValue.count + (end - start) > Self.maximumAttributeValueLength
+            || ByteSearch.first(0, in: input, from: start, to: end) != nil
+        {
+            for index in start..<end { appendAttributeValue(input[index]) }
+        } else {
+            attributeValue.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<end]))
         }
     }
 
@@ -359,116 +422,145 @@ struct HTMLTokenizer: Sendable {
     private mutating func finishAttribute() {
         guard hasAttribute else { return }
         hasAttribute = false
-        let name = attributeName
-        guard !attributeValueOverflowed, attributes[name] == nil, attributeFilter.contains(name) else { return }
+        let name = keptAttributeName ?? attributeFilter.name(for: attributeName)
+        guard let name, !attributeValueOverflowed, attributes[name] == nil else { return }
         attributes[name] = CharacterReferences.decodeAttributeValue(attributeValue)
     }
 
     private mutating func emitTag() -> Token {
         finishAttribute()
         state = .data
-        if isEndTag { return .endTag(tagName) }
-        return .startTag(HTMLTag(name: tagName, isSelfClosing: isSelfClosing, attributes: attributes))
+        let name = String(decoding: tagName, as: UTF8.self)
+        if isEndTag { return .endTag(name) }
+        let tag = HTMLTag(name: name, isSelfClosing: isSelfClosing, attributes: attributes)
+        attributes = [:]
+        return .startTag(tag)
+    }
+
+    /// Appends a tag name byte, lower-cased, NUL as U+FFFD, up to ``maximumNameLength`` bytes (a
+    /// character that starts below the limit is kept whole).
+    private mutating func appendTagName(_ byte: UInt8) {
+        if byte >= 0x80 && byte < 0xC0 {
+            if tagNameContinues || tagName.count < Self.maximumNameLength { tagName.append(byte) }
+            return
+        }
+        tagNameContinues = false
+        guard tagName.count < Self.maximumNameLength else { return }
+        if byte == 0 {
+            tagName.append(contentsOf: TextDecoder.replacementUTF8)
+        } else {
+            tagName.append(Self.lowercased(byte))
+            tagNameContinues = byte >= 0xC0
+        }
     }
 
     // MARK: - Markup declarations and raw text
 
-    private mutating func markupDeclarationOpen(_ scalar: Unicode.Scalar, index: inout Int) {
-        markup.append(scalar)
-        let lowered = markup.map { Self.lowercased($0) }
-        if lowered.count <= 2 && lowered.allSatisfy({ $0 == "-" }) {
-            if lowered.count == 2 { state = .commentStart }
+    private mutating func markupDeclarationOpen(_ byte: UInt8, index: inout Int) {
+        markup.append(byte)
+        if markup.count <= 2 && markup.allSatisfy({ $0 == UInt8(ascii: "-") }) {
+            if markup.count == 2 { state = .commentStart }
             return
         }
-        if Array("doctype".unicodeScalars).starts(with: lowered) {
-            if lowered.count == 7 { state = .doctype }
+        if Self.startsCaseInsensitive(Self.doctype, markup) {
+            if markup.count == 7 { state = .doctype }
             return
         }
-        if allowsCDATA && Array("[CDATA[".unicodeScalars).starts(with: markup) {
+        if allowsCDATA && Self.cdataStart.starts(with: markup) {
             if markup.count == 7 { state = .cdata }
             return
         }
-        // Not a comment, DOCTYPE or CDATA: a bogus comment up to the next `>`, which may be this scalar.
+        // Not a comment, DOCTYPE or CDATA: a bogus comment up to the next `>`, which may be this byte.
         state = .bogusComment
         index -= 1
     }
 
-    private mutating func rawTextEndTagName(_ scalar: Unicode.Scalar, index: inout Int) -> Token? {
-        if Self.isASCIIAlpha(scalar) && candidateEndTag.count < rawTextEndTag.count {
-            candidateEndTag.append(scalar)
+    private static let doctype = Array("doctype".utf8)
+    private static let cdataStart = Array("[CDATA[".utf8)
+
+    /// Whether `prefix`, lower-cased, starts `word`.
+    private static func startsCaseInsensitive(_ word: [UInt8], _ prefix: [UInt8]) -> Bool {
+        prefix.count <= word.count && zip(word, prefix).allSatisfy { $0 == lowercased($1) }
+    }
+
+    private mutating func rawTextEndTagName(_ byte: UInt8, index: inout Int) -> Token? {
+        if Self.isASCIIAlpha(byte) && candidateEndTag.count < rawTextEndTag.count {
+            candidateEndTag.append(byte)
             return nil
         }
-        let matches = candidateEndTag.map { Self.lowercased($0) } == rawTextEndTag
-        if matches {
-            switch scalar {
-            case "\t", "\n", "\u{0C}", "\r", " ":
+        if isCandidateTheEndTag() {
+            switch byte {
+            case 0x09, 0x0A, 0x0C, 0x0D, 0x20:
                 startTag(isEnd: true)
-                tagName.unicodeScalars.append(contentsOf: rawTextEndTag)
+                tagName.append(contentsOf: rawTextEndTag)
                 state = .beforeAttributeName
                 return nil
-            case "/":
+            case UInt8(ascii: "/"):
                 startTag(isEnd: true)
-                tagName.unicodeScalars.append(contentsOf: rawTextEndTag)
+                tagName.append(contentsOf: rawTextEndTag)
                 state = .selfClosingStartTag
                 return nil
-            case ">":
+            case UInt8(ascii: ">"):
                 startTag(isEnd: true)
-                tagName.unicodeScalars.append(contentsOf: rawTextEndTag)
+                tagName.append(contentsOf: rawTextEndTag)
                 return emitTag()
             default:
                 break
             }
         }
-        keepText("<")
-        keepText("/")
-        for kept in candidateEndTag { keepText(kept) }
+        keepText(UInt8(ascii: "<"))
+        keepText(UInt8(ascii: "/"))
+        if collectsText { text.append(contentsOf: candidateEndTag) }
         state = endTagFallback
         index -= 1
         return nil
     }
 
+    private func isCandidateTheEndTag() -> Bool {
+        candidateEndTag.count == rawTextEndTag.count
+            && zip(candidateEndTag, rawTextEndTag).allSatisfy { Self.lowercased($0) == $1 }
+    }
+
     // MARK: - Script data
 
     /// The script data states other than the end tag name, whose text is never kept.
-    private mutating func scriptData(_ scalar: Unicode.Scalar, index: inout Int) {
+    private mutating func scriptData(_ byte: UInt8, index: inout Int) {
         switch state {
-        case .scriptData:
-            if scalar == "<" { state = .scriptDataLessThan }
         case .scriptDataLessThan:
-            if scalar == "/" {
+            if byte == UInt8(ascii: "/") {
                 candidateEndTag.removeAll(keepingCapacity: true)
                 endTagFallback = .scriptData
                 state = .rawTextEndTagOpen
-            } else if scalar == "!" {
+            } else if byte == UInt8(ascii: "!") {
                 state = .scriptDataEscapeStart
             } else {
                 state = .scriptData
                 index -= 1
             }
         case .scriptDataEscapeStart, .scriptDataEscapeStartDash:
-            if scalar == "-" {
+            if byte == UInt8(ascii: "-") {
                 state = state == .scriptDataEscapeStart ? .scriptDataEscapeStartDash : .scriptDataEscapedDashDash
             } else {
                 state = .scriptData
                 index -= 1
             }
         case .scriptDataEscaped, .scriptDataEscapedDash, .scriptDataEscapedDashDash:
-            switch scalar {
-            case "-":
+            switch byte {
+            case UInt8(ascii: "-"):
                 state = state == .scriptDataEscaped ? .scriptDataEscapedDash : .scriptDataEscapedDashDash
-            case "<":
+            case UInt8(ascii: "<"):
                 state = .scriptDataEscapedLessThan
-            case ">" where state == .scriptDataEscapedDashDash:
+            case UInt8(ascii: ">") where state == .scriptDataEscapedDashDash:
                 state = .scriptData
             default:
                 state = .scriptDataEscaped
             }
         case .scriptDataEscapedLessThan:
             candidateEndTag.removeAll(keepingCapacity: true)
-            if scalar == "/" {
+            if byte == UInt8(ascii: "/") {
                 endTagFallback = .scriptDataEscaped
                 state = .rawTextEndTagOpen
-            } else if Self.isASCIIAlpha(scalar) {
+            } else if Self.isASCIIAlpha(byte) {
                 state = .scriptDataDoubleEscapeStart
                 index -= 1
             } else {
@@ -477,32 +569,31 @@ struct HTMLTokenizer: Sendable {
             }
         case .scriptDataDoubleEscapeStart, .scriptDataDoubleEscapeEnd:
             let isStart = state == .scriptDataDoubleEscapeStart
-            switch scalar {
-            case "\t", "\n", "\u{0C}", "\r", " ", "/", ">":
-                let isScript = candidateEndTag.map { Self.lowercased($0) } == rawTextEndTag
-                state = isScript == isStart ? .scriptDataDoubleEscaped : .scriptDataEscaped
+            switch byte {
+            case 0x09, 0x0A, 0x0C, 0x0D, 0x20, UInt8(ascii: "/"), UInt8(ascii: ">"):
+                state = isCandidateTheEndTag() == isStart ? .scriptDataDoubleEscaped : .scriptDataEscaped
             default:
-                if Self.isASCIIAlpha(scalar) {
-                    if candidateEndTag.count <= rawTextEndTag.count { candidateEndTag.append(scalar) }
+                if Self.isASCIIAlpha(byte) {
+                    if candidateEndTag.count <= rawTextEndTag.count { candidateEndTag.append(byte) }
                 } else {
                     state = isStart ? .scriptDataEscaped : .scriptDataDoubleEscaped
                     index -= 1
                 }
             }
         case .scriptDataDoubleEscaped, .scriptDataDoubleEscapedDash, .scriptDataDoubleEscapedDashDash:
-            switch scalar {
-            case "-":
+            switch byte {
+            case UInt8(ascii: "-"):
                 state =
                     state == .scriptDataDoubleEscaped ? .scriptDataDoubleEscapedDash : .scriptDataDoubleEscapedDashDash
-            case "<":
+            case UInt8(ascii: "<"):
                 state = .scriptDataDoubleEscapedLessThan
-            case ">" where state == .scriptDataDoubleEscapedDashDash:
+            case UInt8(ascii: ">") where state == .scriptDataDoubleEscapedDashDash:
                 state = .scriptData
             default:
                 state = .scriptDataDoubleEscaped
             }
         case .scriptDataDoubleEscapedLessThan:
-            if scalar == "/" {
+            if byte == UInt8(ascii: "/") {
                 candidateEndTag.removeAll(keepingCapacity: true)
                 state = .scriptDataDoubleEscapeEnd
             } else {
@@ -514,23 +605,26 @@ struct HTMLTokenizer: Sendable {
         }
     }
 
-    private mutating func keepText(_ scalar: Unicode.Scalar) {
-        if collectsText { text.append(scalar) }
+    @inline(__always)
+    private mutating func keepText(_ byte: UInt8) {
+        if collectsText { text.append(byte) }
+    }
+
+    @inline(__always)
+    private mutating func keepText(_ input: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
+        if collectsText && start < end { text.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<end])) }
     }
 
     // MARK: - Characters
 
-    private static func isASCIIAlpha(_ scalar: Unicode.Scalar) -> Bool {
-        (0x41...0x5A).contains(scalar.value) || (0x61...0x7A).contains(scalar.value)
+    @inline(__always)
+    private static func isASCIIAlpha(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
     }
 
-    private static func lowercased(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
-        (0x41...0x5A).contains(scalar.value) ? Unicode.Scalar(scalar.value + 0x20)! : scalar
-    }
-
-    private static func appendName(_ scalar: Unicode.Scalar, to name: inout String) {
-        guard name.utf8.count < maximumNameLength else { return }
-        name.unicodeScalars.append(scalar == "\0" ? TextDecoder.replacement : lowercased(scalar))
+    @inline(__always)
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }
 

@@ -32,20 +32,25 @@ struct InputDecoder: Sendable {
 
     // MARK: - Decoding
 
-    /// Decodes `bytes`, appending scalars to `output` (possibly none until the encoding is known).
-    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [Unicode.Scalar]) {
+    /// Decodes `bytes` to UTF-8 (possibly nothing until the encoding is known).
+    ///
+    /// - Returns: `true` when `bytes` are the UTF-8 to use as they are (a UTF-8 document whose
+    ///   encoding is chosen: nothing is copied); `false` when the UTF-8 was appended to `output`.
+    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) -> Bool {
         if decoder != nil {
+            if decoder!.encoding == .utf8 { return true }
             decoder!.decode(bytes, into: &output)
-            return
+            return false
         }
         pending.append(contentsOf: bytes)
         if let (encoding, bomLength) = detect(isFinal: false) {
             start(encoding, skipping: bomLength, into: &output)
         }
+        return false
     }
 
     /// Ends the stream, decoding any bytes still held back.
-    mutating func finish(into output: inout [Unicode.Scalar]) {
+    mutating func finish(into output: inout [UInt8]) {
         if decoder == nil {
             let (encoding, bomLength) = detect(isFinal: true) ?? (fallback, 0)
             start(encoding, skipping: bomLength, into: &output)
@@ -56,7 +61,7 @@ struct InputDecoder: Sendable {
     private mutating func start(
         _ encoding: TextEncoding,
         skipping bomLength: Int,
-        into output: inout [Unicode.Scalar]
+        into output: inout [UInt8]
     ) {
         var decoder = TextDecoder(encoding: encoding)
         let bytes = pending

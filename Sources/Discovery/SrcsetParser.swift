@@ -9,26 +9,29 @@ enum SrcsetParser {
     }
 
     /// The candidates of `value`, in order, with their descriptors; URLs still relative and undecoded.
+    ///
+    /// It reads the value's UTF-8: every character the algorithm splits on is ASCII.
     static func candidates(in value: String) -> [ImageCandidate] {
-        let input = Array(value.unicodeScalars)
+        let input = Array(value.utf8)
         var urls: [ImageCandidate] = []
         var position = 0
         while true {
-            while position < input.count, isSpace(input[position]) || input[position] == "," { position += 1 }
+            while position < input.count, isSpace(input[position]) || input[position] == UInt8(ascii: ",") {
+                position += 1
+            }
             guard position < input.count else { return urls }
             let urlStart = position
             while position < input.count, !isSpace(input[position]) { position += 1 }
             var urlEnd = position
             var descriptors: [String] = []
-            if input[urlEnd - 1] == "," {
-                while urlEnd > urlStart, input[urlEnd - 1] == "," { urlEnd -= 1 }
+            if input[urlEnd - 1] == UInt8(ascii: ",") {
+                while urlEnd > urlStart, input[urlEnd - 1] == UInt8(ascii: ",") { urlEnd -= 1 }
             } else {
                 descriptors = parseDescriptors(input, position: &position)
             }
             if urlEnd > urlStart, let descriptor = descriptor(of: descriptors) {
-                var url = String.UnicodeScalarView()
-                url.append(contentsOf: input[urlStart..<urlEnd])
-                urls.append(ImageCandidate(url: String(url), descriptor: descriptor))
+                urls.append(ImageCandidate(url: String(decoding: input[urlStart..<urlEnd], as: UTF8.self),
+                                           descriptor: descriptor))
             }
         }
     }
@@ -36,31 +39,30 @@ enum SrcsetParser {
     // MARK: - Descriptors
 
     /// The descriptor tokenizer: splits on whitespace up to a `,` that is not inside parentheses.
-    private static func parseDescriptors(_ input: [Unicode.Scalar], position: inout Int) -> [String] {
+    private static func parseDescriptors(_ input: [UInt8], position: inout Int) -> [String] {
         while position < input.count, isSpace(input[position]) { position += 1 }
         var descriptors: [String] = []
-        var current = String.UnicodeScalarView()
+        var start = position
         var inParentheses = false
-        func flush() {
-            if !current.isEmpty { descriptors.append(String(current)) }
-            current = String.UnicodeScalarView()
+        func flush(to end: Int) {
+            if end > start { descriptors.append(String(decoding: input[start..<end], as: UTF8.self)) }
         }
         while position < input.count {
-            let scalar = input[position]
+            let byte = input[position]
             position += 1
             if inParentheses {
-                current.append(scalar)
-                if scalar == ")" { inParentheses = false }
-            } else if isSpace(scalar) {
-                flush()
-            } else if scalar == "," {
-                break
-            } else {
-                current.append(scalar)
-                if scalar == "(" { inParentheses = true }
+                if byte == UInt8(ascii: ")") { inParentheses = false }
+            } else if isSpace(byte) {
+                flush(to: position - 1)
+                start = position
+            } else if byte == UInt8(ascii: ",") {
+                flush(to: position - 1)
+                return descriptors
+            } else if byte == UInt8(ascii: "(") {
+                inParentheses = true
             }
         }
-        flush()
+        flush(to: position)
         return descriptors
     }
 
@@ -98,7 +100,7 @@ enum SrcsetParser {
         !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber } && text.contains { $0 != "0" }
     }
 
-    private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\u{0C}" || scalar == "\r"
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D
     }
 }

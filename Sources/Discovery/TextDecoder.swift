@@ -1,16 +1,12 @@
-/// A streaming decoder from bytes to Unicode scalars, after the WHATWG Encoding Standard.
+/// A streaming decoder from bytes to UTF-8, after the WHATWG Encoding Standard.
 ///
-/// It keeps incomplete sequences between calls, so a multi-byte UTF-8 character or a UTF-16
-/// surrogate pair may be split across chunks anywhere. Invalid input decodes to U+FFFD.
+/// UTF-8 input is passed on as it is: the scanners tokenize UTF-8 bytes, whose syntax characters
+/// are all ASCII and never part of a multi-byte sequence, and replace broken sequences with U+FFFD
+/// only where text becomes a `String` (``String/init(decoding:as:)`` replaces exactly what the
+/// Encoding Standard replaces). UTF-16 and windows-1252 are converted to UTF-8; UTF-16 keeps an
+/// incomplete code unit or surrogate pair between calls, so input may be split anywhere.
 struct TextDecoder: Sendable {
     let encoding: TextEncoding
-
-    // UTF-8 state (Encoding Standard §9.1.1).
-    private var codePoint: UInt32 = 0
-    private var bytesNeeded = 0
-    private var bytesSeen = 0
-    private var lowerBoundary: UInt8 = 0x80
-    private var upperBoundary: UInt8 = 0xBF
 
     // UTF-16 state (Encoding Standard §14.2.1).
     private var leadByte: UInt8?
@@ -22,93 +18,50 @@ struct TextDecoder: Sendable {
 
     // MARK: - Decoding
 
-    /// Decodes `bytes`, appending the scalars to `output`.
-    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [Unicode.Scalar]) {
+    /// Decodes `bytes`, appending their UTF-8 to `output`.
+    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         switch encoding {
         case .utf8:
-            // At most one scalar a byte, and one U+FFFD for a sequence a byte breaks.
-            output.reserveCapacity(output.count + bytes.count + 1)
-            var index = 0
-            while index < bytes.count {
-                if bytesNeeded == 0 && bytes[index] < 0x80 {
-                    // A run of ASCII, appended at once rather than a scalar at a time.
-                    var end = index + 1
-                    while end < bytes.count && bytes[end] < 0x80 { end += 1 }
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]).lazy.map {
-                        Unicode.Scalar($0)
-                    })
-                    index = end
-                } else {
-                    decodeUTF8(bytes[index], into: &output)
-                    index += 1
-                }
-            }
+            output.append(contentsOf: bytes)
         case .utf16LittleEndian, .utf16BigEndian:
+            output.reserveCapacity(output.count + bytes.count * 3 / 2 + 4)
             for byte in bytes { decodeUTF16(byte, into: &output) }
         case .windows1252:
-            for byte in bytes { output.append(Self.windows1252Scalar(byte)) }
+            output.reserveCapacity(output.count + bytes.count + bytes.count / 2)
+            for byte in bytes {
+                if byte < 0x80 {
+                    output.append(byte)
+                } else {
+                    Self.append(Self.windows1252Scalar(byte), to: &output)
+                }
+            }
         }
     }
 
-    /// Ends the stream: an incomplete sequence left over becomes U+FFFD.
-    mutating func finish(into output: inout [Unicode.Scalar]) {
-        if bytesNeeded != 0 || leadByte != nil || leadSurrogate != nil {
-            output.append(Self.replacement)
+    /// Ends the stream: an incomplete UTF-16 code unit or pair left over becomes U+FFFD.
+    mutating func finish(into output: inout [UInt8]) {
+        if leadByte != nil || leadSurrogate != nil {
+            Self.append(Self.replacement, to: &output)
         }
-        bytesNeeded = 0
         leadByte = nil
         leadSurrogate = nil
     }
 
     static let replacement: Unicode.Scalar = "\u{FFFD}"
 
-    private mutating func decodeUTF8(_ byte: UInt8, into output: inout [Unicode.Scalar]) {
-        if bytesNeeded == 0 {
-            switch byte {
-            case 0x00...0x7F:
-                output.append(Unicode.Scalar(byte))
-            case 0xC2...0xDF:
-                bytesNeeded = 1
-                codePoint = UInt32(byte & 0x1F)
-            case 0xE0...0xEF:
-                if byte == 0xE0 { lowerBoundary = 0xA0 }
-                if byte == 0xED { upperBoundary = 0x9F }
-                bytesNeeded = 2
-                codePoint = UInt32(byte & 0x0F)
-            case 0xF0...0xF4:
-                if byte == 0xF0 { lowerBoundary = 0x90 }
-                if byte == 0xF4 { upperBoundary = 0x8F }
-                bytesNeeded = 3
-                codePoint = UInt32(byte & 0x07)
-            default:
-                output.append(Self.replacement)
-            }
-            return
-        }
-        guard byte >= lowerBoundary && byte <= upperBoundary else {
-            // The sequence is broken: emit one replacement and reprocess this byte from the start.
-            codePoint = 0
-            bytesNeeded = 0
-            bytesSeen = 0
-            lowerBoundary = 0x80
-            upperBoundary = 0xBF
-            output.append(Self.replacement)
-            decodeUTF8(byte, into: &output)
-            return
-        }
-        lowerBoundary = 0x80
-        upperBoundary = 0xBF
-        codePoint = (codePoint << 6) | UInt32(byte & 0x3F)
-        bytesSeen += 1
-        if bytesSeen == bytesNeeded {
-            output.append(Unicode.Scalar(codePoint) ?? Self.replacement)
-            codePoint = 0
-            bytesNeeded = 0
-            bytesSeen = 0
+    /// The UTF-8 of U+FFFD.
+    static let replacementUTF8: [UInt8] = [0xEF, 0xBF, 0xBD]
+
+    /// Appends the UTF-8 of `scalar` to `output`.
+    static func append(_ scalar: Unicode.Scalar, to output: inout [UInt8]) {
+        if scalar.isASCII {
+            output.append(UInt8(truncatingIfNeeded: scalar.value))
+        } else {
+            UTF8.encode(scalar) { output.append($0) }
         }
     }
 
-    private mutating func decodeUTF16(_ byte: UInt8, into output: inout [Unicode.Scalar]) {
+    private mutating func decodeUTF16(_ byte: UInt8, into output: inout [UInt8]) {
         guard let lead = leadByte else {
             leadByte = byte
             return
@@ -122,15 +75,15 @@ struct TextDecoder: Sendable {
             leadSurrogate = nil
             if (0xDC00...0xDFFF).contains(unit) {
                 let value = 0x10000 + ((surrogate - 0xD800) << 10) + (unit - 0xDC00)
-                output.append(Unicode.Scalar(value) ?? Self.replacement)
+                Self.append(Unicode.Scalar(value) ?? Self.replacement, to: &output)
                 return
             }
-            output.append(Self.replacement)
+            Self.append(Self.replacement, to: &output)
         }
         switch unit {
         case 0xD800...0xDBFF: leadSurrogate = unit
-        case 0xDC00...0xDFFF: output.append(Self.replacement)
-        default: output.append(Unicode.Scalar(unit) ?? Self.replacement)
+        case 0xDC00...0xDFFF: Self.append(Self.replacement, to: &output)
+        default: Self.append(Unicode.Scalar(unit) ?? Self.replacement, to: &output)
         }
     }
 

@@ -14,7 +14,8 @@ import HTTPCore
 /// - `webcache-bench store [--directory <dir>]`: measures hit lookups against a raw SQLite SELECT,
 ///   writes per second and pruning, and prints a table.
 /// - `webcache-bench loader [--directory <dir>]`: the loader's hit path against a raw SQLite SELECT.
-/// - `webcache-bench scan`: HTML scanning throughput.
+/// - `webcache-bench scan [--measure | --passes <n> [--html | --css] | --corpus <dir>]`: HTML and CSS
+///   scanning throughput (``ScanBenchmark``).
 /// - `webcache-bench write-loop --store <path> [--urls <n>] [--seed <n>] [--count <n>]`: saves entries
 ///   with multi-chunk streamed bodies in a loop, overwriting the same URLs with new content; each
 ///   entry carries `X-Content-SHA256` and `X-Content-Length` describing its body. Used by the crash
@@ -36,7 +37,7 @@ struct BenchMain {
             case "loader":
                 try await LoaderBenchmark(directory: option("--directory", in: arguments)).run()
             case "scan":
-                ScanBenchmark().run()
+                try ScanBenchmark(arguments: arguments).run()
             case "write-loop":
                 guard let path = option("--store", in: arguments) else {
                     FileHandle.standardError.write(Data("Error: Missing '--store <path>'\n".utf8))

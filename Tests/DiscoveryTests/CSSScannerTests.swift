@@ -70,9 +70,9 @@ private func scanCSS(_ css: String) -> [String] {
     }
 
     @Test func decodesEscapesLikeCSSSyntax() {
-        let raw = Array(#"a\62 c\\\"\0 \110000 \D800 x"#.unicodeScalars)
+        let raw = Array(#"a\62 c\\\"\0 \110000 \D800 x"#.utf8)
         #expect(CSSTokenizer.decodeEscapes(raw) == "abc\\\"\u{FFFD}\u{FFFD}\u{FFFD}x")
-        #expect(CSSTokenizer.decodeEscapes(Array("line\\\ncontinued".unicodeScalars)) == "linecontinued")
+        #expect(CSSTokenizer.decodeEscapes(Array("line\\\ncontinued".utf8)) == "linecontinued")
     }
 
     @Test func readsTheCharsetRule() {

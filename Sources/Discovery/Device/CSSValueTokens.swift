@@ -49,22 +49,22 @@ enum CSSValueTokenizer {
                 continue
             case "\"", "'":
                 index += 1
-                var value = String.UnicodeScalarView()
+                var value: [UInt8] = []
                 while index < input.count, input[index] != scalar, !isNewline(input[index]) {
                     if input[index] == "\\", index + 1 < input.count {
                         index += 1
                         if isNewline(input[index]) {
                             index += 1
                         } else {
-                            value.append(contentsOf: consumeEscape(input, &index).unicodeScalars)
+                            value.append(contentsOf: consumeEscape(input, &index).utf8)
                         }
                         continue
                     }
-                    value.append(input[index])
+                    TextDecoder.append(input[index], to: &value)
                     index += 1
                 }
                 index += 1
-                tokens.append(.string(String(value)))
+                tokens.append(.string(String(decoding: value, as: UTF8.self)))
                 continue
             case "(": tokens.append(.openParen)
             case ")": tokens.append(.closeParen)
@@ -108,20 +108,21 @@ enum CSSValueTokenizer {
     // MARK: - Pieces
 
     private static func consumeNumeric(_ input: [Unicode.Scalar], _ index: inout Int) -> CSSValueToken {
-        var text = String.UnicodeScalarView()
+        // Only ASCII signs, digits, `.` and `e` are taken.
+        var text: [UInt8] = []
         func take(while predicate: (Unicode.Scalar) -> Bool) {
             while index < input.count, predicate(input[index]) {
-                text.append(input[index])
+                text.append(UInt8(truncatingIfNeeded: input[index].value))
                 index += 1
             }
         }
         if input[index] == "+" || input[index] == "-" {
-            text.append(input[index])
+            text.append(UInt8(truncatingIfNeeded: input[index].value))
             index += 1
         }
         take(while: isDigit)
         if index + 1 < input.count, input[index] == ".", isDigit(input[index + 1]) {
-            text.append(".")
+            text.append(UInt8(ascii: "."))
             index += 1
             take(while: isDigit)
         }
@@ -129,16 +130,16 @@ enum CSSValueTokenizer {
             let next = input[index + 1]
             let signed = (next == "+" || next == "-") && index + 2 < input.count && isDigit(input[index + 2])
             if isDigit(next) || signed {
-                text.append("e")
+                text.append(UInt8(ascii: "e"))
                 index += 1
                 if signed {
-                    text.append(input[index])
+                    text.append(UInt8(truncatingIfNeeded: input[index].value))
                     index += 1
                 }
                 take(while: isDigit)
             }
         }
-        let value = Double(String(text)) ?? 0
+        let value = Double(String(decoding: text, as: UTF8.self)) ?? 0
         if index < input.count, input[index] == "%" {
             index += 1
             return .percentage(value)
@@ -150,19 +151,19 @@ enum CSSValueTokenizer {
     }
 
     private static func consumeName(_ input: [Unicode.Scalar], _ index: inout Int) -> String {
-        var name = String.UnicodeScalarView()
+        var name: [UInt8] = []
         while index < input.count {
             if isNameCode(input[index]) {
-                name.append(input[index])
+                TextDecoder.append(input[index], to: &name)
                 index += 1
             } else if startsEscape(input, index) {
                 index += 1
-                name.append(contentsOf: consumeEscape(input, &index).unicodeScalars)
+                name.append(contentsOf: consumeEscape(input, &index).utf8)
             } else {
                 break
             }
         }
-        return String(name)
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// The code point of an escape whose backslash is consumed (§4.3.7).

@@ -144,14 +144,19 @@ public struct DocumentTree: Sendable {
     private mutating func merge(_ attributes: [String: String], into index: Int) {
         for (name, value) in attributes where elements[index].attributes[name] == nil {
             elements[index].attributes[name] = value
-            if name == "id" {
-                elements[index].id = value
-                elementsByID[value, default: []].append(index)
-            } else if name == "class" {
-                let classes = Self.classes(in: value)
-                elements[index].classes = classes
-                for name in classes { elementsByClass[name, default: []].append(index) }
-            }
+            register(name, value, of: index)
+        }
+    }
+
+    /// Files element `index` under its `id` or classes when `name` is one of those attributes.
+    private mutating func register(_ name: String, _ value: String, of index: Int) {
+        if name == "id" {
+            elements[index].id = value
+            elementsByID[value, default: []].append(index)
+        } else if name == "class" {
+            let classes = Self.classes(in: value)
+            elements[index].classes = classes
+            for name in classes { elementsByClass[name, default: []].append(index) }
         }
     }
 
@@ -162,12 +167,14 @@ public struct DocumentTree: Sendable {
             return -1
         }
         let index = elements.count
-        var element = Element(name: name, id: nil, classes: [], attributes: [:], parent: parent)
+        // A new element takes the attributes as they are: none is there to keep.
+        var element = Element(name: name, id: nil, classes: [], attributes: attributes, parent: parent)
         element.position = elements[parent].children.count
         elements.append(element)
         elements[parent].children.append(index)
         elementsByName[name, default: []].append(index)
-        merge(attributes, into: index)
+        if let id = attributes["id"] { register("id", id, of: index) }
+        if let classes = attributes["class"] { register("class", classes, of: index) }
         return index
     }
 

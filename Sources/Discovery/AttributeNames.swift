@@ -1,0 +1,74 @@
+/// The attribute names a tokenizer keeps, looked up by their bytes without building a `String`.
+///
+/// A name of up to 16 ASCII bytes, lower-cased as it is read, is packed into two words; the table
+/// is open-addressed by a multiplicative hash of them. Longer names, and names with other bytes,
+/// are never kept (no name in the filter is like that).
+struct AttributeNames: Sendable {
+    /// An attribute name being read: its first 16 bytes packed little-endian, and its length.
+    struct Key: Sendable {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        /// The bytes read, up to ``AttributeNames/maximumLength`` + 1 (which matches nothing).
+        var length = 0
+
+        /// Adds a byte, already lower-cased; a byte no kept name has (NUL, non-ASCII) spoils the key.
+        @inline(__always)
+        mutating func append(_ byte: UInt8) {
+            guard length < AttributeNames.maximumLength, byte != 0, byte < 0x80 else {
+                length = AttributeNames.maximumLength + 1
+                return
+            }
+            if length < 8 {
+                low |= UInt64(byte) << (8 * UInt64(length))
+            } else {
+                high |= UInt64(byte) << (8 * UInt64(length - 8))
+            }
+            length += 1
+        }
+    }
+
+    /// The longest name the table can hold.
+    static let maximumLength = 16
+
+    private struct Slot: Sendable {
+        var low: UInt64
+        var high: UInt64
+        var length: Int
+        var name: String
+    }
+
+    private static let slotCount = 256
+    private var slots: [Slot?]
+
+    /// A table of `names`, which must be lower-case ASCII of at most 16 bytes.
+    init(_ names: Set<String>) {
+        slots = Array(repeating: nil, count: Self.slotCount)
+        for name in names {
+            var key = Key()
+            for byte in name.utf8 { key.append(byte) }
+            precondition(key.length == name.utf8.count, "Attribute name '\(name)' cannot be kept.")
+            var index = Self.slot(for: key)
+            while slots[index] != nil { index = (index + 1) % Self.slotCount }
+            slots[index] = Slot(low: key.low, high: key.high, length: key.length, name: name)
+        }
+    }
+
+    /// The kept name `key` spells, or `nil`.
+    @inline(__always)
+    func name(for key: Key) -> String? {
+        guard key.length <= Self.maximumLength else { return nil }
+        var index = Self.slot(for: key)
+        while let slot = slots[index] {
+            if slot.low == key.low && slot.high == key.high && slot.length == key.length { return slot.name }
+            index = (index + 1) % Self.slotCount
+        }
+        return nil
+    }
+
+    @inline(__always)
+    private static func slot(for key: Key) -> Int {
+        var hash = key.low &* 0x9E37_79B9_7F4A_7C15 ^ key.high &* 0xC2B2_AE3D_27D4_EB4F ^ UInt64(key.length)
+        hash ^= hash >> 29
+        return Int(truncatingIfNeeded: hash >> 56)
+    }
+}
