@@ -13,8 +13,7 @@ import HTTPCore
 ///
 /// - `webcache-bench store [--directory <dir>]`: measures hit lookups against a raw SQLite SELECT,
 ///   writes per second and pruning, and prints a table.
-/// - `webcache-bench loader [--directory <dir>] [--hits <n>] [--selects <n>]`: the loader's hit path
-///   against a raw SQLite SELECT (20,000 of each by default).
+/// - `webcache-bench loader [--directory <dir>]`: the loader's hit path against a raw SQLite SELECT.
 /// - `webcache-bench scan`: HTML scanning throughput.
 /// - `webcache-bench write-loop --store <path> [--urls <n>] [--seed <n>] [--count <n>]`: saves entries
 ///   with multi-chunk streamed bodies in a loop, overwriting the same URLs with new content; each
@@ -35,10 +34,7 @@ struct BenchMain {
             case "store":
                 try await StoreBenchmark(directory: option("--directory", in: arguments)).run()
             case "loader":
-                var benchmark = LoaderBenchmark(directory: option("--directory", in: arguments))
-                if let hits = option("--hits", in: arguments).flatMap({ Int($0) }) { benchmark.hits = hits }
-                if let selects = option("--selects", in: arguments).flatMap({ Int($0) }) { benchmark.selects = selects }
-                try await benchmark.run()
+                try await LoaderBenchmark(directory: option("--directory", in: arguments)).run()
             case "scan":
                 ScanBenchmark().run()
             case "write-loop":

@@ -5,13 +5,10 @@ import WebCache
 
 /// The loader's hit path — `WebCache.data(for:)` on a fresh entry, through the caching rules, the
 /// store and the body stream — beside a raw SELECT of the same row through the SQLite C API.
-///
-/// `hits` and `selects` set how many of each are timed; the script `scripts/bench-write.sh` runs it
-/// under callgrind with different counts and takes the difference for the instructions of one.
 struct LoaderBenchmark {
     let directory: String?
-    var hits = 20_000
-    var selects = 20_000
+
+    private static let iterations = 20_000
 
     func run() async throws {
         let folder = URL(fileURLWithPath: directory ?? NSTemporaryDirectory())
@@ -38,10 +35,10 @@ struct LoaderBenchmark {
         var checksum = 0
         for _ in 0..<1_000 { checksum &+= try await cache.data(for: request).body.count }
         var start = DispatchTime.now()
-        for _ in 0..<hits {
+        for _ in 0..<Self.iterations {
             checksum &+= try await cache.data(for: request).body.count
         }
-        let hit = microseconds(since: start) / Double(max(hits, 1))
+        let hit = microseconds(since: start) / Double(Self.iterations)
         precondition(origin.requestCount == 1, "every later load must be a hit")
         await cache.close()
 
@@ -49,10 +46,10 @@ struct LoaderBenchmark {
         let key = origin.url("page.html").cacheKey.absoluteString
         for _ in 0..<1_000 { checksum &+= raw.read(url: key) }
         start = DispatchTime.now()
-        for _ in 0..<selects {
+        for _ in 0..<Self.iterations {
             checksum &+= raw.read(url: key)
         }
-        let select = microseconds(since: start) / Double(max(selects, 1))
+        let select = microseconds(since: start) / Double(Self.iterations)
 
         print("| measure | value |")
         print("|---|---|")
