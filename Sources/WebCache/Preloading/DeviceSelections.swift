@@ -9,10 +9,12 @@ import HTTPCore
 /// it; what it holds that depends on a document (a `url()` in a style rule, a face's family) is
 /// kept, so that a document that finds the stylesheet later is decided on it too.
 struct DeviceSelections {
-    /// Where a decided reference was found: the item that held it and the URL it was read from.
+    /// Where a decided reference was found: the item that held it, the URL it was read from, and
+    /// whether it came from a public address (``AddressPolicy/isFromPublicAddress(_:)``).
     struct Origin: Sendable {
         var item: PreloadItem
         var base: URL
+        var fromPublicAddress: Bool
     }
 
     /// A decision, with where its reference was found and the document it was made for.
@@ -44,11 +46,12 @@ struct DeviceSelections {
     /// A given page that is not an HTML document (a stylesheet in the URL list) has no document to
     /// decide for it: everything it holds is fetched, as it is for the documents that use it.
     mutating func found(
-        _ references: [Reference], families: Set<FontFamilyUse>, in item: PreloadItem, base: URL, isDocument: Bool
+        _ references: [Reference], families: Set<FontFamilyUse>, in item: PreloadItem, base: URL,
+        fromPublicAddress: Bool, isDocument: Bool
     ) -> [Decided] {
         if isDocument, selections[item.url] == nil { selections[item.url] = PageSelection(chooser: chooser) }
         let origin = origins.count
-        origins.append(Origin(item: item, base: base))
+        origins.append(Origin(item: item, base: base, fromPublicAddress: fromPublicAddress))
         var decided: [Decided] = []
         if item.isPage && !isDocument {
             var standalone = PageSelection(chooser: .allCandidates)
