@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]
         ),
@@ -38,7 +39,7 @@ let package = Package(
         .target(name: "Discovery", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
 
         // MARK: - I/O
-        .target(name: "CacheStore", dependencies: ["CSQLite", "CZlib", "HTTPCore"], swiftSettings: swiftSettings),
+        .target(name: "CacheStore", dependencies: ["CSQLite", "CDeflate", "HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "Transport", dependencies: ["CCurl", "HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "LocalOrigin", dependencies: ["HTTPCore", "HTTPCaching"], swiftSettings: swiftSettings),
         .target(name: "Sessions", dependencies: ["HTTPCore", "CPSL", "ChildProcess"], swiftSettings: swiftSettings),
@@ -106,7 +107,7 @@ let package = Package(
         // webcache-bench is a dependency so that the crash and multi-process tests find it built.
         .testTarget(
             name: "CacheStoreTests",
-            dependencies: ["CacheStore", "ChildProcess", "WebCacheTestSupport", "webcache-bench"],
+            dependencies: ["CacheStore", "ChildProcess", "WebCacheTestSupport", "webcache-bench", "CZlib"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

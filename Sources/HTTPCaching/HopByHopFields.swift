@@ -32,6 +32,11 @@ public enum HopByHopFields {
 
     /// `headers` without their hop-by-hop fields, the other lines in order.
     public static func removed(from headers: HTTPHeaders) -> HTTPHeaders {
+        // Most stored responses carry none (they lost them when stored): returned as they are, without
+        // building the set of names. `Connection` is among the names, so any field it lists is removed below.
+        guard headers.contains(where: { names.contains($0.name.lowercased()) || isProxyField($0.name) }) else {
+            return headers
+        }
         let excluded = names(in: headers)
         return HTTPHeaders(headers.filter { !excluded.contains($0.name.lowercased()) })
     }

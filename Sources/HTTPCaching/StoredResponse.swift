@@ -49,6 +49,10 @@ public struct StoredResponse: Sendable, Hashable {
 
     /// The `Date` field (RFC 9110 §6.6.1), or `nil` when absent or invalid.
     public var date: Date? {
+        Self.date(in: headers)
+    }
+
+    private static func date(in headers: HTTPHeaders) -> Date? {
         headers.values(for: "Date").first.flatMap(HTTPDate.parse)
     }
 
@@ -71,6 +75,10 @@ public struct StoredResponse: Sendable, Hashable {
     /// that is not a non-negative integer makes the field invalid, and it is ignored. Values beyond
     /// 2^31 are clamped (§1.2.2).
     public var ageValue: Int {
+        Self.ageValue(in: headers)
+    }
+
+    private static func ageValue(in headers: HTTPHeaders) -> Int {
         guard let first = headers.values(for: "Age").first else { return 0 }
         let member = first.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return CacheControl.parseDeltaSeconds(member.trimmingHTTPWhitespace()) ?? 0
@@ -146,16 +154,34 @@ public struct StoredResponse: Sendable, Hashable {
     /// at least 0) and the corrected `Age` value (`age_value + response_delay`). A missing `Date`
     /// makes the apparent age 0. A negative response delay (a clock that went back) counts as 0.
     public var correctedInitialAge: TimeInterval {
-        let apparentAge = max(0, responseTime.timeIntervalSince(date ?? responseTime))
+        Self.correctedInitialAge(headers: headers, requestTime: requestTime, responseTime: responseTime)
+    }
+
+    /// ``correctedInitialAge`` of a response with `headers`, without making a stored response (whose
+    /// cache directives are parsed when it is made).
+    private static func correctedInitialAge(headers: HTTPHeaders, requestTime: Date, responseTime: Date)
+        -> TimeInterval
+    {
+        let apparentAge = max(0, responseTime.timeIntervalSince(date(in: headers) ?? responseTime))
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
-        let correctedAgeValue = TimeInterval(ageValue) + responseDelay
+        let correctedAgeValue = TimeInterval(ageValue(in: headers)) + responseDelay
         return max(apparentAge, correctedAgeValue)
     }
 
     /// `current_age` at `now` (§4.2.3): ``correctedInitialAge`` plus the resident time
     /// `now - response_time` (taken as 0 if the clock reads earlier than the receipt).
     public func currentAge(now: Date) -> TimeInterval {
-        correctedInitialAge + max(0, now.timeIntervalSince(responseTime))
+        Self.currentAge(headers: headers, requestTime: requestTime, responseTime: responseTime, now: now)
+    }
+
+    /// ``currentAge(now:)`` of a response with `headers` received at `responseTime` for a request sent
+    /// at `requestTime`, without making a stored response: for a store's hit path, which decides
+    /// freshness from the instant stored with the entry (``freshUntil``) and needs only the age.
+    public static func currentAge(headers: HTTPHeaders, requestTime: Date, responseTime: Date, now: Date)
+        -> TimeInterval
+    {
+        correctedInitialAge(headers: headers, requestTime: requestTime, responseTime: responseTime)
+            + max(0, now.timeIntervalSince(responseTime))
     }
 
     /// Whether the response is fresh at `now`: its lifetime exceeds its current age (§4.2).

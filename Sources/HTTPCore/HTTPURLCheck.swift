@@ -94,7 +94,8 @@ public enum HTTPURLCheck {
     /// `host` percent-decoded and, when that leaves letters outside ASCII, converted to punycode
     /// by Foundation; `nil` when neither gives ASCII text.
     private static func asciiName(_ host: String) -> String? {
-        // Most hosts are plain ASCII already: nothing to decode or convert.
+        // Most hosts are plain ASCII names: nothing to decode or convert (checked on the bytes, as
+        // every load asks).
         if host.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") }) { return host }
         guard let decoded = host.removingPercentEncoding else { return nil }
         if decoded.utf8.allSatisfy({ $0 < 0x80 }) { return decoded }

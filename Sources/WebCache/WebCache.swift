@@ -29,6 +29,8 @@ public final class WebCache: Sendable {
     let cookieKeeper: CookieKeeper?
     /// What ``close()`` stops or waits for.
     let running = RunningWork()
+    /// What ``resolve(_:)`` returned lately, by reference.
+    let resolvedReferences = ResolvedReferences()
 
     /// Opens (or creates) the store and prepares the transport and the session.
     /// - Throws: ``WebCacheError`` when the store cannot be opened or the transport not started,
@@ -141,6 +143,7 @@ public final class WebCache: Sendable {
     ///   password hidden) and saying what is wrong (``HTTPURLCheck``: no host, a host that is no valid
     ///   name or address, a port outside 1 to 65535), also when it carries a user name or password.
     public func resolve(_ reference: String) throws -> URL {
+        if let url = resolvedReferences.url(for: reference) { return url }
         let url = try resolveAllowingCredentials(reference)
         // A password in a URL would be sent by the transport and kept in the store's keys, readable by
         // anyone who inspects it; credentials come from the configured provider only.
@@ -148,19 +151,12 @@ public final class WebCache: Sendable {
             throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' carries a user name or password; "
                 + "webcache does not send credentials from URLs.")
         }
+        resolvedReferences.keep(url, for: reference)
         return url
     }
 
-    /// Whether `byte` may end a reference untrimmed: printable ASCII (whitespace is trimmed).
-    private static func isEdgeByte(_ byte: UInt8) -> Bool {
-        byte > 0x20 && byte < 0x7F
-    }
-
     private func resolveAllowingCredentials(_ reference: String) throws -> URL {
-        // Most references have nothing to trim, which is cheaper to see than to trim.
-        let untrimmed = (reference.utf8.first.map(Self.isEdgeByte) ?? true)
-            && (reference.utf8.last.map(Self.isEdgeByte) ?? true)
-        let trimmed = untrimmed ? reference : reference.trimmingCharacters(in: .whitespaces)
+        let trimmed = Self.trimmingWhitespace(reference)
         if trimmed.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F })
             || trimmed.unicodeScalars.contains(where: { $0.value > 0x7F && $0.properties.isWhitespace })
         {
@@ -189,6 +185,17 @@ public final class WebCache: Sendable {
             throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' \(problem).")
         }
         return url
+    }
+
+    /// `reference` without the whitespace (`CharacterSet.whitespaces`) around it; a reference that
+    /// starts and ends with a visible ASCII character, as nearly every one does, is returned as it is
+    /// without asking Foundation, as every load resolves its URL.
+    static func trimmingWhitespace(_ reference: String) -> String {
+        let bytes = reference.utf8
+        if let first = bytes.first, let last = bytes.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) {
+            return reference
+        }
+        return reference.trimmingCharacters(in: .whitespaces)
     }
 
     // MARK: - Sessions

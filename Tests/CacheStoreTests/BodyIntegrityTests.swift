@@ -1,4 +1,5 @@
 import CSQLite
+import CZlib
 import Foundation
 import Testing
 import WebCacheTestSupport
@@ -26,6 +27,23 @@ struct BodyIntegrityTests {
         #expect(ChunkChecksum(of: digits).value(bodyID: 5, seq: 2) == 2_686_643_642)
         #expect(ChunkChecksum(of: digits).value(bodyID: 5, seq: 3) == 1_820_912_932)
         #expect(ChunkChecksum(of: Data()).value(bodyID: 1, seq: 0) == 1_121_180_356)
+    }
+
+    /// The checksums are computed with libdeflate; they must be zlib's, which stores written before
+    /// carry: compared over random bytes of many lengths (around the vector widths libdeflate works
+    /// in, and a whole chunk), in many places.
+    @Test func chunkChecksumsAreZlibsCRC32OverAnyBytes() {
+        var generator = SystemRandomNumberGenerator()
+        let lengths = Array(0...130) + [255, 256, 257, 1_023, 4_096, 10_240, 65_537, CacheStore.chunkSize]
+        for length in lengths {
+            let bytes = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let bodyID = Int64.random(in: 1...Int64.max, using: &generator)
+            let seq = Int64.random(in: 0...1_000_000, using: &generator)
+            var zlib = bytes.withUnsafeBytes { crc32(0, $0.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt($0.count)) }
+            let place = [bodyID.littleEndian, seq.littleEndian]
+            zlib = place.withUnsafeBytes { crc32(zlib, $0.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt($0.count)) }
+            #expect(ChunkChecksum(of: bytes).value(bodyID: bodyID, seq: seq) == Int64(zlib), "length \(length)")
+        }
     }
 
     /// Runs `sql` on a connection of its own, as another program would.

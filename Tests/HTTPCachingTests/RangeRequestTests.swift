@@ -202,4 +202,15 @@ struct RangeRequestTests {
         #expect(kept.contains(name) == !removed, "\(name)")
         #expect(kept.contains("Date"))
     }
+
+    /// Fields without any hop-by-hop one come back as they were, order and repeats kept; one such
+    /// field without `Connection`, or a `proxy-` one, still goes.
+    @Test func hopByHopFieldsAreFoundWithoutAConnectionField() {
+        let plain = headers([("Date", httpDate(0)), ("Vary", "a"), ("Vary", "b"), ("X-Trailer-Id", "1")])
+        #expect(HopByHopFields.removed(from: plain) == plain)
+        for name in ["keep-alive", "TRAILER", "Proxy-Connection"] {
+            let fields = headers([("Date", httpDate(0)), (name, "v"), ("ETag", "\"e\"")])
+            #expect(HopByHopFields.removed(from: fields) == headers([("Date", httpDate(0)), ("ETag", "\"e\"")]), "\(name)")
+        }
+    }
 }

@@ -18,6 +18,34 @@ struct URLResolutionTests {
         cache = try WebCache(configuration: configuration)
     }
 
+    /// A reference resolved again (kept, or dropped once more than the kept number were resolved)
+    /// gives the same URL; one that failed fails again with the same message.
+    @Test func resolvesAReferenceAgainAlike() async throws {
+        let references = (0..<(ResolvedReferences.limit + 10)).map { "item/\($0)?q=\($0)" }
+            + ["http://a.test/x", " https://B.test:443/y "]
+        let first = try references.map { try cache.resolve($0) }
+        let again = try references.map { try cache.resolve($0) }
+        #expect(first == again)
+        #expect(first[0].absoluteString == "http://instance.test/portal/item/0?q=0")
+        for _ in 0..<2 {
+            let error = #expect(throws: WebCacheError.self) { try cache.resolve("http://127.0.0.1:0/") }
+            #expect(error?.message == "'http://127.0.0.1:0/' has the port 0, which is not a number from 1 to 65535.")
+        }
+        await cache.close()
+    }
+
+    /// References are trimmed of whitespace as Foundation's `CharacterSet.whitespaces` does, also when
+    /// the check on the bytes takes the quick way (a visible ASCII character at each end).
+    @Test(arguments: [
+        "http://a.test/", " http://a.test/", "http://a.test/ ", "\thttp://a.test/\t", "\u{00A0}http://a.test/",
+        "http://a.test/\u{2003}", "http://a.test/é", "éhttp://a.test/", "", " ", "x", "\u{3000}",
+        "http://a.test/\u{00A0} ", "http://a.test/ x",
+    ])
+    func trimsReferencesAsFoundationDoes(reference: String) async {
+        #expect(WebCache.trimmingWhitespace(reference) == reference.trimmingCharacters(in: .whitespaces))
+        await cache.close()
+    }
+
     @Test(arguments: [
         ("http://127.0.0.1:99999/",
          "'http://127.0.0.1:99999/' has the port 99999, which is not a number from 1 to 65535."),

@@ -96,11 +96,11 @@ extension CacheStore {
         // and the closure runs on the caller's thread before this returns.
         let address = UInt(bitPattern: buffer.baseAddress)
         let capacity = buffer.count
-        let checksum = columns.chunkChecksum
+        let query = columns.wholeBodyQuery
         let outcome = try read("read body \(bodyID)") { connection -> BodyCopyOutcome in
             var offset = 0
             var fits = true
-            let check = try Self.forEachChunk(ofBody: bodyID, checksum: checksum, connection) { check, row in
+            let check = try Self.forEachChunk(ofBody: bodyID, query: query, connection) { check, row in
                 fits = fits && check.size == Int64(capacity)
                 let count = Int(sqlite3_column_bytes(row.handle, 4))
                 guard fits, count <= capacity - offset,
@@ -129,24 +129,18 @@ extension CacheStore {
         }
     }
 
-    /// Runs the one statement that reads body `bodyID` whole with its record (one snapshot), and
-    /// calls `chunk` with each chunk's row (columns: seq 3, data 4, checksum 5), in order, and the
-    /// body's check made from the record. Body ids are never reused, so chunks found under `bodyID`
-    /// belong to that body.
+    /// Runs the one statement that reads body `bodyID` whole with its record (one snapshot),
+    /// ``ReadableColumns/wholeBodyQuery``, and calls `chunk` with each chunk's row (columns: seq 3,
+    /// data 4, checksum 5), in order, and the body's check made from the record. Body ids are never
+    /// reused, so chunks found under `bodyID` belong to that body.
     ///
     /// - Returns: The check, with what `chunk` added to it; `nil` when no complete body has that id.
     static func forEachChunk(
-        ofBody bodyID: Int64, checksum: String, _ connection: Connection,
+        ofBody bodyID: Int64, query: String, _ connection: Connection,
         _ chunk: (inout BodyCheck, Statement) throws -> Void
     ) throws -> BodyCheck? {
         var check: BodyCheck?
-        try connection.forEachRow(
-            """
-            SELECT b.size, b.chunk_count, b.hash, c.seq, c.data, \(checksum) FROM body b \
-            LEFT JOIN body_chunk c ON c.body_id = b.id WHERE b.id = ? AND b.hash IS NOT NULL ORDER BY c.seq
-            """,
-            [.integer(bodyID)]
-        ) { row in
+        try connection.forEachRow(query, [.integer(bodyID)]) { row in
             var current = check ?? BodyCheck(bodyID: bodyID, size: row.int64(0), chunkCount: row.int64(1),
                                              hash: row.blob(2))
             // A body without chunks (an empty one) has one row, with a NULL chunk.

@@ -14,16 +14,53 @@ extension CacheStore {
     public nonisolated func variants(
         partition: String = "guest", method: HTTPMethod = .get, url: String
     ) throws -> [CacheEntry] {
-        let selection = columns.entrySelection
+        let query = columns.variantsQuery
         return try read("look up \(url)") { connection in
             var entries: [CacheEntry] = []
             try connection.forEachRow(
-                selection + CacheEntry.ofVariants,
+                query,
                 [.text(partition), .text(method.rawValue), .text(url)]
             ) { row in
                 entries.append(CacheEntry(row: row))
             }
             return entries
+        }
+    }
+
+    /// Every stored variant of (`partition`, `method`, `url`), as ``variants(partition:method:url:)``,
+    /// and, when there is exactly one, fresh at `now` (its `fresh_until` later) and with a body of at
+    /// most `bodyLimit` bytes, that body, read and checked in the same read transaction.
+    ///
+    /// This is a hit's one read: the store file's locks are taken once, and the body is of the very
+    /// entry returned. The body is `nil` when another read is needed or it is not sound (gone, or
+    /// damaged: ``bodyData(bodyID:)`` then reports which).
+    ///
+    /// - Throws: ``CacheStore/Error``.
+    public nonisolated func variants(
+        partition: String = "guest", method: HTTPMethod = .get, url: String, withBodyIfFreshAt now: Date,
+        upTo bodyLimit: Int64
+    ) throws -> (entries: [CacheEntry], body: Data?) {
+        let query = columns.variantsQuery
+        let bodyQuery = columns.wholeBodyQuery
+        return try read("look up \(url)") { connection in
+            try connection.run("BEGIN DEFERRED")
+            do {
+                var entries: [CacheEntry] = []
+                try connection.forEachRow(query, [.text(partition), .text(method.rawValue), .text(url)]) { row in
+                    entries.append(CacheEntry(row: row))
+                }
+                var body: Data?
+                if entries.count == 1, let entry = entries.first, let bodyID = entry.bodyID, entry.freshUntil > now,
+                    entry.bodySize <= bodyLimit, case .sound(let data) = try Self.readBody(bodyID, query: bodyQuery, connection)
+                {
+                    body = data
+                }
+                try connection.run("COMMIT")
+                return (entries, body)
+            } catch {
+                try? connection.run("ROLLBACK")
+                throw error
+            }
         }
     }
 
@@ -76,7 +113,7 @@ extension CacheStore {
     ///   ``Error/Code/damagedBody`` when its bytes are no longer those stored.
     public nonisolated func bodyData(bodyID: Int64) throws -> Data {
         let body = try read("read body \(bodyID)") { connection in
-            try Self.readBody(bodyID, checksum: columns.chunkChecksum, connection)
+            try Self.readBody(bodyID, query: columns.wholeBodyQuery, connection)
         }
         switch body {
         case .missing:
@@ -118,9 +155,10 @@ extension CacheStore {
     /// Reads a whole body and its record in one statement (one snapshot), checking the chunks as
     /// they come (``BodyCheck``). Body ids are never reused, so chunks found under `bodyID` belong to
     /// that body.
-    private static func readBody(_ bodyID: Int64, checksum: String, _ connection: Connection) throws -> BodyRead {
+    /// `query` is ``ReadableColumns/wholeBodyQuery``.
+    private static func readBody(_ bodyID: Int64, query: String, _ connection: Connection) throws -> BodyRead {
         var data = Data()
-        let check = try forEachChunk(ofBody: bodyID, checksum: checksum, connection) { check, row in
+        let check = try forEachChunk(ofBody: bodyID, query: query, connection) { check, row in
             let chunk = row.blob(4)
             guard check.add(chunk, seq: row.int64(3), checksum: row.isNull(5) ? nil : row.int64(5)) else { return }
             if data.isEmpty {
@@ -227,7 +265,7 @@ extension CacheStore {
         partition: String = "guest", method: HTTPMethod = .get, url: String, varyKey: String = "",
         at date: Date = Date()
     ) async throws -> CachedResponse? {
-        let checksum = columns.chunkChecksum
+        let bodyQuery = columns.wholeBodyQuery
         let selection = columns.entrySelection
         let read = try read("look up \(url)") { connection -> (CacheEntry, BodyRead)? in
             guard
@@ -236,7 +274,7 @@ extension CacheStore {
                 ),
                 let bodyID = entry.bodyID
             else { return nil }
-            return (entry, try Self.readBody(bodyID, checksum: checksum, connection))
+            return (entry, try Self.readBody(bodyID, query: bodyQuery, connection))
         }
         guard let (entry, body) = read else { return nil }
         let response: CachedResponse

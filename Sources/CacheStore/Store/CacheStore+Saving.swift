@@ -77,10 +77,13 @@ extension CacheStore {
         let headers = try encodedHeaders(of: entry)
         let hash = body.hasher.finalize()
         let now = configuration.clock()
+        // Computed here, as for a staged chunk, so that the writer's thread spends no time on it.
+        let lastChecksum = ChunkChecksum(of: body.pending)
         return try await queuedWrite(
             "save the entry for \(entry.url)", bodyBytes: body.pending.count, evicts: true
         ) { connection in
-            let bodyID = try Self.resolveBody(of: body, hash: hash, at: now, url: entry.url, connection)
+            let bodyID = try Self.resolveBody(
+                of: body, hash: hash, lastChecksum: lastChecksum, at: now, url: entry.url, connection)
             return try Self.upsert(
                 entry, headers: headers, bodyID: bodyID, bodySize: body.size, at: now,
                 pageEdges: pageEdges, connection
@@ -128,7 +131,8 @@ extension CacheStore {
     /// when nothing was staged). The writer's staging row goes, and its provisional body with it
     /// when it was not used.
     static func resolveBody(
-        of body: BodyWriter, hash: Data, at now: Date, url: String, _ connection: Connection
+        of body: BodyWriter, hash: Data, lastChecksum: ChunkChecksum? = nil, at now: Date, url: String,
+        _ connection: Connection
     ) throws -> Int64 {
         let bodyID: Int64
         if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
@@ -138,12 +142,16 @@ extension CacheStore {
             bodyID = try insertBody(
                 connection, hash: hash, size: body.size, chunkCount: body.pending.isEmpty ? 0 : 1, at: now)
             if !body.pending.isEmpty {
-                try insertChunk(connection, bodyID: bodyID, seq: 0, data: body.pending)
+                try insertChunk(connection, bodyID: bodyID, seq: 0, data: body.pending, checksum: lastChecksum)
             }
         } else {
-            bodyID = try completeProvisionalBody(of: body, hash: hash, at: now, url: url, connection)
+            bodyID = try completeProvisionalBody(
+                of: body, hash: hash, lastChecksum: lastChecksum, at: now, url: url, connection)
         }
-        try connection.run("DELETE FROM staging WHERE token = ?", [.text(body.token)])
+        // The first staged chunk made the staging row; a body that staged none has no row to delete.
+        if body.stagedChunks > 0 {
+            try connection.run("DELETE FROM staging WHERE token = ?", [.text(body.token)])
+        }
         return bodyID
     }
 
@@ -178,7 +186,8 @@ extension CacheStore {
     /// Appends the writer's last chunk to its provisional body and makes it a complete body with
     /// `hash`; throws ``Error/Code/bodyMissing`` when the staged chunks were collected meanwhile.
     private static func completeProvisionalBody(
-        of body: BodyWriter, hash: Data, at now: Date, url: String, _ connection: Connection
+        of body: BodyWriter, hash: Data, lastChecksum: ChunkChecksum?, at now: Date, url: String,
+        _ connection: Connection
     ) throws -> Int64 {
         let bodyID = try provisionalBodyID(token: body.token, connection)
         var staged: Int64 = 0
@@ -193,7 +202,8 @@ extension CacheStore {
             )
         }
         if !body.pending.isEmpty {
-            try insertChunk(connection, bodyID: bodyID, seq: body.stagedChunks, data: body.pending)
+            try insertChunk(
+                connection, bodyID: bodyID, seq: body.stagedChunks, data: body.pending, checksum: lastChecksum)
         }
         try connection.run(
             """
@@ -239,12 +249,12 @@ extension CacheStore {
             last_access = excluded.last_access, pinned = max(entry.pinned, excluded.pinned),
             body_id = excluded.body_id, body_size = excluded.body_size, decoded_from = excluded.decoded_from,
             complete_length = excluded.complete_length
-            RETURNING id
+            RETURNING id, hit_count, pinned, (SELECT hash FROM body WHERE id = entry.body_id)
             """
         let statement = try connection.cachedStatement(sql: sql)
+        let host = CacheEntry.host(of: entry.url)
         statement.bind([
-            .text(entry.partition), .text(entry.method.rawValue), .text(entry.url),
-            .text(CacheEntry.host(of: entry.url)),
+            .text(entry.partition), .text(entry.method.rawValue), .text(entry.url), .text(host),
             .text(entry.varyKey), .int(entry.status), .text(headers), .date(entry.requestTime),
             .date(entry.responseTime), .date(entry.date), .text(entry.etag), .text(entry.lastModified),
             .text(entry.contentType), .date(entry.freshUntil), .date(entry.staleUntil), .date(now), .date(now),
@@ -254,17 +264,31 @@ extension CacheStore {
         guard try statement.step() else {
             throw Error(code: .database, message: "Saving the entry for \(entry.url) returned no row id.")
         }
-        let id = statement.int64(0)
+        // The entry as stored, from what was bound and what the row kept (its hits and pin), as
+        // reading the row back would give it: dates go through the column's seconds since 1970.
+        func stored(_ date: Date) -> Date { Date(timeIntervalSince1970: date.timeIntervalSince1970) }
+        var saved = entry
+        saved.id = statement.int64(0)
+        saved.hitCount = statement.int64(1)
+        saved.pinned = statement.int64(2) != 0
+        saved.bodyHash = statement.isNull(3) ? nil : statement.blob(3)
+        saved.host = host
+        saved.bodyID = bodyID
+        saved.bodySize = bodySize
+        saved.requestTime = stored(entry.requestTime)
+        saved.responseTime = stored(entry.responseTime)
+        saved.freshUntil = stored(entry.freshUntil)
+        saved.staleUntil = entry.staleUntil.map(stored)
+        saved.storedAt = stored(now)
+        saved.lastAccess = stored(now)
         try statement.execute()
         statement.reset()
+        let id = saved.id ?? 0
         if !keepingParts {
             try connection.run("DELETE FROM entry_part WHERE entry_id = ?", [.integer(id)])
         }
         if let pageEdges {
             try replaceEdges(pageEdges, page: entry.url, partition: entry.partition, connection)
-        }
-        guard let saved = try readEntry(id: id, selection: CacheEntry.selection, connection) else {
-            throw Error(code: .database, message: "The entry for \(entry.url) vanished while it was saved.")
         }
         return saved
     }

@@ -31,3 +31,14 @@ public enum ResponseSource: String, Sendable, Hashable, CustomStringConvertible 
     /// The source's name, such as `hit`.
     public var description: String { rawValue }
 }
+
+extension CachePolicy {
+    /// Whether a load decides by RFC 9111's rules whether a stored response is served:
+    /// ``useProtocolCachePolicy`` and ``offlineFallback(maxStale:)``.
+    var followsProtocol: Bool {
+        switch self {
+        case .useProtocolCachePolicy, .offlineFallback: true
+        case .reloadIgnoringCacheData, .returnCacheDataElseLoad, .returnCacheDataDontLoad: false
+        }
+    }
+}

@@ -156,7 +156,20 @@ final class Loader: Sendable {
             return try await passThroughUnsafe(request, limit: limit, context: context)
         }
         let key = request.url.cacheKey
-        let entries = try lookupVariants(of: key, context: context)
+        let entries: [CacheEntry]
+        if policy.followsProtocol {
+            // A fresh lone variant is served from this one read, its body read with it.
+            let checkedAt = clock()
+            let (variants, freshBody) = try lookupVariants(of: key, context: context, withBodyIfFreshAt: checkedAt)
+            if let (entry, age) = Self.freshAlone(variants, request: request, now: checkedAt) {
+                logger.debug("hit \(request.url.redactedForMessages)")
+                return try await serveStored(entry, request: request, source: .hit, age: age, limit: limit,
+                                             context: context, body: freshBody)
+            }
+            entries = variants
+        } else {
+            entries = try lookupVariants(of: key, context: context)
+        }
         let stored = entries.map(\.storedResponse)
         // A complete stored response answers ranges itself (``serve``); parts only stand in for none.
         if HTTPCachePolicy.matchingVariants(stored, request: request.headers).isEmpty,
@@ -225,6 +238,24 @@ final class Loader: Sendable {
             return WebResponse(url: request.url, status: 504, headers: ["Content-Length": "0"], source: .stale,
                                body: WebResponse.Body(data: Data()))
         }
+    }
+
+    /// The one stored variant of a request that carries no cache directives of its own, and its age,
+    /// when it is fresh by the instant stored with it (`fresh_until`, which counts a `no-cache`
+    /// response's lifetime as 0) and matches the request's Vary key: what
+    /// ``HTTPCachePolicy/decide(request:variants:now:)`` decides then, without parsing the stored
+    /// response's directives. `nil` sends the request through the rules: several variants, request
+    /// directives (`Cache-Control`, or `Pragma` that stands in for it), a clock that reads earlier
+    /// than the response's receipt, or a decoded copy that may have to be fetched as coded.
+    static func freshAlone(_ entries: [CacheEntry], request: HTTPRequest, now: Date) -> (CacheEntry, TimeInterval)? {
+        guard entries.count == 1, let entry = entries.first, entry.freshUntil > now, now >= entry.responseTime,
+            entry.decodedFrom == nil || request.decodesContent,
+            !request.headers.contains("Cache-Control"), !request.headers.contains("Pragma"),
+            VaryKey.secondaryKey(forResponse: entry.headers, request: request.headers) == entry.varyKey
+        else { return nil }
+        let age = StoredResponse.currentAge(
+            headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime, now: now)
+        return (entry, age)
     }
 
     /// Whether `entry` (read as `stored`) is a copy decoded from a content coding of a response that
@@ -353,15 +384,30 @@ final class Loader: Sendable {
         }
     }
 
+    /// Every stored variant of `key` in the context's partition and, when it is the only one and
+    /// fresh at `now` with a body read at once (``storedBody(_:url:discardsDamage:body:)``), its body,
+    /// in one read of the store.
+    func lookupVariants(of key: URL, context: RequestContext, withBodyIfFreshAt now: Date) throws
+        -> (entries: [CacheEntry], body: Data?)
+    {
+        do {
+            return try store.variants(
+                partition: context.partition, method: .get, url: key.absoluteString, withBodyIfFreshAt: now,
+                upTo: Int64(CacheStore.chunkSize))
+        } catch {
+            throw WebCacheError(.store, "The store could not be read for \(key.redactedForMessages).", cause: error)
+        }
+    }
+
     /// Serves a stored entry; when its body turns out damaged (and `refetches`), fetches the request
     /// again without conditions instead: a 304 would only confirm the damaged copy.
     private func serveStored(
         _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?,
-        context: RequestContext, refetchingIfDamaged refetches: Bool = true
+        context: RequestContext, refetchingIfDamaged refetches: Bool = true, body: Data? = nil
     ) async throws -> WebResponse {
         do {
             return try await serve(entry, request: request, source: source, age: age, limit: limit, context: context,
-                                   discardsDamage: refetches)
+                                   discardsDamage: refetches, body: body)
         } catch let error as WebCacheError where error.code == .damaged && refetches {
             logger.warning("\(error.message) Fetching it again.")
             return try await fetch(request, validating: nil, context: context, limit: limit)
@@ -383,7 +429,7 @@ final class Loader: Sendable {
     ///   `limit`, or ``WebCacheError/Code/damaged`` when a body read at once is damaged.
     func serve(
         _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?,
-        context: RequestContext, discardsDamage: Bool = true
+        context: RequestContext, discardsDamage: Bool = true, body storedBytes: Data? = nil
     ) async throws -> WebResponse {
         // Stored entries lose `Set-Cookie` when saved; one saved before that rule keeps it in the
         // file, and must not set an old session's cookie now.
@@ -414,7 +460,7 @@ final class Loader: Sendable {
         if request.method == .head || entry.bodyID == nil {
             body = WebResponse.Body(data: Data())
         } else {
-            body = try await storedBody(entry, url: request.url, discardsDamage: discardsDamage)
+            body = try await storedBody(entry, url: request.url, discardsDamage: discardsDamage, body: storedBytes)
             if let decoder, let coding {
                 let decoded = DecodedBody(coded: body, decoder: decoder, coding: coding, url: request.url, limit: limit)
                 try await decoded.start()
@@ -429,8 +475,13 @@ final class Loader: Sendable {
     /// The stored body of `entry`: read at once when it fits in one chunk (one query, and the entry
     /// cannot be replaced under the caller), else chunk by chunk as the caller pulls it; checked
     /// either way (see ``serve(_:request:source:age:limit:context:discardsDamage:)``).
-    func storedBody(_ entry: CacheEntry, url: URL, discardsDamage: Bool) async throws -> WebResponse.Body {
+    ///
+    /// - Parameter body: the body, when it was read and checked with the entry (in the same read).
+    func storedBody(_ entry: CacheEntry, url: URL, discardsDamage: Bool, body: Data? = nil) async throws
+        -> WebResponse.Body
+    {
         guard let bodyID = entry.bodyID else { return WebResponse.Body(data: Data()) }
+        if let body { return WebResponse.Body(data: body) }
         if entry.bodySize <= Int64(CacheStore.chunkSize) {
             let data = try await readStored(entry, url: url, discardsDamage: discardsDamage, streamed: false) {
                 try store.bodyData(bodyID: bodyID)

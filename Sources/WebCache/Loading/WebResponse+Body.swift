@@ -50,7 +50,9 @@ extension WebResponse {
                 guard data.count + chunk.count <= limit else {
                     throw WebCacheError(.tooLarge, "The response body is larger than \(limit) bytes.")
                 }
-                data.append(chunk)
+                // The first chunk is taken as it is: a body of one chunk (a stored body read at
+                // once) is not copied again.
+                if data.isEmpty { data = chunk } else { data.append(chunk) }
             }
             return data
         }

@@ -1,0 +1,111 @@
+import Foundation
+import HTTPCore
+import Testing
+import WebCacheTestSupport
+
+@testable import CacheStore
+
+/// What a save returns is built from what it bound and what the row kept, not read back: it must be
+/// the entry as any later read gives it, whichever way the body came in. And a save that fails leaves
+/// nothing of itself visible.
+@Suite(.timeLimit(.minutes(5)))
+struct SavedEntryTests {
+    let folder: TemporaryFolder
+    let store: CacheStore
+    /// Instants with fractions of a second, which a column of seconds since 1970 may round.
+    static let now = Date(timeIntervalSinceReferenceDate: 820_000_000.123_456_789)
+
+    init() throws {
+        folder = try TemporaryFolder()
+        var settings = configuration()
+        settings.clock = { Self.now }
+        store = try CacheStore(path: folder.path("store.sqlite"), configuration: settings)
+    }
+
+    /// An entry whose every instant has a fraction of a second, and every optional field set.
+    private func entry(_ url: String) -> CacheEntry {
+        let received = Self.now.addingTimeInterval(-0.333_333_333)
+        var entry = CacheEntry(
+            url: url, varyKey: "accept-encoding=gzip", status: 200,
+            headers: HTTPHeaders([
+                HTTPField(name: "Content-Type", value: "text/html"), HTTPField(name: "ETag", value: "\"e\""),
+                HTTPField(name: "X-Empty", value: ""), HTTPField(name: "X-Spaced", value: "  two spaces"),
+                HTTPField(name: "X-Repeated", value: "1"), HTTPField(name: "X-Repeated", value: "2"),
+            ]),
+            requestTime: received.addingTimeInterval(-0.111_111_111), responseTime: received,
+            freshUntil: received.addingTimeInterval(600.987_654_321),
+            staleUntil: received.addingTimeInterval(900.000_000_1), decodedFrom: "gzip")
+        entry.partition = "user-1"
+        return entry
+    }
+
+    private func readBack(_ saved: CacheEntry) throws -> CacheEntry? {
+        try store.entry(id: try #require(saved.id))
+    }
+
+    @Test(arguments: [0, 1, 27_000, CacheStore.chunkSize, CacheStore.chunkSize * 2 + 17])
+    func aSaveOfABodyInMemoryReturnsTheEntryAsReadBack(size: Int) async throws {
+        let saved = try await store.save(entry("https://example.test/m"), body: makeBody(size: size, seed: 1))
+        #expect(try readBack(saved) == saved)
+        #expect(saved.bodyHash == SHA256.hash(makeBody(size: size, seed: 1)))
+        #expect(saved.bodySize == Int64(size))
+    }
+
+    @Test(arguments: [0, 27_000, CacheStore.chunkSize + 1, CacheStore.chunkSize * 3])
+    func aSaveOfAStreamedBodyReturnsTheEntryAsReadBack(size: Int) async throws {
+        let body = makeBody(size: size, seed: 2)
+        var writer = store.makeBodyWriter()
+        var offset = 0
+        while offset < body.count {
+            let end = min(offset + 16_384, body.count)
+            try await writer.write(body.subdata(in: offset..<end))
+            offset = end
+        }
+        let saved = try await store.save(entry("https://example.test/s"), body: writer)
+        #expect(try readBack(saved) == saved)
+        #expect(try store.bodyData(bodyID: try #require(saved.bodyID)) == body)
+        #expect(try rowCount(store, "staging") == 0)
+        #expect(try await store.verify().isSound)
+    }
+
+    @Test func aReplacingSaveReturnsTheHitsAndPinTheRowKept() async throws {
+        let url = "https://example.test/r"
+        let first = try await store.save(entry(url), body: makeBody(size: 100, seed: 3))
+        try await store.setPinned(true, url: url, partition: "user-1")
+        store.recordHit(entryID: try #require(first.id), at: Self.now)
+        store.recordHit(entryID: try #require(first.id), at: Self.now)
+        try await store.flushAccessLog()
+        // When the entry is saved again, unpinned, with a body another entry already has
+        let shared = try await store.save(makeEntry("https://example.test/other"), body: makeBody(size: 200, seed: 4))
+        let second = try await store.save(entry(url), body: makeBody(size: 200, seed: 4))
+        // Then it keeps its id, pin and hits, shares the body, and is what a read gives
+        #expect(second.id == first.id)
+        #expect(second.pinned)
+        #expect(second.hitCount == 2)
+        #expect(second.bodyID == shared.bodyID)
+        #expect(try readBack(second) == second)
+    }
+
+    @Test func aSaveThatFailsAfterItsChunksWereStagedLeavesNothingVisible() async throws {
+        // Given a body streamed past several chunks, and a stored entry beside it
+        let kept = try await store.save(entry("https://example.test/kept"), body: makeBody(size: 5_000, seed: 5))
+        let totals = try store.totals()
+        var writer = store.makeBodyWriter()
+        try await writer.write(makeBody(size: CacheStore.chunkSize * 2 + 999, seed: 6))
+        #expect(try rowCount(store, "body_chunk WHERE body_id != \(try #require(kept.bodyID))") == 2)
+        // When its entry cannot be saved (a field that cannot be stored)
+        var broken = entry("https://example.test/broken")
+        broken.headers.append(name: "X-Bad", value: "a\r\nInjected: yes")
+        await #expect(throws: CacheStore.Error.self) { try await store.save(broken, body: writer) }
+        // Then no entry, body or total shows any of it, and discarding the writer removes its chunks
+        #expect(try store.entry(partition: "user-1", url: "https://example.test/broken", varyKey: "accept-encoding=gzip")
+            == nil)
+        #expect(try store.totals() == totals)
+        #expect(try rowCount(store, "body WHERE hash IS NOT NULL") == 1)
+        try await writer.discard()
+        #expect(try rowCount(store, "body_chunk") == 1)
+        #expect(try rowCount(store, "staging") == 0)
+        #expect(try store.bodyData(bodyID: try #require(kept.bodyID)) == makeBody(size: 5_000, seed: 5))
+        #expect(try await store.verify().isSound)
+    }
+}

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The store's write path and hit path beside their peers, in one run, as one markdown table:
+#   - fetch and store many 27 KB files from nginx, 16 in flight (`webcache preload --no-requisites`),
+#     beside curl --parallel to /dev/null (the transfer floor) and curl writing each to a file;
+#   - one large body fetched from nginx and stored (MiB/s), beside `dd` of the same bytes to a file
+#     with an fsync (the disk's floor);
+#   - a loader hit (`webcache-bench loader`) beside a raw SQLite SELECT of the same row.
+# The last column holds the CPU time (user + system, every thread) of each side: valgrind 3.19
+# cannot count the Swift binaries' instructions (it crashes when another thread ends the process
+# while the main thread waits in dispatch_main). Progress goes to stderr; stdout holds the table alone.
+#
+# Usage: scripts/bench-write.sh [BIN_DIR]
+#   BIN_DIR holds webcache and webcache-bench (default: a release build made here).
+#   FILES (default 3000) and LARGE_MIB (default 2048) tune the run.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib.sh"
+files=${FILES:-3000}
+large_mib=${LARGE_MIB:-2048}
+
+if [ $# -ge 1 ]; then
+    bin=$1
+else
+    (cd "$root" && swift build -c release --product webcache >&2 && swift build -c release --product webcache-bench >&2)
+    bin=$root/.build/release
+fi
+require_built "$bin" webcache webcache-bench
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || "$root/scripts/install-deps.sh" nginx >&2
+[ -x /usr/bin/time ] || "$root/scripts/install-deps.sh" time >&2
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+
+work=$(mktemp -d)
+chmod 755 "$work"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The files: FILES of 27 KB of random bytes, and one of LARGE_MIB MiB.
+echo "writing $files files of 27 KB and one of $large_mib MiB" >&2
+site=$work/site
+mkdir -p "$site/f"
+python3 - "$site/f" "$files" <<'PY'
+import os, sys
+folder, count = sys.argv[1], int(sys.argv[2])
+for index in range(count):
+    with open(os.path.join(folder, f"{index}.bin"), "wb") as f:
+        f.write(os.urandom(27_000))
+PY
+head -c "$((large_mib * 1048576))" /dev/urandom >"$site/large.bin"
+chmod -R a+rX "$site"
+sync
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$work/nginx"
+cat >"$work/nginx/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    keepalive_requests 1000000;
+    default_type application/octet-stream;
+    client_body_temp_path $work/nginx/body;
+    proxy_temp_path $work/nginx/proxy;
+    fastcgi_temp_path $work/nginx/fastcgi;
+    uwsgi_temp_path $work/nginx/uwsgi;
+    scgi_temp_path $work/nginx/scgi;
+    server {
+        listen 127.0.0.1:$port;
+        root $site;
+    }
+}
+NGINX
+"$nginx_bin" -c "$work/nginx/nginx.conf" -p "$work/nginx" &
+pids+=($!)
+origin=http://127.0.0.1:$port
+for _ in $(seq 50); do curl -sf -o /dev/null "$origin/f/0.bin" && break; sleep 0.1; done
+
+seq 0 $((files - 1)) | sed "s|.*|$origin/f/&.bin|" >"$work/urls.txt"
+sed 's|.*|url = "&"\noutput = /dev/null|' "$work/urls.txt" >"$work/curl-null.cfg"
+mkdir -p "$work/out"
+awk -v out="$work/out" '{ printf "url = \"%s\"\noutput = \"%s/%d.bin\"\n", $0, out, NR }' "$work/urls.txt" \
+    >"$work/curl-files.cfg"
+# Every file read once, so that nginx serves them all from memory.
+curl -s --parallel --parallel-max 16 -K "$work/curl-null.cfg" 2>/dev/null
+
+# measure COMMAND...: runs COMMAND (its output dropped) after writing dirty pages back, and prints
+# its wall time and its CPU time (user + system), in seconds.
+measure() {
+    sync
+    /usr/bin/time -f "%e %U %S" -o "$work/time.txt" "$@" >/dev/null 2>&1
+    awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$work/time.txt"
+}
+
+preload=("$bin/webcache" preload --no-requisites -j 16 --per-host 16 --store "$work/store.sqlite" "$work/urls.txt")
+curl_null=(curl -s --parallel --parallel-max 16 -K "$work/curl-null.cfg")
+curl_files=(sh -c "curl -s --parallel --parallel-max 16 -K '$work/curl-files.cfg' && sync -f '$work/out'")
+
+echo "fetch and store: webcache, curl to /dev/null, curl to files (3 runs each, the median wall time)" >&2
+median() { sort -n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
+store_runs=() null_runs=() file_runs=()
+for _ in 1 2 3; do
+    rm -f "$work/store.sqlite"*
+    store_runs+=("$(measure "${preload[@]}")")
+    null_runs+=("$(measure "${curl_null[@]}")")
+    rm -rf "$work/out" && mkdir -p "$work/out"
+    file_runs+=("$(measure "${curl_files[@]}")")
+done
+read -r stored stored_cpu < <(printf '%s\n' "${store_runs[@]}" | median)
+read -r null null_cpu < <(printf '%s\n' "${null_runs[@]}" | median)
+read -r filed filed_cpu < <(printf '%s\n' "${file_runs[@]}" | median)
+rm -rf "$work/out" "$work/store.sqlite"*
+
+echo "one body of $large_mib MiB: webcache, then dd with fsync" >&2
+echo "$origin/large.bin" >"$work/large.txt"
+read -r large_time large_cpu < <(measure "$bin/webcache" preload --no-requisites \
+    --max-resource-size "$((large_mib + 1))MiB" --store "$work/large.sqlite" "$work/large.txt")
+stored_bytes=$(python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print(db.execute('SELECT coalesce(sum(body_size), 0) FROM entry').fetchone()[0])" "$work/large.sqlite")
+[ "$stored_bytes" = "$((large_mib * 1048576))" ] || { echo "error: the large body was not stored ($stored_bytes bytes)" >&2; exit 1; }
+rm -f "$work/large.sqlite"*
+read -r dd_time dd_cpu < <(measure dd if="$site/large.bin" of="$work/large.copy" bs=1M conv=fsync)
+rm -f "$work/large.copy"
+
+echo "loader hit: webcache-bench loader" >&2
+"$bin/webcache-bench" loader --directory "$work" >"$work/loader.txt"
+hit=$(awk -F'|' '/loader hit/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
+select=$(awk -F'|' '/raw SELECT/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
+python3 - "$files" "$stored" "$stored_cpu" "$null" "$null_cpu" "$filed" "$filed_cpu" "$large_mib" "$large_time" \
+    "$large_cpu" "$dd_time" "$dd_cpu" "$hit" "$select" <<'PY'
+import sys
+(files, stored, stored_cpu, null, null_cpu, filed, filed_cpu, large_mib, large_time, large_cpu, dd_time, dd_cpu,
+ hit, select) = sys.argv[1:]
+files, large_mib = int(files), int(large_mib)
+stored, null, filed, large_time, dd_time, hit, select = map(float, (stored, null, filed, large_time, dd_time, hit, select))
+
+print("| what | webcache | peer / limit in the same run | ratio | CPU time (user + sys), webcache / peer |")
+print("|---|---|---|---|---|")
+print(f"| fetch and store {files:,} × 27 KB from nginx, 16 in flight | {stored:.2f} s | curl --parallel to "
+      f"/dev/null {null:.2f} s | {null / stored:.2f}x the floor's rate | {stored_cpu} s / {null_cpu} s |")
+print(f"| same | {stored:.2f} s | curl --parallel writing each to a file, then sync {filed:.2f} s | "
+      f"{filed / stored:.2f}x curl's rate | {stored_cpu} s / {filed_cpu} s |")
+print(f"| one {large_mib:,} MiB body fetched and stored | {large_mib / large_time:.0f} MiB/s ({large_time:.1f} s) | "
+      f"dd of the same bytes to a file + fsync {large_mib / dd_time:.0f} MiB/s | {dd_time / large_time:.2f}x "
+      f"the disk's rate | {large_cpu} s / {dd_cpu} s |")
+print(f"| loader hit, 10 KB body (webcache-bench loader) | {hit:.2f} µs | raw SQLite SELECT of the same row "
+      f"{select:.2f} µs | {hit / select:.2f}x the SELECT's time | - |")
+PY
