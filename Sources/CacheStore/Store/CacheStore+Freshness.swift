@@ -1,0 +1,61 @@
+import Foundation
+import HTTPCore
+
+extension CacheStore {
+    /// A stored response that answers a plain `GET` of its URL without contacting the origin: the
+    /// only complete variant of the URL, fresh, selected by no request field (no `Vary`), stored as
+    /// the origin coded it, with a success status.
+    public struct FreshEntry: Sendable, Hashable {
+        /// The entry's row id (for ``recordHit(entryID:at:)``).
+        public var id: Int64
+        /// The stored status, from 200 to 299.
+        public var status: Int
+        /// The stored `Content-Type`, if any.
+        public var contentType: String?
+        /// The body's size in bytes.
+        public var bodySize: Int64
+    }
+
+    /// For each of `urls`, the ``FreshEntry`` that answers a `GET` of it in `partition` at `date`
+    /// without a request, or `nil` when none does (nothing stored, stale, several variants, a `Vary`
+    /// field, a decoded copy, a partial or an error or redirect response: the caller then loads the
+    /// URL the full way, which decides those cases by every rule of RFC 9111).
+    ///
+    /// One reader, one prepared statement stepped once per URL over the identity index; the
+    /// freshness comes from the `fresh_until` column (RFC 9111 §4.2: `response_time` plus the
+    /// freshness lifetime minus the corrected initial age; 0 lifetime for `no-cache`), so no body is
+    /// read and no entry decoded. It records no hit: see ``recordHit(entryID:at:)``.
+    ///
+    /// - Throws: ``CacheStore/Error``.
+    public nonisolated func freshEntries(
+        partition: String = "guest", urls: [String], at date: Date = Date()
+    ) throws -> [FreshEntry?] {
+        guard !urls.isEmpty else { return [] }
+        return try read("look up the freshness of \(urls.count) URLs") { connection in
+            try urls.map { url in try Self.freshEntry(partition: partition, url: url, at: date, connection) }
+        }
+    }
+
+    // A header line starts the text or follows a line feed; `Vary` in any case (LIKE ignores ASCII case).
+    private static let freshEntrySQL = """
+        SELECT e.id, e.status, e.content_type, e.body_size, \
+        e.fresh_until > ? AND e.vary_key = '' AND e.decoded_from IS NULL \
+        AND (char(10) || e.headers) NOT LIKE '%' || char(10) || 'vary:%' \
+        FROM entry e WHERE e.partition = ? AND e.method = 'GET' AND e.url = ? AND e.complete_length IS NULL LIMIT 2
+        """
+
+    private static func freshEntry(partition: String, url: String, at date: Date, _ connection: Connection) throws
+        -> FreshEntry?
+    {
+        var found: FreshEntry?
+        var rows = 0
+        try connection.forEachRow(freshEntrySQL, [.date(date), .text(partition), .text(url)]) { row in
+            rows += 1
+            let status = Int(row.int64(1))
+            guard row.int64(4) == 1, (200...299).contains(status), status != 206 else { return }
+            found = FreshEntry(id: row.int64(0), status: status, contentType: row.optionalText(2),
+                               bodySize: row.int64(3))
+        }
+        return rows == 1 ? found : nil
+    }
+}
