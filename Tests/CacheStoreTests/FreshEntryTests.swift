@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import HTTPCore
 import Testing
@@ -62,6 +63,22 @@ struct FreshEntryTests {
         #expect(try store.freshEntries(urls: [url("a")], at: referenceDate.addingTimeInterval(600))[0] == nil)
         // And in another partition it is not there at all
         #expect(try store.freshEntries(partition: "user-1", urls: [url("a")], at: referenceDate)[0] == nil)
+    }
+
+    @Test func aDamagedOrLargerBodyIsLeftToTheFullRead() async throws {
+        // Given a body of one chunk whose bytes were changed in the file, a sound one, and one of two chunks
+        let damaged = try await store.save(makeEntry(url("damaged")), body: makeBody(size: 5_000, seed: 1))
+        try await store.save(makeEntry(url("sound")), body: makeBody(size: 5_000, seed: 2))
+        try await store.save(makeEntry(url("large")), body: makeBody(size: CacheStore.chunkSize + 1, seed: 3))
+        let bodyID = try #require(damaged.bodyID)
+        let connection = try Connection(path: store.path, flags: SQLITE_OPEN_READWRITE)
+        try connection.execute(sql: "UPDATE body_chunk SET data = zeroblob(length(data)) WHERE body_id = \(bodyID)")
+
+        // When
+        let answers = try store.freshEntries(urls: ["damaged", "sound", "large"].map(url), at: referenceDate)
+
+        // Then only the sound one is answered: the others are read, and checked, the full way
+        #expect(answers.map { $0 != nil } == [false, true, false])
     }
 
     @Test func aFieldThatMerelyEndsInVaryDoesNotCount() async throws {
