@@ -162,6 +162,7 @@ let package = Package(
                 "WebCache", "WebCacheCLI", "Transport", "LocalOrigin", "Discovery", "HTTPCaching", "HTTPCore",
                 "Sessions", "CacheStore", "ChildProcess", "WebCacheTestSupport",
             ],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
     ]

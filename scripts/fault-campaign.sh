@@ -6,8 +6,8 @@
 # Usage: scripts/fault-campaign.sh [--short | --long | --kills N] [--seed N] [--keep]
 #   --short   5 kill trials, a small site (about a minute at most); the default
 #   --long    30 kill trials, a larger site, more concurrent rounds
-#   --kills N only the long kill campaign: N SIGKILLs at random moments of preload, refresh, prune
-#             and serve (scripts/faults/kill-mix.sh), each checked for integrity and lost entries
+#   --kills N only the long kill campaign: N SIGKILLs at random moments of preload, refresh, prune,
+#             serve and import (scripts/faults/kill-mix.sh), each checked for integrity and lost entries
 #   --seed N  seed for the random kill delays (default: from the clock; printed)
 #   --keep    keep the work folder (printed) for inspection
 #

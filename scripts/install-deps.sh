@@ -11,8 +11,10 @@ set -euo pipefail
 # device-profile check (scripts/compare-device.sh) use.
 # ffmpeg: makes the small WebM video the video check plays through the gateway.
 # wget: writes the WARC files the archive tests import; python3-venv: the environment warcio is installed in.
+# xvfb, xdotool: the X server the windowed view test opens Chromium on, and the clicks and keys it sends.
+# iproute2: the network namespace of the DNS-rebinding tests.
 packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev libmicrohttpd-dev libssl-dev zlib1g-dev pkg-config sqlite3 openssl nginx
-          chromium ffmpeg wget python3 python3-venv "$@")
+          chromium ffmpeg wget python3 python3-venv xvfb xdotool iproute2 "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

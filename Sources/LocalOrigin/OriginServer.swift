@@ -28,8 +28,10 @@ public final class OriginServer: Sendable {
 
     /// Settings of a server.
     public struct Configuration: Sendable {
-        /// The TCP port on 127.0.0.1; 0 lets the system choose a free one (see ``OriginServer/port``).
+        /// The TCP port; 0 lets the system choose a free one (see ``OriginServer/port``).
         public var port: UInt16 = 0
+        /// The IPv4 address to listen on, numeric.
+        public var address = "127.0.0.1"
         /// Latency added before every response.
         public var latency: Duration = .zero
         /// The largest request head (request line and header fields) accepted; larger gets a 431.
@@ -68,7 +70,7 @@ public final class OriginServer: Sendable {
 
     // MARK: - Lifecycle
 
-    /// Binds 127.0.0.1 on the configured port and starts serving.
+    /// Binds the configured address and port and starts serving.
     /// - Throws: ``OriginError`` when the socket cannot be bound, or when the server was started before.
     public func start() throws(OriginError) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -78,14 +80,17 @@ public final class OriginServer: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = configuration.port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        guard inet_pton(AF_INET, configuration.address, &address.sin_addr) == 1 else {
+            close(listener)
+            throw OriginError(message: "The address '\(configuration.address)' is not a numeric IPv4 address.")
+        }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
         guard bound == 0, listen(listener, 1024) == 0 else {
-            let error = OriginError.system("Could not listen on 127.0.0.1 port \(configuration.port)")
+            let error = OriginError.system("Could not listen on \(configuration.address) port \(configuration.port)")
             close(listener)
             throw error
         }
@@ -137,13 +142,13 @@ public final class OriginServer: Sendable {
     /// The port the server listens on (the chosen one when configured with 0); 0 before ``start()``.
     public var port: UInt16 { state.withLock { $0.port } }
 
-    /// `http://127.0.0.1:<port>/`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
+    /// `http://<address>:<port>/`.
+    public var baseURL: URL { URL(string: "http://\(configuration.address):\(port)/")! }
 
     /// The absolute URL of `path` (with or without a leading slash) on this server.
     public func url(_ path: String) -> URL {
         let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
-        return URL(string: "http://127.0.0.1:\(port)/\(trimmed)")!
+        return URL(string: "http://\(configuration.address):\(port)/\(trimmed)")!
     }
 
     // MARK: - Request log

@@ -297,7 +297,8 @@ final class CurlTransfer {
             responseTime: Date(),
             httpVersion: httpVersion,
             url: url,
-            remoteAddress: remote.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 },
+            remoteAddress: resolvedConnections.connectsToResolvedAddress(of: url)
+                ? remote.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } : nil,
             decodedContentCoding: decodedCoding
         )
         pendingHead = response

@@ -21,7 +21,9 @@ public struct TransportResponse: Sendable {
     public var httpVersion: String
     /// The URL that was requested.
     public var url: URL
-    /// The IP address of the server or proxy the response came from, when known.
+    /// The IP address the connection went to, when it is the address the URL's host resolved to;
+    /// `nil` through a proxy, for a host the configuration maps to an address (`resolve`,
+    /// `connectTo`), or when the transport does not know it.
     public var remoteAddress: String?
 
     /// Creates a response; transports make these, tests may make them for fake transports.

@@ -8,20 +8,21 @@ import Glibc
 import Darwin
 #endif
 
-/// `webcache-origin --root DIR [--port N] [--latency MS] [--log FILE]`: serves a directory on
-/// 127.0.0.1 and prints its base URL as the first line of standard output; stops on SIGINT or
+/// `webcache-origin --root DIR [--address IPV4] [--port N] [--latency MS] [--log FILE]`: serves a
+/// directory on 127.0.0.1 (or the given address) and prints its base URL as the first line of standard output; stops on SIGINT or
 /// SIGTERM. With `--log`, each request's method and target are appended to FILE as it arrives.
 @main
 struct OriginMain {
     static let usage = """
         OVERVIEW: Serves a directory over HTTP/1.1 on 127.0.0.1 for tests and benchmarks.
 
-        USAGE: webcache-origin --root <root> [--port <port>] [--latency <latency>] [--app-token <token>] [--log <file>]
+        USAGE: webcache-origin --root <root> [--address <address>] [--port <port>] [--latency <latency>] [--app-token <token>] [--log <file>]
 
         OPTIONS:
           --root <root>           The directory to serve.
           --app-token <token>     Serve the directory as a single-page app with sessions that a
                                   bearer token starts (repeatable); its routes and API need one.
+          --address <address>     The numeric IPv4 address to listen on. (default: 127.0.0.1)
           --port <port>           The TCP port; 0 picks a free one. (default: 0)
           --latency <latency>     Milliseconds added before every response. (default: 0)
           --log <file>            Append each request's method and target to this file, a line each.
@@ -32,6 +33,7 @@ struct OriginMain {
     static func main() {
         var root: String?
         var port: UInt16 = 0
+        var address = "127.0.0.1"
         var latency = 0
         var appTokens: Set<String> = []
         var logPath: String?
@@ -45,6 +47,8 @@ struct OriginMain {
                 appTokens.insert(value(for: argument, from: &arguments))
             case "--root":
                 root = value(for: argument, from: &arguments)
+            case "--address":
+                address = value(for: argument, from: &arguments)
             case "--port":
                 let text = value(for: argument, from: &arguments)
                 guard let parsed = UInt16(text) else { fail("The value '\(text)' is invalid for '--port <port>'") }
@@ -85,10 +89,9 @@ struct OriginMain {
                 return handler(request)
             }
         }
-        let server = OriginServer(
-            configuration: .init(port: port, latency: .milliseconds(latency)),
-            handler: handler
-        )
+        var configuration = OriginServer.Configuration(port: port, latency: .milliseconds(latency))
+        configuration.address = address
+        let server = OriginServer(configuration: configuration, handler: handler)
         do {
             try server.start()
         } catch {
@@ -112,7 +115,7 @@ struct OriginMain {
 
     private static func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
-        let usageLine = "Usage: webcache-origin --root <root> [--port <port>] [--latency <latency>] [--app-token <token>] [--log <file>]\n"
+        let usageLine = "Usage: webcache-origin --root <root> [--address <address>] [--port <port>] [--latency <latency>] [--app-token <token>] [--log <file>]\n"
         FileHandle.standardError.write(Data(usageLine.utf8))
         exit(64)
     }

@@ -16,8 +16,18 @@ import Testing
         let (response, body) = try await transport.fetch(HTTPRequest(url: url))
         #expect(response.head.status == 200)
         #expect(String(decoding: body, as: UTF8.self) == "hello")
-        #expect(response.remoteAddress == "127.0.0.1")
+        // The configuration chose the address, not the host's resolution: none is reported.
+        #expect(response.remoteAddress == nil)
         #expect(server.requests.last?.headers["Host"] == "origin.invalid:\(server.port)")
+    }
+
+    @Test func theAddressAResolvedHostConnectedToIsReported() async throws {
+        let server = try TestOrigin.start()
+        defer { server.stop() }
+        let transport = try CurlTransport(configuration: CurlTransport.Configuration())
+        let url = try #require(URL(string: "http://localhost:\(server.port)/hello"))
+        let (response, _) = try await transport.fetch(HTTPRequest(url: url))
+        #expect(response.remoteAddress == "127.0.0.1")
     }
 
     @Test func connectToRoutesAMadeUpHostAndPortToTheOrigin() async throws {

@@ -3,13 +3,13 @@
 # Sourced after lib.sh and campaigns.sh.
 #
 # Each command is three functions, so that another is added by writing them and naming it in
-# KILL_COMMANDS (for example import, once the command exists):
+# KILL_COMMANDS:
 #   kill_prepare_NAME STORE        makes the store the command starts from
 #   kill_start_NAME STORE LOG      starts the command in the background; sets KILL_PID (and may set
 #                                  KILL_HELPER_PID, a process stopped with it)
 #   kill_lost_NAME STORE BEFORE    prints how many entries the kill lost: what the command may not
 #                                  have removed and is gone (BEFORE lists the URLs stored before it)
-KILL_COMMANDS=(preload refresh prune serve)
+KILL_COMMANDS=(preload refresh prune serve import)
 KILL_PID=""
 KILL_HELPER_PID=""
 
@@ -74,6 +74,23 @@ kill_start_serve() {
 }
 kill_lost_serve() { comm -23 "$2" <(stored_urls "$1") | wc -l; }
 
+# MARK: - import: the complete store's WARC into an empty or half-full store; imported again, all is there
+
+kill_prepare_import() {
+    if [ $(( RANDOM % 2 )) = 0 ]; then cp "$KILL_HALF" "$1"; else rm -f "$1"; fi
+}
+kill_start_import() {
+    "$WC" import "$KILL_ARCHIVE" --store "$1" > "$2.out" 2> "$2.err" &
+    KILL_PID=$!
+}
+kill_lost_import() {
+    local store=$1 before=$2 log=$3 gone
+    gone=$(comm -23 "$before" <(stored_urls "$store") | wc -l)
+    "$WC" import "$KILL_ARCHIVE" --store "$store" > "$log.rerun.out" 2> "$log.rerun.err" ||
+        note_problem "kills: the import after a kill exited $? ($log)"
+    echo $(( gone + $(comm -23 "$KILL_FULL_URLS" <(stored_urls "$store") | wc -l) ))
+}
+
 # MARK: - The campaign
 
 # kill_duration NAME: how long one whole run of the command takes here, in ms (at least 50).
@@ -104,6 +121,11 @@ campaign_kill_mix() {
         { echo "Error: The complete store for the kill campaign could not be made: $(cat "$dir/full.err")" >&2; exit 1; }
     "$WC" preload "$dir/half.txt" --store "$KILL_HALF" > /dev/null 2> "$dir/half.err" ||
         { echo "Error: The half store for the kill campaign could not be made: $(cat "$dir/half.err")" >&2; exit 1; }
+    KILL_ARCHIVE="$dir/full.warc.gz"
+    "$WC" export --warc "$KILL_ARCHIVE" --store "$KILL_FULL" > /dev/null 2> "$dir/export.err" ||
+        { echo "Error: The archive for the kill campaign could not be made: $(cat "$dir/export.err")" >&2; exit 1; }
+    KILL_FULL_URLS="$dir/full-urls.txt"
+    stored_urls "$KILL_FULL" > "$KILL_FULL_URLS"
     KILL_PRUNE_SIZE=$(( $(sqlite3 -readonly "$KILL_FULL" "SELECT entry_bytes FROM store_totals") / 2 ))
     cp "$KILL_FULL" "$dir/pruned.sqlite"
     "$WC" prune --max-size "$KILL_PRUNE_SIZE" --store "$dir/pruned.sqlite" > /dev/null 2>&1

@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 #endif
 
-/// A headless Chromium driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`:
+/// A Chromium, headless or in windows on a display, driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`:
 /// commands on the browser's descriptor 3, replies and events on 4, each message ended by a NUL).
 ///
 /// Each browser gets a fresh profile folder that is removed when it closes, so nothing of one run
@@ -27,6 +27,9 @@ public final class Browser: Sendable {
         /// proxy that refuses every connection, so that nothing it would send past the interception
         /// (a WebSocket, its own background services) reaches the network.
         public var isolatesNetwork = true
+        /// Whether the browser runs without a display (the default), or shows its tabs in windows on
+        /// the display that `DISPLAY` or `WAYLAND_DISPLAY` names.
+        public var isHeadless = true
         /// How long a command may go unanswered before the browser is taken to hang.
         public var commandTimeout: Duration = .seconds(30)
         /// More command-line switches.
@@ -144,8 +147,9 @@ public final class Browser: Sendable {
 
     /// The switches the browser starts with.
     static func arguments(_ configuration: Configuration, profile: String) -> [String] {
+        // In windows, no window of its own at the start: the tabs opened over the pipe are the windows.
         var arguments = [
-            "--headless=new", "--remote-debugging-pipe", "--no-sandbox", "--user-data-dir=\(profile)",
+            configuration.isHeadless ? "--headless=new" : "--no-startup-window", "--remote-debugging-pipe", "--no-sandbox", "--user-data-dir=\(profile)",
             "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions",
             "--disable-crash-reporter", "--disable-breakpad", "--disable-gpu", "--hide-scrollbars", "--mute-audio",

@@ -33,6 +33,8 @@ public final class BrowserTab: Sendable {
         case browserFailed(any Error)
         /// The connection closed.
         case ended
+        /// The tab was closed (its window, by the user).
+        case closed
     }
 
     /// Loads `url` in this tab until it is done (see ``PageLifecycle``).
@@ -46,8 +48,33 @@ public final class BrowserTab: Sendable {
         _ url: URL, settings: RenderSettings,
         answer: (@Sendable (InterceptedRequest) async -> InterceptedAnswer)?
     ) async throws -> PageLoad {
+        try await run(url, settings: settings, answer: answer, whenLoaded: nil)
+    }
+
+    /// Loads `url` as ``load(_:settings:answer:)`` does, calls `whenLoaded` once the page is done,
+    /// and then goes on answering what the page asks for (the pages it navigates to included) until
+    /// the tab is closed or the browser exits: a tab in a window, for as long as someone uses it.
+    /// - Returns: how the first load went.
+    /// - Throws: as ``load(_:settings:answer:)`` does while the page loads.
+    public func show(
+        _ url: URL, settings: RenderSettings,
+        answer: @escaping @Sendable (InterceptedRequest) async -> InterceptedAnswer,
+        whenLoaded: @escaping @Sendable (PageLoad) -> Void
+    ) async throws -> PageLoad {
+        try await run(url, settings: settings, answer: answer, whenLoaded: whenLoaded)
+    }
+
+    private func run(
+        _ url: URL, settings: RenderSettings, answer: (@Sendable (InterceptedRequest) async -> InterceptedAnswer)?,
+        whenLoaded: (@Sendable (PageLoad) -> Void)?
+    ) async throws -> PageLoad {
         let events = connection.events(for: sessionID)
-        defer { connection.stopEvents(for: sessionID) }
+        // A tab that is shown ends when it is detached: the browser says so on its own session.
+        let browserEvents = whenLoaded == nil ? nil : connection.events(for: nil)
+        defer {
+            connection.stopEvents(for: sessionID)
+            if browserEvents != nil { connection.stopEvents(for: nil) }
+        }
         do {
             try await prepare(settings, intercepting: answer != nil)
         } catch let error as DevToolsError {
@@ -57,11 +84,22 @@ public final class BrowserTab: Sendable {
         let clock = ContinuousClock()
         var lifecycle = PageLifecycle(settle: settings.settle, cap: settings.timeout, start: clock.now)
         var documentStatus: Int?
-        let outcome: PageLifecycle.Outcome = try await withThrowingTaskGroup(of: Void.self) { group in
+        /// How the first load went, once it is done (a shown tab goes on after it).
+        var loaded: PageLoad?
+        return try await withThrowingTaskGroup(of: Void.self) { group in
             defer { group.cancelAll() }
             group.addTask {
                 for await event in events { input.yield(.event(event)) }
                 input.yield(.ended)
+            }
+            if let browserEvents {
+                group.addTask { [sessionID] in
+                    for await event in browserEvents where event.method == "Target.detachedFromTarget"
+                        && event.params["sessionId"]?.stringValue == sessionID
+                    {
+                        input.yield(.closed)
+                    }
+                }
             }
             group.addTask {
                 while (try? await Task.sleep(for: .milliseconds(50))) != nil { input.yield(.tick) }
@@ -76,6 +114,13 @@ public final class BrowserTab: Sendable {
             }
             for await next in inputs {
                 try Task.checkCancellation()
+                // Once a shown page has loaded, its window being closed or its browser going ends it.
+                if let loaded {
+                    switch next {
+                    case .closed, .ended, .browserFailed: return loaded
+                    default: break
+                    }
+                }
                 let now = clock.now
                 var action = PageLifecycle.Action.none
                 switch next {
@@ -99,6 +144,9 @@ public final class BrowserTab: Sendable {
                 case .ended:
                     throw RenderingError(.browserFailed, "The browser exited or crashed while it rendered "
                         + "\(url.absoluteString).")
+                case .closed:
+                    throw RenderingError(.navigationFailed, "The tab of \(url.absoluteString) was closed before "
+                        + "the page was done.")
                 }
                 switch action {
                 case .none:
@@ -114,13 +162,18 @@ public final class BrowserTab: Sendable {
                         }
                     }
                 case .finish(let outcome):
-                    return outcome
+                    let load = PageLoad(hitCap: outcome == .capped, documentStatus: documentStatus)
+                    guard let whenLoaded else { return load }
+                    if loaded == nil {
+                        loaded = load
+                        whenLoaded(load)
+                    }
                 }
             }
             try Task.checkCancellation()
+            if let loaded { return loaded }
             throw RenderingError(.browserFailed, "The browser exited or crashed while it rendered \(url.absoluteString).")
         }
-        return PageLoad(hitCap: outcome == .capped, documentStatus: documentStatus)
     }
 
     /// Enables what the page loop listens to, turns the browser's HTTP cache off, and sets the device.

@@ -126,9 +126,11 @@ extension Loader {
             body: response.body, draft: draft, store: store, url: request.url, limit: limit, logger: logger,
             onFinish: { outcome in lead?.resolve(outcome) }
         )
-        return WebResponse(url: request.url, status: response.head.status, headers: Self.servedHeaders(of: response),
-                           source: .network,
-                           body: WebResponse.Body(pull: { try await pump.next() }, network: response.body))
+        var served = WebResponse(url: request.url, status: response.head.status,
+                                 headers: Self.servedHeaders(of: response), source: .network,
+                                 body: WebResponse.Body(pull: { try await pump.next() }, network: response.body))
+        served.remoteAddress = response.remoteAddress
+        return served
     }
 
     /// What to save for a network response, or `nil` when it must not be stored: an entry, and for a
@@ -236,8 +238,9 @@ extension Loader {
             }
         }
         guard let (entry, freshened) = served else { return nil }
-        let webResponse = try await serve(entry, request: request, source: .revalidated,
+        var webResponse = try await serve(entry, request: request, source: .revalidated,
                                           age: freshened.currentAge(now: clock()), limit: limit, context: context)
+        webResponse.remoteAddress = response.remoteAddress
         _ = try await storeCall("update \(request.url.redactedForMessages) after a 304") {
             try await store.updateMetadata(updates)
         }

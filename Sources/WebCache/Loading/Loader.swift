@@ -328,8 +328,11 @@ final class Loader: Sendable {
         }
         let pump = NetworkBodyPump(body: response.body, draft: nil, store: store, url: request.url, limit: limit,
                                    logger: logger, onFinish: { _ in })
-        return WebResponse(url: request.url, status: response.head.status, headers: Self.servedHeaders(of: response),
-                           source: .network, body: WebResponse.Body(pull: { try await pump.next() }))
+        var served = WebResponse(url: request.url, status: response.head.status,
+                                 headers: Self.servedHeaders(of: response), source: .network,
+                                 body: WebResponse.Body(pull: { try await pump.next() }))
+        served.remoteAddress = response.remoteAddress
+        return served
     }
 
     // MARK: - Store access

@@ -17,6 +17,10 @@ public struct WebResponse: Sendable {
     public var redirects: [URL]
     /// The body, streamed; iterate it once.
     public var body: Body
+    /// The IP address the response's connection went to, when it came over the network (or was
+    /// revalidated) and went to the address its host resolved to; `nil` for a response from the
+    /// store, through a proxy, or from a host the transport configuration maps to an address.
+    public var remoteAddress: String?
 
     /// Creates a response.
     public init(

@@ -11,10 +11,12 @@ import HTTPCore
 /// one document (its selection, where its references were found, its place among a stylesheet's
 /// documents) goes when the document is finished, so a long run keeps only its open documents.
 struct DeviceSelections {
-    /// Where a decided reference was found: the item that held it and the URL it was read from.
+    /// Where a decided reference was found: the item that held it, the URL it was read from, and
+    /// whether it came from a public address (``AddressPolicy/isFromPublicAddress(_:)``).
     struct Origin: Sendable {
         var item: PreloadItem
         var base: URL
+        var fromPublicAddress: Bool
     }
 
     /// A decision, with where its reference was found and the document it was made for.
@@ -49,12 +51,13 @@ struct DeviceSelections {
     /// A given page that is not an HTML document (a stylesheet in the URL list) has no document to
     /// decide for it: everything it holds is fetched, as it is for the documents that use it.
     mutating func found(
-        _ references: [Reference], families: Set<FontFamilyUse>, in item: PreloadItem, base: URL, isDocument: Bool
+        _ references: [Reference], families: Set<FontFamilyUse>, in item: PreloadItem, base: URL,
+        fromPublicAddress: Bool, isDocument: Bool
     ) -> [Decided] {
         if isDocument, selections[item.url] == nil { selections[item.url] = PageSelection(chooser: chooser) }
         let origin = nextOrigin
         nextOrigin += 1
-        let here = Origin(item: item, base: base)
+        let here = Origin(item: item, base: base, fromPublicAddress: fromPublicAddress)
         origins[origin] = here
         if isDocument { originsOfDocument[item.url, default: []].append(origin) }
         var decided: [Decided] = []

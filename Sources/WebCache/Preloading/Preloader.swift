@@ -66,7 +66,9 @@ struct Preloader: Sendable {
         /// Time to write the edges of the pages that have ended.
         case recordEdges
         /// References found in an item, with the font families it names; `isDocument` when it is HTML.
-        case found([Reference], families: Set<FontFamilyUse>, in: PreloadItem, base: URL, isDocument: Bool)
+        /// `fromPublicAddress` tells whether the item's response came from a public address.
+        case found([Reference], families: Set<FontFamilyUse>, in: PreloadItem, base: URL, fromPublicAddress: Bool,
+                   isDocument: Bool)
         /// A document has been scanned to its end: its elements, for the style rules' selectors.
         case scannedDocument(PreloadItem, DocumentTree)
         case retrying(URL, attempt: Int, delay: TimeInterval, reason: String)
@@ -135,8 +137,7 @@ struct Preloader: Sendable {
                                      fetched: decided.choice.fetches, reason: decided.choice.reason))
                 }
                 if decided.choice.fetches {
-                    consider(reference, from: decided.origin.item, base: decided.origin.base, schedule: &schedule,
-                             report: &report, events: events)
+                    consider(reference, from: decided.origin, schedule: &schedule, report: &report, events: events)
                 } else if reference.isRequisite {
                     let url = reference.url.cacheKey.absoluteString
                     skippedByDocument[decided.document, default: [:]][url] = PageSkip(
@@ -221,9 +222,10 @@ struct Preloader: Sendable {
                 case .recordEdges:
                     await recordSettledPages()
                     endedSinceRecording = 0
-                case .found(let references, let families, let parent, let base, let isDocument):
+                case .found(let references, let families, let parent, let base, let fromPublicAddress, let isDocument):
                     carryOut(selections.found(
-                        references, families: families, in: parent, base: base, isDocument: isDocument))
+                        references, families: families, in: parent, base: base, fromPublicAddress: fromPublicAddress,
+                        isDocument: isDocument))
                 case .scannedDocument(let item, let tree):
                     carryOut(selections.scanned(document: item.url, tree: tree))
                 case .retrying(let url, let attempt, let delay, let reason):
@@ -313,11 +315,13 @@ struct Preloader: Sendable {
         return wanted && ResourceScanner.scans(item, contentType: contentType ?? "")
     }
 
-    /// Decides what to do with one reference found in `parent`.
+    /// Decides what to do with one reference found where `origin` says.
     private func consider(
-        _ reference: Reference, from parent: PreloadItem, base: URL, schedule: inout PreloadSchedule,
+        _ reference: Reference, from origin: DeviceSelections.Origin, schedule: inout PreloadSchedule,
         report: inout PreloadReport, events: (PreloadEvent) -> Void
     ) {
+        let parent = origin.item
+        let base = origin.base
         let url = reference.url.cacheKey
         guard url.isHTTP else { return }
         if reference.kind == .link {
@@ -326,13 +330,13 @@ struct Preloader: Sendable {
             guard parent.isPage, parent.depth < options.depth, url.isSameSite(as: parent.url),
                 !schedule.hasSeen(url)
             else { return }
-            if let reason = refusal(of: url, from: base) {
+            if let reason = refusal(of: url, fromPublicAddress: origin.fromPublicAddress) {
                 skip(url, reason: reason, schedule: &schedule, report: &report, events: events)
                 return
             }
             _ = schedule.enqueue(PreloadItem(
                 url: url, kind: nil, depth: parent.depth + 1,
-                refusesPrivateAddresses: addresses.requiresPublicAddresses(from: base)))
+                refusesPrivateAddresses: origin.fromPublicAddress))
             report.pages += 1
             events(.discovered(url: url, kind: "page", in: base))
             return
@@ -350,13 +354,13 @@ struct Preloader: Sendable {
             events(.failed(url: url, reason: reason))
             return
         }
-        if let reason = refusal(of: url, from: base) {
+        if let reason = refusal(of: url, fromPublicAddress: origin.fromPublicAddress) {
             skip(url, reason: reason, schedule: &schedule, report: &report, events: events)
             return
         }
         _ = schedule.enqueue(PreloadItem(
             url: url, kind: reference.kind, depth: parent.depth,
-            refusesPrivateAddresses: addresses.requiresPublicAddresses(from: base)))
+            refusesPrivateAddresses: origin.fromPublicAddress))
         events(.discovered(url: url, kind: reference.kind.rawValue, in: base))
     }
 
@@ -370,8 +374,8 @@ struct Preloader: Sendable {
         events(.skipped(url: url, reason: reason))
     }
 
-    /// Why `url` must not be fetched for a page at `referrer`, if it must not.
-    private func refusal(of url: URL, from referrer: URL) -> String? {
+    /// Why `url` must not be fetched for a page that came from a public address (or not), if it must not.
+    private func refusal(of url: URL, fromPublicAddress: Bool) -> String? {
         let host = url.host?.lowercased() ?? ""
         if url.user != nil || url.password != nil {
             return "the URL carries a user name or password"
@@ -382,7 +386,7 @@ struct Preloader: Sendable {
         if !allowedHosts.isEmpty, !allowedHosts.contains(host) {
             return "the host \(host) is not among the allowed hosts"
         }
-        if !addresses.allows(url, from: referrer) {
+        if !addresses.allows(url, fromPublicAddress: fromPublicAddress) {
             return "a page on a public address may not reach the private address of \(host)"
         }
         return nil
@@ -477,14 +481,16 @@ struct Preloader: Sendable {
             guard visited.insert(next).inserted else {
                 throw RedirectRefusal(reason: "it ran into a redirect loop: \(chain())")
             }
+            // The redirect is judged by where it came from, as a reference is by its page.
+            let fromPublicAddress = addresses.isFromPublicAddress(response)
             let refused = isGivenPage
-                ? (addresses.allows(next, from: current)
+                ? (addresses.allows(next, fromPublicAddress: fromPublicAddress)
                     ? nil : "a page on a public address may not reach the private address of \(next.host ?? "")")
-                : refusal(of: next, from: current)
+                : refusal(of: next, fromPublicAddress: fromPublicAddress)
             if let refused {
                 throw RedirectRefusal(reason: "it redirects to \(next.redactedForMessages), and \(refused)")
             }
-            if addresses.requiresPublicAddresses(from: current) { request.refusesPrivateAddresses = true }
+            if fromPublicAddress { request.refusesPrivateAddresses = true }
             current = next
         }
     }
@@ -507,13 +513,14 @@ struct Preloader: Sendable {
             : .none
         var bytes: Int64 = 0
         var families: Set<FontFamilyUse> = []
+        let fromPublicAddress = addresses.isFromPublicAddress(response)
         func send(_ found: [Reference]) {
             let named = scanner.usedFontFamilies
             let newFamilies = named.count > families.count ? named.subtracting(families) : []
             families.formUnion(newFamilies)
             if !found.isEmpty || !newFamilies.isEmpty {
                 messages.send(.found(found, families: newFamilies, in: item, base: response.url,
-                                     isDocument: scanner.isDocument))
+                                     fromPublicAddress: fromPublicAddress, isDocument: scanner.isDocument))
             }
         }
         for try await chunk in response.body {

@@ -158,8 +158,9 @@ struct RenderPreloader: Sendable {
         }
         let outcome: PageOutcome
         do {
+            let address = RequestAnswerer.PageAddress()
             let load = try await tab.load(page, settings: settings) { [answerer] request in
-                let (answer, record) = await answerer.answer(request)
+                let (answer, record) = await answerer.answer(request, of: address)
                 records.append(record)
                 if let event = Self.event(for: record) { events.send(event) }
                 return answer

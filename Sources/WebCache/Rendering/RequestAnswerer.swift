@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import Rendering
+import Synchronization
 
 /// Answers the requests a page makes in the browser through the loader: the same store, cache
 /// policies and session as every other load, so the browser itself never reaches the network and
@@ -12,7 +13,24 @@ import Rendering
 /// streams are failed: they never end, and are not stored. Redirects go back to the browser, which
 /// asks for their target, so that each hop is a request of its own and the page's URL is the one
 /// the browser ends at. `Set-Cookie` never reaches the browser: the session stays webcache's.
+///
+/// The private-address rules of a preload hold here too (``AddressPolicy``): once the page's
+/// document has come from a public address, nothing it asks for (and no further hop of its own
+/// redirects) may go to a private one, checked before the request and again where the transport
+/// connects.
 struct RequestAnswerer: Sendable {
+    /// Where one page's document came from, learnt from its responses as the page loads.
+    final class PageAddress: Sendable {
+        private let fromPublicAddress = Mutex(false)
+
+        /// Whether the page's document (its last redirect hop so far) came from a public address.
+        var isPublic: Bool { fromPublicAddress.withLock { $0 } }
+
+        fileprivate func documentAnswered(fromPublicAddress isPublic: Bool) {
+            fromPublicAddress.withLock { $0 = isPublic }
+        }
+    }
+
     /// What became of one request.
     struct Record: Sendable {
         enum Outcome: Sendable {
@@ -45,6 +63,7 @@ struct RequestAnswerer: Sendable {
     /// when not empty (``PreloadOptions/allowedHosts``), as comparable hosts.
     let allowedHosts: Set<String>
     let deniedHosts: Set<String>
+    let addresses = AddressPolicy()
 
     /// Header fields of the browser's request that are passed on: what it accepts. The rest
     /// (its user agent, cookies, client hints) is the loader's to send.
@@ -54,8 +73,9 @@ struct RequestAnswerer: Sendable {
     static let withheldFields = ["Set-Cookie", "Set-Cookie2", "Content-Encoding", "Content-Length",
                                  "Transfer-Encoding", "Connection", "Keep-Alive"]
 
-    /// Answers `request`, returning the answer for the browser and what became of it.
-    func answer(_ request: InterceptedRequest) async -> (InterceptedAnswer, Record) {
+    /// Answers `request` of the page that `page` follows, returning the answer for the browser and
+    /// what became of it.
+    func answer(_ request: InterceptedRequest, of page: PageAddress) async -> (InterceptedAnswer, Record) {
         let kind = Self.kind(of: request.resourceType)
         guard let url = URL(parsing: request.url), url.isHTTP else {
             let placeholder = URL(string: "about:blank")!
@@ -69,7 +89,8 @@ struct RequestAnswerer: Sendable {
             record.outcome = .failed("an event stream never ends; it is not stored")
             return (.fail, record)
         }
-        if let refusal = refusal(of: url) {
+        let fromPublicPage = page.isPublic
+        if let refusal = refusal(of: url, fromPublicPage: fromPublicPage) {
             record.outcome = .failed(refusal)
             return (.fail, record)
         }
@@ -90,8 +111,13 @@ struct RequestAnswerer: Sendable {
         }
         webRequest.followsRedirects = false
         webRequest.maximumBodySize = maximumBodySize
+        webRequest.refusesPrivateAddresses = fromPublicPage
         do {
             let response = try await loader.load(url, request: webRequest, policy: policy, context: context)
+            // Offline nothing reaches the network, so where the page came from does not matter.
+            if request.isPageDocument, policy != .returnCacheDataDontLoad {
+                page.documentAnswered(fromPublicAddress: fromPublicPage || addresses.isFromPublicAddress(response))
+            }
             let body = try await response.body.collect()
             var headers = response.headers
             for name in Self.withheldFields { headers.remove(name) }
@@ -116,12 +142,16 @@ struct RequestAnswerer: Sendable {
         }
     }
 
-    /// Why `url` may not be requested, if it may not (the preload's allowed and denied hosts).
-    private func refusal(of url: URL) -> String? {
+    /// Why `url` may not be requested, if it may not: the preload's allowed and denied hosts, and a
+    /// private address asked for by a page that came from a public one.
+    private func refusal(of url: URL, fromPublicPage: Bool) -> String? {
         let host = url.host?.lowercased() ?? ""
         if deniedHosts.contains(host) { return "the host \(host) is denied" }
         if !allowedHosts.isEmpty, !allowedHosts.contains(host) {
             return "the host \(host) is not among the allowed hosts"
+        }
+        if !addresses.allows(url, fromPublicAddress: fromPublicPage) {
+            return "a page on a public address may not reach the private address of \(host)"
         }
         return nil
     }

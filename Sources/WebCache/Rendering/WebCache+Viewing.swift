@@ -13,6 +13,10 @@ public struct ViewOptions: Sendable, Hashable {
     public var capturesScreenshot = false
     /// Whether to print the page to PDF once it is done.
     public var capturesPDF = false
+    /// Whether to show the page in a window on the display (`DISPLAY` or `WAYLAND_DISPLAY`) until
+    /// the window is closed, answering from the store whatever it asks for meanwhile, the pages it
+    /// navigates to included. Nothing is captured then.
+    public var showsWindow = false
 
     /// The defaults: a desktop window, nothing captured.
     public init() {}
@@ -43,9 +47,10 @@ public struct ViewReport: Sendable, Hashable {
 }
 
 extension WebCache {
-    /// Shows a stored page in headless Chromium, offline: every request the page makes, its scripts'
+    /// Shows a stored page in Chromium, offline: every request the page makes, its scripts'
     /// included, is answered from the store only, however stale (the cache-only policy); what the
     /// store does not hold gets a 504 and is listed in the report. No request reaches the network.
+    /// Headless unless ``ViewOptions/showsWindow``; in a window it returns once the window is closed.
     ///
     /// Entries the origin marked `no-cache` or `private` are served as stored: `no-cache` asks a
     /// cache to revalidate before it serves, and offline there is no origin to ask, so the stored
@@ -68,13 +73,19 @@ extension WebCache {
             device: DeviceProfileSettings(options.device), render: options.render,
             userAgent: configuration.requestHeaders["User-Agent"])
         let records = RecordList()
-        return try await Browser.with(try RenderPreloader.browserConfiguration(options.render)) { browser in
+        var browserConfiguration = try RenderPreloader.browserConfiguration(options.render)
+        browserConfiguration.isHeadless = !options.showsWindow
+        return try await Browser.with(browserConfiguration) { browser in
             let tab = try await browser.openTab()
-            let load = try await tab.load(page, settings: settings) { request in
-                let (answer, record) = await answerer.answer(request)
+            let address = RequestAnswerer.PageAddress()
+            let answer: @Sendable (InterceptedRequest) async -> InterceptedAnswer = { request in
+                let (answer, record) = await answerer.answer(request, of: address)
                 records.append(record)
                 return answer
             }
+            let load = options.showsWindow
+                ? try await tab.show(page, settings: settings, answer: answer, whenLoaded: { _ in })
+                : try await tab.load(page, settings: settings, answer: answer)
             var report = ViewReport(url: page.redactedForMessages, documentStatus: load.documentStatus,
                                     hitCap: load.hitCap)
             for record in records.all {
@@ -84,6 +95,8 @@ extension WebCache {
                 case .loaded, .passedThrough: report.answered += 1
                 }
             }
+            // A window is closed already, and its browser may have gone with it.
+            guard !options.showsWindow else { return report }
             if options.capturesScreenshot { report.screenshot = try await tab.screenshot() }
             if options.capturesPDF { report.pdf = try await tab.pdf() }
             try await tab.close()

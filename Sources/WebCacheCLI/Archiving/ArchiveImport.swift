@@ -310,10 +310,19 @@ final class ArchiveImport {
         }
         await withTaskGroup(of: SaveOutcome.self) { group in
             var inFlight = 0
-            for index in 0..<har.count {
+            while true {
+                let next: (index: Int, entry: Result<HAREntry, ArchiveError>)?
+                do {
+                    next = try await har.next()
+                } catch {
+                    // What was read before stays imported.
+                    noteDamage(error, in: name)
+                    break
+                }
+                guard let (index, result) = next else { break }
                 let place = "\(name)#entry \(index)"
                 do {
-                    let entry = try har.entry(at: index)
+                    let entry = try result.get()
                     let bytes = try entry.response.content.bytes()
                     var body = store.makeBodyWriter()
                     try await body.write(bytes)

@@ -177,10 +177,12 @@ enum CommandCatalog {
 
     static let view = CommandSpec(
         name: "view",
-        abstract: "Show a stored page in headless Chromium, offline, and capture it as PNG or PDF.",
+        abstract: "Show a stored page in Chromium, offline: in a window, or captured as PNG or PDF.",
         discussion: """
-            Every request the page makes, its scripts' included, is answered from the store only, however \
-            stale; what the store does not hold gets a 504 and is listed at the end. Entries marked no-cache \
+            Without --screenshot or --pdf the page opens in a window on the display (DISPLAY or \
+            WAYLAND_DISPLAY), and the pages it links to can be followed there; the command ends when the \
+            window is closed. Every request the page makes, its scripts' included, is answered from the \
+            store only, however stale; what the store does not hold gets a 504 and is listed at the end. Entries marked no-cache \
             are served as stored, since offline there is no origin to revalidate with; private entries are \
             served only to the user they belong to (the same --instance, --user and token option as the \
             preload). Exits 1 when the page itself is not in the store.

@@ -1,8 +1,8 @@
 import Foundation
 import WebCache
 
-/// `webcache view URL`: shows a stored page in headless Chromium with every request answered from
-/// the store only, and captures it as a PNG or PDF.
+/// `webcache view URL`: shows a stored page in Chromium with every request answered from the store
+/// only: headless, captured as a PNG or PDF, or in a window when a display is available.
 enum ViewCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let arguments = context.arguments
@@ -11,12 +11,18 @@ enum ViewCommand {
         options.device = try PreloadScopeOptions.device(from: arguments)
         let screenshot = arguments.value("screenshot")
         let pdf = arguments.value("pdf")
-        guard screenshot != nil || pdf != nil else {
-            throw UsageError("Give --screenshot <file> or --pdf <file>: the view runs headless", command: arguments.spec)
-        }
         options.capturesScreenshot = screenshot != nil
         options.capturesPDF = pdf != nil
+        options.showsWindow = screenshot == nil && pdf == nil
+        let environment = ProcessInfo.processInfo.environment
+        if options.showsWindow, (environment["DISPLAY"] ?? "").isEmpty, (environment["WAYLAND_DISPLAY"] ?? "").isEmpty {
+            throw UsageError("Give --screenshot <file> or --pdf <file>: there is no display for a window "
+                             + "(DISPLAY is not set)", command: arguments.spec)
+        }
         let url = arguments.positionals[0]
+        if options.showsWindow {
+            context.stderr.write("Showing \(url) offline in a window; close it (or press Ctrl-C) to end.\n")
+        }
         return try await context.withCache(adjusting: { $0.readOnly = true }) { cache in
             let report = try await cache.view(url, options: options)
             for (path, data) in [(screenshot, report.screenshot), (pdf, report.pdf)] {

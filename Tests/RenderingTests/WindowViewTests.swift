@@ -1,0 +1,134 @@
+import ChildProcess
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Testing
+import WebCacheTestSupport
+
+/// `webcache view` with a display and no capture asked for: the stored page opens in a real
+/// Chromium window (on an X server of the test's own, Xvfb), its scripts run against the stored API,
+/// a link followed in the window is answered from the store, and closing the window ends the view.
+@Suite(.timeLimit(.minutes(3))) struct WindowViewTests {
+    @Test func thePageOpensInAWindowItsLinksAreFollowedOfflineAndClosingItEndsTheView() async throws {
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/api/greeting":
+                .text(#"{"greeting":"from the store"}"#, contentType: "application/json",
+                      headers: ["Cache-Control": "no-cache", "ETag": #""g1""#])
+            case "/next":
+                .text("<title>Next page</title><p>The next page.</p>", contentType: "text/html",
+                      headers: ["Cache-Control": "max-age=600"])
+            default:
+                // A link as large as the window, so that a click anywhere in it follows the link.
+                .text("""
+                    <title>Loading</title>
+                    <style>a { position: fixed; inset: 0; display: block; }</style>
+                    <a href="/next">next</a>
+                    <script>
+                    fetch("/api/greeting").then(r => r.json()).then(j => { document.title = "Stored page " + j.greeting; });
+                    </script>
+                    """, contentType: "text/html", headers: ["Cache-Control": "max-age=600"])
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--store", fixture.store,
+                                                  try fixture.urlFile(["/", "/next"])])
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        fixture.server.stop()
+
+        let display = try await XvfbDisplay.start(in: fixture.home)
+        defer { display.stop() }
+        let runner = WebcacheRunner(home: fixture.home, extraEnvironment: [
+            "TMPDIR": fixture.temporary, "DISPLAY": display.name,
+        ])
+        let output = OutputFile(path: fixture.home.path("view.out"))
+        let errors = OutputFile(path: fixture.home.path("view.err"))
+        let view = try runner.start(["view", fixture.server.url("/").absoluteString, "--store", fixture.store],
+                                    output: output, error: errors)
+
+        // The window shows the stored page once its script has read the stored API response.
+        let first = try await display.window(named: "Stored page from the store")
+        #expect(first != nil, "no window of the stored page: \(errors.lines)")
+        // A click in it follows the link, answered from the store too.
+        try await display.xdotool(["mousemove", "200", "200", "click", "1"])
+        let next = try await display.window(named: "Next page")
+        #expect(next != nil, "the link was not followed: \(errors.lines)")
+        // Closing the tab (Ctrl+W, as a user would) closes the window and ends the view.
+        try await display.xdotool(["mousemove", "200", "200", "key", "ctrl+w"])
+        let termination = await view.finish().termination
+        let printed = errors.lines.joined(separator: "\n")
+        #expect(termination == .exited(0), "\(printed)")
+        #expect(printed.contains("Showing \(fixture.server.url("/").absoluteString) offline in a window"), "\(printed)")
+        #expect(printed.contains("Viewed \(fixture.server.url("/").absoluteString) offline"), "\(printed)")
+        #expect(!printed.contains("not in the store"), "\(printed)")
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
+
+    @Test func withoutADisplayTheViewAsksForACapture() async throws {
+        let fixture = try AppFixture()
+        let result = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--store", fixture.store])
+        #expect(result.exitCode == 64, "\(result.everything)")
+        #expect(result.stderr.contains("Give --screenshot <file> or --pdf <file>: there is no display"),
+                "\(result.everything)")
+    }
+}
+
+/// An X server of the test's own (Xvfb) on a free display number, and `xdotool` on it.
+struct XvfbDisplay: Sendable {
+    let name: String
+    private let server: ChildProcess
+
+    /// Starts Xvfb on the first free display from :70 on; returns once it accepts connections.
+    static func start(in folder: TemporaryFolder) async throws -> XvfbDisplay {
+        for number in 70..<100 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
+            && !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock")
+        {
+            let server = try ChildProcess.spawn(
+                "/usr/bin/Xvfb", [":\(number)", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                output: .file(folder.path("xvfb.out")), error: .file(folder.path("xvfb.err")))
+            let display = XvfbDisplay(name: ":\(number)", server: server)
+            // It is up once a client can query it; it exits at once when the number was taken meanwhile.
+            for _ in 0..<1_500 {
+                if (try? await display.xdotool(["getdisplaygeometry"])) != nil { return display }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            display.stop()
+        }
+        throw XvfbError(description: "No X server could be started on displays :70 to :99.")
+    }
+
+    struct XvfbError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs `xdotool arguments` on this display; throws when it fails.
+    @discardableResult
+    func xdotool(_ arguments: [String]) async throws -> String {
+        let child = try ChildProcess.spawn(
+            "/usr/bin/xdotool", arguments, environment: ["DISPLAY": name, "PATH": "/usr/bin:/bin"],
+            output: .pipe, error: .pipe)
+        let (termination, output, error) = await child.finish()
+        guard termination.succeeded else {
+            throw XvfbError(description: "xdotool \(arguments.joined(separator: " ")) failed: "
+                + String(decoding: error, as: UTF8.self))
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The id of a window whose name contains `name`, polled for up to a minute; `nil` if none shows.
+    func window(named name: String) async throws -> String? {
+        for _ in 0..<3_000 {
+            if let found = try? await xdotool(["search", "--name", name]),
+                let id = found.split(separator: "\n").first
+            {
+                return String(id)
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    func stop() {
+        server.send(SIGTERM)
+        _ = server.finishBlocking()
+    }
+}
