@@ -87,8 +87,12 @@ struct PreloadSchedule {
     private var streams = 0
     /// Items started and not finished (a finished transfer may still be saving).
     var unfinished: Int { started.count }
-    /// What each page or stylesheet referenced, in order, duplicates included (for the page edges).
+    /// What each page or stylesheet referenced, in order, each once (for the page edges).
     private var references: [URLKey: [(url: String, kind: String)]] = [:]
+    /// The keys of what each page or stylesheet referenced: a stylesheet's references are decided
+    /// again for each document that uses it, and must not pile up (each page's walk through them
+    /// would grow with the run).
+    private var referenceKeys: [URLKey: Set<URLKey>] = [:]
     /// Pages whose edges were stored and whose references were let go; a page that references one
     /// of them (as a frame) gets its requisites from ``recall(page:_:)``.
     private var forgottenPages: Set<URLKey> = []
@@ -210,7 +214,10 @@ struct PreloadSchedule {
 
     /// Records that `parent` references `url`.
     mutating func recordReference(from parent: URL, to url: URL, kind: String) {
-        references[URLKey(parent), default: []].append((url.absoluteString, kind))
+        let parentKey = URLKey(parent)
+        let text = url.absoluteString
+        guard referenceKeys[parentKey, default: []].insert(URLKey(text)).inserted else { return }
+        references[parentKey, default: []].append((text, kind))
     }
 
     /// Whether `page` and everything it needs have ended (stored, failed or skipped). References
@@ -256,6 +263,7 @@ struct PreloadSchedule {
         for page in forgotten {
             let key = URLKey(page)
             references[key] = nil
+            referenceKeys[key] = nil
             blockers[key] = nil
             forgottenPages.insert(key)
         }
@@ -278,6 +286,7 @@ struct PreloadSchedule {
         let key = URLKey(page)
         guard forgottenPages.remove(key) != nil else { return }
         references[key] = requisites
+        referenceKeys[key] = Set(requisites.map { URLKey($0.url) })
     }
 
     /// Visits what `page` needs, in document order, each once, through stylesheets, manifests
