@@ -87,3 +87,43 @@ struct FormatPieceTests {
         #expect(error?.reason.contains("not a zip file") == true)
     }
 }
+
+/// gzip members for bytes that are compressed already are stored, not compressed again.
+struct StoredMemberTests {
+    @Test func aStoredMemberHoldsTheBytesAsTheyAreAndReadsBackTheSame() async throws {
+        let text = Data(String(repeating: "webcache stores the web. ", count: 4_000).utf8)
+        var generator = SeededGenerator(seed: 7)
+        let noise = Data((0..<100_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let writer = GzipMemberWriter(level: 1)
+        var file = Data()
+        var sizes: [Int] = []
+        for (data, compressing) in [(text, true), (noise, false), (text, false), (text, true)] {
+            writer.startMember(compressing: compressing)
+            let member = writer.compress(data) + writer.finishMember()
+            sizes.append(member.count)
+            file += member
+        }
+        #expect(sizes[0] < text.count / 10, "compressed text: \(sizes)")
+        #expect(sizes[1] > noise.count && sizes[1] < noise.count + 100, "stored noise: \(sizes)")
+        #expect(sizes[2] > text.count, "stored text: \(sizes)")
+        #expect(sizes[3] == sizes[0], "the level comes back for the next member: \(sizes)")
+        let reader = GzipMemberReader(source: DataByteSource(file))
+        for expected in [text, noise, text, text] {
+            #expect(try await reader.nextMember())
+            var member = Data()
+            while case let piece = try await reader.read(maxLength: 1 << 16), !piece.isEmpty { member += piece }
+            #expect(member == expected)
+        }
+    }
+
+    @Test(arguments: [
+        ("text/html; charset=utf-8", nil, true), ("application/javascript", nil, true), ("image/svg+xml", nil, true),
+        ("image/png", nil, false), ("image/webp", nil, false), ("font/woff2", nil, false), ("video/webm", nil, false),
+        ("text/css", "gzip", false), ("text/css", "identity", true), ("", nil, true),
+    ] as [(String, String?, Bool)])
+    func bodiesCompressedInThemselvesAreNotCompressedAgain(type: String, coding: String?, compressible: Bool) {
+        var headers: HTTPHeaders = ["Content-Type": type]
+        if let coding { headers["Content-Encoding"] = coding }
+        #expect(WARCWriter.isCompressible(headers) == compressible)
+    }
+}

@@ -13,9 +13,13 @@ import Foundation
 public final class GzipMemberWriter {
     private var stream = z_stream()
     private var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+    private let level: Int32
+    private var memberLevel: Int32
 
     /// A writer compressing at zlib `level` (1, fastest, to 9, smallest).
     public init(level: Int32 = 6) {
+        self.level = level
+        memberLevel = level
         // 15 + 16: a 32 KiB window with a gzip header and trailer instead of zlib's.
         let status = deflateInit2_(
             &stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
@@ -25,6 +29,17 @@ public final class GzipMemberWriter {
 
     deinit {
         deflateEnd(&stream)
+    }
+
+    /// Sets whether the member about to start is compressed at the writer's level or only stored
+    /// (deflate's stored blocks: for bytes that are compressed already, a copy costs less than
+    /// looking for repeats that are not there). Call it before the member's first bytes.
+    public func startMember(compressing: Bool) {
+        let wanted = compressing ? level : 0
+        guard wanted != memberLevel else { return }
+        let status = deflateParams(&stream, wanted, Z_DEFAULT_STRATEGY)
+        precondition(status == Z_OK, "zlib could not change the level of a new member (status \(status)).")
+        memberLevel = wanted
     }
 
     /// Compresses `data` into the current member; returns what zlib has output so far.

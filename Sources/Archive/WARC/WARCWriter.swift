@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// Writes WARC records to a file, each compressed as a gzip member of its own (or uncompressed),
 /// streaming each block so that memory stays flat whatever its size.
@@ -39,9 +40,12 @@ public final class WARCWriter {
     }
 
     /// Starts a record: writes its header. Exactly `header.contentLength` block bytes must follow.
-    public func beginRecord(_ header: WARCHeader) throws {
+    /// A record whose block is `compressible: false` (images, fonts, content coded already) is put
+    /// into its gzip member as stored blocks: the file is as large, and the copy is much faster.
+    public func beginRecord(_ header: WARCHeader, compressible: Bool = true) throws {
         precondition(!inRecord, "A WARC record was begun before the previous one ended.")
         inRecord = true
+        compressor?.startMember(compressing: compressible)
         blockRemaining = header.contentLength ?? 0
         try emit(header.serialized())
     }
@@ -59,6 +63,23 @@ public final class WARCWriter {
         try emit(Data("\r\n\r\n".utf8))
         if let compressor { try output(compressor.finishMember()) }
         inRecord = false
+    }
+
+    /// Whether a response body with these header fields is worth compressing: not when it is coded
+    /// already (`Content-Encoding`) or of a format compressed in itself (raster images, WOFF fonts,
+    /// audio, video, archives, PDF).
+    public static func isCompressible(_ headers: HTTPHeaders) -> Bool {
+        if let coding = headers["Content-Encoding"], !coding.trimmingCharacters(in: .whitespaces).isEmpty,
+            !coding.caseInsensitiveEquals("identity")
+        {
+            return false
+        }
+        let type = (headers["Content-Type"] ?? "").split(separator: ";").first?
+            .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        if type.hasPrefix("image/") { return ["image/svg+xml", "image/bmp", "image/x-icon"].contains(type) }
+        if type.hasPrefix("audio/") || type.hasPrefix("video/") { return false }
+        return !["font/woff", "font/woff2", "application/font-woff", "application/zip", "application/gzip",
+                 "application/x-gzip", "application/zstd", "application/pdf"].contains(type)
     }
 
     /// Writes a whole record whose block is in memory.

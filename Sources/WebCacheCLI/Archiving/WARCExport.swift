@@ -75,21 +75,34 @@ struct WARCExport {
         return summary
     }
 
+    /// Bodies up to this size are read once and kept while their record is written; larger ones are
+    /// read twice (for the block digest the header carries, then to write them), so memory stays flat.
+    static let bodyHeldInMemory: Int64 = 4 << 20
+
     private func writeResponse(_ entry: CacheEntry, head: Data, hash: Data, id: String, to writer: WARCWriter) throws {
         var blockHasher = SHA256()
         blockHasher.update(head)
+        var held: [Data] = []
         var reader = store.bodyChunks(bodyID: entry.bodyID!)
-        while let chunk = try reader.next() { blockHasher.update(chunk) }
+        while let chunk = try reader.next() {
+            blockHasher.update(chunk)
+            if entry.bodySize <= Self.bodyHeldInMemory { held.append(chunk) }
+        }
         var header = WARCHeader.http(
             type: "response", recordID: id, targetURI: entry.url, date: entry.responseTime,
             blockLength: Int64(head.count) + entry.bodySize, blockDigest: blockHasher.finalize(), payloadDigest: hash)
         for field in ArchivedExchange.extensionFields(of: entry) { header.fields.append(name: field.name, value: field.value) }
-        try writer.beginRecord(header)
+        try writer.beginRecord(header, compressible: WARCWriter.isCompressible(entry.headers))
         try writer.writeBlock(head)
-        reader = store.bodyChunks(bodyID: entry.bodyID!)
-        while let chunk = try reader.next() { try writer.writeBlock(chunk) }
+        if entry.bodySize <= Self.bodyHeldInMemory {
+            for chunk in held { try writer.writeBlock(chunk) }
+        } else {
+            reader = store.bodyChunks(bodyID: entry.bodyID!)
+            while let chunk = try reader.next() { try writer.writeBlock(chunk) }
+        }
         try writer.endRecord()
     }
+
 
     private func writeRevisit(
         _ entry: CacheEntry, of original: CacheEntry, head: Data, hash: Data, id: String, to writer: WARCWriter
