@@ -96,7 +96,8 @@ public enum InputFile {
         guard access(path, R_OK) == 0 else { throw failure(path: path, errno: errno) }
     }
 
-    private static func failure(path: String, errno code: Int32) -> Error {
+    /// The error for `path` that the system's error `code` (from `open`, `read`) stands for.
+    public static func failure(path: String, errno code: Int32) -> Error {
         switch code {
         case ENOENT: Error(path: path, reason: "does not exist")
         case EISDIR: Error(path: path, reason: "is a directory")

@@ -7,7 +7,12 @@ extension WebCache {
     ///
     /// A URL that cannot be used (not http(s), relative without an instance URL) is reported as a
     /// failure naming it, and the others go on. Running it again revalidates: fresh entries cost no
-    /// request, stale ones get conditional requests.
+    /// request (nor, when nothing in them is looked for, a read of their bodies), stale ones get
+    /// conditional requests.
+    ///
+    /// `urls` is read as the run goes, a few hundred pages ahead of what has settled, so a lazy
+    /// sequence (the lines of a file as it is read) keeps a run over millions of URLs in flat memory;
+    /// each URL is preloaded once however often it is listed.
     ///
     /// Cancelling the calling task stops the run cleanly: no fetch starts any more, those in flight
     /// are given up, what was stored stays, and the report (``PreloadReport/interrupted``) says what
@@ -23,36 +28,31 @@ extension WebCache {
     ///   - options: concurrency, depth, scope and limits.
     ///   - events: progress, called in order from one task at a time.
     /// - Returns: what was stored, from where, and what failed.
-    public func preload(
-        _ urls: [String], options: PreloadOptions = PreloadOptions(),
+    public func preload<URLs: Sequence<String> & Sendable>(
+        _ urls: URLs, options: PreloadOptions = PreloadOptions(),
         events: @escaping @Sendable (PreloadEvent) -> Void = { _ in }
     ) async -> PreloadReport {
-        var pages: [URL] = []
-        var invalid: [PreloadReport.Problem] = []
-        for reference in urls {
-            do {
-                pages.append(try resolve(reference))
-            } catch let error as WebCacheError {
-                invalid.append(.init(url: URLReference.excerpt(reference), reason: error.message))
-            } catch {
-                invalid.append(.init(url: URLReference.excerpt(reference), reason: "\(error)"))
-            }
-        }
-        for problem in invalid {
-            if let url = URL(string: problem.url) { events(.failed(url: url, reason: problem.reason)) }
-        }
-        let listed = pages
-        var report: PreloadReport
+        let listed = ResolvedPages(references: urls, cache: self)
         if let render = options.render {
             let renderer = RenderPreloader(loader: loader, context: context, options: options, render: render,
                                            logger: configuration.logger)
-            report = await running.stoppable { await renderer.run(pages: listed, events: events) }
-        } else {
-            let preloader = Preloader(loader: loader, context: context, options: options, logger: configuration.logger)
-            report = await running.stoppable { await preloader.run(pages: listed, events: events) }
+            var pages: [URL] = []
+            var invalid: [PreloadReport.Problem] = []
+            for entry in listed {
+                switch entry {
+                case .page(let url): pages.append(url)
+                case .invalid(let problem): invalid.append(problem)
+                }
+            }
+            for problem in invalid {
+                if let url = URL(string: problem.url) { events(.failed(url: url, reason: problem.reason)) }
+            }
+            var report = await running.stoppable { [pages] in await renderer.run(pages: pages, events: events) }
+            report.failures.insert(contentsOf: invalid, at: 0)
+            return report
         }
-        report.failures.insert(contentsOf: invalid, at: 0)
-        return report
+        let preloader = Preloader(loader: loader, context: context, options: options, logger: configuration.logger)
+        return await running.stoppable { await preloader.run(pages: listed, events: events) }
     }
 
     /// The preloaded pages in the store, in this cache's partition, as absolute URL strings.
@@ -96,5 +96,32 @@ extension WebCache {
         var refreshing = options
         refreshing.revalidatesFreshEntries = true
         return await preload(pages, options: refreshing, events: events)
+    }
+}
+
+/// Page references resolved one by one as the preload engine reads them: each a URL, or the problem
+/// that names the reference.
+private struct ResolvedPages<References: Sequence<String> & Sendable>: Sequence, Sendable {
+    let references: References
+    let cache: WebCache
+
+    func makeIterator() -> Iterator {
+        Iterator(references: references.makeIterator(), cache: cache)
+    }
+
+    struct Iterator: IteratorProtocol {
+        var references: References.Iterator
+        let cache: WebCache
+
+        mutating func next() -> Preloader.ListedPage? {
+            guard let reference = references.next() else { return nil }
+            do {
+                return .page(try cache.resolve(reference))
+            } catch let error as WebCacheError {
+                return .invalid(.init(url: URLReference.excerpt(reference), reason: error.message))
+            } catch {
+                return .invalid(.init(url: URLReference.excerpt(reference), reason: "\(error)"))
+            }
+        }
     }
 }

@@ -7,7 +7,9 @@ import HTTPCore
 ///
 /// The scheduling loop owns it. A stylesheet is fetched once per run however many documents use
 /// it; what it holds that depends on a document (a `url()` in a style rule, a face's family) is
-/// kept, so that a document that finds the stylesheet later is decided on it too.
+/// kept, so that a document that finds the stylesheet later is decided on it too. What belongs to
+/// one document (its selection, where its references were found, its place among a stylesheet's
+/// documents) goes when the document is finished, so a long run keeps only its open documents.
 struct DeviceSelections {
     /// Where a decided reference was found: the item that held it, the URL it was read from, and
     /// whether it came from a public address (``AddressPolicy/isFromPublicAddress(_:)``).
@@ -31,15 +33,18 @@ struct DeviceSelections {
     /// What each stylesheet held that a later document must be decided on, and where it was read.
     private var heldBySheet: [URL: [(references: [Reference], origin: Int)]] = [:]
     private var familiesBySheet: [URL: Set<FontFamilyUse>] = [:]
-    private var origins: [Origin] = []
-    private var finished: Set<URL> = []
+    private var origins: [Int: Origin] = [:]
+    private var nextOrigin = 0
+    /// The origins read from each open document itself, and the stylesheets it uses.
+    private var originsOfDocument: [URL: [Int]] = [:]
+    private var sheetsOfDocument: [URL: [URL]] = [:]
 
     init(chooser: ReferenceChooser) {
         self.chooser = chooser
     }
 
     /// The documents not finished yet.
-    var openDocuments: [URL] { selections.keys.filter { !finished.contains($0) } }
+    var openDocuments: [URL] { Array(selections.keys) }
 
     /// Decides what `item` (a document, or a stylesheet or manifest) holds.
     ///
@@ -50,13 +55,16 @@ struct DeviceSelections {
         fromPublicAddress: Bool, isDocument: Bool
     ) -> [Decided] {
         if isDocument, selections[item.url] == nil { selections[item.url] = PageSelection(chooser: chooser) }
-        let origin = origins.count
-        origins.append(Origin(item: item, base: base, fromPublicAddress: fromPublicAddress))
+        let origin = nextOrigin
+        nextOrigin += 1
+        let here = Origin(item: item, base: base, fromPublicAddress: fromPublicAddress)
+        origins[origin] = here
+        if isDocument { originsOfDocument[item.url, default: []].append(origin) }
         var decided: [Decided] = []
         if item.isPage && !isDocument {
             var standalone = PageSelection(chooser: .allCandidates)
             decided += standalone.add(references, origin: origin).map {
-                Decided(choice: $0, origin: origins[origin], document: item.url)
+                Decided(choice: $0, origin: here, document: item.url)
             }
         }
         if !isDocument {
@@ -81,8 +89,12 @@ struct DeviceSelections {
 
     /// Everything `url` needs has ended: what still waits is skipped.
     mutating func finish(document url: URL) -> [Decided] {
-        guard selections[url] != nil, finished.insert(url).inserted else { return [] }
-        return decide(in: url) { $0.finish() }
+        guard selections[url] != nil else { return [] }
+        let decided = decide(in: url) { $0.finish() }
+        selections[url] = nil
+        for origin in originsOfDocument.removeValue(forKey: url) ?? [] { origins[origin] = nil }
+        for sheet in sheetsOfDocument.removeValue(forKey: url) ?? [] { documentsOfResource[sheet]?.remove(url) }
+        return decided
     }
 
     /// Runs `body` on a document's selection, and links the stylesheets it decides to fetch to the
@@ -97,12 +109,15 @@ struct DeviceSelections {
         while index < choices.count {
             let choice = choices[index]
             index += 1
-            let origin = origins[choice.origin]
+            guard let origin = origins[choice.origin] else {
+                preconditionFailure("A choice of an open document refers to an origin that was let go.")
+            }
             decided.append(Decided(choice: choice, origin: origin, document: document))
             // What a stylesheet or manifest holds is decided for the documents that use it.
             guard choice.fetches, [.stylesheet, .manifest].contains(choice.reference.kind) else { continue }
             let sheet = choice.reference.url.cacheKey
             guard documentsOfResource[sheet, default: []].insert(document).inserted else { continue }
+            sheetsOfDocument[document, default: []].append(sheet)
             let parentMedia = origin.item.isPage || origin.item.kind == .document
                 ? [] : mediaOfSheet[origin.item.url] ?? []
             if mediaOfSheet[sheet] == nil {

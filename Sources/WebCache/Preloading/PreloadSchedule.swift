@@ -61,25 +61,48 @@ private struct HostQueue {
 
 /// The preload engine's bookkeeping: what was seen, what waits per host, what runs, what each page
 /// or stylesheet referenced, and how each URL ended. Owned by the engine's single scheduling loop.
+///
+/// What it keeps for the whole run is compact: per URL seen, a 128-bit key of its text and how it
+/// ended (a failure's reason besides, for the few that failed). What a page referenced is kept only
+/// until the page's edges are stored (``forget(page:)``), so memory follows what is in flight rather
+/// than the length of the run.
 struct PreloadSchedule {
     let limits: PreloadLimits
+    /// The pages seen whose edges are not stored yet, in the order they came.
     private(set) var pages: [URL] = []
-    private var seen: Set<URL> = []
+    /// How each URL seen stands.
+    private var states: [URLKey: URLState] = [:]
+    /// Why a URL failed or was skipped, for those that did.
+    private var failures: [URLKey: String] = [:]
+    /// URLs seen that have no outcome yet.
+    private(set) var unendedCount = 0
     private var queues: [String: HostQueue] = [:]
     private var hosts: [String] = []
     private var nextHost = 0
     /// Items started and not finished, each with whether it still holds a transfer slot.
-    private var started: [URL: Bool] = [:]
+    private var started: [URLKey: Bool] = [:]
     /// Transfers in flight: items started whose network transfer has not ended.
     private(set) var running = 0
     /// Items that may run as streams of a shared connection, waiting or running.
     private var streams = 0
     /// Items started and not finished (a finished transfer may still be saving).
     var unfinished: Int { started.count }
-    /// What each page or stylesheet referenced, in order, duplicates included (for the page edges).
-    private var references: [URL: [(url: URL, kind: String)]] = [:]
-    /// How each URL ended: `nil` stored, else the reason it was not.
-    private(set) var outcomes: [URL: String?] = [:]
+    /// What each page or stylesheet referenced, in order, each once (for the page edges).
+    private var references: [URLKey: [(url: String, kind: String)]] = [:]
+    /// The keys of what each page or stylesheet referenced: a stylesheet's references are decided
+    /// again for each document that uses it, and must not pile up (each page's walk through them
+    /// would grow with the run).
+    private var referenceKeys: [URLKey: Set<URLKey>] = [:]
+    /// Pages whose edges were stored and whose references were let go; a page that references one
+    /// of them (as a frame) gets its requisites from ``recall(page:_:)``.
+    private var forgottenPages: Set<URLKey> = []
+    /// For pages and documents asked about (``checkSettled(_:)``), the first URL found without an outcome.
+    private var blockers: [URLKey: URLKey] = [:]
+
+    /// How one URL stands.
+    private enum URLState: UInt8 {
+        case waiting, stored, failed
+    }
 
     init(limits: PreloadLimits) {
         self.limits = limits
@@ -87,7 +110,10 @@ struct PreloadSchedule {
 
     /// Queues `item` unless its URL was seen before in this run; returns whether it was queued.
     mutating func enqueue(_ item: PreloadItem) -> Bool {
-        guard seen.insert(item.url).inserted else { return false }
+        let key = URLKey(item.url)
+        guard states[key] == nil else { return false }
+        states[key] = .waiting
+        unendedCount += 1
         if item.isPage {
             pages.append(item.url)
         }
@@ -103,13 +129,15 @@ struct PreloadSchedule {
 
     /// Whether `url` was already seen (queued, running or done) in this run.
     func hasSeen(_ url: URL) -> Bool {
-        seen.contains(url)
+        states[URLKey(url)] != nil
     }
 
     /// Marks a URL that will not be fetched (skipped or invalid) as seen, with the reason.
     mutating func settle(_ url: URL, reason: String) {
-        seen.insert(url)
-        outcomes[url] = .some(reason)
+        let key = URLKey(url)
+        if states[key] == .waiting { unendedCount -= 1 }
+        states[key] = .failed
+        failures[key] = reason
     }
 
     /// The next item that ``limits`` let start, taking hosts in turn and, within a host, the lowest
@@ -124,7 +152,7 @@ struct PreloadSchedule {
             else { continue }
             queues[host]?.active += 1
             running += 1
-            started[item.url] = true
+            started[URLKey(item.url)] = true
             nextHost = (nextHost + offset + 1) % hosts.count
             return item
         }
@@ -133,21 +161,25 @@ struct PreloadSchedule {
 
     /// Frees the slot of a running item whose network transfer has ended while its save completes.
     mutating func endTransfer(_ item: PreloadItem) {
-        guard started[item.url] == true else { return }
-        started[item.url] = false
+        let key = URLKey(item.url)
+        guard started[key] == true else { return }
+        started[key] = false
         freeSlot(of: item)
     }
 
     /// Records how a running item ended and frees its slot if it still holds one.
     mutating func finish(_ item: PreloadItem, failure: String?) {
-        if started.removeValue(forKey: item.url) == true { freeSlot(of: item) }
-        outcomes[item.url] = .some(failure)
+        let key = URLKey(item.url)
+        if started.removeValue(forKey: key) == true { freeSlot(of: item) }
+        if states[key] == .waiting { unendedCount -= 1 }
+        states[key] = failure == nil ? .stored : .failed
+        failures[key] = failure
     }
 
     /// Frees the slot of a running item whose fetch was given up (the run was cancelled), leaving it
     /// without an outcome, as if it had never started: the pages that need it do not settle.
     mutating func giveUp(_ item: PreloadItem) {
-        if started.removeValue(forKey: item.url) == true { freeSlot(of: item) }
+        if started.removeValue(forKey: URLKey(item.url)) == true { freeSlot(of: item) }
     }
 
     private mutating func freeSlot(of item: PreloadItem) {
@@ -164,51 +196,136 @@ struct PreloadSchedule {
 
     /// Why `url` is not stored, or `nil` if it is.
     func failure(of url: URL) -> String? {
-        outcomes[url] ?? "not fetched"
+        failure(of: URLKey(url))
+    }
+
+    private func failure(of key: URLKey) -> String? {
+        states[key] == .stored ? nil : failures[key] ?? "not fetched"
     }
 
     /// Whether `url` has an outcome: stored, failed or skipped.
     func hasEnded(_ url: URL) -> Bool {
-        outcomes[url] != nil
+        hasEnded(URLKey(url))
     }
 
-    /// How many URLs seen have no outcome: waiting, running, or given up.
-    var unendedCount: Int { seen.count - outcomes.count }
+    private func hasEnded(_ key: URLKey) -> Bool {
+        states[key].map { $0 != .waiting } ?? false
+    }
 
     /// Records that `parent` references `url`.
     mutating func recordReference(from parent: URL, to url: URL, kind: String) {
-        references[parent, default: []].append((url, kind))
+        let parentKey = URLKey(parent)
+        let text = url.absoluteString
+        guard referenceKeys[parentKey, default: []].insert(URLKey(text)).inserted else { return }
+        references[parentKey, default: []].append((text, kind))
     }
 
     /// Whether `page` and everything it needs have ended (stored, failed or skipped). References
     /// arrive before the fetch that found them ends, so a settled page's edges are final.
     func isSettled(_ page: URL) -> Bool {
-        outcomes[page] != nil && walkRequisites(of: page) { url, _ in outcomes[url] != nil }
+        hasEnded(page) && walkRequisites(of: page) { _, key, _ in hasEnded(key) }
+    }
+
+    /// ``isSettled(_:)``, remembering what keeps a page from settling, so that asking again while
+    /// that has not ended costs one lookup instead of a walk through everything the page needs.
+    mutating func checkSettled(_ page: URL) -> Bool {
+        let pageKey = URLKey(page)
+        if let blocker = blockers[pageKey], !hasEnded(blocker) { return false }
+        var blocker: URLKey? = hasEnded(pageKey) ? nil : pageKey
+        if blocker == nil {
+            walkRequisites(of: page) { _, key, _ in
+                guard hasEnded(key) else {
+                    blocker = key
+                    return false
+                }
+                return true
+            }
+        }
+        blockers[pageKey] = blocker
+        return blocker == nil
     }
 
     /// Everything `page` needs, through stylesheets, manifests and frames, each once, with the reason
     /// it is missing if it is. A requisite that is also a listed page (a stylesheet given in the URL
     /// file, a frame given as a page) brings what it needs along: the page needs that too.
-    func requisites(of page: URL) -> [(url: URL, kind: String, failure: String?)] {
-        var result: [(URL, String, String?)] = []
-        walkRequisites(of: page) { url, kind in
-            result.append((url, kind, failure(of: url)))
+    func requisites(of page: URL) -> [(url: String, kind: String, failure: String?)] {
+        var result: [(String, String, String?)] = []
+        walkRequisites(of: page) { url, key, kind in
+            result.append((url, kind, failure(of: key)))
             return true
         }
         return result
     }
 
+    /// Lets go of what `page` referenced, once its edges are stored; ``pages`` no longer lists it.
+    mutating func forget(pages forgotten: Set<URL>) {
+        guard !forgotten.isEmpty else { return }
+        for page in forgotten {
+            let key = URLKey(page)
+            references[key] = nil
+            referenceKeys[key] = nil
+            blockers[key] = nil
+            forgottenPages.insert(key)
+        }
+        pages.removeAll { forgotten.contains($0) }
+    }
+
+    /// Lets go of what was remembered about a document's settling, once it is finished.
+    mutating func forgetSettling(of document: URL) {
+        blockers[URLKey(document)] = nil
+    }
+
+    /// Whether `url` is a page whose references were let go (``forget(pages:)``).
+    func isForgottenPage(_ url: URL) -> Bool {
+        forgottenPages.contains(URLKey(url))
+    }
+
+    /// Takes back what a forgotten page needs, as its stored edges list it (each once, already
+    /// through its stylesheets and frames), for a page that references it.
+    mutating func recall(page: URL, _ requisites: [(url: String, kind: String)]) {
+        let key = URLKey(page)
+        guard forgottenPages.remove(key) != nil else { return }
+        references[key] = requisites
+        referenceKeys[key] = Set(requisites.map { URLKey($0.url) })
+    }
+
     /// Visits what `page` needs, in document order, each once, through stylesheets, manifests
     /// and frames, until `visit` returns `false`; returns whether it never did.
     @discardableResult
-    private func walkRequisites(of page: URL, _ visit: (URL, String) -> Bool) -> Bool {
-        var visited: Set<URL> = [page]
-        var stack = Array((references[page] ?? []).reversed())
+    private func walkRequisites(of page: URL, _ visit: (String, URLKey, String) -> Bool) -> Bool {
+        let pageKey = URLKey(page)
+        var visited: Set<URLKey> = [pageKey]
+        var stack = Array((references[pageKey] ?? []).reversed())
         while let (url, kind) = stack.popLast() {
-            guard visited.insert(url).inserted else { continue }
-            guard visit(url, kind) else { return false }
-            stack.append(contentsOf: (references[url] ?? []).reversed())
+            let key = URLKey(url)
+            guard visited.insert(key).inserted else { continue }
+            guard visit(url, key, kind) else { return false }
+            stack.append(contentsOf: (references[key] ?? []).reversed())
         }
         return true
+    }
+}
+
+/// A URL as the schedule keeps it: 128 bits of hash of its text. Two hash functions with different
+/// seeds (Swift's per-process seeded SipHash), so that two URLs of one run share a key with a
+/// chance of about 2⁻¹²⁸ per pair: a billion URLs make a collision less likely than 10⁻²⁰.
+struct URLKey: Hashable {
+    private let high: UInt64
+    private let low: UInt64
+
+    init(_ url: URL) {
+        self.init(url.absoluteString)
+    }
+
+    init(_ text: String) {
+        var text = text
+        (high, low) = text.withUTF8 { bytes in
+            var first = Hasher()
+            first.combine(bytes: UnsafeRawBufferPointer(bytes))
+            var second = Hasher()
+            second.combine(0x9E37_79B9_7F4A_7C15 as UInt64)
+            second.combine(bytes: UnsafeRawBufferPointer(bytes))
+            return (UInt64(bitPattern: Int64(first.finalize())), UInt64(bitPattern: Int64(second.finalize())))
+        }
     }
 }

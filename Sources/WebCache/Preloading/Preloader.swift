@@ -86,19 +86,48 @@ struct Preloader: Sendable {
 
     // MARK: - Running
 
-    /// Preloads `pages` and their requisites; `events` is called from one task at a time, in order.
-    func run(pages: [URL], events: @Sendable (PreloadEvent) -> Void) async -> PreloadReport {
+    /// An entry of the list of pages: a page, or a reference that is none, and why.
+    enum ListedPage: Sendable {
+        case page(URL)
+        case invalid(PreloadReport.Problem)
+    }
+
+    /// How many listed pages may wait, run or have their edges unwritten at once: the list is read
+    /// on as they settle, so that what the run keeps follows what is in flight, not the list's length.
+    var pageWindow: Int { max(256, 16 * options.concurrency) }
+
+    /// Preloads the pages `list` yields, read as the run goes, and their requisites; a list entry
+    /// that is a problem is reported as a failure (first in the report) and the rest goes on.
+    /// `events` is called from one task at a time, in order.
+    func run(
+        pages list: some Sequence<ListedPage> & Sendable,
+        events: @Sendable (PreloadEvent) -> Void
+    ) async -> PreloadReport {
         let started = Date()
         var report = PreloadReport()
+        var invalid: [PreloadReport.Problem] = []
         var schedule = PreloadSchedule(limits: limits)
-        for page in pages where schedule.enqueue(PreloadItem(url: page.cacheKey, kind: nil, depth: 0)) {
-            report.pages += 1
+        var listed = list.makeIterator()
+        var listEnded = false
+        /// Pages whose edges were stored during the run, and how many of them had failed.
+        var recordedFailedPages = 0
+        func readList(beyondWindow extra: Int = 0) {
+            while !listEnded, schedule.pages.count < pageWindow + extra, !Task.isCancelled {
+                switch listed.next() {
+                case nil:
+                    listEnded = true
+                case .page(let page)?:
+                    if schedule.enqueue(PreloadItem(url: page.cacheKey, kind: nil, depth: 0)) { report.pages += 1 }
+                case .invalid(let problem)?:
+                    invalid.append(problem)
+                    if let url = URL(string: problem.url) { events(.failed(url: url, reason: problem.reason)) }
+                }
+            }
         }
         let messages = MessageQueue<Message>()
-        var recordedPages: Set<URL> = []
         var selections = DeviceSelections(chooser: options.chooser)
         /// What each document left out for the device, by resource URL, for its edges.
-        var skippedByDocument: [URL: [URL: PageSkip]] = [:]
+        var skippedByDocument: [URL: [String: PageSkip]] = [:]
         func carryOut(_ decisions: [DeviceSelections.Decided]) {
             for decided in decisions {
                 let reference = decided.choice.reference
@@ -110,18 +139,34 @@ struct Preloader: Sendable {
                 if decided.choice.fetches {
                     consider(reference, from: decided.origin, schedule: &schedule, report: &report, events: events)
                 } else if reference.isRequisite {
-                    let url = reference.url.cacheKey
+                    let url = reference.url.cacheKey.absoluteString
                     skippedByDocument[decided.document, default: [:]][url] = PageSkip(
-                        resourceURL: url.absoluteString, kind: reference.kind.rawValue, reason: decided.choice.reason)
+                        resourceURL: url, kind: reference.kind.rawValue, reason: decided.choice.reason)
                 }
             }
         }
         func finishSettledDocuments() {
-            for document in selections.openDocuments where schedule.hasEnded(document) && schedule.isSettled(document) {
+            for document in selections.openDocuments where schedule.checkSettled(document) {
                 carryOut(selections.finish(document: document))
+                schedule.forgetSettling(of: document)
             }
         }
+        /// Stores the edges of the pages that have settled and lets go of what they referenced.
+        /// A failure here is retried with the rest at the end, and reported then.
+        @discardableResult
+        func recordSettledPages() async -> Bool {
+            finishSettledDocuments()
+            let settled = schedule.pages.filter { schedule.checkSettled($0) }
+            guard (try? await writeEdges(of: settled, schedule, skipped: skippedByDocument)) != nil else { return false }
+            recordedFailedPages += settled.count { schedule.failure(of: $0) != nil }
+            for page in settled { skippedByDocument[page] = nil }
+            schedule.forget(pages: Set(settled))
+            return true
+        }
+        /// Messages that ended a fetch since the settled pages were last looked for.
+        var endedSinceRecording = 0
 
+        readList()
         // Discarding, so that a finished fetch's task is freed at once: a group that keeps results
         // holds every finished task until the run ends (113 MB at the peak for 3,363 responses,
         // 46 MB this way).
@@ -129,29 +174,54 @@ struct Preloader: Sendable {
             func startWhatFits() {
                 // Fetches whose body has arrived but is still being read and saved hold up to a
                 // buffer each; one slot's worth of them at most keeps memory bounded. A cancelled
-                // run starts nothing more.
-                while !Task.isCancelled, schedule.unfinished < (limits.handsAhead ? 3 : 2) * options.concurrency,
-                    let item = schedule.nextRunnable()
-                {
-                    group.addTask { await fetch(item, messages: messages) }
+                // run starts nothing more. Items whose stored entry is fresh and need not be read
+                // end here, without a task (``answerFromStore(_:)``), and free their slot at once.
+                while true {
+                    var taken: [PreloadItem] = []
+                    while !Task.isCancelled, schedule.unfinished < (limits.handsAhead ? 3 : 2) * options.concurrency,
+                        let item = schedule.nextRunnable()
+                    {
+                        taken.append(item)
+                    }
+                    guard !taken.isEmpty else { return }
+                    let fresh = answerFromStore(taken)
+                    for (item, entry) in zip(taken, fresh) {
+                        if let entry {
+                            schedule.finish(item, failure: nil)
+                            report.sources[.hit, default: 0] += 1
+                            events(.fetched(url: item.url, status: entry.status, bytes: 0, source: .hit))
+                        } else {
+                            group.addTask { await fetch(item, messages: messages) }
+                        }
+                    }
+                    guard fresh.contains(where: { $0 != nil }) else { return }
+                    finishSettledDocuments()
+                    endedSinceRecording += taken.count
+                    readList()
                 }
             }
             startWhatFits()
-            guard schedule.unfinished > 0 else { return }
+            guard schedule.unfinished > 0 || !listEnded else { return }
             group.addTask {
                 while (try? await Task.sleep(for: Preloader.edgeInterval)) != nil {
                     messages.send(.recordEdges)
                 }
             }
             // Every fetch started sends how it ended, cancelled or not: the loop ends with the last.
-            while schedule.unfinished > 0 {
+            while schedule.unfinished > 0 || (!listEnded && !Task.isCancelled) {
+                if schedule.unfinished == 0 {
+                    // Nothing runs, and the window is full of pages that have settled: make room.
+                    // If their edges cannot be stored now (they are tried again at the end), the
+                    // window grows instead, so that the run goes on.
+                    let recorded = await recordSettledPages()
+                    readList(beyondWindow: recorded ? 0 : schedule.pages.count)
+                    startWhatFits()
+                    continue
+                }
                 switch await messages.next() {
                 case .recordEdges:
-                    let settled = schedule.pages.filter { !recordedPages.contains($0) && schedule.isSettled($0) }
-                    // A failure here is retried with the rest at the end, and reported then.
-                    if (try? await writeEdges(of: settled, schedule, skipped: skippedByDocument)) != nil {
-                        recordedPages.formUnion(settled)
-                    }
+                    await recordSettledPages()
+                    endedSinceRecording = 0
                 case .found(let references, let families, let parent, let base, let fromPublicAddress, let isDocument):
                     carryOut(selections.found(
                         references, families: families, in: parent, base: base, fromPublicAddress: fromPublicAddress,
@@ -177,7 +247,14 @@ struct Preloader: Sendable {
                         schedule.giveUp(item)
                     }
                     finishSettledDocuments()
+                    endedSinceRecording += 1
                 }
+                // With the window full, the pages that settled make room for the next ones.
+                if !listEnded, schedule.pages.count >= pageWindow, endedSinceRecording >= pageWindow / 4 {
+                    await recordSettledPages()
+                    endedSinceRecording = 0
+                }
+                readList()
                 startWhatFits()
             }
             group.cancelAll()
@@ -188,7 +265,7 @@ struct Preloader: Sendable {
         // Every page has settled at the end of a whole run. After a cancelled one, a page that had
         // not is left as the store has it: it keeps what an earlier run recorded (a page this run
         // saw first is not listed), since this run did not find out all it needs.
-        let remaining = schedule.pages.filter { !recordedPages.contains($0) && schedule.isSettled($0) }
+        let remaining = schedule.pages.filter { schedule.isSettled($0) }
         do {
             try await writeEdges(of: remaining, schedule, skipped: skippedByDocument)
         } catch {
@@ -197,7 +274,9 @@ struct Preloader: Sendable {
                 report.failures.append(.init(url: page.redactedForMessages, reason: reason))
             }
         }
-        report.failedPages = schedule.pages.count { schedule.hasEnded($0) && schedule.failure(of: $0) != nil }
+        report.failures.insert(contentsOf: invalid, at: 0)
+        report.failedPages = recordedFailedPages
+            + schedule.pages.count { schedule.hasEnded($0) && schedule.failure(of: $0) != nil }
         report.unfinished = schedule.unendedCount
         report.unfinishedPages = schedule.pages.count { !schedule.hasEnded($0) }
         report.pagesMissingRequisites = schedule.pages.count {
@@ -206,6 +285,34 @@ struct Preloader: Sendable {
         report.requests = requestCount.value
         report.duration = Date().timeIntervalSince(started)
         return report
+    }
+
+    /// For each of `items`, the fresh stored entry that answers it without a request and without
+    /// reading its body (nothing in it to scan for this run), or `nil` to fetch it the full way. One
+    /// store query for them all; a hit is recorded for each answered. A store that cannot be read
+    /// answers nothing here: the full way then reports the error for each URL.
+    private func answerFromStore(_ items: [PreloadItem]) -> [CacheStore.FreshEntry?] {
+        guard !options.revalidatesFreshEntries, !loader.store.configuration.readOnly else {
+            return Array(repeating: nil, count: items.count)
+        }
+        let now = loader.clock()
+        guard let entries = try? loader.store.freshEntries(
+            partition: context.partition, urls: items.map(\.url.absoluteString), at: now)
+        else { return Array(repeating: nil, count: items.count) }
+        return zip(items, entries).map { item, entry in
+            guard let entry, !scansBody(of: item, contentType: entry.contentType),
+                item.kind != .media || entry.bodySize <= options.maximumMediaSize,
+                entry.bodySize <= options.maximumResourceSize ?? .max
+            else { return nil }
+            _ = loader.store.recordHit(entryID: entry.id, at: now)
+            return entry
+        }
+    }
+
+    /// Whether this run reads the body of `item`, with a response of `contentType`, for references.
+    private func scansBody(of item: PreloadItem, contentType: String?) -> Bool {
+        let wanted = options.includesRequisites || (item.isPage && item.depth < options.depth)
+        return wanted && ResourceScanner.scans(item, contentType: contentType ?? "")
     }
 
     /// Decides what to do with one reference found where `origin` says.
@@ -236,6 +343,7 @@ struct Preloader: Sendable {
         }
         guard reference.isRequisite, options.includesRequisites else { return }
         schedule.recordReference(from: parent.url, to: url, kind: reference.kind.rawValue)
+        if schedule.isForgottenPage(url) { recall(page: url, into: &schedule) }
         guard !schedule.hasSeen(url) else { return }
         // A URL that cannot be requested (a port past 65535, a host that cannot be) fails here, with
         // the reason, instead of in the transport.
@@ -460,27 +568,46 @@ struct Preloader: Sendable {
     /// the stored copy of the page still needs them, and an origin's outage must not make `pin` and
     /// `prune --page` forget them.
     private func writeEdges(
-        of pages: [URL], _ schedule: PreloadSchedule, skipped skippedByDocument: [URL: [URL: PageSkip]]
+        of pages: [URL], _ schedule: PreloadSchedule, skipped skippedByDocument: [URL: [String: PageSkip]]
     ) async throws {
         guard !pages.isEmpty else { return }
         var edgesByPage: [String: [PageEdge]] = [:]
         var skippedByPage: [String: [PageSkip]] = [:]
         var failedPages: Set<String> = []
         for page in pages {
+            let pageURL = page.absoluteString
             let pageFailure = schedule.failure(of: page)
-            let requisites = [(url: page, kind: "page", failure: pageFailure)] + schedule.requisites(of: page)
-            edgesByPage[page.absoluteString] = requisites.map { requisite in
-                PageEdge(resourceURL: requisite.url.absoluteString, kind: requisite.kind, failure: requisite.failure)
+            let requisites = [(url: pageURL, kind: "page", failure: pageFailure)] + schedule.requisites(of: page)
+            edgesByPage[pageURL] = requisites.map { requisite in
+                PageEdge(resourceURL: requisite.url, kind: requisite.kind, failure: requisite.failure)
             }
             // A URL skipped in one place and needed in another is needed.
-            let needed = Set(requisites.map(\.url))
-            skippedByPage[page.absoluteString] = (skippedByDocument[page] ?? [:])
-                .filter { !needed.contains($0.key) }.values.sorted { $0.resourceURL < $1.resourceURL }
-            if pageFailure != nil { failedPages.insert(page.absoluteString) }
+            if let skipped = skippedByDocument[page] {
+                let needed = Set(requisites.map(\.url))
+                skippedByPage[pageURL] = skipped.filter { !needed.contains($0.key) }.values
+                    .sorted { $0.resourceURL < $1.resourceURL }
+            } else {
+                skippedByPage[pageURL] = []
+            }
+            if pageFailure != nil { failedPages.insert(pageURL) }
         }
         try await loader.store.setEdges(
             edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: failedPages,
             skipped: skippedByPage)
+    }
+
+    /// Takes back, from its stored edges, what a page whose references were let go needs, when
+    /// another page references it (as a frame): that page needs it too. A store that cannot be read
+    /// leaves the page's requisites out of the other's edges, with a warning.
+    private func recall(page url: URL, into schedule: inout PreloadSchedule) {
+        do {
+            let edges = try loader.store.edges(forPage: url.absoluteString, partition: context.partition)
+            // What this run found for it; an edge kept from an earlier run (media not sought now) is not.
+            let found = edges.filter { $0.kind != "page" && URL(string: $0.resourceURL).map(schedule.hasSeen) == true }
+            schedule.recall(page: url, found.map { ($0.resourceURL, $0.kind) })
+        } catch {
+            logger.warning("The recorded requisites of \(url.redactedForMessages) could not be read: \(error)")
+        }
     }
 
     /// The kinds of requisite this run does not look for.

@@ -20,24 +20,47 @@ enum ResourceScanner {
     /// unless its response says it is a stylesheet or a manifest.
     init(for item: PreloadItem, url: URL, headers: HTTPHeaders, includesMedia: Bool) {
         let contentType = headers["Content-Type"] ?? ""
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingHTTPWhitespace().lowercased() } ?? ""
         let charset = ResourceScanner.charset(in: contentType)
-        let isHTML = mediaType == "text/html" || mediaType == "application/xhtml+xml"
-        if (item.isPage || item.kind == .document) && (isHTML || mediaType.isEmpty) {
+        switch ResourceScanner.format(of: item, contentType: contentType) {
+        case .html?:
             var options = HTMLScanner.Options()
             options.includesMedia = includesMedia
             // What a page shows without scripts is part of it too, as `wget2 --page-requisites` finds it.
             options.scansNoscript = true
             self = .html(HTMLScanner(documentURL: url, charset: charset, options: options))
-        } else if item.kind == .document {
-            self = .none
-        } else if mediaType == "text/css" || (item.kind == .stylesheet && !isHTML) {
+        case .css?:
             self = .css(CSSScanner(stylesheetURL: url, charset: charset))
-        } else if mediaType == "application/manifest+json" || (item.kind == .manifest && !isHTML) {
+        case .manifest?:
             self = .manifest(url: url, collected: Data())
-        } else {
+        case nil:
             self = .none
         }
+    }
+
+    /// Whether a response to `item` with `contentType` is read for references (when the run looks for any).
+    static func scans(_ item: PreloadItem, contentType: String) -> Bool {
+        format(of: item, contentType: contentType) != nil
+    }
+
+    /// What a body is scanned as.
+    private enum Format {
+        case html, css, manifest
+    }
+
+    /// The format a response to `item` with `contentType` is scanned as, `nil` when it is not scanned.
+    private static func format(of item: PreloadItem, contentType: String) -> Format? {
+        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingHTTPWhitespace().lowercased() } ?? ""
+        let isHTML = mediaType == "text/html" || mediaType == "application/xhtml+xml"
+        if (item.isPage || item.kind == .document) && (isHTML || mediaType.isEmpty) {
+            return .html
+        } else if item.kind == .document {
+            return nil
+        } else if mediaType == "text/css" || (item.kind == .stylesheet && !isHTML) {
+            return .css
+        } else if mediaType == "application/manifest+json" || (item.kind == .manifest && !isHTML) {
+            return .manifest
+        }
+        return nil
     }
 
     /// Feeds one chunk; returns the references it completed.

@@ -19,12 +19,18 @@ final class PreloadProgress: Sendable {
     private let stderr: any TextOutput
     private let state = Mutex(State())
 
-    /// - Parameter pages: the number of pages given, which the progress line counts from.
-    init(json: Bool, pages: Int, stdout: any TextOutput, stderr: any TextOutput) {
+    /// - Parameter pages: the number of pages given, which the progress line counts from (pages
+    ///   read from a list as the run goes are counted by ``countListedPage()``).
+    init(json: Bool, pages: Int = 0, stdout: any TextOutput, stderr: any TextOutput) {
         self.json = json
         self.stdout = stdout
         self.stderr = stderr
         state.withLock { $0.discovered = pages }
+    }
+
+    /// Counts one more page given, read from the list as the run goes.
+    func countListedPage() {
+        state.withLock { $0.discovered += 1 }
     }
 
     /// Reports one event.

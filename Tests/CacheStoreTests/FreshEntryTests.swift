@@ -1,0 +1,89 @@
+import CSQLite
+import Foundation
+import HTTPCore
+import Testing
+import WebCacheTestSupport
+
+@testable import CacheStore
+
+/// `freshEntries(partition:urls:at:)`: the one-lookup answer for a plain GET, given only where the
+/// stored columns decide it alone, and `nil` wherever the full rules must decide.
+@Suite(.timeLimit(.minutes(5)))
+struct FreshEntryTests {
+    let folder: TemporaryFolder
+    let store: CacheStore
+
+    init() throws {
+        folder = try TemporaryFolder()
+        store = try CacheStore(path: folder.path("store.sqlite"), configuration: configuration())
+    }
+
+    private func url(_ name: String) -> String { "https://example.test/\(name)" }
+
+    @Test func answersOnlyTheURLsWhoseOnlyVariantIsFreshAndSelectedByNothing() async throws {
+        // Given one entry of each kind
+        try await store.save(makeEntry(url("fresh")), body: makeBody(size: 10, seed: 1))
+        try await store.save(makeEntry(url("stale"), freshFor: -1), body: makeBody(size: 10, seed: 2))
+        try await store.save(makeEntry(url("varied"), headers: ["Content-Type": "text/plain", "vary": "Accept"]),
+                             body: makeBody(size: 10, seed: 3))
+        try await store.save(makeEntry(url("keyed"), varyKey: "accept=text/html"), body: makeBody(size: 10, seed: 4))
+        try await store.save(makeEntry(url("two")), body: makeBody(size: 10, seed: 5))
+        try await store.save(makeEntry(url("two"), varyKey: "accept=x"), body: makeBody(size: 10, seed: 6))
+        var missing = makeEntry(url("missing"))
+        missing.status = 404
+        try await store.save(missing, body: Data())
+        var moved = makeEntry(url("moved"))
+        moved.status = 301
+        try await store.save(moved, body: Data())
+        var decoded = makeEntry(url("decoded"))
+        decoded.decodedFrom = "gzip"
+        try await store.save(decoded, body: makeBody(size: 10, seed: 7))
+        try await store.save(makeEntry(url("private"), partition: "user-1"), body: makeBody(size: 10, seed: 8))
+        try await store.save(makeEntry(url("head"), method: .head), body: Data())
+        let names = ["fresh", "stale", "varied", "keyed", "two", "missing", "moved", "decoded", "private", "head",
+                     "absent"]
+
+        // When
+        let answers = try store.freshEntries(urls: names.map(url), at: referenceDate)
+
+        // Then only the fresh, plain entry is answered, with its stored columns
+        #expect(answers.count == names.count)
+        let answered = zip(names, answers).compactMap { name, answer in answer.map { (name, $0) } }
+        #expect(answered.map(\.0) == ["fresh"])
+        let fresh = try #require(try store.entry(url: url("fresh")))
+        #expect(answered.first?.1 == CacheStore.FreshEntry(
+            id: try #require(fresh.id), status: 200, contentType: "text/plain", bodySize: 10))
+    }
+
+    @Test func freshnessEndsAtTheStoredInstant() async throws {
+        // Given an entry fresh for 600 s after the reference date
+        try await store.save(makeEntry(url("a")), body: makeBody(size: 3, seed: 1))
+        // Then it is answered before that instant, and not from it on
+        #expect(try store.freshEntries(urls: [url("a")], at: referenceDate.addingTimeInterval(599))[0] != nil)
+        #expect(try store.freshEntries(urls: [url("a")], at: referenceDate.addingTimeInterval(600))[0] == nil)
+        // And in another partition it is not there at all
+        #expect(try store.freshEntries(partition: "user-1", urls: [url("a")], at: referenceDate)[0] == nil)
+    }
+
+    @Test func aDamagedOrLargerBodyIsLeftToTheFullRead() async throws {
+        // Given a body of one chunk whose bytes were changed in the file, a sound one, and one of two chunks
+        let damaged = try await store.save(makeEntry(url("damaged")), body: makeBody(size: 5_000, seed: 1))
+        try await store.save(makeEntry(url("sound")), body: makeBody(size: 5_000, seed: 2))
+        try await store.save(makeEntry(url("large")), body: makeBody(size: CacheStore.chunkSize + 1, seed: 3))
+        let bodyID = try #require(damaged.bodyID)
+        let connection = try Connection(path: store.path, flags: SQLITE_OPEN_READWRITE)
+        try connection.execute(sql: "UPDATE body_chunk SET data = zeroblob(length(data)) WHERE body_id = \(bodyID)")
+
+        // When
+        let answers = try store.freshEntries(urls: ["damaged", "sound", "large"].map(url), at: referenceDate)
+
+        // Then only the sound one is answered: the others are read, and checked, the full way
+        #expect(answers.map { $0 != nil } == [false, true, false])
+    }
+
+    @Test func aFieldThatMerelyEndsInVaryDoesNotCount() async throws {
+        try await store.save(makeEntry(url("a"), headers: ["Content-Type": "text/plain", "X-Vary": "1"]),
+                             body: makeBody(size: 3, seed: 1))
+        #expect(try store.freshEntries(urls: [url("a")], at: referenceDate)[0] != nil)
+    }
+}

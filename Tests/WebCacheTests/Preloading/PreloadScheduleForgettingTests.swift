@@ -1,0 +1,92 @@
+import Discovery
+import Foundation
+import Testing
+
+@testable import WebCache
+
+/// How the schedule lets go of a page once its edges are stored, what it still knows of it, and
+/// how a page that frames it later gets its requisites back.
+@Suite struct PreloadScheduleForgettingTests {
+    private static func url(_ path: String) -> URL {
+        URL(string: "http://origin.test/\(path)")!
+    }
+
+    /// Starts and finishes every waiting item, stored.
+    private static func runAll(_ schedule: inout PreloadSchedule) {
+        while let item = schedule.nextRunnable() { schedule.finish(item, failure: nil) }
+    }
+
+    @Test func aForgottenPageStaysSeenAndEndedButKeepsNoReferences() {
+        var schedule = PreloadSchedule(limits: PreloadLimits(concurrency: 100, perHost: 100))
+        let page = Self.url("a.html")
+        _ = schedule.enqueue(PreloadItem(url: page, kind: nil, depth: 0))
+        schedule.recordReference(from: page, to: Self.url("a.png"), kind: "image")
+        _ = schedule.enqueue(PreloadItem(url: Self.url("a.png"), kind: .image, depth: 0))
+        Self.runAll(&schedule)
+        let settled = schedule.checkSettled(page)
+        #expect(settled)
+        #expect(schedule.requisites(of: page).map(\.url) == [Self.url("a.png").absoluteString])
+
+        schedule.forget(pages: [page])
+
+        #expect(schedule.pages.isEmpty)
+        #expect(schedule.isForgottenPage(page))
+        #expect(schedule.hasSeen(page) && schedule.hasEnded(page))
+        let queuedAgain = schedule.enqueue(PreloadItem(url: page, kind: nil, depth: 0))
+        #expect(!queuedAgain, "a page is fetched once per run")
+        #expect(schedule.requisites(of: page).isEmpty)
+        #expect(schedule.unendedCount == 0)
+    }
+
+    @Test func aPageThatFramesAForgottenPageNeedsWhatItsEdgesList() {
+        var schedule = PreloadSchedule(limits: PreloadLimits(concurrency: 100, perHost: 100))
+        let first = Self.url("first.html")
+        let later = Self.url("later.html")
+        _ = schedule.enqueue(PreloadItem(url: first, kind: nil, depth: 0))
+        Self.runAll(&schedule)
+        schedule.forget(pages: [first])
+        _ = schedule.enqueue(PreloadItem(url: later, kind: nil, depth: 0))
+        schedule.recordReference(from: later, to: first, kind: "document")
+
+        schedule.recall(page: first, [(Self.url("only-first.png").absoluteString, "image")])
+        _ = schedule.enqueue(PreloadItem(url: Self.url("only-first.png"), kind: .image, depth: 0))
+
+        #expect(!schedule.isForgottenPage(first))
+        let settledEarly = schedule.checkSettled(later)
+        #expect(!settledEarly, "what the framed page needs has not ended yet")
+        Self.runAll(&schedule)
+        let settledLater = schedule.checkSettled(later)
+        #expect(settledLater)
+        #expect(schedule.requisites(of: later).map(\.url)
+            == [first.absoluteString, Self.url("only-first.png").absoluteString])
+    }
+
+    @Test func settlingIsAskedAgainOnceWhatHeldItUpHasEnded() {
+        var schedule = PreloadSchedule(limits: PreloadLimits(concurrency: 100, perHost: 100))
+        let page = Self.url("p.html")
+        _ = schedule.enqueue(PreloadItem(url: page, kind: nil, depth: 0))
+        let pageItem = schedule.nextRunnable()!
+        schedule.finish(pageItem, failure: nil)
+        for name in ["1.png", "2.png"] {
+            schedule.recordReference(from: page, to: Self.url(name), kind: "image")
+            _ = schedule.enqueue(PreloadItem(url: Self.url(name), kind: .image, depth: 0))
+        }
+        let firstImage = schedule.nextRunnable()!
+        let settledFirst = schedule.checkSettled(page)
+        #expect(!settledFirst)
+        schedule.finish(firstImage, failure: "HTTP 404")
+        let settledAfterFirst = schedule.checkSettled(page)
+        #expect(!settledAfterFirst, "the second image has not ended")
+        let secondImage = schedule.nextRunnable()!
+        schedule.finish(secondImage, failure: nil)
+        let settledAfterBoth = schedule.checkSettled(page)
+        #expect(settledAfterBoth)
+        #expect(schedule.requisites(of: page).map(\.failure) == ["HTTP 404", nil])
+    }
+
+    @Test func keysOfDifferentURLsDifferAndOfTheSameTextAgree() {
+        let keys = Set((0..<10_000).map { URLKey("http://origin.test/\($0)") })
+        #expect(keys.count == 10_000)
+        #expect(URLKey(Self.url("a")) == URLKey("http://origin.test/a"))
+    }
+}

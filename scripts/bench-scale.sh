@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# Per-URL cost and memory of `webcache preload` as the work grows, beside its peers in the same run.
+#
+# Two kinds of work, each cold (an empty store) and warm (the same store again, every entry fresh):
+#   - lists of N distinct tiny URLs (`--no-requisites`), served by nginx with `Cache-Control:
+#     max-age=86400`; the peer is `curl --parallel` fetching the same list to /dev/null (cold), and
+#     the goal of 100,000 URLs/s for the warm run (a store lookup each, no request);
+#   - generated sites of P pages with 20 images each besides the 23 site-wide requisites, files of
+#     1 KB to 8 KB (scripts/generate-site.py --small), served by nginx with the same header; the
+#     peer is `wget2 --page-requisites` (cold: an empty folder; warm: the same folder, --timestamping).
+# For each: wall time, peak memory (GNU time's maximum resident set size) and the requests sent
+# (webcache's JSON summary; curl's and wget2's own counts). The last row compares the peak memory of
+# the largest site with that of the smallest: flat is 1.0, the goal at most 1.2.
+# Instructions (valgrind --tool=callgrind, the same figure however busy the machine is) are counted
+# for the 10,000-URL runs with INSTRUCTIONS=1 when valgrind is installed (off by default: valgrind
+# 3.19 stops with an internal error on the command line's signal-waiting thread).
+#
+# Usage: scripts/bench-scale.sh [BIN_DIR]
+#   BIN_DIR holds webcache (default: a release build made here).
+#   URLS (default "100 10000 200000") and PAGES (default "100 10000") set the sizes;
+#   CONCURRENCY (default 16) is the transfers in flight for every tool.
+# Prints one markdown table on standard output; progress goes to standard error.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib.sh"
+url_counts=(${URLS:-100 10000 200000})
+page_counts=(${PAGES:-100 10000})
+concurrency=${CONCURRENCY:-16}
+instructions=${INSTRUCTIONS:-0}
+
+if [ $# -ge 1 ]; then
+    bin=$1
+else
+    (cd "$root" && swift build -c release --product webcache >&2)
+    bin=$root/.build/release
+fi
+require_built "$bin" webcache
+missing=()
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+command -v wget2 >/dev/null || missing+=(wget2)
+[ -x /usr/bin/time ] || missing+=(time)
+command -v curl >/dev/null || missing+=(curl)
+if ((${#missing[@]})); then "$root/scripts/install-deps.sh" "${missing[@]}" >&2; fi
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+[[ "$instructions" != 0 ]] && command -v valgrind >/dev/null || instructions=0
+
+work=$(mktemp -d)
+chmod 755 "$work"
+nginx_pid=""
+cleanup() {
+    if [[ -n "$nginx_pid" ]]; then kill "$nginx_pid" 2>/dev/null || true; wait "$nginx_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The sites, generated once each (the largest first, since it takes longest).
+for pages in "${page_counts[@]}"; do
+    echo "Generating a site of $pages pages ..." >&2
+    python3 "$root/scripts/generate-site.py" "$work/site-$pages" --pages "$pages" --requisites 20 --small >/dev/null
+done
+chmod -R a+rX "$work"
+
+# nginx: on one port /tiny/… answers every path with 3 bytes; on one port per site, the generated
+# site at its root (its pages reference their requisites by absolute paths). Every response may be
+# kept for a day, so a second run finds every entry fresh.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port=$(free_port)
+site_servers=""
+declare -A site_port
+for pages in "${page_counts[@]}"; do
+    site_port[$pages]=$(free_port)
+    site_servers+="    server { listen 127.0.0.1:${site_port[$pages]}; root $work/site-$pages/site; add_header Cache-Control \"max-age=86400\"; }
+"
+done
+mkdir -p "$work/nginx"
+cat >"$work/nginx/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    keepalive_requests 10000000;
+    types { text/html html; text/css css; image/png png; image/jpeg jpg; image/webp webp; image/svg+xml svg;
+            font/woff2 woff2; font/woff woff; image/x-icon ico; text/javascript mjs; application/javascript js; application/manifest+json webmanifest; }
+    default_type application/octet-stream;
+    client_body_temp_path $work/nginx/body;
+    proxy_temp_path $work/nginx/proxy;
+    fastcgi_temp_path $work/nginx/fastcgi;
+    uwsgi_temp_path $work/nginx/uwsgi;
+    scgi_temp_path $work/nginx/scgi;
+    server {
+        listen 127.0.0.1:$port;
+        root $work;
+        add_header Cache-Control "max-age=86400";
+        location /tiny/ { default_type text/plain; add_header Cache-Control "max-age=86400"; return 200 "ok\n"; }
+    }
+$site_servers}
+NGINX
+"$nginx_bin" -c "$work/nginx/nginx.conf" -p "$work/nginx" 2>"$work/nginx/stderr" &
+nginx_pid=$!
+base="http://127.0.0.1:$port"
+for _ in $(seq 50); do curl -sf -o /dev/null "$base/tiny/0" && break; sleep 0.1; done
+
+# measure NAME COMMAND...: runs COMMAND under GNU time (dirty pages written back first, so that no
+# run pays for the writes of the one before); its figures go to $work/time-NAME.txt.
+measure() {
+    local name=$1
+    shift
+    sync
+    /usr/bin/time -v -o "$work/time-$name.txt" "$@"
+}
+
+# count NAME COMMAND...: the instructions COMMAND executes, into $work/instructions-NAME.txt.
+count() {
+    local name=$1
+    shift
+    valgrind --tool=callgrind --callgrind-out-file="$work/callgrind-$name.out" "$@" >/dev/null 2>"$work/valgrind-$name.txt" || true
+    awk '/^summary:/ { print $2 }' "$work/callgrind-$name.out" >"$work/instructions-$name.txt"
+    rm -f "$work/callgrind-$name.out"
+}
+
+preload() {  # NAME STORE URL-FILE [OPTION...]
+    local name=$1 store=$2 list=$3
+    shift 3
+    measure "$name" "$bin/webcache" preload "$list" --store "$store" --concurrency "$concurrency" \
+        --per-host "$concurrency" "$@" >"$work/out-$name.txt" 2>"$work/err-$name.txt" || true
+}
+
+for n in "${url_counts[@]}"; do
+    echo "Lists of $n tiny URLs ..." >&2
+    seq 1 "$n" | sed "s|^|$base/tiny/|" >"$work/tiny-$n.txt"
+    sed 's|.*|url = "&"\noutput = "/dev/null"|' "$work/tiny-$n.txt" >"$work/tiny-$n.curlrc"
+    measure "curl-tiny-$n" curl --silent --parallel --parallel-max "$concurrency" --config "$work/tiny-$n.curlrc" \
+        --write-out '%{http_code}\n' >"$work/out-curl-tiny-$n.txt" 2>/dev/null || true
+    rm -f "$work/store-tiny-$n.sqlite"*
+    preload "webcache-tiny-$n-cold" "$work/store-tiny-$n.sqlite" "$work/tiny-$n.txt" --no-requisites
+    preload "webcache-tiny-$n-warm" "$work/store-tiny-$n.sqlite" "$work/tiny-$n.txt" --no-requisites
+    if [[ "$instructions" != 0 && "$n" == 10000 ]]; then
+        echo "Counting instructions for $n URLs ..." >&2
+        rm -f "$work/store-count.sqlite"*
+        count "webcache-tiny-$n-cold" "$bin/webcache" preload "$work/tiny-$n.txt" --store "$work/store-count.sqlite" \
+            --concurrency "$concurrency" --per-host "$concurrency" --no-requisites
+        count "webcache-tiny-$n-warm" "$bin/webcache" preload "$work/tiny-$n.txt" --store "$work/store-count.sqlite" \
+            --concurrency "$concurrency" --per-host "$concurrency" --no-requisites
+    fi
+    rm -f "$work/store-tiny-$n.sqlite"* "$work/store-count.sqlite"* "$work/tiny-$n.curlrc"
+done
+
+for pages in "${page_counts[@]}"; do
+    echo "Sites of $pages pages ..." >&2
+    sed "s|^|http://127.0.0.1:${site_port[$pages]}/|" "$work/site-$pages/urls.txt" >"$work/pages-$pages.txt"
+    rm -rf "$work/store-site-$pages.sqlite"* "$work/mirror-$pages"
+    preload "webcache-site-$pages-cold" "$work/store-site-$pages.sqlite" "$work/pages-$pages.txt"
+    for phase in cold warm; do
+        [[ $phase == warm ]] && preload "webcache-site-$pages-warm" "$work/store-site-$pages.sqlite" "$work/pages-$pages.txt"
+        measure "wget2-site-$pages-$phase" wget2 --page-requisites --input-file="$work/pages-$pages.txt" \
+            --directory-prefix="$work/mirror-$pages" --no-host-directories --timestamping --no-robots \
+            --max-threads="$concurrency" --no-verbose --stats-site="csv:$work/out-wget2-site-$pages-$phase.csv" \
+            >"$work/err-wget2-site-$pages-$phase.txt" 2>&1 || true
+    done
+    rm -rf "$work/store-site-$pages.sqlite"* "$work/mirror-$pages"
+done
+
+python3 - "$work" "${url_counts[*]}" "${page_counts[*]}" "$instructions" <<'PYTHON'
+import csv, json, os, re, sys
+
+work, url_counts, page_counts, instructions = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), sys.argv[4] != "0"
+
+def time_stats(name):
+    wall, rss, cpu = 0.0, 0, 0.0
+    for line in open(os.path.join(work, "time-%s.txt" % name)):
+        line = line.strip()
+        if line.startswith("User time (seconds)") or line.startswith("System time (seconds)"):
+            cpu += float(line.rsplit(" ", 1)[1])
+        elif line.startswith("Elapsed (wall clock) time"):
+            parts = line.rsplit(" ", 1)[1].split(":")
+            wall = sum(float(part) * 60 ** index for index, part in enumerate(reversed(parts)))
+        elif line.startswith("Maximum resident set size"):
+            rss = int(line.rsplit(" ", 1)[1])
+    return wall, rss / 1024.0, cpu
+
+def webcache_summary(name):
+    """The requests and failures of webcache's summary (its text, as a user sees it)."""
+    text = open(os.path.join(work, "out-%s.txt" % name)).read()
+    summary = {}
+    requests = re.search(r"in (\d+) request\(s\)", text)
+    if requests:
+        summary["requests"] = int(requests.group(1))
+        failed = re.search(r"^(\d+) failed:", text, re.M)
+        summary["failed"] = int(failed.group(1)) if failed else 0
+    return summary
+
+def instruction_count(name):
+    path = os.path.join(work, "instructions-%s.txt" % name)
+    if not instructions or not os.path.exists(path):
+        return ""
+    text = open(path).read().strip()
+    return "{:,}".format(int(text)) if text else ""
+
+def webcache_cell(name):
+    wall, rss, cpu = time_stats(name)
+    summary = webcache_summary(name)
+    failed = summary.get("failed", "?")
+    extra = ", %s failed" % failed if failed not in (0, "?") else ("" if summary else ", no summary")
+    return wall, "%.2f s (CPU %.2f s), %.0f MB, %s requests%s" % (wall, cpu, rss, summary.get("requests", "?"), extra)
+
+rows = []
+for n in url_counts:
+    count = int(n)
+    wall, cell = webcache_cell("webcache-tiny-%s-cold" % n)
+    cwall, crss, ccpu = time_stats("curl-tiny-%s" % n)
+    statuses = open(os.path.join(work, "out-curl-tiny-%s.txt" % n)).read().split()
+    peer = "curl --parallel: %.2f s (CPU %.2f s), %.0f MB, %d requests" % (cwall, ccpu, crss, len(statuses))
+    rows.append(("%s tiny URLs, cold" % format(count, ","), cell, peer, "%.2fx" % (wall / cwall) if cwall else "",
+                 instruction_count("webcache-tiny-%s-cold" % n)))
+    wall, cell = webcache_cell("webcache-tiny-%s-warm" % n)
+    limit = count / 100000.0
+    rows.append(("%s tiny URLs, warm (all fresh)" % format(count, ","), cell + ", %s URLs/s" % format(int(count / wall) if wall else 0, ","),
+                 "goal: 100,000 URLs/s = %.3f s" % limit, "%.2fx" % (wall / limit),
+                 instruction_count("webcache-tiny-%s-warm" % n)))
+
+peaks = {}
+for pages in page_counts:
+    truth = json.load(open(os.path.join(work, "site-%s" % pages, "truth.json")))
+    urls = len(truth["pages"]) + len(truth["requisites"])
+    for phase in ["cold", "warm"]:
+        wall, cell = webcache_cell("webcache-site-%s-%s" % (pages, phase))
+        peaks.setdefault(pages, time_stats("webcache-site-%s-cold" % pages)[1])
+        wname = "wget2-site-%s-%s" % (pages, phase)
+        wwall, wrss, wcpu = time_stats(wname)
+        with open(os.path.join(work, "out-%s.csv" % wname)) as handle:
+            wrequests = sum(1 for _ in csv.DictReader(handle))
+        peer = "wget2 -p: %.2f s (CPU %.2f s), %.0f MB, %d requests" % (wwall, wcpu, wrss, wrequests)
+        rows.append(("%s pages × 20 images (%s URLs, 1–8 KB), %s" % (format(int(pages), ","), format(urls, ","), phase),
+                     cell, peer, "%.2fx" % (wall / wwall) if wwall else "", ""))
+if len(page_counts) > 1:
+    small, large = page_counts[0], page_counts[-1]
+    rows.append(("peak memory, cold site: %s pages against %s" % (format(int(large), ","), format(int(small), ",")),
+                 "%.0f MB against %.0f MB" % (peaks[large], peaks[small]), "goal: at most 1.2x",
+                 "%.2fx" % (peaks[large] / peaks[small]), ""))
+
+print("| what | webcache | peer / limit in the same run | ratio | instructions |")
+print("|---|---|---|---:|---:|")
+for row in rows:
+    print("| %s |" % " | ".join(row))
+PYTHON
