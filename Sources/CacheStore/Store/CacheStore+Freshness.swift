@@ -34,11 +34,11 @@ extension CacheStore {
         partition: String = "guest", urls: [String], at date: Date = Date()
     ) throws -> [FreshEntry?] {
         guard !urls.isEmpty else { return [] }
-        let checksum = columns.chunkChecksum
+        let query = columns.wholeBodyQuery
         return try read("look up the freshness of \(urls.count) URLs") { connection in
             try urls.map { url in
                 guard let found = try Self.freshEntry(partition: partition, url: url, at: date, connection),
-                    try Self.isIntactSingleChunk(found.bodyID, checksum: checksum, connection)
+                    try Self.isIntactSingleChunk(found.bodyID, query: query, connection)
                 else { return nil }
                 return found.entry
             }
@@ -70,27 +70,13 @@ extension CacheStore {
         return rows == 1 ? found : nil
     }
 
-    /// Whether body `bodyID`, of at most one chunk, reads back as it was stored.
-    private static func isIntactSingleChunk(_ bodyID: Int64, checksum: String, _ connection: Connection) throws
-        -> Bool
-    {
-        var check: BodyCheck?
+    /// Whether body `bodyID`, of at most one chunk, reads back as it was stored; `query` is
+    /// ``ReadableColumns/wholeBodyQuery``.
+    private static func isIntactSingleChunk(_ bodyID: Int64, query: String, _ connection: Connection) throws -> Bool {
         var sound = true
-        try connection.forEachRow(
-            """
-            SELECT b.size, b.chunk_count, b.hash, c.seq, c.data, \(checksum) FROM body b \
-            LEFT JOIN body_chunk c ON c.body_id = b.id WHERE b.id = ? AND b.hash IS NOT NULL ORDER BY c.seq
-            """,
-            [.integer(bodyID)]
-        ) { row in
-            if check == nil {
-                check = BodyCheck(bodyID: bodyID, size: row.int64(0), chunkCount: row.int64(1), hash: row.blob(2))
-            }
-            // A body without chunks (an empty one) has one row, with a NULL chunk.
-            guard !row.isNull(4) else { return }
-            if check?.add(row.blob(4), seq: row.int64(3), checksum: row.isNull(5) ? nil : row.int64(5)) != true {
-                sound = false
-            }
+        let check = try forEachChunk(ofBody: bodyID, query: query, connection) { check, row in
+            let checksum = row.isNull(5) ? nil : row.int64(5)
+            if !check.add(row.blob(4), seq: row.int64(3), checksum: checksum) { sound = false }
         }
         return sound && check?.isSound == true
     }
