@@ -21,12 +21,7 @@ duration=${DURATION:-6}
 connections=${CONNECTIONS:-16}
 threads=${THREADS:-2}
 
-if [ $# -ge 1 ]; then
-    bin=$1
-else
-    (cd "$root" && swift build -c release --product webcache >&2 && swift build -c release --product webcache-origin >&2)
-    bin=$root/.build/release
-fi
+bin=$(release_bin "$root" "${1:-}" webcache webcache-origin)
 require_built "$bin" webcache webcache-origin
 missing=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
@@ -45,10 +40,6 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # wait_for URL: waits up to 10 s until URL answers.
 wait_for() {
@@ -106,21 +97,9 @@ check_served "$gateway" x-webcache '^hit$'
 nginx_port=$(free_port)
 proxy_port=$(free_port)
 mkdir -p "$work/nginx/cache"
-cat >"$work/nginx/nginx.conf" <<NGINX
-worker_processes auto;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
+{ nginx_prologue "$work" auto; cat <<NGINX; } >"$work/nginx/nginx.conf"
     sendfile on;
     keepalive_requests 1000000;
-    client_body_temp_path $work/nginx/body;
-    proxy_temp_path $work/nginx/proxy;
-    fastcgi_temp_path $work/nginx/fastcgi;
-    uwsgi_temp_path $work/nginx/uwsgi;
-    scgi_temp_path $work/nginx/scgi;
     proxy_cache_path $work/nginx/cache levels=1:2 keys_zone=bench:10m max_size=1g inactive=1h use_temp_path=off;
     server {
         listen 127.0.0.1:$nginx_port;

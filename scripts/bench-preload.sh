@@ -136,25 +136,16 @@ for delay in 0 "$latency"; do
     stop_origin
 done
 
-python3 - "$work" "$latency" "$repeat" <<'PYTHON'
+PYTHONPATH=scripts python3 - "$work" "$latency" "$repeat" <<'PYTHON'
 import csv, json, os, statistics, sys
+import gnu_time
 
 work, latency, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
 truth = json.load(open(os.path.join(work, "truth.json")))
 requisites = set(truth["requisites"])
 
 def time_stats(name):
-    wall, rss, cpu = None, None, 0.0
-    for line in open(os.path.join(work, "time-%s.txt" % name)):
-        line = line.strip()
-        if line.startswith("User time (seconds)") or line.startswith("System time (seconds)"):
-            cpu += float(line.rsplit(" ", 1)[1])
-        elif line.startswith("Elapsed (wall clock) time"):
-            parts = line.rsplit(" ", 1)[1].split(":")
-            wall = sum(float(part) * 60 ** index for index, part in enumerate(reversed(parts)))
-        elif line.startswith("Maximum resident set size"):
-            rss = int(line.rsplit(" ", 1)[1])
-    return wall, rss, cpu
+    return gnu_time.stats(os.path.join(work, "time-%s.txt" % name))
 
 def path_of(url):
     rest = url.split("://", 1)[-1]

@@ -29,12 +29,7 @@ page_counts=(${PAGES:-100 10000})
 concurrency=${CONCURRENCY:-16}
 instructions=${INSTRUCTIONS:-0}
 
-if [ $# -ge 1 ]; then
-    bin=$1
-else
-    (cd "$root" && swift build -c release --product webcache >&2)
-    bin=$root/.build/release
-fi
+bin=$(release_bin "$root" "${1:-}" webcache)
 require_built "$bin" webcache
 missing=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
@@ -64,7 +59,6 @@ chmod -R a+rX "$work"
 # nginx: on one port /tiny/… answers every path with 3 bytes; on one port per site, the generated
 # site at its root (its pages reference their requisites by absolute paths). Every response may be
 # kept for a day, so a second run finds every entry fresh.
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 port=$(free_port)
 site_servers=""
 declare -A site_port
@@ -74,23 +68,11 @@ for pages in "${page_counts[@]}"; do
 "
 done
 mkdir -p "$work/nginx"
-cat >"$work/nginx/nginx.conf" <<NGINX
-worker_processes 1;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
+{ nginx_prologue "$work"; cat <<NGINX; } >"$work/nginx/nginx.conf"
     keepalive_requests 10000000;
     types { text/html html; text/css css; image/png png; image/jpeg jpg; image/webp webp; image/svg+xml svg;
             font/woff2 woff2; font/woff woff; image/x-icon ico; text/javascript mjs; application/javascript js; application/manifest+json webmanifest; }
     default_type application/octet-stream;
-    client_body_temp_path $work/nginx/body;
-    proxy_temp_path $work/nginx/proxy;
-    fastcgi_temp_path $work/nginx/fastcgi;
-    uwsgi_temp_path $work/nginx/uwsgi;
-    scgi_temp_path $work/nginx/scgi;
     server {
         listen 127.0.0.1:$port;
         root $work;
@@ -164,23 +146,15 @@ for pages in "${page_counts[@]}"; do
     rm -rf "$work/store-site-$pages.sqlite"* "$work/mirror-$pages"
 done
 
-python3 - "$work" "${url_counts[*]}" "${page_counts[*]}" "$instructions" <<'PYTHON'
+PYTHONPATH="$root/scripts" python3 - "$work" "${url_counts[*]}" "${page_counts[*]}" "$instructions" <<'PYTHON'
 import csv, json, os, re, sys
+import gnu_time
 
 work, url_counts, page_counts, instructions = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), sys.argv[4] != "0"
 
 def time_stats(name):
-    wall, rss, cpu = 0.0, 0, 0.0
-    for line in open(os.path.join(work, "time-%s.txt" % name)):
-        line = line.strip()
-        if line.startswith("User time (seconds)") or line.startswith("System time (seconds)"):
-            cpu += float(line.rsplit(" ", 1)[1])
-        elif line.startswith("Elapsed (wall clock) time"):
-            parts = line.rsplit(" ", 1)[1].split(":")
-            wall = sum(float(part) * 60 ** index for index, part in enumerate(reversed(parts)))
-        elif line.startswith("Maximum resident set size"):
-            rss = int(line.rsplit(" ", 1)[1])
-    return wall, rss / 1024.0, cpu
+    wall, rss, cpu = gnu_time.stats(os.path.join(work, "time-%s.txt" % name))
+    return wall or 0.0, (rss or 0) / 1024.0, cpu
 
 def webcache_summary(name):
     """The requests and failures of webcache's summary (its text, as a user sees it)."""

@@ -19,12 +19,7 @@ source "$root/scripts/lib.sh"
 files=${FILES:-3000}
 large_mib=${LARGE_MIB:-2048}
 
-if [ $# -ge 1 ]; then
-    bin=$1
-else
-    (cd "$root" && swift build -c release --product webcache >&2 && swift build -c release --product webcache-bench >&2)
-    bin=$root/.build/release
-fi
+bin=$(release_bin "$root" "${1:-}" webcache webcache-bench)
 require_built "$bin" webcache webcache-bench
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || "$root/scripts/install-deps.sh" nginx >&2
 [ -x /usr/bin/time ] || "$root/scripts/install-deps.sh" time >&2
@@ -54,24 +49,12 @@ head -c "$((large_mib * 1048576))" /dev/urandom >"$site/large.bin"
 chmod -R a+rX "$site"
 sync
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 mkdir -p "$work/nginx"
-cat >"$work/nginx/nginx.conf" <<NGINX
-worker_processes 1;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
+{ nginx_prologue "$work"; cat <<NGINX; } >"$work/nginx/nginx.conf"
     sendfile on;
     keepalive_requests 1000000;
     default_type application/octet-stream;
-    client_body_temp_path $work/nginx/body;
-    proxy_temp_path $work/nginx/proxy;
-    fastcgi_temp_path $work/nginx/fastcgi;
-    uwsgi_temp_path $work/nginx/uwsgi;
-    scgi_temp_path $work/nginx/scgi;
     server {
         listen 127.0.0.1:$port;
         root $site;

@@ -20,3 +20,37 @@ first_line() {
     echo "error: no URL appeared in $1" >&2
     exit 1
 }
+
+# free_port: prints a TCP port on 127.0.0.1 that nothing listens on now.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# release_bin ROOT [BIN_DIR] PRODUCT...: prints BIN_DIR when given, else builds the PRODUCTs in
+# release mode in ROOT (progress to stderr) and prints the folder they are in.
+release_bin() {
+    local root=$1 given=$2 product
+    shift 2
+    if [ -n "$given" ]; then echo "$given"; return; fi
+    for product in "$@"; do (cd "$root" && swift build -c release --product "$product" >&2); done
+    echo "$root/.build/release"
+}
+
+# nginx_prologue WORK [WORKERS]: the start of an nginx.conf for a server run in the foreground with
+# its pid, error log and temporary files in WORK/nginx, into its http block.
+nginx_prologue() {
+    cat <<NGINX
+worker_processes ${2:-1};
+daemon off;
+pid $1/nginx/nginx.pid;
+error_log $1/nginx/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $1/nginx/body;
+    proxy_temp_path $1/nginx/proxy;
+    fastcgi_temp_path $1/nginx/fastcgi;
+    uwsgi_temp_path $1/nginx/uwsgi;
+    scgi_temp_path $1/nginx/scgi;
+NGINX
+}

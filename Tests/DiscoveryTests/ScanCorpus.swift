@@ -1,4 +1,5 @@
 import Foundation
+import WebCacheTestSupport
 
 @testable import Discovery
 
@@ -23,7 +24,7 @@ enum ScanCorpus {
             Document(name: "latin1.html", bytes: try fixture("latin1.html")),
             Document(name: "tricky.html as UTF-16LE", bytes: try ChunkingTests.trickyUTF16()),
         ]
-        var random = SplitMix64(seed: 17)
+        var random = SeededGenerator(seed: 17)
         for number in 0..<htmlCount {
             documents.append(generatedPage(number, &random))
         }
@@ -32,7 +33,7 @@ enum ScanCorpus {
 
     static func cssDocuments() throws -> [Document] {
         var documents = [Document(name: "site.css", bytes: try fixture("site.css"))]
-        var random = SplitMix64(seed: 1717)
+        var random = SeededGenerator(seed: 1717)
         for number in 0..<cssCount {
             var text = number % 9 == 0 ? "@charset \"utf-8\";\n" : ""
             for _ in 0..<random.below(40) + 1 { text += stylesheetPiece(&random) }
@@ -45,7 +46,7 @@ enum ScanCorpus {
 
     // MARK: - HTML
 
-    private static func generatedPage(_ number: Int, _ random: inout SplitMix64) -> Document {
+    private static func generatedPage(_ number: Int, _ random: inout SeededGenerator) -> Document {
         var html = ""
         switch number % 7 {
         case 0: html += "<!DOCTYPE html><html><head><meta charset=\"windows-1252\">"
@@ -84,9 +85,9 @@ enum ScanCorpus {
         "<?php echo 1 ?>", "\n", "\t", "  ", "--", "-->", "]]>", "=", "\"", "'", "&notit;", "&", "\u{0}", "ünï",
     ]
 
-    private static func url(_ random: inout SplitMix64) -> String { random.pick(urls) }
+    private static func url(_ random: inout SeededGenerator) -> String { random.pick(urls) }
 
-    private static func quoted(_ value: String, _ random: inout SplitMix64) -> String {
+    private static func quoted(_ value: String, _ random: inout SeededGenerator) -> String {
         switch random.below(4) {
         case 0: "'\(value)'"
         case 1 where !value.contains(" ") && !value.isEmpty && !value.contains(">"): value
@@ -94,7 +95,7 @@ enum ScanCorpus {
         }
     }
 
-    private static func htmlPiece(_ random: inout SplitMix64) -> String {
+    private static func htmlPiece(_ random: inout SeededGenerator) -> String {
         let u = quoted(url(&random), &random)
         let u2 = url(&random)
         switch random.below(46) {
@@ -152,7 +153,7 @@ enum ScanCorpus {
 
     // MARK: - CSS
 
-    private static func stylesheetPiece(_ random: inout SplitMix64) -> String {
+    private static func stylesheetPiece(_ random: inout SeededGenerator) -> String {
         let u = url(&random)
         let escaped = u.replacingOccurrences(of: "a", with: "\\61 ").replacingOccurrences(of: ")", with: "\\)")
         switch random.below(24) {
@@ -188,7 +189,7 @@ enum ScanCorpus {
     private static let junk: [UInt8] = Array("<>/=\"' -!&;#[]?\n\t\0\\(){}*@".utf8) + [0xC3, 0xA9, 0xFF, 0xE2, 0x82, 0xED, 0xA0]
 
     /// `bytes` with about one change in `rate` bytes: a junk byte inserted, a byte dropped or a run repeated.
-    private static func mutated(_ bytes: [UInt8], _ random: inout SplitMix64, rate: Int) -> [UInt8] {
+    private static func mutated(_ bytes: [UInt8], _ random: inout SeededGenerator, rate: Int) -> [UInt8] {
         guard rate > 0 else { return bytes }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + bytes.count / rate + 16)
@@ -209,20 +210,8 @@ enum ScanCorpus {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so that the corpus is the same on every machine.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Picks for the generated corpus, from the seeded generator so that it is the same on every machine.
+extension SeededGenerator {
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 
     mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }

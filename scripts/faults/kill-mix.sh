@@ -76,9 +76,7 @@ kill_lost_serve() { comm -23 "$2" <(stored_urls "$1") | wc -l; }
 
 # MARK: - import: the complete store's WARC into an empty or half-full store; imported again, all is there
 
-kill_prepare_import() {
-    if [ $(( RANDOM % 2 )) = 0 ]; then cp "$KILL_HALF" "$1"; else rm -f "$1"; fi
-}
+kill_prepare_import() { kill_prepare_preload "$@"; }
 kill_start_import() {
     "$WC" import "$KILL_ARCHIVE" --store "$1" > "$2.out" 2> "$2.err" &
     KILL_PID=$!
