@@ -33,7 +33,7 @@ import WebCacheTestSupport
 
     @Test func htmlInRandomChunksGivesTheWholeResult() async throws {
         try await offThePool {
-            var random = SplitMix64(seed: 99)
+            var random = SeededGenerator(seed: 99)
             for (number, document) in try Self.htmlDocuments().enumerated() {
                 let whole = Self.scanHTML(document, chunks: nil)
                 let sizes = Self.chunkSizes(document.bytes.count, &random, oneByOne: number < 40)
@@ -44,7 +44,7 @@ import WebCacheTestSupport
     }
 
     @Test func cssInRandomChunksGivesTheWholeResult() throws {
-        var random = SplitMix64(seed: 98)
+        var random = SeededGenerator(seed: 98)
         for (number, document) in try Self.cssDocuments().enumerated() {
             let whole = Self.scanCSS(document, chunks: nil)
             let sizes = Self.chunkSizes(document.bytes.count, &random, oneByOne: number < 30)
@@ -61,7 +61,7 @@ import WebCacheTestSupport
     private static let cssURL = URL(string: "https://cdn.example.com/css/site.css")!
 
     /// Chunk lengths covering `count` bytes: one byte each, or a random mix of tiny and large.
-    private static func chunkSizes(_ count: Int, _ random: inout SplitMix64, oneByOne: Bool) -> [Int] {
+    private static func chunkSizes(_ count: Int, _ random: inout SeededGenerator, oneByOne: Bool) -> [Int] {
         if oneByOne { return Array(repeating: 1, count: count) }
         var sizes: [Int] = []
         var total = 0

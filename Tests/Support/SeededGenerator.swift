@@ -1,4 +1,4 @@
-/// A small, fast, seeded random number generator (SplitMix64): the same seed gives the same
+/// A small, fast, seeded random number generator (SeededGenerator): the same seed gives the same
 /// numbers on every run, so a random case can be replayed from its seed.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
