@@ -230,14 +230,21 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         #expect(states.count == 13 && states.values.allSatisfy { $0 }, "no page forgot what it needs: \(states)")
     }
 
+    /// The process id a token command wrote to `path` as a whole line; `nil` before it has.
+    private static func processID(in path: String) -> Int32? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n") else { return nil }
+        return Int32(text.trimmed)
+    }
+
     @Test func theFirstSignalAlsoStopsATokenCommandThatHoldsTheRunUp() async throws {
         let pidFile = folder.path("token.pid")
         let (process, stdout, stderr) = try start(
             "preload", try urlFile(numberedPages(3)), "--instance", instance,
             "--token-command", "echo $$ > '\(pidFile)'; exec sleep 300")
-        let held = try await waitUntil { FileManager.default.fileExists(atPath: pidFile) }
+        // The shell creates the file before `echo` writes the id into it: wait for the whole line.
+        let held = try await waitUntil { Self.processID(in: pidFile) != nil }
         try #require(held, "the token command did not start: \(stderr.lines)")
-        let command = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmed))
+        let command = try #require(Self.processID(in: pidFile))
         defer { kill(-command, SIGKILL) }
 
         process.send(SIGINT)
@@ -257,11 +264,9 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
             "preload", try urlFile(numberedPages(3)), "--instance", instance,
             "--token-command", "trap '' TERM; echo $$ > '\(pidFile)'; exec sleep 300")
         defer {
-            if let text = try? String(contentsOfFile: pidFile, encoding: .utf8), let group = Int32(text.trimmed) {
-                kill(-group, SIGKILL)
-            }
+            if let group = Self.processID(in: pidFile) { kill(-group, SIGKILL) }
         }
-        let held = try await waitUntil { FileManager.default.fileExists(atPath: pidFile) }
+        let held = try await waitUntil { Self.processID(in: pidFile) != nil }
         try #require(held, "the token command did not start: \(stderr.lines)")
 
         process.send(SIGINT)
