@@ -51,7 +51,8 @@ let package = Package(
         .target(
             name: "WebCache",
             dependencies: [
-                "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions", "Rendering", "CZlib",
+                "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions", "Rendering", "Archive",
+                "CZlib",
             ],
             swiftSettings: swiftSettings
         ),

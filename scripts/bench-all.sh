@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the speed benchmarks, each beside its peer in the same run, and prints their rows as one
 # markdown table: HTML and CSS scanning (bench-scan.sh), the write and hit paths (bench-write.sh),
-# preload at scale (bench-scale.sh) and gateway hits (bench-gateway.sh). Each script's own header
-# says what its last column holds (instructions per byte, or CPU time where valgrind cannot count
-# the Swift binaries' instructions). Progress goes to stderr; stdout holds the table alone.
+# preload at scale (bench-scale.sh), gateway hits (bench-gateway.sh) and the cold preload beside
+# wget2 (bench-preload.sh). Each script's own header says what its last column holds (instructions
+# per byte, or CPU time where valgrind cannot count the Swift binaries' instructions). Progress goes
+# to stderr; stdout holds the table alone.
 #
 # Usage: scripts/bench-all.sh [BIN_DIR]
 #   BIN_DIR holds release builds of webcache, webcache-origin and webcache-bench (default: made here).
@@ -30,3 +31,23 @@ for script in bench-scan bench-write bench-scale bench-gateway; do
     fi
     printf '%s\n' "$output" | grep '^|' | tail -n +3
 done
+
+# The cold preload beside wget2 --page-requisites: 200 generated pages whose references wget2 follows
+# too, 16 transfers at once, without and with 20 ms of latency; medians of 3 runs (bench-preload.sh).
+echo "bench-all: bench-preload" >&2
+if output=$(BIN_DIR=$bin "$root/scripts/bench-preload.sh" 200 20 20 3 16 common); then
+    # Its columns: latency, tool, run, wall, spread, CPU, requests, bytes, warm/cold, RSS, found, failed.
+    printf '%s\n' "$output" | awk -F'|' '
+        { for (i = 2; i <= NF; i++) gsub(/^ +| +$/, "", $i) }
+        $4 == "cold" && ($3 == "webcache" || $3 == "wget2") { wall[$2, $3] = $5; cpu[$2, $3] = $7; seen[$2] = 1 }
+        END {
+            for (latency in seen) {
+                what = latency == "0 ms" ? "cold preload, 200 pages, no added latency" : "cold preload, 200 pages, " latency " of latency"
+                printf "| %s | %s s | wget2 -p %s s | %.2fx wget2'"'"'s time | CPU %s s (%s s) |\n", what,
+                    wall[latency, "webcache"], wall[latency, "wget2"], wall[latency, "webcache"] / wall[latency, "wget2"],
+                    cpu[latency, "webcache"], cpu[latency, "wget2"]
+            }
+        }' | sort
+else
+    echo "| bench-preload.sh failed: see its output above | | | | |"
+fi

@@ -13,7 +13,8 @@
 # The site's pages are spread over four names of the loopback address (127.0.1, 0x7f.1, localhost,
 # 0x7f000001), whose keys hash to shards 0, 1, 2 and 3 of 4, so that each shard has work.
 #
-# Usage: [LATENCY=MS] scripts/bench-archive.sh [PAGES] [K] [CONNECTIONS]
+# Usage: [LATENCY=MS] [BIN_DIR=DIR] scripts/bench-archive.sh [PAGES] [K] [CONNECTIONS]
+#   BIN_DIR holds release builds of webcache and webcache-origin (default: made here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -24,9 +25,7 @@ connections=${3:-8}
 latency=${LATENCY:-20}
 
 [[ -x /usr/bin/time ]] || { apt-get update >/dev/null; apt-get install -y time >/dev/null; }
-swift build -c release --product webcache -Xswiftc -warnings-as-errors >/dev/null
-swift build -c release --product webcache-origin -Xswiftc -warnings-as-errors >/dev/null
-bin=$(swift build -c release --show-bin-path)
+bin=$(release_bin "$PWD" "${BIN_DIR:-}" webcache webcache-origin)
 
 work=$(mktemp -d)
 origin_pid=""

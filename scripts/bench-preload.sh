@@ -23,6 +23,7 @@
 # "small" makes every file 1 KB to 8 KB (generate-site.py --small): many small responses.
 #
 # Usage: scripts/bench-preload.sh [PAGES] [K] [LATENCY_MS] [REPEAT] [PARALLEL] [SITE: full | common | small]
+#   BIN_DIR (environment): a folder with release builds of webcache and webcache-origin (default: made here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,9 +50,8 @@ if ((${#missing[@]})); then
     apt-get install -y "${missing[@]}" >/dev/null
 fi
 
-swift build -c release --product webcache -Xswiftc -warnings-as-errors >/dev/null
-swift build -c release --product webcache-origin -Xswiftc -warnings-as-errors >/dev/null
-bin=$(swift build -c release --show-bin-path)
+source scripts/lib.sh
+bin=$(release_bin "$PWD" "${BIN_DIR:-}" webcache webcache-origin)
 
 work=$(mktemp -d)
 origin_pid=""

@@ -25,16 +25,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# One headless browser run with a fresh profile (so its own cache holds nothing) and fixed time.
-shoot() {
-    local output=$1 url=$2
-    shift 2
-    "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
-        --disable-background-networking --disable-component-update --disable-sync \
-        --user-data-dir="$work/profile-$(basename "$output" .png)" --window-size=1024,900 \
-        --virtual-time-budget=5000 --screenshot="$output" "$@" "$url" >"$work/chromium.log" 2>&1
-}
-
 # 1. The origin, and the store preloaded with the page and everything it needs.
 "$bin/webcache-origin" --root "$root/examples/site" >"$work/origin.out" 2>&1 &
 pids+=($!)
@@ -46,7 +36,7 @@ echo "$page" >"$work/urls.txt"
 "$bin/webcache" preload --icons all --store "$work/store.sqlite" "$work/urls.txt" >/dev/null
 
 # 2. The page online, straight from the origin.
-shoot "$work/online.png" "$page"
+chromium_shot "$chromium" "$work" "$work/online.png" "$page"
 
 # 3. The origin goes away; the page through the gateway, offline.
 kill "${pids[0]}"
@@ -55,7 +45,7 @@ wait "${pids[0]}" 2>/dev/null || true
 gateway_pid=$!
 pids+=("$gateway_pid")
 gateway=$(first_line "$work/gateway.out")
-shoot "$work/offline.png" "$page" --proxy-server="${gateway%/}" --proxy-bypass-list='<-loopback>'
+chromium_shot "$chromium" "$work" "$work/offline.png" "$page" --proxy-server="${gateway%/}" --proxy-bypass-list='<-loopback>'
 kill -TERM "$gateway_pid"
 status=0
 wait "$gateway_pid" || status=$?
@@ -79,51 +69,4 @@ from_store=$(awk '($3 == 200 || $3 == 304) && ($4 == "hit" || $4 == "stale" || $
 echo "PASS: all $requests requests were served from the store"
 
 # 5. The offline screenshot shows the same pixels as the online one.
-python3 - "$work/online.png" "$work/offline.png" <<'PYTHON'
-import struct, sys, zlib
-
-def pixels(path):
-    """Decodes an 8-bit, non-interlaced PNG into (width, height, bytes per pixel, rows)."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
-    offset, idat, header = 8, b"", None
-    while offset < len(data):
-        length, kind = struct.unpack(">I4s", data[offset:offset + 8])
-        chunk = data[offset + 8:offset + 8 + length]
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", chunk)
-        elif kind == b"IDAT":
-            idat += chunk
-        offset += 12 + length
-    width, height, depth, color, _, _, interlace = header
-    assert depth == 8 and interlace == 0, f"{path}: unsupported PNG layout"
-    channels = {0: 1, 2: 3, 4: 2, 6: 4}[color]
-    raw, stride, rows, previous = zlib.decompress(idat), width * channels, [], bytearray(width * channels)
-    for y in range(height):
-        kind = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for x in range(stride):
-            left = line[x - channels] if x >= channels else 0
-            up = previous[x]
-            corner = previous[x - channels] if x >= channels else 0
-            if kind == 1: line[x] = (line[x] + left) & 0xFF
-            elif kind == 2: line[x] = (line[x] + up) & 0xFF
-            elif kind == 3: line[x] = (line[x] + (left + up) // 2) & 0xFF
-            elif kind == 4:
-                p = left + up - corner
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                line[x] = (line[x] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 0xFF
-        rows.append(bytes(line))
-        previous = line
-    return width, height, channels, rows
-
-online, offline = pixels(sys.argv[1]), pixels(sys.argv[2])
-if online[:3] != offline[:3]:
-    sys.exit(f"FAIL: the screenshots differ in size: {online[:3]} vs {offline[:3]}")
-width, height, channels = online[:3]
-different = sum(
-    1 for a, b in zip(online[3], offline[3]) for x in range(0, len(a), channels) if a[x:x + channels] != b[x:x + channels])
-if different:
-    sys.exit(f"FAIL: {different} of {width * height} pixels differ between the online and offline page")
-print(f"PASS: the offline page is pixel-identical to the online one ({width}x{height})")
-PYTHON
+python3 "$root/scripts/same_pixels.py" "$work/online.png" "$work/offline.png" "the offline page" "the online one"

@@ -29,11 +29,12 @@ if ((${#missing[@]})); then
 fi
 command -v swift >/dev/null || { echo "error: the Swift toolchain (6.2 or later) is not on PATH" >&2; exit 1; }
 
-# warcio, from PyPI, in a virtual environment under .build: the archive tests check every exported
-# WARC file with `warcio check` and `warcio index`. Made once; skipped when present.
+# warcio and pywb, from PyPI, in a virtual environment under .build: the archive tests check every
+# exported WARC file with `warcio check` and `warcio index`, and scripts/pywb-check.sh replays one in
+# pywb. Made once; skipped when present.
 venv="$(dirname "$0")/../.build/venv"
-if [ ! -x "$venv/bin/warcio" ]; then
-    echo "Installing warcio into $venv" >&2
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet warcio
+if [ ! -x "$venv/bin/warcio" ] || [ ! -x "$venv/bin/wayback" ]; then
+    echo "Installing warcio and pywb into $venv" >&2
+    [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet warcio pywb
 fi

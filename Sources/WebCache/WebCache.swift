@@ -19,6 +19,9 @@ import Transport
 /// Every async function has a completion-handler form (see `WebCache+Completion.swift`) for callers
 /// that do not use Swift concurrency.
 public final class WebCache: Sendable {
+    /// The library's version, which recordings it writes name (and `webcache --version` prints).
+    public static let version = "0.1.0"
+
     /// The configuration it was created with.
     public let configuration: Configuration
     /// The store, for inspecting, pruning and verifying.

@@ -1,9 +1,10 @@
 import Foundation
+import WebCache
 
 /// The `webcache` command line: parsing is pure and separate from running, so both can be tested.
 public enum CommandLineInterface {
     /// The version `webcache --version` prints.
-    public static let version = "0.1.0"
+    public static let version = WebCache.version
 
     /// What a command line asks for, before anything runs.
     enum Invocation: Sendable {

@@ -30,3 +30,26 @@ extension BrowserChecks {
         }
     }
 }
+
+extension BrowserChecks {
+    /// pywb, the web archives' replay tool, replays `webcache export --warc` of `examples/site` in
+    /// headless Chromium with the same pixels as webcache's offline gateway, every resource found in
+    /// the export. The work is done by `scripts/pywb-check.sh`; pywb comes from the virtual
+    /// environment scripts/install-deps.sh makes.
+    @Suite(.timeLimit(.minutes(5)))
+    struct PywbReplayTests {
+        static var pywbIsInstalled: Bool {
+            FileManager.default.isExecutableFile(atPath: Repository.file(".build/venv/bin/wayback").path)
+        }
+
+        @Test(.enabled(if: BrowserCheckTests.chromiumIsInstalled && pywbIsInstalled,
+                       "Chromium or pywb is not installed; run scripts/install-deps.sh"))
+        func pywbReplaysTheExportWithTheSamePixelsAsTheGateway() async throws {
+            let (termination, text) = try await CheckScript.run("pywb-check.sh")
+            #expect(termination == .exited(0), "\(text)")
+            #expect(text.contains("PASS: pywb found all"), "\(text)")
+            #expect(text.contains("PASS: the page replayed by pywb is pixel-identical to webcache's offline page"),
+                    "\(text)")
+        }
+    }
+}

@@ -36,6 +36,7 @@ public final class NetworkNamespace: Sendable {
     public init() async throws {
         guard let ip = Self.ipCommand else { throw Failure(description: "The ip command is not installed.") }
         self.ip = ip
+        await Self.removeLeftovers(ip: ip)
         name = "webcache-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         configuration = "/etc/netns/\(name)"
         try FileManager.default.createDirectory(atPath: configuration, withIntermediateDirectories: true)
@@ -61,6 +62,20 @@ public final class NetworkNamespace: Sendable {
     public func remove() async {
         try? await run(ip, ["netns", "delete", name])
         try? FileManager.default.removeItem(atPath: configuration)
+    }
+
+    /// Deletes the namespaces (and their configuration) of test runs that were killed before they
+    /// could: those named for a process that is gone.
+    private static func removeLeftovers(ip: String) async {
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: "/etc/netns")) ?? []
+        for name in folders where name.hasPrefix("webcache-") {
+            let parts = name.split(separator: "-")
+            guard parts.count == 3, let pid = pid_t(parts[1]), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            if let process = try? ChildProcess.spawn(ip, ["netns", "delete", name], output: .pipe, error: .pipe) {
+                _ = await process.finish()
+            }
+            try? FileManager.default.removeItem(atPath: "/etc/netns/\(name)")
+        }
     }
 
     private func run(_ executable: String, _ arguments: [String]) async throws {

@@ -17,6 +17,8 @@ public struct HAREntry: Codable, Sendable, Hashable {
     public var response: Response
     /// The phases of the exchange, in milliseconds; `-1` where unknown.
     public var timings: Timings?
+    /// The ``HARPage/id`` of the page that made the request, in a recording of page loads.
+    public var pageref: String?
     /// The webcache partition the response was stored in (`guest` when absent).
     public var _partition: String?
     /// Whether the entry was pinned in the store.
@@ -26,6 +28,9 @@ public struct HAREntry: Codable, Sendable, Hashable {
     /// Whether ``Response/content`` holds the bytes as the origin coded them (its `Content-Encoding`):
     /// HAR's content is otherwise decoded, whatever the headers say.
     public var _codedContent: Bool?
+    /// In a recording of rendered pages, where the answer came from: `hit`, `stale`, `revalidated`
+    /// or `network`.
+    public var _source: String?
 
     /// A header field or query parameter.
     public struct NameValue: Codable, Sendable, Hashable {
@@ -72,6 +77,8 @@ public struct HAREntry: Codable, Sendable, Hashable {
         public var redirectURL: String?
         public var headersSize: Int?
         public var bodySize: Int?
+        /// Why no response came (status 0), as browsers' developer tools record a failed request.
+        public var _error: String?
 
         public init(status: Int, statusText: String, headers: [NameValue], content: Content) {
             self.status = status
@@ -121,7 +128,11 @@ public struct HAREntry: Codable, Sendable, Hashable {
             case nil, "":
                 return Data(text.utf8)
             case "base64":
-                guard let data = Data(base64Encoded: text.filter { !"\r\n ".contains($0) }) else {
+                // Line breaks and spaces (which some tools wrap base64 with) are dropped as bytes: the
+                // text can be many megabytes, too long to walk as characters.
+                if let data = Data(base64Encoded: text) { return data }
+                let unwrapped = Data(text.utf8.filter { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: " ") })
+                guard let data = Data(base64Encoded: unwrapped) else {
                     throw ArchiveError(reason: "The response content is marked base64 but is not valid base64.")
                 }
                 return data

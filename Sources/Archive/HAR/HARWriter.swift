@@ -1,7 +1,8 @@
 import Foundation
 
 /// Writes a HAR 1.2 file entry by entry, so that only one entry is in memory at a time (HAR holds
-/// each body whole, as text or base64, inside its entry).
+/// each body whole, as text or base64, inside its entry). The log's pages, if any, are written after
+/// its entries, when it is closed: JSON members have no order, and readers take the log whole.
 ///
 /// ```swift
 /// let writer = try HARWriter(path: "site.har", creator: "webcache")
@@ -17,17 +18,16 @@ public final class HARWriter {
     ///
     /// - Throws: ``ArchiveError`` when the file cannot be created.
     public init(path: String, creator: String, version: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else {
-            throw ArchiveError(reason: "The file cannot be created.")
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw ArchiveError(reason: "The file cannot be created: \(String(cString: strerror(errno))).")
         }
-        self.handle = handle
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let creatorJSON = try encoder.encode(["name": creator, "version": version])
         try handle.write(contentsOf: Data("{\"log\":{\"version\":\"1.2\",\"creator\":".utf8) + creatorJSON
-            + Data(",\"pages\":[],\"entries\":[\n".utf8))
+            + Data(",\"entries\":[\n".utf8))
     }
 
     /// Appends `entry` to the log.
@@ -38,9 +38,9 @@ public final class HARWriter {
         count += 1
     }
 
-    /// Ends the log and closes the file.
-    public func close() throws {
-        try handle.write(contentsOf: Data("\n]}}\n".utf8))
+    /// Ends the log with its `pages` and closes the file.
+    public func close(pages: [HARPage] = []) throws {
+        try handle.write(contentsOf: Data("\n],\"pages\":".utf8) + encoder.encode(pages) + Data("}}\n".utf8))
         try handle.synchronize()
         try handle.close()
     }

@@ -40,27 +40,43 @@ extension CacheStore {
         partition: String = "guest", method: HTTPMethod = .get, url: String, withBodyIfFreshAt now: Date,
         upTo bodyLimit: Int64
     ) throws -> (entries: [CacheEntry], body: Data?) {
-        let query = columns.variantsQuery
-        let bodyQuery = columns.wholeBodyQuery
+        let columns = columns
         return try read("look up \(url)") { connection in
-            try connection.run("BEGIN DEFERRED")
-            do {
-                var entries: [CacheEntry] = []
-                try connection.forEachRow(query, [.text(partition), .text(method.rawValue), .text(url)]) { row in
-                    entries.append(CacheEntry(row: row))
-                }
-                var body: Data?
-                if entries.count == 1, let entry = entries.first, let bodyID = entry.bodyID, entry.freshUntil > now,
-                    entry.bodySize <= bodyLimit, case .sound(let data) = try Self.readBody(bodyID, query: bodyQuery, connection)
-                {
-                    body = data
-                }
-                try connection.run("COMMIT")
-                return (entries, body)
-            } catch {
-                try? connection.run("ROLLBACK")
-                throw error
+            try Self.inReadTransaction(connection) {
+                try Self.variants(partition: partition, method: method, url: url, withBodyIfFreshAt: now, upTo: bodyLimit,
+                                  columns: columns, connection)
             }
+        }
+    }
+
+    /// ``variants(partition:method:url:withBodyIfFreshAt:upTo:)`` through `connection`, in the
+    /// caller's read transaction.
+    static func variants(
+        partition: String, method: HTTPMethod, url: String, withBodyIfFreshAt now: Date, upTo bodyLimit: Int64,
+        columns: ReadableColumns, _ connection: Connection
+    ) throws -> (entries: [CacheEntry], body: Data?) {
+        var entries: [CacheEntry] = []
+        try connection.forEachRow(columns.variantsQuery, [.text(partition), .text(method.rawValue), .text(url)]) { row in
+            entries.append(CacheEntry(row: row))
+        }
+        guard entries.count == 1, let entry = entries.first, let bodyID = entry.bodyID, entry.freshUntil > now,
+            entry.bodySize <= bodyLimit,
+            case .sound(let data) = try readBody(bodyID, query: columns.wholeBodyQuery, connection)
+        else { return (entries, nil) }
+        return (entries, data)
+    }
+
+    /// Runs `body` in one read transaction of `connection`: every statement in it reads the same
+    /// snapshot, and the store file's locks are taken once.
+    static func inReadTransaction<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
+        try connection.run("BEGIN DEFERRED")
+        do {
+            let result = try body()
+            try connection.run("COMMIT")
+            return result
+        } catch {
+            try? connection.run("ROLLBACK")
+            throw error
         }
     }
 

@@ -82,8 +82,11 @@ public final class BrowserTab: Sendable {
         }
         let (inputs, input) = AsyncStream.makeStream(of: Input.self)
         let clock = ContinuousClock()
-        var lifecycle = PageLifecycle(settle: settings.settle, cap: settings.timeout, start: clock.now)
+        let start = clock.now
+        var lifecycle = PageLifecycle(settle: settings.settle, cap: settings.timeout, start: start)
         var documentStatus: Int?
+        var contentLoadedAt: ContinuousClock.Instant?
+        var loadedAt: ContinuousClock.Instant?
         /// How the first load went, once it is done (a shown tab goes on after it).
         var loaded: PageLoad?
         return try await withThrowingTaskGroup(of: Void.self) { group in
@@ -127,6 +130,8 @@ public final class BrowserTab: Sendable {
                 case .tick:
                     action = lifecycle.tick(at: now)
                 case .event(let event):
+                    if event.method == "Page.domContentEventFired", contentLoadedAt == nil { contentLoadedAt = now }
+                    if event.method == "Page.loadEventFired", loadedAt == nil { loadedAt = now }
                     action = handle(event, lifecycle: &lifecycle, now: now, answer: answer, group: &group, input: input)
                 case .answered(let fetchID, let status):
                     if let status { documentStatus = status }
@@ -162,7 +167,9 @@ public final class BrowserTab: Sendable {
                         }
                     }
                 case .finish(let outcome):
-                    let load = PageLoad(hitCap: outcome == .capped, documentStatus: documentStatus)
+                    let load = PageLoad(hitCap: outcome == .capped, documentStatus: documentStatus,
+                                        contentLoadedAfter: contentLoadedAt.map { $0 - start },
+                                        loadedAfter: loadedAt.map { $0 - start })
                     guard let whenLoaded else { return load }
                     if loaded == nil {
                         loaded = load

@@ -27,4 +27,8 @@ public struct PageLoad: Sendable, Hashable {
     public var hitCap: Bool
     /// The status the tab's document was answered with (after redirects), when it was intercepted.
     public var documentStatus: Int?
+    /// How long after the navigation started the document's `DOMContentLoaded` and `load` events
+    /// fired, when they did.
+    public var contentLoadedAfter: Duration?
+    public var loadedAfter: Duration?
 }

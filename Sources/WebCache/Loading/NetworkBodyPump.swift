@@ -69,6 +69,9 @@ actor NetworkBodyPump {
                     + "nothing was stored.")
         }
         if var active = writer {
+            // Out of the property while it writes: a writer held twice shares its chunk buffer, which
+            // every append would then copy whole.
+            writer = nil
             do {
                 try await active.write(chunk)
                 writer = active

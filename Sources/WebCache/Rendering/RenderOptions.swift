@@ -15,7 +15,13 @@ public struct RenderOptions: Sendable, Hashable {
     /// How long the browser may leave a command unanswered before it is taken to hang: it is then
     /// killed, the pages it held fail, and a new browser renders the rest.
     public var commandTimeout: Duration = .seconds(30)
+    /// A HAR 1.2 file that a rendered preload records itself in: a page for each page rendered, and
+    /// an entry for each request the browser made, with the answer it got from webcache (body
+    /// included) and where that came from (`_source`). `nil` records nothing. A file that cannot be
+    /// written is a failure of the report; the pages are preloaded all the same.
+    public var harPath: String?
 
-    /// The defaults: Chromium from the search path, 300 ms settle time, 30 s per page, no scrolling.
+    /// The defaults: Chromium from the search path, 300 ms settle time, 30 s per page, no scrolling,
+    /// no recording.
     public init() {}
 }

@@ -1,3 +1,4 @@
+import Archive
 import CacheStore
 import Discovery
 import Foundation
@@ -76,13 +77,21 @@ struct RenderPreloader: Sendable {
         report.pages = waiting.count
         waiting.reverse()
         let serialEvents = SerialEvents(events)
+        var recorder: HARRecorder?
+        if let path = render.harPath {
+            do {
+                recorder = try HARRecorder(path: path)
+            } catch {
+                report.failures.append(.init(url: path, reason: "the HAR file could not be created: \(error.reason)"))
+            }
+        }
         do {
             let configuration = try Self.browserConfiguration(render)
             var fruitless = 0
             while !waiting.isEmpty, !Task.isCancelled {
                 let before = waiting.count
                 let browserFailed = try await renderWithOneBrowser(
-                    configuration, waiting: &waiting, report: &report, events: serialEvents)
+                    configuration, waiting: &waiting, recorder: recorder, report: &report, events: serialEvents)
                 guard browserFailed else { break }
                 fruitless = waiting.count < before ? 0 : fruitless + 1
                 if fruitless >= Self.maximumFruitlessBrowsers { break }
@@ -102,6 +111,9 @@ struct RenderPreloader: Sendable {
             }
             waiting.removeAll()
         }
+        if let recorder, let problem = recorder.close() {
+            report.failures.append(.init(url: recorder.path, reason: "the HAR file is not whole: \(problem)"))
+        }
         report.interrupted = Task.isCancelled
         report.unfinished = waiting.count
         report.unfinishedPages = waiting.count
@@ -112,15 +124,15 @@ struct RenderPreloader: Sendable {
     /// Renders waiting pages in one browser until none is left or the browser fails; returns
     /// whether it failed. Pages it held when it failed are failed; the others stay waiting.
     private func renderWithOneBrowser(
-        _ configuration: Browser.Configuration, waiting: inout [URL], report: inout PreloadReport,
-        events: SerialEvents
+        _ configuration: Browser.Configuration, waiting: inout [URL], recorder: HARRecorder?,
+        report: inout PreloadReport, events: SerialEvents
     ) async throws -> Bool {
         try await Browser.with(configuration) { browser in
             await withTaskGroup(of: PageOutcome.self) { group in
                 var browserFailed = false
                 func startNext() {
                     guard !browserFailed, !Task.isCancelled, let page = waiting.popLast() else { return }
-                    group.addTask { await renderPage(page, in: browser, events: events) }
+                    group.addTask { await renderPage(page, in: browser, recorder: recorder, events: events) }
                 }
                 for _ in 0..<options.concurrency { startNext() }
                 while let outcome = await group.next() {
@@ -145,9 +157,14 @@ struct RenderPreloader: Sendable {
         }
     }
 
-    /// Renders one page in a tab of its own, answering its requests through the loader.
-    private func renderPage(_ page: URL, in browser: Browser, events: SerialEvents) async -> PageOutcome {
+    /// Renders one page in a tab of its own, answering its requests through the loader, and records
+    /// it in `recorder` when there is one.
+    private func renderPage(
+        _ page: URL, in browser: Browser, recorder: HARRecorder?, events: SerialEvents
+    ) async -> PageOutcome {
         let records = RecordList()
+        let pageID = recorder?.pageID() ?? ""
+        let started = Date()
         let settings = Self.settings(device: DeviceProfileSettings(options.device), render: render,
                                      userAgent: userAgent)
         let tab: BrowserTab
@@ -160,7 +177,10 @@ struct RenderPreloader: Sendable {
         do {
             let address = RequestAnswerer.PageAddress()
             let load = try await tab.load(page, settings: settings) { [answerer] request in
+                let asked = Date()
                 let (answer, record) = await answerer.answer(request, of: address)
+                recorder?.record(request, answer: answer, outcome: record.outcome, pageID: pageID, started: asked,
+                                 duration: Date().timeIntervalSince(asked))
                 records.append(record)
                 if let event = Self.event(for: record) { events.send(event) }
                 return answer
@@ -170,6 +190,12 @@ struct RenderPreloader: Sendable {
             outcome = .failed(page, error.message, browserFailed: error.code == .browserFailed)
         } catch {
             outcome = .failed(page, "\(error)", browserFailed: false)
+        }
+        // A page that failed keeps its entries' page, without event times.
+        if case .rendered(_, let load, _) = outcome {
+            recorder?.addPage(id: pageID, url: page, started: started, load: load)
+        } else {
+            recorder?.addPage(id: pageID, url: page, started: started, load: nil)
         }
         do {
             try await tab.close()

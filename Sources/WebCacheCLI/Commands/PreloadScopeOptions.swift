@@ -42,6 +42,9 @@ enum PreloadScopeOptions {
         OptionSpec(names: ["--render"], kind: .flag,
                    help: "Load each page in headless Chromium and store everything it requests while its scripts "
                        + "run, instead of what the static scanner finds."),
+        OptionSpec(names: ["--har"], kind: .value(name: "file"),
+                   help: "With --render: record the run in this HAR 1.2 file, every request the browser made with "
+                       + "the answer it got and where that came from."),
     ]
 
     /// The device options (`--device`, `--viewport`, `--dpr`), shared with `view`.
@@ -97,7 +100,8 @@ enum PreloadScopeOptions {
         options.fetchesAllIcons = try arguments.value("icons", "which", ValueParsers.iconChoice) ?? false
         if arguments.flag("render") {
             options.render = try renderOptions(from: arguments)
-        } else if let option = ["chromium", "settle", "render-timeout"].first(where: { arguments.value($0) != nil })
+            options.render?.harPath = arguments.value("har")
+        } else if let option = ["chromium", "settle", "render-timeout", "har"].first(where: { arguments.value($0) != nil })
             ?? (arguments.flag("scroll") ? "scroll" : nil)
         {
             throw UsageError("--\(option) needs --render", command: arguments.spec)

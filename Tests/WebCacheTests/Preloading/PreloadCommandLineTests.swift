@@ -128,7 +128,12 @@ import WebCacheTestSupport
                                   "--instance", server.baseURL.absoluteString, "--store", folder.storePath,
                                       "--all-candidates"])
         #expect(again.exitCode == 0, "stderr: \(again.stderr)")
-        #expect(Set(server.requests.map(\.path)) == ["/page-1.html", "/page-2.html"])
+        // Nothing is fetched whole again: the pages are revalidated, and so is a requisite only if its
+        // 60 s of freshness ran out meanwhile (a slow machine).
+        let paths = Set(server.requests.map(\.path))
+        #expect(paths.isSuperset(of: ["/page-1.html", "/page-2.html"]), "\(paths)")
+        #expect(server.requests.allSatisfy { $0.headers["If-None-Match"] != nil || $0.headers["If-Modified-Since"] != nil },
+                "\(server.requests.map(\.path))")
     }
 
     /// `--max-media-size` caps audio and video, and `--max-resource-size` caps them too when it is smaller.
