@@ -263,7 +263,8 @@ struct CSSRuleContext: Sendable {
         let namesFonts =
             isInFontFace
             ? property == "font-family" || property == "src"
-            : property == "font-family" || property == "font" || property.hasPrefix("--")
+            : property == "font-family" || property == "font"
+                || (property.hasPrefix("--") && FontFamilies.mayNameAFamily(declaration[(colon + 1)...]))
         guard longhand != nil || namesFonts else { return nil }
         let important = Self.lastImportant(in: declaration[(colon + 1)...])
         let isImportant = important != nil

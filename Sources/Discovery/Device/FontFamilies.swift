@@ -13,14 +13,66 @@ enum FontFamilies {
         CSSValueTokenizer.tokens(value).splitAtTopLevelCommas().compactMap(familyName)
     }
 
+    /// Whether the custom property value `bytes` may name a family, decided from its bytes alone:
+    /// `false` only when it is one comma-free part whose first token is a number, a hash, a
+    /// parenthesis or a function (`12px`, `#fff`, `.5`, `var(--x)`, `rgba(0, 0, 0, .1)`), which
+    /// ``names(inFamilyList:)`` would find no family in. The custom properties of a stylesheet are
+    /// mostly such values, and this spares each a tokenization.
+    static func mayNameAFamily(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var depth = 0
+        for byte in bytes {
+            switch byte {
+            // Strings, escapes and comments change what the bytes mean: the tokenizer decides.
+            case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"), UInt8(ascii: "/"): return true
+            case UInt8(ascii: "("): depth += 1
+            case UInt8(ascii: ")"): depth = max(0, depth - 1)
+            case UInt8(ascii: ",") where depth == 0: return true
+            default: continue
+            }
+        }
+        guard let start = bytes.firstIndex(where: { !isWhitespace($0) }) else { return false }
+        func isDigit(_ index: Int) -> Bool {
+            index < bytes.endIndex && bytes[index] >= UInt8(ascii: "0") && bytes[index] <= UInt8(ascii: "9")
+        }
+        switch bytes[start] {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "#"), UInt8(ascii: "."), UInt8(ascii: "+"),
+            UInt8(ascii: "("):
+            return false
+        case UInt8(ascii: "-") where isDigit(start + 1) || (start + 1 < bytes.endIndex && bytes[start + 1] == UInt8(ascii: ".")):
+            return false
+        default:
+            // An ASCII name right before `(` is a function.
+            var index = start
+            while index < bytes.endIndex, isASCIINameByte(bytes[index]) { index += 1 }
+            return !(index > start && index < bytes.endIndex && bytes[index] == UInt8(ascii: "("))
+        }
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
+            || byte == UInt8(ascii: "\r") || byte == 0x0C
+    }
+
+    private static func isASCIINameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The keywords of `<absolute-size>` and `<relative-size>` (§2.5).
+    private static let sizeKeywords: Set<String> = [
+        "xx-small", "x-small", "small", "medium", "large", "x-large", "xx-large", "xxx-large", "smaller", "larger",
+    ]
+
     /// The families of a `font` shorthand (§2.8): what follows the size (and `/ line-height`).
     static func names(inFontShorthand value: String) -> [String] {
         var parts = CSSValueTokenizer.tokens(value).splitAtTopLevelCommas()
         guard !parts.isEmpty else { return [] }
         let first = parts[0]
-        let sizeKeywords: Set<String> = [
-            "xx-small", "x-small", "small", "medium", "large", "x-large", "xx-large", "xxx-large", "smaller", "larger",
-        ]
         guard var index = first.lastIndex(where: { token in
             switch token {
             case .dimension, .percentage, .number, .function: return true
