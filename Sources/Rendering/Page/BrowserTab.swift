@@ -150,8 +150,11 @@ public final class BrowserTab: Sendable {
                     throw RenderingError(.browserFailed, "The browser exited or crashed while it rendered "
                         + "\(url.absoluteString).")
                 case .closed:
-                    throw RenderingError(.navigationFailed, "The tab of \(url.absoluteString) was closed before "
-                        + "the page was done.")
+                    // Only a shown tab hears that it was closed: its user closed it before the page had
+                    // settled, which ends the view as closing it later does.
+                    return PageLoad(hitCap: false, documentStatus: documentStatus,
+                                    contentLoadedAfter: contentLoadedAt.map { $0 - start },
+                                    loadedAfter: loadedAt.map { $0 - start })
                 }
                 switch action {
                 case .none:
@@ -161,6 +164,10 @@ public final class BrowserTab: Sendable {
                     group.addTask { [self] in
                         do {
                             try await send("Runtime.evaluate", ["expression": .string(script), "awaitPromise": true])
+                            input.yield(.afterLoadDone)
+                        } catch DevToolsError.protocolError where whenLoaded != nil {
+                            // The user of a shown tab followed a link while it ran: the page is gone,
+                            // and the one that replaced it is what the window shows.
                             input.yield(.afterLoadDone)
                         } catch {
                             input.yield(Self.failure(of: error, doing: "run its after-load script"))
