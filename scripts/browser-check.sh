@@ -41,10 +41,7 @@ chromium_shot "$chromium" "$work" "$work/online.png" "$page"
 # 3. The origin goes away; the page through the gateway, offline.
 kill "${pids[0]}"
 wait "${pids[0]}" 2>/dev/null || true
-"$bin/webcache" serve --offline --port 0 --store "$work/store.sqlite" >"$work/gateway.out" 2>"$work/gateway.err" &
-gateway_pid=$!
-pids+=("$gateway_pid")
-gateway=$(first_line "$work/gateway.out")
+start_offline_gateway "$bin" "$work/store.sqlite" "$work"
 chromium_shot "$chromium" "$work" "$work/offline.png" "$page" --proxy-server="${gateway%/}" --proxy-bypass-list='<-loopback>'
 kill -TERM "$gateway_pid"
 status=0

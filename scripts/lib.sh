@@ -66,3 +66,13 @@ chromium_shot() {
         --user-data-dir="$work/profile-$(basename "$output" .png)" --window-size=1024,900 \
         --virtual-time-budget=5000 --screenshot="$output" "$@" "$url" >"$work/chromium.log" 2>&1
 }
+
+# start_offline_gateway BIN_DIR STORE WORK: starts `webcache serve --offline` over STORE on a free
+# port, its access log in WORK/gateway.out and its errors in WORK/gateway.err; sets gateway_pid and
+# gateway (its URL) and adds the process to the script's pids.
+start_offline_gateway() {
+    "$1/webcache" serve --offline --port 0 --store "$2" >"$3/gateway.out" 2>"$3/gateway.err" &
+    gateway_pid=$!
+    pids+=("$gateway_pid")
+    gateway=$(first_line "$3/gateway.out")
+}

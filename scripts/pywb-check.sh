@@ -42,10 +42,7 @@ kill "$origin_pid"
 wait "$origin_pid" 2>/dev/null || true
 
 # 2. webcache's offline page: through the gateway, from the store alone.
-"$bin/webcache" serve --offline --port 0 --store "$work/store.sqlite" >"$work/gateway.out" 2>"$work/gateway.err" &
-gateway_pid=$!
-pids+=("$gateway_pid")
-gateway=$(first_line "$work/gateway.out")
+start_offline_gateway "$bin" "$work/store.sqlite" "$work"
 chromium_shot "$chromium" "$work" "$work/webcache.png" "$page" --proxy-server="${gateway%/}" \
     --proxy-bypass-list='<-loopback>'
 kill -TERM "$gateway_pid"

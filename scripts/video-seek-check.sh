@@ -62,10 +62,7 @@ kill "${pids[0]}"
 wait "${pids[0]}" 2>/dev/null || true
 
 # 3. The gateway, offline, and the browser through it, until the page signals.
-"$bin/webcache" serve --offline --port 0 --store "$work/store.sqlite" >"$work/gateway.out" 2>"$work/gateway.err" &
-gateway_pid=$!
-pids+=("$gateway_pid")
-gateway=$(first_line "$work/gateway.out")
+start_offline_gateway "$bin" "$work/store.sqlite" "$work"
 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
     --disable-component-update --disable-sync --autoplay-policy=no-user-gesture-required \
     --user-data-dir="$work/profile" --proxy-server="${gateway%/}" --proxy-bypass-list='<-loopback>' \
