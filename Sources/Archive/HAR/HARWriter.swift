@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// Writes a HAR 1.2 file entry by entry, so that only one entry is in memory at a time (HAR holds
 /// each body whole, as text or base64, inside its entry). The log's pages, if any, are written after
@@ -44,7 +45,10 @@ public final class HARWriter {
             guard let place = data.range(of: Data(placeholder.utf8)) else {
                 throw ArchiveError(reason: "The entry of \(entry.request.url) could not be written.")
             }
-            pieces = [data[..<place.lowerBound], Self.jsonEscaped(text), data[place.upperBound...]]
+            var escaped = Data()
+            escaped.reserveCapacity(text.utf8.count + text.utf8.count / 8)
+            JSONString.appendEscaped(text, to: &escaped)
+            pieces = [data[..<place.lowerBound], escaped, data[place.upperBound...]]
         } else {
             pieces = [try encoder.encode(entry)]
         }
@@ -58,35 +62,6 @@ public final class HARWriter {
 
     /// A string the encoder writes as it is, found nowhere else in an entry.
     private let placeholder = "webcache-har-text-\(UUID().uuidString)"
-
-    /// `text` as the inside of a JSON string (RFC 8259 §7): quotation mark, reverse solidus and
-    /// control characters escaped, every other byte as it is.
-    static func jsonEscaped(_ text: String) -> Data {
-        var text = text
-        return text.withUTF8 { bytes in
-            var output = Data()
-            output.reserveCapacity(bytes.count + bytes.count / 8)
-            var runStart = 0
-            for index in 0..<bytes.count {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                switch byte {
-                case UInt8(ascii: "\""): output.append(contentsOf: Array(#"\""#.utf8))
-                case UInt8(ascii: "\\"): output.append(contentsOf: Array(#"\\"#.utf8))
-                case UInt8(ascii: "\n"): output.append(contentsOf: Array(#"\n"#.utf8))
-                case UInt8(ascii: "\r"): output.append(contentsOf: Array(#"\r"#.utf8))
-                case UInt8(ascii: "\t"): output.append(contentsOf: Array(#"\t"#.utf8))
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    output.append(contentsOf: Array(#"\u00"#.utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-                }
-                runStart = index + 1
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
-            return output
-        }
-    }
 
     /// Ends the log with its `pages` and closes the file.
     public func close(pages: [HARPage] = []) throws {

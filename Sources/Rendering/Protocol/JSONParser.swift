@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// A JSON parser (RFC 8259) over UTF-8 bytes into ``JSONValue``, and the writer back.
 ///
@@ -194,19 +195,7 @@ struct JSONParser {
 
     private static func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: output.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: output.append(contentsOf: #"\r"#.utf8)
-            case 0x09: output.append(contentsOf: #"\t"#.utf8)
-            case 0..<0x20:
-                let hex = String(byte, radix: 16)
-                output.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
-            default: output.append(byte)
-            }
-        }
+        JSONString.appendEscaped(text, to: &output)
         output.append(UInt8(ascii: "\""))
     }
 }
