@@ -36,7 +36,7 @@ extension CacheStore {
         guard !urls.isEmpty else { return [] }
         let columns = columns
         return try read("look up the freshness of \(urls.count) URLs") { connection in
-            try Self.inReadTransaction(connection) {
+            try connection.readTransaction {
                 try urls.map { url in
                     let (entries, body) = try Self.variants(
                         partition: partition, method: .get, url: url, withBodyIfFreshAt: date,

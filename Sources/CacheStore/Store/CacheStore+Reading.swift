@@ -42,7 +42,7 @@ extension CacheStore {
     ) throws -> (entries: [CacheEntry], body: Data?) {
         let columns = columns
         return try read("look up \(url)") { connection in
-            try Self.inReadTransaction(connection) {
+            try connection.readTransaction {
                 try Self.variants(partition: partition, method: method, url: url, withBodyIfFreshAt: now, upTo: bodyLimit,
                                   columns: columns, connection)
             }
@@ -64,20 +64,6 @@ extension CacheStore {
             case .sound(let data) = try readBody(bodyID, query: columns.wholeBodyQuery, connection)
         else { return (entries, nil) }
         return (entries, data)
-    }
-
-    /// Runs `body` in one read transaction of `connection`: every statement in it reads the same
-    /// snapshot, and the store file's locks are taken once.
-    static func inReadTransaction<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
-        try connection.run("BEGIN DEFERRED")
-        do {
-            let result = try body()
-            try connection.run("COMMIT")
-            return result
-        } catch {
-            try? connection.run("ROLLBACK")
-            throw error
-        }
     }
 
     /// The entry with identity (`partition`, `method`, `url`, `varyKey`), if stored.

@@ -87,6 +87,11 @@ public final class BrowserTab: Sendable {
         var documentStatus: Int?
         var contentLoadedAt: ContinuousClock.Instant?
         var loadedAt: ContinuousClock.Instant?
+        /// How the page has loaded so far, for the load that ends now.
+        func pageLoad(hitCap: Bool) -> PageLoad {
+            PageLoad(hitCap: hitCap, documentStatus: documentStatus, contentLoadedAfter: contentLoadedAt.map { $0 - start },
+                     loadedAfter: loadedAt.map { $0 - start })
+        }
         /// How the first load went, once it is done (a shown tab goes on after it).
         var loaded: PageLoad?
         return try await withThrowingTaskGroup(of: Void.self) { group in
@@ -152,9 +157,7 @@ public final class BrowserTab: Sendable {
                 case .closed:
                     // Only a shown tab hears that it was closed: its user closed it before the page had
                     // settled, which ends the view as closing it later does.
-                    return PageLoad(hitCap: false, documentStatus: documentStatus,
-                                    contentLoadedAfter: contentLoadedAt.map { $0 - start },
-                                    loadedAfter: loadedAt.map { $0 - start })
+                    return pageLoad(hitCap: false)
                 }
                 switch action {
                 case .none:
@@ -174,9 +177,7 @@ public final class BrowserTab: Sendable {
                         }
                     }
                 case .finish(let outcome):
-                    let load = PageLoad(hitCap: outcome == .capped, documentStatus: documentStatus,
-                                        contentLoadedAfter: contentLoadedAt.map { $0 - start },
-                                        loadedAfter: loadedAt.map { $0 - start })
+                    let load = pageLoad(hitCap: outcome == .capped)
                     guard let whenLoaded else { return load }
                     if loaded == nil {
                         loaded = load

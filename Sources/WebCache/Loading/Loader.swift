@@ -431,15 +431,12 @@ final class Loader: Sendable {
         _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?,
         context: RequestContext, discardsDamage: Bool = true, body storedBytes: Data? = nil
     ) async throws -> WebResponse {
-        // Stored entries lose `Set-Cookie` when saved; one saved before that rule keeps it in the
-        // file, and must not set an old session's cookie now.
-        var headers = Self.storedHeaders(entry.headers)
-        if age > 0 { headers["Age"] = String(Int(age)) }
+        var headers = Self.servedHeaders(of: entry, age: age)
         // Stored as an origin coded it, for a caller that takes content decoded.
         let decoder = request.decodesContent ? headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) : nil
         let coding = decoder != nil ? headers.removeContentCoding() : nil
-        // Decoded, when stored or now: the origin's strong tag names the coded bytes.
-        if entry.decodedFrom != nil || coding != nil { headers.weakenEntityTag() }
+        // Decoded now: the origin's strong tag names the coded bytes.
+        if coding != nil { headers.weakenEntityTag() }
         // Ranges count in the bytes served, so not of content decoded as it is read.
         if decoder == nil, let ranged = try await servedRanges(
             of: entry, request: request, headers: headers, source: source, age: age, limit: limit,
@@ -470,6 +467,18 @@ final class Loader: Sendable {
         if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
         return WebResponse(url: request.url, status: entry.status, headers: headers, source: source, age: age,
                            body: body)
+    }
+
+    /// The fields stored `entry` is served with when `age` seconds old, before any decoding or range:
+    /// hop-by-hop fields and `Set-Cookie` removed (entries lose `Set-Cookie` when saved; one saved
+    /// before that rule keeps it in the file, and must not set an old session's cookie now), `Age`
+    /// when above 0, and a weak `ETag` for a copy stored decoded (the origin's strong tag names the
+    /// coded bytes).
+    static func servedHeaders(of entry: CacheEntry, age: TimeInterval) -> HTTPHeaders {
+        var headers = storedHeaders(entry.headers)
+        if age > 0 { headers["Age"] = String(Int(age)) }
+        if entry.decodedFrom != nil { headers.weakenEntityTag() }
+        return headers
     }
 
     /// The stored body of `entry`: read at once when it fits in one chunk (one query, and the entry

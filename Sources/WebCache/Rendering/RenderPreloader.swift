@@ -192,11 +192,9 @@ struct RenderPreloader: Sendable {
             outcome = .failed(page, "\(error)", browserFailed: false)
         }
         // A page that failed keeps its entries' page, without event times.
-        if case .rendered(_, let load, _) = outcome {
-            recorder?.addPage(id: pageID, url: page, started: started, load: load)
-        } else {
-            recorder?.addPage(id: pageID, url: page, started: started, load: nil)
-        }
+        var loaded: PageLoad?
+        if case .rendered(_, let load, _) = outcome { loaded = load }
+        recorder?.addPage(id: pageID, url: page, started: started, load: loaded)
         do {
             try await tab.close()
         } catch {

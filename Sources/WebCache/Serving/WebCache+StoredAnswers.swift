@@ -69,12 +69,9 @@ extension Loader {
             return nil
         }
         let entry = entries[chosen.index]
-        var headers = Self.storedHeaders(entry.headers)
+        var headers = Self.servedHeaders(of: entry, age: chosen.age)
         // Content stored coded, for a caller that takes it decoded, is decoded by the loader.
         if request.decodesContent, headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) != nil { return nil }
-        if chosen.age > 0 { headers["Age"] = String(Int(chosen.age)) }
-        // Decoded when stored: the origin's strong tag names the coded bytes.
-        if entry.decodedFrom != nil { headers.weakenEntityTag() }
         var body = StoredAnswer.Body.none
         if let bodyID = entry.bodyID {
             // The stored body's length is known, whatever framing the origin used (RFC 9110 §8.6).
