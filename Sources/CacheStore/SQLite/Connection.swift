@@ -128,8 +128,10 @@ final class Connection {
     /// The transaction ends with `ROLLBACK`, which for one that wrote nothing is the same as `COMMIT`,
     /// except that it also ends one in which SQLite met a damaged page: `COMMIT` then fails with
     /// `SQLITE_CORRUPT`, which would throw away what `body` read from the rest of the file.
+    ///
+    /// Both ends are cached statements: a store hit runs one such transaction.
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute(sql: "BEGIN DEFERRED")
+        try run("BEGIN DEFERRED")
         defer { rollbackIfNeeded() }
         return try body()
     }
@@ -150,7 +152,7 @@ final class Connection {
     /// Rolls back the open transaction, if SQLite has not already done so.
     func rollbackIfNeeded() {
         if sqlite3_get_autocommit(handle) == 0 {
-            try? execute(sql: "ROLLBACK")
+            try? run("ROLLBACK")
         }
     }
 }
