@@ -112,23 +112,25 @@ struct XvfbDisplay: Sendable {
     let name: String
     private let server: ChildProcess
 
-    /// Starts Xvfb on the first free display from :70 on; returns once it accepts connections.
+    /// Starts Xvfb on a display it picks itself (`-displayfd`: the server takes the first free number
+    /// and writes it once it accepts connections, so two tests starting at once never share one);
+    /// returns once a client can query it.
     static func start(in folder: TemporaryFolder) async throws -> XvfbDisplay {
-        for number in 70..<100 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
-            && !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock")
-        {
-            let server = try ChildProcess.spawn(
-                "/usr/bin/Xvfb", [":\(number)", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                output: .file(folder.path("xvfb.out")), error: .file(folder.path("xvfb.err")))
+        let output = OutputFile(path: folder.path("xvfb.out"))
+        let server = try ChildProcess.spawn(
+            "/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+            output: .file(output.path), error: .file(folder.path("xvfb.err")))
+        if let number = try await output.lines(1).first.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
             let display = XvfbDisplay(name: ":\(number)", server: server)
-            // It is up once a client can query it; it exits at once when the number was taken meanwhile.
             for _ in 0..<1_500 {
                 if (try? await display.xdotool(["getdisplaygeometry"])) != nil { return display }
                 try await Task.sleep(for: .milliseconds(20))
             }
-            display.stop()
         }
-        throw XvfbError(description: "No X server could be started on displays :70 to :99.")
+        server.send(SIGTERM)
+        _ = await server.finish()
+        let errors = (try? String(contentsOfFile: folder.path("xvfb.err"), encoding: .utf8)) ?? ""
+        throw XvfbError(description: "Xvfb did not start a display: \(errors)")
     }
 
     struct XvfbError: Error, CustomStringConvertible {
