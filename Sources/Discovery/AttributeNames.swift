@@ -56,13 +56,40 @@ struct AttributeNames: Sendable {
     /// The kept name `key` spells, or `nil`.
     @inline(__always)
     func name(for key: Key) -> String? {
+        slot(of: key).map(name(atSlot:))
+    }
+
+    /// The slot of the kept name `key` spells, or `nil`: a number below 256 that stands for the
+    /// name, for a ``SlotSet``.
+    @inline(__always)
+    func slot(of key: Key) -> Int? {
         guard key.length <= Self.maximumLength else { return nil }
         var index = Self.slot(for: key)
         while let slot = slots[index] {
-            if slot.low == key.low && slot.high == key.high && slot.length == key.length { return slot.name }
+            if slot.low == key.low && slot.high == key.high && slot.length == key.length { return index }
             index = (index + 1) % Self.slotCount
         }
         return nil
+    }
+
+    /// The kept name in `slot`, which ``slot(of:)`` returned.
+    @inline(__always)
+    func name(atSlot slot: Int) -> String {
+        slots[slot]!.name
+    }
+
+    /// A set of slots: which kept names a tag has had, without hashing the names.
+    struct SlotSet: Sendable {
+        private var words = SIMD4<UInt64>()
+
+        /// Adds `slot`; `false` if it was already there.
+        @inline(__always)
+        mutating func insert(_ slot: Int) -> Bool {
+            let bit = UInt64(1) << UInt64(slot & 63)
+            guard words[slot >> 6] & bit == 0 else { return false }
+            words[slot >> 6] |= bit
+            return true
+        }
     }
 
     @inline(__always)

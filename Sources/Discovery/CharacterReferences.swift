@@ -10,7 +10,10 @@ enum CharacterReferences {
     /// A name matched without its semicolon and followed by `=` or an ASCII letter or digit stays as
     /// written, as HTML requires for attributes ("historical reasons"): `?a=1&amp=2` keeps `&amp`.
     static func decodeAttributeValue(_ raw: [UInt8]) -> String {
-        guard raw.contains(UInt8(ascii: "&")) else { return String(decoding: raw, as: UTF8.self) }
+        let hasReference = raw.withUnsafeBufferPointer {
+            ByteSearch.first(UInt8(ascii: "&"), in: $0, from: 0, to: $0.count) != nil
+        }
+        guard hasReference else { return String(decoding: raw, as: UTF8.self) }
         var output: [UInt8] = []
         output.reserveCapacity(raw.count)
         var index = 0

@@ -16,6 +16,9 @@ extension HTMLScanner {
         "aria-selected", "aria-pressed", "aria-disabled", "itemprop", "itemscope", "itemtype", "data-theme",
     ]
 
+    /// ``attributeFilter`` as the tokenizer looks names up, built once for every scanner.
+    static let attributeNames = AttributeNames(attributeFilter)
+
     /// Start tags that close SVG and MathML content (HTML §13.2.6.5).
     private static let breakoutTags: Set<String> = [
         "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em", "embed",

@@ -78,8 +78,9 @@ public struct HTMLScanner: Sendable {
     static let sliceLength = 64 * 1024
 
     private var base: URLCleaner.Base
+    private var resolvedURLs = ResolvedURLs()
     private var input: InputDecoder
-    private var tokenizer = HTMLTokenizer(attributeFilter: HTMLScanner.attributeFilter)
+    private var tokenizer = HTMLTokenizer(attributeFilter: HTMLScanner.attributeNames)
     /// The UTF-8 of a document in another encoding, a slice at a time.
     private var decoded: [UInt8] = []
     private var references: [Reference] = []
@@ -198,7 +199,7 @@ public struct HTMLScanner: Sendable {
     }
 
     /// The reference `value` makes, unless the context or the options exclude it.
-    func makeReference(
+    mutating func makeReference(
         _ value: String?,
         kind: Reference.Kind,
         source: Reference.Source,
@@ -214,7 +215,7 @@ public struct HTMLScanner: Sendable {
         }
         // Attribute URLs take the document's encoding for their query; URLs in CSS are UTF-8.
         let queryEncoding = source.css == nil ? encoding ?? .utf8 : .utf8
-        guard let url = URLCleaner.resolve(value, against: base, queryEncoding: queryEncoding) else { return nil }
+        guard let url = resolvedURLs.url(for: value, against: base, queryEncoding: queryEncoding) else { return nil }
         let requisite = isRequisite ?? (kind != .link)
         return Reference(url: url, kind: kind, source: source, isRequisite: requisite, condition: condition)
     }
@@ -242,6 +243,7 @@ public struct HTMLScanner: Sendable {
         hasBase = true
         if let url = URLCleaner.resolve(href, against: documentURL, queryEncoding: encoding ?? .utf8) {
             base = URLCleaner.Base(url)
+            resolvedURLs.removeAll()
         }
     }
 

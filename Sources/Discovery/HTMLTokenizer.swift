@@ -57,9 +57,12 @@ struct HTMLTokenizer: Sendable {
     private var isEndTag = false
     private var isSelfClosing = false
     private var attributes: [String: String] = [:]
+    /// The kept attributes the tag has had so far, by their slot in ``attributeFilter``.
+    private var seenAttributes = AttributeNames.SlotSet()
     private var attributeName = AttributeNames.Key()
     private var hasAttribute = false
-    private var keptAttributeName: String?
+    /// The slot in ``attributeFilter`` of the attribute whose value is being read, if it is kept.
+    private var keptAttribute: Int?
     private var attributeValue: [UInt8] = []
     private var attributeValueOverflowed = false
     private var markup: [UInt8] = []
@@ -68,10 +71,9 @@ struct HTMLTokenizer: Sendable {
     /// Where a `</name` that turns out not to be the end tag goes back to.
     private var endTagFallback = State.rawText
 
-    /// Creates a tokenizer that keeps only the attributes named in `attributeFilter` (lower-case
-    /// ASCII, at most 16 bytes each).
-    init(attributeFilter: Set<String>) {
-        self.attributeFilter = AttributeNames(attributeFilter)
+    /// Creates a tokenizer that keeps only the attributes named in `attributeFilter`.
+    init(attributeFilter: AttributeNames) {
+        self.attributeFilter = attributeFilter
     }
 
     // MARK: - Content models
@@ -163,9 +165,29 @@ struct HTMLTokenizer: Sendable {
                 state = .cdataBracket
                 index = end + 1
                 continue
+            // Inside a tag, a run of name, value or space bytes is taken in one loop; the byte that
+            // ends the run goes through step(_:index:) below.
+            case .tagName:
+                while index < count, !Self.endsTagName(input[index]) {
+                    appendTagName(input[index])
+                    index += 1
+                }
+            case .attributeName:
+                while index < count, !Self.endsAttributeName(input[index]) {
+                    attributeName.append(Self.lowercased(input[index]))
+                    index += 1
+                }
+            case .attributeValueUnquoted:
+                var end = index
+                while end < count, !Self.endsUnquotedValue(input[end]) { end += 1 }
+                appendAttributeValue(input, index, end)
+                index = end
+            case .beforeAttributeName, .afterAttributeName, .beforeAttributeValue:
+                while index < count, Self.isSpace(input[index]) { index += 1 }
             default:
                 break
             }
+            guard index < count else { return nil }
             let byte = input[index]
             index += 1
             if let token = step(byte, index: &index) { return token }
@@ -234,7 +256,7 @@ struct HTMLTokenizer: Sendable {
                 index -= 1
             case UInt8(ascii: "="):
                 state = .beforeAttributeValue
-                keptAttributeName = attributeFilter.name(for: attributeName)
+                keptAttribute = attributeFilter.slot(of: attributeName)
             default:
                 attributeName.append(Self.lowercased(byte))
             }
@@ -246,7 +268,7 @@ struct HTMLTokenizer: Sendable {
                 state = .selfClosingStartTag
             case UInt8(ascii: "="):
                 state = .beforeAttributeValue
-                keptAttributeName = attributeFilter.name(for: attributeName)
+                keptAttribute = attributeFilter.slot(of: attributeName)
             case UInt8(ascii: ">"):
                 return emitTag()
             default:
@@ -380,6 +402,7 @@ struct HTMLTokenizer: Sendable {
         isEndTag = isEnd
         isSelfClosing = false
         hasAttribute = false
+        seenAttributes = AttributeNames.SlotSet()
         if !attributes.isEmpty { attributes = [:] }
     }
 
@@ -387,14 +410,14 @@ struct HTMLTokenizer: Sendable {
         finishAttribute()
         hasAttribute = true
         attributeName = AttributeNames.Key()
-        keptAttributeName = nil
+        keptAttribute = nil
         attributeValue.removeAll(keepingCapacity: true)
         attributeValueOverflowed = false
     }
 
     @inline(__always)
     private mutating func appendAttributeValue(_ byte: UInt8) {
-        guard keptAttributeName != nil else { return }
+        guard keptAttribute != nil else { return }
         if attributeValue.count < Self.maximumAttributeValueLength {
             if byte == 0 {
                 attributeValue.append(contentsOf: TextDecoder.replacementUTF8)
@@ -408,7 +431,7 @@ struct HTMLTokenizer: Sendable {
 
     /// Appends `input[start..<end]` to a kept attribute value.
     private mutating func appendAttributeValue(_ input: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
-        guard keptAttributeName != nil, start < end else { return }
+        guard keptAttribute != nil, start < end else { return }
         if attributeValue.count + (end - start) > Self.maximumAttributeValueLength
             || ByteSearch.first(0, in: input, from: start, to: end) != nil
         {
@@ -422,9 +445,12 @@ struct HTMLTokenizer: Sendable {
     private mutating func finishAttribute() {
         guard hasAttribute else { return }
         hasAttribute = false
-        let name = keptAttributeName ?? attributeFilter.name(for: attributeName)
-        guard let name, !attributeValueOverflowed, attributes[name] == nil else { return }
-        attributes[name] = CharacterReferences.decodeAttributeValue(attributeValue)
+        guard let slot = keptAttribute ?? attributeFilter.slot(of: attributeName), !attributeValueOverflowed,
+            seenAttributes.insert(slot)
+        else { return }
+        // One allocation for a tag's attributes rather than a growth at the 2nd, 3rd and 5th.
+        if attributes.isEmpty { attributes = Dictionary(minimumCapacity: 6) }
+        attributes[attributeFilter.name(atSlot: slot)] = CharacterReferences.decodeAttributeValue(attributeValue)
     }
 
     private mutating func emitTag() -> Token {
@@ -439,6 +465,7 @@ struct HTMLTokenizer: Sendable {
 
     /// Appends a tag name byte, lower-cased, NUL as U+FFFD, up to ``maximumNameLength`` bytes (a
     /// character that starts below the limit is kept whole).
+    @inline(__always)
     private mutating func appendTagName(_ byte: UInt8) {
         if byte >= 0x80 && byte < 0xC0 {
             if tagNameContinues || tagName.count < Self.maximumNameLength { tagName.append(byte) }
@@ -616,6 +643,30 @@ struct HTMLTokenizer: Sendable {
     }
 
     // MARK: - Characters
+
+    /// ASCII whitespace as the tokenizer knows it: tab, line feed, form feed, carriage return, space.
+    @inline(__always)
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || (byte >= 0x09 && byte <= 0x0D && byte != 0x0B)
+    }
+
+    /// Whether `byte` ends an unquoted attribute value: whitespace or `>`.
+    @inline(__always)
+    private static func endsUnquotedValue(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ">") || isSpace(byte)
+    }
+
+    /// Whether `byte` ends a tag name: whitespace, `/` or `>`.
+    @inline(__always)
+    private static func endsTagName(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || endsUnquotedValue(byte)
+    }
+
+    /// Whether `byte` ends an attribute name: whitespace, `/`, `>` or `=`.
+    @inline(__always)
+    private static func endsAttributeName(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "=") || endsTagName(byte)
+    }
 
     @inline(__always)
     private static func isASCIIAlpha(_ byte: UInt8) -> Bool {

@@ -10,94 +10,137 @@ enum SrcsetParser {
 
     /// The candidates of `value`, in order, with their descriptors; URLs still relative and undecoded.
     ///
-    /// It reads the value's UTF-8: every character the algorithm splits on is ASCII.
+    /// It reads the value's UTF-8 in place: every character the algorithm splits on is ASCII, and
+    /// only the URLs become strings.
     static func candidates(in value: String) -> [ImageCandidate] {
-        let input = Array(value.utf8)
-        var urls: [ImageCandidate] = []
-        var position = 0
-        while true {
-            while position < input.count, isSpace(input[position]) || input[position] == UInt8(ascii: ",") {
-                position += 1
-            }
-            guard position < input.count else { return urls }
-            let urlStart = position
-            while position < input.count, !isSpace(input[position]) { position += 1 }
-            var urlEnd = position
-            var descriptors: [String] = []
-            if input[urlEnd - 1] == UInt8(ascii: ",") {
-                while urlEnd > urlStart, input[urlEnd - 1] == UInt8(ascii: ",") { urlEnd -= 1 }
-            } else {
-                descriptors = parseDescriptors(input, position: &position)
-            }
-            if urlEnd > urlStart, let descriptor = descriptor(of: descriptors) {
-                urls.append(ImageCandidate(url: String(decoding: input[urlStart..<urlEnd], as: UTF8.self),
-                                           descriptor: descriptor))
+        var value = value
+        return value.withUTF8 { input in
+            var urls: [ImageCandidate] = []
+            var position = 0
+            while true {
+                while position < input.count, isSpace(input[position]) || input[position] == UInt8(ascii: ",") {
+                    position += 1
+                }
+                guard position < input.count else { return urls }
+                let urlStart = position
+                while position < input.count, !isSpace(input[position]) { position += 1 }
+                var urlEnd = position
+                var descriptors = Descriptors()
+                if input[urlEnd - 1] == UInt8(ascii: ",") {
+                    while urlEnd > urlStart, input[urlEnd - 1] == UInt8(ascii: ",") { urlEnd -= 1 }
+                } else {
+                    parseDescriptors(input, position: &position, into: &descriptors)
+                }
+                if urlEnd > urlStart, let descriptor = descriptors.result {
+                    let url = String(decoding: UnsafeBufferPointer(rebasing: input[urlStart..<urlEnd]), as: UTF8.self)
+                    urls.append(ImageCandidate(url: url, descriptor: descriptor))
+                }
             }
         }
     }
 
     // MARK: - Descriptors
 
-    /// The descriptor tokenizer: splits on whitespace up to a `,` that is not inside parentheses.
-    private static func parseDescriptors(_ input: [UInt8], position: inout Int) -> [String] {
+    /// The descriptor tokenizer: splits on whitespace up to a `,` that is not inside parentheses,
+    /// and checks each descriptor as it ends.
+    private static func parseDescriptors(
+        _ input: UnsafeBufferPointer<UInt8>, position: inout Int, into descriptors: inout Descriptors
+    ) {
         while position < input.count, isSpace(input[position]) { position += 1 }
-        var descriptors: [String] = []
         var start = position
         var inParentheses = false
-        func flush(to end: Int) {
-            if end > start { descriptors.append(String(decoding: input[start..<end], as: UTF8.self)) }
-        }
         while position < input.count {
             let byte = input[position]
             position += 1
             if inParentheses {
                 if byte == UInt8(ascii: ")") { inParentheses = false }
             } else if isSpace(byte) {
-                flush(to: position - 1)
+                descriptors.add(input, start, position - 1)
                 start = position
             } else if byte == UInt8(ascii: ",") {
-                flush(to: position - 1)
-                return descriptors
+                descriptors.add(input, start, position - 1)
+                return
             } else if byte == UInt8(ascii: "(") {
                 inParentheses = true
             }
         }
-        flush(to: position)
-        return descriptors
+        descriptors.add(input, start, position)
     }
 
-    /// The descriptor checks of the algorithm's step 13: at most one of `w`, `x`, `h` each, `h`
-    /// only with `w`, never `w` with `x`, numbers well formed; `nil` when they fail.
-    private static func descriptor(of descriptors: [String]) -> ImageCandidate.Descriptor? {
+    /// The descriptor checks of the algorithm's step 13, made as each descriptor is read: at most
+    /// one of `w`, `x`, `h` each, `h` only with `w`, never `w` with `x`, numbers well formed.
+    private struct Descriptors {
         var width: Int?
         var density: Double?
         var height = false
-        for descriptor in descriptors {
-            let number = descriptor.dropLast()
-            switch descriptor.last {
-            case "w":
-                guard width == nil, density == nil, isPositiveInteger(number) else { return nil }
-                width = Int(number) ?? Int.max
-            case "h":
-                guard !height, density == nil, isPositiveInteger(number) else { return nil }
+        var isValid = true
+
+        /// Checks the descriptor `input[start..<end]` (nothing when it is empty).
+        mutating func add(_ input: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
+            guard isValid, end > start else { return }
+            let number = UnsafeBufferPointer(rebasing: input[start..<(end - 1)])
+            switch input[end - 1] {
+            case UInt8(ascii: "w"):
+                guard width == nil, density == nil, let value = positiveInteger(number) else { return invalidate() }
+                width = value
+            case UInt8(ascii: "h"):
+                guard !height, density == nil, positiveInteger(number) != nil else { return invalidate() }
                 height = true
-            case "x":
-                guard width == nil, density == nil, !height, let value = Double(number), value >= 0,
-                    number.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) })
-                else { return nil }
+            case UInt8(ascii: "x"):
+                guard width == nil, density == nil, !height, let value = Self.density(number), value >= 0 else {
+                    return invalidate()
+                }
                 density = value
             default:
-                return nil
+                invalidate()
             }
         }
-        if height && width == nil { return nil }
-        if let width { return .width(width) }
-        if let density { return .density(density) }
-        return ImageCandidate.Descriptor.none
-    }
 
-    private static func isPositiveInteger(_ text: Substring) -> Bool {
-        !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber } && text.contains { $0 != "0" }
+        /// The candidate's descriptor; `nil` when the checks failed.
+        var result: ImageCandidate.Descriptor? {
+            guard isValid, !height || width != nil else { return nil }
+            if let width { return .width(width) }
+            if let density { return .density(density) }
+            return ImageCandidate.Descriptor.none
+        }
+
+        private mutating func invalidate() {
+            isValid = false
+        }
+
+        /// The value of ASCII digits that are not all zero (`Int.max` when too large); `nil` otherwise.
+        private func positiveInteger(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
+            guard !digits.isEmpty, digits.allSatisfy(isDigit), digits.contains(where: { $0 != UInt8(ascii: "0") })
+            else { return nil }
+            var value = 0
+            for digit in digits {
+                let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflowSum) = times.addingReportingOverflow(Int(digit - UInt8(ascii: "0")))
+                if overflowTimes || overflowSum { return Int.max }
+                value = sum
+            }
+            return value
+        }
+
+        /// A density made of digits, signs, `.`, `e` and `E` that parses as a floating-point number.
+        private static func density(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+            // Up to 15 digits alone are exact in a Double: the common `1x`, `2x` need no parser.
+            if !text.isEmpty, text.count <= 15, text.allSatisfy(isDigit) {
+                return Double(text.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
+            }
+            let allowed = text.allSatisfy {
+                isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+                    || $0 | 0x20 == UInt8(ascii: "e")
+            }
+            guard allowed else { return nil }
+            return Double(String(decoding: text, as: UTF8.self))
+        }
+
+        private func isDigit(_ byte: UInt8) -> Bool { Self.isDigit(byte) }
+
+        private static func isDigit(_ byte: UInt8) -> Bool {
+            byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+        }
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool {

@@ -281,6 +281,27 @@ private let d = "https://example.com/dir/"
         )
     }
 
+    @Test func resolvesAValueSeenBeforeTheBaseAgainstTheBase() {
+        // The same value before and after `<base>`: a URL remembered from before must not be reused.
+        let html = #"<img src=a.png><base href="https://cdn.example.net/x/"><img src=a.png srcset="a.png 1x">"#
+        #expect(
+            scan(html) == [
+                "image \(d)a.png", "image https://cdn.example.net/x/a.png", "image https://cdn.example.net/x/a.png",
+            ]
+        )
+    }
+
+    @Test func resolvesTheSameValueInAnAttributeAndInCSSWithTheirOwnQueryEncodings() {
+        // In a windows-1252 page an attribute's query takes the page's encoding, a CSS URL's UTF-8.
+        var bytes = Array(#"<img src="a?q=_" style="background: url('a?q=_')">"#.utf8)
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "_") { bytes[index] = 0xE9 }
+        #expect(
+            render(scanReferences(bytes, charset: "windows-1252")) == [
+                "image https://example.com/dir/a?q=%E9", "image https://example.com/dir/a?q=%C3%A9",
+            ]
+        )
+    }
+
     @Test func resolvesRelativeBaseAgainstTheDocument() {
         var scanner = HTMLScanner(documentURL: pageURL, charset: "utf-8")
         let found = scanner.feed(Array("<base href=../assets/><img src=a.png>".utf8))
