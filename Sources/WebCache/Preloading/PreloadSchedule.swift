@@ -36,8 +36,7 @@ struct PreloadItem: Sendable {
 
 /// The items waiting for one host, in tiers, first in first out within each.
 private struct HostQueue {
-    private var tiers = Array(repeating: [PreloadItem](), count: PreloadItem.tiers)
-    private var heads = Array(repeating: 0, count: PreloadItem.tiers)
+    private var tiers = Array(repeating: FirstInFirstOut<PreloadItem>(), count: PreloadItem.tiers)
     var active = 0
 
     mutating func append(_ item: PreloadItem) {
@@ -46,14 +45,8 @@ private struct HostQueue {
 
     /// Takes the first item of the lowest tier that has one.
     mutating func removeFirst() -> PreloadItem? {
-        for tier in tiers.indices where heads[tier] < tiers[tier].count {
-            let item = tiers[tier][heads[tier]]
-            heads[tier] += 1
-            if heads[tier] == tiers[tier].count {
-                tiers[tier].removeAll(keepingCapacity: true)
-                heads[tier] = 0
-            }
-            return item
+        for tier in tiers.indices where !tiers[tier].isEmpty {
+            return tiers[tier].popFirst()
         }
         return nil
     }
