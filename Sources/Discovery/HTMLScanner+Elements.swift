@@ -38,10 +38,6 @@ extension HTMLScanner {
         "text/x-ecmascript", "text/x-javascript",
     ]
 
-    private static let rawTextElements: Set<String> = [
-        "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title",
-    ]
-
     // MARK: - Start tags
 
     mutating func handleStartTag(_ tag: HTMLTag) {
@@ -190,16 +186,22 @@ extension HTMLScanner {
 
     /// Switches the tokenizer for elements whose content is not markup.
     private mutating func switchContentModel(after tag: HTMLTag) {
+        // A `switch` of a few string comparisons, cheaper than hashing every tag's name into a set.
         let name = tag.name
-        if name == "style" {
+        switch name {
+        case "style":
             startStyle(foreignDepth: nil, media: tag["media"])
             switchTokenizerToRawText(name)
-        } else if name == "script" {
+        case "script":
             switchTokenizerToScriptData()
-        } else if Self.rawTextElements.contains(name) || (name == "noscript" && !options.scansNoscript) {
+        case "xmp", "iframe", "noembed", "noframes", "textarea", "title":
             switchTokenizerToRawText(name)
-        } else if name == "plaintext" {
+        case "noscript" where !options.scansNoscript:
+            switchTokenizerToRawText(name)
+        case "plaintext":
             switchTokenizerToPlaintext()
+        default:
+            break
         }
     }
 

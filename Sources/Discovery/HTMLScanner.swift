@@ -177,9 +177,13 @@ public struct HTMLScanner: Sendable {
         drainText()
     }
 
+    /// The references found since the last call; the next chunk's array starts at this one's size,
+    /// so that it does not grow (copying what it holds) several times per chunk.
     private mutating func takeReferences() -> [Reference] {
-        defer { references.removeAll() }
-        return references
+        let found = references
+        references = []
+        if !found.isEmpty { references.reserveCapacity(found.count) }
+        return found
     }
 
     // MARK: - Reporting

@@ -173,8 +173,10 @@ public struct DocumentTree: Sendable {
         elements.append(element)
         elements[parent].children.append(index)
         elementsByName[name, default: []].append(index)
-        if let id = attributes["id"] { register("id", id, of: index) }
-        if let classes = attributes["class"] { register("class", classes, of: index) }
+        if !attributes.isEmpty {
+            if let id = attributes["id"] { register("id", id, of: index) }
+            if let classes = attributes["class"] { register("class", classes, of: index) }
+        }
         return index
     }
 
