@@ -53,12 +53,6 @@ struct AttributeNames: Sendable {
         }
     }
 
-    /// The kept name `key` spells, or `nil`.
-    @inline(__always)
-    func name(for key: Key) -> String? {
-        slot(of: key).map(name(atSlot:))
-    }
-
     /// The slot of the kept name `key` spells, or `nil`: a number below 256 that stands for the
     /// name, for a ``SlotSet``.
     @inline(__always)
