@@ -1,11 +1,6 @@
 import Foundation
+import HTTPCore
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Hits recorded in memory and written to the store in batches.
 ///
@@ -25,31 +20,15 @@ final class AccessLog: Sendable {
         }
     }
 
-    /// One lock and table of the log's. Threads record into the stripe their id picks, so that the
-    /// gateway's connection threads, each recording a hit per request, do not all wait on one lock.
-    private final class Stripe: Sendable {
-        let records = Mutex<[Int64: Record]>([:])
-    }
-
-    /// Sixteen stripes: a thread's stripe is the top four bits of a hash of its id.
-    private let stripes = (0..<16).map { _ in Stripe() }
+    /// The waiting records, in stripes: the gateway's connection threads each record a hit per request.
+    private let records = ThreadStripes<[Int64: Record]> { [:] }
     /// How many (stripe, entry) records are waiting: an entry hit from several threads may count more than once.
     private let waiting = Atomic<Int>(0)
-
-    /// The stripe of the calling thread.
-    private var stripe: Stripe {
-        #if canImport(Glibc)
-            let thread = UInt64(pthread_self())
-        #else
-            let thread = UInt64(UInt(bitPattern: pthread_self()))
-        #endif
-        return stripes[Int(truncatingIfNeeded: (thread &* 0x9E37_79B9_7F4A_7C15) >> 60)]
-    }
 
     /// Records one hit on `entryID` at `date` and returns about how many entries are now waiting.
     func record(entryID: Int64, at date: Date) -> Int {
         let hit = Record(lastAccess: date.timeIntervalSince1970, hits: 1)
-        let added = stripe.records.withLock { records in
+        let added = records.withLock { records in
             if let existing = records[entryID] {
                 records[entryID] = existing.merged(with: hit)
                 return false
@@ -63,26 +42,25 @@ final class AccessLog: Sendable {
 
     /// Whether no hit is waiting.
     var isEmpty: Bool {
-        stripes.allSatisfy { stripe in stripe.records.withLock { $0.isEmpty } }
+        var empty = true
+        records.forEach { empty = empty && $0.isEmpty }
+        return empty
     }
 
     /// Takes every waiting record out of the log.
     func drain() -> [Int64: Record] {
         var taken: [Int64: Record] = [:]
-        for stripe in stripes {
-            let records = stripe.records.withLock { records in
-                defer { records = [:] }
-                return records
-            }
+        records.forEach { records in
             waiting.subtract(records.count, ordering: .relaxed)
             taken.merge(records) { $0.merged(with: $1) }
+            records = [:]
         }
         return taken
     }
 
     /// Puts records back after a failed flush, merging with hits recorded meanwhile.
     func restore(_ taken: [Int64: Record]) {
-        let added = stripe.records.withLock { records in
+        let added = records.withLock { records in
             let before = records.count
             records.merge(taken) { $0.merged(with: $1) }
             return records.count - before
