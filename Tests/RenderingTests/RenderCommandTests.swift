@@ -68,7 +68,10 @@ import WebCacheTestSupport
     @Test func aSessionThatExpiresMidRenderIsRenewedOnceAndThePageCompletes() async throws {
         let fixture = try AppFixture()
         fixture.app.state.withLock { $0.expireSessionsAfter = "/api/items.json" }
-        let result = try await fixture.webcache(["preload", "--render"] + fixture.signedIn + [try fixture.urlFile(["/"])])
+        // A cap far above what the page takes: on a loaded machine, the renewal's round trips and
+        // the browser's work have taken past the default 30 s, and the render ended without the poster.
+        let result = try await fixture.webcache(
+            ["preload", "--render", "--render-timeout", "5m"] + fixture.signedIn + [try fixture.urlFile(["/"])])
         #expect(result.exitCode == 0, "\(result.everything)")
         #expect(fixture.app.state.withLock { $0.sessionStarts } == 2)
         let stored = try await fixture.storedEntries()
