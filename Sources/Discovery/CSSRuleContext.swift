@@ -4,7 +4,7 @@ import Foundation
 /// the `@import`'s media, the `image-set()` options and the `@font-face` rule, read from the text
 /// of each prelude and declaration as the tokenizer passes it on.
 ///
-/// The tokenizer hands every byte outside comments to ``append(_:)`` and says where blocks and
+/// The tokenizer hands every byte outside comments to ``append(_:_:)`` and says where blocks and
 /// declarations begin and end; a URL it finds is held until the end of its declaration (or, in
 /// `@font-face`, of its rule), when what follows it (`2x`, `format("woff2")`, `print`) is known,
 /// and then released with its ``Reference/Condition``. The font families that rules name are
@@ -55,23 +55,16 @@ struct CSSRuleContext: Sendable {
     /// released as they are found, without it.
     static let maximumCascade = 16 * 1024
 
-    /// The longhand an image property sets, by the property or shorthand written.
-    private static let imageProperties: [String: String] = [
-        "background": "background-image", "background-image": "background-image", "content": "content",
-        "list-style": "list-style-image", "list-style-image": "list-style-image", "border-image": "border-image-source",
-        "border-image-source": "border-image-source", "mask": "mask-image", "mask-image": "mask-image",
-        "-webkit-mask": "mask-image", "-webkit-mask-image": "mask-image", "cursor": "cursor",
-    ]
-
     // MARK: - Input from the tokenizer
 
-    @inline(__always)
-    mutating func append(_ byte: UInt8) {
-        if text.count < Self.maximumTextLength {
-            text.append(byte)
-        } else {
-            textOverflowed = true
-        }
+    /// Appends `bytes[range]` to the text, as far as ``maximumTextLength`` allows.
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        let room = Self.maximumTextLength - text.count
+        if range.count > room { textOverflowed = true }
+        guard room > 0 else { return }
+        let end = range.lowerBound + min(room, range.count)
+        text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<end]))
     }
 
     /// Takes back the `/` that turned out to start a comment.
@@ -137,7 +130,7 @@ struct CSSRuleContext: Sendable {
 
     /// A `{`: the text so far is the block's prelude.
     mutating func openBlock(into found: inout [CSSTokenizer.Found]) {
-        let prelude = textOverflowed ? nil : Self.trimmed(String(decoding: text.dropLast(), as: UTF8.self))
+        let prelude = textOverflowed ? nil : Self.trimmed(text.dropLast())
         release(into: &found)
         resetText()
         let block: Block
@@ -236,7 +229,7 @@ struct CSSRuleContext: Sendable {
                 }
             }
         }
-        held.removeAll(keepingCapacity: true)
+        if !held.isEmpty { held.removeAll(keepingCapacity: true) }
     }
 
     private mutating func releaseFontFace(into found: inout [CSSTokenizer.Found]) {
@@ -253,29 +246,33 @@ struct CSSRuleContext: Sendable {
     // MARK: - Declarations
 
     /// Reads what the declaration in ``text`` (up to its `;` or `}`) says about fonts, and records
-    /// a style rule's image declaration. Only the property name is read unless it is one of those.
+    /// a style rule's image declaration. Only the property name is read unless it is one of those,
+    /// and it is compared as bytes where it is ASCII.
     /// - Returns: The index of the image declaration recorded, if any.
     private mutating func readDeclaration() -> Int? {
         let declaration = Self.droppingLastCharacter(text[...])
         guard let colon = declaration.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let property = Self.propertyName(declaration[..<colon])
-        let longhand = currentSelector == nil ? nil : Self.imageProperties[property]
-        let namesFonts =
-            isInFontFace
-            ? property == "font-family" || property == "src"
-            : property == "font-family" || property == "font"
-                || (property.hasPrefix("--") && FontFamilies.mayNameAFamily(declaration[(colon + 1)...]))
+        let property = DeclaredProperty(declaration[..<colon])
+        let selector = currentSelector
+        let longhand = selector == nil ? nil : property.imageLonghand
+        let namesFonts: Bool
+        switch property {
+        case .fontFamily: namesFonts = true
+        case .src: namesFonts = isInFontFace
+        case .font: namesFonts = !isInFontFace
+        case .custom: namesFonts = !isInFontFace && FontFamilies.mayNameAFamily(declaration[(colon + 1)...])
+        default: namesFonts = false
+        }
         guard longhand != nil || namesFonts else { return nil }
         let important = Self.lastImportant(in: declaration[(colon + 1)...])
-        let isImportant = important != nil
-        let value = String(decoding: declaration[(colon + 1)..<(important ?? declaration.endIndex)], as: UTF8.self)
+        let value = declaration[(colon + 1)..<(important ?? declaration.endIndex)]
         var recorded: Int?
-        if let selector = currentSelector, let longhand, imageDeclarations.count < Self.maximumCascade {
+        if let selector, let longhand, imageDeclarations.count < Self.maximumCascade {
             imageDeclarations.append(ImageDeclaration(
-                selector: selector, property: longhand, media: mediaStack, isImportant: isImportant))
+                selector: selector, property: longhand, media: mediaStack, isImportant: important != nil))
             recorded = imageDeclarations.count - 1
         }
-        if namesFonts { readFonts(property: property, value: value) }
+        if namesFonts { readFonts(property: property, value: value, selector: selector) }
         return recorded
     }
 
@@ -291,23 +288,34 @@ struct CSSRuleContext: Sendable {
 
     /// Where the last `!important` (in any ASCII case) of `bytes` starts.
     private static func lastImportant(in bytes: ArraySlice<UInt8>) -> Int? {
-        let word = Array("important".utf8)
-        var index = bytes.endIndex - word.count - 1
-        while index >= bytes.startIndex {
-            if bytes[index] == UInt8(ascii: "!"),
-                zip(bytes[(index + 1)...], word).allSatisfy({ $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 == $1 : $0 == $1 })
-            {
-                return index
+        bytes.withUnsafeBufferPointer { buffer in
+            let word = "important".utf8
+            var index = buffer.count - word.count - 1
+            while index >= 0 {
+                if buffer[index] == UInt8(ascii: "!"),
+                    zip(buffer[(index + 1)...], word).allSatisfy({ $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 == $1 : $0 == $1 })
+                {
+                    return bytes.startIndex + index
+                }
+                index -= 1
             }
-            index -= 1
+            return nil
         }
-        return nil
     }
 
     /// `text` without the leading and trailing characters of Foundation's `whitespacesAndNewlines`
     /// (Unicode spaces and line separators, tab to carriage return, U+0085), trimmed without
     /// bridging to `NSString`.
     static func trimmed(_ text: String) -> String { trimmed(Substring(text)) }
+
+    /// ``trimmed(_:)-(String)`` of UTF-8 bytes, trimmed in place when the text has ASCII at both ends.
+    static func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = bytes.lastIndex(where: { !isSpace($0) }) ?? first
+        guard bytes[first] < 0x80, bytes[last] < 0x80 else { return trimmed(String(decoding: bytes, as: UTF8.self)) }
+        return String(decoding: bytes[first...last], as: UTF8.self)
+    }
 
     /// ``trimmed(_:)-(String)`` of a substring.
     static func trimmed(_ text: Substring) -> String {
@@ -328,34 +336,29 @@ struct CSSRuleContext: Sendable {
         return String(scalars[first..<scalars.index(after: last)])
     }
 
-    /// A declaration's property name: trimmed, in lower case.
-    private static func propertyName(_ bytes: ArraySlice<UInt8>) -> String {
-        guard bytes.allSatisfy({ $0 < 0x80 }) else {
-            return trimmed(String(decoding: bytes, as: UTF8.self)).lowercased()
-        }
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(decoding: bytes[first...last].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    /// A declaration's property name that is not all ASCII: trimmed of Unicode spaces, in lower case.
+    fileprivate static func propertyName(_ bytes: ArraySlice<UInt8>) -> String {
+        trimmed(String(decoding: bytes, as: UTF8.self)).lowercased()
     }
 
-    private mutating func readFonts(property: String, value: String) {
+    private mutating func readFonts(property: DeclaredProperty, value bytes: ArraySlice<UInt8>, selector: String?) {
         if isInFontFace {
-            if property == "font-family" {
+            let value = String(decoding: bytes, as: UTF8.self)
+            if property == .fontFamily {
                 faceFamily = FontFamilies.names(inFamilyList: value).first
-            } else if property == "src" {
+            } else if property == .src {
                 annotateFontSources(value)
             }
             return
         }
-        let names: [String]
-        switch property {
-        case "font-family": names = FontFamilies.names(inFamilyList: value)
-        case "font": names = FontFamilies.names(inFontShorthand: value)
-        default: names = property.hasPrefix("--") ? FontFamilies.names(inFamilyList: value) : []
-        }
-        let selector = currentSelector
-        usedFontFamilies.formUnion(names.map { FontFamilyUse(family: $0, selector: selector) })
+        let shorthand = property == .font
+        let names =
+            bytes.withUnsafeBufferPointer { FontFamilies.names(inASCII: $0, shorthand: shorthand) }
+            ?? {
+                let value = String(decoding: bytes, as: UTF8.self)
+                return shorthand ? FontFamilies.names(inFontShorthand: value) : FontFamilies.names(inFamilyList: value)
+            }()
+        for name in names { usedFontFamilies.insert(FontFamilyUse(family: name, selector: selector)) }
     }
 
     /// Gives each `url()` of a `src` descriptor its entry among the descriptor's entries.
@@ -447,5 +450,64 @@ struct CSSRuleContext: Sendable {
             }
             return (hasURL, descriptor, type)
         }
+    }
+}
+
+/// The property of a declaration, as far as the device rules read it.
+private enum DeclaredProperty: Equatable {
+    case fontFamily, font, src
+    /// A custom property (`--name`), which `var()` may pass on as a font family.
+    case custom
+    /// A property that shows an image, with the longhand it sets (`background` sets `background-image`).
+    case image(longhand: String)
+    case other
+
+    /// The properties read, as ASCII lower case bytes.
+    private static let known: [(name: [UInt8], property: DeclaredProperty)] = ([
+        ("font", .font), ("font-family", .fontFamily), ("src", .src),
+        ("background", .image(longhand: "background-image")), ("background-image", .image(longhand: "background-image")),
+        ("content", .image(longhand: "content")), ("list-style", .image(longhand: "list-style-image")),
+        ("list-style-image", .image(longhand: "list-style-image")), ("border-image", .image(longhand: "border-image-source")),
+        ("border-image-source", .image(longhand: "border-image-source")), ("mask", .image(longhand: "mask-image")),
+        ("mask-image", .image(longhand: "mask-image")), ("-webkit-mask", .image(longhand: "mask-image")),
+        ("-webkit-mask-image", .image(longhand: "mask-image")), ("cursor", .image(longhand: "cursor")),
+    ] as [(String, DeclaredProperty)]).map { (Array($0.0.utf8), $0.1) }
+
+    /// The property named by `bytes` (the text before the colon): trimmed and compared in ASCII
+    /// lower case, in place; a name with non-ASCII bytes is trimmed and lowered as Unicode text.
+    init(_ bytes: ArraySlice<UInt8>) {
+        self = bytes.withUnsafeBufferPointer { buffer in
+            var first = 0
+            var last = buffer.count - 1
+            while first <= last, Self.isSpace(buffer[first]) { first += 1 }
+            while last >= first, Self.isSpace(buffer[last]) { last -= 1 }
+            guard first <= last else { return .other }
+            let name = UnsafeBufferPointer(rebasing: buffer[first...last])
+            guard name.contains(where: { $0 >= 0x80 }) else { return Self.named(name) }
+            return Array(CSSRuleContext.propertyName(bytes).utf8).withUnsafeBufferPointer { Self.named($0) }
+        }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+
+    /// The property `name` names, its ASCII letters compared in lower case.
+    private static func named(_ name: UnsafeBufferPointer<UInt8>) -> DeclaredProperty {
+        if name.count >= 2, name[0] == UInt8(ascii: "-"), name[1] == UInt8(ascii: "-") { return .custom }
+        for (known, property) in known where known.count == name.count {
+            var index = 0
+            while index < name.count {
+                let byte = name[index]
+                if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != known[index] { break }
+                index += 1
+            }
+            if index == name.count { return property }
+        }
+        return .other
+    }
+
+    /// The longhand of an image property.
+    var imageLonghand: String? {
+        if case .image(let longhand) = self { return longhand }
+        return nil
     }
 }

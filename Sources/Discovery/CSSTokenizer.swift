@@ -68,21 +68,114 @@ struct CSSTokenizer: Sendable {
     // MARK: - Input
 
     /// Tokenizes the next piece of a stylesheet, as UTF-8.
+    ///
+    /// Runs of bytes that change nothing but the token's text (whitespace and delimiters between
+    /// tokens, the rest of a name, string or unquoted URL) are passed over in tight loops, and the
+    /// text outside comments goes to the ``context`` a run at a time, before each byte the context
+    /// reads it at (`;`, braces, parentheses, quotes) and at the end of the piece.
     mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let count = bytes.count
         var index = 0
-        while index < bytes.count {
-            if state == .comment {
+        var textStart = 0
+        while index < count {
+            switch state {
+            case .comment:
                 // Skip to the next `*`, which may end the comment.
-                guard let star = ByteSearch.first(UInt8(ascii: "*"), in: bytes, from: index, to: bytes.count) else {
+                guard let star = ByteSearch.first(UInt8(ascii: "*"), in: bytes, from: index, to: count) else {
                     return
                 }
                 state = .commentStar
                 index = star + 1
                 continue
+            case .commentStar:
+                let byte = bytes[index]
+                index += 1
+                if byte == UInt8(ascii: "/") {
+                    state = .normal
+                    textStart = index
+                } else if byte != UInt8(ascii: "*") {
+                    state = .comment
+                }
+                continue
+            case .normal:
+                let passesDelimiters = pendingRule != .importRule
+                while index < count, Self.passesInNormal(bytes[index], delimiters: passesDelimiters) { index += 1 }
+                if index < count, let end = nameInPlace(bytes, from: index) {
+                    index = end
+                    continue
+                }
+            case .name where !escaped && escapeHexDigits == 0:
+                let start = index
+                while index < count, Self.continuesName(bytes[index]) { index += 1 }
+                if nameKind != .hashOrNumber { append(bytes, start..<index) }
+            case .string where !escaped:
+                let start = index
+                while index < count, Self.continuesString(bytes[index], quote: quote) { index += 1 }
+                append(bytes, start..<index)
+            case .urlUnquoted where !escaped && escapeHexDigits == 0:
+                let start = index
+                while index < count, Self.continuesUnquotedURL(bytes[index]) { index += 1 }
+                append(bytes, start..<index)
+            default:
+                break
             }
-            step(bytes[index])
+            guard index < count else { break }
+            let byte = bytes[index]
+            if state == .slash && byte == UInt8(ascii: "*") {
+                // The `*` and what follows up to the comment's end are not text; step drops the `/`.
+                context.append(bytes, textStart..<index)
+                textStart = count
+            } else if Self.isReadByContext(byte) {
+                context.append(bytes, textStart..<(index + 1))
+                textStart = index + 1
+            }
+            step(byte)
             index += 1
         }
+        if state != .comment && state != .commentStar && textStart < count {
+            context.append(bytes, textStart..<count)
+        }
+    }
+
+    /// Reads the name token that starts at `start` where it ends in `bytes` without an escape and
+    /// is not a function, as the name state would, without keeping its bytes: an identifier or a
+    /// hash or number ends an `@import` prelude; an at-keyword is compared in place.
+    /// - Returns: Where the byte after the name is, or `nil` when the name is left to the name state.
+    @inline(__always)
+    private mutating func nameInPlace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        let first = bytes[start]
+        let isAtKeyword = first == UInt8(ascii: "@")
+        guard isAtKeyword || first == UInt8(ascii: "#") || Self.continuesName(first) else { return nil }
+        var end = start + 1
+        while end < bytes.count, Self.continuesName(bytes[end]) { end += 1 }
+        guard end < bytes.count, bytes[end] != UInt8(ascii: "\\"), bytes[end] != UInt8(ascii: "(") else { return nil }
+        guard isAtKeyword else {
+            otherToken()
+            return end
+        }
+        let name = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<end])
+        if Self.equalsLowercased(name, "import"), braceDepth == 0, importsAllowed {
+            pendingRule = .importRule
+        } else if Self.equalsLowercased(name, "font-face") {
+            pendingRule = .fontFace
+        } else if name.contains(where: { $0 >= 0x80 }) {
+            // Lowering non-ASCII text is the name state's work.
+            return nil
+        } else {
+            pendingRule = .none
+        }
+        return end
+    }
+
+    /// Whether the ASCII `bytes` are `word` (in lower case) in any ASCII case.
+    private static func equalsLowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        guard bytes.count == word.utf8CodeUnitCount else { return false }
+        let expected = word.utf8Start
+        for offset in 0..<bytes.count {
+            let byte = bytes[offset]
+            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected[offset] { return false }
+        }
+        return true
     }
 
     /// Ends the stylesheet: an unterminated string or `url(` still counts, as in browsers.
@@ -97,31 +190,22 @@ struct CSSTokenizer: Sendable {
         context.finish(into: &found)
     }
 
+    /// Handles one byte that ``consume(_:)`` did not pass over; comments are handled there.
     private mutating func step(_ scalar: UInt8) {
-        switch state {
-        case .comment, .commentStar: break
-        case .slash where scalar == UInt8(ascii: "*"): context.dropLastByte()
-        default: context.append(scalar)
-        }
         switch state {
         case .normal:
             normal(scalar)
         case .slash:
             if scalar == UInt8(ascii: "*") {
+                context.dropLastByte()
                 state = .comment
             } else {
                 state = .normal
                 otherToken()
                 normal(scalar)
             }
-        case .comment:
-            if scalar == UInt8(ascii: "*") { state = .commentStar }
-        case .commentStar:
-            if scalar == UInt8(ascii: "/") {
-                state = .normal
-            } else if scalar != UInt8(ascii: "*") {
-                state = .comment
-            }
+        case .comment, .commentStar:
+            break
         case .string:
             string(scalar)
         case .name:
@@ -321,7 +405,7 @@ struct CSSTokenizer: Sendable {
 
     private mutating func startToken(_ newState: State) {
         state = newState
-        buffer.removeAll(keepingCapacity: true)
+        if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
         overflowed = false
         escaped = false
         escapeHexDigits = 0
@@ -333,6 +417,15 @@ struct CSSTokenizer: Sendable {
         } else {
             overflowed = true
         }
+    }
+
+    /// Appends a run of the token's bytes, as far as ``maximumTokenLength`` allows.
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        let room = Self.maximumTokenLength - buffer.count
+        if range.count > room { overflowed = true }
+        guard room > 0 else { return }
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<(range.lowerBound + min(room, range.count))]))
     }
 
     // MARK: - Tokens
@@ -429,7 +522,7 @@ struct CSSTokenizer: Sendable {
         braceDepth += 1
         if pendingRule == .fontFace && fontFaceDepth == nil { fontFaceDepth = braceDepth }
         pendingRule = .none
-        parentheses.removeAll()
+        if !parentheses.isEmpty { parentheses.removeAll() }
         untrackedParentheses = 0
     }
 
@@ -438,11 +531,61 @@ struct CSSTokenizer: Sendable {
         if fontFaceDepth == braceDepth { fontFaceDepth = nil }
         braceDepth = max(0, braceDepth - 1)
         pendingRule = .none
-        parentheses.removeAll()
+        if !parentheses.isEmpty { parentheses.removeAll() }
         untrackedParentheses = 0
     }
 
     // MARK: - Characters
+
+    /// Whether a byte in the normal state changes nothing but the text: whitespace, and when no
+    /// `@import` waits for its URL (`delimiters`), a delimiter such as `,`, `.`, `:` or `>`.
+    @inline(__always)
+    private static func passesInNormal(_ byte: UInt8, delimiters: Bool) -> Bool {
+        switch byte {
+        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C: return true
+        case UInt8(ascii: "/"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"), UInt8(ascii: "@"),
+            UInt8(ascii: "#"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "{"), UInt8(ascii: "}"),
+            UInt8(ascii: ";"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return false
+        default: return delimiters && !isNameCharacter(byte)
+        }
+    }
+
+    /// Whether a byte continues a name without an escape: a name character or a digit.
+    @inline(__always)
+    private static func continuesName(_ byte: UInt8) -> Bool {
+        isNameCharacter(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+
+    /// Whether a byte is part of a string's text: not its quote, a backslash or a newline.
+    @inline(__always)
+    private static func continuesString(_ byte: UInt8, quote: UInt8) -> Bool {
+        byte != quote && byte != UInt8(ascii: "\\") && !isNewline(byte)
+    }
+
+    /// Whether a byte is part of an unquoted URL's text: not `)`, whitespace, a backslash, a quote,
+    /// `(` or a control character that makes it a bad URL.
+    @inline(__always)
+    private static func continuesUnquotedURL(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x00...0x20, UInt8(ascii: ")"), UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "'"),
+            UInt8(ascii: "("), 0x7F:
+            return false
+        default: return true
+        }
+    }
+
+    /// The bytes at which ``context`` reads the text so far: the ends of declarations and
+    /// blocks, parentheses (around `image-set()`) and quotes (which end a string it may hold).
+    @inline(__always)
+    private static func isReadByContext(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ";"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "\""), UInt8(ascii: "'"):
+            return true
+        default: return false
+        }
+    }
 
     private static func isWhitespace(_ scalar: UInt8) -> Bool {
         scalar == UInt8(ascii: " ") || scalar == UInt8(ascii: "\t") || isNewline(scalar)
