@@ -140,7 +140,7 @@ struct CSSRuleContext: Sendable {
             if case .keyframes? = blocks.last {
                 block = .other
             } else if lowered.hasPrefix("@media") {
-                block = .media(String(prelude.dropFirst(6)).trimmingCharacters(in: .whitespaces))
+                block = .media(Self.trimmedOfSpaces(prelude.dropFirst(6)))
             } else if lowered.hasPrefix("@font-face") {
                 block = .fontFace
                 faceFamily = nil
@@ -172,23 +172,40 @@ struct CSSRuleContext: Sendable {
         while let block = blocks.popLast() {
             if case .fontFace = block { releaseFontFace(into: &found) }
         }
+        let later = Self.laterDeclarations(imageDeclarations)
         for (item, declaration) in ruleImages {
-            found.append(Self.withLaterDeclarations(item, declaration, imageDeclarations))
+            found.append(Self.withLaterDeclarations(item, declaration, imageDeclarations, later))
         }
         ruleImages = []
     }
 
+    /// For each image declaration, the index of the next one for the same selector and property.
+    private static func laterDeclarations(_ declarations: [ImageDeclaration]) -> [Int?] {
+        struct Key: Hashable {
+            var selector: String
+            var property: String
+        }
+        var next = [Int?](repeating: nil, count: declarations.count)
+        var latest: [Key: Int] = [:]
+        for index in declarations.indices.reversed() {
+            let key = Key(selector: declarations[index].selector, property: declarations[index].property)
+            next[index] = latest.updateValue(index, forKey: key)
+        }
+        return next
+    }
+
     /// `item` with the media of the later declarations for the same selector and property, which
-    /// replace it where they apply (``Reference/Condition/replacedUnder``).
+    /// replace it where they apply (``Reference/Condition/replacedUnder``); `later` links each
+    /// declaration to the next such one.
     private static func withLaterDeclarations(
-        _ item: CSSTokenizer.Found, _ index: Int?, _ declarations: [ImageDeclaration]
+        _ item: CSSTokenizer.Found, _ index: Int?, _ declarations: [ImageDeclaration], _ later: [Int?]
     ) -> CSSTokenizer.Found {
         guard let index, index < declarations.count, !declarations[index].isImportant else { return item }
-        let own = declarations[index]
         var item = item
-        for later in declarations[(index + 1)...]
-        where later.selector == own.selector && later.property == own.property {
-            item.condition?.replacedUnder.append(later.media)
+        var next = later[index]
+        while let replacing = next {
+            item.condition?.replacedUnder.append(declarations[replacing].media)
+            next = later[replacing]
         }
         return item
     }
@@ -250,9 +267,29 @@ struct CSSRuleContext: Sendable {
     /// and it is compared as bytes where it is ASCII.
     /// - Returns: The index of the image declaration recorded, if any.
     private mutating func readDeclaration() -> Int? {
-        let declaration = Self.droppingLastCharacter(text[...])
-        guard let colon = declaration.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let property = DeclaredProperty(declaration[..<colon])
+        guard let last = text.last else { return nil }
+        guard last < 0x80 else {
+            // The stylesheet ends inside a character: the text is read as the Encoding Standard decodes it.
+            let declaration = Self.droppingLastCharacter(text[...])
+            guard let colon = declaration.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            return readDeclaration(declaration, property: DeclaredProperty(declaration[..<colon]), colon: colon)
+        }
+        // The property name is found and compared in place; most declarations end here.
+        let named: (DeclaredProperty, Int)? = text.withUnsafeBufferPointer { buffer in
+            guard let colon = ByteSearch.first(UInt8(ascii: ":"), in: buffer, from: 0, to: buffer.count - 1) else {
+                return nil
+            }
+            return (DeclaredProperty(UnsafeBufferPointer(rebasing: buffer[..<colon])), colon)
+        }
+        guard let (property, colon) = named, property != .other else { return nil }
+        return readDeclaration(text[..<(text.count - 1)], property: property, colon: colon)
+    }
+
+    /// ``readDeclaration()`` of `declaration` (without its last character), whose property is
+    /// named before `colon`.
+    private mutating func readDeclaration(_ declaration: ArraySlice<UInt8>, property: DeclaredProperty, colon: Int)
+        -> Int?
+    {
         let selector = currentSelector
         let longhand = selector == nil ? nil : property.imageLonghand
         let namesFonts: Bool
@@ -406,6 +443,22 @@ struct CSSRuleContext: Sendable {
         return String(rest)
     }
 
+    /// `text` without the leading and trailing characters of Foundation's `whitespaces` (Unicode
+    /// general category Zs and tab), trimmed without bridging to `NSString`.
+    static func trimmedOfSpaces(_ text: Substring) -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x09, 0x20: return true
+            case 0..<0x80: return false
+            default: return scalar.properties.generalCategory == .spaceSeparator
+            }
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(scalars[first..<scalars.index(after: last)])
+    }
+
     /// A nested rule's selector written out against its parent's (CSS Nesting §3.1): `&` stands
     /// for the parent; a selector without `&` is a descendant of it.
     static func nested(_ selector: String, in parent: String?) -> String {
@@ -459,32 +512,47 @@ private enum DeclaredProperty: Equatable {
     /// A custom property (`--name`), which `var()` may pass on as a font family.
     case custom
     /// A property that shows an image, with the longhand it sets (`background` sets `background-image`).
-    case image(longhand: String)
+    case image(ImageLonghand)
     case other
+
+    /// The longhands that image properties set.
+    enum ImageLonghand: String {
+        case backgroundImage = "background-image", content, listStyleImage = "list-style-image"
+        case borderImageSource = "border-image-source", maskImage = "mask-image", cursor
+    }
 
     /// The properties read, as ASCII lower case bytes.
     private static let known: [(name: [UInt8], property: DeclaredProperty)] = ([
         ("font", .font), ("font-family", .fontFamily), ("src", .src),
-        ("background", .image(longhand: "background-image")), ("background-image", .image(longhand: "background-image")),
-        ("content", .image(longhand: "content")), ("list-style", .image(longhand: "list-style-image")),
-        ("list-style-image", .image(longhand: "list-style-image")), ("border-image", .image(longhand: "border-image-source")),
-        ("border-image-source", .image(longhand: "border-image-source")), ("mask", .image(longhand: "mask-image")),
-        ("mask-image", .image(longhand: "mask-image")), ("-webkit-mask", .image(longhand: "mask-image")),
-        ("-webkit-mask-image", .image(longhand: "mask-image")), ("cursor", .image(longhand: "cursor")),
+        ("background", .image(.backgroundImage)), ("background-image", .image(.backgroundImage)),
+        ("content", .image(.content)), ("list-style", .image(.listStyleImage)),
+        ("list-style-image", .image(.listStyleImage)), ("border-image", .image(.borderImageSource)),
+        ("border-image-source", .image(.borderImageSource)), ("mask", .image(.maskImage)),
+        ("mask-image", .image(.maskImage)), ("-webkit-mask", .image(.maskImage)),
+        ("-webkit-mask-image", .image(.maskImage)), ("cursor", .image(.cursor)),
     ] as [(String, DeclaredProperty)]).map { (Array($0.0.utf8), $0.1) }
 
     /// The property named by `bytes` (the text before the colon): trimmed and compared in ASCII
     /// lower case, in place; a name with non-ASCII bytes is trimmed and lowered as Unicode text.
     init(_ bytes: ArraySlice<UInt8>) {
-        self = bytes.withUnsafeBufferPointer { buffer in
-            var first = 0
-            var last = buffer.count - 1
-            while first <= last, Self.isSpace(buffer[first]) { first += 1 }
-            while last >= first, Self.isSpace(buffer[last]) { last -= 1 }
-            guard first <= last else { return .other }
-            let name = UnsafeBufferPointer(rebasing: buffer[first...last])
-            guard name.contains(where: { $0 >= 0x80 }) else { return Self.named(name) }
-            return Array(CSSRuleContext.propertyName(bytes).utf8).withUnsafeBufferPointer { Self.named($0) }
+        self = bytes.withUnsafeBufferPointer { Self.init($0) }
+    }
+
+    /// ``init(_:)-(ArraySlice<UInt8>)`` of bytes in a buffer.
+    init(_ buffer: UnsafeBufferPointer<UInt8>) {
+        var first = 0
+        var last = buffer.count - 1
+        while first <= last, Self.isSpace(buffer[first]) { first += 1 }
+        while last >= first, Self.isSpace(buffer[last]) { last -= 1 }
+        guard first <= last else {
+            self = .other
+            return
+        }
+        let name = UnsafeBufferPointer(rebasing: buffer[first...last])
+        if name.contains(where: { $0 >= 0x80 }) {
+            self = Array(CSSRuleContext.propertyName(Array(buffer)[...]).utf8).withUnsafeBufferPointer { Self.named($0) }
+        } else {
+            self = Self.named(name)
         }
     }
 
@@ -507,7 +575,7 @@ private enum DeclaredProperty: Equatable {
 
     /// The longhand of an image property.
     var imageLonghand: String? {
-        if case .image(let longhand) = self { return longhand }
+        if case .image(let longhand) = self { return longhand.rawValue }
         return nil
     }
 }

@@ -74,6 +74,13 @@ struct CSSTokenizer: Sendable {
     /// text outside comments goes to the ``context`` a run at a time, before each byte the context
     /// reads it at (`;`, braces, parentheses, quotes) and at the end of the piece.
     mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>) {
+        Self.byteClasses.withUnsafeBufferPointer { consume(bytes, classes: $0.baseAddress!) }
+    }
+
+    private mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>, classes: UnsafePointer<UInt8>) {
+        @inline(__always) func isIn(_ byte: UInt8, _ byteClass: ByteClass) -> Bool {
+            classes[Int(byte)] & byteClass.rawValue != 0
+        }
         let count = bytes.count
         var index = 0
         var textStart = 0
@@ -98,23 +105,23 @@ struct CSSTokenizer: Sendable {
                 }
                 continue
             case .normal:
-                let passesDelimiters = pendingRule != .importRule
-                while index < count, Self.passesInNormal(bytes[index], delimiters: passesDelimiters) { index += 1 }
-                if index < count, let end = nameInPlace(bytes, from: index) {
+                let passing: ByteClass = pendingRule == .importRule ? .whitespace : [.whitespace, .delimiter]
+                while index < count, isIn(bytes[index], passing) { index += 1 }
+                if index < count, let end = nameInPlace(bytes, from: index, classes: classes) {
                     index = end
                     continue
                 }
             case .name where !escaped && escapeHexDigits == 0:
                 let start = index
-                while index < count, Self.continuesName(bytes[index]) { index += 1 }
+                while index < count, isIn(bytes[index], .name) { index += 1 }
                 if nameKind != .hashOrNumber { append(bytes, start..<index) }
             case .string where !escaped:
                 let start = index
-                while index < count, Self.continuesString(bytes[index], quote: quote) { index += 1 }
+                while index < count, !isIn(bytes[index], .endsString) { index += 1 }
                 append(bytes, start..<index)
             case .urlUnquoted where !escaped && escapeHexDigits == 0:
                 let start = index
-                while index < count, Self.continuesUnquotedURL(bytes[index]) { index += 1 }
+                while index < count, !isIn(bytes[index], .endsUnquotedURL) { index += 1 }
                 append(bytes, start..<index)
             default:
                 break
@@ -125,7 +132,7 @@ struct CSSTokenizer: Sendable {
                 // The `*` and what follows up to the comment's end are not text; step drops the `/`.
                 context.append(bytes, textStart..<index)
                 textStart = count
-            } else if Self.isReadByContext(byte) {
+            } else if isIn(byte, .readByContext) {
                 context.append(bytes, textStart..<(index + 1))
                 textStart = index + 1
             }
@@ -142,12 +149,14 @@ struct CSSTokenizer: Sendable {
     /// hash or number ends an `@import` prelude; an at-keyword is compared in place.
     /// - Returns: Where the byte after the name is, or `nil` when the name is left to the name state.
     @inline(__always)
-    private mutating func nameInPlace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    private mutating func nameInPlace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, classes: UnsafePointer<UInt8>)
+        -> Int?
+    {
         let first = bytes[start]
+        guard classes[Int(first)] & ByteClass.startsName.rawValue != 0 else { return nil }
         let isAtKeyword = first == UInt8(ascii: "@")
-        guard isAtKeyword || first == UInt8(ascii: "#") || Self.continuesName(first) else { return nil }
         var end = start + 1
-        while end < bytes.count, Self.continuesName(bytes[end]) { end += 1 }
+        while end < bytes.count, classes[Int(bytes[end])] & ByteClass.name.rawValue != 0 { end += 1 }
         guard end < bytes.count, bytes[end] != UInt8(ascii: "\\"), bytes[end] != UInt8(ascii: "(") else { return nil }
         guard isAtKeyword else {
             otherToken()
@@ -316,12 +325,11 @@ struct CSSTokenizer: Sendable {
             escaped = true
             append(scalar)
         } else if scalar == UInt8(ascii: "(") && nameKind == .identifier {
-            let function = Self.lowercasedName(buffer)
-            if function == "url" && !overflowed {
+            if !overflowed && Self.name(buffer, is: "url") {
                 state = .urlStart
             } else {
                 state = .normal
-                functionToken(function)
+                functionToken()
             }
         } else {
             state = .normal
@@ -474,11 +482,14 @@ struct CSSTokenizer: Sendable {
         }
     }
 
-    private mutating func functionToken(_ name: String) {
-        switch name {
-        case "image-set", "-webkit-image-set": openParenthesis(.imageSet)
-        case "src": openParenthesis(.url)
-        default: openParenthesis(.plain)
+    /// A function other than `url(`, its name in ``buffer``.
+    private mutating func functionToken() {
+        if Self.name(buffer, is: "image-set") || Self.name(buffer, is: "-webkit-image-set") {
+            openParenthesis(.imageSet)
+        } else if Self.name(buffer, is: "src") {
+            openParenthesis(.url)
+        } else {
+            openParenthesis(.plain)
         }
     }
 
@@ -537,54 +548,41 @@ struct CSSTokenizer: Sendable {
 
     // MARK: - Characters
 
-    /// Whether a byte in the normal state changes nothing but the text: whitespace, and when no
-    /// `@import` waits for its URL (`delimiters`), a delimiter such as `,`, `.`, `:` or `>`.
-    @inline(__always)
-    private static func passesInNormal(_ byte: UInt8, delimiters: Bool) -> Bool {
-        switch byte {
-        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C: return true
-        case UInt8(ascii: "/"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"), UInt8(ascii: "@"),
-            UInt8(ascii: "#"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "{"), UInt8(ascii: "}"),
-            UInt8(ascii: ";"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return false
-        default: return delimiters && !isNameCharacter(byte)
-        }
+    /// What ``consume(_:classes:)`` needs to know of a byte, as bits of ``byteClasses``.
+    private struct ByteClass: OptionSet {
+        let rawValue: UInt8
+        /// Continues a name without an escape: a name character or a digit.
+        static let name = ByteClass(rawValue: 1)
+        /// Starts a name that ``nameInPlace(_:from:classes:)`` may read: a name byte, `@` or `#`.
+        static let startsName = ByteClass(rawValue: 2)
+        /// Whitespace, which changes nothing in the normal state.
+        static let whitespace = ByteClass(rawValue: 4)
+        /// A delimiter such as `,`, `.`, `:` or `>`, which changes nothing in the normal state
+        /// unless an `@import` waits for its URL.
+        static let delimiter = ByteClass(rawValue: 8)
+        /// Ends a string's run of plain text: a quote, a backslash or a newline.
+        static let endsString = ByteClass(rawValue: 16)
+        /// Ends an unquoted URL's run of plain text: `)`, whitespace, a backslash, a quote, `(`
+        /// or a control character that makes it a bad URL.
+        static let endsUnquotedURL = ByteClass(rawValue: 32)
+        /// A byte at which ``context`` reads the text so far: the ends of declarations and blocks,
+        /// parentheses (around `image-set()`) and quotes (which end a string it may hold).
+        static let readByContext = ByteClass(rawValue: 64)
     }
 
-    /// Whether a byte continues a name without an escape: a name character or a digit.
-    @inline(__always)
-    private static func continuesName(_ byte: UInt8) -> Bool {
-        isNameCharacter(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-    }
-
-    /// Whether a byte is part of a string's text: not its quote, a backslash or a newline.
-    @inline(__always)
-    private static func continuesString(_ byte: UInt8, quote: UInt8) -> Bool {
-        byte != quote && byte != UInt8(ascii: "\\") && !isNewline(byte)
-    }
-
-    /// Whether a byte is part of an unquoted URL's text: not `)`, whitespace, a backslash, a quote,
-    /// `(` or a control character that makes it a bad URL.
-    @inline(__always)
-    private static func continuesUnquotedURL(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x00...0x20, UInt8(ascii: ")"), UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "'"),
-            UInt8(ascii: "("), 0x7F:
-            return false
-        default: return true
-        }
-    }
-
-    /// The bytes at which ``context`` reads the text so far: the ends of declarations and
-    /// blocks, parentheses (around `image-set()`) and quotes (which end a string it may hold).
-    @inline(__always)
-    private static func isReadByContext(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: ";"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "("), UInt8(ascii: ")"),
-            UInt8(ascii: "\""), UInt8(ascii: "'"):
-            return true
-        default: return false
-        }
+    /// The ``ByteClass`` bits of every byte.
+    private static let byteClasses: [UInt8] = (0...255).map { value in
+        let byte = UInt8(value)
+        var classes: ByteClass = []
+        let isName = isNameCharacter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        if isName { classes.insert(.name) }
+        if isName || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "#") { classes.insert(.startsName) }
+        if isWhitespace(byte) { classes.insert(.whitespace) }
+        if !isName && !isWhitespace(byte) && !Array("/\"'\\@#(){};".utf8).contains(byte) { classes.insert(.delimiter) }
+        if Array("\"'\\".utf8).contains(byte) || isNewline(byte) { classes.insert(.endsString) }
+        if byte <= 0x20 || byte == 0x7F || Array(")\\\"'(".utf8).contains(byte) { classes.insert(.endsUnquotedURL) }
+        if Array(";{}()\"'".utf8).contains(byte) { classes.insert(.readByContext) }
+        return classes.rawValue
     }
 
     private static func isWhitespace(_ scalar: UInt8) -> Bool {
@@ -610,6 +608,17 @@ struct CSSTokenizer: Sendable {
         case 0x41...0x46: UInt32(byte - 0x41 + 10)
         case 0x61...0x66: UInt32(byte - 0x61 + 10)
         default: nil
+        }
+    }
+
+    /// Whether the name in `raw`, its escapes decoded and in lower case, is `word`: compared in
+    /// place when it is ASCII without escapes.
+    static func name(_ raw: [UInt8], is word: StaticString) -> Bool {
+        raw.withUnsafeBufferPointer { buffer in
+            guard buffer.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }) else {
+                return equalsLowercased(buffer, word)
+            }
+            return lowercasedName(raw) == word.description
         }
     }
 

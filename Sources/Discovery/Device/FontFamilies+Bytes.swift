@@ -5,9 +5,9 @@
 /// ``FontFamilies/names(inFamilyList:)`` and ``FontFamilies/names(inFontShorthand:)``, which
 /// these give the same names as wherever they answer.
 ///
-/// No token list is built: each comma-separated part is read as it goes, keeping only its
-/// family so far (in lower case), which a size in the first part of a `font` shorthand
-/// starts afresh, as the last size is where the families begin.
+/// No token list is built: each comma-separated part is read as it goes, keeping only where its
+/// family is in the value, which a size in the first part of a `font` shorthand starts afresh, as
+/// the last size is where the families begin; a family's text is made once, when its part ends.
 extension FontFamilies {
     /// The families of a `font-family` value (`shorthand` false) or a `font` shorthand, or `nil`
     /// when the value holds what only the token-based readers read.
@@ -37,9 +37,9 @@ private struct FamilyReader {
     let bytes: UnsafeBufferPointer<UInt8>
     let shorthand: Bool
     var index = 0
-    /// The family of the current part so far, in lower case: its words joined by a space, or
+    /// Where the family of the current part is: from its first word to its last, or the text of
     /// the string that names it.
-    var family: [UInt8] = []
+    var family = 0..<0
     var part = Part.words
     var partNumber = 0
     /// Whether the first part of a shorthand has shown its size.
@@ -107,8 +107,7 @@ private struct FamilyReader {
             case quote:
                 index = end + 1
                 if part == .words {
-                    family.removeAll(keepingCapacity: true)
-                    appendLowercased(start..<end)
+                    family = start..<end
                     part = .string
                 }
                 return true
@@ -127,12 +126,28 @@ private struct FamilyReader {
             return
         }
         guard part == .words else { return }
-        if !family.isEmpty { family.append(UInt8(ascii: " ")) }
-        appendLowercased(range)
+        family = family.isEmpty ? range : family.lowerBound..<range.upperBound
     }
 
-    private mutating func appendLowercased(_ range: Range<Int>) {
-        for byte in bytes[range] { family.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+    /// The text of `range` in lower case; with `joiningWords`, each run of whitespace in it
+    /// (between the words of a family) is written as one space.
+    private func text(_ range: Range<Int>, joiningWords: Bool) -> String {
+        String(unsafeUninitializedCapacity: range.count) { output in
+            var written = 0
+            var index = range.lowerBound
+            while index < range.upperBound {
+                let byte = bytes[index]
+                index += 1
+                if joiningWords && Self.isWhitespace(byte) {
+                    while index < range.upperBound, Self.isWhitespace(bytes[index]) { index += 1 }
+                    output[written] = UInt8(ascii: " ")
+                } else {
+                    output[written] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                }
+                written += 1
+            }
+            return written
+        }
     }
 
     /// A number, percentage, dimension or size keyword: in a shorthand's first part the families
@@ -140,7 +155,7 @@ private struct FamilyReader {
     private mutating func size() {
         guard isInSizePart else { return other() }
         sawSize = true
-        family.removeAll(keepingCapacity: true)
+        family = 0..<0
         part = .words
     }
 
@@ -155,14 +170,14 @@ private struct FamilyReader {
         if isInSizePart && !sawSize { return true }
         switch part {
         case .string:
-            names.append(String(decoding: family, as: UTF8.self))
+            names.append(text(family, joiningWords: false))
         case .words where !family.isEmpty:
-            let name = String(decoding: family, as: UTF8.self)
+            let name = text(family, joiningWords: true)
             if !FontFamilies.isGeneric(name) { names.append(name) }
         default:
             break
         }
-        family.removeAll(keepingCapacity: true)
+        family = 0..<0
         part = .words
         partNumber += 1
         return false
@@ -229,6 +244,11 @@ private struct FamilyReader {
             if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected { return false }
         }
         return true
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+            || byte == 0x0C
     }
 
     private static func isDigit(_ byte: UInt8?) -> Bool {
