@@ -172,7 +172,7 @@ struct CSSRuleContext: Sendable {
         while let block = blocks.popLast() {
             if case .fontFace = block { releaseFontFace(into: &found) }
         }
-        let later = Self.laterDeclarations(imageDeclarations)
+        let later = ruleImages.isEmpty ? [] : Self.laterDeclarations(imageDeclarations)
         for (item, declaration) in ruleImages {
             found.append(Self.withLaterDeclarations(item, declaration, imageDeclarations, later))
         }
@@ -521,17 +521,6 @@ private enum DeclaredProperty: Equatable {
         case borderImageSource = "border-image-source", maskImage = "mask-image", cursor
     }
 
-    /// The properties read, as ASCII lower case bytes.
-    private static let known: [(name: [UInt8], property: DeclaredProperty)] = ([
-        ("font", .font), ("font-family", .fontFamily), ("src", .src),
-        ("background", .image(.backgroundImage)), ("background-image", .image(.backgroundImage)),
-        ("content", .image(.content)), ("list-style", .image(.listStyleImage)),
-        ("list-style-image", .image(.listStyleImage)), ("border-image", .image(.borderImageSource)),
-        ("border-image-source", .image(.borderImageSource)), ("mask", .image(.maskImage)),
-        ("mask-image", .image(.maskImage)), ("-webkit-mask", .image(.maskImage)),
-        ("-webkit-mask-image", .image(.maskImage)), ("cursor", .image(.cursor)),
-    ] as [(String, DeclaredProperty)]).map { (Array($0.0.utf8), $0.1) }
-
     /// The property named by `bytes` (the text before the colon): trimmed and compared in ASCII
     /// lower case, in place; a name with non-ASCII bytes is trimmed and lowered as Unicode text.
     init(_ bytes: ArraySlice<UInt8>) {
@@ -558,17 +547,32 @@ private enum DeclaredProperty: Equatable {
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
 
-    /// The property `name` names, its ASCII letters compared in lower case.
+    /// The property `name` names, its ASCII letters compared in lower case: by its length first,
+    /// which leaves at most three names to compare.
     private static func named(_ name: UnsafeBufferPointer<UInt8>) -> DeclaredProperty {
         if name.count >= 2, name[0] == UInt8(ascii: "-"), name[1] == UInt8(ascii: "-") { return .custom }
-        for (known, property) in known where known.count == name.count {
-            var index = 0
-            while index < name.count {
-                let byte = name[index]
-                if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != known[index] { break }
-                index += 1
-            }
-            if index == name.count { return property }
+        func equals(_ word: StaticString) -> Bool { CSSTokenizer.equalsLowercased(name, word) }
+        switch name.count {
+        case 3: if equals("src") { return .src }
+        case 4:
+            if equals("font") { return .font }
+            if equals("mask") { return .image(.maskImage) }
+        case 6: if equals("cursor") { return .image(.cursor) }
+        case 7: if equals("content") { return .image(.content) }
+        case 10:
+            if equals("background") { return .image(.backgroundImage) }
+            if equals("list-style") { return .image(.listStyleImage) }
+            if equals("mask-image") { return .image(.maskImage) }
+        case 11: if equals("font-family") { return .fontFamily }
+        case 12:
+            if equals("border-image") { return .image(.borderImageSource) }
+            if equals("-webkit-mask") { return .image(.maskImage) }
+        case 16:
+            if equals("background-image") { return .image(.backgroundImage) }
+            if equals("list-style-image") { return .image(.listStyleImage) }
+        case 18: if equals("-webkit-mask-image") { return .image(.maskImage) }
+        case 19: if equals("border-image-source") { return .image(.borderImageSource) }
+        default: break
         }
         return .other
     }

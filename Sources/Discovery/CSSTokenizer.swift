@@ -177,7 +177,7 @@ struct CSSTokenizer: Sendable {
     }
 
     /// Whether the ASCII `bytes` are `word` (in lower case) in any ASCII case.
-    private static func equalsLowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+    static func equalsLowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
         guard bytes.count == word.utf8CodeUnitCount else { return false }
         let expected = word.utf8Start
         for offset in 0..<bytes.count {
