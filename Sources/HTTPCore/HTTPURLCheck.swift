@@ -50,6 +50,18 @@ public enum HTTPURLCheck {
         return host
     }
 
+    /// The host of `url` as ``encodedHost(of:)`` gives it, when it is a name or IPv4 address in
+    /// plain ASCII without percent-encoding (as most are), read without parsing the URL again;
+    /// `nil` otherwise. `URL` gives a host in brackets without them, so a URL with a bracket
+    /// anywhere is left to ``encodedHost(of:)``.
+    private static func plainHost(of url: URL) -> String? {
+        guard let host = url.host(percentEncoded: true), !host.isEmpty,
+            host.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: ":") }),
+            !url.absoluteString.utf8.contains(UInt8(ascii: "["))
+        else { return nil }
+        return host
+    }
+
     /// Why `url` cannot be requested, or `nil` when it can.
     public static func problem(with url: URL) -> Problem? {
         guard let scheme = url.scheme?.lowercased() else {
@@ -58,7 +70,7 @@ public enum HTTPURLCheck {
         guard scheme == "http" || scheme == "https" else {
             return Problem(reason: "is not an http or https URL")
         }
-        guard let host = encodedHost(of: url) else { return Problem(reason: "has no host") }
+        guard let host = plainHost(of: url) ?? encodedHost(of: url) else { return Problem(reason: "has no host") }
         if let problem = problem(withHost: host) { return problem }
         if let port = url.port, !(1...65535).contains(port) {
             return Problem(reason: "has the port \(port), which is not a number from 1 to 65535")

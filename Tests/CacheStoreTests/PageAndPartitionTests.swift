@@ -74,6 +74,37 @@ struct PageAndPartitionTests {
         #expect(stored.last == script)
     }
 
+    @Test func recordingWhatIsRecordedAlreadyWritesNothing() async throws {
+        // Given a page's edges and skips recorded, and the size of the store's log after it
+        let skip = PageSkip(resourceURL: "https://example.test/wide.png", kind: "image", reason: "too wide")
+        try await store.setEdges([page: edges], skipped: [page: [skip]])
+        let log = folder.path("store.sqlite-wal")
+        let size = { try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int }
+        let logged = try size()
+        // When the same edges (in another order) and skips are recorded again
+        try await store.setEdges([page: edges.reversed()], skipped: [page: [skip]])
+        // Then nothing was written, and the page has them as before
+        #expect(try size() == logged)
+        #expect(try store.edges(forPage: page) == edges.sorted { $0.resourceURL < $1.resourceURL })
+        #expect(try store.skipped(forPage: page) == [skip])
+    }
+
+    @Test func recordingChangedEdgesWritesTheChangesOnly() async throws {
+        // Given a page's edges and a skip recorded
+        let skip = PageSkip(resourceURL: "https://example.test/wide.png", kind: "image", reason: "too wide")
+        try await store.setEdges([page: edges], skipped: [page: [skip]])
+        // When one edge changes its failure, one is named twice (the last one counts), one is gone,
+        // one is new, and the skip's reason changes
+        let script = PageEdge(resourceURL: "https://example.test/app.js", kind: "script", failure: "HTTP 500")
+        let font = PageEdge(resourceURL: "https://example.test/a.woff2", kind: "font")
+        let named = [edges[0], PageEdge(resourceURL: script.resourceURL, kind: "script"), script, font]
+        let changedSkip = PageSkip(resourceURL: skip.resourceURL, kind: "image", reason: "hidden")
+        try await store.setEdges([page: named], skipped: [page: [skip, changedSkip]])
+        // Then the page has exactly the new edges and the last skip
+        #expect(try store.edges(forPage: page) == [font, edges[0], script])
+        #expect(try store.skipped(forPage: page) == [changedSkip])
+    }
+
     @Test func aStoredErrorAnswerDoesNotMakeAPageComplete() async throws {
         // Given every resource stored, but one edge recording that its answer was a 404
         try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edges)

@@ -86,6 +86,32 @@ struct SavedEntryTests {
         #expect(try readBack(second) == second)
     }
 
+    @Test func hitsRecordedFromManyThreadsAtOnceAreAllCounted() async throws {
+        // Given two entries, hit 1,000 times each from eight threads at once, with different times
+        let first = try #require(try await store.save(entry("https://example.test/a"), body: makeBody(size: 10, seed: 1)).id)
+        let second = try #require(try await store.save(entry("https://example.test/b"), body: makeBody(size: 10, seed: 2)).id)
+        let store = store
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for hit in 0..<250 {
+                let at = Self.now.addingTimeInterval(Double(thread * 1_000 + hit))
+                store.recordHit(entryID: first, at: at)
+                store.recordHit(entryID: first, at: at)
+                store.recordHit(entryID: second, at: at)
+                store.recordHit(entryID: second, at: at)
+            }
+        }
+        // When they are written
+        try await store.flushAccessLog()
+        // Then every hit is counted, with the latest time, and nothing is left waiting
+        for id in [first, second] {
+            let stored = try #require(try store.entry(id: id))
+            #expect(stored.hitCount == 4_000)
+            #expect(abs(stored.lastAccess.timeIntervalSince(Self.now.addingTimeInterval(7_249))) < 0.001)
+        }
+        try await store.flushAccessLog()
+        #expect(try store.entry(id: first)?.hitCount == 4_000)
+    }
+
     @Test func aSaveThatFailsAfterItsChunksWereStagedLeavesNothingVisible() async throws {
         // Given a body streamed past several chunks, and a stored entry beside it
         let kept = try await store.save(entry("https://example.test/kept"), body: makeBody(size: 5_000, seed: 5))

@@ -44,6 +44,7 @@ struct HTTPURLCheckTests {
          "has the host 'xn--b!cher-3ya.example', which is not a valid host name or IP address"),
         ("http://[zz::1]/", "has the host '[zz::1]', which is not a valid IPv6 address"),
         ("http://[192.0.2.1]/", "has the host '[192.0.2.1]', which is not a valid IPv6 address"),
+        ("http://[example.com]/", "has the host '[example.com]', which is not a valid IPv6 address"),
         ("http://[fe80::1%25]/", "has the host '[fe80::1%25]', which is not a valid IPv6 address"),
         ("http://1.2.3.999/", "has the host '1.2.3.999', which is not a valid IPv4 address"),
     ])

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import Synchronization
 
 /// Hits recorded in memory and written to the store in batches.
@@ -12,47 +13,65 @@ final class AccessLog: Sendable {
     struct Record: Sendable {
         var lastAccess: Double
         var hits: Int64
+
+        /// The two records of one entry as one.
+        func merged(with other: Record) -> Record {
+            Record(lastAccess: max(lastAccess, other.lastAccess), hits: hits + other.hits)
+        }
     }
 
-    private let records = Mutex<[Int64: Record]>([:])
+    /// The waiting records, in stripes: the gateway's connection threads each record a hit per request.
+    private let records = ThreadStripes<[Int64: Record]> { [:] }
+    /// How many (stripe, entry) records are waiting: an entry hit from several threads may count more than once.
+    private let waiting = Atomic<Int>(0)
 
-    /// Records one hit on `entryID` at `date` and returns how many entries are now waiting.
+    /// Records one hit on `entryID` at `date` and returns about how many entries are now waiting.
     func record(entryID: Int64, at date: Date) -> Int {
-        let time = date.timeIntervalSince1970
-        return records.withLock { records in
+        let hit = Record(lastAccess: date.timeIntervalSince1970, hits: 1)
+        let added = records.withLock { records in
             if let existing = records[entryID] {
-                records[entryID] = Record(lastAccess: max(existing.lastAccess, time), hits: existing.hits + 1)
-            } else {
-                records[entryID] = Record(lastAccess: time, hits: 1)
+                records[entryID] = existing.merged(with: hit)
+                return false
             }
-            return records.count
+            records[entryID] = hit
+            return true
         }
+        guard added else { return waiting.load(ordering: .relaxed) }
+        return waiting.add(1, ordering: .relaxed).newValue
     }
 
     /// Whether no hit is waiting.
     var isEmpty: Bool {
-        records.withLock { $0.isEmpty }
+        var empty = true
+        records.forEach { empty = empty && $0.isEmpty }
+        return empty
     }
 
     /// Takes every waiting record out of the log.
     func drain() -> [Int64: Record] {
-        records.withLock { records in
-            let taken = records
+        var taken: [Int64: Record] = [:]
+        records.forEach { records in
+            waiting.subtract(records.count, ordering: .relaxed)
+            taken.merge(records) { $0.merged(with: $1) }
             records = [:]
-            return taken
         }
+        return taken
     }
 
     /// Puts records back after a failed flush, merging with hits recorded meanwhile.
     func restore(_ taken: [Int64: Record]) {
-        records.withLock { records in
-            records.merge(taken) { Record(lastAccess: max($0.lastAccess, $1.lastAccess), hits: $0.hits + $1.hits) }
+        let added = records.withLock { records in
+            let before = records.count
+            records.merge(taken) { $0.merged(with: $1) }
+            return records.count - before
         }
+        waiting.add(added, ordering: .relaxed)
     }
 
-    /// Writes `taken` to the entry table; entries deleted meanwhile are skipped.
+    /// Writes `taken` to the entry table; entries deleted meanwhile are skipped. In the order of
+    /// the entries' ids, so that the updates walk the table's pages once instead of at random.
     static func write(_ taken: [Int64: Record], to connection: Connection) throws {
-        for (entryID, record) in taken {
+        for (entryID, record) in taken.sorted(by: { $0.key < $1.key }) {
             try connection.run(
                 "UPDATE entry SET last_access = max(last_access, ?), hit_count = hit_count + ? WHERE id = ?",
                 [.real(record.lastAccess), .integer(record.hits), .integer(entryID)]

@@ -305,19 +305,23 @@ extension CacheStore {
         try read("read the totals") { connection in try Self.readTotals(connection) }
     }
 
+    /// The edges of a page (partition, page URL), by resource URL: resource URL, kind, failure.
+    static let edgesQuery = """
+        SELECT resource_url, kind, failure FROM page_edge WHERE partition = ? AND page_url = ? ORDER BY resource_url
+        """
+
+    /// What a page (partition, page URL) left out, by resource URL: resource URL, kind, reason.
+    static let skipsQuery = """
+        SELECT resource_url, kind, reason FROM page_skip WHERE partition = ? AND page_url = ? ORDER BY resource_url
+        """
+
     /// The recorded edges of `pageURL` in `partition`, by resource URL.
     ///
     /// - Throws: ``CacheStore/Error``.
     public nonisolated func edges(forPage pageURL: String, partition: String = "guest") throws -> [PageEdge] {
         try read("read the resources of \(pageURL)") { connection in
             var edges: [PageEdge] = []
-            try connection.forEachRow(
-                """
-                SELECT resource_url, kind, failure FROM page_edge WHERE partition = ? AND page_url = ? \
-                ORDER BY resource_url
-                """,
-                [.text(partition), .text(pageURL)]
-            ) { row in
+            try connection.forEachRow(Self.edgesQuery, [.text(partition), .text(pageURL)]) { row in
                 edges.append(PageEdge(resourceURL: row.text(0), kind: row.text(1), failure: row.optionalText(2)))
             }
             return edges
@@ -334,13 +338,7 @@ extension CacheStore {
                 return []
             }
             var skipped: [PageSkip] = []
-            try connection.forEachRow(
-                """
-                SELECT resource_url, kind, reason FROM page_skip WHERE partition = ? AND page_url = ? \
-                ORDER BY resource_url
-                """,
-                [.text(partition), .text(pageURL)]
-            ) { row in
+            try connection.forEachRow(Self.skipsQuery, [.text(partition), .text(pageURL)]) { row in
                 skipped.append(PageSkip(resourceURL: row.text(0), kind: row.text(1), reason: row.text(2)))
             }
             return skipped

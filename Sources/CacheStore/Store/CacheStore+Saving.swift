@@ -522,34 +522,27 @@ extension CacheStore {
                     edges, page: page, partition: partition, keepingKinds: keptKinds,
                     keepingEveryEdge: keptPages.contains(page), connection)
                 guard !keptPages.contains(page) else { continue }
-                try connection.run(
-                    "DELETE FROM page_skip WHERE partition = ? AND page_url = ?", [.text(partition), .text(page)])
-                for skip in skipped[page] ?? [] {
-                    try connection.run(
-                        """
-                        INSERT OR REPLACE INTO page_skip (partition, page_url, resource_url, kind, reason) \
-                        VALUES (?, ?, ?, ?, ?)
-                        """,
-                        [.text(partition), .text(page), .text(skip.resourceURL), .text(skip.kind), .text(skip.reason)])
-                }
+                try Self.replaceSkips(skipped[page] ?? [], page: page, partition: partition, connection)
             }
         }
     }
 
+    /// Makes the recorded edges of `page` those of `edges` (besides those of the `keptKinds`, and
+    /// every one when `keepsEvery`), writing only the rows that differ: a run that finds a page as
+    /// the last one did, as a warm run mostly does, reads its edges and writes nothing.
     private static func replaceEdges(
         _ edges: [PageEdge], page: String, partition: String, keepingKinds keptKinds: Set<String> = [],
         keepingEveryEdge keepsEvery: Bool = false, _ connection: Connection
     ) throws {
-        if !keepsEvery {
-            let kept = keptKinds.sorted()
-            let placeholders = Array(repeating: "?", count: kept.count).joined(separator: ", ")
-            let keptClause = kept.isEmpty ? "" : " AND kind NOT IN (\(placeholders))"
-            try connection.run(
-                "DELETE FROM page_edge WHERE partition = ? AND page_url = ?" + keptClause,
-                [.text(partition), .text(page)] + kept.map { .text($0) }
-            )
+        var recorded: [String: (kind: String, failure: String?)] = [:]
+        try connection.forEachRow(edgesQuery, [.text(partition), .text(page)]) { row in
+            recorded[row.text(0)] = (row.text(1), row.optionalText(2))
         }
-        for edge in edges {
+        // The last of a resource named twice is the one recorded, as when each was written in turn.
+        var wanted: [String: PageEdge] = [:]
+        for edge in edges { wanted[edge.resourceURL] = edge }
+        for edge in wanted.values {
+            if let old = recorded[edge.resourceURL], old.kind == edge.kind, old.failure == edge.failure { continue }
             try connection.run(
                 """
                 INSERT INTO page_edge (partition, page_url, resource_url, kind, failure) VALUES (?, ?, ?, ?, ?)
@@ -558,6 +551,36 @@ extension CacheStore {
                 """,
                 [.text(partition), .text(page), .text(edge.resourceURL), .text(edge.kind), .text(edge.failure)]
             )
+        }
+        guard !keepsEvery else { return }
+        for (resourceURL, old) in recorded where wanted[resourceURL] == nil && !keptKinds.contains(old.kind) {
+            try connection.run(
+                "DELETE FROM page_edge WHERE partition = ? AND page_url = ? AND resource_url = ?",
+                [.text(partition), .text(page), .text(resourceURL)])
+        }
+    }
+
+    /// Makes the recorded skips of `page` those of `skips` (the last of a resource named twice),
+    /// writing only when they differ from what is recorded.
+    private static func replaceSkips(
+        _ skips: [PageSkip], page: String, partition: String, _ connection: Connection
+    ) throws {
+        var wanted: [String: PageSkip] = [:]
+        for skip in skips { wanted[skip.resourceURL] = skip }
+        var recorded: [String: PageSkip] = [:]
+        try connection.forEachRow(skipsQuery, [.text(partition), .text(page)]) { row in
+            let skip = PageSkip(resourceURL: row.text(0), kind: row.text(1), reason: row.text(2))
+            recorded[skip.resourceURL] = skip
+        }
+        guard recorded != wanted else { return }
+        try connection.run(
+            "DELETE FROM page_skip WHERE partition = ? AND page_url = ?", [.text(partition), .text(page)])
+        for skip in wanted.values {
+            try connection.run(
+                """
+                INSERT INTO page_skip (partition, page_url, resource_url, kind, reason) VALUES (?, ?, ?, ?, ?)
+                """,
+                [.text(partition), .text(page), .text(skip.resourceURL), .text(skip.kind), .text(skip.reason)])
         }
     }
 }

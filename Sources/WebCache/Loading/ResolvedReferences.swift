@@ -1,15 +1,16 @@
 import Foundation
-import Synchronization
+import HTTPCore
 
 /// The URLs that references resolved to lately, so that loading the same reference again skips
 /// trimming, parsing and checking it: what `WebCache.resolve(_:)` returns depends only on the
-/// reference and the configuration, which a cache never changes. Failures are not kept. Bounded:
-/// once ``limit`` references are kept, they are dropped and it starts over.
+/// reference and the configuration, which a cache never changes. Failures are not kept. Kept per
+/// stripe of threads (a gateway's connection threads each look up every request's URL), each
+/// bounded: once ``limit`` references are kept, they are dropped and it starts over.
 final class ResolvedReferences: Sendable {
-    /// The most references kept.
+    /// The most references kept in one stripe.
     static let limit = 256
 
-    private let urls = Mutex<[String: URL]>([:])
+    private let urls = ThreadStripes<[String: URL]> { [:] }
 
     /// The URL `reference` resolved to, if kept.
     func url(for reference: String) -> URL? {

@@ -8,16 +8,14 @@ import Synchronization
 final class MessageQueue<Message: Sendable>: Sendable {
     private struct State {
         var messages: [Message] = []
-        /// The index of the oldest message not yet read.
-        var head = 0
-        var reader: CheckedContinuation<Message, Never>?
+        var reader: CheckedContinuation<[Message], Never>?
     }
 
     private let state = Mutex(State())
 
     /// Adds `message`, handing it to the reader if it is waiting.
     func send(_ message: Message) {
-        let reader = state.withLock { state -> CheckedContinuation<Message, Never>? in
+        let reader = state.withLock { state -> CheckedContinuation<[Message], Never>? in
             guard let reader = state.reader else {
                 state.messages.append(message)
                 return nil
@@ -25,26 +23,23 @@ final class MessageQueue<Message: Sendable>: Sendable {
             state.reader = nil
             return reader
         }
-        reader?.resume(returning: message)
+        reader?.resume(returning: [message])
     }
 
-    /// The oldest message not yet read, waiting for one if there is none. One reader at a time.
-    func next() async -> Message {
+    /// Every message not yet read, oldest first, waiting for one if there is none. One reader at a
+    /// time. Taking them all at once lets the reader do what follows a batch (look for what has
+    /// settled, start what fits) once per batch instead of once per message.
+    func next() async -> [Message] {
         await withCheckedContinuation { continuation in
-            let message = state.withLock { state -> Message? in
-                guard state.head < state.messages.count else {
+            let waiting = state.withLock { state -> [Message] in
+                guard !state.messages.isEmpty else {
                     state.reader = continuation
-                    return nil
+                    return []
                 }
-                let message = state.messages[state.head]
-                state.head += 1
-                if state.head == state.messages.count {
-                    state.messages.removeAll(keepingCapacity: true)
-                    state.head = 0
-                }
-                return message
+                defer { state.messages = [] }
+                return state.messages
             }
-            if let message { continuation.resume(returning: message) }
+            if !waiting.isEmpty { continuation.resume(returning: waiting) }
         }
     }
 }

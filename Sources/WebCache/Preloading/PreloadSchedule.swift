@@ -5,13 +5,23 @@ import HTTPCore
 /// One URL a preload run fetches.
 struct PreloadItem: Sendable {
     /// The URL in cache-key form.
-    var url: URL
+    let url: URL
+    /// The schedule's key for ``url``, made once: the schedule looks an item up several times.
+    let key: URLKey
     /// What it is used for; `nil` for a page (a URL given, or reached through a link).
     var kind: Reference.Kind?
     /// How many links away from a given page it was reached (0 for a given page, and for requisites of one).
     var depth: Int
     /// Whether it was referenced from a public address, so that it may only be fetched from one.
     var refusesPrivateAddresses = false
+
+    init(url: URL, kind: Reference.Kind?, depth: Int, refusesPrivateAddresses: Bool = false) {
+        self.url = url
+        key = URLKey(url)
+        self.kind = kind
+        self.depth = depth
+        self.refusesPrivateAddresses = refusesPrivateAddresses
+    }
 
     var isPage: Bool { kind == nil }
     var kindName: String { kind?.rawValue ?? "page" }
@@ -36,8 +46,7 @@ struct PreloadItem: Sendable {
 
 /// The items waiting for one host, in tiers, first in first out within each.
 private struct HostQueue {
-    private var tiers = Array(repeating: [PreloadItem](), count: PreloadItem.tiers)
-    private var heads = Array(repeating: 0, count: PreloadItem.tiers)
+    private var tiers = Array(repeating: FirstInFirstOut<PreloadItem>(), count: PreloadItem.tiers)
     var active = 0
 
     mutating func append(_ item: PreloadItem) {
@@ -46,14 +55,8 @@ private struct HostQueue {
 
     /// Takes the first item of the lowest tier that has one.
     mutating func removeFirst() -> PreloadItem? {
-        for tier in tiers.indices where heads[tier] < tiers[tier].count {
-            let item = tiers[tier][heads[tier]]
-            heads[tier] += 1
-            if heads[tier] == tiers[tier].count {
-                tiers[tier].removeAll(keepingCapacity: true)
-                heads[tier] = 0
-            }
-            return item
+        for tier in tiers.indices where !tiers[tier].isEmpty {
+            return tiers[tier].popFirst()
         }
         return nil
     }
@@ -110,7 +113,7 @@ struct PreloadSchedule {
 
     /// Queues `item` unless its URL was seen before in this run; returns whether it was queued.
     mutating func enqueue(_ item: PreloadItem) -> Bool {
-        let key = URLKey(item.url)
+        let key = item.key
         guard states[key] == nil else { return false }
         states[key] = .waiting
         unendedCount += 1
@@ -152,7 +155,7 @@ struct PreloadSchedule {
             else { continue }
             queues[host]?.active += 1
             running += 1
-            started[URLKey(item.url)] = true
+            started[item.key] = true
             nextHost = (nextHost + offset + 1) % hosts.count
             return item
         }
@@ -161,7 +164,7 @@ struct PreloadSchedule {
 
     /// Frees the slot of a running item whose network transfer has ended while its save completes.
     mutating func endTransfer(_ item: PreloadItem) {
-        let key = URLKey(item.url)
+        let key = item.key
         guard started[key] == true else { return }
         started[key] = false
         freeSlot(of: item)
@@ -169,7 +172,7 @@ struct PreloadSchedule {
 
     /// Records how a running item ended and frees its slot if it still holds one.
     mutating func finish(_ item: PreloadItem, failure: String?) {
-        let key = URLKey(item.url)
+        let key = item.key
         if started.removeValue(forKey: key) == true { freeSlot(of: item) }
         if states[key] == .waiting { unendedCount -= 1 }
         states[key] = failure == nil ? .stored : .failed
@@ -179,7 +182,7 @@ struct PreloadSchedule {
     /// Frees the slot of a running item whose fetch was given up (the run was cancelled), leaving it
     /// without an outcome, as if it had never started: the pages that need it do not settle.
     mutating func giveUp(_ item: PreloadItem) {
-        if started.removeValue(forKey: URLKey(item.url)) == true { freeSlot(of: item) }
+        if started.removeValue(forKey: item.key) == true { freeSlot(of: item) }
     }
 
     private mutating func freeSlot(of item: PreloadItem) {
@@ -309,7 +312,7 @@ struct PreloadSchedule {
 /// A URL as the schedule keeps it: 128 bits of hash of its text. Two hash functions with different
 /// seeds (Swift's per-process seeded SipHash), so that two URLs of one run share a key with a
 /// chance of about 2⁻¹²⁸ per pair: a billion URLs make a collision less likely than 10⁻²⁰.
-struct URLKey: Hashable {
+struct URLKey: Hashable, Sendable {
     private let high: UInt64
     private let low: UInt64
 
@@ -327,5 +330,10 @@ struct URLKey: Hashable {
             second.combine(bytes: UnsafeRawBufferPointer(bytes))
             return (UInt64(bitPattern: Int64(first.finalize())), UInt64(bitPattern: Int64(second.finalize())))
         }
+    }
+
+    /// One of the two halves is hash enough for a table: each is already a hash of the text.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(low)
     }
 }

@@ -218,37 +218,39 @@ struct Preloader: Sendable {
                     startWhatFits()
                     continue
                 }
-                switch await messages.next() {
-                case .recordEdges:
-                    await recordSettledPages()
-                    endedSinceRecording = 0
-                case .found(let references, let families, let parent, let base, let fromPublicAddress, let isDocument):
-                    carryOut(selections.found(
-                        references, families: families, in: parent, base: base, fromPublicAddress: fromPublicAddress,
-                        isDocument: isDocument))
-                case .scannedDocument(let item, let tree):
-                    carryOut(selections.scanned(document: item.url, tree: tree))
-                case .retrying(let url, let attempt, let delay, let reason):
-                    events(.retrying(url: url, attempt: attempt, delay: delay, reason: reason))
-                case .transferred(let item):
-                    schedule.endTransfer(item)
-                case .finished(let item, let outcome):
-                    switch outcome {
-                    case .stored(let status, let bytes, let source):
-                        schedule.finish(item, failure: nil)
-                        report.sources[source, default: 0] += 1
-                        report.networkBytes += bytes
-                        events(.fetched(url: item.url, status: status, bytes: bytes, source: source))
-                    case .failed(let reason):
-                        schedule.finish(item, failure: reason)
-                        report.failures.append(.init(url: item.url.redactedForMessages, reason: reason))
-                        events(.failed(url: item.url, reason: reason))
-                    case .cancelled:
-                        schedule.giveUp(item)
+                for message in await messages.next() {
+                    switch message {
+                    case .recordEdges:
+                        await recordSettledPages()
+                        endedSinceRecording = 0
+                    case .found(let references, let families, let parent, let base, let fromPublicAddress, let isDocument):
+                        carryOut(selections.found(
+                            references, families: families, in: parent, base: base, fromPublicAddress: fromPublicAddress,
+                            isDocument: isDocument))
+                    case .scannedDocument(let item, let tree):
+                        carryOut(selections.scanned(document: item.url, tree: tree))
+                    case .retrying(let url, let attempt, let delay, let reason):
+                        events(.retrying(url: url, attempt: attempt, delay: delay, reason: reason))
+                    case .transferred(let item):
+                        schedule.endTransfer(item)
+                    case .finished(let item, let outcome):
+                        switch outcome {
+                        case .stored(let status, let bytes, let source):
+                            schedule.finish(item, failure: nil)
+                            report.sources[source, default: 0] += 1
+                            report.networkBytes += bytes
+                            events(.fetched(url: item.url, status: status, bytes: bytes, source: source))
+                        case .failed(let reason):
+                            schedule.finish(item, failure: reason)
+                            report.failures.append(.init(url: item.url.redactedForMessages, reason: reason))
+                            events(.failed(url: item.url, reason: reason))
+                        case .cancelled:
+                            schedule.giveUp(item)
+                        }
+                        endedSinceRecording += 1
                     }
-                    finishSettledDocuments()
-                    endedSinceRecording += 1
                 }
+                finishSettledDocuments()
                 // With the window full, the pages that settled make room for the next ones.
                 if !listEnded, schedule.pages.count >= pageWindow, endedSinceRecording >= pageWindow / 4 {
                     await recordSettledPages()
