@@ -4,7 +4,7 @@ import Foundation
 /// the `@import`'s media, the `image-set()` options and the `@font-face` rule, read from the text
 /// of each prelude and declaration as the tokenizer passes it on.
 ///
-/// The tokenizer hands every byte outside comments to ``append(_:)`` and says where blocks and
+/// The tokenizer hands every byte outside comments to ``append(_:_:)`` and says where blocks and
 /// declarations begin and end; a URL it finds is held until the end of its declaration (or, in
 /// `@font-face`, of its rule), when what follows it (`2x`, `format("woff2")`, `print`) is known,
 /// and then released with its ``Reference/Condition``. The font families that rules name are
@@ -55,23 +55,16 @@ struct CSSRuleContext: Sendable {
     /// released as they are found, without it.
     static let maximumCascade = 16 * 1024
 
-    /// The longhand an image property sets, by the property or shorthand written.
-    private static let imageProperties: [String: String] = [
-        "background": "background-image", "background-image": "background-image", "content": "content",
-        "list-style": "list-style-image", "list-style-image": "list-style-image", "border-image": "border-image-source",
-        "border-image-source": "border-image-source", "mask": "mask-image", "mask-image": "mask-image",
-        "-webkit-mask": "mask-image", "-webkit-mask-image": "mask-image", "cursor": "cursor",
-    ]
-
     // MARK: - Input from the tokenizer
 
-    @inline(__always)
-    mutating func append(_ byte: UInt8) {
-        if text.count < Self.maximumTextLength {
-            text.append(byte)
-        } else {
-            textOverflowed = true
-        }
+    /// Appends `bytes[range]` to the text, as far as ``maximumTextLength`` allows.
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        let room = Self.maximumTextLength - text.count
+        if range.count > room { textOverflowed = true }
+        guard room > 0 else { return }
+        let end = range.lowerBound + min(room, range.count)
+        text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<end]))
     }
 
     /// Takes back the `/` that turned out to start a comment.
@@ -137,7 +130,7 @@ struct CSSRuleContext: Sendable {
 
     /// A `{`: the text so far is the block's prelude.
     mutating func openBlock(into found: inout [CSSTokenizer.Found]) {
-        let prelude = textOverflowed ? nil : Self.trimmed(String(decoding: text.dropLast(), as: UTF8.self))
+        let prelude = textOverflowed ? nil : Self.trimmed(text.dropLast())
         release(into: &found)
         resetText()
         let block: Block
@@ -147,7 +140,7 @@ struct CSSRuleContext: Sendable {
             if case .keyframes? = blocks.last {
                 block = .other
             } else if lowered.hasPrefix("@media") {
-                block = .media(String(prelude.dropFirst(6)).trimmingCharacters(in: .whitespaces))
+                block = .media(Self.trimmedOfSpaces(prelude.dropFirst(6)))
             } else if lowered.hasPrefix("@font-face") {
                 block = .fontFace
                 faceFamily = nil
@@ -179,23 +172,40 @@ struct CSSRuleContext: Sendable {
         while let block = blocks.popLast() {
             if case .fontFace = block { releaseFontFace(into: &found) }
         }
+        let later = ruleImages.isEmpty ? [] : Self.laterDeclarations(imageDeclarations)
         for (item, declaration) in ruleImages {
-            found.append(Self.withLaterDeclarations(item, declaration, imageDeclarations))
+            found.append(Self.withLaterDeclarations(item, declaration, imageDeclarations, later))
         }
         ruleImages = []
     }
 
+    /// For each image declaration, the index of the next one for the same selector and property.
+    private static func laterDeclarations(_ declarations: [ImageDeclaration]) -> [Int?] {
+        struct Key: Hashable {
+            var selector: String
+            var property: String
+        }
+        var next = [Int?](repeating: nil, count: declarations.count)
+        var latest: [Key: Int] = [:]
+        for index in declarations.indices.reversed() {
+            let key = Key(selector: declarations[index].selector, property: declarations[index].property)
+            next[index] = latest.updateValue(index, forKey: key)
+        }
+        return next
+    }
+
     /// `item` with the media of the later declarations for the same selector and property, which
-    /// replace it where they apply (``Reference/Condition/replacedUnder``).
+    /// replace it where they apply (``Reference/Condition/replacedUnder``); `later` links each
+    /// declaration to the next such one.
     private static func withLaterDeclarations(
-        _ item: CSSTokenizer.Found, _ index: Int?, _ declarations: [ImageDeclaration]
+        _ item: CSSTokenizer.Found, _ index: Int?, _ declarations: [ImageDeclaration], _ later: [Int?]
     ) -> CSSTokenizer.Found {
         guard let index, index < declarations.count, !declarations[index].isImportant else { return item }
-        let own = declarations[index]
         var item = item
-        for later in declarations[(index + 1)...]
-        where later.selector == own.selector && later.property == own.property {
-            item.condition?.replacedUnder.append(later.media)
+        var next = later[index]
+        while let replacing = next {
+            item.condition?.replacedUnder.append(declarations[replacing].media)
+            next = later[replacing]
         }
         return item
     }
@@ -236,7 +246,7 @@ struct CSSRuleContext: Sendable {
                 }
             }
         }
-        held.removeAll(keepingCapacity: true)
+        if !held.isEmpty { held.removeAll(keepingCapacity: true) }
     }
 
     private mutating func releaseFontFace(into found: inout [CSSTokenizer.Found]) {
@@ -253,29 +263,53 @@ struct CSSRuleContext: Sendable {
     // MARK: - Declarations
 
     /// Reads what the declaration in ``text`` (up to its `;` or `}`) says about fonts, and records
-    /// a style rule's image declaration. Only the property name is read unless it is one of those.
+    /// a style rule's image declaration. Only the property name is read unless it is one of those,
+    /// and it is compared as bytes where it is ASCII.
     /// - Returns: The index of the image declaration recorded, if any.
     private mutating func readDeclaration() -> Int? {
-        let declaration = Self.droppingLastCharacter(text[...])
-        guard let colon = declaration.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let property = Self.propertyName(declaration[..<colon])
-        let longhand = currentSelector == nil ? nil : Self.imageProperties[property]
-        let namesFonts =
-            isInFontFace
-            ? property == "font-family" || property == "src"
-            : property == "font-family" || property == "font"
-                || (property.hasPrefix("--") && FontFamilies.mayNameAFamily(declaration[(colon + 1)...]))
+        guard let last = text.last else { return nil }
+        guard last < 0x80 else {
+            // The stylesheet ends inside a character: the text is read as the Encoding Standard decodes it.
+            let declaration = Self.droppingLastCharacter(text[...])
+            guard let colon = declaration.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            return readDeclaration(declaration, property: DeclaredProperty(declaration[..<colon]), colon: colon)
+        }
+        // The property name is found and compared in place; most declarations end here.
+        let named: (DeclaredProperty, Int)? = text.withUnsafeBufferPointer { buffer in
+            guard let colon = ByteSearch.first(UInt8(ascii: ":"), in: buffer, from: 0, to: buffer.count - 1) else {
+                return nil
+            }
+            return (DeclaredProperty(UnsafeBufferPointer(rebasing: buffer[..<colon])), colon)
+        }
+        guard let (property, colon) = named, property != .other else { return nil }
+        return readDeclaration(text[..<(text.count - 1)], property: property, colon: colon)
+    }
+
+    /// ``readDeclaration()`` of `declaration` (without its last character), whose property is
+    /// named before `colon`.
+    private mutating func readDeclaration(_ declaration: ArraySlice<UInt8>, property: DeclaredProperty, colon: Int)
+        -> Int?
+    {
+        let selector = currentSelector
+        let longhand = selector == nil ? nil : property.imageLonghand
+        let namesFonts: Bool
+        switch property {
+        case .fontFamily: namesFonts = true
+        case .src: namesFonts = isInFontFace
+        case .font: namesFonts = !isInFontFace
+        case .custom: namesFonts = !isInFontFace && FontFamilies.mayNameAFamily(declaration[(colon + 1)...])
+        default: namesFonts = false
+        }
         guard longhand != nil || namesFonts else { return nil }
         let important = Self.lastImportant(in: declaration[(colon + 1)...])
-        let isImportant = important != nil
-        let value = String(decoding: declaration[(colon + 1)..<(important ?? declaration.endIndex)], as: UTF8.self)
+        let value = declaration[(colon + 1)..<(important ?? declaration.endIndex)]
         var recorded: Int?
-        if let selector = currentSelector, let longhand, imageDeclarations.count < Self.maximumCascade {
+        if let selector, let longhand, imageDeclarations.count < Self.maximumCascade {
             imageDeclarations.append(ImageDeclaration(
-                selector: selector, property: longhand, media: mediaStack, isImportant: isImportant))
+                selector: selector, property: longhand, media: mediaStack, isImportant: important != nil))
             recorded = imageDeclarations.count - 1
         }
-        if namesFonts { readFonts(property: property, value: value) }
+        if namesFonts { readFonts(property: property, value: value, selector: selector) }
         return recorded
     }
 
@@ -291,23 +325,34 @@ struct CSSRuleContext: Sendable {
 
     /// Where the last `!important` (in any ASCII case) of `bytes` starts.
     private static func lastImportant(in bytes: ArraySlice<UInt8>) -> Int? {
-        let word = Array("important".utf8)
-        var index = bytes.endIndex - word.count - 1
-        while index >= bytes.startIndex {
-            if bytes[index] == UInt8(ascii: "!"),
-                zip(bytes[(index + 1)...], word).allSatisfy({ $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 == $1 : $0 == $1 })
-            {
-                return index
+        bytes.withUnsafeBufferPointer { buffer in
+            let word = "important".utf8
+            var index = buffer.count - word.count - 1
+            while index >= 0 {
+                if buffer[index] == UInt8(ascii: "!"),
+                    zip(buffer[(index + 1)...], word).allSatisfy({ $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 == $1 : $0 == $1 })
+                {
+                    return bytes.startIndex + index
+                }
+                index -= 1
             }
-            index -= 1
+            return nil
         }
-        return nil
     }
 
     /// `text` without the leading and trailing characters of Foundation's `whitespacesAndNewlines`
     /// (Unicode spaces and line separators, tab to carriage return, U+0085), trimmed without
     /// bridging to `NSString`.
     static func trimmed(_ text: String) -> String { trimmed(Substring(text)) }
+
+    /// ``trimmed(_:)-(String)`` of UTF-8 bytes, trimmed in place when the text has ASCII at both ends.
+    static func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = bytes.lastIndex(where: { !isSpace($0) }) ?? first
+        guard bytes[first] < 0x80, bytes[last] < 0x80 else { return trimmed(String(decoding: bytes, as: UTF8.self)) }
+        return String(decoding: bytes[first...last], as: UTF8.self)
+    }
 
     /// ``trimmed(_:)-(String)`` of a substring.
     static func trimmed(_ text: Substring) -> String {
@@ -328,34 +373,29 @@ struct CSSRuleContext: Sendable {
         return String(scalars[first..<scalars.index(after: last)])
     }
 
-    /// A declaration's property name: trimmed, in lower case.
-    private static func propertyName(_ bytes: ArraySlice<UInt8>) -> String {
-        guard bytes.allSatisfy({ $0 < 0x80 }) else {
-            return trimmed(String(decoding: bytes, as: UTF8.self)).lowercased()
-        }
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(decoding: bytes[first...last].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    /// A declaration's property name that is not all ASCII: trimmed of Unicode spaces, in lower case.
+    fileprivate static func propertyName(_ bytes: ArraySlice<UInt8>) -> String {
+        trimmed(String(decoding: bytes, as: UTF8.self)).lowercased()
     }
 
-    private mutating func readFonts(property: String, value: String) {
+    private mutating func readFonts(property: DeclaredProperty, value bytes: ArraySlice<UInt8>, selector: String?) {
         if isInFontFace {
-            if property == "font-family" {
+            let value = String(decoding: bytes, as: UTF8.self)
+            if property == .fontFamily {
                 faceFamily = FontFamilies.names(inFamilyList: value).first
-            } else if property == "src" {
+            } else if property == .src {
                 annotateFontSources(value)
             }
             return
         }
-        let names: [String]
-        switch property {
-        case "font-family": names = FontFamilies.names(inFamilyList: value)
-        case "font": names = FontFamilies.names(inFontShorthand: value)
-        default: names = property.hasPrefix("--") ? FontFamilies.names(inFamilyList: value) : []
-        }
-        let selector = currentSelector
-        usedFontFamilies.formUnion(names.map { FontFamilyUse(family: $0, selector: selector) })
+        let shorthand = property == .font
+        let names =
+            bytes.withUnsafeBufferPointer { FontFamilies.names(inASCII: $0, shorthand: shorthand) }
+            ?? {
+                let value = String(decoding: bytes, as: UTF8.self)
+                return shorthand ? FontFamilies.names(inFontShorthand: value) : FontFamilies.names(inFamilyList: value)
+            }()
+        for name in names { usedFontFamilies.insert(FontFamilyUse(family: name, selector: selector)) }
     }
 
     /// Gives each `url()` of a `src` descriptor its entry among the descriptor's entries.
@@ -403,6 +443,22 @@ struct CSSRuleContext: Sendable {
         return String(rest)
     }
 
+    /// `text` without the leading and trailing characters of Foundation's `whitespaces` (Unicode
+    /// general category Zs and tab), trimmed without bridging to `NSString`.
+    static func trimmedOfSpaces(_ text: Substring) -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x09, 0x20: return true
+            case 0..<0x80: return false
+            default: return scalar.properties.generalCategory == .spaceSeparator
+            }
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(scalars[first..<scalars.index(after: last)])
+    }
+
     /// A nested rule's selector written out against its parent's (CSS Nesting §3.1): `&` stands
     /// for the parent; a selector without `&` is a descendant of it.
     static func nested(_ selector: String, in parent: String?) -> String {
@@ -447,5 +503,83 @@ struct CSSRuleContext: Sendable {
             }
             return (hasURL, descriptor, type)
         }
+    }
+}
+
+/// The property of a declaration, as far as the device rules read it.
+private enum DeclaredProperty: Equatable {
+    case fontFamily, font, src
+    /// A custom property (`--name`), which `var()` may pass on as a font family.
+    case custom
+    /// A property that shows an image, with the longhand it sets (`background` sets `background-image`).
+    case image(ImageLonghand)
+    case other
+
+    /// The longhands that image properties set.
+    enum ImageLonghand: String {
+        case backgroundImage = "background-image", content, listStyleImage = "list-style-image"
+        case borderImageSource = "border-image-source", maskImage = "mask-image", cursor
+    }
+
+    /// The property named by `bytes` (the text before the colon): trimmed and compared in ASCII
+    /// lower case, in place; a name with non-ASCII bytes is trimmed and lowered as Unicode text.
+    init(_ bytes: ArraySlice<UInt8>) {
+        self = bytes.withUnsafeBufferPointer { Self.init($0) }
+    }
+
+    /// ``init(_:)-(ArraySlice<UInt8>)`` of bytes in a buffer.
+    init(_ buffer: UnsafeBufferPointer<UInt8>) {
+        var first = 0
+        var last = buffer.count - 1
+        while first <= last, Self.isSpace(buffer[first]) { first += 1 }
+        while last >= first, Self.isSpace(buffer[last]) { last -= 1 }
+        guard first <= last else {
+            self = .other
+            return
+        }
+        let name = UnsafeBufferPointer(rebasing: buffer[first...last])
+        if name.contains(where: { $0 >= 0x80 }) {
+            self = Array(CSSRuleContext.propertyName(Array(buffer)[...]).utf8).withUnsafeBufferPointer { Self.named($0) }
+        } else {
+            self = Self.named(name)
+        }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+
+    /// The property `name` names, its ASCII letters compared in lower case: by its length first,
+    /// which leaves at most three names to compare.
+    private static func named(_ name: UnsafeBufferPointer<UInt8>) -> DeclaredProperty {
+        if name.count >= 2, name[0] == UInt8(ascii: "-"), name[1] == UInt8(ascii: "-") { return .custom }
+        func equals(_ word: StaticString) -> Bool { CSSTokenizer.equalsLowercased(name, word) }
+        switch name.count {
+        case 3: if equals("src") { return .src }
+        case 4:
+            if equals("font") { return .font }
+            if equals("mask") { return .image(.maskImage) }
+        case 6: if equals("cursor") { return .image(.cursor) }
+        case 7: if equals("content") { return .image(.content) }
+        case 10:
+            if equals("background") { return .image(.backgroundImage) }
+            if equals("list-style") { return .image(.listStyleImage) }
+            if equals("mask-image") { return .image(.maskImage) }
+        case 11: if equals("font-family") { return .fontFamily }
+        case 12:
+            if equals("border-image") { return .image(.borderImageSource) }
+            if equals("-webkit-mask") { return .image(.maskImage) }
+        case 16:
+            if equals("background-image") { return .image(.backgroundImage) }
+            if equals("list-style-image") { return .image(.listStyleImage) }
+        case 18: if equals("-webkit-mask-image") { return .image(.maskImage) }
+        case 19: if equals("border-image-source") { return .image(.borderImageSource) }
+        default: break
+        }
+        return .other
+    }
+
+    /// The longhand of an image property.
+    var imageLonghand: String? {
+        if case .image(let longhand) = self { return longhand.rawValue }
+        return nil
     }
 }

@@ -68,21 +68,123 @@ struct CSSTokenizer: Sendable {
     // MARK: - Input
 
     /// Tokenizes the next piece of a stylesheet, as UTF-8.
+    ///
+    /// Runs of bytes that change nothing but the token's text (whitespace and delimiters between
+    /// tokens, the rest of a name, string or unquoted URL) are passed over in tight loops, and the
+    /// text outside comments goes to the ``context`` a run at a time, before each byte the context
+    /// reads it at (`;`, braces, parentheses, quotes) and at the end of the piece.
     mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>) {
+        Self.byteClasses.withUnsafeBufferPointer { consume(bytes, classes: $0.baseAddress!) }
+    }
+
+    private mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>, classes: UnsafePointer<UInt8>) {
+        @inline(__always) func isIn(_ byte: UInt8, _ byteClass: ByteClass) -> Bool {
+            classes[Int(byte)] & byteClass.rawValue != 0
+        }
+        let count = bytes.count
         var index = 0
-        while index < bytes.count {
-            if state == .comment {
+        var textStart = 0
+        while index < count {
+            switch state {
+            case .comment:
                 // Skip to the next `*`, which may end the comment.
-                guard let star = ByteSearch.first(UInt8(ascii: "*"), in: bytes, from: index, to: bytes.count) else {
+                guard let star = ByteSearch.first(UInt8(ascii: "*"), in: bytes, from: index, to: count) else {
                     return
                 }
                 state = .commentStar
                 index = star + 1
                 continue
+            case .commentStar:
+                let byte = bytes[index]
+                index += 1
+                if byte == UInt8(ascii: "/") {
+                    state = .normal
+                    textStart = index
+                } else if byte != UInt8(ascii: "*") {
+                    state = .comment
+                }
+                continue
+            case .normal:
+                let passing: ByteClass = pendingRule == .importRule ? .whitespace : [.whitespace, .delimiter]
+                while index < count, isIn(bytes[index], passing) { index += 1 }
+                if index < count, let end = nameInPlace(bytes, from: index, classes: classes) {
+                    index = end
+                    continue
+                }
+            case .name where !escaped && escapeHexDigits == 0:
+                let start = index
+                while index < count, isIn(bytes[index], .name) { index += 1 }
+                if nameKind != .hashOrNumber { append(bytes, start..<index) }
+            case .string where !escaped:
+                let start = index
+                while index < count, !isIn(bytes[index], .endsString) { index += 1 }
+                append(bytes, start..<index)
+            case .urlUnquoted where !escaped && escapeHexDigits == 0:
+                let start = index
+                while index < count, !isIn(bytes[index], .endsUnquotedURL) { index += 1 }
+                append(bytes, start..<index)
+            default:
+                break
             }
-            step(bytes[index])
+            guard index < count else { break }
+            let byte = bytes[index]
+            if state == .slash && byte == UInt8(ascii: "*") {
+                // The `*` and what follows up to the comment's end are not text; step drops the `/`.
+                context.append(bytes, textStart..<index)
+                textStart = count
+            } else if isIn(byte, .readByContext) {
+                context.append(bytes, textStart..<(index + 1))
+                textStart = index + 1
+            }
+            step(byte)
             index += 1
         }
+        if state != .comment && state != .commentStar && textStart < count {
+            context.append(bytes, textStart..<count)
+        }
+    }
+
+    /// Reads the name token that starts at `start` where it ends in `bytes` without an escape and
+    /// is not a function, as the name state would, without keeping its bytes: an identifier or a
+    /// hash or number ends an `@import` prelude; an at-keyword is compared in place.
+    /// - Returns: Where the byte after the name is, or `nil` when the name is left to the name state.
+    @inline(__always)
+    private mutating func nameInPlace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, classes: UnsafePointer<UInt8>)
+        -> Int?
+    {
+        let first = bytes[start]
+        guard classes[Int(first)] & ByteClass.startsName.rawValue != 0 else { return nil }
+        let isAtKeyword = first == UInt8(ascii: "@")
+        var end = start + 1
+        while end < bytes.count, classes[Int(bytes[end])] & ByteClass.name.rawValue != 0 { end += 1 }
+        guard end < bytes.count, bytes[end] != UInt8(ascii: "\\"), bytes[end] != UInt8(ascii: "(") else { return nil }
+        guard isAtKeyword else {
+            otherToken()
+            return end
+        }
+        let name = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<end])
+        if Self.equalsLowercased(name, "import"), braceDepth == 0, importsAllowed {
+            pendingRule = .importRule
+        } else if Self.equalsLowercased(name, "font-face") {
+            pendingRule = .fontFace
+        } else if name.contains(where: { $0 >= 0x80 }) {
+            // Lowering non-ASCII text is the name state's work.
+            return nil
+        } else {
+            pendingRule = .none
+        }
+        return end
+    }
+
+    /// Whether the ASCII `bytes` are `word` (in lower case) in any ASCII case.
+    static func equalsLowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        guard bytes.count == word.utf8CodeUnitCount else { return false }
+        let expected = word.utf8Start
+        for offset in 0..<bytes.count {
+            let byte = bytes[offset]
+            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected[offset] { return false }
+        }
+        return true
     }
 
     /// Ends the stylesheet: an unterminated string or `url(` still counts, as in browsers.
@@ -97,31 +199,22 @@ struct CSSTokenizer: Sendable {
         context.finish(into: &found)
     }
 
+    /// Handles one byte that ``consume(_:)`` did not pass over; comments are handled there.
     private mutating func step(_ scalar: UInt8) {
-        switch state {
-        case .comment, .commentStar: break
-        case .slash where scalar == UInt8(ascii: "*"): context.dropLastByte()
-        default: context.append(scalar)
-        }
         switch state {
         case .normal:
             normal(scalar)
         case .slash:
             if scalar == UInt8(ascii: "*") {
+                context.dropLastByte()
                 state = .comment
             } else {
                 state = .normal
                 otherToken()
                 normal(scalar)
             }
-        case .comment:
-            if scalar == UInt8(ascii: "*") { state = .commentStar }
-        case .commentStar:
-            if scalar == UInt8(ascii: "/") {
-                state = .normal
-            } else if scalar != UInt8(ascii: "*") {
-                state = .comment
-            }
+        case .comment, .commentStar:
+            break
         case .string:
             string(scalar)
         case .name:
@@ -232,12 +325,11 @@ struct CSSTokenizer: Sendable {
             escaped = true
             append(scalar)
         } else if scalar == UInt8(ascii: "(") && nameKind == .identifier {
-            let function = Self.lowercasedName(buffer)
-            if function == "url" && !overflowed {
+            if !overflowed && Self.name(buffer, is: "url") {
                 state = .urlStart
             } else {
                 state = .normal
-                functionToken(function)
+                functionToken()
             }
         } else {
             state = .normal
@@ -321,7 +413,7 @@ struct CSSTokenizer: Sendable {
 
     private mutating func startToken(_ newState: State) {
         state = newState
-        buffer.removeAll(keepingCapacity: true)
+        if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
         overflowed = false
         escaped = false
         escapeHexDigits = 0
@@ -333,6 +425,15 @@ struct CSSTokenizer: Sendable {
         } else {
             overflowed = true
         }
+    }
+
+    /// Appends a run of the token's bytes, as far as ``maximumTokenLength`` allows.
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        let room = Self.maximumTokenLength - buffer.count
+        if range.count > room { overflowed = true }
+        guard room > 0 else { return }
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<(range.lowerBound + min(room, range.count))]))
     }
 
     // MARK: - Tokens
@@ -381,11 +482,14 @@ struct CSSTokenizer: Sendable {
         }
     }
 
-    private mutating func functionToken(_ name: String) {
-        switch name {
-        case "image-set", "-webkit-image-set": openParenthesis(.imageSet)
-        case "src": openParenthesis(.url)
-        default: openParenthesis(.plain)
+    /// A function other than `url(`, its name in ``buffer``.
+    private mutating func functionToken() {
+        if Self.name(buffer, is: "image-set") || Self.name(buffer, is: "-webkit-image-set") {
+            openParenthesis(.imageSet)
+        } else if Self.name(buffer, is: "src") {
+            openParenthesis(.url)
+        } else {
+            openParenthesis(.plain)
         }
     }
 
@@ -429,7 +533,7 @@ struct CSSTokenizer: Sendable {
         braceDepth += 1
         if pendingRule == .fontFace && fontFaceDepth == nil { fontFaceDepth = braceDepth }
         pendingRule = .none
-        parentheses.removeAll()
+        if !parentheses.isEmpty { parentheses.removeAll() }
         untrackedParentheses = 0
     }
 
@@ -438,11 +542,48 @@ struct CSSTokenizer: Sendable {
         if fontFaceDepth == braceDepth { fontFaceDepth = nil }
         braceDepth = max(0, braceDepth - 1)
         pendingRule = .none
-        parentheses.removeAll()
+        if !parentheses.isEmpty { parentheses.removeAll() }
         untrackedParentheses = 0
     }
 
     // MARK: - Characters
+
+    /// What ``consume(_:classes:)`` needs to know of a byte, as bits of ``byteClasses``.
+    private struct ByteClass: OptionSet {
+        let rawValue: UInt8
+        /// Continues a name without an escape: a name character or a digit.
+        static let name = ByteClass(rawValue: 1)
+        /// Starts a name that ``nameInPlace(_:from:classes:)`` may read: a name byte, `@` or `#`.
+        static let startsName = ByteClass(rawValue: 2)
+        /// Whitespace, which changes nothing in the normal state.
+        static let whitespace = ByteClass(rawValue: 4)
+        /// A delimiter such as `,`, `.`, `:` or `>`, which changes nothing in the normal state
+        /// unless an `@import` waits for its URL.
+        static let delimiter = ByteClass(rawValue: 8)
+        /// Ends a string's run of plain text: a quote, a backslash or a newline.
+        static let endsString = ByteClass(rawValue: 16)
+        /// Ends an unquoted URL's run of plain text: `)`, whitespace, a backslash, a quote, `(`
+        /// or a control character that makes it a bad URL.
+        static let endsUnquotedURL = ByteClass(rawValue: 32)
+        /// A byte at which ``context`` reads the text so far: the ends of declarations and blocks,
+        /// parentheses (around `image-set()`) and quotes (which end a string it may hold).
+        static let readByContext = ByteClass(rawValue: 64)
+    }
+
+    /// The ``ByteClass`` bits of every byte.
+    private static let byteClasses: [UInt8] = (0...255).map { value in
+        let byte = UInt8(value)
+        var classes: ByteClass = []
+        let isName = isNameCharacter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        if isName { classes.insert(.name) }
+        if isName || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "#") { classes.insert(.startsName) }
+        if isWhitespace(byte) { classes.insert(.whitespace) }
+        if !isName && !isWhitespace(byte) && !Array("/\"'\\@#(){};".utf8).contains(byte) { classes.insert(.delimiter) }
+        if Array("\"'\\".utf8).contains(byte) || isNewline(byte) { classes.insert(.endsString) }
+        if byte <= 0x20 || byte == 0x7F || Array(")\\\"'(".utf8).contains(byte) { classes.insert(.endsUnquotedURL) }
+        if Array(";{}()\"'".utf8).contains(byte) { classes.insert(.readByContext) }
+        return classes.rawValue
+    }
 
     private static func isWhitespace(_ scalar: UInt8) -> Bool {
         scalar == UInt8(ascii: " ") || scalar == UInt8(ascii: "\t") || isNewline(scalar)
@@ -467,6 +608,17 @@ struct CSSTokenizer: Sendable {
         case 0x41...0x46: UInt32(byte - 0x41 + 10)
         case 0x61...0x66: UInt32(byte - 0x61 + 10)
         default: nil
+        }
+    }
+
+    /// Whether the name in `raw`, its escapes decoded and in lower case, is `word`: compared in
+    /// place when it is ASCII without escapes.
+    static func name(_ raw: [UInt8], is word: StaticString) -> Bool {
+        raw.withUnsafeBufferPointer { buffer in
+            guard buffer.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }) else {
+                return equalsLowercased(buffer, word)
+            }
+            return lowercasedName(raw) == word.description
         }
     }
 

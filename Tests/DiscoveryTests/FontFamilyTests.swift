@@ -4,8 +4,10 @@ import WebCacheTestSupport
 
 @testable import Discovery
 
-/// The byte test that spares a custom property's value its tokenization
-/// (``FontFamilies/mayNameAFamily(_:)``) must never skip a value the tokenizer finds a family in.
+/// The byte readers of font values, checked against the token-based readers: the byte test that
+/// spares a custom property's value its tokenization (``FontFamilies/mayNameAFamily(_:)``) must
+/// never skip a value the tokenizer finds a family in, and the byte reader of families
+/// (``FontFamilies/names(inASCII:shorthand:)``) must name the same families.
 @Suite struct FontFamilyTests {
     private static func mayName(_ value: String) -> Bool {
         FontFamilies.mayNameAFamily(Array(value.utf8)[...])
@@ -42,5 +44,36 @@ import WebCacheTestSupport
             }
         }
         #expect(skipped > 1_000, "the byte test decided too few values to be checked: \(skipped)")
+    }
+
+    /// The byte reader of `font` and `font-family` values must name the families the token-based
+    /// readers name, wherever it answers, and answer for the values stylesheets are made of.
+    @Test func theByteReaderNamesWhatTheTokenReaderNames() {
+        let pieces = ["12px", "1rem/1.5", "/", "400", "bold", "italic", "small-caps", "Small", "X-LARGE", "larger",
+                      "100%", ".5em", "-1px", "+2", "1e3", "2E-1px", "#fff", "#1px", "@x", "@", "Inter", "\"Body 1\"",
+                      "'A B'", "\"BIG\"", "sans-serif", "Serif", ",", " ", "\n", "-apple-system", "-", "--x", "-5",
+                      "_u", "a_b-c1", "!important", ":", ";", "*", "\"un", "\"a\\\"b\"", "calc(1px)", "(", "]",
+                      "/**/", "\\41", "é", "\"é\"", "inherit", "INITIAL", "\u{0B}", "\0", "1-2", "1--x"]
+        var random = SeededGenerator(seed: 23)
+        var answered = 0
+        for _ in 0..<30_000 {
+            let value = (0..<Int.random(in: 0...7, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined(separator: Bool.random(using: &random) ? " " : "")
+            for shorthand in [false, true] {
+                let bytes = Array(value.utf8)
+                guard let fast = bytes.withUnsafeBufferPointer({ FontFamilies.names(inASCII: $0, shorthand: shorthand) })
+                else { continue }
+                answered += 1
+                let slow = shorthand ? FontFamilies.names(inFontShorthand: value) : FontFamilies.names(inFamilyList: value)
+                #expect(fast == slow, "'\(value)' (shorthand \(shorthand)): \(fast), tokens give \(slow)")
+            }
+        }
+        #expect(answered > 15_000, "the byte reader answered too few values: \(answered)")
+        for value in ["400 1rem/1.5 \"Body 3\", Helvetica, sans-serif", "italic bold 12px/30px Georgia, serif",
+                      "Inter, system-ui", "\"Fancy 1\""]
+        {
+            let bytes = Array(value.utf8)
+            #expect(bytes.withUnsafeBufferPointer { FontFamilies.names(inASCII: $0, shorthand: true) } != nil, "\(value)")
+        }
     }
 }

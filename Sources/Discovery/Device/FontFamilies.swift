@@ -107,8 +107,11 @@ enum FontFamilies {
             }
         }
         let name = words.joined(separator: " ").lowercased()
-        return name.isEmpty || generic.contains(name) ? nil : name
+        return name.isEmpty || isGeneric(name) ? nil : name
     }
+
+    /// Whether `name` (in lower case) is a generic family or a CSS-wide keyword.
+    static func isGeneric(_ name: String) -> Bool { generic.contains(name) }
 
     /// The entries of a `src` descriptor (§4.3): `url()` or `local()`, each with its `format()`
     /// and `tech()` names in lower case.
