@@ -15,11 +15,6 @@ extension FontFamilies {
         var reader = FamilyReader(bytes: bytes, shorthand: shorthand)
         return reader.read()
     }
-
-    /// The words of `<absolute-size>` and `<relative-size>` (§2.5), as bytes.
-    fileprivate static let sizeKeywordBytes: [[UInt8]] = [
-        "xx-small", "x-small", "small", "medium", "large", "x-large", "xx-large", "xxx-large", "smaller", "larger",
-    ].map { Array($0.utf8) }
 }
 
 /// One pass over a value's bytes for ``FontFamilies/names(inASCII:shorthand:)``.
@@ -121,7 +116,8 @@ private struct FamilyReader {
     }
 
     private mutating func identifier(_ range: Range<Int>) {
-        if isInSizePart, FontFamilies.sizeKeywordBytes.contains(where: { equalsLowercased(range, $0) }) {
+        let word = UnsafeBufferPointer(rebasing: bytes[range])
+        if isInSizePart, FontFamilies.sizeKeywordWords.contains(where: { CSSTokenizer.equalsLowercased(word, $0) }) {
             size()
             return
         }
@@ -234,16 +230,6 @@ private struct FamilyReader {
             return Self.isNameStart(next) || next == UInt8(ascii: "-")
         }
         return Self.isNameStart(byte)
-    }
-
-    /// Whether `bytes[range]` is `word` (in lower case) in any ASCII case.
-    private func equalsLowercased(_ range: Range<Int>, _ word: [UInt8]) -> Bool {
-        guard range.count == word.count else { return false }
-        for (offset, expected) in word.enumerated() {
-            let byte = bytes[range.lowerBound + offset]
-            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected { return false }
-        }
-        return true
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

@@ -64,9 +64,10 @@ enum FontFamilies {
     }
 
     /// The keywords of `<absolute-size>` and `<relative-size>` (§2.5).
-    private static let sizeKeywords: Set<String> = [
+    static let sizeKeywordWords: [StaticString] = [
         "xx-small", "x-small", "small", "medium", "large", "x-large", "xx-large", "xxx-large", "smaller", "larger",
     ]
+    private static let sizeKeywords = Set(sizeKeywordWords.map(\.description))
 
     /// The families of a `font` shorthand (§2.8): what follows the size (and `/ line-height`).
     static func names(inFontShorthand value: String) -> [String] {
