@@ -19,15 +19,16 @@ public enum JSONString {
                 case UInt8(ascii: "\r"): output.append(contentsOf: #"\r"#.utf8)
                 case UInt8(ascii: "\t"): output.append(contentsOf: #"\t"#.utf8)
                 default:
-                    let hex = Array("0123456789abcdef".utf8)
                     output.append(contentsOf: #"\u00"#.utf8)
-                    output.append(contentsOf: [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+                    output.append(contentsOf: [hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
                 }
                 runStart = index + 1
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `text` as a JSON string literal, quotation marks included.
     public static func quoted(_ text: String) -> String {
