@@ -55,8 +55,8 @@ private struct HostQueue {
 
     /// Takes the first item of the lowest tier that has one.
     mutating func removeFirst() -> PreloadItem? {
-        for tier in tiers.indices where !tiers[tier].isEmpty {
-            return tiers[tier].popFirst()
+        for tier in tiers.indices {
+            if let item = tiers[tier].popFirst() { return item }
         }
         return nil
     }
