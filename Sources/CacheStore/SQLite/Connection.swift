@@ -10,6 +10,8 @@ final class Connection {
     let handle: SQLiteConnection
     let path: String
     private var statements: [String: Statement] = [:]
+    /// The statements of ``SQLQuery`` values, by their number.
+    private var queryStatements: [Int: Statement] = [:]
 
     /// Opens `path` with `flags` (`SQLITE_OPEN_NOMUTEX` is added: the connection is never shared).
     ///
@@ -33,6 +35,7 @@ final class Connection {
     deinit {
         // Unfinalized statements would make sqlite3_close return SQLITE_BUSY.
         statements.removeAll()
+        queryStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -51,6 +54,17 @@ final class Connection {
         }
         let statement = try Statement(connection: handle, sql: sql, persistent: true)
         statements[sql] = statement
+        return statement
+    }
+
+    /// The prepared statement of `query`, as ``cachedStatement(sql:)``, found by the query's number.
+    func cachedStatement(_ query: SQLQuery) throws(SQLiteError) -> Statement {
+        if let statement = queryStatements[query.number] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(connection: handle, sql: query.sql, persistent: true)
+        queryStatements[query.number] = statement
         return statement
     }
 
@@ -79,7 +93,17 @@ final class Connection {
         _ values: [DatabaseValue] = [],
         _ row: (Statement) throws -> Void
     ) throws {
-        let statement = try cachedStatement(sql: sql)
+        try forEachRow(of: cachedStatement(sql: sql), values, row)
+    }
+
+    /// ``forEachRow(_:_:_:)`` of a query made once (``SQLQuery``).
+    func forEachRow(_ query: SQLQuery, _ values: [DatabaseValue] = [], _ row: (Statement) throws -> Void) throws {
+        try forEachRow(of: cachedStatement(query), values, row)
+    }
+
+    private func forEachRow(of statement: Statement, _ values: [DatabaseValue], _ row: (Statement) throws -> Void)
+        throws
+    {
         statement.bind(values)
         // Reset also when `row` throws: a statement left mid-way keeps its read snapshot open,
         // which would stop checkpoints from moving past it.

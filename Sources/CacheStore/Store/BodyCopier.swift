@@ -136,7 +136,7 @@ extension CacheStore {
     ///
     /// - Returns: The check, with what `chunk` added to it; `nil` when no complete body has that id.
     static func forEachChunk(
-        ofBody bodyID: Int64, query: String, _ connection: Connection,
+        ofBody bodyID: Int64, query: SQLQuery, _ connection: Connection,
         _ chunk: (inout BodyCheck, Statement) throws -> Void
     ) throws -> BodyCheck? {
         var check: BodyCheck?

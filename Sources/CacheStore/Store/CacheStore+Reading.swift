@@ -162,7 +162,7 @@ extension CacheStore {
     /// they come (``BodyCheck``). Body ids are never reused, so chunks found under `bodyID` belong to
     /// that body.
     /// `query` is ``ReadableColumns/wholeBodyQuery``.
-    private static func readBody(_ bodyID: Int64, query: String, _ connection: Connection) throws -> BodyRead {
+    private static func readBody(_ bodyID: Int64, query: SQLQuery, _ connection: Connection) throws -> BodyRead {
         var data = Data()
         let check = try forEachChunk(ofBody: bodyID, query: query, connection) { check, row in
             let chunk = row.blob(4)

@@ -12,9 +12,9 @@ struct ReadableColumns: Sendable {
 
     /// Every complete variant of partition, method and URL (``entrySelection`` and
     /// ``CacheEntry/ofVariants``): made once, as the hit path asks for it on every load.
-    let variantsQuery: String
+    let variantsQuery: SQLQuery
     /// A whole body with its record and its chunks in order, checked as they are read; made once too.
-    let wholeBodyQuery: String
+    let wholeBodyQuery: SQLQuery
 
     /// The columns of a store of schema version `version`.
     init(schemaVersion version: Int) {
@@ -27,11 +27,11 @@ struct ReadableColumns: Sendable {
             entrySelection = CacheEntry.selection(
                 from: "(SELECT *, NULL AS decoded_from, NULL AS complete_length FROM entry)")
         }
-        variantsQuery = entrySelection + CacheEntry.ofVariants
-        wholeBodyQuery = """
+        variantsQuery = SQLQuery(entrySelection + CacheEntry.ofVariants)
+        wholeBodyQuery = SQLQuery("""
             SELECT b.size, b.chunk_count, b.hash, c.seq, c.data, \(chunkChecksum) FROM body b \
             LEFT JOIN body_chunk c ON c.body_id = b.id WHERE b.id = ? AND b.hash IS NOT NULL ORDER BY c.seq
-            """
+            """)
     }
 
     /// The columns of a store of the latest version, such as every store opened for writing.
