@@ -26,8 +26,10 @@ static inline size_t cmhd_keep_escaped(void *cls, struct MHD_Connection *connect
     return strlen(value);
 }
 
-/* Starts a daemon with one thread per connection, listening on `address` (IPv4 or IPv6 text) and
- * `port` (0 picks a free one). `uri_log` receives the request target exactly as sent, query
+/* Starts a daemon whose `thread_pool_size` threads each run an epoll event loop over their share of
+ * the connections (suspend/resume allowed: a callback that must wait suspends its connection, and
+ * another thread resumes it), listening on `address` (IPv4 or IPv6 text) and `port` (0 picks a free
+ * one). `uri_log` receives the request target exactly as sent, query
  * included; what it returns becomes the request's context pointer. Returns NULL when the address
  * cannot be parsed or the daemon cannot start. */
 static inline struct MHD_Daemon *cmhd_start(
@@ -38,13 +40,12 @@ static inline struct MHD_Daemon *cmhd_start(
     MHD_AcceptPolicyCallback accept_policy, void *accept_policy_cls,
     MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int connection_timeout_seconds, unsigned int connection_limit,
-    unsigned int per_client_connection_limit, size_t connection_memory_limit)
+    unsigned int per_client_connection_limit, size_t connection_memory_limit, unsigned int thread_pool_size)
 {
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     const struct sockaddr *socket_address;
-    unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC
-        | MHD_USE_POLL;
+    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
     if (inet_pton(AF_INET, address, &v4.sin_addr) == 1) {
@@ -70,6 +71,7 @@ static inline struct MHD_Daemon *cmhd_start(
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_client_connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
         MHD_OPTION_END);
 }
 
