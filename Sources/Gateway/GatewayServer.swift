@@ -390,7 +390,7 @@ public final class GatewayServer: Sendable {
                 } else if stream.write(Data(bytes: data, count: size.pointee), orWhenSpace: wake(connection)) == .full {
                     // Handed on again once the upstream has taken some: the bytes stay unread.
                     request.bodyBytes -= size.pointee
-                    suspensions.suspend(connection)
+                    suspensions.suspend(ConnectionSuspensions.key(of: connection))
                     return MHD_Result.YES
                 }
             }
@@ -418,7 +418,7 @@ public final class GatewayServer: Sendable {
             return answerByItself(request, on: connection, status: 503, "The gateway is shutting down.")
         }
         guard let head = exchange.head(orWhenDelivered: wake(connection)) else {
-            suspensions.suspend(connection)
+            suspensions.suspend(ConnectionSuspensions.key(of: connection))
             return MHD_Result.YES
         }
         return queue(head, exchange: exchange, on: connection)
@@ -557,8 +557,8 @@ public final class GatewayServer: Sendable {
                 switch body.source.read(into: buffer, count: count, orWhenReadable: body.wake) {
                 case .bytes(let read): return read
                 case .later:
-                    // Called again once resumed (at once when it was not suspended).
-                    body.suspensions.suspend(body.connection)
+                    // Called again once resumed.
+                    body.suspensions.suspend(body.key)
                     return 0
                 case .end: return cmhd_reader_end_of_stream()
                 case .failed: return cmhd_reader_end_with_error()

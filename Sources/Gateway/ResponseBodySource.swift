@@ -26,16 +26,16 @@ final class ResponseBodyContext {
     let source: any ResponseBodySource
     /// Suspends and resumes the connection.
     let suspensions: ConnectionSuspensions
-    /// The connection the body goes to.
-    let connection: OpaquePointer
+    /// The key of the connection the body goes to (``ConnectionSuspensions/key(of:)``).
+    let key: UInt
     /// Resumes the connection; given to every read.
     let wake: @Sendable () -> Void
 
     init(_ source: any ResponseBodySource, connection: OpaquePointer, suspensions: ConnectionSuspensions) {
         self.source = source
         self.suspensions = suspensions
-        self.connection = connection
         let key = ConnectionSuspensions.key(of: connection)
+        self.key = key
         wake = { suspensions.resume(key) }
     }
 }
