@@ -61,8 +61,9 @@ public final class GatewayServer: Sendable {
     }
 
     private let registry = Mutex(Registry())
-    /// The running daemon's address (0 when stopped). Kept as an integer because an
-    /// `OpaquePointer` is not `Sendable`; it is turned back into a pointer only to stop the daemon.
+    /// The running server's address (0 when stopped): the daemon and the thread that accepts its
+    /// connections. Kept as an integer because a pointer is not `Sendable`; it is turned back into
+    /// a pointer only to stop the server.
     private let daemon = Mutex<UInt>(0)
     private let boundPort = Mutex<UInt16>(0)
     private let jobs: AsyncStream<Job>
@@ -263,7 +264,7 @@ public final class GatewayServer: Sendable {
         }
         suspensions.resumeAll()
         daemon.withLock { address in
-            if let handle = OpaquePointer(bitPattern: address) { MHD_stop_daemon(handle) }
+            if let handle = UnsafeMutablePointer<cmhd_server>(bitPattern: address) { cmhd_stop(handle) }
             address = 0
         }
         watchdog.stop()
