@@ -39,16 +39,36 @@ struct cmhd_server {
     struct MHD_Daemon *daemon;
     int listener;
     uint16_t port;
+    unsigned int connection_limit;
+    /* The connections the daemon holds, counted by cmhd_count_connection. */
+    atomic_uint connections;
+    MHD_NotifyConnectionCallback notify_connection;
+    void *notify_connection_cls;
     pthread_t acceptor;
     atomic_int stopping;
 };
 
-/* Accepts connections until the listening socket is shut down. A connection the daemon cannot take
- * (at its connection limit, or refused by the accept policy) is closed by MHD_add_connection. */
+/* Counts the connections the daemon opens and closes, then passes the notice on. */
+static inline void cmhd_count_connection(
+    void *cls, struct MHD_Connection *connection, void **socket_context, enum MHD_ConnectionNotificationCode code)
+{
+    struct cmhd_server *server = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) atomic_fetch_add(&server->connections, 1);
+    else atomic_fetch_sub(&server->connections, 1);
+    server->notify_connection(server->notify_connection_cls, connection, socket_context, code);
+}
+
+/* Accepts connections until the listening socket is shut down. While the daemon holds as many
+ * connections as its limit, new ones wait in the listen queue, as they did when the daemon accepted
+ * by itself (it looks again every 10 ms). A connection the daemon does not take (over the limit
+ * per client, or refused by the accept policy) is closed by MHD_add_connection. */
 static inline void *cmhd_accept_connections(void *argument) {
     struct cmhd_server *server = argument;
     for (;;) {
         struct sockaddr_storage address;
+        while (!atomic_load(&server->stopping)
+               && atomic_load(&server->connections) >= server->connection_limit)
+            usleep(10000);
         socklen_t length = sizeof address;
         int client = accept(server->listener, (struct sockaddr *)&address, &length);
         if (atomic_load(&server->stopping)) {
@@ -109,6 +129,10 @@ static inline struct cmhd_server *cmhd_start(
     server = calloc(1, sizeof *server);
     if (server == NULL) return NULL;
     atomic_init(&server->stopping, 0);
+    server->connection_limit = connection_limit;
+    atomic_init(&server->connections, 0);
+    server->notify_connection = notify_connection;
+    server->notify_connection_cls = notify_connection_cls;
     server->listener = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (server->listener < 0) goto failed;
     (void)setsockopt(server->listener, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
@@ -122,10 +146,12 @@ static inline struct cmhd_server *cmhd_start(
         flags, 0, accept_policy, accept_policy_cls, access, access_cls,
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, cmhd_count_connection, server,
         MHD_OPTION_UNESCAPE_CALLBACK, cmhd_keep_escaped, NULL,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        /* The limit is kept by the accepting thread; the daemon splits its own evenly over its
+         * threads and would refuse a connection while one that has closed is not yet cleaned up. */
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit * thread_pool_size,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_client_connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
