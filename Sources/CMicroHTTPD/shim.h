@@ -2,6 +2,11 @@
 #define CMICROHTTPD_SHIM_H
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <string.h>
@@ -9,8 +14,8 @@
 #include <sys/types.h>
 #include <microhttpd.h>
 
-/* Swift cannot call C variadic functions, so the ones that the gateway needs, MHD_start_daemon,
- * MHD_get_daemon_info and MHD_set_response_options, get fixed-argument wrappers here. */
+/* Swift cannot call C variadic functions, so the ones that the gateway needs, MHD_start_daemon and
+ * MHD_set_response_options, get fixed-argument wrappers here. */
 
 /* The end-of-stream and error results of a content reader; the macros cast to ssize_t, which Swift
  * does not import. */
@@ -26,11 +31,65 @@ static inline size_t cmhd_keep_escaped(void *cls, struct MHD_Connection *connect
     return strlen(value);
 }
 
-/* Starts a daemon with one thread per connection, listening on `address` (IPv4 or IPv6 text) and
- * `port` (0 picks a free one). `uri_log` receives the request target exactly as sent, query
- * included; what it returns becomes the request's context pointer. Returns NULL when the address
- * cannot be parsed or the daemon cannot start. */
-static inline struct MHD_Daemon *cmhd_start(
+/* A daemon whose connections the shim accepts itself, on a thread of its own, and hands to the
+ * daemon's event-loop threads in turn (MHD_add_connection spreads them over its thread pool by
+ * socket number). Left to accept on its own, the first event-loop thread to wake takes a whole
+ * series of new connections at once, and the others are left idle. */
+struct cmhd_server {
+    struct MHD_Daemon *daemon;
+    int listener;
+    uint16_t port;
+    unsigned int connection_limit;
+    /* The connections the daemon holds, counted by cmhd_count_connection. */
+    atomic_uint connections;
+    MHD_NotifyConnectionCallback notify_connection;
+    void *notify_connection_cls;
+    pthread_t acceptor;
+    atomic_int stopping;
+};
+
+/* Counts the connections the daemon opens and closes, then passes the notice on. */
+static inline void cmhd_count_connection(
+    void *cls, struct MHD_Connection *connection, void **socket_context, enum MHD_ConnectionNotificationCode code)
+{
+    struct cmhd_server *server = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) atomic_fetch_add(&server->connections, 1);
+    else atomic_fetch_sub(&server->connections, 1);
+    server->notify_connection(server->notify_connection_cls, connection, socket_context, code);
+}
+
+/* Accepts connections until the listening socket is shut down. While the daemon holds as many
+ * connections as its limit, new ones wait in the listen queue, as they did when the daemon accepted
+ * by itself (it looks again every 10 ms). A connection the daemon does not take (over the limit
+ * per client, or refused by the accept policy) is closed by MHD_add_connection. */
+static inline void *cmhd_accept_connections(void *argument) {
+    struct cmhd_server *server = argument;
+    for (;;) {
+        struct sockaddr_storage address;
+        while (!atomic_load(&server->stopping)
+               && atomic_load(&server->connections) >= server->connection_limit)
+            usleep(10000);
+        socklen_t length = sizeof address;
+        int client = accept(server->listener, (struct sockaddr *)&address, &length);
+        if (atomic_load(&server->stopping)) {
+            if (client >= 0) close(client);
+            return NULL;
+        }
+        if (client < 0) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) usleep(10000);
+            continue;
+        }
+        (void)MHD_add_connection(server->daemon, client, (struct sockaddr *)&address, length);
+    }
+}
+
+/* Starts a daemon whose `thread_pool_size` threads each run an epoll event loop over their share of
+ * the connections (suspend/resume allowed: a callback that must wait suspends its connection, and
+ * another thread resumes it), listening on `address` (IPv4 or IPv6 text) and `port` (0 picks a free
+ * one). `uri_log` receives the request target exactly as sent, query included; what it returns
+ * becomes the request's context pointer. Returns NULL (errno set where there is one) when the
+ * address cannot be parsed or the daemon cannot start. */
+static inline struct cmhd_server *cmhd_start(
     const char *address, uint16_t port,
     MHD_AccessHandlerCallback access, void *access_cls,
     void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection), void *uri_log_cls,
@@ -38,40 +97,90 @@ static inline struct MHD_Daemon *cmhd_start(
     MHD_AcceptPolicyCallback accept_policy, void *accept_policy_cls,
     MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int connection_timeout_seconds, unsigned int connection_limit,
-    unsigned int per_client_connection_limit, size_t connection_memory_limit)
+    unsigned int per_client_connection_limit, size_t connection_memory_limit, unsigned int thread_pool_size)
 {
+    struct sockaddr_storage bound;
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     const struct sockaddr *socket_address;
-    unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC
-        | MHD_USE_POLL;
+    socklen_t address_length, bound_length = sizeof bound;
+    int family, on = 1;
+    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME
+        | MHD_USE_NO_LISTEN_SOCKET;
+    struct cmhd_server *server;
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
     if (inet_pton(AF_INET, address, &v4.sin_addr) == 1) {
         v4.sin_family = AF_INET;
         v4.sin_port = htons(port);
         socket_address = (const struct sockaddr *)&v4;
+        address_length = sizeof v4;
+        family = AF_INET;
     } else if (inet_pton(AF_INET6, address, &v6.sin6_addr) == 1) {
         v6.sin6_family = AF_INET6;
         v6.sin6_port = htons(port);
         socket_address = (const struct sockaddr *)&v6;
+        address_length = sizeof v6;
+        family = AF_INET6;
         flags |= MHD_USE_IPv6;
     } else {
         return NULL;
     }
-    return MHD_start_daemon(
-        flags, port, accept_policy, accept_policy_cls, access, access_cls,
-        MHD_OPTION_SOCK_ADDR, socket_address,
+    server = calloc(1, sizeof *server);
+    if (server == NULL) return NULL;
+    atomic_init(&server->stopping, 0);
+    server->connection_limit = connection_limit;
+    atomic_init(&server->connections, 0);
+    server->notify_connection = notify_connection;
+    server->notify_connection_cls = notify_connection_cls;
+    server->listener = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (server->listener < 0) goto failed;
+    (void)setsockopt(server->listener, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (family == AF_INET6) (void)setsockopt(server->listener, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
+    if (bind(server->listener, socket_address, address_length) != 0 || listen(server->listener, SOMAXCONN) != 0
+        || getsockname(server->listener, (struct sockaddr *)&bound, &bound_length) != 0)
+        goto failed;
+    server->port = ntohs(family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port
+                                           : ((struct sockaddr_in6 *)&bound)->sin6_port);
+    server->daemon = MHD_start_daemon(
+        flags, 0, accept_policy, accept_policy_cls, access, access_cls,
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, cmhd_count_connection, server,
         MHD_OPTION_UNESCAPE_CALLBACK, cmhd_keep_escaped, NULL,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        /* The limit is kept by the accepting thread; the daemon splits its own evenly over its
+         * threads and would refuse a connection while one that has closed is not yet cleaned up. */
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit * thread_pool_size,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_client_connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
         MHD_OPTION_END);
+    if (server->daemon == NULL) goto failed;
+    if (pthread_create(&server->acceptor, NULL, cmhd_accept_connections, server) != 0) {
+        MHD_stop_daemon(server->daemon);
+        goto failed;
+    }
+    return server;
+failed:
+    if (server->listener >= 0) close(server->listener);
+    free(server);
+    return NULL;
 }
+
+/* Stops accepting, joins the accepting thread, then stops the daemon, which closes every connection
+ * and joins its threads; frees `server`. */
+static inline void cmhd_stop(struct cmhd_server *server) {
+    atomic_store(&server->stopping, 1);
+    shutdown(server->listener, SHUT_RDWR);
+    pthread_join(server->acceptor, NULL);
+    close(server->listener);
+    MHD_stop_daemon(server->daemon);
+    free(server);
+}
+
+/* The port a server listens on (useful after asking for port 0). */
+static inline uint16_t cmhd_bound_port(const struct cmhd_server *server) { return server->port; }
 
 /* The IP address bytes (4 or 16) of `address`, written to `out`; returns their count, 0 for another family. */
 static inline int cmhd_address_bytes(const struct sockaddr *address, uint8_t out[16]) {
@@ -111,12 +220,6 @@ static inline void *cmhd_socket_context(struct MHD_Connection *connection) {
  * response. */
 static inline enum MHD_Result cmhd_declare_no_length(struct MHD_Response *response) {
     return MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END);
-}
-
-/* The port a daemon listens on (useful after asking for port 0); 0 if unknown. */
-static inline uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info == NULL ? 0 : info->port;
 }
 
 #endif

@@ -2,9 +2,9 @@ import Foundation
 import HTTPCore
 import WebCache
 
-/// What the HTTP server has read of one request so far. It lives on the thread of its connection
-/// (one thread per connection), is created when the request line arrives and released when the
-/// request completes, and is reached from the server's callbacks through a context pointer.
+/// What the HTTP server has read of one request so far. It is used by the callbacks of its
+/// connection, which run one at a time, is created when the request line arrives and released when
+/// the request completes, and is reached from the server's callbacks through a context pointer.
 final class ConnectionRequest {
     /// The request target exactly as the client sent it.
     let target: String
@@ -16,6 +16,9 @@ final class ConnectionRequest {
     var bodyBytes = 0
     /// Whether the access handler has seen the head.
     var started = false
+    /// Whether the request was read to its end and is answered or submitted: the connection now
+    /// waits for the head of its response.
+    var awaitsHead = false
     /// Whether the body is larger than the gateway accepts.
     var tooLarge = false
     /// The client's IP address (4 or 16 bytes; empty when unknown).
@@ -25,7 +28,7 @@ final class ConnectionRequest {
     /// What was answered from the store, when the request was (logged once the response is over).
     var storedHit: StoredHit?
 
-    /// A request answered from the store on its connection's thread, for the access log.
+    /// A request answered from the store in its connection's callback, for the access log.
     struct StoredHit {
         /// The URL the request was mapped to.
         var url: String

@@ -1,16 +1,16 @@
-import Dispatch
 import Foundation
 import HTTPCore
 import Synchronization
 
-/// One request in flight between a connection thread of the HTTP server, which blocks, and the
-/// task that loads the response, which is async.
+/// One request in flight between a connection of the HTTP server, whose callbacks never block,
+/// and the task that loads the response, which is async.
 ///
-/// The connection thread waits for the head, then pulls body bytes; the task delivers the head,
-/// then pushes chunks and is suspended while ``capacity`` bytes wait unread, so a large body is
-/// never held whole in memory and a slow client slows the transfer down instead.
+/// The connection asks for the head, then pulls body bytes; when they are not there yet, it leaves
+/// a wake-up and suspends (see ``ConnectionSuspensions``). The task delivers the head, then pushes
+/// chunks and is suspended while ``capacity`` bytes wait unread, so a large body is never held
+/// whole in memory and a slow client slows the transfer down instead.
 final class Exchange: Sendable {
-    /// The head the connection thread sends.
+    /// The head the connection sends.
     struct Head: Sendable {
         var status: Int
         var headers: HTTPHeaders
@@ -21,6 +21,8 @@ final class Exchange: Sendable {
     enum ReadResult: Equatable {
         /// This many bytes were copied.
         case bytes(Int)
+        /// Nothing yet: the wake-up given runs once there is something to read.
+        case later
         /// The body is complete.
         case end
         /// The body could not be produced to the end; the connection must be closed.
@@ -37,13 +39,12 @@ final class Exchange: Sendable {
         var finished = false
         var failed = false
         var consumerGone = false
-        var consumerWaiting = false
+        /// Wakes the connection waiting for the head or for body bytes.
+        var consumerWaker: (@Sendable () -> Void)?
         var producerWaiter: CheckedContinuation<Void, Never>?
     }
 
     private let state = Mutex(State())
-    private let headReady = DispatchSemaphore(value: 0)
-    private let bytesReady = DispatchSemaphore(value: 0)
 
     // MARK: - Producer (async)
 
@@ -51,12 +52,13 @@ final class Exchange: Sendable {
     /// - Returns: whether this head is the one delivered.
     @discardableResult
     func deliverHead(_ head: Head) -> Bool {
-        let delivered = state.withLock { state in
-            guard state.head == nil else { return false }
+        let (delivered, waker) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
+            guard state.head == nil else { return (false, nil) }
             state.head = head
-            return true
+            defer { state.consumerWaker = nil }
+            return (true, state.consumerWaker)
         }
-        if delivered { headReady.signal() }
+        waker?()
         return delivered
     }
 
@@ -64,15 +66,14 @@ final class Exchange: Sendable {
     /// - Returns: `false` when the chunk was refused because nobody will read any more (the client
     ///   left, or the gateway stops).
     func push(_ chunk: Data) async -> Bool {
-        let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
-            guard !state.consumerGone, !state.failed else { return (false, false) }
+        let (accepted, waker) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
+            guard !state.consumerGone, !state.failed else { return (false, nil) }
             state.chunks.append(chunk)
             state.queuedBytes += chunk.count
-            let wake = state.consumerWaiting
-            state.consumerWaiting = false
-            return (true, wake)
+            defer { state.consumerWaker = nil }
+            return (true, state.consumerWaker)
         }
-        if wake { bytesReady.signal() }
+        waker?()
         guard accepted else { return false }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumeNow = state.withLock { state in
@@ -87,58 +88,57 @@ final class Exchange: Sendable {
 
     /// Marks the body complete (`failed: false`) or broken (`failed: true`).
     func finish(failed: Bool) {
-        let wake = state.withLock { state in
+        let waker = state.withLock { state in
             if failed { state.failed = true } else { state.finished = true }
-            let wake = state.consumerWaiting
-            state.consumerWaiting = false
-            return wake
+            defer { state.consumerWaker = nil }
+            return state.consumerWaker
         }
-        if wake { bytesReady.signal() }
+        waker?()
     }
 
-    // MARK: - Consumer (connection thread, blocking)
+    // MARK: - Consumer (connection callbacks, never blocking)
 
-    /// Blocks until the head is delivered.
-    func waitForHead() -> Head {
-        headReady.wait()
-        return state.withLock { $0.head! }
+    /// The head, once delivered; until then `nil`, and `wake` runs once it is.
+    func head(orWhenDelivered wake: @escaping @Sendable () -> Void) -> Head? {
+        state.withLock { state in
+            if state.head == nil { state.consumerWaker = wake }
+            return state.head
+        }
     }
 
-    /// Copies up to `count` body bytes into `buffer`, blocking until some are available.
-    func read(into buffer: UnsafeMutableRawPointer, count: Int) -> ReadResult {
-        while true {
-            var waiter: CheckedContinuation<Void, Never>?
-            let result = state.withLock { state -> ReadResult? in
-                if let first = state.chunks.first {
-                    let taken = min(count, first.count)
-                    first.copyBytes(to: buffer.assumingMemoryBound(to: UInt8.self), count: taken)
-                    if taken == first.count {
-                        state.chunks.removeFirst()
-                    } else {
-                        state.chunks[0] = first.dropFirst(taken)
-                    }
-                    state.queuedBytes -= taken
-                    if state.queuedBytes < Self.capacity {
-                        waiter = state.producerWaiter
-                        state.producerWaiter = nil
-                    }
-                    return .bytes(taken)
-                }
-                if state.failed { return .failed }
-                if state.finished { return .end }
-                state.consumerWaiting = true
-                return nil
+    /// Copies up to `count` body bytes into `buffer`; ``ReadResult/later`` when none are there yet,
+    /// and `wake` runs once some are (or the body ends).
+    func read(into buffer: UnsafeMutableRawPointer, count: Int, orWhenReadable wake: @escaping @Sendable () -> Void)
+        -> ReadResult
+    {
+        let (result, waiter) = state.withLock { state -> (ReadResult, CheckedContinuation<Void, Never>?) in
+            guard let first = state.chunks.first else {
+                if state.failed { return (.failed, nil) }
+                if state.finished { return (.end, nil) }
+                state.consumerWaker = wake
+                return (.later, nil)
             }
-            waiter?.resume()
-            if let result { return result }
-            bytesReady.wait()
+            let taken = min(count, first.count)
+            first.copyBytes(to: buffer.assumingMemoryBound(to: UInt8.self), count: taken)
+            if taken == first.count {
+                state.chunks.removeFirst()
+            } else {
+                state.chunks[0] = first.dropFirst(taken)
+            }
+            state.queuedBytes -= taken
+            guard state.queuedBytes < Self.capacity else { return (.bytes(taken), nil) }
+            defer { state.producerWaiter = nil }
+            return (.bytes(taken), state.producerWaiter)
         }
+        waiter?.resume()
+        return result
     }
 
     /// The connection is done with the body (sent, or the client left): the producer stops.
     func consumerFinished() {
         let waiter = state.withLock { state in
             state.consumerGone = true
+            state.consumerWaker = nil
             let waiter = state.producerWaiter
             state.producerWaiter = nil
             return waiter
@@ -152,15 +152,14 @@ final class Exchange: Sendable {
     /// a broken body, the producer stops.
     func abort(with head: Head) {
         deliverHead(head)
-        let (waiter, wake) = state.withLock { state in
+        let (waiter, waker) = state.withLock { state in
             state.failed = true
             let waiter = state.producerWaiter
             state.producerWaiter = nil
-            let wake = state.consumerWaiting
-            state.consumerWaiting = false
-            return (waiter, wake)
+            defer { state.consumerWaker = nil }
+            return (waiter, state.consumerWaker)
         }
         waiter?.resume()
-        if wake { bytesReady.signal() }
+        waker?()
     }
 }

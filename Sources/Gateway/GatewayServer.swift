@@ -24,12 +24,15 @@ import Glibc
 /// (one C library, no dependencies worth naming), speaks HTTP/1.1 with keep-alive, pipelining and
 /// chunked encoding, parses requests defensively, streams a response from a callback that pulls
 /// bytes as the socket takes them, and offers suspend/resume for producers that are not ready yet;
-/// it is maintained by GNU and packaged in Debian. The gateway runs it with one thread per
-/// connection: a connection's thread may then block while the async loader produces the head and
-/// the body, through a bounded buffer (see ``Exchange``), so bodies of any size stream with flat memory.
-/// A fresh hit skips the loader: the connection's thread looks the request up in the store itself
-/// (``WebCache/storedAnswer(for:policy:)``) and copies the stored body straight into the server's
-/// send buffer (``StoredBodyStream``), with no task, no thread hop and no copy through `Data`.
+/// it is maintained by GNU and packaged in Debian. The gateway runs it as an epoll event loop on one
+/// thread per core, each serving its share of the connections; a callback never blocks its thread.
+/// A request the loader answers suspends its connection while the async loader produces the head
+/// and the body, through a bounded buffer (see ``Exchange``), so bodies of any size stream with flat
+/// memory, and the loader's side resumes it (``ConnectionSuspensions``); so does an upload that
+/// waits for the upstream to take more. A fresh hit skips the loader: the event-loop thread looks
+/// the request up in the store itself (``WebCache/storedAnswer(for:policy:)``) and copies the stored
+/// body straight into the server's send buffer (``StoredBodyStream``), with no task, no thread hop
+/// and no copy through `Data`.
 ///
 /// ```swift
 /// let cache = try WebCache(configuration: WebCache.Configuration())
@@ -58,8 +61,9 @@ public final class GatewayServer: Sendable {
     }
 
     private let registry = Mutex(Registry())
-    /// The running daemon's address (0 when stopped). Kept as an integer because an
-    /// `OpaquePointer` is not `Sendable`; it is turned back into a pointer only to stop the daemon.
+    /// The running server's address (0 when stopped): the daemon and the thread that accepts its
+    /// connections. Kept as an integer because a pointer is not `Sendable`; it is turned back into
+    /// a pointer only to stop the server.
     private let daemon = Mutex<UInt>(0)
     private let boundPort = Mutex<UInt16>(0)
     private let jobs: AsyncStream<Job>
@@ -68,8 +72,10 @@ public final class GatewayServer: Sendable {
     let rateLimiter: ClientRateLimiter?
     /// Cuts off clients that send their request heads too slowly (``Admission/headTimeout``).
     private let watchdog: SlowClientWatchdog
+    /// The connections waiting for the loader or the upstream, and what resumes them.
+    private let suspensions = ConnectionSuspensions()
     /// Answers requests; set once the port is known (its redirects are rewritten onto the gateway's
-    /// URL). Read on every request by every connection thread, so without a lock.
+    /// URL). Read on every request by every event-loop thread, so without a lock.
     private let handlerReference = AtomicLazyReference<HandlerBox>()
 
     /// The handler, boxed for ``handlerReference``.
@@ -221,13 +227,15 @@ public final class GatewayServer: Sendable {
                         socketContext.pointee = Unmanaged.passRetained(deadline).toOpaque()
                     } else if let pointer = socketContext.pointee {
                         socketContext.pointee = nil
+                        server.suspensions.closed(ConnectionSuspensions.key(of: connection))
                         server.watchdog.closed(Unmanaged<SlowClientWatchdog.Deadline>.fromOpaque(pointer).takeRetainedValue())
                     }
                 },
                 context,
                 UInt32(configuration.idleTimeout), UInt32(configuration.connectionLimit),
                 UInt32(configuration.admission.connectionsPerClient),
-                max(64 * 1024, configuration.admission.maximumHeaderBytes + 16 * 1024))
+                max(64 * 1024, configuration.admission.maximumHeaderBytes + 16 * 1024),
+                UInt32(min(ProcessInfo.processInfo.activeProcessorCount, configuration.connectionLimit)))
         }
         guard let handle else {
             let reason = errno != 0 ? String(cString: strerror(errno)) : "the HTTP server did not start"
@@ -239,8 +247,9 @@ public final class GatewayServer: Sendable {
         boundPort.withLock { $0 = cmhd_bound_port(handle) }
     }
 
-    /// Stops accepting requests, ends the ones in flight and stops the HTTP server, which closes
-    /// every connection and joins its threads.
+    /// Stops accepting requests, ends the ones in flight, resumes every suspended connection (the
+    /// HTTP server may not stop while one is) and stops the HTTP server, which closes every
+    /// connection and joins its threads.
     private func stop() {
         let pending = registry.withLock { registry in
             registry.stopping = true
@@ -250,11 +259,12 @@ public final class GatewayServer: Sendable {
         }
         for job in pending {
             job.exchange.abort(with: Self.shutdownHead)
-            // A connection thread waiting to hand on more of an upload stops waiting.
+            // A connection waiting to hand on more of an upload stops waiting.
             job.request.bodyStream?.cancel()
         }
+        suspensions.resumeAll()
         daemon.withLock { address in
-            if let handle = OpaquePointer(bitPattern: address) { MHD_stop_daemon(handle) }
+            if let handle = UnsafeMutablePointer<cmhd_server>(bitPattern: address) { cmhd_stop(handle) }
             address = 0
         }
         watchdog.stop()
@@ -288,7 +298,7 @@ public final class GatewayServer: Sendable {
     private func answer(_ job: Job) async {
         guard let handler else { return }
         let response = await handler.respond(to: job.request)
-        // The upload was read to its end, or is no longer wanted: its connection thread stops waiting.
+        // The upload was read to its end, or is no longer wanted: its connection stops waiting.
         defer { job.request.bodyStream?.cancel() }
         // The client already got another answer (the gateway's own, such as 413 or 503).
         guard job.exchange.deliverHead(Exchange.Head(status: response.status, headers: response.headers,
@@ -335,12 +345,13 @@ public final class GatewayServer: Sendable {
                   source: response.source, bodyBytes: bytes, isComplete: complete)
     }
 
-    // MARK: - Connection threads
+    // MARK: - Connection callbacks
 
-    /// The access handler. A request with a body is submitted as soon as its head is complete, and
-    /// each piece of the upload is handed on as it arrives (blocking while the upstream lags behind);
-    /// one without is submitted at its end. Then it blocks until the head of the response is ready
-    /// (allowed: each connection has its own thread).
+    /// The access handler, on an event-loop thread, which it never blocks. A request with a body is
+    /// submitted as soon as its head is complete, and each piece of the upload is handed on as it
+    /// arrives (the connection is suspended while the upstream lags behind); one without is
+    /// submitted at its end. Then the connection is suspended until the head of the response is
+    /// ready, and this handler, called again once it is resumed, queues it.
     private func access(
         _ connection: OpaquePointer, request: ConnectionRequest, method: UnsafePointer<CChar>,
         data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>
@@ -377,8 +388,11 @@ public final class GatewayServer: Sendable {
                     request.tooLarge = true
                     request.exchange?.abort(with: Exchange.Head(status: 413, headers: [:], length: .none))
                     stream.cancel()
-                } else {
-                    stream.write(Data(bytes: data, count: size.pointee))
+                } else if stream.write(Data(bytes: data, count: size.pointee), orWhenSpace: wake(connection)) == .full {
+                    // Handed on again once the upstream has taken some: the bytes stay unread.
+                    request.bodyBytes -= size.pointee
+                    suspensions.suspend(ConnectionSuspensions.key(of: connection))
+                    return MHD_Result.YES
                 }
             }
             size.pointee = 0
@@ -389,19 +403,32 @@ public final class GatewayServer: Sendable {
                                   "The request body for \(request.target) is larger than the gateway accepts "
                                       + "(\(configuration.maximumRequestBodySize) bytes).")
         }
-        if let stream = request.bodyStream {
-            stream.finish()
-        } else if let answered = answerFromStore(request, on: connection) {
-            // Answered once the request is read to its end: a response queued earlier would make
-            // the server close the connection after it.
-            return answered
-        } else {
-            request.exchange = submit(proxyRequest(for: request))
+        if !request.awaitsHead {
+            if let stream = request.bodyStream {
+                stream.finish()
+            } else if let answered = answerFromStore(request, on: connection) {
+                // Answered once the request is read to its end: a response queued earlier would make
+                // the server close the connection after it.
+                return answered
+            } else {
+                request.exchange = submit(proxyRequest(for: request))
+            }
+            request.awaitsHead = true
         }
         guard let exchange = request.exchange else {
             return answerByItself(request, on: connection, status: 503, "The gateway is shutting down.")
         }
-        return Self.queue(exchange.waitForHead(), exchange: exchange, on: connection)
+        guard let head = exchange.head(orWhenDelivered: wake(connection)) else {
+            suspensions.suspend(ConnectionSuspensions.key(of: connection))
+            return MHD_Result.YES
+        }
+        return queue(head, exchange: exchange, on: connection)
+    }
+
+    /// What resumes `connection` once what it waits for is there.
+    private func wake(_ connection: OpaquePointer) -> @Sendable () -> Void {
+        let key = ConnectionSuspensions.key(of: connection)
+        return { [suspensions] in suspensions.resume(key) }
     }
 
     /// The request to submit for what `request` holds.
@@ -433,7 +460,7 @@ public final class GatewayServer: Sendable {
 
     // MARK: - Stored hits
 
-    /// Answers `request` from the store on this connection thread when the store answers it as it
+    /// Answers `request` from the store on this event-loop thread when the store answers it as it
     /// is stored (``ProxyHandler/storedAnswer(to:)``): a body of one chunk is copied into one buffer
     /// and checked before the head is queued, a larger one is copied chunk by chunk into the
     /// server's buffer as the socket takes it. `nil` when the loader must answer, which it then does
@@ -470,7 +497,9 @@ public final class GatewayServer: Sendable {
                                         target: request.target)
             stream = body
             bodyBytes = size
-            response = Self.streamedResponse(size: UInt64(size), blockSize: CacheStore.chunkSize, from: body)
+            response = Self.streamedResponse(
+                size: UInt64(size), blockSize: CacheStore.chunkSize,
+                from: ResponseBodyContext(body, connection: connection, suspensions: suspensions))
         }
         cache.recordHit(of: answer)
         storeAnswers.add(1, ordering: .relaxed)
@@ -505,34 +534,38 @@ public final class GatewayServer: Sendable {
     }
 
     /// Queues `head` on the connection, with a body pulled from `exchange` as the socket takes it.
-    private static func queue(_ head: Exchange.Head, exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
+    private func queue(_ head: Exchange.Head, exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
         let response: OpaquePointer?
         switch head.length {
         case .none:
-            response = emptyResponse(.none)
+            response = Self.emptyResponse(.none)
         case .known, .unknown, .undeclared:
-            response = streamedResponse(size: head.length.declared, blockSize: readerBlockSize, from: exchange)
+            response = Self.streamedResponse(
+                size: head.length.declared, blockSize: Self.readerBlockSize,
+                from: ResponseBodyContext(exchange, connection: connection, suspensions: suspensions))
         }
-        return queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
+        return Self.queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
     }
 
-    /// A response whose body of `size` bytes (unknown when `nil`) the server pulls from `source` in
-    /// blocks of `blockSize` as the socket takes them.
-    private static func streamedResponse(
-        size: UInt64?, blockSize: Int, from source: any ResponseBodySource
-    ) -> OpaquePointer? {
+    /// A response whose body of `size` bytes (unknown when `nil`) the server pulls from `body` in
+    /// blocks of `blockSize` as the socket takes them; the connection is suspended while none are there.
+    private static func streamedResponse(size: UInt64?, blockSize: Int, from body: ResponseBodyContext) -> OpaquePointer? {
         MHD_create_response_from_callback(
             size ?? cmhd_size_unknown(), blockSize,
             { context, _, buffer, count in
                 guard let context, let buffer else { return cmhd_reader_end_with_error() }
                 let body = Unmanaged<ResponseBodyContext>.fromOpaque(context).takeUnretainedValue()
-                switch body.source.read(into: buffer, count: count) {
+                switch body.source.read(into: buffer, count: count, orWhenReadable: body.wake) {
                 case .bytes(let read): return read
+                case .later:
+                    // Called again once resumed.
+                    body.suspensions.suspend(body.key)
+                    return 0
                 case .end: return cmhd_reader_end_of_stream()
                 case .failed: return cmhd_reader_end_with_error()
                 }
             },
-            Unmanaged.passRetained(ResponseBodyContext(source)).toOpaque(),
+            Unmanaged.passRetained(body).toOpaque(),
             { context in
                 guard let context else { return }
                 Unmanaged<ResponseBodyContext>.fromOpaque(context).takeRetainedValue().source.bodyEnded()

@@ -1,5 +1,4 @@
 import CacheStore
-import Dispatch
 import Foundation
 import HTTPCore
 import Synchronization
@@ -9,9 +8,9 @@ import WebCache
 /// server's send buffer as the socket takes it (``CacheStore/bodyCopier(bodyID:)``): one copy, from
 /// SQLite's row into the buffer, each chunk checked there before it is sent.
 ///
-/// It lives on the thread of its connection, which blocks while it reads. A body found damaged on
-/// the way is removed from the store before the connection is closed, so that the client's next
-/// request is fetched again, as the loader does with a damaged streamed body.
+/// It is read in the callbacks of its connection. A body found damaged on the way is removed from
+/// the store before the connection is closed (the connection is suspended meanwhile), so that the
+/// client's next request is fetched again, as the loader does with a damaged streamed body.
 final class StoredBodyStream {
     private var copier: BodyCopier
     private let answer: StoredAnswer
@@ -20,6 +19,14 @@ final class StoredBodyStream {
     private let target: String
     /// The body bytes handed to the server so far.
     private(set) var bytesCopied: Int64 = 0
+    /// The removal of the body from the store, once it was found damaged.
+    private var removal: Removal?
+
+    /// Whether a damaged body has been removed from the store.
+    private final class Removal: Sendable {
+        let done = Atomic<Bool>(false)
+        var isDone: Bool { done.load(ordering: .acquiring) }
+    }
 
     init(answer: StoredAnswer, bodyID: Int64, cache: WebCache, logger: Logger, target: String) {
         copier = cache.store.bodyCopier(bodyID: bodyID)
@@ -29,35 +36,29 @@ final class StoredBodyStream {
         self.target = target
     }
 
-    /// Copies the next bytes into `buffer` (the server's, of `count` bytes).
-    func read(into buffer: UnsafeMutableRawPointer, count: Int) -> Exchange.ReadResult {
+    /// Copies the next bytes into `buffer` (the server's, of `count` bytes). When the body turns out
+    /// damaged, ``Exchange/ReadResult/later`` until it is removed from the store (then `wake`
+    /// runs), and ``Exchange/ReadResult/failed`` from then on.
+    func read(into buffer: UnsafeMutableRawPointer, count: Int, orWhenReadable wake: @escaping @Sendable () -> Void)
+        -> Exchange.ReadResult
+    {
+        if let removal { return removal.isDone ? .failed : .later }
         do {
             let copied = try copier.copy(into: UnsafeMutableRawBufferPointer(start: buffer, count: count))
             guard copied > 0 else { return .end }
             bytesCopied += Int64(copied)
             return .bytes(copied)
         } catch {
-            let failure = waitFor { [cache, answer] in await cache.storedBodyFailed(answer, with: error) }
-            logger.warning("The body of \(target) broke off after \(bytesCopied) bytes: \(failure)")
-            return .failed
+            let removal = Removal()
+            self.removal = removal
+            let message = "The body of \(target) broke off after \(bytesCopied) bytes"
+            Task { [cache, answer, logger] in
+                let failure = await cache.storedBodyFailed(answer, with: error)
+                logger.warning("\(message): \(failure)")
+                removal.done.store(true, ordering: .releasing)
+                wake()
+            }
+            return .later
         }
-    }
-
-    /// Runs `work` and blocks this (connection) thread until it is done.
-    private func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Outcome<T>()
-        Task {
-            let value = await work()
-            outcome.value.withLock { $0 = value }
-            done.signal()
-        }
-        done.wait()
-        return outcome.value.withLock { $0! }
-    }
-
-    /// What an async piece of work gave, handed back to a blocked thread.
-    private final class Outcome<T: Sendable>: Sendable {
-        let value = Mutex<T?>(nil)
     }
 }

@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A request body that is still arriving: a bounded buffer between one producer thread, which
-/// blocks while the buffer is full, and one consumer (a transport), which never blocks.
+/// A request body that is still arriving: a bounded buffer between one producer, which blocks or is
+/// woken while the buffer is full, and one consumer (a transport), which never blocks.
 ///
 /// So a large upload is never held whole in memory: the producer is held back until the consumer
 /// has sent what is buffered. A stream is read once; a request carrying one cannot be sent again.
@@ -21,6 +21,16 @@ public final class RequestBodyStream: Sendable, Hashable {
         case failed
     }
 
+    /// What a write that does not wait gave (``write(_:orWhenSpace:)``).
+    public enum WriteResult: Equatable, Sendable {
+        /// The bytes were appended.
+        case written
+        /// The buffer is full: nothing was appended, and the wake-up given runs once there is room.
+        case full
+        /// The stream was cancelled: nothing more will be read.
+        case cancelled
+    }
+
     /// The body could not be read to its end (``collect()``).
     public struct Failure: Error, Sendable {}
 
@@ -34,12 +44,12 @@ public final class RequestBodyStream: Sendable, Hashable {
         var buffered = 0
         var finished = false
         var cancelled = false
-        var producerWaiting = false
+        /// Wakes the producer waiting for room.
+        var space: (@Sendable () -> Void)?
         var readable: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
-    private let space = DispatchSemaphore(value: 0)
 
     /// Creates an empty stream for a body of `length` bytes (`nil`: unknown) buffering up to `capacity` bytes.
     public init(length: Int64? = nil, capacity: Int = 1 << 20) {
@@ -58,24 +68,31 @@ public final class RequestBodyStream: Sendable, Hashable {
     /// - Returns: `false` when the stream was cancelled: nothing more will be read.
     @discardableResult
     public func write(_ bytes: Data) -> Bool {
+        let space = DispatchSemaphore(value: 0)
         while true {
-            let accepted = state.withLock { state -> Bool? in
-                if state.cancelled { return false }
-                guard state.buffered < capacity else {
-                    state.producerWaiting = true
-                    return nil
-                }
-                state.chunks.append(bytes)
-                state.buffered += bytes.count
-                return true
+            switch write(bytes, orWhenSpace: { space.signal() }) {
+            case .written: return true
+            case .cancelled: return false
+            case .full: space.wait()
             }
-            guard let accepted else {
-                space.wait()
-                continue
-            }
-            if accepted { takeReadable()?() }
-            return accepted
         }
+    }
+
+    /// Appends `bytes` unless the buffer is full; then appends nothing, and `wake` runs once the
+    /// consumer has made room or the stream is cancelled. For a producer that may not block.
+    public func write(_ bytes: Data, orWhenSpace wake: @escaping @Sendable () -> Void) -> WriteResult {
+        let result = state.withLock { state -> WriteResult in
+            if state.cancelled { return .cancelled }
+            guard state.buffered < capacity else {
+                state.space = wake
+                return .full
+            }
+            state.chunks.append(bytes)
+            state.buffered += bytes.count
+            return .written
+        }
+        if result == .written { takeReadable()?() }
+        return result
     }
 
     /// Marks the body complete.
@@ -88,9 +105,9 @@ public final class RequestBodyStream: Sendable, Hashable {
 
     /// Copies up to `buffer.count` buffered bytes into `buffer`.
     public func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
-        let (result, wakeProducer) = state.withLock { state -> (ReadResult, Bool) in
-            if state.cancelled { return (.failed, false) }
-            guard let first = state.chunks.first else { return (state.finished ? .end : .wouldBlock, false) }
+        let (result, wakeProducer) = state.withLock { state -> (ReadResult, (@Sendable () -> Void)?) in
+            if state.cancelled { return (.failed, nil) }
+            guard let first = state.chunks.first else { return (state.finished ? .end : .wouldBlock, nil) }
             let taken = min(buffer.count, first.count)
             first.copyBytes(to: buffer, count: taken)
             if taken == first.count {
@@ -99,11 +116,11 @@ public final class RequestBodyStream: Sendable, Hashable {
                 state.chunks[0] = first.dropFirst(taken)
             }
             state.buffered -= taken
-            let wake = state.producerWaiting && state.buffered < capacity
-            if wake { state.producerWaiting = false }
-            return (.bytes(taken), wake)
+            guard state.buffered < capacity else { return (.bytes(taken), nil) }
+            defer { state.space = nil }
+            return (.bytes(taken), state.space)
         }
-        if wakeProducer { space.signal() }
+        wakeProducer?()
         return result
     }
 
@@ -127,10 +144,10 @@ public final class RequestBodyStream: Sendable, Hashable {
             state.cancelled = true
             state.chunks = []
             state.buffered = 0
-            defer { state.producerWaiting = false }
-            return state.producerWaiting
+            defer { state.space = nil }
+            return state.space
         }
-        if wakeProducer { space.signal() }
+        wakeProducer?()
         takeReadable()?()
     }
 

@@ -77,10 +77,13 @@ struct GatewayHarness: Sendable {
         }
     }
 
-    static func makeCache(folder: URL) throws -> WebCache {
+    /// A cache with its store in `folder`, whose loader opens at most `connectionsPerHost`
+    /// connections to one origin at once.
+    static func makeCache(folder: URL, connectionsPerHost: Int = 8) throws -> WebCache {
         var configuration = WebCache.Configuration()
         configuration.storePath = folder.appending(path: "store.sqlite").path
         var transport = CurlTransport.Configuration()
+        transport.maxConnectionsPerHost = connectionsPerHost
         transport.proxy = ""
         transport.idleTimeout = .seconds(300)
         configuration.transportConfiguration = transport

@@ -12,11 +12,14 @@ final class Connection {
     private var statements: [String: Statement] = [:]
     /// The statements of ``SQLQuery`` values, by their number.
     private var queryStatements: [Int: Statement] = [:]
+    /// SQLite's process-wide settings, applied once, before the first connection opens.
+    private static let configured: Void = csqlite_disable_memory_statistics()
 
     /// Opens `path` with `flags` (`SQLITE_OPEN_NOMUTEX` is added: the connection is never shared).
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/c3ref/open.html>
     init(path: String, flags: Int32) throws(SQLiteError) {
+        _ = Self.configured
         var connection: SQLiteConnection?
         let code = sqlite3_open_v2(path, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let connection else {

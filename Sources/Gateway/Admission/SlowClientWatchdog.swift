@@ -8,11 +8,11 @@ import Glibc
 /// (slowloris: many connections each sending a header byte now and then, which an idle timeout
 /// never ends), so that they cannot hold the gateway's connections and threads.
 ///
-/// The HTTP server tells it when a connection opens and closes; the connection's own thread sets
-/// and clears the connection's deadline (``Deadline``) when a response ends and when a head has
+/// The HTTP server tells it when a connection opens and closes; the connection's callbacks set
+/// and clear the connection's deadline (``Deadline``) when a response ends and when a head has
 /// arrived, with an atomic store and no lock, as it happens on every request. One thread looks at
 /// the deadlines a few times a second and shuts down the socket of each connection past its
-/// deadline: the connection's own thread then reads the end of the stream and closes it. The socket
+/// deadline: the server's event loop then reads the end of the stream and closes it. The socket
 /// is shut down under the lock that the close notice takes, and the server sends that notice before
 /// it closes the socket, so the number shut down is always still that connection's.
 final class SlowClientWatchdog: Sendable {
