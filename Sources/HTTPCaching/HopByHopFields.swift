@@ -34,11 +34,15 @@ public enum HopByHopFields {
     public static func removed(from headers: HTTPHeaders) -> HTTPHeaders {
         // Most stored responses carry none (they lost them when stored): returned as they are, without
         // building the set of names. `Connection` is among the names, so any field it lists is removed below.
-        guard headers.contains(where: { names.contains($0.name.lowercased()) || isProxyField($0.name) }) else {
-            return headers
-        }
+        guard headers.contains(where: isHopByHop) else { return headers }
         let excluded = names(in: headers)
         return HTTPHeaders(headers.filter { !excluded.contains($0.name.lowercased()) })
+    }
+
+    /// Whether a field is among ``names`` or a `Proxy-*` field, compared in place (a stored response's
+    /// every field is asked on every hit).
+    private static func isHopByHop(_ field: HTTPField) -> Bool {
+        names.contains { $0.caseInsensitiveEquals(field.name) } || isProxyField(field.name)
     }
 
     private static func isProxyField(_ name: String) -> Bool {

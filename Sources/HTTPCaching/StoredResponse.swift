@@ -53,7 +53,7 @@ public struct StoredResponse: Sendable, Hashable {
     }
 
     private static func date(in headers: HTTPHeaders) -> Date? {
-        headers.values(for: "Date").first.flatMap(HTTPDate.parse)
+        headers.firstValue(for: "Date").flatMap(HTTPDate.parse)
     }
 
     /// The `Expires` field (§5.3), or `nil` when absent. Only the three forms of RFC 9110 §5.6.7 are
@@ -79,7 +79,7 @@ public struct StoredResponse: Sendable, Hashable {
     }
 
     private static func ageValue(in headers: HTTPHeaders) -> Int {
-        guard let first = headers.values(for: "Age").first else { return 0 }
+        guard let first = headers.firstValue(for: "Age") else { return 0 }
         let member = first.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return CacheControl.parseDeltaSeconds(member.trimmingHTTPWhitespace()) ?? 0
     }

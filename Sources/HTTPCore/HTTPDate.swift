@@ -16,22 +16,34 @@ public enum HTTPDate {
     /// `nil` for anything else, which ``parseTokens(_:)`` then reads.
     static func fixdate(_ utf8: some Collection<UInt8>) -> Date? {
         guard utf8.count == 29 else { return nil }
-        let bytes = Array(utf8)
+        if let date = utf8.withContiguousStorageIfAvailable(fixdate(bytes:)) { return date }
+        return fixdate(bytes: Array(utf8)[...])
+    }
+
+    /// ``fixdate(_:)`` of exactly 29 bytes, read in place.
+    private static func fixdate(bytes: some RandomAccessCollection<UInt8>) -> Date? {
+        let start = bytes.startIndex
+        func byte(_ offset: Int) -> UInt8 { bytes[bytes.index(start, offsetBy: offset)] }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
-            for byte in bytes[range] {
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            for offset in range {
+                let digit = byte(offset) &- UInt8(ascii: "0")
+                guard digit <= 9 else { return nil }
+                value = value * 10 + Int(digit)
             }
             return value
         }
-        let letters = bytes[0..<3].allSatisfy { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }
-        guard letters, bytes[3] == UInt8(ascii: ","), bytes[4] == UInt8(ascii: " "), bytes[7] == UInt8(ascii: " "),
-            bytes[11] == UInt8(ascii: " "), bytes[16] == UInt8(ascii: " "), bytes[19] == UInt8(ascii: ":"),
-            bytes[22] == UInt8(ascii: ":"), bytes[25...].elementsEqual(" GMT".utf8),
+        func isLetter(_ offset: Int) -> Bool {
+            let lower = byte(offset) | 0x20
+            return lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
+        }
+        guard isLetter(0), isLetter(1), isLetter(2), byte(3) == UInt8(ascii: ","), byte(4) == UInt8(ascii: " "),
+            byte(7) == UInt8(ascii: " "), byte(11) == UInt8(ascii: " "), byte(16) == UInt8(ascii: " "),
+            byte(19) == UInt8(ascii: ":"), byte(22) == UInt8(ascii: ":"), byte(25) == UInt8(ascii: " "),
+            byte(26) == UInt8(ascii: "G"), byte(27) == UInt8(ascii: "M"), byte(28) == UInt8(ascii: "T"),
             let day = number(5..<7), let year = number(12..<16), let hour = number(17..<19),
             let minute = number(20..<22), let second = number(23..<25),
-            let month = month(String(decoding: bytes[8..<11], as: UTF8.self))
+            let month = month(byte(8), byte(9), byte(10))
         else { return nil }
         return make(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
@@ -84,6 +96,16 @@ public enum HTTPDate {
 
     private static func month(_ name: some StringProtocol) -> Int? {
         monthNames.firstIndex { $0.caseInsensitiveEquals(name) }.map { $0 + 1 }
+    }
+
+    /// The month (1 to 12) whose three-letter name is `first`, `second`, `third`, in any case.
+    private static func month(_ first: UInt8, _ second: UInt8, _ third: UInt8) -> Int? {
+        let letters = (first | 0x20, second | 0x20, third | 0x20)
+        return monthNames.firstIndex { name in
+            var bytes = name.utf8.makeIterator()
+            return bytes.next()! | 0x20 == letters.0 && bytes.next()! | 0x20 == letters.1
+                && bytes.next()! | 0x20 == letters.2
+        }.map { $0 + 1 }
     }
 
     private static func make(year: Int, month: Int, day: Int, time: some StringProtocol) -> Date? {

@@ -74,6 +74,12 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         fields.lazy.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
+    /// The value of the first line named `name` (case-insensitive), `nil` when there is none: the
+    /// first of ``values(for:)``, without collecting the others.
+    public func firstValue(for name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
     /// Whether a line named `name` (case-insensitive) is present.
     public func contains(_ name: String) -> Bool {
         fields.contains { $0.name.caseInsensitiveEquals(name) }

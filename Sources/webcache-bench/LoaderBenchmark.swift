@@ -4,11 +4,14 @@ import LocalOrigin
 import WebCache
 
 /// The loader's hit path — `WebCache.data(for:)` on a fresh entry, through the caching rules, the
-/// store and the body stream — beside a raw SELECT of the same row through the SQLite C API.
+/// store and the body stream — beside a raw SELECT of the same row through the SQLite C API, in
+/// alternating rounds, the fastest round of each side counting.
 struct LoaderBenchmark {
     let directory: String?
 
-    private static let iterations = 20_000
+    /// Rounds of each side, and loads or SELECTs in each round.
+    private static let rounds = 10
+    private static let iterations = 2_000
 
     func run() async throws {
         let folder = URL(fileURLWithPath: directory ?? NSTemporaryDirectory())
@@ -32,29 +35,37 @@ struct LoaderBenchmark {
         let first = try await cache.data(for: request)
         precondition(first.source == .network && first.body == body, "the first load must come from the network")
 
+        // The two sides take turns, round after round, each timed on its own, and each side's fastest
+        // round counts: both meet the same machine, and a round that another process interrupted
+        // does not count against either.
+        let raw = try RawReader(path: configuration.storePath)
+        let key = origin.url("page.html").cacheKey.absoluteString
         var checksum = 0
-        for _ in 0..<1_000 { checksum &+= try await cache.data(for: request).body.count }
-        var start = DispatchTime.now()
-        for _ in 0..<Self.iterations {
+        for _ in 0..<1_000 {
             checksum &+= try await cache.data(for: request).body.count
+            checksum &+= raw.read(url: key)
         }
-        let hit = microseconds(since: start) / Double(Self.iterations)
+        var hit = Double.infinity
+        var select = Double.infinity
+        for _ in 0..<Self.rounds {
+            var start = DispatchTime.now()
+            for _ in 0..<Self.iterations {
+                checksum &+= try await cache.data(for: request).body.count
+            }
+            hit = min(hit, microseconds(since: start) / Double(Self.iterations))
+            start = DispatchTime.now()
+            for _ in 0..<Self.iterations {
+                checksum &+= raw.read(url: key)
+            }
+            select = min(select, microseconds(since: start) / Double(Self.iterations))
+        }
         precondition(origin.requestCount == 1, "every later load must be a hit")
         await cache.close()
 
-        let raw = try RawReader(path: configuration.storePath)
-        let key = origin.url("page.html").cacheKey.absoluteString
-        for _ in 0..<1_000 { checksum &+= raw.read(url: key) }
-        start = DispatchTime.now()
-        for _ in 0..<Self.iterations {
-            checksum &+= raw.read(url: key)
-        }
-        let select = microseconds(since: start) / Double(Self.iterations)
-
         print("| measure | value |")
         print("|---|---|")
-        print(String(format: "| loader hit, WebCache.data(for:) (10 KB body, fresh) | %.2f µs |", hit))
-        print(String(format: "| raw SELECT of the same row + body through the C API | %.2f µs |", select))
+        print(String(format: "| loader hit, WebCache.data(for:) (10 KB body, fresh), fastest round | %.2f µs |", hit))
+        print(String(format: "| raw SELECT of the same row + body through the C API, fastest round | %.2f µs |", select))
         print(String(format: "| ratio | %.2f |", hit / select))
         if checksum == 0 { print("(checksum \(checksum))") }
     }

@@ -45,6 +45,10 @@ struct HitReadTests {
         let read = try hitRead(url)
         #expect(read.entries.count == 2)
         #expect(read.body == nil)
+        // In the order stored, which is not the order of their Vary keys (the order of the index).
+        let stored = ["accept-encoding=gzip", "accept-encoding=br"]
+        #expect(read.entries.map(\.varyKey) == stored)
+        #expect(try store.variants(url: url).map(\.varyKey) == stored)
     }
 
     @Test func readsNoBodyWhenItIsDamagedAndLeavesTheErrorToTheBodyRead() async throws {

@@ -12,7 +12,9 @@ struct HTTPHeadersTests {
         // Then (RFC 9110 §5.3: repeated lines combine with commas)
         #expect(headers["CACHE-CONTROL"] == "max-age=60, must-revalidate")
         #expect(headers.values(for: "Cache-Control") == ["max-age=60", "must-revalidate"])
+        #expect(headers.firstValue(for: "CACHE-control") == "max-age=60")
         #expect(headers["ETag"] == nil)
+        #expect(headers.firstValue(for: "ETag") == nil)
     }
 
     @Test func settingReplacesEveryLineOfThatName() {

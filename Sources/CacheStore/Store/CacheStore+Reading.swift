@@ -23,7 +23,7 @@ extension CacheStore {
             ) { row in
                 entries.append(CacheEntry(row: row))
             }
-            return entries
+            return CacheEntry.inStoredOrder(entries)
         }
     }
 
@@ -42,27 +42,31 @@ extension CacheStore {
     ) throws -> (entries: [CacheEntry], body: Data?) {
         let columns = columns
         return try read("look up \(url)") { connection in
-            try connection.readTransaction {
-                try Self.variants(partition: partition, method: method, url: url, withBodyIfFreshAt: now, upTo: bodyLimit,
-                                  columns: columns, connection)
-            }
+            try Self.variants(partition: partition, method: method, url: url, withBodyIfFreshAt: now, upTo: bodyLimit,
+                              columns: columns, connection)
         }
     }
 
-    /// ``variants(partition:method:url:withBodyIfFreshAt:upTo:)`` through `connection`, in the
-    /// caller's read transaction.
+    /// ``variants(partition:method:url:withBodyIfFreshAt:upTo:)`` through `connection`.
+    ///
+    /// Without a transaction of its own: the body is read while the variants' statement is still
+    /// stepping, which holds one read snapshot for both (SQLite ends an implicit read transaction
+    /// only when no statement is active), and the next step then tells whether the entry was alone.
+    /// That spares a hit the `BEGIN` and `ROLLBACK` statements.
     static func variants(
         partition: String, method: HTTPMethod, url: String, withBodyIfFreshAt now: Date, upTo bodyLimit: Int64,
         columns: ReadableColumns, _ connection: Connection
     ) throws -> (entries: [CacheEntry], body: Data?) {
         var entries: [CacheEntry] = []
+        var body: BodyRead?
         try connection.forEachRow(columns.variantsQuery, [.text(partition), .text(method.rawValue), .text(url)]) { row in
-            entries.append(CacheEntry(row: row))
+            let entry = CacheEntry(row: row)
+            if entries.isEmpty, let bodyID = entry.bodyID, entry.freshUntil > now, entry.bodySize <= bodyLimit {
+                body = try readBody(bodyID, query: columns.wholeBodyQuery, connection)
+            }
+            entries.append(entry)
         }
-        guard entries.count == 1, let entry = entries.first, let bodyID = entry.bodyID, entry.freshUntil > now,
-            entry.bodySize <= bodyLimit,
-            case .sound(let data) = try readBody(bodyID, query: columns.wholeBodyQuery, connection)
-        else { return (entries, nil) }
+        guard entries.count == 1, case .sound(let data) = body else { return (CacheEntry.inStoredOrder(entries), nil) }
         return (entries, data)
     }
 

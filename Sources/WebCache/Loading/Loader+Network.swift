@@ -197,8 +197,9 @@ extension Loader {
     /// to another client) would set one client's cookie in another.
     static func storedHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
         var kept = HopByHopFields.removed(from: headers)
-        kept.remove("Set-Cookie")
-        kept.remove("Set-Cookie2")
+        // Removed only when present: removing from the shared lines would copy them all.
+        if kept.contains("Set-Cookie") { kept.remove("Set-Cookie") }
+        if kept.contains("Set-Cookie2") { kept.remove("Set-Cookie2") }
         return kept
     }
 
