@@ -95,13 +95,13 @@ struct Preloader: Sendable {
     /// How many listed pages may wait, run or have their edges unwritten at once: the list is read
     /// on as they settle, so that what the run keeps follows what is in flight, not the list's length.
     ///
-    /// A page whose requisites are fetched is held, until all it needs has ended, with its
-    /// document's elements (for the style rules' selectors), what it references and what waits
-    /// for it: tens of kilobytes, 30 KB a page on the benchmark's generated site, where 256 such
-    /// pages held 6 MB more than a run of 100. Four pages a transfer keep every transfer busy (each
-    /// page brings at least itself to fetch), so such runs hold ``Preloader/requisitePagesPerTransfer``
-    /// per transfer; pages fetched alone hold little more than their URL and are read 16 a transfer
-    /// ahead, which spaces out the transactions that store their edges.
+    /// A page whose requisites are fetched is held until all it needs has ended, with its document's
+    /// elements (for the style rules' selectors), what it references and what waits for it: about
+    /// 30 KB a page on the benchmark's generated site, where a window of 256 such pages held 6 MB more
+    /// than a whole run of 100. Such runs hold ``requisitePagesPerTransfer`` pages a transfer, which
+    /// keep every transfer busy, since each page brings at least itself to fetch. Pages fetched alone
+    /// hold little more than their URL, and are read 16 a transfer ahead, which spaces out the
+    /// transactions that store their edges.
     var pageWindow: Int {
         options.includesRequisites
             ? max(64, Self.requisitePagesPerTransfer * options.concurrency) : max(256, 16 * options.concurrency)
