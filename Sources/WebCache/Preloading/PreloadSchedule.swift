@@ -65,17 +65,21 @@ private struct HostQueue {
 /// The preload engine's bookkeeping: what was seen, what waits per host, what runs, what each page
 /// or stylesheet referenced, and how each URL ended. Owned by the engine's single scheduling loop.
 ///
-/// What it keeps for the whole run is compact: per URL seen, a 128-bit key of its text and how it
-/// ended (a failure's reason besides, for the few that failed). What a page referenced is kept only
-/// until the page's edges are stored (``forget(page:)``), so memory follows what is in flight rather
-/// than the length of the run.
+/// What it keeps for the whole run is compact: per URL seen, a 128-bit key of its text in a
+/// ``URLKeySet`` (16 bytes a URL), and a failure's reason for the few that failed; how a URL stands
+/// follows from those and the set of URLs still waiting, which holds only what is in flight. What a
+/// page referenced is kept only until the page's edges are stored (``forget(pages:)``), so memory
+/// follows what is in flight rather than the length of the run.
 struct PreloadSchedule {
     let limits: PreloadLimits
     /// The pages seen whose edges are not stored yet, in the order they came.
     private(set) var pages: [URL] = []
-    /// How each URL seen stands.
-    private var states: [URLKey: URLState] = [:]
-    /// Why a URL failed or was skipped, for those that did.
+    /// Every URL seen in this run: queued, running, or with an outcome.
+    private var seen = URLKeySet()
+    /// The URLs seen that have no outcome yet.
+    private var waiting: Set<URLKey> = []
+    /// Why a URL failed or was skipped, for those that did; a URL seen that neither waits nor has a
+    /// failure is stored.
     private var failures: [URLKey: String] = [:]
     /// URLs seen that have no outcome yet.
     private(set) var unendedCount = 0
@@ -96,16 +100,12 @@ struct PreloadSchedule {
     /// again for each document that uses it, and must not pile up (each page's walk through them
     /// would grow with the run).
     private var referenceKeys: [URLKey: Set<URLKey>] = [:]
-    /// Pages whose edges were stored and whose references were let go; a page that references one
-    /// of them (as a frame) gets its requisites from ``recall(page:_:)``.
-    private var forgottenPages: Set<URLKey> = []
+    /// Pages whose edges were stored and whose references were let go, unless they were recalled
+    /// since (they have references again); a page that references one of them (as a frame) gets its
+    /// requisites from ``recall(page:_:)``.
+    private var forgottenPages = URLKeySet()
     /// For pages and documents asked about (``checkSettled(_:)``), the first URL found without an outcome.
     private var blockers: [URLKey: URLKey] = [:]
-
-    /// How one URL stands.
-    private enum URLState: UInt8 {
-        case waiting, stored, failed
-    }
 
     init(limits: PreloadLimits) {
         self.limits = limits
@@ -114,8 +114,8 @@ struct PreloadSchedule {
     /// Queues `item` unless its URL was seen before in this run; returns whether it was queued.
     mutating func enqueue(_ item: PreloadItem) -> Bool {
         let key = item.key
-        guard states[key] == nil else { return false }
-        states[key] = .waiting
+        guard seen.insert(key) else { return false }
+        waiting.insert(key)
         unendedCount += 1
         if item.isPage {
             pages.append(item.url)
@@ -132,14 +132,14 @@ struct PreloadSchedule {
 
     /// Whether `url` was already seen (queued, running or done) in this run.
     func hasSeen(_ url: URL) -> Bool {
-        states[URLKey(url)] != nil
+        seen.contains(URLKey(url))
     }
 
     /// Marks a URL that will not be fetched (skipped or invalid) as seen, with the reason.
     mutating func settle(_ url: URL, reason: String) {
         let key = URLKey(url)
-        if states[key] == .waiting { unendedCount -= 1 }
-        states[key] = .failed
+        endWaiting(key)
+        seen.insert(key)
         failures[key] = reason
     }
 
@@ -174,9 +174,14 @@ struct PreloadSchedule {
     mutating func finish(_ item: PreloadItem, failure: String?) {
         let key = item.key
         if started.removeValue(forKey: key) == true { freeSlot(of: item) }
-        if states[key] == .waiting { unendedCount -= 1 }
-        states[key] = failure == nil ? .stored : .failed
+        endWaiting(key)
+        seen.insert(key)
         failures[key] = failure
+    }
+
+    /// Counts the end of `key`'s wait, if it was waiting.
+    private mutating func endWaiting(_ key: URLKey) {
+        if waiting.remove(key) != nil { unendedCount -= 1 }
     }
 
     /// Frees the slot of a running item whose fetch was given up (the run was cancelled), leaving it
@@ -203,7 +208,8 @@ struct PreloadSchedule {
     }
 
     private func failure(of key: URLKey) -> String? {
-        states[key] == .stored ? nil : failures[key] ?? "not fetched"
+        if let failure = failures[key] { return failure }
+        return hasEnded(key) ? nil : "not fetched"
     }
 
     /// Whether `url` has an outcome: stored, failed or skipped.
@@ -212,7 +218,7 @@ struct PreloadSchedule {
     }
 
     private func hasEnded(_ key: URLKey) -> Bool {
-        states[key].map { $0 != .waiting } ?? false
+        !waiting.contains(key) && seen.contains(key)
     }
 
     /// Records that `parent` references `url`.
@@ -280,14 +286,18 @@ struct PreloadSchedule {
 
     /// Whether `url` is a page whose references were let go (``forget(pages:)``).
     func isForgottenPage(_ url: URL) -> Bool {
-        forgottenPages.contains(URLKey(url))
+        isForgotten(URLKey(url))
+    }
+
+    private func isForgotten(_ key: URLKey) -> Bool {
+        references[key] == nil && forgottenPages.contains(key)
     }
 
     /// Takes back what a forgotten page needs, as its stored edges list it (each once, already
     /// through its stylesheets and frames), for a page that references it.
     mutating func recall(page: URL, _ requisites: [(url: String, kind: String)]) {
         let key = URLKey(page)
-        guard forgottenPages.remove(key) != nil else { return }
+        guard isForgotten(key) else { return }
         references[key] = requisites
         referenceKeys[key] = Set(requisites.map { URLKey($0.url) })
     }
@@ -312,7 +322,7 @@ struct PreloadSchedule {
 /// A URL as the schedule keeps it: 128 bits of hash of its text. Two hash functions with different
 /// seeds (Swift's per-process seeded SipHash), so that two URLs of one run share a key with a
 /// chance of about 2⁻¹²⁸ per pair: a billion URLs make a collision less likely than 10⁻²⁰.
-struct URLKey: Hashable, Sendable {
+struct URLKey: Hashable, Comparable, Sendable {
     private let high: UInt64
     private let low: UInt64
 
@@ -330,6 +340,10 @@ struct URLKey: Hashable, Sendable {
             second.combine(bytes: UnsafeRawBufferPointer(bytes))
             return (UInt64(bitPattern: Int64(first.finalize())), UInt64(bitPattern: Int64(second.finalize())))
         }
+    }
+
+    static func < (left: URLKey, right: URLKey) -> Bool {
+        (left.high, left.low) < (right.high, right.low)
     }
 
     /// One of the two halves is hash enough for a table: each is already a hash of the text.

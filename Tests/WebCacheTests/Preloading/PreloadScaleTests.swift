@@ -10,7 +10,8 @@ import WebCache
 /// pages' edges stored and let go as they settle, and fresh entries answered by one store lookup.
 @Suite(.timeLimit(.minutes(5)))
 struct PreloadScaleTests {
-    /// More pages than the engine holds at once (``Preloader/pageWindow``: 256 at the default concurrency).
+    /// More pages than the engine holds at once (``Preloader/pageWindow``: 64 pages with requisites,
+    /// 256 without, at the default concurrency).
     private static let pageCount = 300
 
     private static func page(_ index: Int) -> String {
@@ -87,6 +88,34 @@ struct PreloadScaleTests {
         #expect(rig.requestCounts.values.allSatisfy { $0 == 1 })
         #expect(drawn.value == 2_000)
         #expect(try #require(drawnAtFirstRequest.withLock { $0 }) < 1_000)
+        #expect(try rig.cache.store.pages().count == 1_000)
+        await rig.stop()
+    }
+
+    @Test(arguments: [true, false])
+    func aRunReadsFewerPagesAheadWhenItFetchesTheirRequisites(includesRequisites: Bool) async throws {
+        // Given a lazy list of 1,000 pages, each listed twice in a row, at 8 transfers at once
+        let drawn = DrawCounter()
+        let drawnAtFirstRequest = Mutex<Int?>(nil)
+        let rig = try PreloadRig.start { _ in
+            drawnAtFirstRequest.withLock { $0 = $0 ?? drawn.value }
+            return .text("<img src=\"shared.png\">", contentType: "text/html")
+        }
+        var options = PreloadOptions.allCandidates
+        options.concurrency = 8
+        options.includesRequisites = includesRequisites
+
+        // When
+        let report = await rig.cache.preload(CountedList(count: 2_000, drawn: drawn), options: options)
+
+        // Then the run had read 64 pages of the list (twice as many entries) before its first
+        // request when it fetches what pages need, each of which holds its document until all it
+        // needs has ended, and 256 when it fetches the pages alone; either way every page was stored
+        #expect(report.succeeded, "\(report.failures)")
+        #expect(report.pages == 1_000)
+        let window = includesRequisites ? 64 : 256
+        let read = try #require(drawnAtFirstRequest.withLock { $0 })
+        #expect(read >= 2 * window - 1 && read <= 2 * window, "\(read) entries read")
         #expect(try rig.cache.store.pages().count == 1_000)
         await rig.stop()
     }

@@ -89,4 +89,38 @@ import Testing
         #expect(keys.count == 10_000)
         #expect(URLKey(Self.url("a")) == URLKey("http://origin.test/a"))
     }
+
+    @Test func aURLSeenIsRefusedAgainAfterManyOthersAndKeepsItsOutcome() {
+        // Given a stored page, a failed image and one still waiting, seen first in a run
+        var schedule = PreloadSchedule(limits: PreloadLimits(concurrency: 100_000, perHost: 100_000))
+        let stored = Self.url("first.html")
+        let failed = Self.url("failed.png")
+        _ = schedule.enqueue(PreloadItem(url: stored, kind: nil, depth: 0))
+        _ = schedule.enqueue(PreloadItem(url: failed, kind: .image, depth: 0))
+        while let item = schedule.nextRunnable() { schedule.finish(item, failure: item.url == failed ? "HTTP 404" : nil) }
+        let waiting = Self.url("waiting.png")
+        _ = schedule.enqueue(PreloadItem(url: waiting, kind: .image, depth: 0))
+
+        // When 100,000 other URLs are seen and end after them
+        for index in 0..<100_000 {
+            _ = schedule.enqueue(PreloadItem(url: Self.url("other-\(index).png"), kind: .image, depth: 0))
+        }
+        var started = 0
+        while let item = schedule.nextRunnable() {
+            started += 1
+            if item.url != waiting { schedule.finish(item, failure: nil) }
+        }
+
+        // Then none of the first three is queued again, and each still stands as it did
+        #expect(started == 100_001)
+        for url in [stored, failed, waiting] {
+            let queuedAgain = schedule.enqueue(PreloadItem(url: url, kind: .image, depth: 0))
+            #expect(!queuedAgain, "\(url) is fetched once per run")
+        }
+        #expect(schedule.hasEnded(stored) && schedule.failure(of: stored) == nil)
+        #expect(schedule.hasEnded(failed) && schedule.failure(of: failed) == "HTTP 404")
+        #expect(!schedule.hasEnded(waiting) && schedule.failure(of: waiting) == "not fetched")
+        #expect(schedule.unendedCount == 1)
+        #expect(!schedule.hasSeen(Self.url("never.png")) && schedule.failure(of: Self.url("never.png")) == "not fetched")
+    }
 }
