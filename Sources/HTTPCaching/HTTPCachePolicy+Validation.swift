@@ -19,7 +19,7 @@ extension HTTPCachePolicy {
         if !tags.isEmpty {
             headers.append(name: "If-None-Match", value: tags.joined(separator: ", "))
         }
-        if selected.lastModified != nil, let value = selected.headers.values(for: "Last-Modified").first {
+        if selected.lastModified != nil, let value = selected.headers.firstValue(for: "Last-Modified") {
             headers.append(name: "If-Modified-Since", value: value)
         }
         return headers
@@ -36,11 +36,11 @@ extension HTTPCachePolicy {
     ///   a weak validator.
     /// - A 304 without validators updates the only stored response if that one has none either.
     public static func variantsToFreshen(_ variants: [StoredResponse], notModified: HTTPResponseHead) -> [Int] {
-        let tag = notModified.headers.values(for: "ETag").first.flatMap { EntityTag(parsing: $0) }
+        let tag = notModified.headers.firstValue(for: "ETag").flatMap { EntityTag(parsing: $0) }
         if let tag, !tag.isWeak {
             return variants.indices.filter { variants[$0].etag?.stronglyMatches(tag) == true }
         }
-        let lastModified = notModified.headers.values(for: "Last-Modified").first.flatMap(HTTPDate.parse)
+        let lastModified = notModified.headers.firstValue(for: "Last-Modified").flatMap(HTTPDate.parse)
         if tag != nil || lastModified != nil {
             let candidates = variants.indices.filter { index in
                 if let tag { return variants[index].etag?.weaklyMatches(tag) == true }

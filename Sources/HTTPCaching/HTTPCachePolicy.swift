@@ -79,7 +79,7 @@ public enum HTTPCachePolicy {
         let ranges = response.headers.values(for: "Content-Range")
         guard response.status == 206, ranges.count == 1, let contentRange = ContentRange(parsing: ranges[0]),
             contentRange.range != nil, contentRange.completeLength != nil,
-            let tag = response.headers.values(for: "ETag").first.flatMap({ EntityTag(parsing: $0) }), !tag.isWeak,
+            let tag = response.headers.firstValue(for: "ETag").flatMap({ EntityTag(parsing: $0) }), !tag.isWeak,
             (response.headers["Content-Encoding"].map { $0.caseInsensitiveEquals("identity") } ?? true)
         else { return nil }
         return contentRange

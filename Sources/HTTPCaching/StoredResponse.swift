@@ -86,12 +86,12 @@ public struct StoredResponse: Sendable, Hashable {
 
     /// The `Last-Modified` field (RFC 9110 §8.8.2), or `nil` when absent or invalid.
     public var lastModified: Date? {
-        headers.values(for: "Last-Modified").first.flatMap(HTTPDate.parse)
+        headers.firstValue(for: "Last-Modified").flatMap(HTTPDate.parse)
     }
 
     /// The `ETag` field (RFC 9110 §8.8.3), or `nil` when absent or invalid.
     public var etag: EntityTag? {
-        headers.values(for: "ETag").first.flatMap { EntityTag(parsing: $0) }
+        headers.firstValue(for: "ETag").flatMap { EntityTag(parsing: $0) }
     }
 
     /// Whether the response carries `Cache-Control: immutable` (RFC 8246).

@@ -51,23 +51,24 @@ final class Connection {
 
     /// A prepared statement for `sql`, reset and with cleared bindings, from the connection's cache.
     func cachedStatement(sql: String) throws(SQLiteError) -> Statement {
-        if let statement = statements[sql] {
-            statement.reset()
-            return statement
-        }
-        let statement = try Statement(connection: handle, sql: sql, persistent: true)
-        statements[sql] = statement
-        return statement
+        try statement(sql: sql, cachedIn: &statements, as: sql)
     }
 
     /// The prepared statement of `query`, as ``cachedStatement(sql:)``, found by the query's number.
     func cachedStatement(_ query: SQLQuery) throws(SQLiteError) -> Statement {
-        if let statement = queryStatements[query.number] {
+        try statement(sql: query.sql, cachedIn: &queryStatements, as: query.number)
+    }
+
+    /// The statement for `sql` kept in `cache` under `key`, reset; prepared and kept there the first time.
+    private func statement<Key: Hashable>(sql: String, cachedIn cache: inout [Key: Statement], as key: Key)
+        throws(SQLiteError) -> Statement
+    {
+        if let statement = cache[key] {
             statement.reset()
             return statement
         }
-        let statement = try Statement(connection: handle, sql: query.sql, persistent: true)
-        queryStatements[query.number] = statement
+        let statement = try Statement(connection: handle, sql: sql, persistent: true)
+        cache[key] = statement
         return statement
     }
 
