@@ -30,7 +30,7 @@ import Glibc
 /// and the body, through a bounded buffer (see ``Exchange``), so bodies of any size stream with flat
 /// memory, and the loader's side resumes it (``ConnectionSuspensions``); so does an upload that
 /// waits for the upstream to take more. A fresh hit skips the loader: the event-loop thread looks
-/// the request up in the store itself (``WebCache/storedAnswer(for:policy:)``) and copies the stored
+/// the request up in the store itself (``WebCache/storedAnswer(for:policy:copyingBody:)``) and copies the stored
 /// body straight into the server's send buffer (``StoredBodyStream``), with no task, no thread hop
 /// and no copy through `Data`.
 ///
@@ -462,8 +462,9 @@ public final class GatewayServer: Sendable {
 
     /// Answers `request` from the store on this event-loop thread when the store answers it as it
     /// is stored (``ProxyHandler/storedAnswer(to:)``): a body of one chunk is copied into one buffer
-    /// and checked before the head is queued, a larger one is copied chunk by chunk into the
-    /// server's buffer as the socket takes it. `nil` when the loader must answer, which it then does
+    /// and checked before the head is queued (in the read that found the entry, when it is the
+    /// URL's only variant), a larger one is copied chunk by chunk into the server's buffer as the
+    /// socket takes it. `nil` when the loader must answer, which it then does
     /// as for any request; so also when the stored body of one chunk turns out damaged or gone: the
     /// loader finds that again, removes the damaged copy and fetches it anew.
     private func answerFromStore(_ request: ConnectionRequest, on connection: OpaquePointer) -> MHD_Result? {
@@ -481,6 +482,11 @@ public final class GatewayServer: Sendable {
             response = MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
         case (true, .none):
             return nil  // A body of some length is declared but none is stored: the loader decides.
+        case (true, .copied(let body)):
+            // Copied and checked in the read that found the entry; MHD frees it with the response.
+            response = MHD_create_response_from_buffer(
+                body.count, body.take(), MHD_ResponseMemoryMode.RESPMEM_MUST_FREE)
+            bodyBytes = Int64(body.count)
         case (true, .stored(let bodyID, let size)) where size <= Int64(CacheStore.chunkSize):
             // MHD frees the buffer with the response.
             guard let buffer = malloc(max(1, Int(size))) else { return nil }

@@ -20,8 +20,13 @@ enum HeaderRules {
     /// `Keep-Alive`, `TE`, `Trailer`, `Transfer-Encoding`, `Upgrade`, every `Proxy-*`) and `extra`.
     /// They describe one connection and are never forwarded (RFC 9110 §7.6.1); the HTTP server
     /// frames each response itself.
+    /// Compared in place, without building a set of names or lowering a name: every request and
+    /// every response goes through here, and most carry none of these fields.
     static func forwardable(_ headers: HTTPHeaders, removing extra: Set<String>) -> HTTPHeaders {
-        let removed = HopByHopFields.names(in: headers).union(extra)
-        return HTTPHeaders(headers.filter { !removed.contains($0.name.lowercased()) })
+        var kept = HopByHopFields.removed(from: headers)
+        for name in extra where kept.contains(name) {
+            kept.remove(name)
+        }
+        return kept
     }
 }

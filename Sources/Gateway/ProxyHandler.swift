@@ -64,12 +64,12 @@ struct ProxyHandler: Sendable {
     }
 
     /// The answer to `request` straight from the store, decided on the calling thread: a `GET` or
-    /// `HEAD` that the store answers as it is stored (``WebCache/storedAnswer(for:policy:)``), with
+    /// `HEAD` that the store answers as it is stored (``WebCache/storedAnswer(for:policy:copyingBody:)``), with
     /// the head the client gets. `nil` when the loader must answer.
     func storedAnswer(to request: ProxyRequest) -> (answer: StoredAnswer, head: ClientHead)? {
         guard request.method == .get || request.method == .head, request.bodyStream == nil, !hasLooped(request),
             let url = try? RequestTarget.url(for: request.target, upstream: configuration.upstream),
-            let answer = cache.storedAnswer(for: makeWebRequest(request, url: url), policy: policy)
+            let answer = cache.storedAnswer(for: makeWebRequest(request, url: url), policy: policy, copyingBody: true)
         else { return nil }
         let head = clientHead(status: answer.status, headers: answer.headers, source: answer.source,
                               age: max(0, answer.age), method: request.method,

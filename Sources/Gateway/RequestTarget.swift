@@ -11,18 +11,18 @@ enum RequestTarget {
     /// The URL for `target`: absolute-form as it is (forward proxy); origin-form appended to
     /// `upstream` (reverse proxy).
     static func url(for target: String, upstream: URL?) throws(Unmappable) -> URL {
-        let excerpt = target.count > 200 ? String(target.prefix(197)) + "..." : target
         if target.hasPrefix("/") {
             guard let upstream else {
+                let shown = excerpt(of: target)
                 throw Unmappable(message: """
-                    The request target '\(excerpt)' is a path, and this gateway has no upstream to send it to. \
+                    The request target '\(shown)' is a path, and this gateway has no upstream to send it to. \
                     Use the gateway as an HTTP proxy (absolute URLs), or start it with --upstream.
                     """)
             }
             var base = upstream.absoluteString
             while base.hasSuffix("/") { base.removeLast() }
             guard let url = URL(string: base + target), url.host != nil else {
-                throw Unmappable(message: "The request target '\(excerpt)' is not a valid path.")
+                throw Unmappable(message: "The request target '\(excerpt(of: target))' is not a valid path.")
             }
             return url
         }
@@ -30,9 +30,16 @@ enum RequestTarget {
             scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty
         else {
-            throw Unmappable(message: "The request target '\(excerpt)' is neither a path nor an absolute http URL.")
+            let shown = excerpt(of: target)
+            throw Unmappable(message: "The request target '\(shown)' is neither a path nor an absolute http URL.")
         }
         return url
+    }
+
+    /// `target` as an error message quotes it: its first 197 characters and "..." when it is longer
+    /// than 200 (counted only for a message: counting characters walks the whole string).
+    private static func excerpt(of target: String) -> String {
+        target.count > 200 ? String(target.prefix(197)) + "..." : target
     }
 
     /// A `Location` from the upstream, rewritten to point at the gateway so that a client of a

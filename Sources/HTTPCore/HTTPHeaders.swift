@@ -124,35 +124,41 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     }
 
     /// Splits a list-based field value at commas that are not inside a quoted string.
+    ///
+    /// Read as bytes, as the grammar is written (RFC 9110 §5.6): the delimiters, quotes and
+    /// backslashes are ASCII, so the members are cut without building a `Character` at a time (every
+    /// stored response's `Cache-Control` is split on every hit).
     public static func splitList(_ value: String) -> [String] {
         var members: [String] = []
-        var current = ""
+        let bytes = value.utf8
+        var start = bytes.startIndex
         var inQuotes = false
         var escaped = false
-        for character in value {
+        var index = start
+        while index != bytes.endIndex {
+            let byte = bytes[index]
             if escaped {
-                current.append(character)
                 escaped = false
-                continue
-            }
-            switch character {
-            case "\\" where inQuotes:
-                current.append(character)
+            } else if byte == UInt8(ascii: "\\") && inQuotes {
                 escaped = true
-            case "\"":
+            } else if byte == UInt8(ascii: "\"") {
                 inQuotes.toggle()
-                current.append(character)
-            case "," where !inQuotes:
-                let member = current.trimmingHTTPWhitespace()
-                if !member.isEmpty { members.append(member) }
-                current = ""
-            default:
-                current.append(character)
+            } else if byte == UInt8(ascii: ",") && !inQuotes {
+                appendTrimmed(bytes[start..<index], to: &members)
+                start = bytes.index(after: index)
             }
+            index = bytes.index(after: index)
         }
-        let member = current.trimmingHTTPWhitespace()
-        if !member.isEmpty { members.append(member) }
+        appendTrimmed(bytes[start..<bytes.endIndex], to: &members)
         return members
+    }
+
+    /// Appends `member` without the spaces and tabs around it, unless nothing is left.
+    private static func appendTrimmed(_ member: Substring.UTF8View, to members: inout [String]) {
+        guard let first = member.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+            let last = member.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+        else { return }
+        members.append(String(decoding: member[first...last], as: UTF8.self))
     }
 }
 

@@ -53,6 +53,47 @@ struct ServeCommandTests {
         #expect(errors.contains("stopping on signal 15"))
     }
 
+    @Test func accessLogLinesWaitInMemoryAndAreAllWrittenWhenTheGatewayStops() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let origin = OriginServer { request in
+            .text("page \(request.path)", headers: ["Cache-Control": "max-age=600"])
+        }
+        try origin.start()
+        defer { origin.stop() }
+        // Given a gateway whose access-log lines wait up to an hour to be written with others
+        let stdout = OutputFile(path: folder.appending(path: "stdout.txt").path)
+        let process = try ChildProcess.spawn(
+            try BuiltProducts.executable(named: "webcache").path,
+            ["serve", "--port", "0", "--store", folder.appending(path: "store.sqlite").path,
+             "--upstream", origin.baseURL.absoluteString, "--log-flush", "3600s"],
+            output: .file(stdout.path), error: .pipe)
+        let firstLine = try #require(try await stdout.lines(1).first)
+        let gateway = try #require(URL(string: firstLine))
+        var settings = CurlTransport.Configuration()
+        settings.proxy = ""
+        let transport = try CurlTransport(configuration: settings)
+
+        // When 40 requests are answered (20 pages, each stored, then a hit), then the gateway stops
+        var expected: [String] = []
+        for round in ["network", "hit"] {
+            for page in 0..<20 {
+                let reply = try await GatewayHarness.send(HTTPRequest(url: gateway.appending(path: "p\(page)")),
+                                                          via: transport)
+                #expect(reply.status == 200)
+                let url = origin.url("/p\(page)").absoluteString
+                expected.append("GET \(url) 200 \(round) \("page /p\(page)".utf8.count)")
+            }
+        }
+        let linesWhileServing = stdout.lines
+        process.send(SIGTERM)
+        let result = await process.finish()
+
+        // Then none was written while it served, and every one, in order, once it stopped
+        #expect(linesWhileServing == [firstLine])
+        #expect(result.termination == .exited(0))
+        #expect(stdout.lines == [firstLine] + expected)
+    }
+
     @Test func hitCountsReachTheStoreWhileTheGatewayRuns() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let origin = OriginServer { _ in .text("counted", headers: ["Cache-Control": "max-age=600"]) }
@@ -102,6 +143,7 @@ struct ServeCommandTests {
         (["--port", "70000"], "'70000'"),
         (["--max-stale", "soon"], "'soon'"),
         (["--flush-hits", "often"], "'often'"),
+        (["--log-flush", "2 days"], "'2 days'"),
     ])
     func badValuesAreUsageErrorsThatNameThem(options: [String], named: String) async throws {
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -97,27 +97,8 @@ extension CacheStore {
         let address = UInt(bitPattern: buffer.baseAddress)
         let capacity = buffer.count
         let query = columns.wholeBodyQuery
-        let outcome = try read("read body \(bodyID)") { connection -> BodyCopyOutcome in
-            var offset = 0
-            var fits = true
-            let check = try Self.forEachChunk(ofBody: bodyID, query: query, connection) { check, row in
-                fits = fits && check.size == Int64(capacity)
-                let count = Int(sqlite3_column_bytes(row.handle, 4))
-                guard fits, count <= capacity - offset,
-                    let target = UnsafeMutableRawPointer(bitPattern: address + UInt(offset))
-                else {
-                    fits = false
-                    return
-                }
-                if count > 0, let source = sqlite3_column_blob(row.handle, 4) {
-                    target.copyMemory(from: source, byteCount: count)
-                }
-                let landed = Data(bytesNoCopy: target, count: count, deallocator: .none)
-                _ = check.add(landed, seq: row.int64(3), checksum: row.isNull(5) ? nil : row.int64(5))
-                offset += count
-            }
-            guard let check else { return .missing }
-            return fits && check.size == Int64(capacity) && check.isSound ? .sound : .damaged
+        let outcome = try read("read body \(bodyID)") { connection in
+            try Self.copyWholeBody(bodyID, to: address, capacity: capacity, query: query, connection)
         }
         switch outcome {
         case .missing:
@@ -127,6 +108,34 @@ extension CacheStore {
         case .sound:
             return
         }
+    }
+
+    /// Copies body `bodyID` whole through `connection` into the `capacity` bytes at `address` (the
+    /// caller's memory, given as a number so that it crosses into a reader's closure), each chunk
+    /// checked where it lands. `query` is ``ReadableColumns/wholeBodyQuery``.
+    static func copyWholeBody(
+        _ bodyID: Int64, to address: UInt, capacity: Int, query: SQLQuery, _ connection: Connection
+    ) throws -> BodyCopyOutcome {
+        var offset = 0
+        var fits = true
+        let check = try forEachChunk(ofBody: bodyID, query: query, connection) { check, row in
+            fits = fits && check.size == Int64(capacity)
+            let count = Int(sqlite3_column_bytes(row.handle, 4))
+            guard fits, count <= capacity - offset,
+                let target = UnsafeMutableRawPointer(bitPattern: address + UInt(offset))
+            else {
+                fits = false
+                return
+            }
+            if count > 0, let source = sqlite3_column_blob(row.handle, 4) {
+                target.copyMemory(from: source, byteCount: count)
+            }
+            let landed = Data(bytesNoCopy: target, count: count, deallocator: .none)
+            _ = check.add(landed, seq: row.int64(3), checksum: row.isNull(5) ? nil : row.int64(5))
+            offset += count
+        }
+        guard let check else { return .missing }
+        return fits && check.size == Int64(capacity) && check.isSound ? .sound : .damaged
     }
 
     /// Runs the one statement that reads body `bodyID` whole with its record (one snapshot),
@@ -151,7 +160,7 @@ extension CacheStore {
     }
 
     /// What copying a whole body found.
-    private enum BodyCopyOutcome {
+    enum BodyCopyOutcome {
         /// No complete body row has that id.
         case missing
         /// The chunks are not those recorded, or not the size of the buffer.
@@ -180,19 +189,25 @@ extension CacheStore {
         let checksumColumn = columns.chunkChecksum
         let copied = try read("read body \(bodyID)") { connection -> (CopiedBytes, Int64?)? in
             let statement = try connection.cachedStatement(
-                sql: "SELECT data, \(checksumColumn) FROM body_chunk WHERE body_id = ? AND seq = ?"
+                sql: "SELECT rowid, length(data), \(checksumColumn) FROM body_chunk WHERE body_id = ? AND seq = ?"
             )
             statement.bind([.integer(bodyID), .integer(seq)])
             defer { statement.reset() }
             guard try statement.step() else { return nil }
-            let checksum = statement.isNull(1) ? nil : statement.int64(1)
-            let count = Int(sqlite3_column_bytes(statement.handle, 0))
+            let checksum = statement.isNull(2) ? nil : statement.int64(2)
+            let count = Int(statement.int64(1))
+            // Read from the row's pages while the statement still steps, in its snapshot: straight into
+            // the buffer, where SQLite would first gather a large value in memory of its own.
             guard count <= capacity, let target = UnsafeMutableRawPointer(bitPattern: address) else {
-                return (.tooLarge(statement.blob(0)), checksum)
+                var data = Data(count: count)
+                try data.withUnsafeMutableBytes { bytes in
+                    try connection.readBlob(table: "body_chunk", column: "data", rowid: statement.int64(0),
+                                            into: bytes.baseAddress, count: count)
+                }
+                return (.tooLarge(data), checksum)
             }
-            if count > 0, let source = sqlite3_column_blob(statement.handle, 0) {
-                target.copyMemory(from: source, byteCount: count)
-            }
+            try connection.readBlob(table: "body_chunk", column: "data", rowid: statement.int64(0), into: target,
+                                    count: count)
             return (.inBuffer(count), checksum)
         }
         if let copied { return (copied.0, copied.1) }

@@ -3,8 +3,8 @@ import Foundation
 import HTTPCore
 
 /// A stored response that answers a request as it is stored, decided on the calling thread without
-/// the network (see ``WebCache/storedAnswer(for:policy:)``): its head as the loader would give it,
-/// and where its body is, for a server that copies the body into its own buffers.
+/// the network (see ``WebCache/storedAnswer(for:policy:copyingBody:)``): its head as the loader would
+/// give it, and where its body is, for a server that copies the body into its own buffers.
 public struct StoredAnswer: Sendable {
     /// Where the body of a stored answer comes from.
     public enum Body: Sendable, Equatable {
@@ -14,6 +14,9 @@ public struct StoredAnswer: Sendable {
         /// once and checked before the head is sent (``CacheStore/copyBody(bodyID:into:)``); a
         /// larger one is streamed chunk by chunk (``CacheStore/bodyCopier(bodyID:)``).
         case stored(id: Int64, size: Int64)
+        /// The body, of at most ``CacheStore/chunkSize`` bytes, already copied from the store and
+        /// checked, in the read that found the entry (asked for with `copyingBody`).
+        case copied(CopiedBody)
     }
 
     /// The absolute URL the request resolved to.

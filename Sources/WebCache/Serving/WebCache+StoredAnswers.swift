@@ -16,12 +16,18 @@ extension WebCache {
     /// stale entry, a `Range` request, content to be decoded on the way out, a body over
     /// ``WebRequest/maximumBodySize``, a URL that does not resolve, a store that cannot be read.
     ///
+    /// With `copyingBody`, a body of at most ``CacheStore/chunkSize`` bytes is copied into memory of
+    /// its own and checked in the same read as the entry (``StoredAnswer/Body/copied(_:)``), when the
+    /// entry is the URL's only variant and fresh by its stored lifetime: one read of the store for
+    /// the whole answer. A body found damaged or gone there is left for ``load(_:policy:)``: the
+    /// answer is `nil`.
+    ///
     /// The hit is not recorded yet: call ``recordHit(of:)`` once the answer is sent.
     public func storedAnswer(
-        for request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy
+        for request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy, copyingBody: Bool = false
     ) -> StoredAnswer? {
         guard request.method == .get || request.method == .head, let url = try? resolve(request.url) else { return nil }
-        return loader.storedAnswer(url, request: request, policy: policy, context: context)
+        return loader.storedAnswer(url, request: request, policy: policy, context: context, copyingBody: copyingBody)
     }
 
     /// Records that `answer` was served, as ``load(_:policy:)`` does for each hit.
@@ -43,19 +49,32 @@ extension WebCache {
 }
 
 extension Loader {
-    /// The stored answer to `request` for `url` (see ``WebCache/storedAnswer(for:policy:)``): the
-    /// choices of ``load(_:request:policy:context:)`` for a stored response served as it is.
-    func storedAnswer(_ url: URL, request: WebRequest, policy: CachePolicy, context: RequestContext) -> StoredAnswer? {
+    /// The stored answer to `request` for `url` (see ``WebCache/storedAnswer(for:policy:copyingBody:)``):
+    /// the choices of ``load(_:request:policy:context:)`` for a stored response served as it is.
+    func storedAnswer(
+        _ url: URL, request: WebRequest, policy: CachePolicy, context: RequestContext, copyingBody: Bool
+    ) -> StoredAnswer? {
         if store.configuration.readOnly, policy != .returnCacheDataDontLoad { return nil }
         var hop = HTTPRequest(method: request.method, url: url, headers: requestHeaders(request, to: url),
                               refusesPrivateAddresses: request.refusesPrivateAddresses)
         hop.decodesContent = request.decodesContent
         // Ranges are cut from the stored body by the loader.
         if request.method == .get, hop.headers.contains("Range") { return nil }
-        guard let entries = try? lookupVariants(of: url.cacheKey, context: context) else { return nil }
+        let now = clock()
+        let entries: [CacheEntry]
+        let copied: CopiedBody?  // Freed unless it becomes the answer's body.
+        if copyingBody && request.method == .get {
+            guard let found = try? store.variants(
+                partition: context.partition, method: .get, url: url.cacheKey.absoluteString,
+                copyingBodyIfFreshAt: now, upTo: Int64(CacheStore.chunkSize))
+            else { return nil }
+            (entries, copied) = (found.entries, found.body.map(CopiedBody.init))
+        } else {
+            guard let found = try? lookupVariants(of: url.cacheKey, context: context) else { return nil }
+            (entries, copied) = (found, nil)
+        }
         let stored = entries.map(\.storedResponse)
         guard let matching = HTTPCachePolicy.matchingVariants(stored, request: hop.headers).first else { return nil }
-        let now = clock()
         let chosen: (index: Int, source: ResponseSource, age: TimeInterval)
         switch policy {
         case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
@@ -78,7 +97,8 @@ extension Loader {
             headers["Content-Length"] = String(entry.bodySize)
             if request.method != .head {
                 if let limit = request.maximumBodySize, entry.bodySize > limit { return nil }
-                body = .stored(id: bodyID, size: entry.bodySize)
+                // A copy is made only of an only variant, so it is of this entry.
+                body = copied.map { .copied($0) } ?? .stored(id: bodyID, size: entry.bodySize)
             }
         }
         return StoredAnswer(url: url, status: entry.status, headers: headers, source: chosen.source, age: chosen.age,

@@ -154,7 +154,8 @@ enum CommandCatalog {
             Use it as an HTTP proxy (http:// URLs; CONNECT for https is refused, since a TLS tunnel cannot be \
             cached), or with --upstream as a reverse proxy for one origin. Every request goes through the store \
             with HTTP caching rules; responses carry Age and X-WebCache (hit, revalidated, network or stale). \
-            The listening URL is the first line on standard output, then one line per request. \
+            The listening URL is the first line on standard output, then one line per request, written in \
+            batches (at most --log-flush later, and all of them when it stops). \
             SIGINT or SIGTERM stop it; a second one stops it at once.
             """,
         options: [
@@ -171,6 +172,9 @@ enum CommandCatalog {
             OptionSpec(names: ["--flush-hits"], kind: .value(name: "duration"),
                        help: "How often hit counts reach the store while serving, for inspect and eviction.",
                        defaultValue: "10s"),
+            OptionSpec(names: ["--log-flush"], kind: .value(name: "duration"),
+                       help: "The longest an access-log line waits to be written with others (e.g. 250ms); 0: none.",
+                       defaultValue: "100ms"),
         ] + ServeAdmissionOptions.options + CommonOptions.store + CommonOptions.network + CommonOptions.identity
             + CommonOptions.logging
     )

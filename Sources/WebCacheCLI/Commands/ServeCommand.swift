@@ -7,20 +7,30 @@ import Glibc
 #endif
 
 /// `webcache serve`: a local HTTP gateway to the store, for browsers and any HTTP client. The
-/// listening URL is the first line on standard output, then one access-log line per request;
-/// SIGINT or SIGTERM stop it cleanly (exit 0), and a second one at once.
+/// listening URL is the first line on standard output, then one access-log line per request,
+/// written in batches (``AccessLogWriter``); SIGINT or SIGTERM stop it cleanly (exit 0, every
+/// access-log line written), and a second one at once.
 enum ServeCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
-        let configuration = try gatewayConfiguration(context)
+        var configuration = try gatewayConfiguration(context)
+        let delay = try context.arguments.value("log-flush", "duration", ValueParsers.milliseconds)
+        let accessLog = AccessLogWriter(output: context.stdout, delay: delay ?? .milliseconds(100))
+        configuration.accessLog = { entry in accessLog.append(entry.line) }
         let stdout = context.stdout
         let signals = TerminationSignals()
         defer { signals.stop() }
         do {
             // Offline, the signed-in user's partition is the one the store recorded for these credentials.
             try await context.withCache(online: !configuration.offline) { cache in
+                // Every connection is closed once serve returns: no line comes after the last flush.
+                defer { accessLog.finish() }
                 try await GatewayServer.serve(cache: cache, configuration: configuration) { gateway in
                     stdout.write("\(gateway.url.absoluteString)\n")
-                    let signal = await signals.received() ?? SIGTERM
+                    let signal = await withDiscardingTaskGroup { group in
+                        group.addTask { await accessLog.run() }
+                        defer { group.cancelAll() }
+                        return await signals.received() ?? SIGTERM
+                    }
                     context.stderr.write("webcache: stopping on signal \(signal)\n")
                 }
             }
@@ -46,8 +56,6 @@ enum ServeCommand {
             configuration.hitFlushInterval = .milliseconds(Int64(interval * 1000))
         }
         configuration.logger = try context.makeLogger()
-        let stdout = context.stdout
-        configuration.accessLog = { entry in stdout.write(entry.line + "\n") }
         return configuration
     }
 }

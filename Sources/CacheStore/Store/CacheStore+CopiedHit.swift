@@ -1,0 +1,46 @@
+import Foundation
+import HTTPCore
+
+extension CacheStore {
+    /// Every stored variant of (`partition`, `method`, `url`), as ``variants(partition:method:url:)``,
+    /// and, when there is exactly one, fresh at `now` (its `fresh_until` later) and with a body of at
+    /// most `bodyLimit` bytes, that body copied into memory of its own and checked there, in the same
+    /// read: a hit's one read for a server that sends the body from its own buffer.
+    ///
+    /// The copy is allocated with `malloc` and belongs to the caller, who frees it with `free` (or
+    /// hands it to a library that does). It is `nil` when another read is needed or the body is not
+    /// sound (gone, or damaged: ``copyBody(bodyID:into:)`` then reports which).
+    ///
+    /// - Throws: ``CacheStore/Error``.
+    public nonisolated func variants(
+        partition: String = "guest", method: HTTPMethod = .get, url: String, copyingBodyIfFreshAt now: Date,
+        upTo bodyLimit: Int64
+    ) throws -> (entries: [CacheEntry], body: UnsafeMutableRawBufferPointer?) {
+        let columns = columns
+        let found = try read("look up \(url)") { connection -> (entries: [CacheEntry], body: UInt, size: Int) in
+            var entries: [CacheEntry] = []
+            // The copy's address, kept as a number so that it crosses back out of the reader's closure.
+            var copy: (address: UInt, size: Int)?
+            var sound = false
+            defer { if !sound, let copy { free(UnsafeMutableRawPointer(bitPattern: copy.address)) } }
+            try connection.forEachRow(columns.variantsQuery, [.text(partition), .text(method.rawValue), .text(url)]) { row in
+                let entry = CacheEntry(row: row)
+                if entries.isEmpty, let bodyID = entry.bodyID, entry.freshUntil > now, entry.bodySize <= bodyLimit,
+                    let memory = malloc(max(1, Int(entry.bodySize)))
+                {
+                    let address = UInt(bitPattern: memory)
+                    copy = (address, Int(entry.bodySize))
+                    // Read while the variants' statement still steps: one snapshot for both.
+                    sound = try Self.copyWholeBody(bodyID, to: address, capacity: Int(entry.bodySize),
+                                                   query: columns.wholeBodyQuery, connection) == .sound
+                }
+                entries.append(entry)
+            }
+            sound = sound && entries.count == 1
+            guard sound, let copy else { return (CacheEntry.inStoredOrder(entries), 0, 0) }
+            return (entries, copy.address, copy.size)
+        }
+        guard let memory = UnsafeMutableRawPointer(bitPattern: found.body) else { return (found.entries, nil) }
+        return (found.entries, UnsafeMutableRawBufferPointer(start: memory, count: found.size))
+    }
+}
