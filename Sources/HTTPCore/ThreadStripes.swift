@@ -11,22 +11,26 @@ import Synchronization
 /// touch per request): one lock for all of them is held, now and then, by a thread the scheduler has
 /// just paused, and then every other thread waits on it.
 package final class ThreadStripes<State: Sendable>: Sendable {
-    private final class Stripe: Sendable {
-        let state: Mutex<State>
+    @usableFromInline
+    final class Stripe: Sendable {
+        @usableFromInline let state: Mutex<State>
 
         init(_ state: sending State) {
             self.state = Mutex(state)
         }
     }
 
-    private let stripes: [Stripe]
+    @usableFromInline let stripes: [Stripe]
 
     /// Sixteen stripes, each starting as `make()` makes it.
     package init(_ make: () -> State) {
         stripes = (0..<16).map { _ in Stripe(make()) }
     }
 
-    /// Calls `body` with the calling thread's stripe, under its lock.
+    /// Calls `body` with the calling thread's stripe, under its lock. Inlinable, so that callers in
+    /// other modules get it specialised for their state: unspecialised, each call looks up the
+    /// generic type's metadata, which costs a hit more than the lock.
+    @inlinable
     package func withLock<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
         #if canImport(Glibc)
             let thread = UInt64(pthread_self())
