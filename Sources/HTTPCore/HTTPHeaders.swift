@@ -45,8 +45,12 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// `nil` when there is none. Setting a value replaces every line of that name; setting `nil` removes them.
     public subscript(name: String) -> String? {
         get {
-            let values = self.values(for: name)
-            return values.isEmpty ? nil : values.joined(separator: ", ")
+            // Most names have no line or one: answered without collecting the values.
+            guard let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) else { return nil }
+            let rest = fields[(first + 1)...]
+            guard rest.contains(where: { $0.name.caseInsensitiveEquals(name) }) else { return fields[first].value }
+            return ([fields[first].value] + rest.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value))
+                .joined(separator: ", ")
         }
         set {
             guard let newValue else {

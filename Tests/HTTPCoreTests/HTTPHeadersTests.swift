@@ -15,6 +15,10 @@ struct HTTPHeadersTests {
         #expect(headers.firstValue(for: "CACHE-control") == "max-age=60")
         #expect(headers["ETag"] == nil)
         #expect(headers.firstValue(for: "ETag") == nil)
+        // Lines of other names between them, and one line alone.
+        let spread: HTTPHeaders = ["Vary": "a", "ETag": "\"e\"", "vary": "b", "Date": "d", "VARY": "c"]
+        #expect(spread["Vary"] == "a, b, c")
+        #expect(spread["etag"] == "\"e\"")
     }
 
     @Test func settingReplacesEveryLineOfThatName() {
