@@ -17,6 +17,28 @@ struct ServeCommandTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
+    /// Starts `webcache serve` in front of `origin` with `options` added, its standard output in a
+    /// file; returns the process, that file and the gateway's URL (the file's first line).
+    private func startGateway(before origin: OriginServer, _ options: [String] = []) async throws
+        -> (process: ChildProcess, stdout: OutputFile, url: URL)
+    {
+        let stdout = OutputFile(path: folder.appending(path: "stdout.txt").path)
+        let process = try ChildProcess.spawn(
+            try BuiltProducts.executable(named: "webcache").path,
+            ["serve", "--port", "0", "--store", folder.appending(path: "store.sqlite").path,
+             "--upstream", origin.baseURL.absoluteString] + options,
+            output: .file(stdout.path), error: .pipe)
+        let firstLine = try #require(try await stdout.lines(1).first)
+        return (process, stdout, try #require(URL(string: firstLine)))
+    }
+
+    /// A client that sends straight to the gateway, through no proxy of the environment.
+    private func directTransport() throws -> CurlTransport {
+        var settings = CurlTransport.Configuration()
+        settings.proxy = ""
+        return try CurlTransport(configuration: settings)
+    }
+
     @Test func servesUntilSIGTERMThenExitsZero() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let origin = OriginServer { request in
@@ -25,21 +47,12 @@ struct ServeCommandTests {
         try origin.start()
         defer { origin.stop() }
         // Given
-        let stdout = OutputFile(path: folder.appending(path: "stdout.txt").path)
-        let process = try ChildProcess.spawn(
-            try BuiltProducts.executable(named: "webcache").path,
-            ["serve", "--port", "0", "--store", folder.appending(path: "store.sqlite").path,
-             "--upstream", origin.baseURL.absoluteString],
-            output: .file(stdout.path), error: .pipe)
-        let firstLine = try #require(try await stdout.lines(1).first)
-        let gateway = try #require(URL(string: firstLine))
+        let (process, stdout, gateway) = try await startGateway(before: origin)
         #expect(gateway.host == "127.0.0.1")
 
         // When
-        var settings = CurlTransport.Configuration()
-        settings.proxy = ""
         let reply = try await GatewayHarness.send(HTTPRequest(url: gateway.appending(path: "hello")),
-                                                  via: try CurlTransport(configuration: settings))
+                                                  via: try directTransport())
         let accessLine = try await stdout.lines(2).dropFirst().first
         process.send(SIGTERM)
         let result = await process.finish()
@@ -61,17 +74,9 @@ struct ServeCommandTests {
         try origin.start()
         defer { origin.stop() }
         // Given a gateway whose access-log lines wait up to an hour to be written with others
-        let stdout = OutputFile(path: folder.appending(path: "stdout.txt").path)
-        let process = try ChildProcess.spawn(
-            try BuiltProducts.executable(named: "webcache").path,
-            ["serve", "--port", "0", "--store", folder.appending(path: "store.sqlite").path,
-             "--upstream", origin.baseURL.absoluteString, "--log-flush", "3600s"],
-            output: .file(stdout.path), error: .pipe)
-        let firstLine = try #require(try await stdout.lines(1).first)
-        let gateway = try #require(URL(string: firstLine))
-        var settings = CurlTransport.Configuration()
-        settings.proxy = ""
-        let transport = try CurlTransport(configuration: settings)
+        let (process, stdout, gateway) = try await startGateway(before: origin, ["--log-flush", "3600s"])
+        let firstLine = gateway.absoluteString
+        let transport = try directTransport()
 
         // When 40 requests are answered (20 pages, each stored, then a hit), then the gateway stops
         var expected: [String] = []
@@ -102,18 +107,9 @@ struct ServeCommandTests {
         let store = folder.appending(path: "store.sqlite").path
         let webcache = try BuiltProducts.executable(named: "webcache").path
         // Given a gateway that writes its hit counts every 50 ms
-        let stdout = OutputFile(path: folder.appending(path: "stdout.txt").path)
-        let process = try ChildProcess.spawn(
-            webcache,
-            ["serve", "--port", "0", "--store", store, "--upstream", origin.baseURL.absoluteString,
-             "--flush-hits", "0.05s"],
-            output: .file(stdout.path), error: .pipe)
+        let (process, _, gateway) = try await startGateway(before: origin, ["--flush-hits", "0.05s"])
         defer { process.send(SIGKILL) }
-        let firstLine = try #require(try await stdout.lines(1).first)
-        let gateway = try #require(URL(string: firstLine))
-        var settings = CurlTransport.Configuration()
-        settings.proxy = ""
-        let transport = try CurlTransport(configuration: settings)
+        let transport = try directTransport()
 
         // When one request stores the page and three more are hits
         for _ in 0..<4 {
