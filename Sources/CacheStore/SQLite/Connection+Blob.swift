@@ -15,7 +15,8 @@ extension Connection {
         // "Calling this routine with a null pointer is a harmless no-op."
         defer { sqlite3_blob_close(blob) }
         if code == SQLITE_OK, count > 0 {
-            code = count <= Int(sqlite3_blob_bytes(blob)) ? sqlite3_blob_read(blob, buffer, Int32(count), 0) : SQLITE_ERROR
+            let stored = Int(sqlite3_blob_bytes(blob))
+            code = count <= stored ? sqlite3_blob_read(blob, buffer, Int32(count), 0) : SQLITE_ERROR
         }
         guard code == SQLITE_OK else {
             throw SQLiteError(extendedCode: code, message: String(cString: sqlite3_errmsg(handle)))

@@ -22,8 +22,11 @@ extension CacheStore {
             // The copy's address, kept as a number so that it crosses back out of the reader's closure.
             var copy: (address: UInt, size: Int)?
             var sound = false
-            defer { if !sound, let copy { free(UnsafeMutableRawPointer(bitPattern: copy.address)) } }
-            try connection.forEachRow(columns.variantsQuery, [.text(partition), .text(method.rawValue), .text(url)]) { row in
+            // Freed unless returned: also when a later step throws (the read may then be tried again).
+            var handedOver = false
+            defer { if !handedOver, let copy { free(UnsafeMutableRawPointer(bitPattern: copy.address)) } }
+            let identity: [DatabaseValue] = [.text(partition), .text(method.rawValue), .text(url)]
+            try connection.forEachRow(columns.variantsQuery, identity) { row in
                 let entry = CacheEntry(row: row)
                 if entries.isEmpty, let bodyID = entry.bodyID, entry.freshUntil > now, entry.bodySize <= bodyLimit,
                     let memory = malloc(max(1, Int(entry.bodySize)))
@@ -36,8 +39,8 @@ extension CacheStore {
                 }
                 entries.append(entry)
             }
-            sound = sound && entries.count == 1
-            guard sound, let copy else { return (CacheEntry.inStoredOrder(entries), 0, 0) }
+            guard sound, entries.count == 1, let copy else { return (CacheEntry.inStoredOrder(entries), 0, 0) }
+            handedOver = true
             return (entries, copy.address, copy.size)
         }
         guard let memory = UnsafeMutableRawPointer(bitPattern: found.body) else { return (found.entries, nil) }
