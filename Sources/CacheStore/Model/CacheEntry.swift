@@ -182,7 +182,7 @@ extension CacheEntry {
         self.host = row.text(4)
         self.varyKey = row.text(5)
         self.status = Int(row.int64(6))
-        self.headers = HeaderCoding.decode(row.text(7))
+        self.headers = row.withTextBytes(7, HeaderCoding.decode(bytes:))
         self.requestTime = row.date(8)
         self.responseTime = row.date(9)
         self.freshUntil = row.date(10)
