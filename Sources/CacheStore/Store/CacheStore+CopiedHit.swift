@@ -27,7 +27,7 @@ extension CacheStore {
             defer { if !handedOver, let copy { free(UnsafeMutableRawPointer(bitPattern: copy.address)) } }
             let identity: [DatabaseValue] = [.text(partition), .text(method.rawValue), .text(url)]
             try connection.forEachRow(columns.variantsQuery, identity) { row in
-                let entry = CacheEntry(row: row)
+                let entry = CacheEntry(row: row, partition: partition, method: method, url: url)
                 if entries.isEmpty, let bodyID = entry.bodyID, entry.freshUntil > now, entry.bodySize <= bodyLimit,
                     let memory = malloc(max(1, Int(entry.bodySize)))
                 {
