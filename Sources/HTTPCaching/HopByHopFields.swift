@@ -42,10 +42,17 @@ public enum HopByHopFields {
     /// Whether a field is among ``names`` or a `Proxy-*` field, compared in place (a stored response's
     /// every field is asked on every hit).
     private static func isHopByHop(_ field: HTTPField) -> Bool {
-        names.contains { $0.caseInsensitiveEquals(field.name) } || isProxyField(field.name)
+        switch field.name.utf8.count {
+        // The lengths of ``names``: any other name is compared with none of them.
+        case 2, 7, 10, 17: names.contains { $0.caseInsensitiveEquals(field.name) } || isProxyField(field.name)
+        default: isProxyField(field.name)
+        }
     }
 
     private static func isProxyField(_ name: String) -> Bool {
-        name.utf8.count > 6 && name.prefix(6).caseInsensitiveEquals("proxy-")
+        // `| 0x20` turns only `P` and `p` into `p`.
+        let bytes = name.utf8
+        return bytes.count > 6 && bytes.first.map { $0 | 0x20 } == UInt8(ascii: "p")
+            && name.prefix(6).caseInsensitiveEquals("proxy-")
     }
 }

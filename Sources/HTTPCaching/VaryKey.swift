@@ -20,7 +20,9 @@ public enum VaryKey {
     ///
     /// - Returns: the key, or `nil` when `Vary` contains `*`, which never matches.
     public static func secondaryKey(forVary varyHeader: String?, request: HTTPHeaders) -> String? {
-        let names = varyHeader.map(HTTPHeaders.splitList) ?? []
+        // Most responses vary on nothing: their key is empty, and every hit asks for it.
+        guard let varyHeader else { return "" }
+        let names = HTTPHeaders.splitList(varyHeader)
         if names.contains("*") { return nil }
         let sorted = Set(names.map { $0.lowercased() }).sorted()
         return sorted.map { name in

@@ -45,8 +45,12 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// `nil` when there is none. Setting a value replaces every line of that name; setting `nil` removes them.
     public subscript(name: String) -> String? {
         get {
-            let values = self.values(for: name)
-            return values.isEmpty ? nil : values.joined(separator: ", ")
+            // Most names have no line or one: answered without collecting the values.
+            guard let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) else { return nil }
+            let rest = fields[(first + 1)...]
+            guard rest.contains(where: { $0.name.caseInsensitiveEquals(name) }) else { return fields[first].value }
+            return ([fields[first].value] + rest.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value))
+                .joined(separator: ", ")
         }
         set {
             guard let newValue else {
@@ -186,6 +190,12 @@ extension StringProtocol {
     /// header lookup runs it once per field line.
     @inlinable
     public func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
+        // Native strings compare over their bytes in place: iterating two UTF-8 views in step costs
+        // several times more, and a hit compares every stored field's name a few times.
+        let inPlace = utf8.withContiguousStorageIfAvailable { lhs in
+            other.utf8.withContiguousStorageIfAvailable { rhs in asciiCaseInsensitiveEquals(lhs, rhs) }
+        }
+        if let inPlace, let equal = inPlace { return equal }
         guard utf8.count == other.utf8.count else { return false }
         return zip(utf8, other.utf8).allSatisfy { lhs, rhs in
             lhs == rhs || asciiLower(lhs) == asciiLower(rhs)
@@ -205,4 +215,16 @@ extension StringProtocol {
 @usableFromInline
 func asciiLower(_ byte: UInt8) -> UInt8 {
     (byte >= 65 && byte <= 90) ? byte + 32 : byte
+}
+
+/// Whether two byte strings are equal when ASCII letters are compared without case.
+@usableFromInline
+func asciiCaseInsensitiveEquals(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    for index in 0..<lhs.count {
+        let left = lhs[index]
+        let right = rhs[index]
+        if left != right, asciiLower(left) != asciiLower(right) { return false }
+    }
+    return true
 }

@@ -10,24 +10,30 @@ import Synchronization
 /// picks. For state that many threads touch briefly and often (a gateway's connection threads, one
 /// touch per request): one lock for all of them is held, now and then, by a thread the scheduler has
 /// just paused, and then every other thread waits on it.
-package final class ThreadStripes<State: Sendable>: Sendable {
-    private final class Stripe: Sendable {
-        let state: Mutex<State>
+public final class ThreadStripes<State: Sendable>: Sendable {
+    @usableFromInline
+    final class Stripe: Sendable {
+        @usableFromInline let state: Mutex<State>
 
         init(_ state: sending State) {
             self.state = Mutex(state)
         }
     }
 
-    private let stripes: [Stripe]
+    @usableFromInline let stripes: [Stripe]
 
     /// Sixteen stripes, each starting as `make()` makes it.
-    package init(_ make: () -> State) {
+    public init(_ make: () -> State) {
         stripes = (0..<16).map { _ in Stripe(make()) }
     }
 
     /// Calls `body` with the calling thread's stripe, under its lock.
-    package func withLock<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+    ///
+    /// Public and inlinable, so that callers in other modules get it specialised for their state
+    /// (this compiler inlines no `package` function across modules): unspecialised, every call looks
+    /// up the generic types' metadata, which costs a hit more than the lock itself.
+    @inlinable
+    public func withLock<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
         #if canImport(Glibc)
             let thread = UInt64(pthread_self())
         #else
@@ -39,7 +45,7 @@ package final class ThreadStripes<State: Sendable>: Sendable {
     }
 
     /// Calls `body` with each stripe in turn, each under its lock.
-    package func forEach(_ body: (inout State) -> Void) {
+    public func forEach(_ body: (inout State) -> Void) {
         for stripe in stripes {
             stripe.state.withLock { state in body(&state) }
         }

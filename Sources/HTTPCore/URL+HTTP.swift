@@ -26,25 +26,31 @@ extension URL {
     /// without credentials or a default port, a path, no fragment. Checked on the bytes, because
     /// every load asks, and rebuilding the URL through `URLComponents` costs more than the lookup.
     static func isInCacheKeyForm(_ text: String) -> Bool {
-        let bytes = text.utf8
-        let scheme: String.Index
-        if bytes.starts(with: "http://".utf8) {
-            scheme = bytes.index(bytes.startIndex, offsetBy: 7)
-        } else if bytes.starts(with: "https://".utf8) {
-            scheme = bytes.index(bytes.startIndex, offsetBy: 8)
-        } else {
-            return false
+        var text = text
+        return text.withUTF8 { bytes in
+            let authorityStart: Int
+            if bytes.starts(with: "http://".utf8) {
+                authorityStart = 7
+            } else if bytes.starts(with: "https://".utf8) {
+                authorityStart = 8
+            } else {
+                return false
+            }
+            guard
+                let pathStart = bytes[authorityStart...].firstIndex(where: {
+                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?")
+                }),
+                bytes[pathStart] == UInt8(ascii: "/"), !bytes.contains(UInt8(ascii: "#"))
+            else { return false }
+            let authority = bytes[authorityStart..<pathStart]
+            guard !authority.isEmpty,
+                !authority.contains(where: {
+                    ($0 >= 65 && $0 <= 90) || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "%")
+                })
+            else { return false }
+            let defaultPort = authorityStart == 8 ? ":443".utf8 : ":80".utf8
+            return !(authority.count >= defaultPort.count && authority.suffix(defaultPort.count).elementsEqual(defaultPort))
         }
-        guard
-            let pathStart = bytes[scheme...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }),
-            bytes[pathStart] == UInt8(ascii: "/"), !bytes.contains(UInt8(ascii: "#"))
-        else { return false }
-        let authority = bytes[scheme..<pathStart]
-        guard !authority.isEmpty,
-            !authority.contains(where: { ($0 >= 65 && $0 <= 90) || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "%") })
-        else { return false }
-        let defaultPort = bytes.starts(with: "https".utf8) ? ":443" : ":80"
-        return !String(decoding: authority, as: UTF8.self).hasSuffix(defaultPort)
     }
 
     /// Whether both URLs have the same origin: scheme, host and port, default ports included (RFC 6454).

@@ -192,7 +192,7 @@ struct RangeRequestTests {
     @Test(arguments: [
         ("Connection", true), ("Keep-Alive", true), ("TE", true), ("Transfer-Encoding", true), ("Upgrade", true),
         ("Trailer", true), ("Proxy-Authenticate", true), ("Proxy-Authorization", true),
-        ("Proxy-Authentication-Info", true), ("Proxy-Connection", true), ("proxy-anything", true),
+        ("Proxy-Authentication-Info", true), ("Proxy-Connection", true), ("proxy-anything", true), ("PROXY-X", true),
         ("X-Named-By-Connection", true), ("ETag", false), ("Content-Length", false), ("Proxy", false),
         ("X-Proxy-Id", false),
     ])

@@ -15,6 +15,10 @@ struct HTTPHeadersTests {
         #expect(headers.firstValue(for: "CACHE-control") == "max-age=60")
         #expect(headers["ETag"] == nil)
         #expect(headers.firstValue(for: "ETag") == nil)
+        // Lines of other names between them, and one line alone.
+        let spread: HTTPHeaders = ["Vary": "a", "ETag": "\"e\"", "vary": "b", "Date": "d", "VARY": "c"]
+        #expect(spread["Vary"] == "a, b, c")
+        #expect(spread["etag"] == "\"e\"")
     }
 
     @Test func settingReplacesEveryLineOfThatName() {
@@ -55,6 +59,22 @@ struct HTTPHeadersTests {
         #expect(headers.fields == (["Content-Type": "text/css", "ETag": weakened] as HTTPHeaders).fields)
     }
 
+    @Test(arguments: [
+        ("Content-Type", "content-type", true), ("ETAG", "ETag", true), ("te", "TE", true),
+        ("Content-Type", "Content-Typo", false), ("Age", "Ages", false), ("", "", true), ("a", "", false),
+        // Only ASCII letters fold: `@` and `` ` ``, `[` and `{` are 32 apart as a letter's two cases are.
+        ("@", "`", false), ("[", "{", false), ("É", "é", false), ("straße", "STRASSE", false), ("ÿ", "ÿ", true),
+    ])
+    func comparesNamesIgnoringASCIICase(lhs: String, rhs: String, equal: Bool) {
+        #expect(lhs.caseInsensitiveEquals(rhs) == equal)
+        #expect(rhs.caseInsensitiveEquals(lhs) == equal)
+        // Substrings, whose bytes are a part of another string's, compare alike.
+        let padded = "x" + lhs + "y"
+        let inner = padded.dropFirst().dropLast()
+        #expect(inner.caseInsensitiveEquals(rhs) == equal)
+        #expect(rhs.caseInsensitiveEquals(inner) == equal)
+    }
+
     @Test func descriptionRedactsCredentials() {
         let headers: HTTPHeaders = ["Authorization": "Bearer secret", "Cookie": "sid=secret", "Accept": "*/*"]
         #expect(!headers.description.contains("secret"))
@@ -83,7 +103,8 @@ struct CacheKeyTests {
         ("http://example.com/", true), ("https://a.b:8443/x?y", true), ("HTTP://example.com/", false),
         ("http://Example.com/", false), ("http://example.com", false), ("http://example.com/#f", false),
         ("http://example.com:80/", false), ("https://example.com:443/", false), ("http://u@example.com/", false),
-        ("ftp://example.com/", false),
+        ("ftp://example.com/", false), ("https://example.com:80/", true), ("http://example.com:443/", true),
+        ("http://example.com:8080/", true), ("http://example.com:180/", true), ("http://127.0.0.1:41234/a", true),
     ])
     func recognisesKeysWithoutRebuildingThem(text: String, isKey: Bool) throws {
         #expect(URL.isInCacheKeyForm(text) == isKey)

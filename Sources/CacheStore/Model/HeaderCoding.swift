@@ -25,6 +25,8 @@ enum HeaderCoding {
         var text = text
         let fields = text.withUTF8 { bytes -> [HTTPField] in
             var fields: [HTTPField] = []
+            // One line per field, each ended by CR LF: counted first, so that the array grows once.
+            fields.reserveCapacity(bytes.reduce(1) { count, byte in byte == 10 ? count + 1 : count })
             var lineStart = 0
             var index = 0
             while index < bytes.count {
