@@ -60,11 +60,12 @@ import WebCacheTestSupport
         }
     }
 
-    /// A head with every kind of line, through a real transfer: the fields come out as written.
+    /// A head with every kind of line libcurl passes on (it refuses a line without a colon itself),
+    /// through a real transfer: the fields come out as written.
     @Test
     func aResponseHeadWithEveryKindOfLineKeepsItsFields() async throws {
         let head = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Spaces: \t a b \t \r\nX-Empty:\r\nX-Folded: one\r\n"
-            + " two\r\nX-Colons: a:b:c\r\nno colon here\r\nX-Last: z\r\n\r\nok"
+            + " two\r\nX-Colons: a:b:c\r\nX-Last: z\r\n\r\nok"
         let server = OriginServer { _ in OriginResponse(body: .raw { socket in try socket.write(head) }) }
         try server.start()
         defer { server.stop() }
