@@ -12,6 +12,12 @@ public enum HTTPDate {
         fixdate(text.utf8) ?? parseTokens(text)
     }
 
+    /// The same parse of a `String`, compiled for it here: a generic function of
+    /// another module runs unspecialised, and every hit reads the stored `Date` field.
+    public static func parse(_ text: String) -> Date? {
+        fixdate(text.utf8) ?? parseTokens(text)
+    }
+
     /// IMF-fixdate, the form servers send, read from its fixed positions without splitting the text:
     /// `nil` for anything else, which ``parseTokens(_:)`` then reads.
     static func fixdate(_ utf8: some Collection<UInt8>) -> Date? {

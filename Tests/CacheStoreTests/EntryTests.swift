@@ -144,6 +144,7 @@ struct EntryTests {
             HTTPField(name: "X-Empty", value: ""),
             HTTPField(name: "ETag", value: "W/\"x: y\""),
             HTTPField(name: "Date", value: "Sun, 06 Nov 1994 08:49:37 GMT"),
+            HTTPField(name: "X-Name", value: "café ☕"),
         ])
         try await store.save(makeEntry("https://example.test/h", headers: headers), body: Data())
         let read = try #require(try store.entry(url: "https://example.test/h"))

@@ -38,6 +38,30 @@ struct HitReadTests {
         #expect(try hitRead("https://example.test/none").entries.isEmpty)
     }
 
+    /// The body's record comes with the entry's row; its chunks are read after it, in order and checked.
+    @Test func readsEmptyAndSeveralChunkBodiesWhole() async throws {
+        let empty = "https://example.test/empty"
+        try await store.save(makeEntry(empty), body: Data())
+        #expect(try hitRead(empty).body == Data())
+        let large = "https://example.test/large"
+        let body = makeBody(size: CacheStore.chunkSize * 2 + 100, seed: 3)
+        try await store.save(makeEntry(large), body: body)
+        #expect(try hitRead(large, upTo: Int64(body.count)).body == body)
+    }
+
+    /// A chunk gone, or one more than the record counts: the body is not sound, and not read.
+    @Test func readsNoBodyWhoseChunksAreNotTheRecordedOnes() async throws {
+        let other = try Connection(path: store.path, flags: SQLITE_OPEN_READWRITE)
+        let body = makeBody(size: CacheStore.chunkSize * 2 + 100, seed: 4)
+        let gone = try #require(try await store.save(makeEntry("https://example.test/gone"), body: body).bodyID)
+        try other.execute(sql: "DELETE FROM body_chunk WHERE body_id = \(gone) AND seq = 1")
+        #expect(try hitRead("https://example.test/gone", upTo: Int64(body.count)).body == nil)
+        let extra = try #require(try await store.save(makeEntry("https://example.test/extra"), body: body).bodyID)
+        try other.execute(sql: "UPDATE body SET chunk_count = 2, size = \(CacheStore.chunkSize * 2) WHERE id = \(extra)")
+        #expect(try hitRead("https://example.test/extra", upTo: Int64(body.count)).body == nil)
+        #expect(try hitRead("https://example.test/extra", upTo: Int64(body.count)).entries.count == 1)
+    }
+
     @Test func readsNoBodyForSeveralVariants() async throws {
         let url = "https://example.test/v"
         try await store.save(makeEntry(url, varyKey: "accept-encoding=gzip"), body: Data("gzip".utf8))

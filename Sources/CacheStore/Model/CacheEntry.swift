@@ -216,11 +216,13 @@ extension CacheEntry {
     /// The columns read by ``init(row:)`` from `source`: the `entry` table, or, for a store older
     /// than the latest version opened for reading only, a query that adds the later columns as
     /// `NULL` (see ``ReadableColumns``).
-    static func selection(from source: String) -> String {
+    ///
+    /// - Parameter more: columns selected after those, from column number 21 on.
+    static func selection(from source: String, more: String = "") -> String {
         """
         SELECT e.id, e.partition, e.method, e.url, e.host, e.vary_key, e.status, e.headers, e.request_time, \
         e.response_time, e.fresh_until, e.stale_until, e.stored_at, e.last_access, e.hit_count, e.pinned, \
-        e.body_id, e.body_size, b.hash, e.decoded_from, e.complete_length FROM \(source) e \
+        e.body_id, e.body_size, b.hash, e.decoded_from, e.complete_length\(more) FROM \(source) e \
         JOIN body b ON b.id = e.body_id
         """
     }
@@ -248,14 +250,21 @@ extension CacheEntry {
 
     /// Decodes the current row of a statement that starts with ``selection``.
     init(row: Statement) {
+        self.init(row: row, partition: row.text(1), method: HTTPMethod(rawValue: row.text(2)), url: row.text(3))
+    }
+
+    /// Decodes the current row of a statement that starts with ``selection`` and selects the entries
+    /// of `partition`, `method` and `url` (compared exactly): those columns are taken from the
+    /// question rather than decoded again, sparing a hit three strings.
+    init(row: Statement, partition: String, method: HTTPMethod, url: String) {
         self.id = row.int64(0)
-        self.partition = row.text(1)
-        self.method = HTTPMethod(rawValue: row.text(2))
-        self.url = row.text(3)
+        self.partition = partition
+        self.method = method
+        self.url = url
         self.host = row.text(4)
         self.varyKey = row.text(5)
         self.status = Int(row.int64(6))
-        self.headers = HeaderCoding.decode(row.text(7))
+        self.headers = row.withTextBytes(7, HeaderCoding.decode(bytes:))
         self.requestTime = row.date(8)
         self.responseTime = row.date(9)
         self.freshUntil = row.date(10)

@@ -20,28 +20,24 @@ enum HeaderCoding {
         return .success(text)
     }
 
-    /// Decodes text written by ``encode(_:)``.
-    static func decode(_ text: String) -> HTTPHeaders {
-        var text = text
-        let fields = text.withUTF8 { bytes -> [HTTPField] in
-            var fields: [HTTPField] = []
-            // One line per field, each ended by CR LF: counted first, so that the array grows once.
-            fields.reserveCapacity(bytes.reduce(1) { count, byte in byte == 10 ? count + 1 : count })
-            var lineStart = 0
-            var index = 0
-            while index < bytes.count {
-                if bytes[index] == 13, index + 1 < bytes.count, bytes[index + 1] == 10 {
-                    fields.append(field(UnsafeBufferPointer(rebasing: bytes[lineStart..<index])))
-                    index += 2
-                    lineStart = index
-                } else {
-                    index += 1
-                }
+    /// Decodes the UTF-8 bytes of text written by ``encode(_:)``, read in place from their column.
+    static func decode(bytes: UnsafeBufferPointer<UInt8>) -> HTTPHeaders {
+        var fields: [HTTPField] = []
+        // One line per field, each ended by CR LF: counted first, so that the array grows once.
+        fields.reserveCapacity(bytes.reduce(1) { count, byte in byte == 10 ? count + 1 : count })
+        var lineStart = 0
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 13, index + 1 < bytes.count, bytes[index + 1] == 10 {
+                fields.append(field(UnsafeBufferPointer(rebasing: bytes[lineStart..<index])))
+                index += 2
+                lineStart = index
+            } else {
+                index += 1
             }
-            if lineStart < bytes.count {
-                fields.append(field(UnsafeBufferPointer(rebasing: bytes[lineStart...])))
-            }
-            return fields
+        }
+        if lineStart < bytes.count {
+            fields.append(field(UnsafeBufferPointer(rebasing: bytes[lineStart...])))
         }
         return HTTPHeaders(fields)
     }

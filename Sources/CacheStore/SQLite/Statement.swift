@@ -126,6 +126,15 @@ final class Statement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// Calls `body` with the bytes of column `index` as text, in place (valid only within `body`);
+    /// NULL reads as no bytes.
+    func withTextBytes<T>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        guard let pointer = sqlite3_column_text(handle, index) else {
+            return body(UnsafeBufferPointer(start: nil, count: 0))
+        }
+        return body(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, index))))
+    }
+
     /// Column `index` as text, `nil` when NULL.
     func optionalText(_ index: Int32) -> String? {
         isNull(index) ? nil : text(index)

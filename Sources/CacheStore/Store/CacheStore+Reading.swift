@@ -21,7 +21,7 @@ extension CacheStore {
                 query,
                 [.text(partition), .text(method.rawValue), .text(url)]
             ) { row in
-                entries.append(CacheEntry(row: row))
+                entries.append(CacheEntry(row: row, partition: partition, method: method, url: url))
             }
             return CacheEntry.inStoredOrder(entries)
         }
@@ -60,9 +60,15 @@ extension CacheStore {
         var entries: [CacheEntry] = []
         var body: BodyRead?
         try connection.forEachRow(columns.variantsQuery, [.text(partition), .text(method.rawValue), .text(url)]) { row in
-            let entry = CacheEntry(row: row)
+            let entry = CacheEntry(row: row, partition: partition, method: method, url: url)
             if entries.isEmpty, let bodyID = entry.bodyID, entry.freshUntil > now, entry.bodySize <= bodyLimit {
-                body = try readBody(bodyID, query: columns.wholeBodyQuery, connection)
+                // The body's record came with the entry (columns 18, 21, 22): only its chunks are left.
+                body =
+                    row.isNull(18)
+                    ? .missing
+                    : try readChunks(
+                        BodyCheck(bodyID: bodyID, size: row.int64(21), chunkCount: row.int64(22), hash: row.blob(18)),
+                        query: columns.chunksQuery, connection)
             }
             entries.append(entry)
         }
@@ -165,16 +171,33 @@ extension CacheStore {
     private static func readBody(_ bodyID: Int64, query: SQLQuery, _ connection: Connection) throws -> BodyRead {
         var data = Data()
         let check = try forEachChunk(ofBody: bodyID, query: query, connection) { check, row in
-            let chunk = row.blob(4)
-            guard check.add(chunk, seq: row.int64(3), checksum: row.isNull(5) ? nil : row.int64(5)) else { return }
-            if data.isEmpty {
-                data = chunk
-            } else {
-                data.append(chunk)
-            }
+            add(chunkIn: row, from: 3, to: &data, checking: &check)
         }
         guard let check else { return .missing }
         return check.isSound ? .sound(data) : .damaged
+    }
+
+    /// Reads the chunks of the body that `check` was made for, checking them as they come; the caller
+    /// read the body's record in the same snapshot. `query` is ``ReadableColumns/chunksQuery``.
+    private static func readChunks(_ check: BodyCheck, query: SQLQuery, _ connection: Connection) throws -> BodyRead {
+        var check = check
+        var data = Data()
+        try connection.forEachRow(query, [.integer(check.bodyID)]) { row in
+            add(chunkIn: row, from: 0, to: &data, checking: &check)
+        }
+        return check.isSound ? .sound(data) : .damaged
+    }
+
+    /// Adds the chunk of `row` (its seq, data and checksum from column `first` on) to `data` when
+    /// `check` finds it the sound next chunk.
+    private static func add(
+        chunkIn row: Statement, from first: Int32, to data: inout Data, checking check: inout BodyCheck
+    ) {
+        let chunk = row.blob(first + 1)
+        let checksum = row.isNull(first + 2) ? nil : row.int64(first + 2)
+        guard check.add(chunk, seq: row.int64(first), checksum: checksum) else { return }
+        // The first chunk is taken as it is: a body of one chunk is not copied again.
+        if data.isEmpty { data = chunk } else { data.append(chunk) }
     }
 
     /// The error for body `bodyID` (of `url`, when known) whose bytes are no longer those stored.

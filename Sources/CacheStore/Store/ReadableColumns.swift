@@ -11,23 +11,30 @@ struct ReadableColumns: Sendable {
     let hasParts: Bool
 
     /// Every complete variant of partition, method and URL (``entrySelection`` and
-    /// ``CacheEntry/ofVariants``): made once, as the hit path asks for it on every load.
+    /// ``CacheEntry/ofVariants``), with its body's recorded size and chunk count (columns 21 and 22):
+    /// made once, as the hit path asks for it on every load.
     let variantsQuery: SQLQuery
     /// A whole body with its record and its chunks in order, checked as they are read; made once too.
     let wholeBodyQuery: SQLQuery
+    /// The chunks of one body in order (seq, data, checksum), for a read whose body record came with
+    /// the entry's (``variantsQuery``).
+    let chunksQuery: SQLQuery
 
     /// The columns of a store of schema version `version`.
     init(schemaVersion version: Int) {
         hasParts = version >= 6
         chunkChecksum = version >= 4 ? "checksum" : "NULL"
-        switch version {
-        case 6...: entrySelection = CacheEntry.selection
-        case 5: entrySelection = CacheEntry.selection(from: "(SELECT *, NULL AS complete_length FROM entry)")
-        default:
-            entrySelection = CacheEntry.selection(
-                from: "(SELECT *, NULL AS decoded_from, NULL AS complete_length FROM entry)")
-        }
-        variantsQuery = SQLQuery(entrySelection + CacheEntry.ofVariants)
+        let entries =
+            switch version {
+            case 6...: "entry"
+            case 5: "(SELECT *, NULL AS complete_length FROM entry)"
+            default: "(SELECT *, NULL AS decoded_from, NULL AS complete_length FROM entry)"
+            }
+        entrySelection = CacheEntry.selection(from: entries)
+        variantsQuery = SQLQuery(
+            CacheEntry.selection(from: entries, more: ", b.size, b.chunk_count") + CacheEntry.ofVariants)
+        chunksQuery = SQLQuery(
+            "SELECT seq, data, \(chunkChecksum) FROM body_chunk WHERE body_id = ? ORDER BY seq")
         wholeBodyQuery = SQLQuery("""
             SELECT b.size, b.chunk_count, b.hash, c.seq, c.data, \(chunkChecksum) FROM body b \
             LEFT JOIN body_chunk c ON c.body_id = b.id WHERE b.id = ? AND b.hash IS NOT NULL ORDER BY c.seq
