@@ -95,7 +95,6 @@ final class CurlEventLoop: @unchecked Sendable {
     private func run() {
         var transfers: [Int: CurlTransfer] = [:]
         var ids: [UnsafeMutableRawPointer: Int] = [:]
-        let handles = CurlHandles(capacity: min(256, max(16, configuration.maxConnections)))
         while true {
             let (commands, ownerGone) = inbox.withLock { inbox in
                 defer { inbox.commands.removeAll(keepingCapacity: true) }
@@ -105,12 +104,10 @@ final class CurlEventLoop: @unchecked Sendable {
                 switch command {
                 case .start(let spec):
                     let transfer = CurlTransfer(
-                        spec: spec, easy: handles.take(), configuration: configuration,
-                        resolvedConnections: resolvedConnections,
+                        spec: spec, configuration: configuration, resolvedConnections: resolvedConnections,
                         wakeSender: { [self] in submit(.resumeSending(spec.id)) })
                     if let failure = transfer.setUp() {
                         transfer.complete(with: .failure(failure))
-                        handles.recycle(transfer.easy)
                         continue
                     }
                     transfers[spec.id] = transfer
@@ -122,7 +119,6 @@ final class CurlEventLoop: @unchecked Sendable {
                     ids[transfer.easy] = nil
                     curl_multi_remove_handle(multi, transfer.easy)
                     transfer.complete(with: .failure(CancellationError()))
-                    handles.recycle(transfer.easy)
                 case .resumeReceiving(let id):
                     transfers[id]?.resume(sending: false)
                 case .resumeSending(let id):
@@ -147,7 +143,6 @@ final class CurlEventLoop: @unchecked Sendable {
                     continue
                 }
                 transfer.finish(code: result)
-                handles.recycle(easy)
             }
             for transfer in transfers.values { transfer.flushHead() }
             curl_multi_poll(multi, nil, 0, 1000, nil)

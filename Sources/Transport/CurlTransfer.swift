@@ -37,25 +37,23 @@ final class CurlTransfer {
     /// Whether the request was already sent again on a new connection (see ``retriesOnFreshConnection(after:)``).
     private var retriedOnFreshConnection = false
 
-    /// A transfer on `easy`, a handle fresh from `curl_easy_init` or reset with `curl_easy_reset`
-    /// (``CurlHandles``), which the transfer does not own.
     init(
-        spec: CurlTransferSpec, easy: UnsafeMutableRawPointer, configuration: CurlTransport.Configuration,
-        resolvedConnections: ResolvedConnections, wakeSender: @escaping @Sendable () -> Void
+        spec: CurlTransferSpec, configuration: CurlTransport.Configuration, resolvedConnections: ResolvedConnections,
+        wakeSender: @escaping @Sendable () -> Void
     ) {
         self.spec = spec
         self.configuration = configuration
         self.resolvedConnections = resolvedConnections
         self.wakeSender = wakeSender
+        guard let easy = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory.") }
         self.easy = easy
         let size = Int(ccurl_error_size())
         errorBuffer = .allocate(capacity: size)
         errorBuffer.initialize(repeating: 0, count: size)
     }
 
-    /// Frees what the handle's options pointed at; the handle was reset or cleaned up before, so
-    /// nothing refers to it any more.
     deinit {
+        curl_easy_cleanup(easy)
         for list in lists { curl_slist_free_all(list) }
         errorBuffer.deallocate()
     }
