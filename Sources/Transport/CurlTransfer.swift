@@ -60,6 +60,10 @@ final class CurlTransfer {
 
     private var url: URL { spec.request.url }
 
+    /// Whether this transfer's connections go to the address its host resolves to
+    /// (``ResolvedConnections``), worked out once: both the address check and the response ask.
+    private lazy var connectsToResolvedAddress = resolvedConnections.connectsToResolvedAddress(of: url)
+
     /// Whether libcurl asks for compressed content and decodes it.
     private var decodesContent: Bool { configuration.decodeContent && spec.request.decodesContent }
 
@@ -191,7 +195,7 @@ final class CurlTransfer {
             return transfer.didReceiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
         }
         _ = ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
-        if request.refusesPrivateAddresses && resolvedConnections.connectsToResolvedAddress(of: url) {
+        if request.refusesPrivateAddresses && connectsToResolvedAddress {
             // Every connection this transfer opens is checked against the address libcurl actually
             // resolved, so a host that resolved to a public address earlier and to a private one now
             // (DNS rebinding) is refused before a byte is sent.
@@ -255,7 +259,12 @@ final class CurlTransfer {
         }
         var end = bytes.count
         while end > 0 && (bytes[end - 1] == 10 || bytes[end - 1] == 13) { end -= 1 }
-        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
+        let lineBytes = UnsafeRawBufferPointer(rebasing: bytes[..<end])
+        if let field = Self.field(in: lineBytes) {
+            fields.append(field)
+            return bytes.count
+        }
+        let line = String(decoding: lineBytes, as: UTF8.self)
         if line.isEmpty {
             // End of a head: an interim (1xx) head is dropped, a final one is delivered.
             if let status, status >= 200 || status == 101 {
@@ -275,6 +284,25 @@ final class CurlTransfer {
                 name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingHTTPWhitespace()))
         }
         return bytes.count
+    }
+
+    /// The field a header line holds, read from its bytes, when it is an ordinary `name: value`
+    /// line (one that starts with neither `HTTP/` nor whitespace and has a colon); `nil` for any
+    /// other line, which the general path reads. The same field as that path makes from the line's
+    /// text: the colon and the whitespace trimmed are ASCII, which UTF-8 never uses inside another
+    /// character, so decoding the name and the value apart gives what decoding the line does. Every
+    /// response has several such lines, which no longer each make a string of the whole line.
+    static func field(in line: UnsafeRawBufferPointer) -> HTTPField? {
+        guard let first = line.first, first != 0x20, first != 0x09, !line.starts(with: "HTTP/".utf8),
+            let colon = line.firstIndex(of: UInt8(ascii: ":"))
+        else { return nil }
+        var start = colon + 1
+        var end = line.count
+        while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+        while end > start, line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
+        return HTTPField(
+            name: String(decoding: UnsafeRawBufferPointer(rebasing: line[..<colon]), as: UTF8.self),
+            value: String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self))
     }
 
     private func resetHead() {
@@ -297,7 +325,7 @@ final class CurlTransfer {
             responseTime: Date(),
             httpVersion: httpVersion,
             url: url,
-            remoteAddress: resolvedConnections.connectsToResolvedAddress(of: url)
+            remoteAddress: connectsToResolvedAddress
                 ? remote.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } : nil,
             decodedContentCoding: decodedCoding
         )

@@ -18,6 +18,9 @@ struct ResolvedConnections: Sendable {
     private let proxies: [String: Bool]
     /// The `no_proxy` entries, lowercased.
     private let noProxy: [String]
+    /// Whether every connection goes to the resolved address: no proxy and nothing mapped, as in
+    /// most runs, which then need not look at the URL at all.
+    private let everyConnectionResolves: Bool
 
     init(configuration: CurlTransport.Configuration, environment: [String: String]) {
         mapped = (configuration.resolve + configuration.connectTo).compactMap { entry in
@@ -37,10 +40,12 @@ struct ResolvedConnections: Sendable {
         }
         let list = environment["no_proxy"] ?? environment["NO_PROXY"] ?? ""
         noProxy = list.split { $0 == "," || $0 == " " || $0 == "\t" }.map { $0.lowercased() }
+        everyConnectionResolves = mapped.isEmpty && !proxies.values.contains(true)
     }
 
     /// Whether a connection for `url` goes to the address its host resolves to.
     func connectsToResolvedAddress(of url: URL) -> Bool {
+        if everyConnectionResolves { return true }
         let host = (url.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let scheme = url.scheme?.lowercased() ?? "http"
         if proxies[scheme] == true, !Self.noProxy(noProxy, matches: host) { return false }

@@ -19,11 +19,16 @@ extension TextOutput {
 /// Writes to a file descriptor such as standard output.
 public struct FileDescriptorOutput: TextOutput {
     private let descriptor: Int32
+    /// Asked once: a progress display asks for every event, and each `isatty` is a system call.
+    public let isTerminal: Bool
 
     public static let standardOutput = FileDescriptorOutput(descriptor: STDOUT_FILENO)
     public static let standardError = FileDescriptorOutput(descriptor: STDERR_FILENO)
 
-    public var isTerminal: Bool { isatty(descriptor) == 1 }
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+        isTerminal = isatty(descriptor) == 1
+    }
 
     public func write(data: Data) {
         data.withUnsafeBytes { buffer in

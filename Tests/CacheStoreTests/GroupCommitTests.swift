@@ -113,6 +113,44 @@ struct GroupCommitTests {
         try await store.close()
     }
 
+    @Test func aWriteQueuedWhileATransactionRunsJoinsItBeforeTheCommit() async throws {
+        // Given: a write that holds the writer, inside its transaction, until a save has been queued
+        let before = commits.count
+        let saveQueued = DispatchSemaphore(value: 0)
+        let started = Recorder()
+        let store = store
+        async let first: Void = store.queuedWrite("wait for a save") { connection in
+            try connection.run("INSERT INTO staging VALUES ('first', 1, 0)")
+            started.add("started", to: "first")
+            saveQueued.wait()
+        }
+        var waited = 0
+        while started.values(of: "first").isEmpty {
+            waited += 1
+            try #require(waited < 10_000, "the first write never started")
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        async let saved = store.save(makeEntry("https://example.test/late"), body: makeBody(size: 100, seed: 5))
+        waited = 0
+        while store.queuedWrites.withLock({ $0.isEmpty }) {
+            waited += 1
+            try #require(waited < 10_000, "the save was never queued")
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        saveQueued.signal()
+
+        // When both are done
+        try await first
+        let entry = try await saved
+
+        // Then: the save was committed with the first write, in one transaction
+        #expect(commits.count - before == 1)
+        #expect(try rowCount(store, "staging") == 1)
+        #expect(try store.entry(id: try #require(entry.id)) == entry)
+        #expect(store.queuedWrites.withLock { $0.isEmpty })
+        try await store.close()
+    }
+
     @Test func writesQueuedAfterCloseFailAsClosed() async throws {
         try await store.close()
         let error = await #expect(throws: CacheStore.Error.self) {

@@ -86,6 +86,37 @@ struct SavedEntryTests {
         #expect(try readBack(second) == second)
     }
 
+    /// The row a save returns is found by the whole identity: variants of one URL (another Vary key,
+    /// partition or method) saved in one transaction are each their own row.
+    @Test func savesOfVariantsOfOneURLEachReturnTheirOwnRow() async throws {
+        let url = "https://example.test/v"
+        var variants: [CacheEntry] = []
+        for (index, (partition, varyKey, method)) in [
+            ("user-1", "accept-encoding=gzip", HTTPMethod.get), ("user-1", "", .get), ("user-2", "", .get),
+            ("user-1", "", .head),
+        ].enumerated() {
+            var variant = entry(url)
+            variant.partition = partition
+            variant.varyKey = varyKey
+            variant.method = method
+            variant.status = 200 + index
+            variants.append(variant)
+        }
+        // When they are saved at once, so that they share the writer's transactions
+        let saved = try await withThrowingTaskGroup(of: CacheEntry.self) { group in
+            for (index, variant) in variants.enumerated() {
+                group.addTask { try await self.store.save(variant, body: makeBody(size: 10 + index, seed: 9)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        // Then each save returned its own row, with its own body, as a read gives it
+        #expect(Set(saved.compactMap(\.id)).count == variants.count)
+        for entry in saved {
+            #expect(try readBack(entry) == entry)
+            #expect(entry.bodyHash == SHA256.hash(makeBody(size: entry.status - 200 + 10, seed: 9)))
+        }
+    }
+
     @Test func hitsRecordedFromManyThreadsAtOnceAreAllCounted() async throws {
         // Given two entries, hit 1,000 times each from eight threads at once, with different times
         let first = try #require(try await store.save(entry("https://example.test/a"), body: makeBody(size: 10, seed: 1)).id)

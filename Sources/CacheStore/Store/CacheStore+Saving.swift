@@ -249,11 +249,9 @@ extension CacheStore {
             last_access = excluded.last_access, pinned = max(entry.pinned, excluded.pinned),
             body_id = excluded.body_id, body_size = excluded.body_size, decoded_from = excluded.decoded_from,
             complete_length = excluded.complete_length
-            RETURNING id, hit_count, pinned, (SELECT hash FROM body WHERE id = entry.body_id)
             """
-        let statement = try connection.cachedStatement(sql: sql)
         let host = CacheEntry.host(of: entry.url)
-        statement.bind([
+        try connection.run(sql, [
             .text(entry.partition), .text(entry.method.rawValue), .text(entry.url), .text(host),
             .text(entry.varyKey), .int(entry.status), .text(headers), .date(entry.requestTime),
             .date(entry.responseTime), .date(entry.date), .text(entry.etag), .text(entry.lastModified),
@@ -261,17 +259,26 @@ extension CacheStore {
             .bool(entry.pinned), .integer(bodyID), .integer(bodySize), .text(entry.decodedFrom),
             entry.completeLength.map { .integer($0) } ?? .null,
         ])
-        guard try statement.step() else {
-            throw Error(code: .database, message: "Saving the entry for \(entry.url) returned no row id.")
-        }
         // The entry as stored, from what was bound and what the row kept (its hits and pin), as
         // reading the row back would give it: dates go through the column's seconds since 1970.
-        func stored(_ date: Date) -> Date { Date(timeIntervalSince1970: date.timeIntervalSince1970) }
+        // The row is read back by its identity rather than with `RETURNING`, which makes SQLite
+        // build a temporary table on every save to hold the one row it returns.
         var saved = entry
-        saved.id = statement.int64(0)
-        saved.hitCount = statement.int64(1)
-        saved.pinned = statement.int64(2) != 0
-        saved.bodyHash = statement.isNull(3) ? nil : statement.blob(3)
+        var found = false
+        let identity: [DatabaseValue] = [
+            .text(entry.partition), .text(entry.url), .text(entry.method.rawValue), .text(entry.varyKey),
+        ]
+        try connection.forEachRow(savedRowQuery, identity) { row in
+            found = true
+            saved.id = row.int64(0)
+            saved.hitCount = row.int64(1)
+            saved.pinned = row.int64(2) != 0
+            saved.bodyHash = row.isNull(3) ? nil : row.blob(3)
+        }
+        guard found else {
+            throw Error(code: .database, message: "Saving the entry for \(entry.url) returned no row id.")
+        }
+        func stored(_ date: Date) -> Date { Date(timeIntervalSince1970: date.timeIntervalSince1970) }
         saved.host = host
         saved.bodyID = bodyID
         saved.bodySize = bodySize
@@ -281,8 +288,6 @@ extension CacheStore {
         saved.staleUntil = entry.staleUntil.map(stored)
         saved.storedAt = stored(now)
         saved.lastAccess = stored(now)
-        try statement.execute()
-        statement.reset()
         let id = saved.id ?? 0
         if !keepingParts {
             try connection.run("DELETE FROM entry_part WHERE entry_id = ?", [.integer(id)])
@@ -292,6 +297,13 @@ extension CacheStore {
         }
         return saved
     }
+
+    /// What ``upsert(_:headers:bodyID:bodySize:at:pageEdges:keepingParts:_:)`` reads back of the row
+    /// it saved, found by its identity (partition, URL, method, Vary key): id, hits, pin, body hash.
+    private static let savedRowQuery = """
+        SELECT id, hit_count, pinned, (SELECT hash FROM body WHERE id = entry.body_id) FROM entry \
+        WHERE partition = ? AND url = ? AND method = ? AND vary_key = ?
+        """
 
     /// Reads one entry by id through `connection`.
     static func readEntry(id: Int64, selection: String, _ connection: Connection) throws -> CacheEntry? {

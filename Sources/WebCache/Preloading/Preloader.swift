@@ -139,6 +139,11 @@ struct Preloader: Sendable {
             }
         }
         let messages = MessageQueue<Message>()
+        // A store that holds no entry when the run starts has none to answer from: what this run
+        // stores is for URLs it has seen, which it does not fetch again (a redirect's target that the
+        // list names later is still answered, the full way, by the loader). A cold run into a new
+        // store then reads nothing from it before each batch.
+        let answersFromStore = (try? loader.store.totals().entryCount != 0) ?? true
         var selections = DeviceSelections(chooser: options.chooser)
         /// What each document left out for the device, by resource URL, for its edges.
         var skippedByDocument: [URL: [String: PageSkip]] = [:]
@@ -198,7 +203,7 @@ struct Preloader: Sendable {
                         taken.append(item)
                     }
                     guard !taken.isEmpty else { return }
-                    let fresh = answerFromStore(taken)
+                    let fresh = answersFromStore ? answerFromStore(taken) : taken.map { _ in nil }
                     for (item, entry) in zip(taken, fresh) {
                         if let entry {
                             schedule.finish(item, failure: nil)

@@ -120,6 +120,32 @@ struct PreloadScaleTests {
         await rig.stop()
     }
 
+    @Test func aColdRunIntoAnEmptyStoreAsksOnceForATargetItStoredThroughARedirect() async throws {
+        // Given an empty store, and a list that names a redirect and then its target, one at a time
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/old.html":
+                return OriginResponse(status: 301, headers: ["Location": "/new.html", "Cache-Control": "max-age=3600"])
+            default:
+                return .text("new", contentType: "text/plain", headers: ["Cache-Control": "max-age=3600"])
+            }
+        }
+        var options = PreloadOptions.allCandidates
+        options.concurrency = 1
+        options.includesRequisites = false
+
+        // When
+        let report = await rig.cache.preload(["old.html", "new.html"], options: options)
+
+        // Then the target, stored while following the redirect, was not asked for again: the store
+        // answered it although it held nothing when the run started
+        #expect(report.succeeded, "\(report.failures)")
+        #expect(rig.requestCounts == ["/old.html": 1, "/new.html": 1])
+        #expect(report.requests == 2)
+        #expect(try rig.cache.store.entry(url: rig.url("new.html")) != nil)
+        await rig.stop()
+    }
+
     @Test func aWarmRunSendsNoRequestForFreshEntriesAndRevalidatesStaleOnes() async throws {
         // Given a page that is always revalidated, a page that stays fresh, images fresh and stale,
         // and a fresh stylesheet whose image is fresh too
