@@ -73,21 +73,27 @@ extension Loader {
             guard let found = try? lookupVariants(of: url.cacheKey, context: context) else { return nil }
             (entries, copied) = (found, nil)
         }
-        let stored = entries.map(\.storedResponse)
-        guard let matching = HTTPCachePolicy.matchingVariants(stored, request: hop.headers).first else { return nil }
-        let chosen: (index: Int, source: ResponseSource, age: TimeInterval)
-        switch policy {
-        case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
-            chosen = (matching, stored[matching].isFresh(now: now) ? .hit : .stale, stored[matching].currentAge(now: now))
-        case .useProtocolCachePolicy, .offlineFallback:
-            guard case .fresh(let index, let age) = HTTPCachePolicy.decide(request: hop, variants: stored, now: now),
-                !Self.mustNotServeDecoded(entries[index], stored[index], to: hop)
-            else { return nil }
-            chosen = (index, .hit, age)
-        case .reloadIgnoringCacheData:
-            return nil
+        let chosen: (entry: CacheEntry, source: ResponseSource, age: TimeInterval)
+        if policy.followsProtocol, let (entry, age) = Self.freshAlone(entries, request: hop, now: now) {
+            // A lone fresh variant, decided from its stored columns without parsing its directives.
+            chosen = (entry, .hit, age)
+        } else {
+            let stored = entries.map(\.storedResponse)
+            guard let matching = HTTPCachePolicy.matchingVariants(stored, request: hop.headers).first else { return nil }
+            switch policy {
+            case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
+                chosen = (entries[matching], stored[matching].isFresh(now: now) ? .hit : .stale,
+                          stored[matching].currentAge(now: now))
+            case .useProtocolCachePolicy, .offlineFallback:
+                guard case .fresh(let index, let age) = HTTPCachePolicy.decide(request: hop, variants: stored, now: now),
+                    !Self.mustNotServeDecoded(entries[index], stored[index], to: hop)
+                else { return nil }
+                chosen = (entries[index], .hit, age)
+            case .reloadIgnoringCacheData:
+                return nil
+            }
         }
-        let entry = entries[chosen.index]
+        let entry = chosen.entry
         var headers = Self.servedHeaders(of: entry, age: chosen.age)
         // Content stored coded, for a caller that takes it decoded, is decoded by the loader.
         if request.decodesContent, headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) != nil { return nil }
