@@ -47,10 +47,10 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         get {
             // Most names have no line or one: answered without collecting the values.
             guard let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) else { return nil }
-            let rest = fields[(first + 1)...]
-            guard rest.contains(where: { $0.name.caseInsensitiveEquals(name) }) else { return fields[first].value }
-            return ([fields[first].value] + rest.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value))
-                .joined(separator: ", ")
+            guard fields[(first + 1)...].contains(where: { $0.name.caseInsensitiveEquals(name) }) else {
+                return fields[first].value
+            }
+            return values(for: name).joined(separator: ", ")
         }
         set {
             guard let newValue else {

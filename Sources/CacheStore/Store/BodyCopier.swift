@@ -120,22 +120,46 @@ extension CacheStore {
         var fits = true
         let check = try forEachChunk(ofBody: bodyID, query: query, connection) { check, row in
             fits = fits && check.size == Int64(capacity)
-            let count = Int(sqlite3_column_bytes(row.handle, 4))
-            guard fits, count <= capacity - offset,
-                let target = UnsafeMutableRawPointer(bitPattern: address + UInt(offset))
-            else {
-                fits = false
-                return
-            }
-            if count > 0, let source = sqlite3_column_blob(row.handle, 4) {
-                target.copyMemory(from: source, byteCount: count)
-            }
-            let landed = Data(bytesNoCopy: target, count: count, deallocator: .none)
-            _ = check.add(landed, seq: row.int64(3), checksum: row.isNull(5) ? nil : row.int64(5))
-            offset += count
+                && copy(chunkIn: row, from: 3, to: address, capacity: capacity, offset: &offset, checking: &check)
         }
         guard let check else { return .missing }
         return fits && check.size == Int64(capacity) && check.isSound ? .sound : .damaged
+    }
+
+    /// Copies the chunks of the body that `check` was made for into the `capacity` bytes at `address`,
+    /// as ``copyWholeBody(_:to:capacity:query:_:)`` does, for a read whose body record came with the
+    /// entry's: whether they are the whole body, sound. `query` is ``ReadableColumns/chunksQuery``.
+    static func copyChunks(
+        _ check: BodyCheck, to address: UInt, capacity: Int, query: SQLQuery, _ connection: Connection
+    ) throws -> Bool {
+        guard check.size == Int64(capacity) else { return false }
+        var check = check
+        var offset = 0
+        var fits = true
+        try connection.forEachRow(query, [.integer(check.bodyID)]) { row in
+            fits = fits
+                && copy(chunkIn: row, from: 0, to: address, capacity: capacity, offset: &offset, checking: &check)
+        }
+        return fits && check.isSound
+    }
+
+    /// Copies the chunk of `row` (its seq, data and checksum from column `first` on) to `offset` bytes
+    /// after `address` and adds it to `check` where it landed; `false`, copying nothing, when it does
+    /// not fit in the `capacity` bytes.
+    private static func copy(
+        chunkIn row: Statement, from first: Int32, to address: UInt, capacity: Int, offset: inout Int,
+        checking check: inout BodyCheck
+    ) -> Bool {
+        let count = Int(sqlite3_column_bytes(row.handle, first + 1))
+        guard count <= capacity - offset, let target = UnsafeMutableRawPointer(bitPattern: address + UInt(offset))
+        else { return false }
+        if count > 0, let source = sqlite3_column_blob(row.handle, first + 1) {
+            target.copyMemory(from: source, byteCount: count)
+        }
+        let landed = Data(bytesNoCopy: target, count: count, deallocator: .none)
+        _ = check.add(landed, seq: row.int64(first), checksum: row.isNull(first + 2) ? nil : row.int64(first + 2))
+        offset += count
+        return true
     }
 
     /// Runs the one statement that reads body `bodyID` whole with its record (one snapshot),

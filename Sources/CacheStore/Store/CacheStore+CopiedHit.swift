@@ -18,30 +18,26 @@ extension CacheStore {
     ) throws -> (entries: [CacheEntry], body: UnsafeMutableRawBufferPointer?) {
         let columns = columns
         let found = try read("look up \(url)") { connection -> (entries: [CacheEntry], body: UInt, size: Int) in
-            var entries: [CacheEntry] = []
             // The copy's address, kept as a number so that it crosses back out of the reader's closure.
             var copy: (address: UInt, size: Int)?
-            var sound = false
             // Freed unless returned: also when a later step throws (the read may then be tried again).
             var handedOver = false
             defer { if !handedOver, let copy { free(UnsafeMutableRawPointer(bitPattern: copy.address)) } }
-            let identity: [DatabaseValue] = [.text(partition), .text(method.rawValue), .text(url)]
-            try connection.forEachRow(columns.variantsQuery, identity) { row in
-                let entry = CacheEntry(row: row, partition: partition, method: method, url: url)
-                if entries.isEmpty, let bodyID = entry.bodyID, entry.freshUntil > now, entry.bodySize <= bodyLimit,
-                    let memory = malloc(max(1, Int(entry.bodySize)))
-                {
-                    let address = UInt(bitPattern: memory)
-                    copy = (address, Int(entry.bodySize))
-                    // Read while the variants' statement still steps: one snapshot for both.
-                    sound = try Self.copyWholeBody(bodyID, to: address, capacity: Int(entry.bodySize),
-                                                   query: columns.wholeBodyQuery, connection) == .sound
-                }
-                entries.append(entry)
+            let read = try Self.variants(
+                partition: partition, method: method, url: url, freshAt: now, upTo: bodyLimit, columns: columns,
+                connection
+            ) { entry, check -> Bool in
+                guard let memory = malloc(max(1, Int(entry.bodySize))) else { return false }
+                let address = UInt(bitPattern: memory)
+                copy = (address, Int(entry.bodySize))
+                return try Self.copyChunks(check, to: address, capacity: Int(entry.bodySize),
+                                           query: columns.chunksQuery, connection)
             }
-            guard sound, entries.count == 1, let copy else { return (CacheEntry.inStoredOrder(entries), 0, 0) }
+            guard read.firstBody == true, read.entries.count == 1, let copy else {
+                return (CacheEntry.inStoredOrder(read.entries), 0, 0)
+            }
             handedOver = true
-            return (entries, copy.address, copy.size)
+            return (read.entries, copy.address, copy.size)
         }
         guard let memory = UnsafeMutableRawPointer(bitPattern: found.body) else { return (found.entries, nil) }
         return (found.entries, UnsafeMutableRawBufferPointer(start: memory, count: found.size))

@@ -57,23 +57,43 @@ extension CacheStore {
         partition: String, method: HTTPMethod, url: String, withBodyIfFreshAt now: Date, upTo bodyLimit: Int64,
         columns: ReadableColumns, _ connection: Connection
     ) throws -> (entries: [CacheEntry], body: Data?) {
+        let found = try variants(
+            partition: partition, method: method, url: url, freshAt: now, upTo: bodyLimit, columns: columns, connection
+        ) { _, check in try readChunks(check, query: columns.chunksQuery, connection) }
+        guard found.entries.count == 1, case .sound(let data) = found.firstBody else {
+            return (CacheEntry.inStoredOrder(found.entries), nil)
+        }
+        return (found.entries, data)
+    }
+
+    /// The stored variants of (`partition`, `method`, `url`) through `connection`, in no order, and
+    /// what `readBody` made of the first one's body when that variant is fresh at `now` with at most
+    /// `bodyLimit` bytes: a hit's one read, for the body kept in `Data` or copied into a server's
+    /// memory. `readBody` gets the entry and the check made from its body's record, which came with
+    /// the entry's row (``ReadableColumns/variantsQuery``), and reads only the chunks
+    /// (``ReadableColumns/chunksQuery``) while the variants' statement still steps; the caller serves
+    /// that body only when the variant turns out to be the only one. `nil` when no body was read, also
+    /// for a body without a complete record.
+    static func variants<Body>(
+        partition: String, method: HTTPMethod, url: String, freshAt now: Date, upTo bodyLimit: Int64,
+        columns: ReadableColumns, _ connection: Connection,
+        readingBody readBody: (CacheEntry, BodyCheck) throws -> Body
+    ) throws -> (entries: [CacheEntry], firstBody: Body?) {
         var entries: [CacheEntry] = []
-        var body: BodyRead?
+        var body: Body?
         try connection.forEachRow(columns.variantsQuery, [.text(partition), .text(method.rawValue), .text(url)]) { row in
             let entry = CacheEntry(row: row, partition: partition, method: method, url: url)
-            if entries.isEmpty, let bodyID = entry.bodyID, entry.freshUntil > now, entry.bodySize <= bodyLimit {
-                // The body's record came with the entry (columns 18, 21, 22): only its chunks are left.
-                body =
-                    row.isNull(18)
-                    ? .missing
-                    : try readChunks(
-                        BodyCheck(bodyID: bodyID, size: row.int64(21), chunkCount: row.int64(22), hash: row.blob(18)),
-                        query: columns.chunksQuery, connection)
+            // The body's record came with the entry (columns 18, 21, 22): only its chunks are left.
+            if entries.isEmpty, let bodyID = entry.bodyID, entry.freshUntil > now, entry.bodySize <= bodyLimit,
+                !row.isNull(18)
+            {
+                body = try readBody(
+                    entry,
+                    BodyCheck(bodyID: bodyID, size: row.int64(21), chunkCount: row.int64(22), hash: row.blob(18)))
             }
             entries.append(entry)
         }
-        guard entries.count == 1, case .sound(let data) = body else { return (CacheEntry.inStoredOrder(entries), nil) }
-        return (entries, data)
+        return (entries, body)
     }
 
     /// The entry with identity (`partition`, `method`, `url`, `varyKey`), if stored.
