@@ -17,15 +17,16 @@
 #
 # Usage: scripts/bench-scale.sh [BIN_DIR]
 #   BIN_DIR holds webcache (default: a release build made here).
-#   URLS (default "100 10000 200000") and PAGES (default "100 10000") set the sizes;
+#   URLS (default "100 10000 200000") and PAGES (default "100 10000") set the sizes (an empty one,
+#   such as PAGES="", leaves that kind of work out);
 #   CONCURRENCY (default 16) is the transfers in flight for every tool.
 # Prints one markdown table on standard output; progress goes to standard error.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib.sh"
-url_counts=(${URLS:-100 10000 200000})
-page_counts=(${PAGES:-100 10000})
+url_counts=(${URLS-100 10000 200000})
+page_counts=(${PAGES-100 10000})
 concurrency=${CONCURRENCY:-16}
 instructions=${INSTRUCTIONS:-0}
 

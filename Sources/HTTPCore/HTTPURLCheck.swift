@@ -89,18 +89,51 @@ public enum HTTPURLCheck {
             return isIPv6Literal(host) ? nil : invalid("a valid IPv6 address")
         }
         guard let name = asciiName(host) else { return invalid("a valid host name or IP address") }
-        var labels = name.split(separator: ".", omittingEmptySubsequences: false)
-        if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }  // the root's empty label
-        guard labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isNameByte) }) else {
+        switch nameForm(name) {
+        case .invalid:
             return invalid("a valid host name or IP address")
-        }
-        if let last = labels.last, last.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+        case .numbered(let withoutRootDot):
             var address = in_addr()
-            guard inet_aton(labels.joined(separator: "."), &address) != 0 else {
-                return invalid("a valid IPv4 address")
-            }
+            guard inet_aton(withoutRootDot, &address) != 0 else { return invalid("a valid IPv4 address") }
+            return nil
+        case .named:
+            return nil
         }
-        return nil
+    }
+
+    /// What an ASCII host name is: labels of ``isNameByte(_:)`` bytes, none empty, separated by
+    /// dots, with one final dot allowed (the root's empty label); `numbered` when its last label is
+    /// digits alone, and so must be an IPv4 address (given without the final dot).
+    private enum NameForm {
+        case invalid
+        case named
+        case numbered(String)
+    }
+
+    /// The ``NameForm`` of `name`, read from its bytes in one pass (every URL a preload meets asks).
+    private static func nameForm(_ name: String) -> NameForm {
+        var name = name
+        return name.withUTF8 { bytes in
+            var end = bytes.count
+            if end > 0, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }  // the root's empty label
+            guard end > 0 else { return .invalid }
+            var labelStart = 0
+            var lastLabelIsDigits = true
+            for index in 0..<end {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: ".") {
+                    guard index > labelStart else { return .invalid }
+                    labelStart = index + 1
+                    lastLabelIsDigits = true
+                } else {
+                    guard isNameByte(byte) else { return .invalid }
+                    lastLabelIsDigits = lastLabelIsDigits && byte >= 48 && byte <= 57
+                }
+            }
+            guard end > labelStart else { return .invalid }
+            guard lastLabelIsDigits else { return .named }
+            return .numbered(String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self))
+        }
     }
 
     /// `host` percent-decoded and, when that leaves letters outside ASCII, converted to punycode

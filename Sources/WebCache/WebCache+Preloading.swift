@@ -32,7 +32,31 @@ extension WebCache {
         _ urls: URLs, options: PreloadOptions = PreloadOptions(),
         events: @escaping @Sendable (PreloadEvent) -> Void = { _ in }
     ) async -> PreloadReport {
-        let listed = ResolvedPages(references: urls, cache: self)
+        await preload(listed: ResolvedPages(references: urls, cache: self), options: options, events: events)
+    }
+
+    /// Preloads pages resolved and checked beforehand (``preloadPage(for:)``), as
+    /// ``preload(_:options:events:)`` does with references: each page's URL is taken as it is,
+    /// without being parsed again.
+    ///
+    /// ```swift
+    /// var pages: [PreloadPage] = []
+    /// for line in lines {
+    ///     do { pages.append(try cache.preloadPage(for: line)) } catch { print("skipped: \(error)") }
+    /// }
+    /// let report = await cache.preload(pages: pages)
+    /// ```
+    public func preload<Pages: Sequence<PreloadPage> & Sendable>(
+        pages: Pages, options: PreloadOptions = PreloadOptions(),
+        events: @escaping @Sendable (PreloadEvent) -> Void = { _ in }
+    ) async -> PreloadReport {
+        await preload(listed: CheckedPages(pages: pages), options: options, events: events)
+    }
+
+    private func preload(
+        listed: some Sequence<Preloader.ListedPage> & Sendable, options: PreloadOptions,
+        events: @escaping @Sendable (PreloadEvent) -> Void
+    ) async -> PreloadReport {
         if let render = options.render {
             let renderer = RenderPreloader(loader: loader, context: context, options: options, render: render,
                                            logger: configuration.logger)
@@ -40,7 +64,7 @@ extension WebCache {
             var invalid: [PreloadReport.Problem] = []
             for entry in listed {
                 switch entry {
-                case .page(let url): pages.append(url)
+                case .page(let page): pages.append(page.url)
                 case .invalid(let problem): invalid.append(problem)
                 }
             }
@@ -116,12 +140,29 @@ private struct ResolvedPages<References: Sequence<String> & Sendable>: Sequence,
         mutating func next() -> Preloader.ListedPage? {
             guard let reference = references.next() else { return nil }
             do {
-                return .page(try cache.resolve(reference))
+                return .page(try cache.preloadPage(for: reference))
             } catch let error as WebCacheError {
                 return .invalid(.init(url: URLReference.excerpt(reference), reason: error.message))
             } catch {
                 return .invalid(.init(url: URLReference.excerpt(reference), reason: "\(error)"))
             }
+        }
+    }
+}
+
+/// Pages resolved and checked beforehand, handed to the preload engine as they are read.
+private struct CheckedPages<Pages: Sequence<PreloadPage> & Sendable>: Sequence, Sendable {
+    let pages: Pages
+
+    func makeIterator() -> Iterator {
+        Iterator(pages: pages.makeIterator())
+    }
+
+    struct Iterator: IteratorProtocol {
+        var pages: Pages.Iterator
+
+        mutating func next() -> Preloader.ListedPage? {
+            pages.next().map { .page($0) }
         }
     }
 }

@@ -147,6 +147,21 @@ public final class WebCache: Sendable {
     ///   name or address, a port outside 1 to 65535), also when it carries a user name or password.
     public func resolve(_ reference: String) throws -> URL {
         if let url = resolvedReferences.url(for: reference) { return url }
+        let url = try resolveWithoutCredentials(reference)
+        resolvedReferences.keep(url, for: reference)
+        return url
+    }
+
+    /// Resolves and checks a page reference once, as ``resolve(_:)`` does, for
+    /// ``preload(pages:options:events:)``: a list of URLs resolves each line this way, reports the
+    /// lines that cannot be used, and hands the pages on without their being parsed again.
+    /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/invalidURL``, as ``resolve(_:)``.
+    public func preloadPage(for reference: String) throws -> PreloadPage {
+        // Not kept among the references resolved lately: a list names each page once.
+        PreloadPage(checked: try resolveWithoutCredentials(reference))
+    }
+
+    private func resolveWithoutCredentials(_ reference: String) throws -> URL {
         let url = try resolveAllowingCredentials(reference)
         // A password in a URL would be sent by the transport and kept in the store's keys, readable by
         // anyone who inspects it; credentials come from the configured provider only.
@@ -154,7 +169,6 @@ public final class WebCache: Sendable {
             throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' carries a user name or password; "
                 + "webcache does not send credentials from URLs.")
         }
-        resolvedReferences.keep(url, for: reference)
         return url
     }
 

@@ -65,20 +65,57 @@ struct FreshEntryTests {
         #expect(try store.freshEntries(partition: "user-1", urls: [url("a")], at: referenceDate)[0] == nil)
     }
 
-    @Test func aDamagedOrLargerBodyIsLeftToTheFullRead() async throws {
-        // Given a body of one chunk whose bytes were changed in the file, a sound one, and one of two chunks
+    @Test func theBodyIsNotReadOnlyItsRecordMustBeComplete() async throws {
+        // Given a body of one chunk whose bytes were changed in the file, one of two chunks, and one
+        // whose record lost its hash (as a body still being written, with its staging token, has none)
         let damaged = try await store.save(makeEntry(url("damaged")), body: makeBody(size: 5_000, seed: 1))
-        try await store.save(makeEntry(url("sound")), body: makeBody(size: 5_000, seed: 2))
-        try await store.save(makeEntry(url("large")), body: makeBody(size: CacheStore.chunkSize + 1, seed: 3))
-        let bodyID = try #require(damaged.bodyID)
+        try await store.save(makeEntry(url("large")), body: makeBody(size: CacheStore.chunkSize + 1, seed: 2))
+        let unfinished = try await store.save(makeEntry(url("unfinished")), body: makeBody(size: 10, seed: 3))
         let connection = try Connection(path: store.path, flags: SQLITE_OPEN_READWRITE)
-        try connection.execute(sql: "UPDATE body_chunk SET data = zeroblob(length(data)) WHERE body_id = \(bodyID)")
+        let damagedBody = try #require(damaged.bodyID)
+        try connection.execute(sql: "UPDATE body_chunk SET data = zeroblob(length(data)) WHERE body_id = \(damagedBody)")
+        try connection.execute(sql: "UPDATE body SET hash = NULL, staging_token = 'test' WHERE id = \(try #require(unfinished.bodyID))")
 
         // When
-        let answers = try store.freshEntries(urls: ["damaged", "sound", "large"].map(url), at: referenceDate)
+        let answers = try store.freshEntries(urls: ["damaged", "large", "unfinished"].map(url), at: referenceDate)
 
-        // Then only the sound one is answered: the others are read, and checked, the full way
-        #expect(answers.map { $0 != nil } == [false, true, false])
+        // Then the lookup answers from the columns: the damage is left to the reads that serve the
+        // body (and to verify), the size does not matter, and a body without its hash is not stored yet
+        #expect(answers.map { $0 != nil } == [true, true, false])
+        #expect(answers[1]?.bodySize == Int64(CacheStore.chunkSize + 1))
+        #expect(try await !store.verify().isSound)
+    }
+
+    @Test func aResponseReceivedAfterTheInstantAskedAboutIsLeftToTheRules() async throws {
+        // Given an entry received at the reference date
+        try await store.save(makeEntry(url("a")), body: makeBody(size: 3, seed: 1))
+        // Then a clock that reads earlier does not get it from the columns (as the loader's hit does not)
+        #expect(try store.freshEntries(urls: [url("a")], at: referenceDate.addingTimeInterval(-1))[0] == nil)
+    }
+
+    @Test func aPageRecordedAsNeedingOnlyItselfIsToldApart() async throws {
+        // Given fresh entries recorded as pages in different ways
+        let names = ["lone", "failed", "two", "skipping", "unrecorded", "other"]
+        for (index, name) in names.enumerated() {
+            try await store.save(makeEntry(url(name)), body: makeBody(size: 10, seed: UInt8(index)))
+        }
+        let own = { (name: String) in PageEdge(resourceURL: self.url(name), kind: "page") }
+        try await store.setEdges([
+            url("lone"): [own("lone")],
+            url("failed"): [PageEdge(resourceURL: url("failed"), kind: "page", failure: "HTTP 500")],
+            url("two"): [own("two"), PageEdge(resourceURL: url("lone"), kind: "image")],
+            url("skipping"): [own("skipping")],
+            url("other"): [PageEdge(resourceURL: url("lone"), kind: "page")],
+        ], skipped: [url("skipping"): [PageSkip(resourceURL: url("wide.png"), kind: "image", reason: "too wide")]])
+
+        // When asked as pages, and not
+        let asPages = try store.freshEntries(urls: names.map(url), at: referenceDate, asPages: true)
+        let plain = try store.freshEntries(urls: names.map(url), at: referenceDate)
+
+        // Then every one is fresh, and only the page whose one edge is its own, sound, with no skip is alone
+        #expect(asPages.map { $0 != nil } == Array(repeating: true, count: names.count))
+        #expect(asPages.map { $0?.isLonePage } == [true, false, false, false, false, false])
+        #expect(plain.map { $0?.isLonePage } == Array(repeating: false, count: names.count))
     }
 
     @Test func aFieldThatMerelyEndsInVaryDoesNotCount() async throws {

@@ -105,6 +105,37 @@ struct PageAndPartitionTests {
         #expect(try store.skipped(forPage: page) == [changedSkip])
     }
 
+    @Test func manyPagesRecordedAgainWriteOnlyThoseThatChanged() async throws {
+        // Given pages that each need only themselves, one with a skip recorded, one with two edges
+        let pages = (0..<6).map { "https://example.test/p\($0).html" }
+        let own = { (page: String) in [PageEdge(resourceURL: page, kind: "page")] }
+        let skip = PageSkip(resourceURL: "https://example.test/wide.png", kind: "image", reason: "too wide")
+        let image = PageEdge(resourceURL: "https://example.test/a.png", kind: "image")
+        var recorded = Dictionary(uniqueKeysWithValues: pages.map { ($0, own($0)) })
+        recorded[pages[5]] = own(pages[5]) + [image]
+        try await store.setEdges(recorded, skipped: [pages[1]: [skip]])
+        let log = folder.path("store.sqlite-wal")
+        let size = { try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int }
+        let logged = try size()
+
+        // When all are recorded again as they are, nothing is written
+        try await store.setEdges(recorded, skipped: [pages[1]: [skip]])
+        #expect(try size() == logged)
+
+        // And when one loses its skip, one its edge's kind, one fails, and one loses its image
+        var changed = recorded
+        changed[pages[2]] = [PageEdge(resourceURL: pages[2], kind: "document")]
+        changed[pages[3]] = [PageEdge(resourceURL: pages[3], kind: "page", failure: "HTTP 503")]
+        changed[pages[5]] = own(pages[5])
+        try await store.setEdges(changed)
+
+        // Then each page has exactly what it was given, and no skip is left
+        for page in pages {
+            #expect(try store.edges(forPage: page) == changed[page], "\(page)")
+            #expect(try store.skipped(forPage: page).isEmpty, "\(page)")
+        }
+    }
+
     @Test func aStoredErrorAnswerDoesNotMakeAPageComplete() async throws {
         // Given every resource stored, but one edge recording that its answer was a 404
         try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edges)

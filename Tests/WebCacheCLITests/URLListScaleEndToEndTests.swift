@@ -57,6 +57,45 @@ final class URLListScaleEndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(server.requests.isEmpty)
     }
 
+    @Test func aWarmRunOfALargeListWithBadLinesAnswersFromTheStoreAndNamesEveryBadLine() async throws {
+        // Given 1,000 pages and 30 bad lines of five kinds spread among them
+        let bad = ["not a url", "ftp://example.test/file", "http://user:secret@example.test/", "http://[::1/",
+                   "http://example.test:99999/"]
+        var lines = (0..<1_000).map { "pages/\($0).html" }
+        for index in 0..<30 { lines.insert(bad[index % bad.count], at: 33 * index + 7) }
+        let list = try folder.write(Data((lines.joined(separator: "\n") + "\n").utf8), to: "urls.txt")
+        let badLines = lines.indices.filter { bad.contains(lines[$0]) }.map { $0 + 1 }
+        let cold = try await run("preload", list, "--no-requisites", "--instance", server.baseURL.absoluteString)
+        #expect(cold.stdout.hasPrefix("Preloaded 1000 page(s)"), "\(cold.stdout)\(cold.stderr)")
+        server.resetLog()
+
+        // When the list is preloaded again
+        let warm = try await run(
+            "preload", list, "--no-requisites", "--json", "--instance", server.baseURL.absoluteString)
+
+        // Then nothing is sent, every page is answered from the store and counted once, and each bad
+        // line is named by its number (the first 20 one by one, then how many more)
+        #expect(server.requests.isEmpty)
+        #expect(warm.exitCode == 1)
+        let summary = try #require(warm.stdout.split(separator: "\n").last.map(String.init))
+        for field in ["\"pages\":1000", "\"hit\":1000", "\"network\":0", "\"revalidated\":0", "\"requests\":0",
+                      "\"failed\":0", "\"invalid_lines\":30"] {
+            #expect(summary.contains(field), "\(field) in \(summary)")
+        }
+        let fetched = warm.stdout.split(separator: "\n").filter { $0.contains("\"event\":\"fetched\"") }
+        #expect(fetched.count == 1_000)
+        #expect(fetched.allSatisfy { $0.contains("\"source\":\"hit\"") })
+        let reported = warm.stderr.split(separator: "\n").filter { $0.hasPrefix("webcache: \(list):") }
+        #expect(reported.count == 21, "\(warm.stderr)")
+        #expect(reported.prefix(20).map { $0.split(separator: ":")[2] } == badLines.prefix(20).map { "\($0)"[...] })
+        #expect(reported.contains("webcache: \(list): ... and 10 more lines that cannot be used"))
+        #expect(reported[0].hasSuffix("'not a url' contains spaces or control characters"))
+        #expect(reported[2].contains("user name or password"), "\(reported[2])")
+        #expect(reported[4].contains("99999"), "\(reported[4])")
+        let pages = try await withCacheStore(at: store) { try $0.pages().count }
+        #expect(pages == 1_000)
+    }
+
     @Test func aNULByteInAPipedListEndsTheListThereAndTheRestIsPreloaded() async throws {
         // Given a list on standard input whose NUL byte comes after the first read
         let webcache = try BuiltProducts.executable(named: "webcache").path

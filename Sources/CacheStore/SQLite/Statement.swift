@@ -135,6 +135,13 @@ final class Statement {
         return body(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, index))))
     }
 
+    /// Whether column `index` holds the bytes of `text` (NULL reads as the empty string), compared
+    /// in place.
+    func textEquals(_ index: Int32, _ text: String) -> Bool {
+        var text = text
+        return withTextBytes(index) { column in text.withUTF8 { column.elementsEqual($0) } }
+    }
+
     /// Column `index` as text, `nil` when NULL.
     func optionalText(_ index: Int32) -> String? {
         isNull(index) ? nil : text(index)

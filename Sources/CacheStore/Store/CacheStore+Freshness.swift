@@ -4,7 +4,7 @@ import HTTPCore
 extension CacheStore {
     /// A stored response that answers a plain `GET` of its URL without contacting the origin: the
     /// only complete variant of the URL, fresh, selected by no request field (no `Vary`), stored as
-    /// the origin coded it, with a success status, and a body of at most one chunk found intact.
+    /// the origin coded it, with a success status, and a complete body.
     public struct FreshEntry: Sendable, Hashable {
         /// The entry's row id (for ``recordHit(entryID:at:)``).
         public var id: Int64
@@ -14,39 +14,54 @@ extension CacheStore {
         public var contentType: String?
         /// The body's size in bytes.
         public var bodySize: Int64
+        /// Whether the URL is recorded as a page that needs nothing but itself: its one edge is to
+        /// itself, of kind `page`, without a failure, and nothing is recorded as left out for it
+        /// (looked up only when asked for pages; `false` otherwise).
+        public var isLonePage = false
     }
 
     /// For each of `urls`, the ``FreshEntry`` that answers a `GET` of it in `partition` at `date`
     /// without a request, or `nil` when none does (nothing stored, stale, several variants, a `Vary`
-    /// field, a decoded copy, a partial or an error or redirect response, a body larger than one
-    /// chunk or damaged: the caller then loads the URL the full way, which decides those cases by
-    /// every rule of RFC 9111, and reads and checks a larger body as it always does).
+    /// field, a decoded copy, a partial or an error or redirect response, a response received after
+    /// `date`: the caller then loads the URL the full way, which decides those cases by every rule of
+    /// RFC 9111).
     ///
-    /// One read transaction for them all, and per URL the hit path's own read
-    /// (``variants(partition:method:url:withBodyIfFreshAt:upTo:)``): the freshness comes from the
-    /// `fresh_until` column (RFC 9111 §4.2: `response_time` plus the freshness lifetime minus the
-    /// corrected initial age; 0 lifetime for `no-cache`), and the body is checked as every read
-    /// checks it (``BodyCheck``), so that a damaged copy is not answered but fetched again. It records
-    /// no hit: see ``recordHit(entryID:at:)``.
+    /// One read transaction for them all (one snapshot), and per URL one indexed lookup of its
+    /// variants' rows that reads only the columns the answer needs (``ReadableColumns/freshQuery``):
+    /// the freshness comes from the `fresh_until` column (RFC 9111 §4.2: `response_time` plus the
+    /// freshness lifetime minus the corrected initial age; 0 lifetime for `no-cache`), as the
+    /// loader's hit decides it. The body is not read: that the entry's body record is complete tells
+    /// it is stored, and its bytes are checked at every read that serves them and by ``verify()``.
+    /// It records no hit: see ``recordHit(entryID:at:)``.
+    ///
+    /// With `asPages`, the same statement also reads whether each URL is recorded as a page that
+    /// needs nothing but itself (``FreshEntry/isLonePage``): a preload that finds such a page fresh,
+    /// and nothing in it to look for, has nothing to record of it either.
     ///
     /// - Throws: ``CacheStore/Error``.
     public nonisolated func freshEntries(
-        partition: String = "guest", urls: [String], at date: Date = Date()
+        partition: String = "guest", urls: [String], at date: Date = Date(), asPages: Bool = false
     ) throws -> [FreshEntry?] {
         guard !urls.isEmpty else { return [] }
-        let columns = columns
+        let query = asPages ? columns.freshPageQuery : columns.freshQuery
+        let now = date.timeIntervalSince1970
         return try read("look up the freshness of \(urls.count) URLs") { connection in
             try connection.readTransaction {
                 try urls.map { url in
-                    let (entries, body) = try Self.variants(
-                        partition: partition, method: .get, url: url, withBodyIfFreshAt: date,
-                        upTo: Int64(Self.chunkSize), columns: columns, connection)
-                    guard body != nil, let entry = entries.first, let id = entry.id, entry.varyKey.isEmpty,
-                        entry.decodedFrom == nil, !entry.headers.contains("Vary"),
-                        (200...299).contains(entry.status), entry.status != 206
-                    else { return nil }
-                    return FreshEntry(id: id, status: entry.status, contentType: entry.headers["Content-Type"],
-                                      bodySize: entry.bodySize)
+                    var found: FreshEntry?
+                    var variants = 0
+                    try connection.forEachRow(query, [.text(partition), .text(url)]) { row in
+                        variants += 1
+                        // Column 6 holds what the columns alone must say: no Vary, not decoded, a complete body.
+                        guard variants == 1, row.int64(6) != 0, row.double(4) > now, now >= row.double(5) else {
+                            return
+                        }
+                        let status = Int(row.int64(1))
+                        guard (200...299).contains(status), status != 206 else { return }
+                        found = FreshEntry(id: row.int64(0), status: status, contentType: row.optionalText(2),
+                                           bodySize: row.int64(3), isLonePage: asPages && row.int64(7) != 0)
+                    }
+                    return variants == 1 ? found : nil
                 }
             }
         }

@@ -522,14 +522,37 @@ extension CacheStore {
     /// references and was left out for the device (`skipped`) replaces what was recorded of it
     /// before, except for the pages in `keptPages`.
     ///
+    /// The recorded edges are compared first in one read (one snapshot), and only the pages whose
+    /// record would change go to the writer: a warm run, which mostly finds its pages as the last
+    /// run left them, then opens no write transaction for them at all. A page changed by another
+    /// process between the read and the write is compared again in the write.
+    ///
     /// - Throws: ``CacheStore/Error``; then no page's edges changed.
     public nonisolated func setEdges(
         _ edgesByPage: [String: [PageEdge]], partition: String = "guest", keepingKinds keptKinds: Set<String> = [],
         keepingEveryEdgeOf keptPages: Set<String> = [], skipped: [String: [PageSkip]] = [:]
     ) async throws {
         guard !edgesByPage.isEmpty else { return }
-        try await queuedWrite("record the resources of \(edgesByPage.count) pages") { connection in
-            for (page, edges) in edgesByPage {
+        @Sendable func changes(_ page: String, _ edges: [PageEdge], _ connection: Connection) throws -> Bool {
+            let keepsEvery = keptPages.contains(page)
+            if try !Self.edgeChanges(
+                edges, page: page, partition: partition, keepingKinds: keptKinds, keepingEveryEdge: keepsEvery,
+                connection
+            ).isEmpty {
+                return true
+            }
+            return try !keepsEvery && Self.skipChanges(skipped[page] ?? [], page: page, partition: partition, connection)
+        }
+        var changed = edgesByPage
+        // A store opened for reading only refuses the write, as it always did, rather than comparing.
+        if !configuration.readOnly {
+            changed = try read("compare the resources of \(edgesByPage.count) pages") { connection in
+                try connection.readTransaction { try edgesByPage.filter { try changes($0.key, $0.value, connection) } }
+            }
+            guard !changed.isEmpty else { return }
+        }
+        try await queuedWrite("record the resources of \(changed.count) pages") { [changed] connection in
+            for (page, edges) in changed {
                 try Self.replaceEdges(
                     edges, page: page, partition: partition, keepingKinds: keptKinds,
                     keepingEveryEdge: keptPages.contains(page), connection)
@@ -539,22 +562,71 @@ extension CacheStore {
         }
     }
 
-    /// Makes the recorded edges of `page` those of `edges` (besides those of the `keptKinds`, and
-    /// every one when `keepsEvery`), writing only the rows that differ: a run that finds a page as
-    /// the last one did, as a warm run mostly does, reads its edges and writes nothing.
+    /// What making the recorded edges of a page those of a list writes (``edgeChanges``).
+    private struct EdgeChanges {
+        /// Edges to insert, or to update in kind or failure.
+        var upserts: [PageEdge] = []
+        /// Resources whose recorded edge goes.
+        var removals: [String] = []
+
+        var isEmpty: Bool { upserts.isEmpty && removals.isEmpty }
+    }
+
+    /// What making the recorded edges of `page` those of `edges` (besides those of the `keptKinds`,
+    /// and every one when `keepsEvery`) writes: only the rows that differ. The last of a resource
+    /// named twice is the one recorded, as when each was written in turn. Resource URLs and kinds
+    /// are compared as the bytes stored, in place: a warm run compares every page it settles.
+    private static func edgeChanges(
+        _ edges: [PageEdge], page: String, partition: String, keepingKinds keptKinds: Set<String> = [],
+        keepingEveryEdge keepsEvery: Bool = false, _ connection: Connection
+    ) throws -> EdgeChanges {
+        var wanted = edges
+        // With several edges, a table finds a recorded row's among them (and keeps the last of a URL).
+        var indexByURL: [String: Int]?
+        if edges.count > 1 {
+            var indices: [String: Int] = [:]
+            wanted = []
+            for edge in edges {
+                if let index = indices[edge.resourceURL] {
+                    wanted[index] = edge
+                } else {
+                    indices[edge.resourceURL] = wanted.count
+                    wanted.append(edge)
+                }
+            }
+            indexByURL = indices
+        }
+        var unchanged = [Bool](repeating: false, count: wanted.count)
+        var changes = EdgeChanges()
+        try connection.forEachRow(edgesQuery, [.text(partition), .text(page)]) { row in
+            let index: Int? =
+                if let indexByURL {
+                    indexByURL[row.text(0)]
+                } else if let only = wanted.first, row.textEquals(0, only.resourceURL) {
+                    0
+                } else {
+                    nil
+                }
+            if let index {
+                let edge = wanted[index]
+                unchanged[index] = row.textEquals(1, edge.kind) && row.optionalText(2) == edge.failure
+            } else if !keepsEvery, !keptKinds.contains(row.text(1)) {
+                changes.removals.append(row.text(0))
+            }
+        }
+        changes.upserts = zip(wanted, unchanged).compactMap { $1 ? nil : $0 }
+        return changes
+    }
+
+    /// Makes the recorded edges of `page` those of `edges` (``edgeChanges``), writing only the rows
+    /// that differ: a run that finds a page as the last one did writes nothing.
     private static func replaceEdges(
         _ edges: [PageEdge], page: String, partition: String, keepingKinds keptKinds: Set<String> = [],
         keepingEveryEdge keepsEvery: Bool = false, _ connection: Connection
     ) throws {
-        var recorded: [String: (kind: String, failure: String?)] = [:]
-        try connection.forEachRow(edgesQuery, [.text(partition), .text(page)]) { row in
-            recorded[row.text(0)] = (row.text(1), row.optionalText(2))
-        }
-        // The last of a resource named twice is the one recorded, as when each was written in turn.
-        var wanted: [String: PageEdge] = [:]
-        for edge in edges { wanted[edge.resourceURL] = edge }
-        for edge in wanted.values {
-            if let old = recorded[edge.resourceURL], old.kind == edge.kind, old.failure == edge.failure { continue }
+        let changes = try edgeChanges(
+            edges, page: page, partition: partition, keepingKinds: keptKinds, keepingEveryEdge: keepsEvery, connection)
+        for edge in changes.upserts {
             try connection.run(
                 """
                 INSERT INTO page_edge (partition, page_url, resource_url, kind, failure) VALUES (?, ?, ?, ?, ?)
@@ -564,12 +636,40 @@ extension CacheStore {
                 [.text(partition), .text(page), .text(edge.resourceURL), .text(edge.kind), .text(edge.failure)]
             )
         }
-        guard !keepsEvery else { return }
-        for (resourceURL, old) in recorded where wanted[resourceURL] == nil && !keptKinds.contains(old.kind) {
+        for resourceURL in changes.removals {
             try connection.run(
                 "DELETE FROM page_edge WHERE partition = ? AND page_url = ? AND resource_url = ?",
                 [.text(partition), .text(page), .text(resourceURL)])
         }
+    }
+
+    /// Whether making the recorded skips of `page` those of `skips` (the last of a resource named
+    /// twice) changes them.
+    private static func skipChanges(_ skips: [PageSkip], page: String, partition: String, _ connection: Connection) throws
+        -> Bool
+    {
+        guard skips.isEmpty else { return try recordedSkips(page: page, partition: partition, connection) != wantedSkips(skips) }
+        // None wanted, as for most pages: any recorded is a change.
+        var recorded = false
+        try connection.forEachRow(skipsQuery, [.text(partition), .text(page)]) { _ in recorded = true }
+        return recorded
+    }
+
+    private static func wantedSkips(_ skips: [PageSkip]) -> [String: PageSkip] {
+        var wanted: [String: PageSkip] = [:]
+        for skip in skips { wanted[skip.resourceURL] = skip }
+        return wanted
+    }
+
+    private static func recordedSkips(page: String, partition: String, _ connection: Connection) throws
+        -> [String: PageSkip]
+    {
+        var recorded: [String: PageSkip] = [:]
+        try connection.forEachRow(skipsQuery, [.text(partition), .text(page)]) { row in
+            let skip = PageSkip(resourceURL: row.text(0), kind: row.text(1), reason: row.text(2))
+            recorded[skip.resourceURL] = skip
+        }
+        return recorded
     }
 
     /// Makes the recorded skips of `page` those of `skips` (the last of a resource named twice),
@@ -577,14 +677,8 @@ extension CacheStore {
     private static func replaceSkips(
         _ skips: [PageSkip], page: String, partition: String, _ connection: Connection
     ) throws {
-        var wanted: [String: PageSkip] = [:]
-        for skip in skips { wanted[skip.resourceURL] = skip }
-        var recorded: [String: PageSkip] = [:]
-        try connection.forEachRow(skipsQuery, [.text(partition), .text(page)]) { row in
-            let skip = PageSkip(resourceURL: row.text(0), kind: row.text(1), reason: row.text(2))
-            recorded[skip.resourceURL] = skip
-        }
-        guard recorded != wanted else { return }
+        let wanted = wantedSkips(skips)
+        guard try recordedSkips(page: page, partition: partition, connection) != wanted else { return }
         try connection.run(
             "DELETE FROM page_skip WHERE partition = ? AND page_url = ?", [.text(partition), .text(page)])
         for skip in wanted.values {

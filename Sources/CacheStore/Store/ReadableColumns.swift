@@ -16,6 +16,17 @@ struct ReadableColumns: Sendable {
     let variantsQuery: SQLQuery
     /// A whole body with its record and its chunks in order, checked as they are read; made once too.
     let wholeBodyQuery: SQLQuery
+    /// Every complete `GET` variant of partition (`?1`) and URL (`?2`) with what tells whether it
+    /// answers a plain `GET` alone (``CacheStore/freshEntries(partition:urls:at:asPages:)``): id,
+    /// status, content type, body size, `fresh_until`, `response_time`, and 1 when it has no Vary
+    /// key, no `Vary` field, no decoded content and a complete body record. A `Vary` line is found in
+    /// the stored header text (lines of `Name: value`, each ended by CR LF) by its name at the start
+    /// or after a line feed, in any case, as LIKE compares ASCII letters.
+    let freshQuery: SQLQuery
+    /// ``freshQuery`` with one more column: 1 when the URL is recorded as a page that needs nothing
+    /// but itself (its one edge is to itself, of kind `page`, without a failure, and nothing is
+    /// recorded as left out for it). At most two of the page's edges are read.
+    let freshPageQuery: SQLQuery
     /// The chunks of one body in order (seq, data, checksum), for a read whose body record came with
     /// the entry's (``variantsQuery``).
     let chunksQuery: SQLQuery
@@ -33,6 +44,21 @@ struct ReadableColumns: Sendable {
         entrySelection = CacheEntry.selection(from: entries)
         variantsQuery = SQLQuery(
             CacheEntry.selection(from: entries, more: ", b.size, b.chunk_count") + CacheEntry.ofVariants)
+        func fresh(more: String) -> SQLQuery {
+            SQLQuery("""
+                SELECT e.id, e.status, e.content_type, e.body_size, e.fresh_until, e.response_time, \
+                e.vary_key = '' AND e.decoded_from IS NULL AND b.hash IS NOT NULL \
+                AND NOT (e.headers LIKE 'vary:%' OR e.headers LIKE ('%' || char(10) || 'vary:%'))\(more) \
+                FROM \(entries) e JOIN body b ON b.id = e.body_id \
+                WHERE e.partition = ?1 AND e.method = 'GET' AND e.url = ?2 AND e.complete_length IS NULL
+                """)
+        }
+        freshQuery = fresh(more: "")
+        let skips = version >= 7 ? "NOT EXISTS (SELECT 1 FROM page_skip WHERE partition = ?1 AND page_url = ?2)" : "1"
+        freshPageQuery = fresh(more: """
+            , (SELECT count(*) = 1 AND min(alone) FROM (SELECT resource_url = ?2 AND kind = 'page' AND failure IS NULL \
+            AS alone FROM page_edge WHERE partition = ?1 AND page_url = ?2 LIMIT 2)) AND \(skips)
+            """)
         chunksQuery = SQLQuery(
             "SELECT seq, data, \(chunkChecksum) FROM body_chunk WHERE body_id = ? ORDER BY seq")
         wholeBodyQuery = SQLQuery("""

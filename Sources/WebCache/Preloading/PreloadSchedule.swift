@@ -14,6 +14,9 @@ struct PreloadItem: Sendable {
     var depth: Int
     /// Whether it was referenced from a public address, so that it may only be fetched from one.
     var refusesPrivateAddresses = false
+    /// Whether the store was already asked whether a fresh entry answers it (a listed page, looked
+    /// up with the others read from the list at the same time), so that its fetch does not ask again.
+    var lookedUpInStore = false
 
     init(url: URL, kind: Reference.Kind?, depth: Int, refusesPrivateAddresses: Bool = false) {
         self.url = url
@@ -113,13 +116,34 @@ struct PreloadSchedule {
 
     /// Queues `item` unless its URL was seen before in this run; returns whether it was queued.
     mutating func enqueue(_ item: PreloadItem) -> Bool {
-        let key = item.key
-        guard seen.insert(key) else { return false }
-        waiting.insert(key)
-        unendedCount += 1
-        if item.isPage {
+        guard admit(item) else { return false }
+        queue(item)
+        return true
+    }
+
+    /// Records `item` as seen, and as a page whose edges are to be stored when it is one and
+    /// `recordingPage`, unless its URL was seen before in this run; returns whether it was admitted.
+    /// An admitted item is then queued (``queue(_:)``), or, if nothing else is done with it, counts
+    /// as stored: a page answered by a fresh stored entry ends so.
+    mutating func admit(_ item: PreloadItem, recordingPage: Bool = true) -> Bool {
+        guard seen.insert(item.key) else { return false }
+        if item.isPage, recordingPage {
             pages.append(item.url)
         }
+        return true
+    }
+
+    /// Records `page`, admitted without being recorded (``admit(_:recordingPage:)``), as a page
+    /// whose edges are to be stored once it settles.
+    mutating func recordPage(_ page: URL) {
+        pages.append(page)
+    }
+
+    /// Queues an admitted item (``admit(_:)``) behind the others of its host and tier; it waits for
+    /// an outcome from now on.
+    mutating func queue(_ item: PreloadItem) {
+        waiting.insert(item.key)
+        unendedCount += 1
         let host = Self.hostKey(item.url)
         if queues[host] == nil {
             hosts.append(host)
@@ -127,7 +151,6 @@ struct PreloadSchedule {
         }
         queues[host]?.append(item)
         if limits.mayShareConnection(item.url) { streams += 1 }
-        return true
     }
 
     /// Whether `url` was already seen (queued, running or done) in this run.
@@ -307,8 +330,10 @@ struct PreloadSchedule {
     @discardableResult
     private func walkRequisites(of page: URL, _ visit: (String, URLKey, String) -> Bool) -> Bool {
         let pageKey = URLKey(page)
+        // A page that references nothing (a page fetched alone) has nothing to walk.
+        guard let pageReferences = references[pageKey], !pageReferences.isEmpty else { return true }
         var visited: Set<URLKey> = [pageKey]
-        var stack = Array((references[pageKey] ?? []).reversed())
+        var stack = Array(pageReferences.reversed())
         while let (url, kind) = stack.popLast() {
             let key = URLKey(url)
             guard visited.insert(key).inserted else { continue }
@@ -343,7 +368,8 @@ struct URLKey: Hashable, Comparable, Sendable {
     }
 
     static func < (left: URLKey, right: URLKey) -> Bool {
-        (left.high, left.low) < (right.high, right.low)
+        // Spelled out: the tuple comparison stayed a generic call in the sorted set's binary search.
+        left.high < right.high || (left.high == right.high && left.low < right.low)
     }
 
     /// One of the two halves is hash enough for a table: each is already a hash of the text.

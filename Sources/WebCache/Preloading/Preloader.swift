@@ -88,7 +88,7 @@ struct Preloader: Sendable {
 
     /// An entry of the list of pages: a page, or a reference that is none, and why.
     enum ListedPage: Sendable {
-        case page(URL)
+        case page(PreloadPage)
         case invalid(PreloadReport.Problem)
     }
 
@@ -125,25 +125,76 @@ struct Preloader: Sendable {
         var listEnded = false
         /// Pages whose edges were stored during the run, and how many of them had failed.
         var recordedFailedPages = 0
-        func readList(beyondWindow extra: Int = 0) {
-            while !listEnded, schedule.pages.count < pageWindow + extra, !Task.isCancelled {
-                switch listed.next() {
-                case nil:
-                    listEnded = true
-                case .page(let page)?:
-                    if schedule.enqueue(PreloadItem(url: page.cacheKey, kind: nil, depth: 0)) { report.pages += 1 }
-                case .invalid(let problem)?:
-                    invalid.append(problem)
-                    if let url = URL(string: problem.url) { events(.failed(url: url, reason: problem.reason)) }
-                }
-            }
-        }
-        let messages = MessageQueue<Message>()
         // A store that holds no entry when the run starts has none to answer from: what this run
         // stores is for URLs it has seen, which it does not fetch again (a redirect's target that the
         // list names later is still answered, the full way, by the loader). A cold run into a new
         // store then reads nothing from it before each batch.
         let answersFromStore = (try? loader.store.totals().entryCount != 0) ?? true
+        /// Whether enough hits were recorded that the store should write them (``flushHits``).
+        var hitsToFlush = false
+        /// Gives the items whose fresh entry answers them (``answerFromStore(_:asPages:)``) their
+        /// outcome, and returns the others, in order, to fetch; items already looked up are not
+        /// asked again. `listed` items are pages read from the list, admitted without being recorded
+        /// as pages and not started: each is recorded as a page now, unless a fresh entry answers it
+        /// and the store records it as a page that needs nothing but itself, which is what this run
+        /// would record of it (its body is not looked into), so it has nothing to record.
+        func settleAnswered(_ items: [PreloadItem], listed: Bool) -> [PreloadItem] {
+            let asked = answersFromStore ? items.filter { !$0.lookedUpInStore } : []
+            let (entries, flush) = answerFromStore(asked, asPages: listed)
+            hitsToFlush = hitsToFlush || flush
+            var answers = entries.makeIterator()
+            var unanswered: [PreloadItem] = []
+            for item in items {
+                if !item.lookedUpInStore, let entry = answers.next() ?? nil {
+                    if !listed {
+                        schedule.finish(item, failure: nil)
+                    } else if !entry.isLonePage {
+                        schedule.recordPage(item.url)
+                    }
+                    report.sources[.hit, default: 0] += 1
+                    events(.fetched(url: item.url, status: entry.status, bytes: 0, source: .hit))
+                } else {
+                    if listed { schedule.recordPage(item.url) }
+                    unanswered.append(item)
+                }
+            }
+            return unanswered
+        }
+        /// Reads the list on while the window has room, at most a window's worth of pages at a time:
+        /// the pages read at one time are looked up in the store together, those answered by a fresh
+        /// entry end there, and the others are queued.
+        func readList(beyondWindow extra: Int = 0) {
+            let limit = pageWindow + extra
+            var readCount = 0
+            while !listEnded, schedule.pages.count < limit, readCount < limit, !Task.isCancelled {
+                var read: [PreloadItem] = []
+                while schedule.pages.count + read.count < limit, readCount < limit {
+                    switch listed.next() {
+                    case nil:
+                        listEnded = true
+                    case .page(let page)?:
+                        readCount += 1
+                        let item = PreloadItem(url: page.url, kind: nil, depth: 0)
+                        if schedule.admit(item, recordingPage: false) {
+                            report.pages += 1
+                            read.append(item)
+                        }
+                        continue
+                    case .invalid(let problem)?:
+                        readCount += 1
+                        invalid.append(problem)
+                        if let url = URL(string: problem.url) { events(.failed(url: url, reason: problem.reason)) }
+                        continue
+                    }
+                    break
+                }
+                for var item in settleAnswered(read, listed: true) {
+                    item.lookedUpInStore = true
+                    schedule.queue(item)
+                }
+            }
+        }
+        let messages = MessageQueue<Message>()
         var selections = DeviceSelections(chooser: options.chooser)
         /// What each document left out for the device, by resource URL, for its edges.
         var skippedByDocument: [URL: [String: PageSkip]] = [:]
@@ -194,7 +245,7 @@ struct Preloader: Sendable {
                 // Fetches whose body has arrived but is still being read and saved hold up to a
                 // buffer each; one slot's worth of them at most keeps memory bounded. A cancelled
                 // run starts nothing more. Items whose stored entry is fresh and need not be read
-                // end here, without a task (``answerFromStore(_:)``), and free their slot at once.
+                // end here, without a task (``answerFromStore(_:asPages:)``), and free their slot at once.
                 while true {
                     var taken: [PreloadItem] = []
                     while !Task.isCancelled, schedule.unfinished < (limits.handsAhead ? 3 : 2) * options.concurrency,
@@ -202,22 +253,22 @@ struct Preloader: Sendable {
                     {
                         taken.append(item)
                     }
-                    guard !taken.isEmpty else { return }
-                    let fresh = answersFromStore ? answerFromStore(taken) : taken.map { _ in nil }
-                    for (item, entry) in zip(taken, fresh) {
-                        if let entry {
-                            schedule.finish(item, failure: nil)
-                            report.sources[.hit, default: 0] += 1
-                            events(.fetched(url: item.url, status: entry.status, bytes: 0, source: .hit))
-                        } else {
-                            group.addTask { await fetch(item, messages: messages) }
-                        }
+                    guard !taken.isEmpty else { return flushHits() }
+                    let fetched = settleAnswered(taken, listed: false)
+                    for item in fetched {
+                        group.addTask { await fetch(item, messages: messages) }
                     }
-                    guard fresh.contains(where: { $0 != nil }) else { return }
+                    guard fetched.count < taken.count else { return flushHits() }
                     finishSettledDocuments()
                     endedSinceRecording += taken.count
                     readList()
                 }
+            }
+            /// Has the store write the hits recorded so far beside the run, once enough wait.
+            func flushHits() {
+                guard hitsToFlush else { return }
+                hitsToFlush = false
+                group.addTask { try? await loader.store.flushAccessLog() }
             }
             startWhatFits()
             guard schedule.unfinished > 0 || !listEnded else { return }
@@ -309,25 +360,30 @@ struct Preloader: Sendable {
     }
 
     /// For each of `items`, the fresh stored entry that answers it without a request and without
-    /// reading its body (nothing in it to scan for this run), or `nil` to fetch it the full way. One
-    /// store query for them all; a hit is recorded for each answered. A store that cannot be read
+    /// reading its body (nothing in it to scan for this run), or `nil` to fetch it the full way; and
+    /// whether enough hits wait that the store should write them. One read of the store for them all
+    /// (``CacheStore/freshEntries(partition:urls:at:asPages:)``, which for pages also reads whether
+    /// each is recorded as needing nothing but itself), deciding from the stored columns as the
+    /// loader's hit does; a hit is recorded for each answered. A store that cannot be read
     /// answers nothing here: the full way then reports the error for each URL.
-    private func answerFromStore(_ items: [PreloadItem]) -> [CacheStore.FreshEntry?] {
-        guard !options.revalidatesFreshEntries, !loader.store.configuration.readOnly else {
-            return Array(repeating: nil, count: items.count)
+    private func answerFromStore(_ items: [PreloadItem], asPages: Bool) -> (entries: [CacheStore.FreshEntry?], flush: Bool) {
+        guard !items.isEmpty, !options.revalidatesFreshEntries, !loader.store.configuration.readOnly else {
+            return (Array(repeating: nil, count: items.count), false)
         }
         let now = loader.clock()
         guard let entries = try? loader.store.freshEntries(
-            partition: context.partition, urls: items.map(\.url.absoluteString), at: now)
-        else { return Array(repeating: nil, count: items.count) }
-        return zip(items, entries).map { item, entry in
+            partition: context.partition, urls: items.map(\.url.absoluteString), at: now, asPages: asPages)
+        else { return (Array(repeating: nil, count: items.count), false) }
+        var flush = false
+        let answers = zip(items, entries).map { item, entry -> CacheStore.FreshEntry? in
             guard let entry, !scansBody(of: item, contentType: entry.contentType),
                 item.kind != .media || entry.bodySize <= options.maximumMediaSize,
                 entry.bodySize <= options.maximumResourceSize ?? .max
             else { return nil }
-            _ = loader.store.recordHit(entryID: entry.id, at: now)
+            flush = loader.store.recordHit(entryID: entry.id, at: now) || flush
             return entry
         }
+        return (answers, flush)
     }
 
     /// Whether this run reads the body of `item`, with a response of `contentType`, for references.

@@ -21,7 +21,7 @@ enum PreloadCommand {
             let pages = ListedPages(list: list, cache: cache, shard: shard, stderr: context.stderr,
                                     onListed: progress.countListedPage)
             let (report, signal) = await signals.cancelling(reporting: progress.stopping) {
-                await cache.preload(pages, options: options, events: progress.handle)
+                await cache.preload(pages: pages, options: options, events: progress.handle)
             }
             let problems = pages.finish()
             progress.finish(report, fileProblems: problems, interrupted: signal != nil)
@@ -39,10 +39,10 @@ enum PreloadCommand {
     }
 }
 
-/// The absolute URLs of a list as a preload reads them: each line resolved against the instance URL
-/// (a line that cannot be used is reported as `FILE:LINE: reason` on standard error as it is read,
-/// the first ``URLListFile/reportedProblemLimit`` of them one by one), and only those of the shard
-/// when one is given.
+/// The pages of a list as a preload reads them: each line resolved against the instance URL and
+/// checked once (``WebCache/preloadPage(for:)``; a line that cannot be used is reported as
+/// `FILE:LINE: reason` on standard error as it is read, the first ``URLListFile/reportedProblemLimit``
+/// of them one by one), and only those of the shard when one is given.
 private final class ListedPages: Sequence, Sendable {
     let list: URLListStream
     let cache: WebCache
@@ -69,19 +69,19 @@ private final class ListedPages: Sequence, Sendable {
         self.onListed = onListed
     }
 
-    func makeIterator() -> AnyIterator<String> {
-        AnyIterator { self.nextURL() }
+    func makeIterator() -> AnyIterator<PreloadPage> {
+        AnyIterator { self.nextPage() }
     }
 
-    private func nextURL() -> String? {
+    private func nextPage() -> PreloadPage? {
         while let line = list.next() {
             switch line {
             case .problem(let problem):
                 report(problem)
             case .entry(let entry):
-                let url: URL
+                let page: PreloadPage
                 do {
-                    url = try cache.resolve(entry.text)
+                    page = try cache.preloadPage(for: entry.text)
                 } catch let error as WebCacheError {
                     report(.init(file: list.name, line: entry.line, reason: error.message))
                     continue
@@ -89,14 +89,14 @@ private final class ListedPages: Sequence, Sendable {
                     report(.init(file: list.name, line: entry.line, reason: "\(error)"))
                     continue
                 }
-                let mine = shard.map { $0.contains(url) } ?? true
+                let mine = shard.map { $0.contains(page.url) } ?? true
                 counts.withLock { counts in
                     counts.urls += 1
                     if mine { counts.inShard += 1 }
                 }
                 if mine {
                     onListed()
-                    return url.absoluteString
+                    return page
                 }
             }
         }

@@ -1,0 +1,141 @@
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Testing
+
+@testable import CacheStore
+@testable import WebCache
+
+/// A warm run over fresh entries: each listed page answered by one lookup in the store, no request,
+/// no read of its body, nothing written for a page recorded as it already is, and exact counts;
+/// whatever the stored columns do not settle goes the full way.
+@Suite(.timeLimit(.minutes(5)))
+struct PreloadWarmRunTests {
+    /// More pages than the engine reads from a list at once (256 without requisites).
+    private static let pageCount = 700
+
+    private static var alone: PreloadOptions {
+        var options = PreloadOptions.allCandidates
+        options.includesRequisites = false
+        return options
+    }
+
+    @Test func aWarmRunOfFreshPagesSendsNothingAndCountsEveryPage() async throws {
+        // Given pages kept fresh for an hour, preloaded once
+        let rig = try PreloadRig.start { request in
+            .text("page \(request.path)", headers: ["Cache-Control": "max-age=3600"])
+        }
+        let pages = (0..<Self.pageCount).map { "t/\($0)" }
+        let cold = await rig.cache.preload(pages, options: Self.alone)
+        #expect(cold.succeeded, "\(cold.failures)")
+        #expect(cold.requests == Self.pageCount)
+        try await rig.cache.store.flushAccessLog()
+        let totals = try rig.cache.store.totals()
+        let warmStart = Date()
+        let asked = rig.server.requests.count
+
+        // When the same list is preloaded again, each page listed twice
+        let log = PreloadEventLog()
+        let warm = await rig.cache.preload(pages + pages, options: Self.alone, events: log.handler)
+
+        // Then nothing is sent and every page is counted once, as a hit
+        #expect(warm.succeeded, "\(warm.failures)")
+        #expect(rig.server.requests.count == asked)
+        #expect(warm.requests == 0)
+        #expect(warm.pages == Self.pageCount)
+        #expect(warm.sources == [.hit: Self.pageCount])
+        #expect(warm.completed == Self.pageCount)
+        #expect(warm.failedPages == 0 && warm.unfinishedPages == 0 && warm.pagesMissingRequisites == 0)
+        #expect(log.fetchedPaths == pages.map { "/" + $0 })
+        #expect(log.all.allSatisfy { if case .fetched(_, 200, 0, .hit) = $0 { true } else { false } })
+        // And nothing stored was lost: every entry and page is there as before, bodies sound
+        try await rig.cache.store.flushAccessLog()
+        #expect(try rig.cache.store.totals() == totals)
+        #expect(try await rig.cache.store.verify().isSound)
+        #expect(try rig.cache.store.pages().count == Self.pageCount)
+        for page in pages {
+            let url = rig.url(page)
+            #expect(try rig.cache.store.edges(forPage: url) == [PageEdge(resourceURL: url, kind: "page")], "\(page)")
+            // Eviction sees each page used by the warm run: one more hit, at the run's time
+            let entry = try #require(try rig.cache.store.entry(url: url))
+            #expect(entry.hitCount == 1, "\(page)")
+            #expect(entry.lastAccess >= warmStart.addingTimeInterval(-1), "\(page)")
+        }
+        #expect(try String(decoding: rig.cache.store.bodyData(
+            bodyID: #require(rig.cache.store.entry(url: rig.url("t/5"))?.bodyID)), as: UTF8.self) == "page /t/5")
+        await rig.stop()
+    }
+
+    @Test func whatTheStoredColumnsDoNotSettleGoesTheFullWay() async throws {
+        // Given a fresh page; a stale one and a stored no-cache one, each with a validator; a page
+        // with two variants whose plain one is stale while the other is fresh; and a page of which
+        // only a range is stored
+        let content = preloadFiller(64)
+        let rig = try PreloadRig.start { request in
+            let path = request.path
+            let tag = "\"\(path)\""
+            switch path {
+            case "/fresh":
+                return .text("fresh", headers: ["Cache-Control": "max-age=3600"])
+            case "/stale", "/no-cache", "/varied":
+                let french = path == "/varied" && request.headers["Accept-Language"] == "fr"
+                let control = french ? "max-age=3600" : path == "/no-cache" ? "no-cache" : "max-age=0"
+                var headers: HTTPHeaders = ["Cache-Control": control, "ETag": tag]
+                if path == "/varied" { headers.append(name: "Vary", value: "Accept-Language") }
+                if request.headers["If-None-Match"] == tag { return OriginResponse(status: 304, headers: headers) }
+                return .text(french ? "bonjour" : "hello", headers: headers)
+            default:
+                return .ranged(content, headers: ["Cache-Control": "max-age=3600", "ETag": tag], request: request)
+            }
+        }
+        let full = ["fresh", "stale", "no-cache", "varied"]
+        #expect(await rig.cache.preload(full, options: Self.alone).succeeded)
+        _ = try await rig.cache.data(for: WebRequest("varied", headers: ["Accept-Language": "fr"]))
+        let part = try await rig.cache.data(for: WebRequest("ranged", headers: ["Range": "bytes=0-9"]))
+        #expect(part.status == 206)
+        #expect(try rig.cache.store.entry(url: rig.url("ranged")) == nil)
+        #expect(try rig.cache.store.variants(url: rig.url("varied")).count == 2)
+        let asked = rig.server.requests.count
+
+        // When they are preloaded again
+        let log = PreloadEventLog()
+        let warm = await rig.cache.preload(full + ["ranged"], options: Self.alone, events: log.handler)
+
+        // Then only the fresh page is answered from the store; the others are asked for, the ones
+        // with a validator conditionally, and the range's page as a whole
+        #expect(warm.succeeded, "\(warm.failures)")
+        let sources = log.all.reduce(into: [String: ResponseSource]()) {
+            if case .fetched(let url, _, _, let source) = $1 { $0[url.path] = source }
+        }
+        #expect(sources == ["/fresh": .hit, "/stale": .revalidated, "/no-cache": .revalidated,
+                            "/varied": .revalidated, "/ranged": .network])
+        let sent = rig.server.requests.dropFirst(asked)
+        #expect(sent.map(\.path).sorted() == ["/no-cache", "/ranged", "/stale", "/varied"])
+        #expect(sent.filter { $0.path != "/ranged" }.allSatisfy { $0.headers["If-None-Match"] != nil })
+        #expect(try rig.cache.store.entry(url: rig.url("ranged"))?.bodySize == Int64(content.count))
+        await rig.stop()
+    }
+
+    @Test func aFreshEntrysBodyIsLeftToTheReadsThatServeIt() async throws {
+        // Given a fresh page whose stored bytes were damaged after a preload
+        let rig = try PreloadRig.start { _ in .text("sound", headers: ["Cache-Control": "max-age=3600"]) }
+        #expect(await rig.cache.preload(["page"], options: Self.alone).succeeded)
+        try await rig.cache.store.write("damage the page") { connection in
+            try connection.run("UPDATE body_chunk SET data = zeroblob(length(data))")
+        }
+        let asked = rig.server.requests.count
+
+        // When it is preloaded again, the store answers from its columns without reading the body
+        let warm = await rig.cache.preload(["page"], options: Self.alone)
+        #expect(warm.sources == [.hit: 1])
+        #expect(rig.server.requests.count == asked)
+
+        // Then the store's check finds the damage, and the next read of the page fetches it again
+        #expect(try await !rig.cache.store.verify().isSound)
+        let loaded = try await rig.cache.data(for: WebRequest("page"))
+        #expect(loaded.body == Data("sound".utf8))
+        #expect(rig.server.requests.count == asked + 1)
+        #expect(try await rig.cache.store.verify().isSound)
+        await rig.stop()
+    }
+}
