@@ -160,28 +160,27 @@ struct Preloader: Sendable {
             }
             return unanswered
         }
-        /// Reads the list on while the window has room, at most a window's worth of pages at a time:
-        /// the pages read at one time are looked up in the store together, those answered by a fresh
-        /// entry end there, and the others are queued.
+        /// Reads the list on while the window has room, at most a window's worth of new pages at a
+        /// time: the pages read at one time are looked up in the store together, those answered by a
+        /// fresh entry end there, and the others are queued.
         func readList(beyondWindow extra: Int = 0) {
             let limit = pageWindow + extra
-            var readCount = 0
-            while !listEnded, schedule.pages.count < limit, readCount < limit, !Task.isCancelled {
+            var admitted = 0
+            while !listEnded, schedule.pages.count < limit, admitted < limit, !Task.isCancelled {
                 var read: [PreloadItem] = []
-                while schedule.pages.count + read.count < limit, readCount < limit {
+                while schedule.pages.count + read.count < limit, admitted < limit {
                     switch listed.next() {
                     case nil:
                         listEnded = true
                     case .page(let page)?:
-                        readCount += 1
                         let item = PreloadItem(url: page.url, kind: nil, depth: 0)
                         if schedule.admit(item, recordingPage: false) {
+                            admitted += 1
                             report.pages += 1
                             read.append(item)
                         }
                         continue
                     case .invalid(let problem)?:
-                        readCount += 1
                         invalid.append(problem)
                         if let url = URL(string: problem.url) { events(.failed(url: url, reason: problem.reason)) }
                         continue
