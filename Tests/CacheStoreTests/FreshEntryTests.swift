@@ -123,4 +123,14 @@ struct FreshEntryTests {
                              body: makeBody(size: 3, seed: 1))
         #expect(try store.freshEntries(urls: [url("a")], at: referenceDate)[0] != nil)
     }
+
+    @Test(arguments: [
+        ("Vary: Accept\r\n", true), ("vary: *\r\n", true), ("Content-Type: a\r\nVARY: x\r\n", true),
+        ("Content-Type: a\r\nvArY:\r\n", true), ("X-Vary: 1\r\n", false), ("Content-Type: vary: x\r\n", false),
+        ("Varying: 1\r\n", false), ("Vary", false), ("", false), ("Cache-Control: max-age=1\r\nVary:", true),
+    ])
+    func aVaryLineIsFoundByItsNameAtALinesStart(text: String, found: Bool) {
+        var text = text
+        #expect(text.withUTF8 { CacheStore.hasVaryLine($0) } == found, "\(text)")
+    }
 }

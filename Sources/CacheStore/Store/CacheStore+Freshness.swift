@@ -52,18 +52,39 @@ extension CacheStore {
                     var variants = 0
                     try connection.forEachRow(query, [.text(partition), .text(url)]) { row in
                         variants += 1
-                        // Column 6 holds what the columns alone must say: no Vary, not decoded, a complete body.
-                        guard variants == 1, row.int64(6) != 0, row.double(4) > now, now >= row.double(5) else {
-                            return
-                        }
+                        // Column 6 holds what the columns alone must say: no Vary key, not decoded, a complete body.
+                        guard variants == 1, row.int64(6) != 0, row.double(4) > now, now >= row.double(5),
+                            !row.withTextBytes(7, Self.hasVaryLine)
+                        else { return }
                         let status = Int(row.int64(1))
                         guard (200...299).contains(status), status != 206 else { return }
                         found = FreshEntry(id: row.int64(0), status: status, contentType: row.optionalText(2),
-                                           bodySize: row.int64(3), isLonePage: asPages && row.int64(7) != 0)
+                                           bodySize: row.int64(3), isLonePage: asPages && row.int64(8) != 0)
                     }
                     return variants == 1 ? found : nil
                 }
             }
         }
     }
+
+    /// Whether stored header text (lines of `Name: value`, each ended by CR LF) has a `Vary` line:
+    /// the name, in any case, and its colon, at the start of the text or of a line.
+    static func hasVaryLine(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        let name = varyLineStart
+        var lineStart = 0
+        while lineStart + name.count <= text.count {
+            var matches = true
+            for offset in 0..<name.count where text[lineStart + offset] | 0x20 != name[offset] | 0x20 {
+                matches = false
+                break
+            }
+            if matches { return true }
+            guard let newline = text[lineStart...].firstIndex(of: UInt8(ascii: "\n")) else { return false }
+            lineStart = newline + 1
+        }
+        return false
+    }
+
+    /// A `Vary` line's start, in lower case.
+    private static let varyLineStart = Array("vary:".utf8)
 }

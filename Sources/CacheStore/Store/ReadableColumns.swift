@@ -18,10 +18,8 @@ struct ReadableColumns: Sendable {
     let wholeBodyQuery: SQLQuery
     /// Every complete `GET` variant of partition (`?1`) and URL (`?2`) with what tells whether it
     /// answers a plain `GET` alone (``CacheStore/freshEntries(partition:urls:at:asPages:)``): id,
-    /// status, content type, body size, `fresh_until`, `response_time`, and 1 when it has no Vary
-    /// key, no `Vary` field, no decoded content and a complete body record. A `Vary` line is found in
-    /// the stored header text (lines of `Name: value`, each ended by CR LF) by its name at the start
-    /// or after a line feed, in any case, as LIKE compares ASCII letters.
+    /// status, content type, body size, `fresh_until`, `response_time`, 1 when it has no Vary key,
+    /// no decoded content and a complete body record, and the stored header text (for a `Vary` line).
     let freshQuery: SQLQuery
     /// ``freshQuery`` with one more column: 1 when the URL is recorded as a page that needs nothing
     /// but itself (its one edge is to itself, of kind `page`, without a failure, and nothing is
@@ -47,9 +45,7 @@ struct ReadableColumns: Sendable {
         func fresh(more: String) -> SQLQuery {
             SQLQuery("""
                 SELECT e.id, e.status, e.content_type, e.body_size, e.fresh_until, e.response_time, \
-                e.vary_key = '' AND e.decoded_from IS NULL AND b.hash IS NOT NULL \
-                AND NOT (e.headers LIKE 'vary:%' OR e.headers LIKE ('%' || char(10) || 'vary:%'))\(more) \
-                FROM \(entries) e JOIN body b ON b.id = e.body_id \
+                e.vary_key = '' AND e.decoded_from IS NULL AND b.hash IS NOT NULL, e.headers\(more) FROM \(entries) e JOIN body b ON b.id = e.body_id \
                 WHERE e.partition = ?1 AND e.method = 'GET' AND e.url = ?2 AND e.complete_length IS NULL
                 """)
         }
