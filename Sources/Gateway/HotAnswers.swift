@@ -15,7 +15,8 @@ import WebCache
 /// store, by this process or another, makes every kept answer be read again on its next request.
 ///
 /// The bodies' bytes were checked when they were read from the store, as every read checks them;
-/// the memory is bounded by ``capacity``, the least recently served going first.
+/// the memory is bounded by ``capacity``, the least recently served going first, each answer
+/// counting its body and ``slotOverhead`` for its head, so that empty bodies are bounded too.
 final class HotAnswers: Sendable {
     /// One kept answer.
     struct Kept: Sendable {
@@ -42,11 +43,13 @@ final class HotAnswers: Sendable {
         var uses: UInt64 = 0
     }
 
-    /// The most body bytes kept at once.
+    /// The most bytes kept at once, bodies and ``slotOverhead`` per answer.
     let capacity: Int
+    /// What an answer counts besides its body: its head and bookkeeping, about a kilobyte.
+    static let slotOverhead = 1_024
     private let state = Mutex(State())
 
-    /// Keeps at most `capacity` body bytes; a body of more than an eighth of it is not kept.
+    /// Keeps at most `capacity` bytes; a body of more than an eighth of it is not kept.
     init(capacity: Int) {
         self.capacity = capacity
     }
@@ -69,7 +72,7 @@ final class HotAnswers: Sendable {
         let found: (Kept, TimeInterval)? = state.withLock { state in
             guard let slot = state.slots[target] else { return nil }
             guard slot.kept.changeCount == changeCount, let age = slot.kept.freshness.age(at: now) else {
-                state.bytes -= slot.kept.body.count
+                state.bytes -= Self.cost(of: slot.kept)
                 state.slots[target] = nil
                 return nil
             }
@@ -98,22 +101,26 @@ final class HotAnswers: Sendable {
     func keep(_ kept: Kept, for target: String) {
         guard admits(size: kept.body.count) else { return }
         state.withLock { state in
-            if let old = state.slots[target] { state.bytes -= old.kept.body.count }
+            if let old = state.slots[target] { state.bytes -= Self.cost(of: old.kept) }
             state.uses += 1
             state.slots[target] = Slot(kept: kept, lastUse: state.uses)
-            state.bytes += kept.body.count
+            state.bytes += Self.cost(of: kept)
             guard state.bytes > capacity else { return }
             // Down to seven eighths, so that the next few answers kept do not each sort again.
             for (key, slot) in state.slots.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
                 guard state.bytes > capacity - capacity / 8 else { break }
-                state.bytes -= slot.kept.body.count
+                state.bytes -= Self.cost(of: slot.kept)
                 state.slots[key] = nil
             }
         }
     }
 
-    /// The body bytes kept now.
+    /// The bytes kept now, as ``capacity`` counts them.
     var bytes: Int { state.withLock { $0.bytes } }
+
+    private static func cost(of kept: Kept) -> Int {
+        kept.body.count + slotOverhead
+    }
 }
 
 /// A body's bytes in `malloc` memory of their own, freed when the last holder lets them go.

@@ -142,14 +142,14 @@ struct HotAnswerTests {
     }
 
     @Test func theLeastRecentlyServedAnswersGoWhenTheMemoryIsFull() async throws {
-        // 4,000 bytes: bodies of at most 500 bytes are kept, ten of 399 at most.
-        try await Self.run(configure: { $0.memoryCacheSize = 4_000 }) { harness in
+        // 16,000 bytes: bodies of at most 2,000 bytes are kept, eleven of 399 at most.
+        try await Self.run(configure: { $0.memoryCacheSize = 16_000 }) { harness in
             let hot = try #require(harness.gateway.hotAnswers)
             // /size/399/N: 399 bytes each, at 20 URLs.
             for index in 0..<20 {
                 _ = try await harness.get("/size/\(index)/399")
                 _ = try await harness.get("/size/\(index)/399")
-                #expect(hot.bytes <= 4_000)
+                #expect(hot.bytes <= 16_000)
             }
             let served = Self.memoryAnswers(harness)
             _ = try await harness.get("/size/19/399")
@@ -157,7 +157,7 @@ struct HotAnswerTests {
             _ = try await harness.get("/size/0/399")
             #expect(Self.memoryAnswers(harness) == served + 1, "the first one went")
             // A body over an eighth of the size is never kept.
-            for _ in 0..<3 { _ = try await harness.get("/size/501") }
+            for _ in 0..<3 { _ = try await harness.get("/size/2001") }
             #expect(Self.memoryAnswers(harness) == served + 1)
         }
     }
@@ -181,7 +181,7 @@ struct HotAnswerTests {
 
             _ = try await harness.get(path)  // kept again
             let keptAgain = try #require(hot.kept(for: target))
-            #expect(hot.bytes == 399)
+            #expect(hot.bytes == 399 + HotAnswers.slotOverhead)
             #expect(hot.answer(for: target, changeCount: keptAgain.changeCount, now: freshness.freshUntil) == nil)
             #expect(hot.bytes == 0)
         }
