@@ -221,7 +221,7 @@ public struct HTMLScanner: Sendable {
         let queryEncoding = source.css == nil ? encoding ?? .utf8 : .utf8
         guard let url = resolvedURLs.url(for: value, against: base, queryEncoding: queryEncoding) else { return nil }
         let requisite = isRequisite ?? (kind != .link)
-        return Reference(url: url, kind: kind, source: source, isRequisite: requisite, condition: condition)
+        return Reference(urlString: url, kind: kind, source: source, isRequisite: requisite, condition: condition)
     }
 
     /// Reports references found elsewhere (a `<picture>`'s sources, held until its `<img>`).
@@ -245,7 +245,9 @@ public struct HTMLScanner: Sendable {
     mutating func setBase(_ href: String) {
         guard !hasBase else { return }
         hasBase = true
-        if let url = URLCleaner.resolve(href, against: documentURL, queryEncoding: encoding ?? .utf8) {
+        if let text = URLCleaner.resolve(href, against: documentURL, queryEncoding: encoding ?? .utf8),
+            let url = URL(string: text)
+        {
             base = URLCleaner.Base(url)
             resolvedURLs.removeAll()
         }
