@@ -55,6 +55,18 @@ struct CSSRuleContext: Sendable {
     /// released as they are found, without it.
     static let maximumCascade = 16 * 1024
 
+    /// Makes it a new context, keeping the storage of its text and held URLs.
+    mutating func reset() {
+        var fresh = CSSRuleContext()
+        swap(&fresh.text, &text)
+        swap(&fresh.held, &held)
+        swap(&fresh.blocks, &blocks)
+        fresh.text.removeAll(keepingCapacity: true)
+        fresh.held.removeAll(keepingCapacity: true)
+        fresh.blocks.removeAll(keepingCapacity: true)
+        self = fresh
+    }
+
     // MARK: - Input from the tokenizer
 
     /// Appends `bytes[range]` to the text, as far as ``maximumTextLength`` allows.

@@ -65,6 +65,21 @@ struct CSSTokenizer: Sendable {
     /// The rules, preludes and declarations around what is found (``CSSRuleContext``).
     var context = CSSRuleContext()
 
+    /// Makes it a new tokenizer, for another stylesheet (one `style` attribute after another),
+    /// keeping the storage its buffers have grown: every state is the initial one again.
+    mutating func reset() {
+        var fresh = CSSTokenizer()
+        swap(&fresh.found, &found)
+        swap(&fresh.buffer, &buffer)
+        swap(&fresh.parentheses, &parentheses)
+        swap(&fresh.context, &context)
+        fresh.found.removeAll(keepingCapacity: true)
+        fresh.buffer.removeAll(keepingCapacity: true)
+        fresh.parentheses.removeAll(keepingCapacity: true)
+        fresh.context.reset()
+        self = fresh
+    }
+
     // MARK: - Input
 
     /// Tokenizes the next piece of a stylesheet, as UTF-8.

@@ -81,6 +81,9 @@ public struct HTMLScanner: Sendable {
     private var resolvedURLs = ResolvedURLs()
     private var input: InputDecoder
     private var tokenizer = HTMLTokenizer(attributeFilter: HTMLScanner.attributeNames)
+    /// The tokenizer of `style` attributes, made new for each (``CSSTokenizer/reset()``) in the
+    /// storage of the one before.
+    private var styleAttributeCSS = CSSTokenizer()
     /// The UTF-8 of a document in another encoding, a slice at a time.
     private var decoded: [UInt8] = []
     private var references: [Reference] = []
@@ -303,11 +306,12 @@ public struct HTMLScanner: Sendable {
                 }
         }
         guard mayHoldReferences else { return }
-        var css = CSSTokenizer()
-        value.withUTF8 { css.consume($0) }
-        css.finish()
-        reportCSS(css.found, element: element, attribute: "style", media: nil)
-        usedFontFamilies.formUnion(css.context.usedFontFamilies)
+        styleAttributeCSS.reset()
+        value.withUTF8 { styleAttributeCSS.consume($0) }
+        styleAttributeCSS.finish()
+        reportCSS(styleAttributeCSS.found, element: element, attribute: "style", media: nil)
+        let families = styleAttributeCSS.context.usedFontFamilies
+        if !families.isEmpty { usedFontFamilies.formUnion(families) }
     }
 
     private mutating func reportCSS(

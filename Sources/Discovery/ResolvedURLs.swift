@@ -23,7 +23,10 @@ struct ResolvedURLs: Sendable {
     /// The URL text `value` resolves to against `base`, with its query in `queryEncoding`, or `nil`
     /// when it is not fetchable (``URLCleaner/resolve(_:against:queryEncoding:)``).
     mutating func url(for value: String, against base: URLCleaner.Base, queryEncoding: TextEncoding) -> String? {
-        for entry in entries where entry.queryEncoding == queryEncoding && entry.value == value {
+        // The lengths first: comparing strings of different lengths still costs a call.
+        let length = value.utf8.count
+        for entry in entries
+        where entry.value.utf8.count == length && entry.queryEncoding == queryEncoding && entry.value == value {
             return entry.url
         }
         let entry = Entry(value: value, queryEncoding: queryEncoding,
