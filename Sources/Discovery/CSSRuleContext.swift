@@ -407,7 +407,11 @@ struct CSSRuleContext: Sendable {
                 let value = String(decoding: bytes, as: UTF8.self)
                 return shorthand ? FontFamilies.names(inFontShorthand: value) : FontFamilies.names(inFamilyList: value)
             }()
-        for name in names { usedFontFamilies.insert(FontFamilyUse(family: name, selector: selector)) }
+        guard !names.isEmpty else { return }
+        let selectorHash = FontFamilyUse.hash(of: selector)
+        for name in names {
+            usedFontFamilies.insert(FontFamilyUse(family: name, selector: selector, selectorHash: selectorHash))
+        }
     }
 
     /// Gives each `url()` of a `src` descriptor its entry among the descriptor's entries.

@@ -12,7 +12,7 @@ import Foundation
 /// resolving the reference together. ``url`` parses it when asked.
 public struct Reference: Sendable, Hashable, CustomStringConvertible {
     /// The absolute URL to fetch, with any fragment removed, as text: what `url.absoluteString` gives.
-    public var urlString: String
+    public private(set) var urlString: String
     /// The absolute URL to fetch, with any fragment removed.
     ///
     /// Parsed from ``urlString`` on each use: a caller that needs it more than once keeps it.
@@ -36,7 +36,13 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     public var isRequisite: Bool
     /// What a browser's fetching it depends on (a `srcset` choice, a selector, `@media`…); `nil`
     /// when every browser that renders the page fetches it. ``ReferenceChooser`` decides from it.
-    public var condition: Condition?
+    public var condition: Condition? {
+        get { conditionBox?.condition }
+        set { conditionBox = newValue.map(ConditionBox.init) }
+    }
+    /// ``condition``, boxed: a reference is copied several times on its way to the caller (into
+    /// the scanner's list, the list handed out, a chooser's), and a condition has a dozen fields.
+    private var conditionBox: ConditionBox?
 
     /// Creates a reference.
     public init(url: URL, kind: Kind, source: Source, isRequisite: Bool, condition: Condition? = nil) {
@@ -52,6 +58,19 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
         self.source = source
         self.isRequisite = isRequisite
         self.condition = condition
+    }
+
+    public static func == (left: Reference, right: Reference) -> Bool {
+        left.urlString == right.urlString && left.kind == right.kind && left.source == right.source
+            && left.isRequisite == right.isRequisite && left.condition == right.condition
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(urlString)
+        hasher.combine(kind)
+        hasher.combine(source)
+        hasher.combine(isRequisite)
+        hasher.combine(condition)
     }
 
     /// The kind, URL and source, as in `image https://example.com/a.png (<img> src)`.
@@ -142,5 +161,14 @@ extension Reference {
         case imageSet = "image-set()"
         /// A `url()` inside an `@font-face` rule, usually its `src` descriptor.
         case fontFace = "@font-face"
+    }
+}
+
+/// A reference's condition, shared by the copies of the reference.
+private final class ConditionBox: Sendable {
+    let condition: Reference.Condition
+
+    init(_ condition: Reference.Condition) {
+        self.condition = condition
     }
 }
