@@ -198,7 +198,8 @@ struct CSSRuleContext: Sendable {
             var property: String
         }
         var next = [Int?](repeating: nil, count: declarations.count)
-        var latest: [Key: Int] = [:]
+        // Made at its final size: each growth would hash every selector again.
+        var latest = [Key: Int](minimumCapacity: declarations.count)
         for index in declarations.indices.reversed() {
             let key = Key(selector: declarations[index].selector, property: declarations[index].property)
             next[index] = latest.updateValue(index, forKey: key)
