@@ -159,10 +159,8 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     /// Appends `member` without the spaces and tabs around it, unless nothing is left.
     private static func appendTrimmed(_ member: Substring.UTF8View, to members: inout [String]) {
-        guard let first = member.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
-            let last = member.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
-        else { return }
-        members.append(String(decoding: member[first...last], as: UTF8.self))
+        guard let trimmed = withoutHTTPWhitespace(member) else { return }
+        members.append(String(decoding: trimmed, as: UTF8.self))
     }
 }
 
@@ -210,12 +208,16 @@ extension StringProtocol {
 
     /// The string without leading and trailing spaces and horizontal tabs (HTTP's OWS).
     public func trimmingHTTPWhitespace() -> String {
-        let bytes = String(self).utf8
-        guard let start = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
-            let end = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
-        else { return "" }
-        return String(decoding: bytes[start...end], as: UTF8.self)
+        withoutHTTPWhitespace(String(self).utf8).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
+}
+
+/// `bytes` without the spaces and tabs around them (OWS), `nil` when nothing else is in them.
+private func withoutHTTPWhitespace<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> Bytes.SubSequence? {
+    guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+        let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+    else { return nil }
+    return bytes[first...last]
 }
 
 @usableFromInline

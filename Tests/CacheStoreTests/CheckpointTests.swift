@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import Testing
 import WebCacheTestSupport
 
@@ -61,6 +62,32 @@ import WebCacheTestSupport
         }
 
         #expect(largestLog < Int64(megabytes) << 19, "log file reached \(largestLog) bytes for \(megabytes) MiB saved")
+        try await store.close()
+    }
+
+    /// Small entries fill the log with table and index pages as bodies do: their log starts
+    /// background checkpoints too, rather than growing to the writer's own checkpoint size.
+    @Test func smallSavesAreCheckpointedIntoTheStoreFileWhenTheirLogAddsUp() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("store.sqlite")
+        let store = try CacheStore(path: path, configuration: configuration())
+        let before = try Self.fileSize(path)
+        // Each save commits on its own: a 3-byte body and 2 KB of header text, about 30 KB of log
+        // (the entry's row, its indexes' pages, the body's, the totals'): some 12 MB for 400 saves.
+        let count = 400
+        let padding = String(repeating: "x", count: 2_000)
+        for index in 0..<count {
+            var headers = makeEntry("https://example.com/").headers
+            headers.append(name: "X-Padding", value: padding)
+            let entry = makeEntry("https://example.com/\(index)", headers: headers)
+            try await store.save(entry, body: Data("\(index % 1000)".utf8))
+        }
+        store.checkpointer.wait()
+
+        let after = try Self.fileSize(path)
+        // The entries' rows alone are 800 KB; the checkpoints copied at least the first half of them.
+        #expect(after - before >= Int64(count) * 1_000, "store file grew from \(before) to \(after)")
+        #expect(try store.totals().entryCount == Int64(count))
         try await store.close()
     }
 

@@ -124,10 +124,9 @@ struct OpeningTests {
         #expect(journal == "wal")
         #expect(Schema.requiredTables.isSubset(of: tables))
         // The writer's checkpoint tuning.
-        let checkpointPages = try await store.write("checkpoint pages") { try $0.int64("PRAGMA wal_autocheckpoint") }
         let journalLimit = try await store.write("journal limit") { try $0.int64("PRAGMA journal_size_limit") }
         let pageSize = try #require(try store.read("page size") { try $0.int64("PRAGMA page_size") })
-        #expect(checkpointPages == CacheStore.walSizeLimit / pageSize)
+        #expect(Int64(try #require(store.logGrowth).checkpointFrames) == CacheStore.walSizeLimit / pageSize)
         #expect(journalLimit == CacheStore.walSizeLimit)
         try await store.close()
         // Reopening applies nothing again and keeps the data

@@ -12,6 +12,8 @@ final class Connection {
     private var statements: [String: Statement] = [:]
     /// The statements of ``SQLQuery`` values, by their number.
     private var queryStatements: [Int: Statement] = [:]
+    /// What SQLite's callbacks on this connection refer to, kept until it closes.
+    private var callbackContexts: [AnyObject] = []
     /// SQLite's process-wide settings, applied once, before the first connection opens.
     private static let configured: Void = csqlite_disable_memory_statistics()
 
@@ -40,6 +42,11 @@ final class Connection {
         statements.removeAll()
         queryStatements.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    /// Keeps `context` alive until the connection closes, for a callback that SQLite calls with it.
+    func keep(_ context: AnyObject) {
+        callbackContexts.append(context)
     }
 
     /// Sets the busy timeout, after which a lock conflict is reported as `SQLITE_BUSY`.

@@ -8,12 +8,12 @@ extension CacheStore {
     /// When `body` throws, what it did is undone and only this caller gets the error. Like every write,
     /// `body` must be safe to run more than once.
     nonisolated func queuedWrite<T: Sendable>(
-        _ action: String, bodyBytes: Int = 0, evicts: Bool = false,
+        _ action: String, evicts: Bool = false,
         _ body: @escaping @Sendable (Connection) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let write = QueuedWrite(
-                action: action, bodyBytes: bodyBytes, evicts: evicts, body: body, continuation: continuation)
+                action: action, evicts: evicts, body: body, continuation: continuation)
             let isFirst = queuedWrites.withLock { queue in
                 queue.append(write)
                 return queue.count == 1
@@ -32,15 +32,11 @@ extension CacheStore {
         // The writes were taken by the transaction before, which found them queued at its end.
         guard !batch.isEmpty else { return }
         let outcomes = writer.map { run(&batch, on: $0) } ?? batch.map { _ in .failure(writeRefusal) }
-        var committedBytes = 0
         var evicts = false
         for (write, outcome) in zip(batch, outcomes) {
-            if case .success = outcome {
-                committedBytes += write.bodyBytes
-                evicts = evicts || write.evicts
-            }
+            if case .success = outcome { evicts = evicts || write.evicts }
         }
-        noteCommitted(bytes: committedBytes)
+        noteCommitted()
         var evictionFailure: Error?
         if evicts {
             do { try evictIfNeeded() } catch { evictionFailure = storeError(error, action: "evict entries") }

@@ -22,7 +22,7 @@ extension CacheStore {
         let now = configuration.clock()
         // Computed here, so that the writer's thread spends no time on it.
         let checksum = ChunkChecksum(of: chunk)
-        try await queuedWrite("stage a body chunk", bodyBytes: chunk.count) { connection in
+        try await queuedWrite("stage a body chunk") { connection in
             let bodyID: Int64
             if seq == 0 {
                 try connection.run(
@@ -79,9 +79,7 @@ extension CacheStore {
         let now = configuration.clock()
         // Computed here, as for a staged chunk, so that the writer's thread spends no time on it.
         let lastChecksum = ChunkChecksum(of: body.pending)
-        return try await queuedWrite(
-            "save the entry for \(entry.url)", bodyBytes: body.pending.count, evicts: true
-        ) { connection in
+        return try await queuedWrite("save the entry for \(entry.url)", evicts: true) { connection in
             let bodyID = try Self.resolveBody(
                 of: body, hash: hash, lastChecksum: lastChecksum, at: now, url: entry.url, connection)
             return try Self.upsert(
@@ -102,8 +100,7 @@ extension CacheStore {
         let headers = try encodedHeaders(of: entry)
         let hash = SHA256.hash(body)
         let now = configuration.clock()
-        return try await queuedWrite("save the entry for \(entry.url)", bodyBytes: body.count, evicts: true) {
-            connection in
+        return try await queuedWrite("save the entry for \(entry.url)", evicts: true) { connection in
             let bodyID: Int64
             if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
                 bodyID = existing

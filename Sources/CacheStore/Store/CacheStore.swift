@@ -41,8 +41,8 @@ public actor CacheStore {
     /// How reads name the columns that later schema versions added.
     nonisolated let columns: ReadableColumns
     nonisolated let checkpointer: Checkpointer
-    /// Body bytes committed by the writer since it last started a background checkpoint.
-    private var bytesSinceCheckpoint = 0
+    /// The log written by the writer's commits, which starts background checkpoints; `nil` when read-only.
+    nonisolated let logGrowth: LogGrowth?
     nonisolated let accessLog = AccessLog()
     /// Staging tokens are this store's random prefix and a counter: unique across processes, without
     /// reading the system's random source for every body.
@@ -89,6 +89,7 @@ public actor CacheStore {
             self.readers = readers
             self.columns = ReadableColumns(schemaVersion: version)
             self.checkpointer = Checkpointer()
+            self.logGrowth = nil
             self.writer = nil
             return
         }
@@ -105,8 +106,9 @@ public actor CacheStore {
         _ = try StoreFile.checkSchema(writer, path: path)
         let readers: ReaderPool
         let checkpointer: Checkpointer
+        let logGrowth: LogGrowth
         do {
-            try Self.setUp(writer, path: path)
+            logGrowth = try Self.setUp(writer, path: path)
             try Migration.migrate(
                 writer, with: Schema.migrations, retryingFor: configuration.busyRetryLimit, path: path)
             do {
@@ -126,6 +128,7 @@ public actor CacheStore {
         self.readers = readers
         self.columns = .latest
         self.checkpointer = checkpointer
+        self.logGrowth = logGrowth
         self.writer = writer
     }
 
@@ -176,13 +179,13 @@ public actor CacheStore {
         return (readers, version)
     }
 
-    /// The WAL size, in bytes, at which a commit of the writer checkpoints (`wal_autocheckpoint` is
-    /// set to this many bytes' worth of pages), rather than SQLite's 1,000 pages. Background
-    /// checkpoints (``checkpointStep``) normally keep the WAL well below it, so this is a backstop.
-    /// It is also the size to which the WAL file is truncated afterwards.
+    /// The WAL size, in bytes, at which a commit of the writer checkpoints (``LogGrowth`` does it at
+    /// this many bytes' worth of pages), rather than SQLite's 1,000 pages. Background checkpoints
+    /// (``checkpointStep``) normally keep the WAL well below it, so this is a backstop. It is also the
+    /// size to which the WAL file is truncated afterwards.
     static let walSizeLimit: Int64 = 64 * 1024 * 1024
 
-    /// The body bytes the writer commits between two background checkpoints. Each costs a sync of
+    /// The bytes of log the writer's commits add between two background checkpoints. Each costs a sync of
     /// the store file, on the checkpoint's own thread; what the last one has not copied is synced by
     /// the checkpoint SQLite runs when the store closes, and the log file, which the close deletes,
     /// stays about this size (``Checkpointer/finishOnWriter(_:)``). A preload of 68 MB closed in
@@ -190,14 +193,14 @@ public actor CacheStore {
     static let checkpointStep = 4 * 1024 * 1024
 
     /// WAL (checked), synchronous NORMAL, foreign keys (GRDB `Database.setUpWALMode()`), secure
-    /// delete, and the writer's checkpoint size.
+    /// delete, and the writer's checkpoints; returns what counts the log's growth.
     ///
     /// With WAL, `synchronous = NORMAL` syncs at checkpoints only: every commit stays atomic and the
     /// store consistent after a crash; a power loss may lose the last commits, never half of one.
     /// `secure_delete` overwrites what deleted rows held, so that a logged-out user's pages or a
     /// pruned entry leave nothing readable in the file's free pages (some builds of SQLite have it
     /// on by default, others off).
-    private static func setUp(_ connection: Connection, path: String) throws {
+    private static func setUp(_ connection: Connection, path: String) throws -> LogGrowth {
         let mode = try connection.text("PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {
             throw CacheStore.Error(
@@ -208,9 +211,10 @@ public actor CacheStore {
         }
         try connection.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON")
         let pageSize = try connection.int64("PRAGMA page_size") ?? 4_096
-        try connection.execute(
-            sql: "PRAGMA wal_autocheckpoint = \(walSizeLimit / pageSize); PRAGMA journal_size_limit = \(walSizeLimit)"
-        )
+        try connection.execute(sql: "PRAGMA journal_size_limit = \(walSizeLimit)")
+        let growth = LogGrowth(pageSize: pageSize, stepBytes: Int64(checkpointStep), checkpointBytes: walSizeLimit)
+        growth.observe(connection)
+        return growth
     }
 
     /// Deletes staging whose process is gone, or that is older than ``Configuration/stagingMaxAge``
@@ -282,13 +286,12 @@ public actor CacheStore {
         "\(stagingTokenPrefix)-\(stagingTokenCount.wrappingAdd(1, ordering: .relaxed).newValue)"
     }
 
-    /// Counts `bytes` of body committed by the writer, and starts a background checkpoint every
-    /// ``checkpointStep`` bytes, so that the writer's own automatic checkpoint seldom has to run.
-    func noteCommitted(bytes: Int) {
-        if let writer { checkpointer.finishOnWriter(writer) }
-        bytesSinceCheckpoint += bytes
-        guard bytesSinceCheckpoint >= Self.checkpointStep else { return }
-        bytesSinceCheckpoint = 0
+    /// After the writer's commits: starts a background checkpoint for every ``checkpointStep`` bytes
+    /// of log they added, so that the writer's own checkpoint (``walSizeLimit``) seldom has to run.
+    func noteCommitted() {
+        guard let writer, let logGrowth else { return }
+        checkpointer.finishOnWriter(writer)
+        guard logGrowth.takeStep() else { return }
         checkpointer.start()
     }
 

@@ -7,8 +7,6 @@
 final class QueuedWrite: Sendable {
     /// What the write does, for error messages: "save the entry for …".
     let action: String
-    /// The body bytes it commits, counted toward the next background checkpoint.
-    let bodyBytes: Int
     /// Whether the store's byte limit is enforced after it commits.
     let evicts: Bool
     private let perform: @Sendable (Connection) throws -> @Sendable () -> Void
@@ -16,12 +14,11 @@ final class QueuedWrite: Sendable {
 
     /// A write that runs `body` and hands its value or error to `continuation`.
     init<T: Sendable>(
-        action: String, bodyBytes: Int, evicts: Bool,
+        action: String, evicts: Bool,
         body: @escaping @Sendable (Connection) throws -> T,
         continuation: CheckedContinuation<T, any Error>
     ) {
         self.action = action
-        self.bodyBytes = bodyBytes
         self.evicts = evicts
         self.perform = { connection in
             let value = try body(connection)
