@@ -58,12 +58,9 @@ struct CSSRuleContext: Sendable {
     /// Makes it a new context, keeping the storage of its text and held URLs.
     mutating func reset() {
         var fresh = CSSRuleContext()
-        swap(&fresh.text, &text)
-        swap(&fresh.held, &held)
-        swap(&fresh.blocks, &blocks)
-        fresh.text.removeAll(keepingCapacity: true)
-        fresh.held.removeAll(keepingCapacity: true)
-        fresh.blocks.removeAll(keepingCapacity: true)
+        fresh.text.takeStorage(of: &text)
+        fresh.held.takeStorage(of: &held)
+        fresh.blocks.takeStorage(of: &blocks)
         self = fresh
     }
 

@@ -69,13 +69,10 @@ struct CSSTokenizer: Sendable {
     /// keeping the storage its buffers have grown: every state is the initial one again.
     mutating func reset() {
         var fresh = CSSTokenizer()
-        swap(&fresh.found, &found)
-        swap(&fresh.buffer, &buffer)
-        swap(&fresh.parentheses, &parentheses)
+        fresh.found.takeStorage(of: &found)
+        fresh.buffer.takeStorage(of: &buffer)
+        fresh.parentheses.takeStorage(of: &parentheses)
         swap(&fresh.context, &context)
-        fresh.found.removeAll(keepingCapacity: true)
-        fresh.buffer.removeAll(keepingCapacity: true)
-        fresh.parentheses.removeAll(keepingCapacity: true)
         fresh.context.reset()
         self = fresh
     }

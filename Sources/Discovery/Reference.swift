@@ -60,11 +60,13 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
         self.condition = condition
     }
 
+    /// Whether both have the same URL text, kind, source, requisiteness and condition.
     public static func == (left: Reference, right: Reference) -> Bool {
         left.urlString == right.urlString && left.kind == right.kind && left.source == right.source
             && left.isRequisite == right.isRequisite && left.condition == right.condition
     }
 
+    /// Hashes what ``==(_:_:)`` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(urlString)
         hasher.combine(kind)

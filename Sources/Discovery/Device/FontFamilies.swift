@@ -183,11 +183,13 @@ public struct FontFamilyUse: Sendable, Hashable {
         return hasher.finalize()
     }
 
+    /// Whether both name the same family under the same selector.
     public static func == (left: FontFamilyUse, right: FontFamilyUse) -> Bool {
         left.selectorHash == right.selectorHash && left.family == right.family
             && left.storedSelector == right.storedSelector
     }
 
+    /// Hashes the family and the selector's kept hash.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(family)
         hasher.combine(selectorHash)
