@@ -55,6 +55,15 @@ struct CSSRuleContext: Sendable {
     /// released as they are found, without it.
     static let maximumCascade = 16 * 1024
 
+    /// Makes it a new context, keeping the storage of its text and held URLs.
+    mutating func reset() {
+        var fresh = CSSRuleContext()
+        fresh.text.takeStorage(of: &text)
+        fresh.held.takeStorage(of: &held)
+        fresh.blocks.takeStorage(of: &blocks)
+        self = fresh
+    }
+
     // MARK: - Input from the tokenizer
 
     /// Appends `bytes[range]` to the text, as far as ``maximumTextLength`` allows.
@@ -186,7 +195,8 @@ struct CSSRuleContext: Sendable {
             var property: String
         }
         var next = [Int?](repeating: nil, count: declarations.count)
-        var latest: [Key: Int] = [:]
+        // Made at its final size: each growth would hash every selector again.
+        var latest = [Key: Int](minimumCapacity: declarations.count)
         for index in declarations.indices.reversed() {
             let key = Key(selector: declarations[index].selector, property: declarations[index].property)
             next[index] = latest.updateValue(index, forKey: key)
@@ -395,7 +405,11 @@ struct CSSRuleContext: Sendable {
                 let value = String(decoding: bytes, as: UTF8.self)
                 return shorthand ? FontFamilies.names(inFontShorthand: value) : FontFamilies.names(inFamilyList: value)
             }()
-        for name in names { usedFontFamilies.insert(FontFamilyUse(family: name, selector: selector)) }
+        guard !names.isEmpty else { return }
+        let selectorHash = FontFamilyUse.hash(of: selector)
+        for name in names {
+            usedFontFamilies.insert(FontFamilyUse(family: name, selector: selector, selectorHash: selectorHash))
+        }
     }
 
     /// Gives each `url()` of a `src` descriptor its entry among the descriptor's entries.

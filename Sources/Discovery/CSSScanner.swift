@@ -98,7 +98,7 @@ public struct CSSScanner: Sendable {
         defer { tokenizer.found.removeAll(keepingCapacity: true) }
         return tokenizer.found.compactMap { item in
             URLCleaner.resolve(item.value, against: base).map {
-                Reference(url: $0, kind: item.kind, source: Reference.Source(css: item.construct), isRequisite: true,
+                Reference(urlString: $0, kind: item.kind, source: Reference.Source(css: item.construct), isRequisite: true,
                           condition: item.condition)
             }
         }

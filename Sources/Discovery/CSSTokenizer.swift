@@ -65,6 +65,18 @@ struct CSSTokenizer: Sendable {
     /// The rules, preludes and declarations around what is found (``CSSRuleContext``).
     var context = CSSRuleContext()
 
+    /// Makes it a new tokenizer, for another stylesheet (one `style` attribute after another),
+    /// keeping the storage its buffers have grown: every state is the initial one again.
+    mutating func reset() {
+        var fresh = CSSTokenizer()
+        fresh.found.takeStorage(of: &found)
+        fresh.buffer.takeStorage(of: &buffer)
+        fresh.parentheses.takeStorage(of: &parentheses)
+        swap(&fresh.context, &context)
+        fresh.context.reset()
+        self = fresh
+    }
+
     // MARK: - Input
 
     /// Tokenizes the next piece of a stylesheet, as UTF-8.

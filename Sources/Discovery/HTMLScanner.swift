@@ -81,6 +81,9 @@ public struct HTMLScanner: Sendable {
     private var resolvedURLs = ResolvedURLs()
     private var input: InputDecoder
     private var tokenizer = HTMLTokenizer(attributeFilter: HTMLScanner.attributeNames)
+    /// The tokenizer of `style` attributes, made new for each (``CSSTokenizer/reset()``) in the
+    /// storage of the one before.
+    private var styleAttributeCSS = CSSTokenizer()
     /// The UTF-8 of a document in another encoding, a slice at a time.
     private var decoded: [UInt8] = []
     private var references: [Reference] = []
@@ -221,7 +224,7 @@ public struct HTMLScanner: Sendable {
         let queryEncoding = source.css == nil ? encoding ?? .utf8 : .utf8
         guard let url = resolvedURLs.url(for: value, against: base, queryEncoding: queryEncoding) else { return nil }
         let requisite = isRequisite ?? (kind != .link)
-        return Reference(url: url, kind: kind, source: source, isRequisite: requisite, condition: condition)
+        return Reference(urlString: url, kind: kind, source: source, isRequisite: requisite, condition: condition)
     }
 
     /// Reports references found elsewhere (a `<picture>`'s sources, held until its `<img>`).
@@ -245,7 +248,9 @@ public struct HTMLScanner: Sendable {
     mutating func setBase(_ href: String) {
         guard !hasBase else { return }
         hasBase = true
-        if let url = URLCleaner.resolve(href, against: documentURL, queryEncoding: encoding ?? .utf8) {
+        if let text = URLCleaner.resolve(href, against: documentURL, queryEncoding: encoding ?? .utf8),
+            let url = URL(string: text)
+        {
             base = URLCleaner.Base(url)
             resolvedURLs.removeAll()
         }
@@ -301,11 +306,12 @@ public struct HTMLScanner: Sendable {
                 }
         }
         guard mayHoldReferences else { return }
-        var css = CSSTokenizer()
-        value.withUTF8 { css.consume($0) }
-        css.finish()
-        reportCSS(css.found, element: element, attribute: "style", media: nil)
-        usedFontFamilies.formUnion(css.context.usedFontFamilies)
+        styleAttributeCSS.reset()
+        value.withUTF8 { styleAttributeCSS.consume($0) }
+        styleAttributeCSS.finish()
+        reportCSS(styleAttributeCSS.found, element: element, attribute: "style", media: nil)
+        let families = styleAttributeCSS.context.usedFontFamilies
+        if !families.isEmpty { usedFontFamilies.formUnion(families) }
     }
 
     private mutating func reportCSS(

@@ -56,7 +56,7 @@ public enum ManifestScanner {
             guard let src = (entry as? [String: Any])?["src"] as? String,
                 let url = URLCleaner.resolve(src, against: manifestURL)
             else { return nil }
-            return Reference(url: url, kind: kind, source: Reference.Source(manifestMember: name), isRequisite: true)
+            return Reference(urlString: url, kind: kind, source: Reference.Source(manifestMember: name), isRequisite: true)
         }
     }
 }

@@ -6,9 +6,25 @@ import Foundation
 /// resource is for (``kind``), where it was written (``source``), and whether a browser that renders
 /// the page fetches it (``isRequisite``). Navigation links are references that are not requisites:
 /// a crawler follows them as pages of their own.
+///
+/// A reference keeps its URL as text (``urlString``), as the scanner resolved it: most callers
+/// key, compare or store the text, and parsing a Foundation `URL` costs more than finding and
+/// resolving the reference together. ``url`` parses it when asked.
 public struct Reference: Sendable, Hashable, CustomStringConvertible {
+    /// The absolute URL to fetch, with any fragment removed, as text: what `url.absoluteString` gives.
+    public private(set) var urlString: String
     /// The absolute URL to fetch, with any fragment removed.
-    public var url: URL
+    ///
+    /// Parsed from ``urlString`` on each use: a caller that needs it more than once keeps it.
+    public var url: URL {
+        get {
+            guard let url = URL(string: urlString) else {
+                preconditionFailure("A reference holds a URL that does not parse: \(urlString)")
+            }
+            return url
+        }
+        set { urlString = newValue.absoluteString }
+    }
     /// What the resource is used for.
     public var kind: Kind
     /// The element and attribute, or the CSS construct, that holds the reference.
@@ -20,20 +36,48 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     public var isRequisite: Bool
     /// What a browser's fetching it depends on (a `srcset` choice, a selector, `@media`…); `nil`
     /// when every browser that renders the page fetches it. ``ReferenceChooser`` decides from it.
-    public var condition: Condition?
+    public var condition: Condition? {
+        get { conditionBox?.condition }
+        set { conditionBox = newValue.map(ConditionBox.init) }
+    }
+    /// ``condition``, boxed: a reference is copied several times on its way to the caller (into
+    /// the scanner's list, the list handed out, a chooser's), and a condition has a dozen fields.
+    private var conditionBox: ConditionBox?
 
     /// Creates a reference.
     public init(url: URL, kind: Kind, source: Source, isRequisite: Bool, condition: Condition? = nil) {
-        self.url = url
+        self.init(urlString: url.absoluteString, kind: kind, source: source, isRequisite: isRequisite,
+                  condition: condition)
+    }
+
+    /// Creates a reference to the URL whose absolute text is `urlString`, which must parse as a
+    /// Foundation `URL` whose `absoluteString` is `urlString` itself.
+    init(urlString: String, kind: Kind, source: Source, isRequisite: Bool, condition: Condition? = nil) {
+        self.urlString = urlString
         self.kind = kind
         self.source = source
         self.isRequisite = isRequisite
         self.condition = condition
     }
 
+    /// Whether both have the same URL text, kind, source, requisiteness and condition.
+    public static func == (left: Reference, right: Reference) -> Bool {
+        left.urlString == right.urlString && left.kind == right.kind && left.source == right.source
+            && left.isRequisite == right.isRequisite && left.condition == right.condition
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(urlString)
+        hasher.combine(kind)
+        hasher.combine(source)
+        hasher.combine(isRequisite)
+        hasher.combine(condition)
+    }
+
     /// The kind, URL and source, as in `image https://example.com/a.png (<img> src)`.
     public var description: String {
-        "\(kind.rawValue) \(url.absoluteString) (\(source)\(isRequisite ? "" : ", not a requisite"))"
+        "\(kind.rawValue) \(urlString) (\(source)\(isRequisite ? "" : ", not a requisite"))"
     }
 }
 
@@ -119,5 +163,14 @@ extension Reference {
         case imageSet = "image-set()"
         /// A `url()` inside an `@font-face` rule, usually its `src` descriptor.
         case fontFace = "@font-face"
+    }
+}
+
+/// A reference's condition, shared by the copies of the reference.
+private final class ConditionBox: Sendable {
+    let condition: Reference.Condition
+
+    init(_ condition: Reference.Condition) {
+        self.condition = condition
     }
 }

@@ -2,8 +2,7 @@ import Foundation
 
 /// The URLs of the last few values a document resolved against its current base, so that a value
 /// named again right away (an `<img src>` and its `srcset` 1x candidate, the same icon in each item
-/// of a list) is resolved and parsed once: parsing a `URL` costs more than the rest of a reference
-/// together.
+/// of a list) is resolved once and its text shared.
 ///
 /// It holds ``capacity`` values, the latest replacing the oldest, compared as strings (cheaper
 /// than hashing them into a table that grows); the owner empties it when the base changes.
@@ -14,17 +13,20 @@ struct ResolvedURLs: Sendable {
     private struct Entry: Sendable {
         var value: String
         var queryEncoding: TextEncoding
-        var url: URL?
+        var url: String?
     }
 
     private var entries: [Entry] = []
     /// Where the next value goes once ``entries`` is full.
     private var next = 0
 
-    /// The URL `value` resolves to against `base`, with its query in `queryEncoding`, or `nil`
+    /// The URL text `value` resolves to against `base`, with its query in `queryEncoding`, or `nil`
     /// when it is not fetchable (``URLCleaner/resolve(_:against:queryEncoding:)``).
-    mutating func url(for value: String, against base: URLCleaner.Base, queryEncoding: TextEncoding) -> URL? {
-        for entry in entries where entry.queryEncoding == queryEncoding && entry.value == value {
+    mutating func url(for value: String, against base: URLCleaner.Base, queryEncoding: TextEncoding) -> String? {
+        // The lengths first: comparing strings of different lengths still costs a call.
+        let length = value.utf8.count
+        for entry in entries
+        where entry.value.utf8.count == length && entry.queryEncoding == queryEncoding && entry.value == value {
             return entry.url
         }
         let entry = Entry(value: value, queryEncoding: queryEncoding,

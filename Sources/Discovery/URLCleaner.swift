@@ -56,71 +56,153 @@ enum URLCleaner {
     }
 
     /// The absolute, fragment-free URL for `value` relative to `base`, with its query in
-    /// `queryEncoding`, or `nil` when it is not fetchable.
-    static func resolve(_ value: String, against base: URL, queryEncoding: TextEncoding = .utf8) -> URL? {
+    /// `queryEncoding`, as text (what the URL's `absoluteString` gives), or `nil` when it is not fetchable.
+    static func resolve(_ value: String, against base: URL, queryEncoding: TextEncoding = .utf8) -> String? {
         resolve(value, against: Base(base), queryEncoding: queryEncoding)
     }
 
     /// ``resolve(_:against:queryEncoding:)`` against a base whose parts are already computed.
-    static func resolve(_ value: String, against base: Base, queryEncoding: TextEncoding = .utf8) -> URL? {
-        if let origin = base.origin, let resolved = resolvePlainReference(value, origin: origin, base: base) {
-            return resolved.isEmpty ? nil : URL(string: String(decoding: resolved, as: UTF8.self))
+    static func resolve(_ value: String, against base: Base, queryEncoding: TextEncoding = .utf8) -> String? {
+        if let resolved = resolvePlainReference(value, base: base) {
+            return resolved.isEmpty ? nil : resolved
         }
-        return resolveWithFoundation(value, against: base.url, queryEncoding: queryEncoding)
+        return resolveWithFoundation(value, against: base.url, queryEncoding: queryEncoding)?.absoluteString
     }
 
-    /// The absolute URL's bytes for a relative reference made only of bytes a URL holds as they are
-    /// (no scheme, no `//` authority, no space, control, non-ASCII, `\\` or `%` that starts no
-    /// escape), by RFC 3986 §5.2; empty for a fragment-only or empty reference; `nil` for any other.
-    static func resolvePlainReference(_ value: String, origin: [UInt8], base: Base) -> [UInt8]? {
+    /// The absolute URL's text for a reference made only of bytes a URL holds as they are (no
+    /// space, control, non-ASCII, `\\` or `%` that starts no escape) against an `http` or `https`
+    /// base: a relative path, an absolute path or a query alone, resolved by RFC 3986 §5.2; or an
+    /// `http`/`https` URL or a scheme-relative `//host/…` with a plain host and port, which
+    /// Foundation keeps as written. Empty for a fragment-only or empty reference; `nil` for any
+    /// other reference, or another base, which Foundation resolves.
+    static func resolvePlainReference(_ value: String, base: Base) -> String? {
+        guard let origin = base.origin else { return nil }
         var value = value
-        return value.withUTF8 { bytes -> [UInt8]? in
-            var end = bytes.count
-            var queryStart: Int?
-            for index in 0..<bytes.count {
-                let byte = bytes[index]
-                guard byte < 0x80, plainBytes[Int(byte)] else {
-                    guard byte == UInt8(ascii: "%"), index + 2 < bytes.count, isHexDigit(bytes[index + 1]),
-                        isHexDigit(bytes[index + 2])
-                    else { return nil }
-                    continue
-                }
-                if byte == UInt8(ascii: "#") {
-                    end = index
-                    break
-                }
-                if byte == UInt8(ascii: "?") {
-                    if queryStart == nil { queryStart = index }
-                } else if byte == UInt8(ascii: ":"), queryStart == nil,
-                    !bytes[..<index].contains(UInt8(ascii: "/"))
-                {
-                    return nil
-                }
+        return value.withUTF8 { resolvePlainReference($0, origin: origin, base: base) }
+    }
+
+    private static func resolvePlainReference(
+        _ bytes: UnsafeBufferPointer<UInt8>, origin: [UInt8], base: Base
+    ) -> String? {
+        var end = bytes.count
+        var queryStart: Int?
+        var schemeEnd: Int?
+        var sawSlash = false
+        scan: for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x80, plainBytes[Int(byte)] else {
+                guard byte == UInt8(ascii: "%"), index + 2 < bytes.count, isHexDigit(bytes[index + 1]),
+                    isHexDigit(bytes[index + 2])
+                else { return nil }
+                continue
             }
-            // Empty and fragment-only references are dropped (same-document references).
-            guard end > 0 else { return [] }
-            if bytes.count >= 2 && bytes[0] == UInt8(ascii: "/") && bytes[1] == UInt8(ascii: "/") { return nil }
-            let pathEnd = queryStart ?? end
-            var result = origin
-            result.reserveCapacity(origin.count + base.directory.count + end)
+            switch byte {
+            case UInt8(ascii: "#"):
+                end = index
+                break scan
+            case UInt8(ascii: "?"):
+                if queryStart == nil { queryStart = index }
+            case UInt8(ascii: "/"):
+                sawSlash = true
+            case UInt8(ascii: ":") where queryStart == nil && !sawSlash && schemeEnd == nil:
+                schemeEnd = index
+            default:
+                break
+            }
+        }
+        // Empty and fragment-only references are dropped (same-document references).
+        guard end > 0 else { return "" }
+        if let schemeEnd {
+            // An absolute URL: Foundation keeps an `http` or `https` one with a plain host as written.
+            guard isHTTPScheme(UnsafeBufferPointer(rebasing: bytes[..<schemeEnd])),
+                hasPlainAuthority(bytes, from: schemeEnd + 1, to: end)
+            else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
+        }
+        if hasPlainAuthority(bytes, from: 0, to: end) {
+            // Scheme-relative: the base's scheme, the rest as written.
+            let scheme = origin[...origin.firstIndex(of: UInt8(ascii: ":"))!]
+            return String(unsafeUninitializedCapacity: scheme.count + end) { output in
+                var count = 0
+                append(scheme, to: output, &count)
+                append(UnsafeBufferPointer(rebasing: bytes[..<end]), to: output, &count)
+                return count
+            }
+        }
+        if bytes.count >= 2 && bytes[0] == UInt8(ascii: "/") && bytes[1] == UInt8(ascii: "/") { return nil }
+        let pathEnd = queryStart ?? end
+        let capacity = origin.count + max(base.directory.count, base.path.count) + end + 1
+        return String(unsafeUninitializedCapacity: capacity) { output in
+            var count = 0
+            append(origin, to: output, &count)
             if pathEnd == 0 {
                 // A query alone: the base's path with the new query.
-                result += base.path
+                append(base.path, to: output, &count)
             } else if bytes[0] == UInt8(ascii: "/") {
-                appendRemovingDotSegments(UnsafeBufferPointer(rebasing: bytes[0..<pathEnd]), to: &result)
+                appendRemovingDotSegments(UnsafeBufferPointer(rebasing: bytes[0..<pathEnd]), to: output, &count)
             } else {
-                var merged = base.directory
-                merged.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[0..<pathEnd]))
-                merged.withUnsafeBufferPointer { appendRemovingDotSegments($0, to: &result) }
+                let directory = base.directory
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: directory.count + pathEnd) { merged in
+                    var length = 0
+                    append(directory, to: merged, &length)
+                    append(UnsafeBufferPointer(rebasing: bytes[0..<pathEnd]), to: merged, &length)
+                    appendRemovingDotSegments(UnsafeBufferPointer(rebasing: merged[..<length]), to: output, &count)
+                }
             }
-            result.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pathEnd..<end]))
-            return result
+            append(UnsafeBufferPointer(rebasing: bytes[pathEnd..<end]), to: output, &count)
+            return count
         }
     }
 
-    /// Appends `path` (absolute) with its `.` and `..` segments removed (RFC 3986 §5.2.4).
-    private static func appendRemovingDotSegments(_ path: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-        let start = output.count
+    /// Whether `bytes` spell `http` or `https` in any case.
+    private static func isHTTPScheme(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 4 || bytes.count == 5 else { return false }
+        for (index, byte) in bytes.enumerated() where byte | 0x20 != Self.https[index] { return false }
+        return true
+    }
+
+    private static let https = Array("https".utf8)
+
+    /// Whether `bytes[start..<end]` starts with `//` and an authority Foundation keeps as written:
+    /// a host of letters, digits, `-`, `.` and `_`, and a port of one to five digits if any (no user,
+    /// no IPv6 or escaped host), up to a `/`, `?` or `end`.
+    private static func hasPlainAuthority(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        guard end - start > 2, bytes[start] == UInt8(ascii: "/"), bytes[start + 1] == UInt8(ascii: "/") else {
+            return false
+        }
+        var index = start + 2
+        while index < end, isHostByte(bytes[index]) { index += 1 }
+        guard index > start + 2 else { return false }
+        if index < end && bytes[index] == UInt8(ascii: ":") {
+            let portStart = index + 1
+            index = portStart
+            while index < end, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            guard (1...5).contains(index - portStart) else { return false }
+        }
+        return index == end || bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "?")
+    }
+
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+    }
+
+    /// Copies `bytes` to `output` at `count`, advancing `count`.
+    private static func append(
+        _ bytes: some Collection<UInt8>, to output: UnsafeMutableBufferPointer<UInt8>, _ count: inout Int
+    ) {
+        for byte in bytes {
+            output[count] = byte
+            count += 1
+        }
+    }
+
+    /// Appends `path` (absolute) to `output` at `count` with its `.` and `..` segments removed
+    /// (RFC 3986 §5.2.4); a `..` above the root stays at the root. What `output` held before stays.
+    private static func appendRemovingDotSegments(
+        _ path: UnsafeBufferPointer<UInt8>, to output: UnsafeMutableBufferPointer<UInt8>, _ count: inout Int
+    ) {
+        let start = count
         var index = 0
         while index < path.count {
             // One segment: from this `/` to the next.
@@ -130,17 +212,26 @@ enum URLCleaner {
             let isDot = length == 1 && path[index + 1] == UInt8(ascii: ".")
             let isDotDot = length == 2 && path[index + 1] == UInt8(ascii: ".") && path[index + 2] == UInt8(ascii: ".")
             if isDot || isDotDot {
-                if isDotDot, let slash = output[start...].lastIndex(of: UInt8(ascii: "/")) {
-                    output.removeSubrange(slash...)
+                if isDotDot {
+                    // Back to the last `/` written, if any.
+                    var slash = count
+                    while slash > start && output[slash - 1] != UInt8(ascii: "/") { slash -= 1 }
+                    if slash > start { count = slash - 1 }
                 }
                 // A final `.` or `..` leaves the directory, with its slash.
-                if next == path.count { output.append(UInt8(ascii: "/")) }
+                if next == path.count {
+                    output[count] = UInt8(ascii: "/")
+                    count += 1
+                }
             } else {
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: path[index..<next]))
+                append(UnsafeBufferPointer(rebasing: path[index..<next]), to: output, &count)
             }
             index = next
         }
-        if output.count == start { output.append(UInt8(ascii: "/")) }
+        if count == start {
+            output[count] = UInt8(ascii: "/")
+            count += 1
+        }
     }
 
     /// The ASCII bytes a plain reference may hold: RFC 3986's unreserved and reserved characters

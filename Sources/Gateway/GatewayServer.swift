@@ -88,6 +88,10 @@ public final class GatewayServer: Sendable {
     private var handler: ProxyHandler? { handlerReference.load()?.handler }
     /// How many requests were answered straight from the store, without the loader.
     let storeAnswers = Atomic<Int>(0)
+    /// Fresh answers kept in memory; `nil` when ``Configuration/memoryCacheSize`` is 0.
+    let hotAnswers: HotAnswers?
+    /// How many of ``storeAnswers`` came from ``hotAnswers`` without reading the store.
+    let memoryAnswers = Atomic<Int>(0)
 
     /// The head sent to requests still waiting when the gateway stops.
     private static let shutdownHead = Exchange.Head(status: 503, headers: ["Connection": "close"], length: .none)
@@ -137,6 +141,7 @@ public final class GatewayServer: Sendable {
     private init(cache: WebCache, configuration: Configuration) throws(GatewayError) {
         self.cache = cache
         self.configuration = configuration
+        hotAnswers = configuration.memoryCacheSize > 0 ? HotAnswers(capacity: configuration.memoryCacheSize) : nil
         (jobs, jobSink) = AsyncStream.makeStream(of: Job.self)
         try Self.validate(configuration)
         try Self.validate(configuration.admission, bindAddress: configuration.bindAddress)
@@ -468,9 +473,19 @@ public final class GatewayServer: Sendable {
     /// as for any request; so also when the stored body of one chunk turns out damaged or gone: the
     /// loader finds that again, removes the damaged copy and fetches it anew.
     private func answerFromStore(_ request: ConnectionRequest, on connection: OpaquePointer) -> MHD_Result? {
-        guard let handler,
-            let (answer, head) = handler.storedAnswer(to: proxyRequest(for: request))
-        else { return nil }
+        guard let handler else { return nil }
+        // Taken before the store is read, so that what is kept is never newer than its count says.
+        let changeCount = hotAnswers != nil && HotAnswers.isPlain(request) ? try? cache.store.changeCount() : nil
+        if let hotAnswers, let changeCount,
+            let (kept, head) = hotAnswers.answer(for: request.target, changeCount: changeCount, now: Date())
+        {
+            memoryAnswers.add(1, ordering: .relaxed)
+            return send(kept, head: head, for: request, on: connection)
+        }
+        guard let (answer, head) = handler.storedAnswer(to: proxyRequest(for: request)) else { return nil }
+        if let changeCount, let kept = keep(answer, head: head, changeCount: changeCount, for: request.target) {
+            return send(kept, head: head, for: request, on: connection)
+        }
         let response: OpaquePointer?
         var stream: StoredBodyStream?
         var bodyBytes: Int64 = 0
@@ -511,6 +526,52 @@ public final class GatewayServer: Sendable {
         storeAnswers.add(1, ordering: .relaxed)
         request.storedHit = ConnectionRequest.StoredHit(url: answer.url.absoluteString, status: head.status,
                                                         source: answer.source, bodyBytes: bodyBytes, stream: stream)
+        return Self.queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
+    }
+
+    /// Keeps `answer` in memory (``HotAnswers``) when it may be: a fresh `200` that answers every plain
+    /// request for `target` alike, with a body the memory admits, which is then taken or read here.
+    private func keep(
+        _ answer: StoredAnswer, head: ProxyHandler.ClientHead, changeCount: UInt64, for target: String
+    ) -> HotAnswers.Kept? {
+        guard let hotAnswers, answer.source == .hit, head.status == 200, head.sendsBody, answer.answersEveryRequest
+        else { return nil }
+        let body: HeldBody
+        switch answer.body {
+        case .copied(let copied) where hotAnswers.admits(size: copied.count):
+            guard let memory = copied.take() else { return nil }
+            body = HeldBody(taking: memory, count: copied.count)
+        case .stored(let bodyID, let size) where hotAnswers.admits(size: Int(size)):
+            body = HeldBody(taking: malloc(max(1, Int(size))), count: Int(size))
+            guard let start = body.start,
+                (try? cache.store.copyBody(bodyID: bodyID, into: UnsafeMutableRawBufferPointer(start: start, count: body.count))) != nil
+            else { return nil }  // Damage and all else are left to the usual path.
+        default:
+            return nil
+        }
+        let kept = HotAnswers.Kept(
+            answer: answer, freshness: answer.freshness, head: head, body: body, changeCount: changeCount)
+        hotAnswers.keep(kept, for: target)
+        return kept
+    }
+
+    /// Sends a kept answer with `head`, its body straight from the kept memory, which the response
+    /// holds until the server has sent it.
+    private func send(
+        _ kept: HotAnswers.Kept, head: ProxyHandler.ClientHead, for request: ConnectionRequest,
+        on connection: OpaquePointer
+    ) -> MHD_Result {
+        let holder = Unmanaged.passRetained(kept.body).toOpaque()
+        let response = MHD_create_response_from_buffer_with_free_callback_cls(
+            kept.body.count, kept.body.start, { holder in
+                if let holder { Unmanaged<HeldBody>.fromOpaque(holder).release() }
+            }, holder)
+        if response == nil { Unmanaged<HeldBody>.fromOpaque(holder).release() }
+        cache.recordHit(of: kept.answer)
+        storeAnswers.add(1, ordering: .relaxed)
+        request.storedHit = ConnectionRequest.StoredHit(
+            url: kept.answer.url.absoluteString, status: head.status, source: kept.answer.source,
+            bodyBytes: Int64(kept.body.count), stream: nil)
         return Self.queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
     }
 

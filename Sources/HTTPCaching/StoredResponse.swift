@@ -159,7 +159,7 @@ public struct StoredResponse: Sendable, Hashable {
 
     /// ``correctedInitialAge`` of a response with `headers`, without making a stored response (whose
     /// cache directives are parsed when it is made).
-    private static func correctedInitialAge(headers: HTTPHeaders, requestTime: Date, responseTime: Date)
+    public static func correctedInitialAge(headers: HTTPHeaders, requestTime: Date, responseTime: Date)
         -> TimeInterval
     {
         let apparentAge = max(0, responseTime.timeIntervalSince(date(in: headers) ?? responseTime))

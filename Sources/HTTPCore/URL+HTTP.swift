@@ -22,6 +22,13 @@ extension URL {
         return components.url ?? absoluteURL
     }
 
+    /// The cache key (``cacheKey``) of the URL whose absolute text is `text`, as text; `nil` when
+    /// `text` does not parse. Text already in the key's form is its own key, without a `URL` parsed.
+    public static func cacheKeyText(ofAbsoluteString text: String) -> String? {
+        if isInCacheKeyForm(text) { return text }
+        return URL(string: text)?.cacheKey.absoluteString
+    }
+
     /// Whether `text` is already a cache key: `http` or `https` in lower case, a lower-case host
     /// without credentials or a default port, a path, no fragment. Checked on the bytes, because
     /// every load asks, and rebuilding the URL through `URLComponents` costs more than the lookup.

@@ -76,4 +76,23 @@ import WebCacheTestSupport
             #expect(bytes.withUnsafeBufferPointer { FontFamilies.names(inASCII: $0, shorthand: true) } != nil, "\(value)")
         }
     }
+
+    /// A use found in a stylesheet keeps its selector's hash; it must equal, and hash as, the use
+    /// a caller makes, and one whose selector is changed afterwards.
+    @Test func usesFoundInAStylesheetEqualThoseMadeByHand() throws {
+        // Given
+        let selector = ".c1-1, .c1-1 > .item:hover, #main .c1-1::after"
+        let css = "\(selector) { font: 400 1rem/1.5 \"Body\", Helvetica, sans-serif; }"
+        var scanner = CSSScanner(stylesheetURL: try #require(URL(string: "https://example.com/a.css")))
+        _ = scanner.feed(Array(css.utf8)) + scanner.finish()
+        // When
+        var changed = FontFamilyUse(family: "body", selector: "p")
+        changed.selector = selector
+        let made: Set = [FontFamilyUse(family: "body", selector: selector), changed,
+                         FontFamilyUse(family: "helvetica", selector: selector)]
+        // Then
+        #expect(scanner.usedFontFamilies == made)
+        #expect(scanner.usedFontFamilies.contains(changed))
+        #expect(!scanner.usedFontFamilies.contains(FontFamilyUse(family: "body", selector: nil)))
+    }
 }

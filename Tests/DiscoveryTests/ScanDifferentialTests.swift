@@ -115,6 +115,18 @@ import WebCacheTestSupport
     static func canonical(_ value: Any) -> String {
         if let string = value as? String { return String(reflecting: string) }
         if let url = value as? URL { return url.absoluteString }
+        if let use = value as? FontFamilyUse {
+            // Without the selector's hash, which is seeded anew in each process.
+            return "(family: \(canonical(use.family)), selector: \(canonical(use.selector as Any)))"
+        }
+        if let reference = value as? Reference {
+            // Rendered as when it stored its `URL`, which its text must parse back to.
+            let fields: [(String, Any)] = [
+                ("url", reference.url), ("kind", reference.kind), ("source", reference.source),
+                ("isRequisite", reference.isRequisite), ("condition", reference.condition as Any),
+            ]
+            return "(" + fields.map { "\($0.0): \(canonical($0.1))" }.joined(separator: ", ") + ")"
+        }
         let mirror = Mirror(reflecting: value)
         let children = mirror.children.map { ($0.label, canonical($0.value)) }
         switch mirror.displayStyle {

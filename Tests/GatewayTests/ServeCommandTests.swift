@@ -140,6 +140,7 @@ struct ServeCommandTests {
         (["--max-stale", "soon"], "'soon'"),
         (["--flush-hits", "often"], "'often'"),
         (["--log-flush", "2 days"], "'2 days'"),
+        (["--memory-cache", "lots"], "'lots'"),
     ])
     func badValuesAreUsageErrorsThatNameThem(options: [String], named: String) async throws {
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -112,6 +112,15 @@ struct CacheKeyTests {
         if isKey { #expect(try #require(URL(string: text)).cacheKey.absoluteString == text) }
     }
 
+    @Test(arguments: [
+        "http://example.com/", "https://a.b:8443/x?y", "HTTP://example.com/", "http://Example.com/a", "http://example.com",
+        "http://example.com:80/", "https://example.com:443/x", "http://u@example.com/", "http://example.com/a#f",
+        "http://[::1]:8080/x", "ftp://example.com/",
+    ])
+    func keysTextAsItsURLIsKeyed(text: String) throws {
+        #expect(URL.cacheKeyText(ofAbsoluteString: text) == (try #require(URL(string: text))).cacheKey.absoluteString)
+    }
+
     @Test func comparesOriginsWithDefaultPorts() throws {
         let plain = try #require(URL(string: "http://a.test/x"))
         #expect(plain.isSameOrigin(as: try #require(URL(string: "HTTP://A.test:80/y"))))

@@ -12,6 +12,8 @@ final class Connection {
     private var statements: [String: Statement] = [:]
     /// The statements of ``SQLQuery`` values, by their number.
     private var queryStatements: [Int: Statement] = [:]
+    /// The data version this connection last reported to ``CacheStore/changeCount()``.
+    var seenDataVersion: Int64?
     /// What SQLite's callbacks on this connection refer to, kept until it closes.
     private var callbackContexts: [AnyObject] = []
     /// SQLite's process-wide settings, applied once, before the first connection opens.

@@ -42,6 +42,8 @@ final class ReaderPool: Sendable {
             let connection = try Connection(path: path, flags: flags)
             connection.setBusyTimeout(milliseconds: busyTimeout)
             try connection.execute(sql: "PRAGMA query_only = ON")
+            // What ``CacheStore/changeCount()`` compares with: commits from now on count as changes.
+            connection.seenDataVersion = try connection.int64("PRAGMA data_version")
             lanes.append(Lane(connection))
         }
         self.lanes = lanes

@@ -44,6 +44,8 @@ public actor CacheStore {
     /// The log written by the writer's commits, which starts background checkpoints; `nil` when read-only.
     nonisolated let logGrowth: LogGrowth?
     nonisolated let accessLog = AccessLog()
+    /// What ``changeCount()`` returns: one more for every change a reader saw first.
+    nonisolated let changes = Atomic<UInt64>(0)
     /// Staging tokens are this store's random prefix and a counter: unique across processes, without
     /// reading the system's random source for every body.
     private nonisolated let stagingTokenPrefix = UUID().uuidString

@@ -144,15 +144,54 @@ enum FontFamilies {
 
 /// A font family that a declaration names, with the selector of the rule that holds it: a face is
 /// fetched when some element of the page matches such a rule (`nil` for a `style` attribute).
+///
+/// A rule's selector is often long (90 bytes in a typical stylesheet) and named with each family of
+/// its `font` shorthand, so a use keeps the selector's hash, computed once per declaration: a set
+/// of uses then hashes each selector once, not once per family and again at each growth.
 public struct FontFamilyUse: Sendable, Hashable {
     /// The family in lower case.
     public var family: String
     /// The selector of the style rule, or `nil` when the declaration applies to an element itself.
-    public var selector: String?
+    public var selector: String? {
+        get { storedSelector }
+        set {
+            storedSelector = newValue
+            selectorHash = Self.hash(of: newValue)
+        }
+    }
+
+    private var storedSelector: String?
+    /// ``selector``'s hash (``hash(of:)``).
+    private var selectorHash: Int
 
     /// Creates a use.
     public init(family: String, selector: String?) {
+        self.init(family: family, selector: selector, selectorHash: Self.hash(of: selector))
+    }
+
+    /// Creates a use whose selector's hash, ``hash(of:)``, is known.
+    init(family: String, selector: String?, selectorHash: Int) {
         self.family = family
-        self.selector = selector
+        self.storedSelector = selector
+        self.selectorHash = selectorHash
+    }
+
+    /// The hash of `selector` a use keeps, for ``init(family:selector:selectorHash:)``.
+    static func hash(of selector: String?) -> Int {
+        var hasher = Hasher()
+        hasher.combine(selector)
+        return hasher.finalize()
+    }
+
+    /// Whether both name the same family under the same selector.
+    public static func == (left: FontFamilyUse, right: FontFamilyUse) -> Bool {
+        left.selectorHash == right.selectorHash && left.family == right.family
+            && left.storedSelector == right.storedSelector
+    }
+
+    /// Hashes the family and the selector's kept hash.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(family)
+        hasher.combine(selectorHash)
     }
 }

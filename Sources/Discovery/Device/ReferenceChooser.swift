@@ -196,7 +196,7 @@ public struct ReferenceChooser: Sendable, Hashable {
         }
         return icons.indices.map { index in
             if index == usable.last { return .fetch(reason: "the icon a browser takes: the last usable rel=icon") }
-            let taken = usable.last.map { icons[$0].url.absoluteString } ?? "none"
+            let taken = usable.last.map { icons[$0].urlString } ?? "none"
             return .skip(reason: "a browser takes the last usable rel=icon, \(taken)")
         }
     }

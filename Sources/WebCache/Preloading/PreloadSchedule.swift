@@ -153,9 +153,9 @@ struct PreloadSchedule {
         if limits.mayShareConnection(item.url) { streams += 1 }
     }
 
-    /// Whether `url` was already seen (queued, running or done) in this run.
-    func hasSeen(_ url: URL) -> Bool {
-        seen.contains(URLKey(url))
+    /// Whether the URL whose absolute text is `text` was already seen (queued, running or done) in this run.
+    func hasSeen(_ text: String) -> Bool {
+        seen.contains(URLKey(text))
     }
 
     /// Marks a URL that will not be fetched (skipped or invalid) as seen, with the reason.
@@ -244,10 +244,9 @@ struct PreloadSchedule {
         !waiting.contains(key) && seen.contains(key)
     }
 
-    /// Records that `parent` references `url`.
-    mutating func recordReference(from parent: URL, to url: URL, kind: String) {
+    /// Records that `parent` references the URL whose absolute text is `text`.
+    mutating func recordReference(from parent: URL, to text: String, kind: String) {
         let parentKey = URLKey(parent)
-        let text = url.absoluteString
         guard referenceKeys[parentKey, default: []].insert(URLKey(text)).inserted else { return }
         references[parentKey, default: []].append((text, kind))
     }
@@ -307,9 +306,9 @@ struct PreloadSchedule {
         blockers[URLKey(document)] = nil
     }
 
-    /// Whether `url` is a page whose references were let go (``forget(pages:)``).
-    func isForgottenPage(_ url: URL) -> Bool {
-        isForgotten(URLKey(url))
+    /// Whether the URL whose absolute text is `text` is a page whose references were let go (``forget(pages:)``).
+    func isForgottenPage(_ text: String) -> Bool {
+        isForgotten(URLKey(text))
     }
 
     private func isForgotten(_ key: URLKey) -> Bool {

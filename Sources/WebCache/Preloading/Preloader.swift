@@ -208,7 +208,7 @@ struct Preloader: Sendable {
                 if decided.choice.fetches {
                     consider(reference, from: decided.origin, schedule: &schedule, report: &report, events: events)
                 } else if reference.isRequisite {
-                    let url = reference.url.cacheKey.absoluteString
+                    guard let url = URL.cacheKeyText(ofAbsoluteString: reference.urlString) else { continue }
                     skippedByDocument[decided.document, default: [:]][url] = PageSkip(
                         resourceURL: url, kind: reference.kind.rawValue, reason: decided.choice.reason)
                 }
@@ -398,14 +398,24 @@ struct Preloader: Sendable {
     ) {
         let parent = origin.item
         let base = origin.base
-        let url = reference.url.cacheKey
-        guard url.isHTTP else { return }
+        // Keyed by its text first: a reference to what the run has seen (most of them: the same
+        // images, scripts and stylesheets on every page) needs no Foundation `URL`.
+        guard let key = URL.cacheKeyText(ofAbsoluteString: reference.urlString) else { return }
+        if reference.kind == .link {
+            guard parent.isPage, parent.depth < options.depth, !schedule.hasSeen(key) else { return }
+        } else {
+            guard reference.isRequisite, options.includesRequisites else { return }
+            // Only HTTP URLs are seen, so this one is too.
+            if schedule.hasSeen(key) && !schedule.isForgottenPage(key) {
+                schedule.recordReference(from: parent.url, to: key, kind: reference.kind.rawValue)
+                return
+            }
+        }
+        guard let url = URL(string: key), url.isHTTP else { return }
         if reference.kind == .link {
             // Navigation: follow same-site links from pages while depth allows, within the same
             // host and address rules as requisites.
-            guard parent.isPage, parent.depth < options.depth, url.isSameSite(as: parent.url),
-                !schedule.hasSeen(url)
-            else { return }
+            guard url.isSameSite(as: parent.url) else { return }
             if let reason = refusal(of: url, fromPublicAddress: origin.fromPublicAddress) {
                 skip(url, reason: reason, schedule: &schedule, report: &report, events: events)
                 return
@@ -417,10 +427,9 @@ struct Preloader: Sendable {
             events(.discovered(url: url, kind: "page", in: base))
             return
         }
-        guard reference.isRequisite, options.includesRequisites else { return }
-        schedule.recordReference(from: parent.url, to: url, kind: reference.kind.rawValue)
-        if schedule.isForgottenPage(url) { recall(page: url, into: &schedule) }
-        guard !schedule.hasSeen(url) else { return }
+        schedule.recordReference(from: parent.url, to: key, kind: reference.kind.rawValue)
+        if schedule.isForgottenPage(key) { recall(page: url, into: &schedule) }
+        guard !schedule.hasSeen(key) else { return }
         // A URL that cannot be requested (a port past 65535, a host that cannot be) fails here, with
         // the reason, instead of in the transport.
         if let problem = HTTPURLCheck.problem(with: url) {
@@ -679,7 +688,7 @@ struct Preloader: Sendable {
         do {
             let edges = try loader.store.edges(forPage: url.absoluteString, partition: context.partition)
             // What this run found for it; an edge kept from an earlier run (media not sought now) is not.
-            let found = edges.filter { $0.kind != "page" && URL(string: $0.resourceURL).map(schedule.hasSeen) == true }
+            let found = edges.filter { $0.kind != "page" && schedule.hasSeen($0.resourceURL) }
             schedule.recall(page: url, found.map { ($0.resourceURL, $0.kind) })
         } catch {
             logger.warning("The recorded requisites of \(url.redactedForMessages) could not be read: \(error)")

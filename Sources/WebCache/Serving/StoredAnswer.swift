@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import HTTPCaching
 import HTTPCore
 
 /// A stored response that answers a request as it is stored, decided on the calling thread without
@@ -37,4 +38,46 @@ public struct StoredAnswer: Sendable {
     /// Whether a body found damaged is removed from the store (not under the cache-only policy,
     /// which leaves damage for verify and salvage, as the loader does).
     let discardsDamage: Bool
+}
+
+extension StoredAnswer {
+    /// When a stored answer stops being fresh and how old it is meanwhile, worked out once, for a
+    /// server that keeps the answer and serves it again (RFC 9111 §4.2.3).
+    public struct Freshness: Sendable {
+        /// The instant from which the stored response is no longer fresh by its stored lifetime.
+        public var freshUntil: Date
+        /// When the response was received.
+        public var responseTime: Date
+        /// Its age when it was received (`corrected_initial_age`).
+        public var ageWhenReceived: TimeInterval
+
+        /// Freshness that ends at `freshUntil`, for a response received at `responseTime` already
+        /// `ageWhenReceived` seconds old.
+        public init(freshUntil: Date, responseTime: Date, ageWhenReceived: TimeInterval) {
+            self.freshUntil = freshUntil
+            self.responseTime = responseTime
+            self.ageWhenReceived = ageWhenReceived
+        }
+
+        /// The age at `now` while the response is still fresh then, as the loader decides a lone fresh
+        /// variant; `nil` once it is not (or when the clock reads earlier than its receipt).
+        public func age(at now: Date) -> TimeInterval? {
+            guard freshUntil > now, now >= responseTime else { return nil }
+            return ageWhenReceived + now.timeIntervalSince(responseTime)
+        }
+    }
+
+    /// The stored response's freshness, for serving the answer again later.
+    public var freshness: Freshness {
+        Freshness(
+            freshUntil: entry.freshUntil, responseTime: entry.responseTime,
+            ageWhenReceived: StoredResponse.correctedInitialAge(
+                headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime))
+    }
+
+    /// Whether the same stored response answers every request for its URL, whatever else the request
+    /// holds: it has no `Vary` field, and is stored as the origin sent it (not decoded).
+    public var answersEveryRequest: Bool {
+        entry.varyKey.isEmpty && !entry.headers.contains("Vary") && entry.decodedFrom == nil
+    }
 }

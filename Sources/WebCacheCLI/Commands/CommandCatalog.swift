@@ -175,6 +175,9 @@ enum CommandCatalog {
             OptionSpec(names: ["--log-flush"], kind: .value(name: "duration"),
                        help: "The longest an access-log line waits to be written with others (e.g. 250ms); 0: none.",
                        defaultValue: "100ms"),
+            OptionSpec(names: ["--memory-cache"], kind: .value(name: "size"),
+                       help: "Keep fresh answers up to this many body bytes in memory (e.g. 256MiB); 0: none.",
+                       defaultValue: "64MiB"),
         ] + ServeAdmissionOptions.options + CommonOptions.store + CommonOptions.network + CommonOptions.identity
             + CommonOptions.logging
     )

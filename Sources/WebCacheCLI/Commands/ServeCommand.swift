@@ -55,6 +55,9 @@ enum ServeCommand {
         if let interval = try arguments.value("flush-hits", "duration", ValueParsers.duration) {
             configuration.hitFlushInterval = .milliseconds(Int64(interval * 1000))
         }
+        if let size = try arguments.value("memory-cache", "size", ValueParsers.byteSize) {
+            configuration.memoryCacheSize = Int(clamping: size)
+        }
         configuration.logger = try context.makeLogger()
         return configuration
     }
