@@ -522,6 +522,16 @@ public final class GatewayServer: Sendable {
                 size: UInt64(size), blockSize: CacheStore.chunkSize,
                 from: ResponseBodyContext(body, connection: connection, suspensions: suspensions))
         }
+        return queue(response, answering: request, with: answer, head: head, bodyBytes: bodyBytes, stream: stream,
+                     on: connection)
+    }
+
+    /// Queues `response`, the stored `answer` to `request` with `head`, records the hit, and notes what
+    /// to log once the response is over.
+    private func queue(
+        _ response: OpaquePointer?, answering request: ConnectionRequest, with answer: StoredAnswer,
+        head: ProxyHandler.ClientHead, bodyBytes: Int64, stream: StoredBodyStream?, on connection: OpaquePointer
+    ) -> MHD_Result {
         cache.recordHit(of: answer)
         storeAnswers.add(1, ordering: .relaxed)
         request.storedHit = ConnectionRequest.StoredHit(url: answer.url.absoluteString, status: head.status,
@@ -567,12 +577,8 @@ public final class GatewayServer: Sendable {
                 if let holder { Unmanaged<HeldBody>.fromOpaque(holder).release() }
             }, holder)
         if response == nil { Unmanaged<HeldBody>.fromOpaque(holder).release() }
-        cache.recordHit(of: kept.answer)
-        storeAnswers.add(1, ordering: .relaxed)
-        request.storedHit = ConnectionRequest.StoredHit(
-            url: kept.answer.url.absoluteString, status: head.status, source: kept.answer.source,
-            bodyBytes: Int64(kept.body.count), stream: nil)
-        return Self.queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
+        return queue(response, answering: request, with: kept.answer, head: head, bodyBytes: Int64(kept.body.count),
+                     stream: nil, on: connection)
     }
 
     /// Logs a request answered from the store once its response is over: `sent` when all of it was.
