@@ -5,11 +5,31 @@
 /// are never kept (no name in the filter is like that).
 struct AttributeNames: Sendable {
     /// An attribute name being read: its first 16 bytes packed little-endian, and its length.
-    struct Key: Sendable {
+    struct Key: Sendable, Equatable {
         var low: UInt64 = 0
         var high: UInt64 = 0
         /// The bytes read, up to ``AttributeNames/maximumLength`` + 1 (which matches nothing).
         var length = 0
+
+        /// An empty key, to append to.
+        init() {}
+
+        /// The key of `name`, taken as it is (a kept name is in lower case).
+        @inline(__always)
+        init(_ name: String) {
+            for byte in name.utf8 { append(byte) }
+        }
+
+        /// Whether the name starts with the bytes of `prefix`.
+        func starts(with prefix: Key) -> Bool {
+            guard prefix.length <= length, prefix.length <= AttributeNames.maximumLength else { return false }
+            return low & Self.mask(prefix.length) == prefix.low && high & Self.mask(prefix.length - 8) == prefix.high
+        }
+
+        /// The bits of a word that hold its first `count` bytes.
+        private static func mask(_ count: Int) -> UInt64 {
+            count <= 0 ? 0 : count >= 8 ? .max : (1 << (8 * UInt64(count))) - 1
+        }
 
         /// Adds a byte, already lower-cased; a byte no kept name has (NUL, non-ASCII) spoils the key.
         @inline(__always)
@@ -44,8 +64,7 @@ struct AttributeNames: Sendable {
     init(_ names: Set<String>) {
         slots = Array(repeating: nil, count: Self.slotCount)
         for name in names {
-            var key = Key()
-            for byte in name.utf8 { key.append(byte) }
+            let key = Key(name)
             precondition(key.length == name.utf8.count, "Attribute name '\(name)' cannot be kept.")
             var index = Self.slot(for: key)
             while slots[index] != nil { index = (index + 1) % Self.slotCount }

@@ -62,53 +62,58 @@ extension HTMLScanner {
     private mutating func handleHTMLStartTag(_ tag: HTMLTag) {
         var tag = tag
         // "image" is an ancient alias the tree builder turns into "img".
-        if tag.name == "image" { tag.name = "img" }
-        let name = tag.name
-        switch name {
-        case "svg", "math":
+        if tag.element == .image {
+            tag.name = "img"
+            tag.element = .img
+        }
+        let element = tag.element
+        switch element {
+        case .svg, .math:
             handleForeignStartTag(tag)
             return
-        case "base":
+        case .base:
             if !isInert, let href = tag["href"] { setBase(href) }
-        case "img":
+        case .img:
             handleImage(tag)
-        case "picture", "video", "audio":
-            if name == "video" { report(tag, "poster", .image) }
-            if name != "picture" { report(tag, "src", .media) }
-            if name == "picture" { flushPicture() }
-            openMediaContainer(name)
-        case "source":
+        case .picture, .video, .audio:
+            if element == .video { report(tag, "poster", .image) }
+            if element != .picture { report(tag, "src", .media) }
+            if element == .picture { flushPicture() }
+            openMediaContainer(element)
+        case .source:
             switch currentMediaContainer {
-            case "picture": holdPictureSource(tag)
-            case "video", "audio": report(tag, "src", .media)
+            case .picture: holdPictureSource(tag)
+            case .video, .audio: report(tag, "src", .media)
             default: break
             }
-        case "track":
-            if currentMediaContainer == "video" || currentMediaContainer == "audio" { report(tag, "src", .media) }
-        case "link":
+        case .track:
+            if currentMediaContainer == .video || currentMediaContainer == .audio { report(tag, "src", .media) }
+        case .link:
             handleLink(tag)
-        case "script":
+        case .script:
             handleScript(tag)
-        case "input":
+        case .input:
             if tag["type"].map(Self.normalized) == "image" { report(tag, "src", .image) }
-        case "object":
+        case .object:
             report(tag, "data", .embed)
-        case "embed":
+        case .embed:
             report(tag, "src", .embed)
-        case "iframe", "frame":
+        case .iframe, .frame:
             report(tag, "src", .document)
-        case "body", "table", "td", "th":
+        case .body, .table, .td, .th:
             report(tag, "background", .image)
-        case "a", "area":
+        case .a, .area:
             report(tag, "href", .link)
-        case "template":
+        case .template:
             enterTemplate()
         default:
             break
         }
-        scanStyleAttribute(tag["style"], element: name)
-        if options.includesLazyLoadingHints { reportLazyLoadingHints(tag) }
-        if name != "template" { startElement(tag) }
+        if !tag.attributes.isEmpty {
+            scanStyleAttribute(tag["style"], element: tag.name)
+            if options.includesLazyLoadingHints { reportLazyLoadingHints(tag) }
+        }
+        if element != .template { startElement(tag) }
         switchContentModel(after: tag)
     }
 
@@ -117,7 +122,7 @@ extension HTMLScanner {
     /// `<img>`: alone, its `src` and `srcset` are one choice; in a `<picture>`, the choice takes in
     /// the `<source>` elements held so far, reported now with it.
     private mutating func handleImage(_ tag: HTMLTag) {
-        let inPicture = currentMediaContainer == "picture"
+        let inPicture = currentMediaContainer == .picture
         let own = ImageSourceSet.Alternative(
             candidates: Self.candidates(tag, "srcset"), sizes: tag["sizes"], fallback: tag["src"])
         guard (inPicture && !pictureSources.isEmpty) || tag["srcset"] != nil else {
@@ -186,19 +191,17 @@ extension HTMLScanner {
 
     /// Switches the tokenizer for elements whose content is not markup.
     private mutating func switchContentModel(after tag: HTMLTag) {
-        // A `switch` of a few string comparisons, cheaper than hashing every tag's name into a set.
-        let name = tag.name
-        switch name {
-        case "style":
+        switch tag.element {
+        case .style:
             startStyle(foreignDepth: nil, media: tag["media"])
-            switchTokenizerToRawText(name)
-        case "script":
+            switchTokenizerToRawText(tag.name)
+        case .script:
             switchTokenizerToScriptData()
-        case "xmp", "iframe", "noembed", "noframes", "textarea", "title":
-            switchTokenizerToRawText(name)
-        case "noscript" where !options.scansNoscript:
-            switchTokenizerToRawText(name)
-        case "plaintext":
+        case .xmp, .iframe, .noembed, .noframes, .textarea, .title:
+            switchTokenizerToRawText(tag.name)
+        case .noscript where !options.scansNoscript:
+            switchTokenizerToRawText(tag.name)
+        case .plaintext:
             switchTokenizerToPlaintext()
         default:
             break
@@ -268,8 +271,11 @@ extension HTMLScanner {
         }
     }
 
+    /// The start of the names of lazy-loading attributes.
+    private static let dataPrefix = AttributeNames.Key("data-")
+
     private mutating func reportLazyLoadingHints(_ tag: HTMLTag) {
-        guard tag.attributes.keys.contains(where: { $0.utf8.starts(with: "data-".utf8) }) else { return }
+        guard tag.attributes.containsName(startingWith: Self.dataPrefix) else { return }
         report(tag, "data-src", .image)
         report(tag, "data-lazy-src", .image)
         report(tag, "data-original", .image)
@@ -314,19 +320,19 @@ extension HTMLScanner {
 
     // MARK: - End tags
 
-    mutating func handleEndTag(_ name: String) {
+    mutating func handleEndTag(_ name: String, _ element: ElementName) {
         endElement(name)
         if popForeign(named: name) { return }
         if isInForeignContent {
             guard Self.foreignClosingEndTags.contains(name) else { return }
             popForeign(toCount: 0)
         }
-        switch name {
-        case "template": leaveTemplate()
-        case "picture", "video", "audio":
-            if name == "picture" { flushPicture() }
-            closeMediaContainer(name)
-        case "style": finishStyle()
+        switch element {
+        case .template: leaveTemplate()
+        case .picture, .video, .audio:
+            if element == .picture { flushPicture() }
+            closeMediaContainer(element)
+        case .style: finishStyle()
         default: break
         }
     }

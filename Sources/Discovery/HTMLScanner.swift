@@ -93,7 +93,7 @@ public struct HTMLScanner: Sendable {
     private var hasBase = false
     private var templateDepth = 0
     private var foreignElements: [ForeignElement] = []
-    private var mediaContainers: [String] = []
+    private var mediaContainers: [ElementName] = []
     private var style: StyleBlock?
     /// The `<source>` alternatives of the open `<picture>`, and the references they hold, reported
     /// with the `<img>` that ends the choice (or at `</picture>`).
@@ -174,7 +174,7 @@ public struct HTMLScanner: Sendable {
             drainText()
             switch token {
             case .startTag(let tag): handleStartTag(tag)
-            case .endTag(let name): handleEndTag(name)
+            case .endTag(let name, let element): handleEndTag(name, element)
             }
         }
         drainText()
@@ -391,13 +391,13 @@ public struct HTMLScanner: Sendable {
     mutating func leaveTemplate() { templateDepth = max(0, templateDepth - 1) }
 
     /// The innermost open `picture`, `video` or `audio`.
-    var currentMediaContainer: String? { mediaContainers.last }
+    var currentMediaContainer: ElementName? { mediaContainers.last }
 
-    mutating func openMediaContainer(_ name: String) {
+    mutating func openMediaContainer(_ name: ElementName) {
         if mediaContainers.count < 64 { mediaContainers.append(name) }
     }
 
-    mutating func closeMediaContainer(_ name: String) {
+    mutating func closeMediaContainer(_ name: ElementName) {
         if let index = mediaContainers.lastIndex(of: name) { mediaContainers.removeSubrange(index...) }
     }
 

@@ -20,7 +20,8 @@ struct HTMLTokenizer: Sendable {
     /// A complete tag.
     enum Token: Sendable, Equatable {
         case startTag(HTMLTag)
-        case endTag(String)
+        /// An end tag's name and the element it names.
+        case endTag(String, ElementName)
     }
 
     /// Tag names longer than this many UTF-8 bytes are truncated, so they match nothing.
@@ -56,7 +57,7 @@ struct HTMLTokenizer: Sendable {
     private var tagNameContinues = false
     private var isEndTag = false
     private var isSelfClosing = false
-    private var attributes: [String: String] = [:]
+    private var attributes = TagAttributes()
     /// The kept attributes the tag has had so far, by their slot in ``attributeFilter``.
     private var seenAttributes = AttributeNames.SlotSet()
     private var attributeName = AttributeNames.Key()
@@ -403,7 +404,7 @@ struct HTMLTokenizer: Sendable {
         isSelfClosing = false
         hasAttribute = false
         seenAttributes = AttributeNames.SlotSet()
-        if !attributes.isEmpty { attributes = [:] }
+        if !attributes.isEmpty { attributes = TagAttributes() }
     }
 
     private mutating func startAttribute() {
@@ -448,18 +449,19 @@ struct HTMLTokenizer: Sendable {
         guard let slot = keptAttribute ?? attributeFilter.slot(of: attributeName), !attributeValueOverflowed,
             seenAttributes.insert(slot)
         else { return }
-        // One allocation for a tag's attributes rather than a growth at the 2nd, 3rd and 5th.
-        if attributes.isEmpty { attributes = Dictionary(minimumCapacity: 6) }
-        attributes[attributeFilter.name(atSlot: slot)] = CharacterReferences.decodeAttributeValue(attributeValue)
+        attributes.append(TagAttributes.Attribute(
+            key: attributeName, name: attributeFilter.name(atSlot: slot),
+            value: CharacterReferences.decodeAttributeValue(attributeValue)))
     }
 
     private mutating func emitTag() -> Token {
         finishAttribute()
         state = .data
         let name = String(decoding: tagName, as: UTF8.self)
-        if isEndTag { return .endTag(name) }
-        let tag = HTMLTag(name: name, isSelfClosing: isSelfClosing, attributes: attributes)
-        attributes = [:]
+        let element = tagName.withUnsafeBufferPointer { ElementName($0) }
+        if isEndTag { return .endTag(name, element) }
+        let tag = HTMLTag(name: name, element: element, isSelfClosing: isSelfClosing, attributes: attributes)
+        attributes = TagAttributes()
         return .startTag(tag)
     }
 
@@ -683,10 +685,12 @@ struct HTMLTokenizer: Sendable {
 struct HTMLTag: Sendable, Equatable {
     /// The tag name in ASCII lower case.
     var name: String
+    /// The element ``name`` names, if the scanner acts on it.
+    var element: ElementName
     /// Whether the tag ended with `/>`.
     var isSelfClosing: Bool
-    /// Kept attributes by lower-case name.
-    var attributes: [String: String]
+    /// The kept attributes.
+    var attributes: TagAttributes
 
     subscript(_ name: String) -> String? { attributes[name] }
 }

@@ -127,6 +127,15 @@ import WebCacheTestSupport
             ]
             return "(" + fields.map { "\($0.0): \(canonical($0.1))" }.joined(separator: ", ") + ")"
         }
+        if let element = value as? DocumentTree.Element {
+            // Rendered as when it stored its attributes in a dictionary.
+            let fields: [(String, Any)] = [
+                ("name", element.name), ("id", element.id as Any), ("classes", element.classes),
+                ("attributes", element.attributes), ("parent", element.parent as Any), ("children", element.children),
+                ("position", element.position),
+            ]
+            return "(" + fields.map { "\($0.0): \(canonical($0.1))" }.joined(separator: ", ") + ")"
+        }
         let mirror = Mirror(reflecting: value)
         let children = mirror.children.map { ($0.label, canonical($0.value)) }
         switch mirror.displayStyle {

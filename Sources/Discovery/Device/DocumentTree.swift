@@ -15,7 +15,9 @@ public struct DocumentTree: Sendable {
         /// The `class` attribute's classes.
         public var classes: [String]
         /// The attributes the scanner keeps, by lower-case name.
-        public var attributes: [String: String]
+        public var attributes: [String: String] { kept.dictionary }
+        /// The attributes the scanner keeps, as the tag had them.
+        var kept: TagAttributes
         /// The parent's index; `nil` for the root.
         public var parent: Int?
         /// The children's indices, in order.
@@ -43,7 +45,7 @@ public struct DocumentTree: Sendable {
     /// An empty document: just the root.
     public init(knownAttributes: Set<String>) {
         self.knownAttributes = knownAttributes
-        elements = [Element(name: "html", id: nil, classes: [], attributes: [:], parent: nil)]
+        elements = [Element(name: "html", id: nil, classes: [], kept: TagAttributes(), parent: nil)]
         elementsByName["html"] = [0]
     }
 
@@ -74,7 +76,7 @@ public struct DocumentTree: Sendable {
     ]
 
     /// Adds the element a start tag opens.
-    mutating func startElement(_ name: String, attributes: [String: String], selfClosing: Bool) {
+    mutating func startElement(_ name: String, attributes: TagAttributes, selfClosing: Bool) {
         switch name {
         case "html":
             merge(attributes, into: 0)
@@ -96,11 +98,11 @@ public struct DocumentTree: Sendable {
         }
         if body == nil {
             if Self.headElements.contains(name) {
-                if head == nil { head = append("head", [:], under: 0) }
+                if head == nil { head = append("head", TagAttributes(), under: 0) }
                 if open.count < 2 { open = [0, head!] }
             } else {
-                if head == nil { head = append("head", [:], under: 0) }
-                body = append("body", [:], under: 0)
+                if head == nil { head = append("head", TagAttributes(), under: 0) }
+                body = append("body", TagAttributes(), under: 0)
                 open = [0, body!]
             }
         }
@@ -112,8 +114,8 @@ public struct DocumentTree: Sendable {
 
     /// Ends the document: a page without body content still has its `<head>` and `<body>`.
     mutating func finish() {
-        if head == nil { head = append("head", [:], under: 0) }
-        if body == nil { body = append("body", [:], under: 0) }
+        if head == nil { head = append("head", TagAttributes(), under: 0) }
+        if body == nil { body = append("body", TagAttributes(), under: 0) }
         open = [0]
     }
 
@@ -141,10 +143,10 @@ public struct DocumentTree: Sendable {
         }
     }
 
-    private mutating func merge(_ attributes: [String: String], into index: Int) {
-        for (name, value) in attributes where elements[index].attributes[name] == nil {
-            elements[index].attributes[name] = value
-            register(name, value, of: index)
+    private mutating func merge(_ attributes: TagAttributes, into index: Int) {
+        for attribute in attributes.list where elements[index].kept[attribute.key] == nil {
+            elements[index].kept.append(attribute)
+            register(attribute.name, attribute.value, of: index)
         }
     }
 
@@ -161,24 +163,27 @@ public struct DocumentTree: Sendable {
     }
 
     @discardableResult
-    private mutating func append(_ name: String, _ attributes: [String: String], under parent: Int) -> Int {
+    private mutating func append(_ name: String, _ attributes: TagAttributes, under parent: Int) -> Int {
         guard elements.count < Self.maximumElements else {
             isTruncated = true
             return -1
         }
         let index = elements.count
         // A new element takes the attributes as they are: none is there to keep.
-        var element = Element(name: name, id: nil, classes: [], attributes: attributes, parent: parent)
+        var element = Element(name: name, id: nil, classes: [], kept: attributes, parent: parent)
         element.position = elements[parent].children.count
         elements.append(element)
         elements[parent].children.append(index)
         elementsByName[name, default: []].append(index)
         if !attributes.isEmpty {
-            if let id = attributes["id"] { register("id", id, of: index) }
-            if let classes = attributes["class"] { register("class", classes, of: index) }
+            if let id = attributes[Self.idKey] { register("id", id, of: index) }
+            if let classes = attributes[Self.classKey] { register("class", classes, of: index) }
         }
         return index
     }
+
+    private static let idKey = AttributeNames.Key("id")
+    private static let classKey = AttributeNames.Key("class")
 
     private static func classes(in value: String) -> [String] {
         value.split(whereSeparator: { " \t\n\r\u{0C}".contains($0) }).map(String.init)

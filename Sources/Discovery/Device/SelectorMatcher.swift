@@ -76,7 +76,7 @@ enum SelectorMatcher {
         case .className(let name):
             return Truth(element.classes.contains(name))
         case .attribute(let name, let match, let value, let caseInsensitive):
-            guard let actual = element.attributes[name] else {
+            guard let actual = element.kept[name] else {
                 return tree.knownAttributes.contains(name) ? .false : .unknown
             }
             return Truth(attribute(actual, match, value, caseInsensitive: caseInsensitive))
@@ -93,7 +93,7 @@ enum SelectorMatcher {
         case .anchor(let anchor):
             return Truth(index == anchor)
         case .link:
-            return Truth(["a", "area"].contains(element.name) && element.attributes["href"] != nil)
+            return Truth(["a", "area"].contains(element.name) && element.kept["href"] != nil)
         case .pseudoElement:
             return .true
         case .undecided:

@@ -1,0 +1,65 @@
+/// The element names the scanner acts on, told apart by the tokenizer from a tag name's bytes so
+/// that the scanner switches on a number instead of comparing the name with each string in turn.
+///
+/// A raw value is the name's bytes packed little-endian into a word (names of up to 8 bytes);
+/// `plaintext`, the one longer name, has a value no packed name has (a zero byte below a non-zero
+/// one: a name with a NUL byte is none of these, and the tokenizer turns NUL into U+FFFD anyway).
+enum ElementName: UInt64, Sendable, CaseIterable {
+    /// Any other name.
+    case other = 0
+    case plaintext = 0x100
+    case a = 0x61
+    case area = 0x61657261
+    case audio = 0x6f69647561
+    case base = 0x65736162
+    case body = 0x79646f62
+    case embed = 0x6465626d65
+    case frame = 0x656d617266
+    case head = 0x64616568
+    case html = 0x6c6d7468
+    case iframe = 0x656d61726669
+    case image = 0x6567616d69
+    case img = 0x676d69
+    case input = 0x7475706e69
+    case link = 0x6b6e696c
+    case math = 0x6874616d
+    case noembed = 0x6465626d656f6e
+    case noframes = 0x73656d6172666f6e
+    case noscript = 0x7470697263736f6e
+    case object = 0x7463656a626f
+    case picture = 0x65727574636970
+    case script = 0x747069726373
+    case source = 0x656372756f73
+    case style = 0x656c797473
+    case svg = 0x677673
+    case table = 0x656c626174
+    case td = 0x6474
+    case template = 0x6574616c706d6574
+    case textarea = 0x6165726174786574
+    case th = 0x6874
+    case title = 0x656c746974
+    case track = 0x6b63617274
+    case video = 0x6f65646976
+    case xmp = 0x706d78
+
+    /// The element a tag name in ASCII lower case (as UTF-8) names.
+    init(_ name: UnsafeBufferPointer<UInt8>) {
+        guard name.count <= 8 else {
+            self = Self.equals(name, "plaintext") ? .plaintext : .other
+            return
+        }
+        var packed: UInt64 = 0
+        for (offset, byte) in name.enumerated() {
+            guard byte != 0 else {
+                self = .other
+                return
+            }
+            packed |= UInt64(byte) << (8 * UInt64(offset))
+        }
+        self = ElementName(rawValue: packed) ?? .other
+    }
+
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        bytes.count == word.utf8CodeUnitCount && bytes.elementsEqual(UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
+    }
+}
