@@ -24,8 +24,14 @@ struct CSSRuleContext: Sendable {
         case media(String), style(String), fontFace, keyframes, other
     }
 
-    /// The UTF-8 of the current prelude or declaration.
+    /// The UTF-8 of the current prelude or declaration, as far as it is copied: the part read from
+    /// earlier pieces of input or already needed whole.
     private var text: [UInt8] = []
+    /// The rest of the current prelude or declaration, not copied: this range of the piece of
+    /// input being tokenized. The tokenizer copies it (``flush(_:)``) before the context reads
+    /// ``text`` and at the end of each piece, so that only a declaration that ends where it started
+    /// is read in place (``endDeclaration(in:into:)``).
+    private var pending = 0..<0
     private var textOverflowed = false
     private var blocks: [Block] = []
     private var held: [CSSTokenizer.Found] = []
@@ -66,9 +72,34 @@ struct CSSRuleContext: Sendable {
 
     // MARK: - Input from the tokenizer
 
-    /// Appends `bytes[range]` to the text, as far as ``maximumTextLength`` allows.
+    /// Adds `bytes[range]` to the text, as far as ``maximumTextLength`` allows: as the pending
+    /// range when it follows it in `bytes`, the piece of input being tokenized.
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
         guard !range.isEmpty else { return }
+        if !textOverflowed, text.count + pending.count + range.count <= Self.maximumTextLength {
+            if pending.isEmpty {
+                pending = range
+                return
+            }
+            if pending.upperBound == range.lowerBound {
+                pending = pending.lowerBound..<range.upperBound
+                return
+            }
+        }
+        flush(bytes)
+        copy(bytes, range)
+    }
+
+    /// Copies the pending range of `bytes` to the text, before the context reads it or `bytes` goes.
+    mutating func flush(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard !pending.isEmpty else { return }
+        let range = pending
+        pending = 0..<0
+        copy(bytes, range)
+    }
+
+    /// Appends `bytes[range]` to the copied text, as far as ``maximumTextLength`` allows.
+    private mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
         let room = Self.maximumTextLength - text.count
         if range.count > room { textOverflowed = true }
         guard room > 0 else { return }
@@ -78,7 +109,11 @@ struct CSSRuleContext: Sendable {
 
     /// Takes back the `/` that turned out to start a comment.
     mutating func dropLastByte() {
-        if !textOverflowed, !text.isEmpty { text.removeLast() }
+        if !pending.isEmpty {
+            pending = pending.lowerBound..<(pending.upperBound - 1)
+        } else if !textOverflowed, !text.isEmpty {
+            text.removeLast()
+        }
     }
 
     /// Holds a URL until its declaration ends; references found in a `@font-face` until the rule ends.
@@ -89,7 +124,7 @@ struct CSSRuleContext: Sendable {
         if item.construct == .importRule {
             // Browsers fetch an imported stylesheet whatever its media, which then holds for its rules.
             item.condition = Reference.Condition(media: media, isStylesheet: true)
-            importTextStart = text.count
+            importTextStart = text.count + pending.count
         } else if !media.isEmpty || selector != nil {
             item.condition = Reference.Condition(media: media, selector: selector)
         }
@@ -98,7 +133,7 @@ struct CSSRuleContext: Sendable {
     }
 
     mutating func openImageSet() {
-        imageSet = (text.count, held.count)
+        imageSet = (text.count + pending.count, held.count)
     }
 
     mutating func closeImageSet() {
@@ -118,6 +153,21 @@ struct CSSRuleContext: Sendable {
             condition.image = .imageSet(candidates, option: withURLs[offset])
             held[heldIndex].condition = condition
         }
+    }
+
+    /// A `;` in `bytes`, the piece of input being tokenized, the declaration's text pending in it:
+    /// ``endDeclaration(into:)``, with a declaration of a property that says nothing of fonts or
+    /// images (most of them) read in place, without copying it.
+    mutating func endDeclaration(in bytes: UnsafeBufferPointer<UInt8>, into found: inout [CSSTokenizer.Found]) {
+        if text.isEmpty, !pending.isEmpty, !textOverflowed, importTextStart == nil, bytes[pending.upperBound - 1] < 0x80,
+            (Self.namedProperty(UnsafeBufferPointer(rebasing: bytes[pending]))?.0 ?? .other) == .other
+        {
+            release(into: &found)
+            resetText()
+            return
+        }
+        flush(bytes)
+        endDeclaration(into: &found)
     }
 
     /// A `;`: the end of a declaration or of a statement at-rule such as `@import`.
@@ -145,9 +195,12 @@ struct CSSRuleContext: Sendable {
         let block: Block
         if let prelude {
             // Only at-rules are told apart by name; a style rule's selector keeps its case.
-            let lowered = prelude.hasPrefix("@") ? prelude.lowercased() : ""
+            let isAtRule = prelude.utf8.first == UInt8(ascii: "@")
+            let lowered = isAtRule ? prelude.lowercased() : ""
             if case .keyframes? = blocks.last {
                 block = .other
+            } else if !isAtRule {
+                block = .style(Self.nested(prelude, in: currentSelector))
             } else if lowered.hasPrefix("@media") {
                 block = .media(Self.trimmedOfSpaces(prelude.dropFirst(6)))
             } else if lowered.hasPrefix("@font-face") {
@@ -156,10 +209,8 @@ struct CSSRuleContext: Sendable {
                 faceSources = []
             } else if lowered.hasPrefix("@keyframes") || lowered.hasPrefix("@-webkit-keyframes") {
                 block = .keyframes
-            } else if lowered.hasPrefix("@") {
-                block = .other
             } else {
-                block = .style(Self.nested(prelude, in: currentSelector))
+                block = .other
             }
         } else {
             block = .other
@@ -239,7 +290,8 @@ struct CSSRuleContext: Sendable {
     }
 
     private mutating func resetText() {
-        text.removeAll(keepingCapacity: true)
+        if !text.isEmpty { text.removeAll(keepingCapacity: true) }
+        pending = 0..<0
         textOverflowed = false
     }
 
@@ -285,14 +337,17 @@ struct CSSRuleContext: Sendable {
             return readDeclaration(declaration, property: DeclaredProperty(declaration[..<colon]), colon: colon)
         }
         // The property name is found and compared in place; most declarations end here.
-        let named: (DeclaredProperty, Int)? = text.withUnsafeBufferPointer { buffer in
-            guard let colon = ByteSearch.first(UInt8(ascii: ":"), in: buffer, from: 0, to: buffer.count - 1) else {
-                return nil
-            }
-            return (DeclaredProperty(UnsafeBufferPointer(rebasing: buffer[..<colon])), colon)
-        }
+        let named = text.withUnsafeBufferPointer(Self.namedProperty)
         guard let (property, colon) = named, property != .other else { return nil }
         return readDeclaration(text[..<(text.count - 1)], property: property, colon: colon)
+    }
+
+    /// The property of `declaration`, whose last byte (the `;` or `}` that ends it) is ASCII, with
+    /// where its colon is; `nil` when it has no colon.
+    private static func namedProperty(_ declaration: UnsafeBufferPointer<UInt8>) -> (DeclaredProperty, Int)? {
+        guard let colon = ByteSearch.first(UInt8(ascii: ":"), in: declaration, from: 0, to: declaration.count - 1)
+        else { return nil }
+        return (DeclaredProperty(UnsafeBufferPointer(rebasing: declaration[..<colon])), colon)
     }
 
     /// ``readDeclaration()`` of `declaration` (without its last character), whose property is

@@ -93,6 +93,8 @@ struct CSSTokenizer: Sendable {
         @inline(__always) func isIn(_ byte: UInt8, _ byteClass: ByteClass) -> Bool {
             classes[Int(byte)] & byteClass.rawValue != 0
         }
+        // The context keeps no range of a piece it is not given.
+        defer { context.flush(bytes) }
         let count = bytes.count
         var index = 0
         var textStart = 0
@@ -147,6 +149,14 @@ struct CSSTokenizer: Sendable {
             } else if isIn(byte, .readByContext) {
                 context.append(bytes, textStart..<(index + 1))
                 textStart = index + 1
+                if state == .normal && byte == UInt8(ascii: ";") {
+                    // What normal(_:) does for `;`, the declaration read where it is.
+                    pendingRule = .none
+                    context.endDeclaration(in: bytes, into: &found)
+                    index += 1
+                    continue
+                }
+                context.flush(bytes)
             }
             step(byte)
             index += 1

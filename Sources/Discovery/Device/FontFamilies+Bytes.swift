@@ -146,6 +146,15 @@ private struct FamilyReader {
         }
     }
 
+    /// Whether the words in `range` are a generic family or a CSS-wide keyword, as
+    /// ``FontFamilies/isGeneric(_:)`` says of their text, compared in place: none has a space.
+    private func isGeneric(_ range: Range<Int>) -> Bool {
+        let words = UnsafeBufferPointer(rebasing: bytes[range])
+        return FontFamilies.genericWords.contains { word in
+            word.utf8CodeUnitCount == words.count && CSSTokenizer.equalsLowercased(words, word)
+        }
+    }
+
     /// A number, percentage, dimension or size keyword: in a shorthand's first part the families
     /// start after it; elsewhere no family has one.
     private mutating func size() {
@@ -168,8 +177,7 @@ private struct FamilyReader {
         case .string:
             names.append(text(family, joiningWords: false))
         case .words where !family.isEmpty:
-            let name = text(family, joiningWords: true)
-            if !FontFamilies.isGeneric(name) { names.append(name) }
+            if !isGeneric(family) { names.append(text(family, joiningWords: true)) }
         default:
             break
         }

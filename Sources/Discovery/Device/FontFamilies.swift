@@ -1,11 +1,12 @@
 /// Font family names and `@font-face` sources as CSS Fonts Level 4 writes them.
 enum FontFamilies {
-    /// The generic families (§2.1.1), which no `@font-face` defines.
-    private static let generic: Set<String> = [
+    /// The generic families (§2.1.1), which no `@font-face` defines, and the CSS-wide keywords.
+    static let genericWords: [StaticString] = [
         "serif", "sans-serif", "cursive", "fantasy", "monospace", "system-ui", "emoji", "math", "fangsong",
         "ui-serif", "ui-sans-serif", "ui-monospace", "ui-rounded", "inherit", "initial", "unset", "revert",
         "revert-layer", "-apple-system", "blinkmacsystemfont",
     ]
+    private static let generic = Set(genericWords.map(\.description))
 
     /// The families of a `font-family` value (§2.1): strings, and runs of identifiers joined by a
     /// space, in lower case; generic families left out.
