@@ -156,7 +156,13 @@ struct CSSTokenizer: Sendable {
                     index += 1
                     continue
                 }
-                context.flush(bytes)
+                // The context reads its text at the end of a declaration, a prelude, a block or
+                // an `image-set()`; it only counts it at a parenthesis or a quote.
+                if byte == UInt8(ascii: ";") || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "}")
+                    || (byte == UInt8(ascii: ")") && parentheses.last == .imageSet)
+                {
+                    context.flush(bytes)
+                }
             }
             step(byte)
             index += 1

@@ -57,6 +57,68 @@ private let d = "https://example.com/dir/"
         (".é{background:url(é.png)}", ["image https://cdn.example.com/css/%C3%A9.png"]),
     ]
 
+    /// The CSS rule context reads a declaration that ends where it started in place and copies
+    /// the rest (a declaration or prelude cut by a chunk's end, one with a comment, one it reads
+    /// for fonts, images or `image-set()`); the whole result, conditions and font uses included,
+    /// must not depend on where the chunks end.
+    static let cssContextCases = [
+        "@import url(\"a.css\") screen and (min-width: 1px);@import 'b.css' print;"
+            + ".a > b, #c::after { color: red; margin: 0 auto; border: 1px solid rgba(0, 0, 0, .1);"
+            + " font: 400 1rem/1.5 \"Body One\", Helvetica Neue, sans-serif; background: url(a.png) no-repeat }"
+            + "@media (min-width: 700px) { .d { padding/**/: 1px; background-image: image-set(\"d.png\" 1x, "
+            + "url(d2.png) 2x); } .d { background-image: url(e.png) } }"
+            + "@font-face { font-family: \"Body One\"; src: url(f.woff2) format(\"woff2\"), local(x); }"
+            + ".e{font-family:Body One,serif;--x:\"y\";color:blue}",
+    ]
+
+    @Test(arguments: cssContextCases)
+    func cssContextSplitAnywhereGivesTheWholeResult(_ css: String) {
+        let document = ScanCorpus.Document(name: "case", bytes: Array(css.utf8), charset: "utf-8")
+        let whole = ScanDifferentialTests.scanCSS(document, chunks: nil)
+        #expect(whole.contains("d2.png") && whole.contains("screen and (min-width: 1px)") && whole.contains("body one"))
+        for first in 0...document.bytes.count {
+            for second in [first + 1, first + 7] where second <= document.bytes.count {
+                let chunks = [first, second - first, document.bytes.count - second]
+                let found = ScanDifferentialTests.scanCSS(document, chunks: chunks)
+                if found != whole {
+                    Issue.record("split at \(first) and \(second): \(found)")
+                    return
+                }
+            }
+        }
+    }
+
+    /// A tag's kept attributes and the element it names, at every split: the references and the
+    /// document tree (ids, classes, attributes by name) must be those of the whole page.
+    static let htmlTreeCases: [(String, [String])] = [
+        ("<html lang=en><body class=\"a b\"><p id=p1 class=x>t<img src=a.png alt=\"\" data-src=l.png"
+            + " srcset=\"a.png 1x, a2.png 2x\" alt=dup><picture><source srcset=s.webp type=image/webp>"
+            + "<img src=p.png></picture><video poster=v.jpg src=v.mp4><track src=t.vtt></video>"
+            + "<PLAINTEXT><img src=no.png>", ["l.png", "\"data-src\"", "s.webp", "t.vtt", "\"lang\""]),
+        ("<body><textarea><img src=no.png></TEXTAREA><template><img src=no.png></template>"
+            + "<svg><image href=i.png /><style>.s{background:url(s.png)}</style></svg>"
+            + "<div style='background: url(\"d.png\")' hidden><a href=l.html>x</a></div>",
+         ["i.png", "s.png", "d.png", "l.html", "\"hidden\""]),
+    ]
+
+    @Test(arguments: htmlTreeCases)
+    func htmlTreeSplitAnywhereGivesTheWholeResult(_ html: String, _ reported: [String]) {
+        let document = ScanCorpus.Document(name: "case", bytes: Array(html.utf8), charset: "utf-8")
+        let whole = ScanDifferentialTests.scanHTML(document, chunks: nil)
+        for text in reported { #expect(whole.contains(text), "\(text)") }
+        #expect(!whole.contains("no.png"))
+        for first in 0...document.bytes.count {
+            for second in [first + 1, first + 5] where second <= document.bytes.count {
+                let chunks = [first, second - first, document.bytes.count - second]
+                let found = ScanDifferentialTests.scanHTML(document, chunks: chunks)
+                if found != whole {
+                    Issue.record("split at \(first) and \(second): \(found)")
+                    return
+                }
+            }
+        }
+    }
+
     @Test(arguments: cssCases)
     func cssSplitAnywhereGivesTheExpectedReferences(_ css: String, _ expected: [String]) {
         let bytes = Array(css.utf8)
