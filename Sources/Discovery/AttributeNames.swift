@@ -17,7 +17,8 @@ struct AttributeNames: Sendable {
         /// The key of `name`, taken as it is (a kept name is in lower case).
         @inline(__always)
         init(_ name: String) {
-            for byte in name.utf8 { append(byte) }
+            var name = name
+            name.withUTF8 { for byte in $0 { append(byte) } }
         }
 
         /// Whether the name starts with the bytes of `prefix`.

@@ -296,6 +296,7 @@ struct CSSRuleContext: Sendable {
     }
 
     private mutating func release(into found: inout [CSSTokenizer.Found], declaration: Int? = nil) {
+        guard !held.isEmpty else { return }
         if isInFontFace {
             faceSources.append(contentsOf: held)
             if faceSources.count > Self.maximumHeld { releaseFontFace(into: &found) }

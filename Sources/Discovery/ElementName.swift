@@ -1,4 +1,4 @@
-/// The element names the scanner acts on, told apart by the tokenizer from a tag name's bytes so
+/// The element names the scanner and its document tree act on, told apart by the tokenizer from a tag name's bytes so
 /// that the scanner switches on a number instead of comparing the name with each string in turn.
 ///
 /// A raw value is the name's bytes packed little-endian into a word (names of up to 8 bytes);
@@ -41,6 +41,15 @@ enum ElementName: UInt64, Sendable, CaseIterable {
     case track = 0x6b63617274
     case video = 0x6f65646976
     case xmp = 0x706d78
+    case br = 0x7262
+    case col = 0x6c6f63
+    case hr = 0x7268
+    case meta = 0x6174656d
+    case param = 0x6d61726170
+    case wbr = 0x726277
+    case keygen = 0x6e656779656b
+    case basefont = 0x746e6f6665736162
+    case bgsound = 0x646e756f736762
 
     /// The element a tag name in ASCII lower case (as UTF-8) names.
     init(_ name: UnsafeBufferPointer<UInt8>) {

@@ -236,7 +236,7 @@ public struct HTMLScanner: Sendable {
 
     mutating func startElement(_ tag: HTMLTag) {
         guard templateDepth == 0 else { return }
-        documentTree.startElement(tag.name, attributes: tag.attributes, selfClosing: tag.isSelfClosing)
+        documentTree.startElement(tag.name, tag.element, attributes: tag.attributes, selfClosing: tag.isSelfClosing)
     }
 
     mutating func endElement(_ name: String) {

@@ -54,13 +54,21 @@ public struct DocumentTree: Sendable {
 
     // MARK: - Building
 
-    private static let voidElements: Set<String> = [
-        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track",
-        "wbr", "frame", "keygen", "basefont", "bgsound",
-    ]
-    private static let headElements: Set<String> = [
-        "meta", "link", "style", "script", "title", "base", "noscript", "template",
-    ]
+    private static func isVoid(_ element: ElementName) -> Bool {
+        switch element {
+        case .area, .base, .br, .col, .embed, .hr, .img, .input, .link, .meta, .param, .source, .track, .wbr, .frame,
+            .keygen, .basefont, .bgsound:
+            true
+        default: false
+        }
+    }
+
+    private static func isHeadElement(_ element: ElementName) -> Bool {
+        switch element {
+        case .meta, .link, .style, .script, .title, .base, .noscript, .template: true
+        default: false
+        }
+    }
     /// Start tags that close an open `<p>` (HTML §13.2.6.4.7 "in body").
     private static let closesParagraph: Set<String> = [
         "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl", "fieldset",
@@ -75,17 +83,17 @@ public struct DocumentTree: Sendable {
         "th": ["td", "th", "tr", "tbody", "thead", "tfoot"], "thead": ["tbody", "tfoot"], "tbody": ["tbody", "tfoot"],
     ]
 
-    /// Adds the element a start tag opens.
-    mutating func startElement(_ name: String, attributes: TagAttributes, selfClosing: Bool) {
-        switch name {
-        case "html":
+    /// Adds the element a start tag opens; `element` is the element `name` names.
+    mutating func startElement(_ name: String, _ element: ElementName, attributes: TagAttributes, selfClosing: Bool) {
+        switch element {
+        case .html:
             merge(attributes, into: 0)
             return
-        case "head":
+        case .head:
             if head == nil, body == nil { head = append("head", attributes, under: 0) }
             if let head { open = [0, head] }
             return
-        case "body":
+        case .body:
             if let body {
                 merge(attributes, into: body)
             } else {
@@ -97,7 +105,7 @@ public struct DocumentTree: Sendable {
             break
         }
         if body == nil {
-            if Self.headElements.contains(name) {
+            if Self.isHeadElement(element) {
                 if head == nil { head = append("head", TagAttributes(), under: 0) }
                 if open.count < 2 { open = [0, head!] }
             } else {
@@ -109,7 +117,7 @@ public struct DocumentTree: Sendable {
         closeImplied(by: name)
         guard let parent = open.last else { return }
         let index = append(name, attributes, under: parent)
-        if index >= 0, !selfClosing, !Self.voidElements.contains(name), open.count < 512 { open.append(index) }
+        if index >= 0, !selfClosing, !Self.isVoid(element), open.count < 512 { open.append(index) }
     }
 
     /// Ends the document: a page without body content still has its `<head>` and `<body>`.
@@ -170,9 +178,8 @@ public struct DocumentTree: Sendable {
         }
         let index = elements.count
         // A new element takes the attributes as they are: none is there to keep.
-        var element = Element(name: name, id: nil, classes: [], kept: attributes, parent: parent)
-        element.position = elements[parent].children.count
-        elements.append(element)
+        elements.append(Element(name: name, id: nil, classes: [], kept: attributes, parent: parent,
+                                position: elements[parent].children.count))
         elements[parent].children.append(index)
         elementsByName[name, default: []].append(index)
         if !attributes.isEmpty {
