@@ -132,7 +132,9 @@ extension HTMLScanner {
         }
         let sources = inPicture ? pictureSources : []
         pictureSources = []
-        let set = ImageSourceSet(alternatives: sources.map(\.alternative) + [own])
+        var alternatives = sources.map(\.alternative)
+        alternatives.append(own)
+        let set = ImageSourceSet(alternatives: alternatives)
         for (index, source) in sources.enumerated() {
             report(source.references.map { Self.withChoice($0, set, alternative: index) })
         }
