@@ -79,8 +79,8 @@ public struct CSSScanner: Sendable {
             let end = min(offset + HTMLScanner.sliceLength, bytes.count)
             let slice = UnsafeBufferPointer(rebasing: bytes[offset..<end])
             decoded.removeAll(keepingCapacity: true)
-            if input.decode(slice, into: &decoded) {
-                tokenizer.consume(slice)
+            if let start = input.decode(slice, into: &decoded) {
+                tokenizer.consume(UnsafeBufferPointer(rebasing: slice[start...]))
             } else {
                 consumeDecoded()
             }

@@ -153,8 +153,8 @@ public struct HTMLScanner: Sendable {
             let end = min(offset + Self.sliceLength, bytes.count)
             let slice = UnsafeBufferPointer(rebasing: bytes[offset..<end])
             decoded.removeAll(keepingCapacity: true)
-            if input.decode(slice, into: &decoded) {
-                tokenize(slice)
+            if let start = input.decode(slice, into: &decoded) {
+                tokenize(UnsafeBufferPointer(rebasing: slice[start...]))
             } else {
                 tokenizeDecoded()
             }

@@ -34,25 +34,34 @@ struct InputDecoder: Sendable {
 
     /// Decodes `bytes` to UTF-8 (possibly nothing until the encoding is known).
     ///
-    /// - Returns: `true` when `bytes` are the UTF-8 to use as they are (a UTF-8 document whose
-    ///   encoding is chosen: nothing is copied); `false` when the UTF-8 was appended to `output`.
-    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) -> Bool {
+    /// - Returns: Where in `bytes` the UTF-8 to use as it is starts (a UTF-8 document whose
+    ///   encoding is chosen, after any byte order mark: nothing is copied); `nil` when the UTF-8
+    ///   was appended to `output`.
+    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) -> Int? {
         if decoder != nil {
-            if decoder!.encoding == .utf8 { return true }
+            if decoder!.encoding == .utf8 { return 0 }
             decoder!.decode(bytes, into: &output)
-            return false
+            return nil
+        }
+        // Nothing held back: the choice is made from the bytes detection reads, and a UTF-8
+        // document's first bytes are used where they are, as the later ones are.
+        if pending.isEmpty, let (encoding, bomLength) = detect(in: Array(bytes.prefix(Self.prescanLength)), isFinal: false),
+            encoding == .utf8
+        {
+            decoder = TextDecoder(encoding: encoding)
+            return bomLength
         }
         pending.append(contentsOf: bytes)
-        if let (encoding, bomLength) = detect(isFinal: false) {
+        if let (encoding, bomLength) = detect(in: pending, isFinal: false) {
             start(encoding, skipping: bomLength, into: &output)
         }
-        return false
+        return nil
     }
 
     /// Ends the stream, decoding any bytes still held back.
     mutating func finish(into output: inout [UInt8]) {
         if decoder == nil {
-            let (encoding, bomLength) = detect(isFinal: true) ?? (fallback, 0)
+            let (encoding, bomLength) = detect(in: pending, isFinal: true) ?? (fallback, 0)
             start(encoding, skipping: bomLength, into: &output)
         }
         decoder!.finish(into: &output)
@@ -76,22 +85,23 @@ struct InputDecoder: Sendable {
         ([0xEF, 0xBB, 0xBF], .utf8), ([0xFE, 0xFF], .utf16BigEndian), ([0xFF, 0xFE], .utf16LittleEndian),
     ]
 
-    /// The encoding and the length of its byte order mark, or `nil` while more bytes are needed.
-    private func detect(isFinal: Bool) -> (TextEncoding, Int)? {
-        for (bom, encoding) in Self.boms where pending.starts(with: bom) {
+    /// The encoding and the length of its byte order mark, from the first bytes of the document
+    /// (`head`), or `nil` while more bytes are needed.
+    private func detect(in head: [UInt8], isFinal: Bool) -> (TextEncoding, Int)? {
+        for (bom, encoding) in Self.boms where head.starts(with: bom) {
             return (encoding, bom.count)
         }
-        if !isFinal && pending.count < 3 && Self.boms.contains(where: { $0.0.starts(with: pending) }) {
+        if !isFinal && head.count < 3 && Self.boms.contains(where: { $0.0.starts(with: head) }) {
             return nil
         }
         if let transportEncoding { return (transportEncoding, 0) }
         switch declaration {
         case .htmlMeta:
-            if !isFinal && pending.count < Self.prescanLength { return nil }
-            let declared = HTMLEncodingPrescanner.encoding(in: pending.prefix(Self.prescanLength))
+            if !isFinal && head.count < Self.prescanLength { return nil }
+            let declared = HTMLEncodingPrescanner.encoding(in: head.prefix(Self.prescanLength))
             return (declared ?? fallback, 0)
         case .cssCharsetRule:
-            switch Self.charsetRule(in: pending, isFinal: isFinal) {
+            switch Self.charsetRule(in: head, isFinal: isFinal) {
             case .needMoreBytes: return nil
             case .found(let encoding): return (encoding ?? fallback, 0)
             }

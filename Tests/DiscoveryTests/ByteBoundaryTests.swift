@@ -55,6 +55,8 @@ private let d = "https://example.com/dir/"
         ]),
         (".c{content:\"/*\";background:url(c.png)}/* */", ["image https://cdn.example.com/css/c.png"]),
         (".é{background:url(é.png)}", ["image https://cdn.example.com/css/%C3%A9.png"]),
+        // A byte order mark is not text, whether the first chunk is read in place or held back.
+        ("\u{FEFF}url(bom.png)", ["image https://cdn.example.com/css/bom.png"]),
     ]
 
     /// The CSS rule context reads a declaration that ends where it started in place and copies
