@@ -119,11 +119,12 @@ struct CSSTokenizer: Sendable {
                 }
                 continue
             case .normal:
-                let passing: ByteClass = pendingRule == .importRule ? .whitespace : [.whitespace, .delimiter]
-                while index < count, isIn(bytes[index], passing) { index += 1 }
-                if index < count, let end = nameInPlace(bytes, from: index, classes: classes) {
+                // Whitespace, delimiters and names that end in this piece, one after the other.
+                while true {
+                    let passing: ByteClass = pendingRule == .importRule ? .whitespace : [.whitespace, .delimiter]
+                    while index < count, isIn(bytes[index], passing) { index += 1 }
+                    guard index < count, let end = nameInPlace(bytes, from: index, classes: classes) else { break }
                     index = end
-                    continue
                 }
             case .name where !escaped && escapeHexDigits == 0:
                 let start = index
