@@ -463,6 +463,11 @@ struct CSSRuleContext: Sendable {
             }()
         guard !names.isEmpty else { return }
         let selectorHash = FontFamilyUse.hash(of: selector)
+        if usedFontFamilies.count + names.count > usedFontFamilies.capacity {
+            // Grown fourfold rather than doubled: each growth hashes every use again, and a
+            // stylesheet with a `font` in each rule makes hundreds.
+            usedFontFamilies.reserveCapacity(max(16, 4 * (usedFontFamilies.count + names.count)))
+        }
         for name in names {
             usedFontFamilies.insert(FontFamilyUse(family: name, selector: selector, selectorHash: selectorHash))
         }
