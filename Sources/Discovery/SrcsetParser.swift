@@ -33,6 +33,8 @@ enum SrcsetParser {
                 }
                 if urlEnd > urlStart, let descriptor = descriptors.result {
                     let url = String(decoding: UnsafeBufferPointer(rebasing: input[urlStart..<urlEnd]), as: UTF8.self)
+                    // Room for a few at once: a source set of two or three would grow twice.
+                    if urls.isEmpty { urls.reserveCapacity(4) }
                     urls.append(ImageCandidate(url: url, descriptor: descriptor))
                 }
             }

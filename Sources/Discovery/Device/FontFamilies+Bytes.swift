@@ -175,9 +175,9 @@ private struct FamilyReader {
         if isInSizePart && !sawSize { return true }
         switch part {
         case .string:
-            names.append(text(family, joiningWords: false))
+            add(text(family, joiningWords: false))
         case .words where !family.isEmpty:
-            if !isGeneric(family) { names.append(text(family, joiningWords: true)) }
+            if !isGeneric(family) { add(text(family, joiningWords: true)) }
         default:
             break
         }
@@ -185,6 +185,12 @@ private struct FamilyReader {
         part = .words
         partNumber += 1
         return false
+    }
+
+    /// Adds a family to ``names``, made room for once: a value names a few.
+    private mutating func add(_ name: String) {
+        if names.isEmpty { names.reserveCapacity(4) }
+        names.append(name)
     }
 
     private var isInSizePart: Bool { shorthand && partNumber == 0 }
