@@ -86,6 +86,38 @@ struct SavedEntryTests {
         #expect(try readBack(second) == second)
     }
 
+    /// A save that inserts a row builds what it returns without reading the row back; one that
+    /// replaces a row reads it. Saved at once, new and replacing saves share transactions, and a new
+    /// row's id may equal by chance a body id inserted just before it.
+    @Test func newAndReplacingSavesAtOnceEachReturnTheRowAsReadBack() async throws {
+        var stored: [CacheEntry] = []
+        for index in 0..<3 {
+            var old = entry("https://example.test/n\(index)")
+            old.pinned = index == 0
+            stored.append(try await store.save(old, body: makeBody(size: 5 + index, seed: 5)))
+        }
+        store.recordHit(entryID: try #require(stored[1].id), at: Self.now)
+        try await store.flushAccessLog()
+        // When those three and three new URLs are saved at once, unpinned, with new bodies
+        let saved = try await withThrowingTaskGroup(of: CacheEntry.self) { group in
+            for index in 0..<6 {
+                let next = entry("https://example.test/n\(index)")
+                group.addTask { try await self.store.save(next, body: makeBody(size: 10 + index, seed: 6)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        // Then every save returned the row as a read gives it: the old rows kept their ids, pin and hit
+        for entry in saved {
+            #expect(try readBack(entry) == entry)
+        }
+        let byURL = Dictionary(uniqueKeysWithValues: saved.map { ($0.url, $0) })
+        #expect(stored.map(\.id) == stored.map { byURL[$0.url]?.id })
+        #expect(byURL["https://example.test/n0"]?.pinned == true)
+        #expect(byURL["https://example.test/n1"]?.hitCount == 1)
+        #expect(saved.filter { $0.hitCount == 0 && !$0.pinned }.count == 4)
+        #expect(try await store.verify().isSound)
+    }
+
     /// The row a save returns is found by the whole identity: variants of one URL (another Vary key,
     /// partition or method) saved in one transaction are each their own row.
     @Test func savesOfVariantsOfOneURLEachReturnTheirOwnRow() async throws {

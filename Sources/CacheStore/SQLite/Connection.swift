@@ -94,7 +94,15 @@ final class Connection {
 
     /// Runs one statement with `values` bound, ignoring any rows.
     func run(_ sql: String, _ values: [DatabaseValue] = []) throws(SQLiteError) {
-        let statement = try cachedStatement(sql: sql)
+        try run(cachedStatement(sql: sql), values)
+    }
+
+    /// Runs a query made once (``SQLQuery``) with `values` bound, ignoring any rows.
+    func run(_ query: SQLQuery, _ values: [DatabaseValue] = []) throws(SQLiteError) {
+        try run(cachedStatement(query), values)
+    }
+
+    private func run(_ statement: Statement, _ values: [DatabaseValue]) throws(SQLiteError) {
         statement.bind(values)
         defer { statement.reset() }
         try statement.execute()
@@ -128,7 +136,15 @@ final class Connection {
 
     /// The first column of the first row as an integer, `nil` when there is no row or it is NULL.
     func int64(_ sql: String, _ values: [DatabaseValue] = []) throws(SQLiteError) -> Int64? {
-        let statement = try cachedStatement(sql: sql)
+        try int64(cachedStatement(sql: sql), values)
+    }
+
+    /// The first column of the first row of a query made once (``SQLQuery``), as an integer.
+    func int64(_ query: SQLQuery, _ values: [DatabaseValue] = []) throws(SQLiteError) -> Int64? {
+        try int64(cachedStatement(query), values)
+    }
+
+    private func int64(_ statement: Statement, _ values: [DatabaseValue]) throws(SQLiteError) -> Int64? {
         statement.bind(values)
         defer { statement.reset() }
         guard try statement.step(), !statement.isNull(0) else { return nil }

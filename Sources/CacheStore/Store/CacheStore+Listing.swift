@@ -50,7 +50,7 @@ extension CacheStore {
     /// - Throws: ``CacheStore/Error``.
     public nonisolated func bodyID(forHash hash: Data) throws -> Int64? {
         try read("look up a body by its hash") { connection in
-            try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)])
+            try Self.bodyID(withHash: hash, connection)
         }
     }
 }

@@ -71,7 +71,7 @@ extension CacheStore {
         }
         guard let hash = entry.bodyHash, let sourceBodyID = entry.bodyID else { return }
         let bodyID: Int64
-        if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
+        if let existing = try Self.bodyID(withHash: hash, connection) {
             bodyID = existing
         } else {
             let check = try source.bodyCheck(bodyID: sourceBodyID)
@@ -86,7 +86,8 @@ extension CacheStore {
         }
         guard case .success(let headers) = HeaderCoding.encode(entry.headers) else { return }
         _ = try upsert(
-            entry, headers: headers, bodyID: bodyID, bodySize: entry.bodySize, at: now, pageEdges: nil, connection)
+            entry, headers: headers, bodyID: bodyID, bodyHash: hash, bodySize: entry.bodySize, at: now, pageEdges: nil,
+            connection)
         report.mergedEntries += 1
     }
 }

@@ -128,7 +128,7 @@ extension CacheStore {
     /// The id of the empty body, which partial entries point at; created when the store has none.
     private static func emptyBodyID(_ connection: Connection, at now: Date) throws -> Int64 {
         let hash = SHA256.hash(Data())
-        if let id = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) { return id }
+        if let id = try Self.bodyID(withHash: hash, connection) { return id }
         return try insertBody(connection, hash: hash, size: 0, chunkCount: 0, at: now)
     }
 
@@ -186,7 +186,7 @@ extension CacheStore {
         }
         let hash = hasher.finalize()
         let bodyID: Int64
-        if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
+        if let existing = try Self.bodyID(withHash: hash, connection) {
             bodyID = existing
         } else {
             try connection.run(

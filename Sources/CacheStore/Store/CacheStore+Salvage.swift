@@ -117,7 +117,7 @@ extension CacheStore {
         do {
             try write("save the salvaged entry for \(entry.url)") { connection in
                 let bodyID: Int64
-                if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(entry.body.hash)]) {
+                if let existing = try Self.bodyID(withHash: entry.body.hash, connection) {
                     bodyID = existing
                 } else {
                     try connection.run(

@@ -83,7 +83,7 @@ extension CacheStore {
             let bodyID = try Self.resolveBody(
                 of: body, hash: hash, lastChecksum: lastChecksum, at: now, url: entry.url, connection)
             return try Self.upsert(
-                entry, headers: headers, bodyID: bodyID, bodySize: body.size, at: now,
+                entry, headers: headers, bodyID: bodyID, bodyHash: hash, bodySize: body.size, at: now,
                 pageEdges: pageEdges, connection
             )
         }
@@ -102,7 +102,7 @@ extension CacheStore {
         let now = configuration.clock()
         return try await queuedWrite("save the entry for \(entry.url)", evicts: true) { connection in
             let bodyID: Int64
-            if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
+            if let existing = try Self.bodyID(withHash: hash, connection) {
                 bodyID = existing
             } else {
                 let chunkCount = (body.count + Self.chunkSize - 1) / Self.chunkSize
@@ -117,7 +117,7 @@ extension CacheStore {
                 }
             }
             return try Self.upsert(
-                entry, headers: headers, bodyID: bodyID, bodySize: Int64(body.count), at: now,
+                entry, headers: headers, bodyID: bodyID, bodyHash: hash, bodySize: Int64(body.count), at: now,
                 pageEdges: pageEdges, connection
             )
         }
@@ -132,7 +132,7 @@ extension CacheStore {
         _ connection: Connection
     ) throws -> Int64 {
         let bodyID: Int64
-        if let existing = try connection.int64("SELECT id FROM body WHERE hash = ?", [.blob(hash)]) {
+        if let existing = try Self.bodyID(withHash: hash, connection) {
             // The provisional body, if any, goes with the staging row below.
             bodyID = existing
         } else if body.stagedChunks == 0 {
@@ -165,15 +165,22 @@ extension CacheStore {
         }
     }
 
+    /// The id of the complete body whose SHA-256 is `hash`, if the store has it.
+    static func bodyID(withHash hash: Data, _ connection: Connection) throws -> Int64? {
+        try connection.int64(bodyByHashQuery, [.blob(hash)])
+    }
+
+    private static let bodyByHashQuery = SQLQuery("SELECT id FROM body WHERE hash = ?")
+
     static func insertBody(
         _ connection: Connection, hash: Data, size: Int64, chunkCount: Int64, at now: Date
     ) throws -> Int64 {
-        try connection.run(
-            "INSERT INTO body (hash, size, chunk_count, ref_count, created_at) VALUES (?, ?, ?, 0, ?)",
-            [.blob(hash), .integer(size), .integer(chunkCount), .date(now)]
-        )
+        try connection.run(insertBodyQuery, [.blob(hash), .integer(size), .integer(chunkCount), .date(now)])
         return connection.lastInsertedRowID
     }
+
+    private static let insertBodyQuery = SQLQuery(
+        "INSERT INTO body (hash, size, chunk_count, ref_count, created_at) VALUES (?, ?, ?, 0, ?)")
 
     /// The id of the provisional body that the writer with `token` is staging, if it still exists.
     private static func provisionalBodyID(token: String, _ connection: Connection) throws -> Int64? {
@@ -221,34 +228,25 @@ extension CacheStore {
         _ connection: Connection, bodyID: Int64, seq: Int64, data: Data, checksum: ChunkChecksum? = nil
     ) throws {
         let value = (checksum ?? ChunkChecksum(of: data)).value(bodyID: bodyID, seq: seq)
-        try connection.run(
-            "INSERT INTO body_chunk (body_id, seq, data, checksum) VALUES (?, ?, ?, ?)",
-            [.integer(bodyID), .integer(seq), .blob(data), .integer(value)]
-        )
+        try connection.run(insertChunkQuery, [.integer(bodyID), .integer(seq), .blob(data), .integer(value)])
     }
+
+    private static let insertChunkQuery = SQLQuery(
+        "INSERT INTO body_chunk (body_id, seq, data, checksum) VALUES (?, ?, ?, ?)")
 
     /// Inserts or replaces the entry with the same identity; triggers keep reference counts and totals.
     /// The parts of a partial entry it replaces go, unless `keepingParts` (a part added to them).
+    /// `bodyHash`, when the caller knows it, is the hash of body `bodyID`.
     static func upsert(
-        _ entry: CacheEntry, headers: String, bodyID: Int64, bodySize: Int64, at now: Date,
+        _ entry: CacheEntry, headers: String, bodyID: Int64, bodyHash: Data? = nil, bodySize: Int64, at now: Date,
         pageEdges: [PageEdge]?, keepingParts: Bool = false, _ connection: Connection
     ) throws -> CacheEntry {
-        let sql = """
-            INSERT INTO entry (partition, method, url, host, vary_key, status, headers, request_time, \
-            response_time, date, etag, last_modified, content_type, fresh_until, stale_until, stored_at, \
-            last_access, hit_count, pinned, body_id, body_size, decoded_from, complete_length)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
-            ON CONFLICT (partition, url, method, vary_key) DO UPDATE SET
-            host = excluded.host, status = excluded.status, headers = excluded.headers,
-            request_time = excluded.request_time, response_time = excluded.response_time, date = excluded.date,
-            etag = excluded.etag, last_modified = excluded.last_modified, content_type = excluded.content_type,
-            fresh_until = excluded.fresh_until, stale_until = excluded.stale_until, stored_at = excluded.stored_at,
-            last_access = excluded.last_access, pinned = max(entry.pinned, excluded.pinned),
-            body_id = excluded.body_id, body_size = excluded.body_size, decoded_from = excluded.decoded_from,
-            complete_length = excluded.complete_length
-            """
         let host = CacheEntry.host(of: entry.url)
-        try connection.run(sql, [
+        // An insert changes the connection's last inserted row id and an update does not, as the
+        // ids are never reused (AUTOINCREMENT); an id equal by chance to one inserted before in another
+        // table only sends the save the longer way below.
+        let lastRowBefore = connection.lastInsertedRowID
+        try connection.run(upsertQuery, [
             .text(entry.partition), .text(entry.method.rawValue), .text(entry.url), .text(host),
             .text(entry.varyKey), .int(entry.status), .text(headers), .date(entry.requestTime),
             .date(entry.responseTime), .date(entry.date), .text(entry.etag), .text(entry.lastModified),
@@ -258,22 +256,34 @@ extension CacheStore {
         ])
         // The entry as stored, from what was bound and what the row kept (its hits and pin), as
         // reading the row back would give it: dates go through the column's seconds since 1970.
-        // The row is read back by its identity rather than with `RETURNING`, which makes SQLite
-        // build a temporary table on every save to hold the one row it returns.
         var saved = entry
-        var found = false
-        let identity: [DatabaseValue] = [
-            .text(entry.partition), .text(entry.url), .text(entry.method.rawValue), .text(entry.varyKey),
-        ]
-        try connection.forEachRow(savedRowQuery, identity) { row in
-            found = true
-            saved.id = row.int64(0)
-            saved.hitCount = row.int64(1)
-            saved.pinned = row.int64(2) != 0
-            saved.bodyHash = row.isNull(3) ? nil : row.blob(3)
-        }
-        guard found else {
-            throw Error(code: .database, message: "Saving the entry for \(entry.url) returned no row id.")
+        let insertedRow = connection.lastInsertedRowID
+        if insertedRow != lastRowBefore, let bodyHash {
+            // A new row holds what was bound, no hits, and no parts (those of an entry deleted
+            // before went with it).
+            saved.id = insertedRow
+            saved.hitCount = 0
+            saved.bodyHash = bodyHash
+        } else {
+            // The row is read back by its identity rather than with `RETURNING`, which makes SQLite
+            // build a temporary table on every save to hold the one row it returns.
+            var found = false
+            let identity: [DatabaseValue] = [
+                .text(entry.partition), .text(entry.url), .text(entry.method.rawValue), .text(entry.varyKey),
+            ]
+            try connection.forEachRow(savedRowQuery, identity) { row in
+                found = true
+                saved.id = row.int64(0)
+                saved.hitCount = row.int64(1)
+                saved.pinned = row.int64(2) != 0
+                saved.bodyHash = row.isNull(3) ? nil : row.blob(3)
+            }
+            guard found else {
+                throw Error(code: .database, message: "Saving the entry for \(entry.url) returned no row id.")
+            }
+            if !keepingParts {
+                try connection.run(deletePartsQuery, [.integer(saved.id ?? 0)])
+            }
         }
         func stored(_ date: Date) -> Date { Date(timeIntervalSince1970: date.timeIntervalSince1970) }
         saved.host = host
@@ -285,22 +295,35 @@ extension CacheStore {
         saved.staleUntil = entry.staleUntil.map(stored)
         saved.storedAt = stored(now)
         saved.lastAccess = stored(now)
-        let id = saved.id ?? 0
-        if !keepingParts {
-            try connection.run("DELETE FROM entry_part WHERE entry_id = ?", [.integer(id)])
-        }
         if let pageEdges {
             try replaceEdges(pageEdges, page: entry.url, partition: entry.partition, connection)
         }
         return saved
     }
 
-    /// What ``upsert(_:headers:bodyID:bodySize:at:pageEdges:keepingParts:_:)`` reads back of the row
-    /// it saved, found by its identity (partition, URL, method, Vary key): id, hits, pin, body hash.
-    private static let savedRowQuery = """
+    private static let upsertQuery = SQLQuery("""
+        INSERT INTO entry (partition, method, url, host, vary_key, status, headers, request_time, \
+        response_time, date, etag, last_modified, content_type, fresh_until, stale_until, stored_at, \
+        last_access, hit_count, pinned, body_id, body_size, decoded_from, complete_length)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
+        ON CONFLICT (partition, url, method, vary_key) DO UPDATE SET
+        host = excluded.host, status = excluded.status, headers = excluded.headers,
+        request_time = excluded.request_time, response_time = excluded.response_time, date = excluded.date,
+        etag = excluded.etag, last_modified = excluded.last_modified, content_type = excluded.content_type,
+        fresh_until = excluded.fresh_until, stale_until = excluded.stale_until, stored_at = excluded.stored_at,
+        last_access = excluded.last_access, pinned = max(entry.pinned, excluded.pinned),
+        body_id = excluded.body_id, body_size = excluded.body_size, decoded_from = excluded.decoded_from,
+        complete_length = excluded.complete_length
+        """)
+
+    /// What ``upsert(_:headers:bodyID:bodyHash:bodySize:at:pageEdges:keepingParts:_:)`` reads back of
+    /// a row it updated, found by its identity (partition, URL, method, Vary key): id, hits, pin, body hash.
+    private static let savedRowQuery = SQLQuery("""
         SELECT id, hit_count, pinned, (SELECT hash FROM body WHERE id = entry.body_id) FROM entry \
         WHERE partition = ? AND url = ? AND method = ? AND vary_key = ?
-        """
+        """)
+
+    private static let deletePartsQuery = SQLQuery("DELETE FROM entry_part WHERE entry_id = ?")
 
     /// Reads one entry by id through `connection`.
     static func readEntry(id: Int64, selection: String, _ connection: Connection) throws -> CacheEntry? {
