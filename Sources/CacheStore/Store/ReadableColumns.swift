@@ -16,10 +16,13 @@ struct ReadableColumns: Sendable {
     let variantsQuery: SQLQuery
     /// A whole body with its record and its chunks in order, checked as they are read; made once too.
     let wholeBodyQuery: SQLQuery
-    /// Every complete `GET` variant of partition (`?1`) and URL (`?2`) with what tells whether it
-    /// answers a plain `GET` alone (``CacheStore/freshEntries(partition:urls:at:asPages:)``): id,
-    /// status, content type, body size, `fresh_until`, `response_time`, 1 when it has no Vary key,
-    /// no decoded content and a complete body record, and the stored header text (for a `Vary` line).
+    /// Every complete `GET` variant of partition (`?1`) and each URL of a JSON array of URLs (`?2`),
+    /// with what tells whether it answers a plain `GET` alone
+    /// (``CacheStore/freshEntries(partition:urls:at:asPages:)``): the URL's index in the array, id,
+    /// status, content type, body size, `fresh_until`, `response_time`, 1 when it has no Vary key, no
+    /// decoded content and a complete body record, and the stored header text (for a `Vary` line).
+    /// One statement for many URLs: each is still one descent of the entry's unique index, without
+    /// a statement's start and end for each.
     let freshQuery: SQLQuery
     /// ``freshQuery`` with one more column: 1 when the URL is recorded as a page that needs nothing
     /// but itself (its one edge is to itself, of kind `page`, without a failure, and nothing is
@@ -44,16 +47,17 @@ struct ReadableColumns: Sendable {
             CacheEntry.selection(from: entries, more: ", b.size, b.chunk_count") + CacheEntry.ofVariants)
         func fresh(more: String) -> SQLQuery {
             SQLQuery("""
-                SELECT e.id, e.status, e.content_type, e.body_size, e.fresh_until, e.response_time, \
-                e.vary_key = '' AND e.decoded_from IS NULL AND b.hash IS NOT NULL, e.headers\(more) FROM \(entries) e JOIN body b ON b.id = e.body_id \
-                WHERE e.partition = ?1 AND e.method = 'GET' AND e.url = ?2 AND e.complete_length IS NULL
+                SELECT j.key, e.id, e.status, e.content_type, e.body_size, e.fresh_until, e.response_time, \
+                e.vary_key = '' AND e.decoded_from IS NULL AND b.hash IS NOT NULL, e.headers\(more) \
+                FROM json_each(?2) j CROSS JOIN \(entries) e ON e.partition = ?1 AND e.method = 'GET' AND e.url = j.value \
+                CROSS JOIN body b ON b.id = e.body_id WHERE e.complete_length IS NULL
                 """)
         }
         freshQuery = fresh(more: "")
-        let skips = version >= 7 ? "NOT EXISTS (SELECT 1 FROM page_skip WHERE partition = ?1 AND page_url = ?2)" : "1"
+        let skips = version >= 7 ? "NOT EXISTS (SELECT 1 FROM page_skip WHERE partition = ?1 AND page_url = j.value)" : "1"
         freshPageQuery = fresh(more: """
-            , (SELECT count(*) = 1 AND min(alone) FROM (SELECT resource_url = ?2 AND kind = 'page' AND failure IS NULL \
-            AS alone FROM page_edge WHERE partition = ?1 AND page_url = ?2 LIMIT 2)) AND \(skips)
+            , (SELECT count(*) = 1 AND min(alone) FROM (SELECT resource_url = j.value AND kind = 'page' AND failure IS NULL \
+            AS alone FROM page_edge WHERE partition = ?1 AND page_url = j.value LIMIT 2)) AND \(skips)
             """)
         chunksQuery = SQLQuery(
             "SELECT seq, data, \(chunkChecksum) FROM body_chunk WHERE body_id = ? ORDER BY seq")
