@@ -23,13 +23,14 @@ extension HTTPURLCheck {
     static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let defaultPort: Int
         var index: Int
-        if bytes.starts(with: "http://".utf8) {
-            (index, defaultPort) = (7, 80)
-        } else if bytes.starts(with: "https://".utf8) {
-            (index, defaultPort) = (8, 443)
-        } else {
-            return false
-        }
+        guard bytes.count > 8, bytes[0] == UInt8(ascii: "h"), bytes[1] == UInt8(ascii: "t"),
+            bytes[2] == UInt8(ascii: "t"), bytes[3] == UInt8(ascii: "p")
+        else { return false }
+        let secure = bytes[4] == UInt8(ascii: "s")
+        (index, defaultPort) = secure ? (8, 443) : (7, 80)
+        guard bytes[index - 3] == UInt8(ascii: ":"), bytes[index - 2] == UInt8(ascii: "/"),
+            bytes[index - 1] == UInt8(ascii: "/")
+        else { return false }
         guard let hostEnd = plainHostEnd(bytes, from: index) else { return false }
         index = hostEnd
         if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
