@@ -28,7 +28,7 @@ extension CacheStore {
     ///
     /// One read transaction for them all (one snapshot), and one statement for them all that looks
     /// each up by one descent of the entry's unique index and reads only the columns the answer
-    /// needs (``ReadableColumns/freshQuery``): the freshness comes from the `fresh_until` column
+    /// needs (``ReadableColumns/freshQueries``): the freshness comes from the `fresh_until` column
     /// (RFC 9111 §4.2: `response_time` plus the freshness lifetime minus the corrected initial age;
     /// 0 lifetime for `no-cache`), as the loader's hit decides it. The body is not read: that the
     /// entry's body record is complete tells it is stored, and its bytes are checked at every read
@@ -43,9 +43,9 @@ extension CacheStore {
         partition: String = "guest", urls: [String], at date: Date = Date(), asPages: Bool = false
     ) throws -> [FreshEntry?] {
         guard !urls.isEmpty else { return [] }
-        let query = asPages ? columns.freshPageQuery : columns.freshQuery
+        let queries = asPages ? columns.freshPageQueries : columns.freshQueries
+        let (query, list) = urls.count == 1 ? (queries.ofOne, urls[0]) : (queries.ofList, Self.jsonArray(urls))
         let now = date.timeIntervalSince1970
-        let list = Self.jsonArray(urls)
         return try read("look up the freshness of \(urls.count) URLs") { connection in
             var found = [FreshEntry?](repeating: nil, count: urls.count)
             // How many complete variants each URL has, up to 2: only a URL's only one may answer.
