@@ -74,7 +74,8 @@ extension CacheStore {
         var bytes: [UInt8] = [UInt8(ascii: "[")]
         bytes.reserveCapacity(texts.reduce(2) { $0 + $1.utf8.count + 3 })
         for (index, text) in texts.enumerated() {
-            bytes.append(contentsOf: index == 0 ? [UInt8(ascii: "\"")] : [UInt8(ascii: ","), UInt8(ascii: "\"")])
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
             JSONString.appendEscaped(text, to: &bytes)
             bytes.append(UInt8(ascii: "\""))
         }
