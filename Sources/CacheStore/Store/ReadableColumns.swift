@@ -35,6 +35,7 @@ struct ReadableColumns: Sendable {
         let ofList: SQLQuery
         let ofOne: SQLQuery
     }
+
     /// The chunks of one body in order (seq, data, checksum), for a read whose body record came with
     /// the entry's (``variantsQuery``).
     let chunksQuery: SQLQuery
