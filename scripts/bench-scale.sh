@@ -12,8 +12,9 @@
 # (webcache's JSON summary; curl's and wget2's own counts). The last row compares the peak memory of
 # the largest site with that of the smallest: flat is 1.0, the goal at most 1.2.
 # Instructions (valgrind --tool=callgrind, the same figure however busy the machine is) are counted
-# for the 10,000-URL runs with INSTRUCTIONS=1 when valgrind is installed (off by default: valgrind
-# 3.19 stops with an internal error on the command line's signal-waiting thread).
+# for the 10,000-URL runs with INSTRUCTIONS=1 when valgrind and a C compiler are installed (off by
+# default: it takes minutes). valgrind 3.19 stops with an internal error when the main thread waits
+# in libdispatch's sigsuspend, so the counted runs preload a sigsuspend that waits in pause().
 #
 # Usage: scripts/bench-scale.sh [BIN_DIR]
 #   BIN_DIR holds webcache (default: a release build made here).
@@ -39,7 +40,7 @@ command -v wget2 >/dev/null || missing+=(wget2)
 command -v curl >/dev/null || missing+=(curl)
 if ((${#missing[@]})); then "$root/scripts/install-deps.sh" "${missing[@]}" >&2; fi
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
-[[ "$instructions" != 0 ]] && command -v valgrind >/dev/null || instructions=0
+[[ "$instructions" != 0 ]] && command -v valgrind >/dev/null && command -v cc >/dev/null || instructions=0
 
 work=$(mktemp -d)
 chmod 755 "$work"
@@ -96,11 +97,19 @@ measure() {
     /usr/bin/time -v -o "$work/time-$name.txt" "$@"
 }
 
+# The sigsuspend that the counted runs preload (see the header).
+if [[ "$instructions" != 0 ]]; then
+    printf '#include <signal.h>\n#include <unistd.h>\nint sigsuspend(const sigset_t *mask) { (void)mask; for (;;) pause(); }\n' \
+        >"$work/pause.c"
+    cc -shared -fPIC -O2 -o "$work/pause.so" "$work/pause.c"
+fi
+
 # count NAME COMMAND...: the instructions COMMAND executes, into $work/instructions-NAME.txt.
 count() {
     local name=$1
     shift
-    valgrind --tool=callgrind --callgrind-out-file="$work/callgrind-$name.out" "$@" >/dev/null 2>"$work/valgrind-$name.txt" || true
+    LD_PRELOAD="$work/pause.so" valgrind --tool=callgrind --callgrind-out-file="$work/callgrind-$name.out" "$@" \
+        >/dev/null 2>"$work/valgrind-$name.txt" || true
     awk '/^summary:/ { print $2 }' "$work/callgrind-$name.out" >"$work/instructions-$name.txt"
     rm -f "$work/callgrind-$name.out"
 }

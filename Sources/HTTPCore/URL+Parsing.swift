@@ -85,7 +85,7 @@ extension URL {
 
     /// The ASCII bytes a URL holds as they are after its host: RFC 3986's unreserved and reserved
     /// characters other than the brackets, which only an IPv6 host may hold.
-    private static let allowedAfterHost: [Bool] = (0..<128).map { value in
+    static let allowedAfterHost: [Bool] = (0..<128).map { value in
         let scalar = Unicode.Scalar(UInt8(value))
         return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
             || "-._~:/?#@!$&'()*+,;=".unicodeScalars.contains(scalar)

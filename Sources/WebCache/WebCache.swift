@@ -157,8 +157,11 @@ public final class WebCache: Sendable {
     /// lines that cannot be used, and hands the pages on without their being parsed again.
     /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/invalidURL``, as ``resolve(_:)``.
     public func preloadPage(for reference: String) throws -> PreloadPage {
+        // A line that is already a plain absolute URL in the store's key form, as nearly every line
+        // of a list a program wrote is, is taken from its bytes (``HTTPURLCheck/plainURL(_:)``).
+        if let url = HTTPURLCheck.plainURL(reference) { return PreloadPage(key: url) }
         // Not kept among the references resolved lately: a list names each page once.
-        PreloadPage(checked: try resolveWithoutCredentials(reference))
+        return PreloadPage(checked: try resolveWithoutCredentials(reference))
     }
 
     private func resolveWithoutCredentials(_ reference: String) throws -> URL {

@@ -227,6 +227,40 @@ struct EntryTests {
         #expect(try store.entry(id: try #require(second.id))?.hitCount == 0)
     }
 
+    @Test func hitsRecordedTogetherAreWrittenEachToItsEntry() async throws {
+        // Given entries, and one removed
+        var ids: [String: Int64] = [:]
+        // (enough hit alike for one statement to write them together)
+        let many = (0..<AccessLog.sharedStatementMinimum).map { "m\($0)" }
+        for name in ["a", "b", "c", "d", "e", "f", "gone"] + many {
+            let entry = try await store.save(makeEntry("https://example.test/\(name)"), body: Data(name.utf8))
+            ids[name] = entry.id
+        }
+        try await store.invalidate(url: "https://example.test/gone")
+        let id = { (name: String) in ids[name] ?? -1 }
+        let saved = try #require(try store.entry(id: id("a"))).lastAccess
+        let (early, moment, later) = (saved.addingTimeInterval(-10), saved.addingTimeInterval(10), saved.addingTimeInterval(20))
+
+        // When most are hit once at one moment (as a preload's batch is), one twice, one also later,
+        // one only at a time before its last access, and the removed one with them
+        for name in ["a", "b", "c", "gone", "d", "b", "e"] + many { _ = store.recordHit(entryID: id(name), at: moment) }
+        _ = store.recordHit(entryID: id("e"), at: later)
+        _ = store.recordHit(entryID: id("f"), at: early)
+        try await store.flushAccessLog()
+
+        // Then each entry has its own count and its latest access, never moved back
+        var expected: [String: (hits: Int, lastAccess: Date)] = [
+            "a": (1, moment), "b": (2, moment), "c": (1, moment), "d": (1, moment), "e": (2, later), "f": (1, saved),
+        ]
+        for name in many { expected[name] = (1, moment) }
+        for (name, want) in expected {
+            let entry = try #require(try store.entry(id: id(name)))
+            #expect(entry.hitCount == want.hits, "\(name)")
+            #expect(abs(entry.lastAccess.timeIntervalSince(want.lastAccess)) < 0.001, "\(name)")
+        }
+        #expect(try store.entry(id: id("gone")) == nil)
+    }
+
     // MARK: - Variants, methods, invalidation
 
     @Test func keepsVariantsApartAndInvalidatesThemAllTogether() async throws {

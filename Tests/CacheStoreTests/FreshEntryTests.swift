@@ -118,6 +118,36 @@ struct FreshEntryTests {
         #expect(plain.map { $0?.isLonePage } == Array(repeating: false, count: names.count))
     }
 
+    @Test func eachURLOfOneLookupGetsItsOwnAnswerWhereverItStands() async throws {
+        // Given fresh entries, among them texts that JSON must escape, and a stale entry, a URL with
+        // two variants, a partial entry and an error response between them
+        let odd = ["q\"uote", "back\\slash", "tab\there", "caf\u{E9}", "line\nbreak"]
+        for (index, name) in (["a", "b", "c"] + odd).enumerated() {
+            try await store.save(makeEntry(url(name)), body: makeBody(size: 10 + index, seed: UInt8(index)))
+        }
+        try await store.save(makeEntry(url("stale"), freshFor: -1), body: makeBody(size: 10, seed: 20))
+        try await store.save(makeEntry(url("two")), body: makeBody(size: 10, seed: 21))
+        try await store.save(makeEntry(url("two"), varyKey: "accept=x"), body: makeBody(size: 10, seed: 22))
+        var partial = makeEntry(url("partial"))
+        partial.completeLength = 100
+        try await store.save(partial, body: makeBody(size: 10, seed: 23))
+        var failed = makeEntry(url("failed"))
+        failed.status = 500
+        try await store.save(failed, body: Data())
+
+        // When they are looked up together, fresh ones after the others and one of them twice
+        let names = ["stale", "a", "two", "b", "partial", "a", "absent", "failed", "c"] + odd
+        let answers = try store.freshEntries(urls: names.map(url), at: referenceDate)
+
+        // Then each answer is the entry of the URL at its place
+        #expect(answers.count == names.count)
+        for (name, answer) in zip(names, answers) {
+            let fresh = ["a", "b", "c"].contains(name) || odd.contains(name)
+            #expect((answer != nil) == fresh, "\(name)")
+            if fresh { #expect(answer?.id == (try store.entry(url: url(name))?.id), "\(name)") }
+        }
+    }
+
     @Test func aFieldThatMerelyEndsInVaryDoesNotCount() async throws {
         try await store.save(makeEntry(url("a"), headers: ["Content-Type": "text/plain", "X-Vary": "1"]),
                              body: makeBody(size: 3, seed: 1))

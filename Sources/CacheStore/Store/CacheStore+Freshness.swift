@@ -26,13 +26,13 @@ extension CacheStore {
     /// `date`: the caller then loads the URL the full way, which decides those cases by every rule of
     /// RFC 9111).
     ///
-    /// One read transaction for them all (one snapshot), and per URL one indexed lookup of its
-    /// variants' rows that reads only the columns the answer needs (``ReadableColumns/freshQuery``):
-    /// the freshness comes from the `fresh_until` column (RFC 9111 §4.2: `response_time` plus the
-    /// freshness lifetime minus the corrected initial age; 0 lifetime for `no-cache`), as the
-    /// loader's hit decides it. The body is not read: that the entry's body record is complete tells
-    /// it is stored, and its bytes are checked at every read that serves them and by ``verify()``.
-    /// It records no hit: see ``recordHit(entryID:at:)``.
+    /// One read transaction for them all (one snapshot), and one statement for them all that looks
+    /// each up by one descent of the entry's unique index and reads only the columns the answer
+    /// needs (``ReadableColumns/freshQueries``): the freshness comes from the `fresh_until` column
+    /// (RFC 9111 §4.2: `response_time` plus the freshness lifetime minus the corrected initial age;
+    /// 0 lifetime for `no-cache`), as the loader's hit decides it. The body is not read: that the
+    /// entry's body record is complete tells it is stored, and its bytes are checked at every read
+    /// that serves them and by ``verify()``. It records no hit: see ``recordHit(entryID:at:)``.
     ///
     /// With `asPages`, the same statement also reads whether each URL is recorded as a page that
     /// needs nothing but itself (``FreshEntry/isLonePage``): a preload that finds such a page fresh,
@@ -43,28 +43,44 @@ extension CacheStore {
         partition: String = "guest", urls: [String], at date: Date = Date(), asPages: Bool = false
     ) throws -> [FreshEntry?] {
         guard !urls.isEmpty else { return [] }
-        let query = asPages ? columns.freshPageQuery : columns.freshQuery
+        let queries = asPages ? columns.freshPageQueries : columns.freshQueries
+        let (query, list) = urls.count == 1 ? (queries.ofOne, urls[0]) : (queries.ofList, Self.jsonArray(urls))
         let now = date.timeIntervalSince1970
         return try read("look up the freshness of \(urls.count) URLs") { connection in
+            var found = [FreshEntry?](repeating: nil, count: urls.count)
+            // How many complete variants each URL has, up to 2: only a URL's only one may answer.
+            var variants = [UInt8](repeating: 0, count: urls.count)
             try connection.readTransaction {
-                try urls.map { url in
-                    var found: FreshEntry?
-                    var variants = 0
-                    try connection.forEachRow(query, [.text(partition), .text(url)]) { row in
-                        variants += 1
-                        // Column 6 holds what the columns alone must say: no Vary key, not decoded, a complete body.
-                        guard variants == 1, row.int64(6) != 0, row.double(4) > now, now >= row.double(5),
-                            !row.withTextBytes(7, Self.hasVaryLine)
-                        else { return }
-                        let status = Int(row.int64(1))
-                        guard (200...299).contains(status), status != 206 else { return }
-                        found = FreshEntry(id: row.int64(0), status: status, contentType: row.optionalText(2),
-                                           bodySize: row.int64(3), isLonePage: asPages && row.int64(8) != 0)
-                    }
-                    return variants == 1 ? found : nil
+                try connection.forEachRow(query, [.text(partition), .text(list)]) { row in
+                    let index = Int(row.int64(0))
+                    guard index >= 0, index < urls.count else { return }
+                    variants[index] = min(variants[index] + 1, 2)
+                    // Column 7 holds what the columns alone must say: no Vary key, not decoded, a complete body.
+                    guard variants[index] == 1, row.int64(7) != 0, row.double(5) > now, now >= row.double(6),
+                        !row.withTextBytes(8, Self.hasVaryLine)
+                    else { return }
+                    let status = Int(row.int64(2))
+                    guard (200...299).contains(status), status != 206 else { return }
+                    found[index] = FreshEntry(id: row.int64(1), status: status, contentType: row.optionalText(3),
+                                              bodySize: row.int64(4), isLonePage: asPages && row.int64(9) != 0)
                 }
             }
+            return zip(found, variants).map { entry, count in count == 1 ? entry : nil }
         }
+    }
+
+    /// `texts` as a JSON array of strings, for a statement that reads them with `json_each`.
+    static func jsonArray(_ texts: [String]) -> String {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(texts.reduce(2) { $0 + $1.utf8.count + 3 })
+        for (index, text) in texts.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
+            JSONString.appendEscaped(text, to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether stored header text (lines of `Name: value`, each ended by CR LF) has a `Vary` line:

@@ -16,15 +16,26 @@ struct ReadableColumns: Sendable {
     let variantsQuery: SQLQuery
     /// A whole body with its record and its chunks in order, checked as they are read; made once too.
     let wholeBodyQuery: SQLQuery
-    /// Every complete `GET` variant of partition (`?1`) and URL (`?2`) with what tells whether it
-    /// answers a plain `GET` alone (``CacheStore/freshEntries(partition:urls:at:asPages:)``): id,
-    /// status, content type, body size, `fresh_until`, `response_time`, 1 when it has no Vary key,
-    /// no decoded content and a complete body record, and the stored header text (for a `Vary` line).
-    let freshQuery: SQLQuery
-    /// ``freshQuery`` with one more column: 1 when the URL is recorded as a page that needs nothing
+    /// Every complete `GET` variant of partition (`?1`) and each URL of a JSON array of URLs (`?2`),
+    /// with what tells whether it answers a plain `GET` alone
+    /// (``CacheStore/freshEntries(partition:urls:at:asPages:)``): the URL's index in the array, id,
+    /// status, content type, body size, `fresh_until`, `response_time`, 1 when it has no Vary key, no
+    /// decoded content and a complete body record, and the stored header text (for a `Vary` line).
+    /// One statement for many URLs: each is still one descent of the entry's unique index, without
+    /// a statement's start and end for each. ``FreshQueries/ofOne`` takes one URL as it is instead
+    /// of an array (index 0), which costs less than reading an array of one.
+    let freshQueries: FreshQueries
+    /// ``freshQueries`` with one more column: 1 when the URL is recorded as a page that needs nothing
     /// but itself (its one edge is to itself, of kind `page`, without a failure, and nothing is
     /// recorded as left out for it). At most two of the page's edges are read.
-    let freshPageQuery: SQLQuery
+    let freshPageQueries: FreshQueries
+
+    /// A fresh lookup's statement for a JSON array of URLs and for one URL.
+    struct FreshQueries {
+        let ofList: SQLQuery
+        let ofOne: SQLQuery
+    }
+
     /// The chunks of one body in order (seq, data, checksum), for a read whose body record came with
     /// the entry's (``variantsQuery``).
     let chunksQuery: SQLQuery
@@ -42,18 +53,22 @@ struct ReadableColumns: Sendable {
         entrySelection = CacheEntry.selection(from: entries)
         variantsQuery = SQLQuery(
             CacheEntry.selection(from: entries, more: ", b.size, b.chunk_count") + CacheEntry.ofVariants)
-        func fresh(more: String) -> SQLQuery {
-            SQLQuery("""
-                SELECT e.id, e.status, e.content_type, e.body_size, e.fresh_until, e.response_time, \
-                e.vary_key = '' AND e.decoded_from IS NULL AND b.hash IS NOT NULL, e.headers\(more) FROM \(entries) e JOIN body b ON b.id = e.body_id \
-                WHERE e.partition = ?1 AND e.method = 'GET' AND e.url = ?2 AND e.complete_length IS NULL
-                """)
+        func fresh(more: String) -> FreshQueries {
+            func query(urls: String) -> SQLQuery {
+                SQLQuery("""
+                    SELECT j.key, e.id, e.status, e.content_type, e.body_size, e.fresh_until, e.response_time, \
+                    e.vary_key = '' AND e.decoded_from IS NULL AND b.hash IS NOT NULL, e.headers\(more) \
+                    FROM \(urls) j CROSS JOIN \(entries) e ON e.partition = ?1 AND e.method = 'GET' AND e.url = j.value \
+                    CROSS JOIN body b ON b.id = e.body_id WHERE e.complete_length IS NULL
+                    """)
+            }
+            return FreshQueries(ofList: query(urls: "json_each(?2)"), ofOne: query(urls: "(SELECT 0 AS key, ?2 AS value)"))
         }
-        freshQuery = fresh(more: "")
-        let skips = version >= 7 ? "NOT EXISTS (SELECT 1 FROM page_skip WHERE partition = ?1 AND page_url = ?2)" : "1"
-        freshPageQuery = fresh(more: """
-            , (SELECT count(*) = 1 AND min(alone) FROM (SELECT resource_url = ?2 AND kind = 'page' AND failure IS NULL \
-            AS alone FROM page_edge WHERE partition = ?1 AND page_url = ?2 LIMIT 2)) AND \(skips)
+        freshQueries = fresh(more: "")
+        let skips = version >= 7 ? "NOT EXISTS (SELECT 1 FROM page_skip WHERE partition = ?1 AND page_url = j.value)" : "1"
+        freshPageQueries = fresh(more: """
+            , (SELECT count(*) = 1 AND min(alone) FROM (SELECT resource_url = j.value AND kind = 'page' AND failure IS NULL \
+            AS alone FROM page_edge WHERE partition = ?1 AND page_url = j.value LIMIT 2)) AND \(skips)
             """)
         chunksQuery = SQLQuery(
             "SELECT seq, data, \(chunkChecksum) FROM body_chunk WHERE body_id = ? ORDER BY seq")

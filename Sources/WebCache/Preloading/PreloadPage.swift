@@ -15,4 +15,9 @@ public struct PreloadPage: Sendable, Hashable {
     init(checked url: URL) {
         self.url = url.cacheKey
     }
+
+    /// A page whose URL is checked and already its own cache key.
+    init(key url: URL) {
+        self.url = url
+    }
 }

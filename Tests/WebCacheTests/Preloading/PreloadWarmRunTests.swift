@@ -116,6 +116,39 @@ struct PreloadWarmRunTests {
         await rig.stop()
     }
 
+    @Test func everySpellingOfAListedPageIsOnePageWhicheverWayItIsRead() async throws {
+        // Given pages listed as plain absolute URLs, read from their bytes, and the same pages spelled
+        // in ways that only the full parse puts in key form; and a line with a user name
+        let rig = try PreloadRig.start { request in
+            .text("page \(request.path)", headers: ["Cache-Control": "max-age=3600"])
+        }
+        let plain = ["a", "b", "c"].map { rig.url($0) }
+        let authority = try #require(URL(string: plain[0])?.host).appending(":\(rig.server.port)")
+        let spelled = ["HTTP://\(authority)/a", "Http://\(authority)/b", "http://\(authority)/c#top",
+                       " http://\(authority)/a\t", "http://user@\(authority)/b"]
+        for line in plain {
+            #expect(try rig.cache.preloadPage(for: line).url.absoluteString == line)
+        }
+
+        // When the list is preloaded, the spelled lines first, then again
+        let cold = await rig.cache.preload(spelled + plain, options: Self.alone)
+        let asked = rig.server.requests.count
+        let warm = await rig.cache.preload(plain + spelled, options: Self.alone)
+
+        // Then each page is fetched once, under the one key, and answered from the store the second
+        // time however it is spelled; the line with a user name is refused both times
+        #expect(cold.pages == 3 && warm.pages == 3)
+        #expect(rig.requestCounts == ["/a": 1, "/b": 1, "/c": 1])
+        #expect(warm.sources == [.hit: 3])
+        #expect(rig.server.requests.count == asked)
+        for report in [cold, warm] {
+            #expect(report.failures.map(\.url) == ["http://***@\(authority)/b"])
+            #expect(report.failures.first?.reason.contains("user name or password") == true)
+        }
+        #expect(try Set(rig.cache.store.pages().map(\.url)) == Set(plain))
+        await rig.stop()
+    }
+
     @Test func aFreshEntrysBodyIsLeftToTheReadsThatServeIt() async throws {
         // Given a fresh page whose stored bytes were damaged after a preload
         let rig = try PreloadRig.start { _ in .text("sound", headers: ["Cache-Control": "max-age=3600"]) }
