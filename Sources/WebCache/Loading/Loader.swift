@@ -155,6 +155,10 @@ final class Loader: Sendable {
         guard request.method.isSafe else {
             return try await passThroughUnsafe(request, limit: limit, context: context)
         }
+        if case .reloadIgnoringCacheData = policy {
+            // Nothing stored is read: not a variant, nor the parts that only stand in for a range.
+            return try await fetch(request, validating: nil, context: context, limit: limit)
+        }
         let key = request.url.cacheKey
         let entries: [CacheEntry]
         if policy.followsProtocol {
@@ -180,8 +184,6 @@ final class Loader: Sendable {
         let now = clock()
 
         switch policy {
-        case .reloadIgnoringCacheData:
-            return try await fetch(request, validating: nil, context: context, limit: limit)
         case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
             if let index = HTTPCachePolicy.matchingVariants(stored, request: request.headers).first {
                 let fresh = stored[index].isFresh(now: now)
@@ -196,6 +198,9 @@ final class Loader: Sendable {
             }
             return try await fetch(request, validating: nil, context: context, limit: limit)
         case .useProtocolCachePolicy, .offlineFallback:
+            break
+        case .reloadIgnoringCacheData:
+            // Fetched above, before the store was read.
             break
         }
 

@@ -30,6 +30,8 @@ struct Preloader: Sendable {
     let logger: Logger
     private let addresses: AddressPolicy
     private let requestCount = RequestCounter()
+    /// The URLs this run reached through redirects, whose responses it stored on the way.
+    private let redirectTargets = RedirectTargets()
     /// How many fetches the transport is handed at once.
     private let limits: PreloadLimits
     /// The options' hosts as URLs give them (``PreloadOptions/comparableHost(_:)``).
@@ -255,7 +257,7 @@ struct Preloader: Sendable {
                     guard !taken.isEmpty else { return flushHits() }
                     let fetched = settleAnswered(taken, listed: false)
                     for item in fetched {
-                        group.addTask { await fetch(item, messages: messages) }
+                        group.addTask { await fetch(item, readingStore: answersFromStore, messages: messages) }
                     }
                     guard fetched.count < taken.count else { return flushHits() }
                     finishSettledDocuments()
@@ -480,12 +482,14 @@ struct Preloader: Sendable {
     // MARK: - Fetching
 
     /// Fetches one item, scanning its body as it streams, with retries for transient failures.
-    private func fetch(_ item: PreloadItem, messages: MessageQueue<Message>) async {
+    /// Fetches `item`; `readingStore` is `false` when the store held no entry as the run began,
+    /// so that only what this run stored could answer it.
+    private func fetch(_ item: PreloadItem, readingStore: Bool, messages: MessageQueue<Message>) async {
         var attempt = 0
         while true {
             let failure: (reason: String, retryAfter: TimeInterval?, transient: Bool)
             do {
-                let response = try await load(item)
+                let response = try await load(item, readingStore: readingStore)
                 if Preloader.transientStatuses.contains(response.status) {
                     for try await _ in response.body {}
                     failure = ("HTTP \(response.status)", Preloader.retryAfter(response.headers), true)
@@ -535,7 +539,10 @@ struct Preloader: Sendable {
     /// requisite or followed link may not be redirected to a denied host (a given page may leave the
     /// allowed hosts). Each redirect response is stored, as the loader stores those it follows.
     /// - Throws: ``WebCacheError`` from the loader, or ``RedirectRefusal``.
-    private func load(_ item: PreloadItem) async throws -> WebResponse {
+    ///
+    /// Without `readingStore`, the item's own URL is loaded without reading the store first, unless
+    /// this run stored it as a redirect's target (what the run fetched itself it does not fetch again).
+    private func load(_ item: PreloadItem, readingStore: Bool) async throws -> WebResponse {
         var request = WebRequest(url: item.url)
         request.followsRedirects = false
         // Audio and video are held to both caps: the media cap narrows the resource cap, never widens it.
@@ -549,9 +556,10 @@ struct Preloader: Sendable {
         var current = item.url
         var redirects: [URL] = []
         var visited: Set<URL> = [current]
+        var policy = readingStore || redirectTargets.contains(item.key)
+            ? CachePolicy.useProtocolCachePolicy : .reloadIgnoringCacheData
         while true {
-            var response = try await loader.load(current, request: request, policy: .useProtocolCachePolicy,
-                                                 context: context)
+            var response = try await loader.load(current, request: request, policy: policy, context: context)
             guard let next = Loader.redirectTarget(of: response, from: current)?.cacheKey else {
                 response.redirects = redirects
                 return response
@@ -577,6 +585,8 @@ struct Preloader: Sendable {
             }
             if fromPublicAddress { request.refusesPrivateAddresses = true }
             current = next
+            redirectTargets.insert(URLKey(next))
+            policy = .useProtocolCachePolicy
         }
     }
 
@@ -716,6 +726,19 @@ private struct CountingSending: RequestSending {
 }
 
 /// A count shared by the fetches of one run.
+/// URLs reached through redirects, shared by a run's fetches.
+private final class RedirectTargets: Sendable {
+    private let keys = Mutex<Set<URLKey>>([])
+
+    func insert(_ key: URLKey) {
+        _ = keys.withLock { $0.insert(key) }
+    }
+
+    func contains(_ key: URLKey) -> Bool {
+        keys.withLock { $0.contains(key) }
+    }
+}
+
 private final class RequestCounter: Sendable {
     private let count = Atomic<Int>(0)
 

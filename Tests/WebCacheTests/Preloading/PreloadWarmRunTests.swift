@@ -20,6 +20,30 @@ struct PreloadWarmRunTests {
         return options
     }
 
+    /// A cold run into an empty store fetches its pages without reading the store first, except a
+    /// page that an earlier one was redirected to, which the run stored on the way.
+    @Test func aColdRunAnswersAListedRedirectTargetFromWhatItStored() async throws {
+        // Given a page that redirects to another, and pages kept fresh for an hour
+        let rig = try PreloadRig.start { request in
+            request.path == "/moved"
+                ? OriginResponse(status: 301, headers: ["Location": "/target", "Cache-Control": "max-age=3600"])
+                : .text("page \(request.path)", headers: ["Cache-Control": "max-age=3600"])
+        }
+        var options = Self.alone
+        options.concurrency = 1
+        options.perHostConcurrency = 1
+
+        // When the redirected page, the others and then its target are preloaded one at a time
+        let pages = ["moved", "p/1", "p/2", "target", "p/3"]
+        let cold = await rig.cache.preload(pages, options: options)
+
+        // Then the target is answered from the store, and every other page is fetched once
+        #expect(cold.succeeded, "\(cold.failures)")
+        #expect(rig.server.requests.map(\.path) == ["/moved", "/target", "/p/1", "/p/2", "/p/3"])
+        #expect(cold.requests == 5)
+        #expect(cold.sources[.hit] == 1)
+    }
+
     @Test func aWarmRunOfFreshPagesSendsNothingAndCountsEveryPage() async throws {
         // Given pages kept fresh for an hour, preloaded once
         let rig = try PreloadRig.start { request in
