@@ -132,7 +132,10 @@ extension HTMLScanner {
         }
         let sources = inPicture ? pictureSources : []
         pictureSources = []
-        var alternatives = sources.map(\.alternative)
+        // Made at its size: the `<img>` alone would otherwise grow an empty array at once.
+        var alternatives: [ImageSourceSet.Alternative] = []
+        alternatives.reserveCapacity(sources.count + 1)
+        for source in sources { alternatives.append(source.alternative) }
         alternatives.append(own)
         let set = ImageSourceSet(alternatives: alternatives)
         for (index, source) in sources.enumerated() {
@@ -346,14 +349,14 @@ extension HTMLScanner {
         _ attribute: String,
         _ kind: Reference.Kind,
         isRequisite: Bool? = nil,
-        condition: Reference.Condition? = nil
+        condition: consuming Reference.Condition? = nil
     ) {
         report(
             tag[attribute],
             kind: kind,
             source: Reference.Source(element: tag.name, attribute: attribute),
             isRequisite: isRequisite,
-            condition: condition
+            condition: consume condition
         )
     }
 
