@@ -132,10 +132,7 @@ extension HTMLScanner {
         }
         let sources = inPicture ? pictureSources : []
         pictureSources = []
-        // Made at its size: the `<img>` alone would otherwise grow an empty array at once.
-        var alternatives: [ImageSourceSet.Alternative] = []
-        alternatives.reserveCapacity(sources.count + 1)
-        for source in sources { alternatives.append(source.alternative) }
+        var alternatives = sources.map(\.alternative)
         alternatives.append(own)
         let set = ImageSourceSet(alternatives: alternatives)
         for (index, source) in sources.enumerated() {
