@@ -61,13 +61,21 @@ struct CSSRuleContext: Sendable {
     /// released as they are found, without it.
     static let maximumCascade = 16 * 1024
 
-    /// Makes it a new context, keeping the storage of its text and held URLs.
+    /// Makes it a new context, keeping the storage of its text, blocks and held URLs: each
+    /// property is set back in place (``CSSTokenizer/reset()``).
     mutating func reset() {
-        var fresh = CSSRuleContext()
-        fresh.text.takeStorage(of: &text)
-        fresh.held.takeStorage(of: &held)
-        fresh.blocks.takeStorage(of: &blocks)
-        self = fresh
+        if !usedFontFamilies.isEmpty { usedFontFamilies = [] }
+        if !text.isEmpty { text.removeAll(keepingCapacity: true) }
+        pending = 0..<0
+        textOverflowed = false
+        if !blocks.isEmpty { blocks.removeAll(keepingCapacity: true) }
+        if !held.isEmpty { held.removeAll(keepingCapacity: true) }
+        importTextStart = nil
+        imageSet = nil
+        faceFamily = nil
+        if !faceSources.isEmpty { faceSources = [] }
+        if !imageDeclarations.isEmpty { imageDeclarations = [] }
+        if !ruleImages.isEmpty { ruleImages = [] }
     }
 
     // MARK: - Input from the tokenizer

@@ -67,14 +67,25 @@ struct CSSTokenizer: Sendable {
 
     /// Makes it a new tokenizer, for another stylesheet (one `style` attribute after another),
     /// keeping the storage its buffers have grown: every state is the initial one again.
+    ///
+    /// Each property is set back in place: making a new tokenizer and assigning it copied and
+    /// destroyed the whole of it, context included, once for each `style` attribute.
     mutating func reset() {
-        var fresh = CSSTokenizer()
-        fresh.found.takeStorage(of: &found)
-        fresh.buffer.takeStorage(of: &buffer)
-        fresh.parentheses.takeStorage(of: &parentheses)
-        swap(&fresh.context, &context)
-        fresh.context.reset()
-        self = fresh
+        if !found.isEmpty { found.removeAll(keepingCapacity: true) }
+        state = .normal
+        quote = UInt8(ascii: "\"")
+        if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
+        overflowed = false
+        escaped = false
+        escapeHexDigits = 0
+        nameKind = .identifier
+        if !parentheses.isEmpty { parentheses.removeAll(keepingCapacity: true) }
+        untrackedParentheses = 0
+        braceDepth = 0
+        fontFaceDepth = nil
+        pendingRule = .none
+        importsAllowed = true
+        context.reset()
     }
 
     // MARK: - Input

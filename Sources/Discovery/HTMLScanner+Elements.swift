@@ -346,14 +346,14 @@ extension HTMLScanner {
         _ attribute: String,
         _ kind: Reference.Kind,
         isRequisite: Bool? = nil,
-        condition: Reference.Condition? = nil
+        condition: consuming Reference.Condition? = nil
     ) {
         report(
             tag[attribute],
             kind: kind,
             source: Reference.Source(element: tag.name, attribute: attribute),
             isRequisite: isRequisite,
-            condition: condition
+            condition: consume condition
         )
     }
 

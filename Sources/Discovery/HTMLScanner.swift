@@ -197,12 +197,12 @@ public struct HTMLScanner: Sendable {
         kind: Reference.Kind,
         source: Reference.Source,
         isRequisite: Bool? = nil,
-        condition: Reference.Condition? = nil
+        condition: consuming Reference.Condition? = nil
     ) {
-        guard let reference = makeReference(value, kind: kind, source: source, isRequisite: isRequisite,
-                                            condition: condition)
-        else { return }
-        references.append(reference)
+        guard let url = fetchedURL(value, kind: kind, source: source) else { return }
+        // Made in place in the list: a reference bound first was copied into it.
+        references.append(Reference(urlString: url, kind: kind, source: source,
+                                    isRequisite: isRequisite ?? (kind != .link), condition: consume condition))
     }
 
     /// The reference `value` makes, unless the context or the options exclude it.
@@ -211,8 +211,15 @@ public struct HTMLScanner: Sendable {
         kind: Reference.Kind,
         source: Reference.Source,
         isRequisite: Bool? = nil,
-        condition: Reference.Condition? = nil
+        condition: consuming Reference.Condition? = nil
     ) -> Reference? {
+        guard let url = fetchedURL(value, kind: kind, source: source) else { return nil }
+        return Reference(urlString: url, kind: kind, source: source, isRequisite: isRequisite ?? (kind != .link),
+                         condition: consume condition)
+    }
+
+    /// The URL text `value` resolves to, unless the context or the options exclude it or it is not fetchable.
+    private mutating func fetchedURL(_ value: String?, kind: Reference.Kind, source: Reference.Source) -> String? {
         guard let value, templateDepth == 0 else { return nil }
         switch kind {
         case .media where !options.includesMedia: return nil
@@ -222,9 +229,7 @@ public struct HTMLScanner: Sendable {
         }
         // Attribute URLs take the document's encoding for their query; URLs in CSS are UTF-8.
         let queryEncoding = source.css == nil ? encoding ?? .utf8 : .utf8
-        guard let url = resolvedURLs.url(for: value, against: base, queryEncoding: queryEncoding) else { return nil }
-        let requisite = isRequisite ?? (kind != .link)
-        return Reference(urlString: url, kind: kind, source: source, isRequisite: requisite, condition: condition)
+        return resolvedURLs.url(for: value, against: base, queryEncoding: queryEncoding)
     }
 
     /// Reports references found elsewhere (a `<picture>`'s sources, held until its `<img>`).
@@ -327,7 +332,7 @@ public struct HTMLScanner: Sendable {
                 item.value,
                 kind: item.kind,
                 source: Reference.Source(element: element, attribute: attribute, css: item.construct),
-                condition: condition
+                condition: consume condition
             )
         }
     }

@@ -52,12 +52,16 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
 
     /// Creates a reference to the URL whose absolute text is `urlString`, which must parse as a
     /// Foundation `URL` whose `absoluteString` is `urlString` itself.
-    init(urlString: String, kind: Kind, source: Source, isRequisite: Bool, condition: Condition? = nil) {
+    /// The condition is moved into its box, not copied: the scanners hand it over.
+    init(urlString: String, kind: Kind, source: Source, isRequisite: Bool, condition: consuming Condition? = nil) {
         self.urlString = urlString
         self.kind = kind
         self.source = source
         self.isRequisite = isRequisite
-        self.condition = condition
+        switch consume condition {
+        case .some(let condition): conditionBox = ConditionBox(condition)
+        case .none: conditionBox = nil
+        }
     }
 
     /// Whether both have the same URL text, kind, source, requisiteness and condition.

@@ -64,6 +64,29 @@ private func scanCSS(_ css: String) -> [String] {
         ("a{background:url(eof.png", ["image url() \(c)eof.png"]),
     ]
 
+    /// Stylesheets cut off in each state the tokenizer and its context can be left in: inside a
+    /// comment, a string, an escape, a name, a `url(`, an `image-set(`, parentheses, an
+    /// `@font-face` or `@media` block, after an `@import`, with URLs held and fonts named.
+    static let unfinished = [
+        "/* open", #"a { b: "str"#, #"a { b: "x\"#, "a { b: \\61", "@media print { .a { background: url(x.png) 1",
+        "@font-face { font-family: F; src: url(a.woff) format(\"woff\")", #"@import "i.css" print"#,
+        ".a { background-image: image-set(\"a.png\" 1x, \"b.png\"", ".a { font: 12px Face; margin: (1 (2",
+        "a { b: url(  unq", "a { b: url( x y", "a { --v: Face, Other; color: red } b { top: 1px } c {", "@ab",
+        "a { background: url(r.png); } b {", "@font-face { font-family: F; src: url(a.woff); x",
+    ]
+
+    /// A reset tokenizer is a new one in every stored property, whatever state it was left in:
+    /// a `style` attribute after another must not see anything of the one before.
+    @Test(arguments: unfinished)
+    func resetMakesTheTokenizerNew(_ css: String) {
+        let fresh = String(reflecting: CSSTokenizer())
+        var tokenizer = CSSTokenizer()
+        Array(css.utf8).withUnsafeBufferPointer { tokenizer.consume($0) }
+        #expect(String(reflecting: tokenizer) != fresh, "the case leaves a state to reset")
+        tokenizer.reset()
+        #expect(String(reflecting: tokenizer) == fresh)
+    }
+
     @Test(arguments: cases)
     func findsReferences(_ css: String, _ expected: [String]) {
         #expect(scanCSS(css) == expected)

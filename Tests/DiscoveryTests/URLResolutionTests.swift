@@ -55,6 +55,15 @@ import WebCacheTestSupport
         }
     }
 
+    /// The bit mask of the bytes a plain reference may hold names exactly the characters RFC 3986
+    /// allows there, byte by byte, non-ASCII bytes excluded.
+    @Test func plainBytesAreTheURLCharacters() {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/?#@!$&'()*+,;=".utf8)
+        for byte in UInt8.min...UInt8.max {
+            #expect(URLCleaner.isPlain(byte) == allowed.contains(byte), "byte \(byte)")
+        }
+    }
+
     @Test func plainReferencesTakeTheBytePath() throws {
         let base = URLCleaner.Base(try #require(URL(string: "https://example.com/dir/page.html")))
         let plain = [
