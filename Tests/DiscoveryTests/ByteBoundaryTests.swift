@@ -78,16 +78,7 @@ private let d = "https://example.com/dir/"
         let document = ScanCorpus.Document(name: "case", bytes: Array(css.utf8), charset: "utf-8")
         let whole = ScanDifferentialTests.scanCSS(document, chunks: nil)
         #expect(whole.contains("d2.png") && whole.contains("screen and (min-width: 1px)") && whole.contains("body one"))
-        for first in 0...document.bytes.count {
-            for second in [first + 1, first + 7] where second <= document.bytes.count {
-                let chunks = [first, second - first, document.bytes.count - second]
-                let found = ScanDifferentialTests.scanCSS(document, chunks: chunks)
-                if found != whole {
-                    Issue.record("split at \(first) and \(second): \(found)")
-                    return
-                }
-            }
-        }
+        expectEverySplit(of: document, secondCutsAfter: [1, 7], give: whole, scan: ScanDifferentialTests.scanCSS)
     }
 
     /// A tag's kept attributes and the element it names, at every split: the references and the
@@ -109,10 +100,18 @@ private let d = "https://example.com/dir/"
         let whole = ScanDifferentialTests.scanHTML(document, chunks: nil)
         for text in reported { #expect(whole.contains(text), "\(text)") }
         #expect(!whole.contains("no.png"))
+        expectEverySplit(of: document, secondCutsAfter: [1, 5], give: whole, scan: ScanDifferentialTests.scanHTML)
+    }
+
+    /// Records an issue for the first split of `document` into three chunks, cut at each position and
+    /// again each of `gaps` bytes later, for which `scan` does not give `whole`.
+    private func expectEverySplit(
+        of document: ScanCorpus.Document, secondCutsAfter gaps: [Int], give whole: String,
+        scan: (ScanCorpus.Document, [Int]?) -> String
+    ) {
         for first in 0...document.bytes.count {
-            for second in [first + 1, first + 5] where second <= document.bytes.count {
-                let chunks = [first, second - first, document.bytes.count - second]
-                let found = ScanDifferentialTests.scanHTML(document, chunks: chunks)
+            for second in gaps.map({ first + $0 }) where second <= document.bytes.count {
+                let found = scan(document, [first, second - first, document.bytes.count - second])
                 if found != whole {
                     Issue.record("split at \(first) and \(second): \(found)")
                     return
