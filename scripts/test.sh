@@ -9,8 +9,11 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" != "--run-only" ]; then
     scripts/install-deps.sh
     swift build --build-tests -Xswiftc -warnings-as-errors
-    # The README's library example, a package of its own that depends on this one by path.
-    swift build --package-path examples/library --scratch-path .build/examples -Xswiftc -warnings-as-errors
+    # The README's library example, a package of its own that depends on this one by path. Its build
+    # description keeps the list of this package's source files; after a file is deleted here it
+    # fails with "missing inputs" until it is made again, so a failed build is retried once afresh.
+    example=(swift build --package-path examples/library --scratch-path .build/examples -Xswiftc -warnings-as-errors)
+    "${example[@]}" || { rm -rf .build/examples; "${example[@]}"; }
 fi
 # Swift Testing starts every test at once unless told otherwise, and a test's time limit runs from its
 # start: on a small busy machine, hundreds of tests then share the few threads of the pool, and one
