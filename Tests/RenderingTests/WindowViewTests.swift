@@ -114,11 +114,13 @@ struct XvfbDisplay: Sendable {
 
     /// Starts Xvfb on a display it picks itself (`-displayfd`: the server takes the first free number
     /// and writes it once it accepts connections, so two tests starting at once never share one);
-    /// returns once a client can query it.
+    /// returns once a client can query it. With `-noreset`: an X server otherwise resets when its
+    /// last client leaves, as the query's `xdotool` does, and a client connecting during the reset
+    /// (Chromium, now and then) is refused ("Missing X server or $DISPLAY").
     static func start(in folder: TemporaryFolder) async throws -> XvfbDisplay {
         let output = OutputFile(path: folder.path("xvfb.out"))
         let server = try ChildProcess.spawn(
-            "/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+            "/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"],
             output: .file(output.path), error: .file(folder.path("xvfb.err")))
         if let number = try await output.lines(1).first.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
             let display = XvfbDisplay(name: ":\(number)", server: server)
