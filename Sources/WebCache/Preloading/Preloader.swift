@@ -482,8 +482,8 @@ struct Preloader: Sendable {
     // MARK: - Fetching
 
     /// Fetches one item, scanning its body as it streams, with retries for transient failures.
-    /// Fetches `item`; `readingStore` is `false` when the store held no entry as the run began,
-    /// so that only what this run stored could answer it.
+    /// `readingStore` is `false` when the store held no entry as the run began, so that only what
+    /// this run stored could answer it.
     private func fetch(_ item: PreloadItem, readingStore: Bool, messages: MessageQueue<Message>) async {
         var attempt = 0
         while true {
@@ -725,7 +725,6 @@ private struct CountingSending: RequestSending {
     }
 }
 
-/// A count shared by the fetches of one run.
 /// URLs reached through redirects, shared by a run's fetches.
 private final class RedirectTargets: Sendable {
     private let keys = Mutex<Set<URLKey>>([])
@@ -739,6 +738,7 @@ private final class RedirectTargets: Sendable {
     }
 }
 
+/// A count shared by the fetches of one run.
 private final class RequestCounter: Sendable {
     private let count = Atomic<Int>(0)
 
