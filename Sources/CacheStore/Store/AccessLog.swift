@@ -79,21 +79,25 @@ final class AccessLog: Sendable {
         for (moment, ids) in groups.sorted(by: { $0.ids[0] < $1.ids[0] }) {
             guard ids.count >= sharedStatementMinimum else {
                 for id in ids {
-                    try connection.run(
-                        "UPDATE entry SET last_access = max(last_access, ?), hit_count = hit_count + ? WHERE id = ?",
-                        [.real(moment.lastAccess), .integer(moment.hits), .integer(id)]
-                    )
+                    try connection.run(hitQuery, [.real(moment.lastAccess), .integer(moment.hits), .integer(id)])
                 }
                 continue
             }
-            try connection.run(
-                "UPDATE entry SET last_access = max(last_access, ?), hit_count = hit_count + ? "
-                    + "WHERE id IN (SELECT value FROM json_each(?))",
-                [.real(moment.lastAccess), .integer(moment.hits),
-                 .text("[" + ids.map(String.init).joined(separator: ",") + "]")]
-            )
+            try connection.run(sharedHitQuery, [
+                .real(moment.lastAccess), .integer(moment.hits),
+                .text("[" + ids.map(String.init).joined(separator: ",") + "]"),
+            ])
         }
     }
+
+    /// Writes the hits of one entry.
+    private static let hitQuery = SQLQuery(
+        "UPDATE entry SET last_access = max(last_access, ?), hit_count = hit_count + ? WHERE id = ?")
+
+    /// Writes the same hits to each entry of a JSON array of ids.
+    private static let sharedHitQuery = SQLQuery(
+        "UPDATE entry SET last_access = max(last_access, ?), hit_count = hit_count + ? "
+            + "WHERE id IN (SELECT value FROM json_each(?))")
 
     /// How many entries hit alike one statement writes at least: the shared statement's own start
     /// (its list of ids read into a temporary table) costs about one and a half entries' updates,
