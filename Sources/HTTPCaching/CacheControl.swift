@@ -22,7 +22,8 @@ public struct CacheControl: Sendable, Hashable {
 
         /// Creates a directive.
         public init(name: String, value: String? = nil) {
-            self.name = name.lowercased()
+            // Names arrive lowercase nearly always: checked as bytes before lowercasing a copy.
+            self.name = name.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) } ? name : name.lowercased()
             self.value = value
         }
     }
@@ -100,15 +101,25 @@ public struct CacheControl: Sendable, Hashable {
 
     // MARK: - Parsing
 
+    /// One list member as a directive; the `=` and the spaces around it are found as bytes, since
+    /// every response received and every stored one read is parsed.
     private static func parseDirective(_ member: String) -> Directive? {
-        guard let equals = member.firstIndex(of: "=") else {
+        let bytes = member.utf8
+        guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else {
             let name = member.trimmingHTTPWhitespace()
             return name.isEmpty ? nil : Directive(name: name)
         }
-        let name = member[..<equals].trimmingHTTPWhitespace()
+        let name = trimmed(bytes[..<equals])
         guard !name.isEmpty else { return nil }
-        let rawValue = member[member.index(after: equals)...].trimmingHTTPWhitespace()
+        let rawValue = trimmed(bytes[bytes.index(after: equals)...])
         return Directive(name: name, value: unquote(rawValue) ?? rawValue)
+    }
+
+    /// `bytes` as a string without the spaces and tabs around them.
+    private static func trimmed(_ bytes: Substring.UTF8View) -> String {
+        let isText = { (byte: UInt8) in byte != 0x20 && byte != 0x09 }
+        guard let first = bytes.firstIndex(where: isText), let last = bytes.lastIndex(where: isText) else { return "" }
+        return String(Substring(bytes[first...last]))
     }
 
     /// The content of a quoted string with its backslash escapes resolved (RFC 9110 §5.6.4);

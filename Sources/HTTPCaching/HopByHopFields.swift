@@ -35,8 +35,12 @@ public enum HopByHopFields {
         // Most stored responses carry none (they lost them when stored): returned as they are, without
         // building the set of names. `Connection` is among the names, so any field it lists is removed below.
         guard headers.contains(where: isHopByHop) else { return headers }
-        let excluded = names(in: headers)
-        return HTTPHeaders(headers.filter { !excluded.contains($0.name.lowercased()) })
+        // Compared in place rather than through a set of lowercased names: every response received
+        // carries `Connection`, and its options are one or two.
+        let options = headers.listValues(for: "Connection")
+        return HTTPHeaders(headers.filter { field in
+            !isHopByHop(field) && !options.contains { $0.caseInsensitiveEquals(field.name) }
+        })
     }
 
     /// Whether a field is among ``names`` or a `Proxy-*` field, compared in place (a stored response's

@@ -44,26 +44,58 @@ public struct ResponseCacheControl: Sendable, Hashable {
     public var staleIfError: Int?
 
     /// Reads the directives of `headers`.
+    ///
+    /// In one pass over the directives, as the loader reads every response it receives with it: the
+    /// first of a repeated numeric directive counts (``CacheControl/first(_:)``), and the field names
+    /// of every qualified `no-cache` and `private` are gathered.
     public init(headers: HTTPHeaders) {
-        let directives = CacheControl(headers: headers)
-        switch directives.deltaSeconds("max-age") {
-        case .absent: maxAge = nil
-        case .invalid: maxAge = 0
-        case .seconds(let seconds): maxAge = seconds
+        var maxAge: Int??
+        var sharedMaxAge: Int??
+        var staleWhileRevalidate: Int??
+        var staleIfError: Int??
+        noCache = false
+        noCacheFields = []
+        noStore = false
+        mustRevalidate = false
+        proxyRevalidate = false
+        mustUnderstand = false
+        isPublic = false
+        isPrivate = false
+        privateFields = []
+        immutable = false
+        noTransform = false
+        func seconds(_ directive: CacheControl.Directive) -> Int? {
+            directive.value.flatMap(CacheControl.parseDeltaSeconds)
         }
-        sharedMaxAge = directives.deltaSeconds("s-maxage").validValue
-        noCache = directives.contains("no-cache")
-        noCacheFields = directives.fieldNames("no-cache")
-        noStore = directives.contains("no-store")
-        mustRevalidate = directives.contains("must-revalidate")
-        proxyRevalidate = directives.contains("proxy-revalidate")
-        mustUnderstand = directives.contains("must-understand")
-        isPublic = directives.contains("public")
-        isPrivate = directives.contains("private")
-        privateFields = directives.fieldNames("private")
-        immutable = directives.contains("immutable")
-        noTransform = directives.contains("no-transform")
-        staleWhileRevalidate = directives.deltaSeconds("stale-while-revalidate").validValue
-        staleIfError = directives.deltaSeconds("stale-if-error").validValue
+        func fieldNames(_ directive: CacheControl.Directive) -> [String] {
+            (directive.value.map(HTTPHeaders.splitList) ?? []).map { $0.lowercased() }
+        }
+        for directive in CacheControl(headers: headers).directives {
+            switch directive.name {
+            case "max-age": if maxAge == nil { maxAge = .some(seconds(directive) ?? 0) }
+            case "s-maxage": if sharedMaxAge == nil { sharedMaxAge = .some(seconds(directive)) }
+            case "no-cache":
+                noCache = true
+                noCacheFields += fieldNames(directive)
+            case "no-store": noStore = true
+            case "must-revalidate": mustRevalidate = true
+            case "proxy-revalidate": proxyRevalidate = true
+            case "must-understand": mustUnderstand = true
+            case "public": isPublic = true
+            case "private":
+                isPrivate = true
+                privateFields += fieldNames(directive)
+            case "immutable": immutable = true
+            case "no-transform": noTransform = true
+            case "stale-while-revalidate":
+                if staleWhileRevalidate == nil { staleWhileRevalidate = .some(seconds(directive)) }
+            case "stale-if-error": if staleIfError == nil { staleIfError = .some(seconds(directive)) }
+            default: break
+            }
+        }
+        self.maxAge = maxAge ?? nil
+        self.sharedMaxAge = sharedMaxAge ?? nil
+        self.staleWhileRevalidate = staleWhileRevalidate ?? nil
+        self.staleIfError = staleIfError ?? nil
     }
 }

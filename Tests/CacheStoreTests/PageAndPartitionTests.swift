@@ -105,6 +105,19 @@ struct PageAndPartitionTests {
         #expect(try store.skipped(forPage: page) == [changedSkip])
     }
 
+    @Test func recordingWithoutComparingFirstStillReplacesWhatWasRecorded() async throws {
+        // Given a page's edges and a skip recorded, as by another process during a run that
+        // believed its pages new to the store
+        let skip = PageSkip(resourceURL: "https://example.test/wide.png", kind: "image", reason: "too wide")
+        try await store.setEdges([page: edges], skipped: [page: [skip]])
+        // When other edges are recorded without the comparing read
+        let font = PageEdge(resourceURL: "https://example.test/a.woff2", kind: "font")
+        try await store.setEdges([page: [edges[0], font]], comparingFirst: false)
+        // Then the write compared: the page has exactly the new edges, and no skip
+        #expect(try store.edges(forPage: page) == [font, edges[0]])
+        #expect(try store.skipped(forPage: page).isEmpty)
+    }
+
     @Test func manyPagesRecordedAgainWriteOnlyThoseThatChanged() async throws {
         // Given pages that each need only themselves, one with a skip recorded, one with two edges
         let pages = (0..<6).map { "https://example.test/p\($0).html" }

@@ -25,6 +25,8 @@ struct CacheControlTests {
         ("empty members skipped", " , ,max-age=5,, ", [Directive(name: "max-age", value: "5")]),
         ("nameless member dropped", "=5, public", [Directive(name: "public")]),
         ("empty value kept", "max-age=", [Directive(name: "max-age", value: "")]),
+        ("spaces around = dropped", "max-age = 60 ,Public", [Directive(name: "max-age", value: "60"), Directive(name: "public")]),
+        ("non-ASCII names lowercased", "X-ÅGE=1", [Directive(name: "x-åge", value: "1")]),
         (
             "§5.2.3 unknown directives kept in order", "foo=bar, max-age=1",
             [Directive(name: "foo", value: "bar"), Directive(name: "max-age", value: "1")]
@@ -161,6 +163,24 @@ struct CacheControlTests {
     ])
     func responseMaxAge(rule: String, value: String, expected: Int?) {
         #expect(ResponseCacheControl(headers: headers([("Cache-Control", value)])).maxAge == expected, "\(rule)")
+    }
+
+    @Test func repeatedDirectivesReadAsTheFirstOneOrGatheredWhenTheyListFields() {
+        // §4.2.1: the first occurrence of a numeric directive counts, even when invalid; the field
+        // names of every qualified no-cache and private are kept.
+        let directives = ResponseCacheControl(
+            headers: headers([
+                ("Cache-Control", "s-maxage=20, stale-if-error=x, no-cache=\"A\", private=\"B\""),
+                ("Cache-Control", "s-maxage=5, stale-if-error=40, stale-while-revalidate=7, stale-while-revalidate=9"),
+                ("Cache-Control", "NO-CACHE=\"C, D\", private=\"E\", max-age=3, max-age=x"),
+            ])
+        )
+        #expect(directives.sharedMaxAge == 20)
+        #expect(directives.staleIfError == nil)
+        #expect(directives.staleWhileRevalidate == 7)
+        #expect(directives.maxAge == 3)
+        #expect(directives.noCacheFields == ["a", "c", "d"])
+        #expect(directives.privateFields == ["b", "e"])
     }
 
     @Test func invalidStaleExtensionsAreIgnored() {

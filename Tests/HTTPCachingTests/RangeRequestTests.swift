@@ -203,6 +203,15 @@ struct RangeRequestTests {
         #expect(kept.contains("Date"))
     }
 
+    /// The options of every `Connection` line name fields whatever their case, each option whole.
+    @Test func connectionOptionsNameFieldsWithoutRegardToCase() {
+        let fields = headers([
+            ("Connection", "close, x-trace"), ("X-TRACE", "1"), ("x-trace", "2"), ("X-Trace-Id", "3"),
+            ("connection", "X-Other"), ("x-other", "4"), ("Date", httpDate(0)),
+        ])
+        #expect(HopByHopFields.removed(from: fields) == headers([("X-Trace-Id", "3"), ("Date", httpDate(0))]))
+    }
+
     /// Fields without any hop-by-hop one come back as they were, order and repeats kept; one such
     /// field without `Connection`, or a `proxy-` one, still goes.
     @Test func hopByHopFieldsAreFoundWithoutAConnectionField() {

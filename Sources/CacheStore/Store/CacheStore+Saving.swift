@@ -545,12 +545,14 @@ extension CacheStore {
     /// The recorded edges are compared first in one read (one snapshot), and only the pages whose
     /// record would change go to the writer: a warm run, which mostly finds its pages as the last
     /// run left them, then opens no write transaction for them at all. A page changed by another
-    /// process between the read and the write is compared again in the write.
+    /// process between the read and the write is compared again in the write. A caller that knows
+    /// the pages are new to the store (a run into a store that was empty) passes `comparingFirst`
+    /// `false`: the read would find nothing, and the write compares anyway.
     ///
     /// - Throws: ``CacheStore/Error``; then no page's edges changed.
     public nonisolated func setEdges(
         _ edgesByPage: [String: [PageEdge]], partition: String = "guest", keepingKinds keptKinds: Set<String> = [],
-        keepingEveryEdgeOf keptPages: Set<String> = [], skipped: [String: [PageSkip]] = [:]
+        keepingEveryEdgeOf keptPages: Set<String> = [], skipped: [String: [PageSkip]] = [:], comparingFirst: Bool = true
     ) async throws {
         guard !edgesByPage.isEmpty else { return }
         @Sendable func changes(_ page: String, _ edges: [PageEdge], _ connection: Connection) throws -> Bool {
@@ -565,7 +567,7 @@ extension CacheStore {
         }
         var changed = edgesByPage
         // A store opened for reading only refuses the write, as it always did, rather than comparing.
-        if !configuration.readOnly {
+        if comparingFirst, !configuration.readOnly {
             changed = try read("compare the resources of \(edgesByPage.count) pages") { connection in
                 try connection.readTransaction { try edgesByPage.filter { try changes($0.key, $0.value, connection) } }
             }

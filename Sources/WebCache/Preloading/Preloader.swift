@@ -228,7 +228,11 @@ struct Preloader: Sendable {
         func recordSettledPages() async -> Bool {
             finishSettledDocuments()
             let settled = schedule.pages.filter { schedule.checkSettled($0) }
-            guard (try? await writeEdges(of: settled, schedule, skipped: skippedByDocument)) != nil else { return false }
+            do {
+                try await writeEdges(of: settled, schedule, skipped: skippedByDocument, comparingFirst: answersFromStore)
+            } catch {
+                return false
+            }
             recordedFailedPages += settled.count { schedule.failure(of: $0) != nil }
             for page in settled { skippedByDocument[page] = nil }
             schedule.forget(pages: Set(settled))
@@ -340,7 +344,8 @@ struct Preloader: Sendable {
         // saw first is not listed), since this run did not find out all it needs.
         let remaining = schedule.pages.filter { schedule.isSettled($0) }
         do {
-            try await writeEdges(of: remaining, schedule, skipped: skippedByDocument)
+            try await writeEdges(
+                of: remaining, schedule, skipped: skippedByDocument, comparingFirst: answersFromStore)
         } catch {
             let reason = "its list of requisites could not be stored: \(error)"
             for page in remaining {
@@ -661,9 +666,11 @@ struct Preloader: Sendable {
     /// that a refresh without `--media` does not make a page forget its videos. A page whose own
     /// fetch failed was not read (or not to its end), so it keeps every requisite recorded before:
     /// the stored copy of the page still needs them, and an origin's outage must not make `pin` and
-    /// `prune --page` forget them.
+    /// `prune --page` forget them. `comparingFirst` is `false` in a run into a store that held no
+    /// entry, whose pages are new to it (``CacheStore/setEdges(_:partition:keepingKinds:keepingEveryEdgeOf:skipped:comparingFirst:)``).
     private func writeEdges(
-        of pages: [URL], _ schedule: PreloadSchedule, skipped skippedByDocument: [URL: [String: PageSkip]]
+        of pages: [URL], _ schedule: PreloadSchedule, skipped skippedByDocument: [URL: [String: PageSkip]],
+        comparingFirst: Bool
     ) async throws {
         guard !pages.isEmpty else { return }
         var edgesByPage: [String: [PageEdge]] = [:]
@@ -688,7 +695,7 @@ struct Preloader: Sendable {
         }
         try await loader.store.setEdges(
             edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: failedPages,
-            skipped: skippedByPage)
+            skipped: skippedByPage, comparingFirst: comparingFirst)
     }
 
     /// Takes back, from its stored edges, what a page whose references were let go needs, when
