@@ -13,6 +13,9 @@
 # Usage: scripts/bench-gateway.sh [BIN_DIR]
 #   BIN_DIR holds webcache and webcache-origin (default: a release build made here).
 #   DURATION (seconds per run, default 6), CONNECTIONS (default 16) and THREADS (default 2) tune wrk.
+#   BEFORE_BIN_DIR, if set, holds webcache built from an earlier commit: its gateway runs too, over a
+#   store of its own, measured as the peer "earlier build" in rows of their own; the two gateways
+#   then take turns, PAIRS times per file (default 3), and each figure is over all its turns.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +26,10 @@ threads=${THREADS:-2}
 
 bin=$(release_bin "$root" "${1:-}" webcache webcache-origin)
 require_built "$bin" webcache webcache-origin
+before_bin=${BEFORE_BIN_DIR:-}
+[ -z "$before_bin" ] || require_built "$before_bin" webcache
+pairs=1
+[ -z "$before_bin" ] || pairs=${PAIRS:-3}
 missing=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v varnishd >/dev/null || [ -x /usr/sbin/varnishd ] || missing+=(varnish)
@@ -65,16 +72,17 @@ origin=$(first_line "$work/origin.out")
 origin=${origin%/}
 for file in "${files[@]}"; do echo "$origin/$file"; done >"$work/urls.txt"
 "$bin/webcache" preload --no-requisites --store "$work/store.sqlite" "$work/urls.txt" >/dev/null
+[ -z "$before_bin" ] \
+    || "$before_bin/webcache" preload --no-requisites --store "$work/before.sqlite" "$work/urls.txt" >/dev/null
 
-# start_gateway: starts the gateway as a reverse proxy and sets $gateway to its URL and $gateway_pid.
-# Its access log goes to a file.
+# start_gateway BIN_DIR NAME: starts BIN_DIR's gateway as a reverse proxy over the store NAME.sqlite
+# and sets $gateway to its URL and $gateway_pid. Its access log goes to a file.
 start_gateway() {
-    : >"$work/gateway.out"
-    "$bin/webcache" serve --port 0 --upstream "$origin/" --store "$work/store.sqlite" \
-        >"$work/gateway.out" 2>"$work/gateway.err" &
+    "$1/webcache" serve --port 0 --upstream "$origin/" --store "$work/$2.sqlite" \
+        >"$work/$2.out" 2>"$work/$2.err" &
     gateway_pid=$!
     pids+=("$gateway_pid")
-    gateway=$(first_line "$work/gateway.out")
+    gateway=$(first_line "$work/$2.out")
     gateway=${gateway%/}
 }
 
@@ -90,7 +98,13 @@ check_served() {
 }
 
 echo "starting webcache serve, nginx, nginx proxy_cache and Varnish" >&2
-start_gateway
+if [ -n "$before_bin" ]; then
+    start_gateway "$before_bin" before
+    before_gateway=$gateway
+    before_pid=$gateway_pid
+    check_served "$before_gateway" x-webcache '^hit$'
+fi
+start_gateway "$bin" store
 check_served "$gateway" x-webcache '^hit$'
 
 # nginx on the same files, and nginx as a cache in front of the origin (a second server block).
@@ -145,26 +159,34 @@ cpu_ticks() {
     echo "$total"
 }
 
-# measure NAME PID URL: one wrk run against URL; records requests/s and CPU µs per request of PID's processes.
-declare -A rps cpu
+# measure NAME PID URL: one wrk run against URL; records requests/s (the mean over the runs of NAME so
+# far) and CPU µs per request of PID's processes (over all those runs).
+declare -A rps cpu runs rate_sum requests ticks
 measure() {
-    local name=$1 pid=$2 url=$3 before after output requests
+    local name=$1 pid=$2 url=$3 before after output
     before=$(cpu_ticks "$pid")
     output=$(wrk -t"$threads" -c"$connections" -d"${duration}s" "$url")
     after=$(cpu_ticks "$pid")
-    requests=$(awk '/requests in/ { print $1 }' <<<"$output")
-    rps[$name]=$(awk '/^Requests\/sec/ { printf "%.0f\n", $2 }' <<<"$output")
-    cpu[$name]=$(( (after - before) * 1000000 / $(getconf CLK_TCK) / requests ))
+    runs[$name]=$(( ${runs[$name]:-0} + 1 ))
+    requests[$name]=$(( ${requests[$name]:-0} + $(awk '/requests in/ { print $1 }' <<<"$output") ))
+    ticks[$name]=$(( ${ticks[$name]:-0} + after - before ))
+    rate_sum[$name]=$(( ${rate_sum[$name]:-0} + $(awk '/^Requests\/sec/ { printf "%.0f\n", $2 }' <<<"$output") ))
+    rps[$name]=$(( rate_sum[$name] / runs[$name] ))
+    cpu[$name]=$(( ticks[$name] * 1000000 / $(getconf CLK_TCK) / requests[$name] ))
 }
 
 for file in "${files[@]}"; do
     echo "measuring $file" >&2
-    measure "gateway,$file" "$gateway_pid" "$gateway/$file"
+    for _ in $(seq "$pairs"); do
+        measure "gateway,$file" "$gateway_pid" "$gateway/$file"
+        [ -z "$before_bin" ] || measure "before,$file" "$before_pid" "$before_gateway/$file"
+    done
     measure "nginx,$file" "$nginx_pid" "http://127.0.0.1:$nginx_port/$file"
     measure "proxy,$file" "$nginx_pid" "http://127.0.0.1:$proxy_port/$file"
     measure "varnish,$file" "$varnish_pid" "http://127.0.0.1:$varnish_port/$file"
 done
 check_served "$gateway" x-webcache '^hit$'
+[ -z "$before_bin" ] || check_served "$before_gateway" x-webcache '^hit$'
 
 ratio() { python3 -c "print(f'{$1 / $2:.2f}x')"; }
 echo "| what | webcache | peer in the same run | ratio | CPU µs per request, webcache / peer |"
@@ -175,8 +197,11 @@ for file in "${files[@]}"; do
     [ "$size" -lt 1024 ] && label="$size B"
     what="gateway hit, $label, wrk -c$connections"
     ours=${rps[gateway,$file]}
-    for peer in nginx proxy varnish; do
+    peers=(nginx proxy varnish)
+    [ -z "$before_bin" ] || peers=(before "${peers[@]}")
+    for peer in "${peers[@]}"; do
         case $peer in
+            before) name="earlier build" ;;
             nginx) name="nginx from disk" ;;
             proxy) name="nginx proxy_cache" ;;
             varnish) name="Varnish" ;;

@@ -477,14 +477,15 @@ public final class GatewayServer: Sendable {
         // Taken before the store is read, so that what is kept is never newer than its count says.
         let changeCount = hotAnswers != nil && HotAnswers.isPlain(request) ? try? cache.store.changeCount() : nil
         if let hotAnswers, let changeCount,
-            let (kept, head) = hotAnswers.answer(for: request.target, changeCount: changeCount, now: Date())
+            let ready = hotAnswers.answer(for: request.target, changeCount: changeCount, now: Date())
         {
             memoryAnswers.add(1, ordering: .relaxed)
-            return send(kept, head: head, for: request, on: connection)
+            return send(ready, for: request, on: connection)
         }
         guard let (answer, head) = handler.storedAnswer(to: proxyRequest(for: request)) else { return nil }
         if let changeCount, let kept = keep(answer, head: head, changeCount: changeCount, for: request.target) {
-            return send(kept, head: head, for: request, on: connection)
+            return send(kept, response: Self.response(kept, head: head).map(PreparedResponse.init), for: request,
+                        on: connection)
         }
         let response: OpaquePointer?
         var stream: StoredBodyStream?
@@ -565,20 +566,47 @@ public final class GatewayServer: Sendable {
         return kept
     }
 
-    /// Sends a kept answer with `head`, its body straight from the kept memory, which the response
-    /// holds until the server has sent it.
+    /// Sends a kept answer at its age, with the response made for that age when there is one, else
+    /// with one made now and noted for the next hits of the same age.
+    private func send(_ ready: HotAnswers.Ready, for request: ConnectionRequest, on connection: OpaquePointer) -> MHD_Result {
+        if let prepared = ready.response { return send(ready.kept, response: prepared, for: request, on: connection) }
+        var head = ready.kept.head
+        head.headers["Age"] = String(ready.age)
+        guard let made = Self.response(ready.kept, head: head) else { return MHD_Result.NO }
+        let prepared = PreparedResponse(made)
+        hotAnswers?.prepared(prepared, age: ready.age, for: request.target, kept: ready.kept)
+        return send(ready.kept, response: prepared, for: request, on: connection)
+    }
+
+    /// Queues `response`, made for the kept answer, records the hit, and notes what to log once the
+    /// response is over.
     private func send(
-        _ kept: HotAnswers.Kept, head: ProxyHandler.ClientHead, for request: ConnectionRequest,
+        _ kept: HotAnswers.Kept, response: PreparedResponse?, for request: ConnectionRequest,
         on connection: OpaquePointer
     ) -> MHD_Result {
+        guard let response else { return MHD_Result.NO }
+        cache.recordHit(of: kept.answer)
+        storeAnswers.add(1, ordering: .relaxed)
+        request.storedHit = ConnectionRequest.StoredHit(url: kept.url, status: kept.head.status,
+                                                        source: kept.answer.source,
+                                                        bodyBytes: Int64(kept.body.count), stream: nil)
+        return MHD_queue_response(connection, UInt32(kept.head.status), response.response)
+    }
+
+    /// The server's response for a kept answer with `head`: its body straight from the kept memory,
+    /// which the response holds until the server is done with it.
+    private static func response(_ kept: HotAnswers.Kept, head: ProxyHandler.ClientHead) -> OpaquePointer? {
         let holder = Unmanaged.passRetained(kept.body).toOpaque()
         let response = MHD_create_response_from_buffer_with_free_callback_cls(
             kept.body.count, kept.body.start, { holder in
                 if let holder { Unmanaged<HeldBody>.fromOpaque(holder).release() }
             }, holder)
-        if response == nil { Unmanaged<HeldBody>.fromOpaque(holder).release() }
-        return queue(response, answering: request, with: kept.answer, head: head, bodyBytes: Int64(kept.body.count),
-                     stream: nil, on: connection)
+        guard let response else {
+            Unmanaged<HeldBody>.fromOpaque(holder).release()
+            return nil
+        }
+        addHead(to: response, headers: head.headers, length: head.length)
+        return response
     }
 
     /// Logs a request answered from the store once its response is over: `sent` when all of it was.
@@ -665,11 +693,16 @@ public final class GatewayServer: Sendable {
     ) -> MHD_Result {
         guard let response else { return MHD_Result.NO }
         defer { MHD_destroy_response(response) }
+        addHead(to: response, headers: headers, length: length)
+        return MHD_queue_response(connection, UInt32(status), response)
+    }
+
+    /// Adds `headers` to `response`, which declares no length when `length` is undeclared.
+    private static func addHead(to response: OpaquePointer, headers: HTTPHeaders, length: ProxyResponse.BodyLength) {
         if length == .undeclared { _ = cmhd_declare_no_length(response) }
         for field in headers {
             _ = MHD_add_response_header(response, field.name, field.value)
         }
-        return MHD_queue_response(connection, UInt32(status), response)
     }
 
     /// Queues a short plain-text answer from the gateway itself.

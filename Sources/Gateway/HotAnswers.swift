@@ -19,22 +19,51 @@ import WebCache
 /// counting its body and ``slotOverhead`` for its head, so that empty bodies are bounded too.
 final class HotAnswers: Sendable {
     /// One kept answer.
-    struct Kept: Sendable {
+    final class Kept: Sendable {
         /// The stored answer, for recording its hits.
-        var answer: StoredAnswer
+        let answer: StoredAnswer
         /// Its freshness, worked out when it was kept.
-        var freshness: StoredAnswer.Freshness
+        let freshness: StoredAnswer.Freshness
         /// The head the client gets, but for its `Age`.
-        var head: ProxyHandler.ClientHead
+        let head: ProxyHandler.ClientHead
         /// The body's bytes.
-        var body: HeldBody
+        let body: HeldBody
         /// The store's change count before the answer was read.
-        var changeCount: UInt64
+        let changeCount: UInt64
+        /// The URL the answer is stored under, as the access log names it.
+        let url: String
+
+        init(answer: StoredAnswer, freshness: StoredAnswer.Freshness, head: ProxyHandler.ClientHead, body: HeldBody,
+             changeCount: UInt64) {
+            self.answer = answer
+            self.freshness = freshness
+            self.head = head
+            self.body = body
+            self.changeCount = changeCount
+            url = answer.url.absoluteString
+        }
     }
 
-    private struct Slot {
+    /// A kept answer ready to send at `age` (whole seconds): its head and body as one response of
+    /// the HTTP server, which any number of connections may send at once. The head differs from one
+    /// second to the next only in its `Age`, so a hit within the same second sends the same one.
+    struct Ready: Sendable {
         var kept: Kept
+        var age: Int
+        /// The response made for this `age`, when one was (``prepared(_:age:for:kept:)``).
+        var response: PreparedResponse?
+    }
+
+    private final class Slot {
+        let kept: Kept
         var lastUse: UInt64
+        /// The last response made for the answer, and the age it gives.
+        var response: (age: Int, response: PreparedResponse)?
+
+        init(kept: Kept, lastUse: UInt64) {
+            self.kept = kept
+            self.lastUse = lastUse
+        }
     }
 
     private struct State {
@@ -66,10 +95,11 @@ final class HotAnswers: Sendable {
             && !decidingFields.contains(where: { request.headers.contains($0) })
     }
 
-    /// The kept answer for `target` with its head for `now` (its `Age` set), when the store's change
-    /// count is still `changeCount` and the answer is fresh at `now`; one that no longer is goes.
-    func answer(for target: String, changeCount: UInt64, now: Date) -> (kept: Kept, head: ProxyHandler.ClientHead)? {
-        let found: (Kept, TimeInterval)? = state.withLock { state in
+    /// The kept answer for `target` at its age at `now`, with the response made for that age if
+    /// there is one, when the store's change count is still `changeCount` and the answer is fresh at
+    /// `now`; one that no longer is goes.
+    func answer(for target: String, changeCount: UInt64, now: Date) -> Ready? {
+        state.withLock { state in
             guard let slot = state.slots[target] else { return nil }
             guard slot.kept.changeCount == changeCount, let age = slot.kept.freshness.age(at: now) else {
                 state.bytes -= Self.cost(of: slot.kept)
@@ -77,13 +107,20 @@ final class HotAnswers: Sendable {
                 return nil
             }
             state.uses += 1
-            state.slots[target]?.lastUse = state.uses
-            return (slot.kept, age)
+            slot.lastUse = state.uses
+            let seconds = Int(max(0, age))
+            let response = slot.response.flatMap { $0.age == seconds ? $0.response : nil }
+            return Ready(kept: slot.kept, age: seconds, response: response)
         }
-        guard let (kept, age) = found else { return nil }
-        var head = kept.head
-        head.headers["Age"] = String(Int(max(0, age)))
-        return (kept, head)
+    }
+
+    /// Notes `response`, made for `kept` at `age`, for the next hits on `target` of the same age,
+    /// unless `target` is no longer answered with `kept`.
+    func prepared(_ response: PreparedResponse, age: Int, for target: String, kept: Kept) {
+        state.withLock { state in
+            guard let slot = state.slots[target], slot.kept === kept else { return }
+            slot.response = (age, response)
+        }
     }
 
     /// What is kept for `target`, whatever the store's change count and the time.

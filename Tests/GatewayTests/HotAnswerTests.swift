@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import CacheStore
 import Foundation
 import HTTPCore
@@ -49,9 +50,15 @@ struct HotAnswerTests {
             #expect(Self.memoryAnswers(harness) == 0, "the first hit reads the store")
 
             let fromMemory = try await harness.get(path)
+            // Sent with the response made for the hit before when its age in seconds is the same.
+            let fromMemoryAgain = try await harness.get(path)
 
             #expect(miss.servedAs == "network")
-            #expect(Self.memoryAnswers(harness) == 1)
+            #expect(Self.memoryAnswers(harness) == 2)
+            #expect(fromMemoryAgain.body == fromMemory.body)
+            #expect(fromMemoryAgain.headers.map(\.name) == fromMemory.headers.map(\.name))
+            #expect(try #require(fromMemoryAgain.headers["Age"].flatMap { Int($0) })
+                >= (try #require(fromMemory.headers["Age"].flatMap { Int($0) })))
             #expect(fromMemory.status == 200)
             #expect(fromMemory.servedAs == "hit")
             #expect(fromMemory.body == StoredHitTests.body(size: size))
@@ -175,7 +182,7 @@ struct HotAnswerTests {
             let lastFresh = freshness.freshUntil.addingTimeInterval(-1)
 
             let late = try #require(hot.answer(for: target, changeCount: count, now: lastFresh))
-            #expect(late.head.headers["Age"] == String(Int(freshness.ageWhenReceived + lastFresh.timeIntervalSince(freshness.responseTime))))
+            #expect(late.age == Int(freshness.ageWhenReceived + lastFresh.timeIntervalSince(freshness.responseTime)))
             #expect(hot.answer(for: target, changeCount: count + 1, now: Date()) == nil, "another change count")
             #expect(hot.bytes == 0, "and it went")
 
@@ -184,6 +191,37 @@ struct HotAnswerTests {
             #expect(hot.bytes == 399 + HotAnswers.slotOverhead)
             #expect(hot.answer(for: target, changeCount: keptAgain.changeCount, now: freshness.freshUntil) == nil)
             #expect(hot.bytes == 0)
+        }
+    }
+
+    @Test func aResponseMadeForOneAgeIsSentAtThatAgeOnly() async throws {
+        try await Self.run { harness in
+            let path = "/size/399"
+            _ = try await harness.get(path)
+            _ = try await harness.get(path)
+            let hot = try #require(harness.gateway.hotAnswers)
+            let target = harness.origin.url(path).absoluteString
+            let count = try #require(hot.kept(for: target)).changeCount
+            let now = Date()
+            let ready = try #require(hot.answer(for: target, changeCount: count, now: now))
+            #expect(ready.response == nil, "no hit was answered from memory yet")
+            let response = PreparedResponse(try #require(MHD_create_response_from_buffer(
+                0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)))
+
+            hot.prepared(response, age: ready.age, for: target, kept: ready.kept)
+
+            #expect(hot.answer(for: target, changeCount: count, now: now)?.response === response)
+            let later = try #require(hot.answer(for: target, changeCount: count, now: now.addingTimeInterval(1)))
+            #expect(later.age == ready.age + 1)
+            #expect(later.response == nil, "a second later, the Age differs")
+            #expect(hot.answer(for: target, changeCount: count, now: now)?.response === response)
+
+            // A response made for an answer that is no longer the one kept is not noted.
+            _ = hot.answer(for: target, changeCount: count + 1, now: now)
+            _ = try await harness.get(path)  // read from the store and kept again
+            let keptAgain = try #require(hot.kept(for: target))
+            hot.prepared(response, age: ready.age, for: target, kept: ready.kept)
+            #expect(hot.answer(for: target, changeCount: keptAgain.changeCount, now: now)?.response == nil)
         }
     }
 
