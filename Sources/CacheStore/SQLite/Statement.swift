@@ -51,8 +51,18 @@ final class Statement {
             code = sqlite3_bind_int64(handle, index, integer)
         case .real(let real):
             code = sqlite3_bind_double(handle, index, real)
-        case .text(let text):
-            code = sqlite3_bind_text(handle, index, text, -1, csqlite_transient())
+        case .text(var text):
+            // Bound from the string's own bytes with their count: passing the string as a C string
+            // would copy it into a new array first (fifteen per saved entry). An empty string still
+            // binds text, not NULL.
+            code = text.withUTF8 { bytes in
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    return sqlite3_bind_text(handle, index, "", 0, csqlite_transient())
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_bind_text(handle, index, $0, Int32(bytes.count), csqlite_transient())
+                }
+            }
         case .blob(let data):
             if data.isEmpty {
                 // An empty Data has no base address and would be stored as NULL.
