@@ -17,7 +17,10 @@ import Testing
             case 0:
                 buffer.removeAll()
                 model.removeAll()
-            case 1, 2, 3:
+            case 1 where !model.isEmpty:
+                buffer.removeLast()
+                model.removeLast()
+            case 1, 2, 3, 4:
                 let bytes = (0..<next(40)).map { _ in UInt8(next(256)) }
                 if step.isMultiple(of: 2) {
                     buffer.append(contentsOf: bytes)
@@ -30,7 +33,8 @@ import Testing
                 buffer.append(byte)
                 model.append(byte)
             }
-            #expect(buffer.count == model.count && buffer.isEmpty == model.isEmpty)
+            #expect(buffer.count == model.count && buffer.isEmpty == model.isEmpty && buffer.last == model.last)
+            #expect(Array(buffer.bytes) == model && buffer.bytes.startIndex == 0)
             #expect(buffer.withUnsafeBufferPointer(Array.init) == model, "step \(step)")
         }
     }
@@ -40,6 +44,7 @@ import Testing
         buffer.append(contentsOf: Array("abcdef".utf8))
         buffer.removeAll()
         #expect(buffer.isEmpty && buffer.withUnsafeBufferPointer(Array.init) == [])
+        #expect(String(reflecting: buffer) == String(reflecting: ByteBuffer()), "an emptied buffer reads as a new one")
         buffer.append(UInt8(ascii: "x"))
         buffer.append(contentsOf: Array("yz0123".utf8))
         #expect(buffer.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) } == "xyz0123")
