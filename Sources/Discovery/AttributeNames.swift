@@ -48,6 +48,20 @@ struct AttributeNames: Sendable {
         }
     }
 
+    /// An attribute name with its key, packed once where the name is declared rather than at each
+    /// look-up (packing a name costs about as much as looking it up).
+    struct Name: Sendable {
+        /// The name, in lower case.
+        let text: String
+        /// ``text`` packed.
+        let key: Key
+
+        init(_ text: String) {
+            self.text = text
+            key = Key(text)
+        }
+    }
+
     /// The longest name the table can hold.
     static let maximumLength = 16
 

@@ -26,7 +26,7 @@ struct CSSRuleContext: Sendable {
 
     /// The UTF-8 of the current prelude or declaration, as far as it is copied: the part read from
     /// earlier pieces of input or already needed whole.
-    private var text: [UInt8] = []
+    private var text = ByteBuffer()
     /// The rest of the current prelude or declaration, not copied: this range of the piece of
     /// input being tokenized. The tokenizer copies it (``flush(_:)``) before the context reads
     /// ``text`` and at the end of each piece, so that only a declaration that ends where it started
@@ -65,7 +65,7 @@ struct CSSRuleContext: Sendable {
     /// property is set back in place (``CSSTokenizer/reset()``).
     mutating func reset() {
         if !usedFontFamilies.isEmpty { usedFontFamilies = [] }
-        if !text.isEmpty { text.removeAll(keepingCapacity: true) }
+        text.removeAll()
         pending = 0..<0
         textOverflowed = false
         if !blocks.isEmpty { blocks.removeAll(keepingCapacity: true) }
@@ -148,7 +148,7 @@ struct CSSRuleContext: Sendable {
         guard let (textStart, firstHeld) = imageSet else { return }
         imageSet = nil
         guard !textOverflowed, textStart <= text.count - 1, firstHeld <= held.count else { return }
-        let arguments = String(decoding: text[textStart..<(text.count - 1)], as: UTF8.self)
+        let arguments = String(decoding: text.bytes[textStart..<(text.count - 1)], as: UTF8.self)
         let options = Self.imageSetOptions(arguments)
         let withURLs = options.indices.filter { options[$0].hasURL }
         let heldIndices = Array(firstHeld..<held.count)
@@ -182,7 +182,7 @@ struct CSSRuleContext: Sendable {
     mutating func endDeclaration(into found: inout [CSSTokenizer.Found]) {
         if let start = importTextStart, !textOverflowed {
             let media = Self.importMedia(String(
-                decoding: Self.droppingLastCharacter(text[min(start, text.count)...]), as: UTF8.self))
+                decoding: Self.droppingLastCharacter(text.bytes[min(start, text.count)...]), as: UTF8.self))
             if !media.isEmpty, let index = held.lastIndex(where: { $0.construct == .importRule }) {
                 var condition = held[index].condition ?? Reference.Condition()
                 condition.media.append(media)
@@ -197,7 +197,7 @@ struct CSSRuleContext: Sendable {
 
     /// A `{`: the text so far is the block's prelude.
     mutating func openBlock(into found: inout [CSSTokenizer.Found]) {
-        let prelude = textOverflowed ? nil : Self.trimmed(text.dropLast())
+        let prelude = textOverflowed ? nil : Self.trimmed(text.bytes.dropLast())
         release(into: &found)
         resetText()
         let block: Block
@@ -298,7 +298,7 @@ struct CSSRuleContext: Sendable {
     }
 
     private mutating func resetText() {
-        if !text.isEmpty { text.removeAll(keepingCapacity: true) }
+        text.removeAll()
         pending = 0..<0
         textOverflowed = false
     }
@@ -341,14 +341,14 @@ struct CSSRuleContext: Sendable {
         guard let last = text.last else { return nil }
         guard last < 0x80 else {
             // The stylesheet ends inside a character: the text is read as the Encoding Standard decodes it.
-            let declaration = Self.droppingLastCharacter(text[...])
+            let declaration = Self.droppingLastCharacter(text.bytes)
             guard let colon = declaration.firstIndex(of: UInt8(ascii: ":")) else { return nil }
             return readDeclaration(declaration, property: DeclaredProperty(declaration[..<colon]), colon: colon)
         }
         // The property name is found and compared in place; most declarations end here.
         let named = text.withUnsafeBufferPointer(Self.namedProperty)
         guard let (property, colon) = named, property != .other else { return nil }
-        return readDeclaration(text[..<(text.count - 1)], property: property, colon: colon)
+        return readDeclaration(text.bytes.dropLast(), property: property, colon: colon)
     }
 
     /// The property of `declaration`, whose last byte (the `;` or `}` that ends it) is ASCII, with

@@ -49,7 +49,7 @@ struct CSSTokenizer: Sendable {
 
     private var state = State.normal
     private var quote = UInt8(ascii: "\"")
-    private var buffer: [UInt8] = []
+    private var buffer = ByteBuffer()
     private var overflowed = false
     private var escaped = false
     /// Hex digits read so far in an escape such as `\61 `, whose digits and one trailing space belong to it.
@@ -74,7 +74,7 @@ struct CSSTokenizer: Sendable {
         if !found.isEmpty { found.removeAll(keepingCapacity: true) }
         state = .normal
         quote = UInt8(ascii: "\"")
-        if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
+        buffer.removeAll()
         overflowed = false
         escaped = false
         escapeHexDigits = 0
@@ -365,7 +365,7 @@ struct CSSTokenizer: Sendable {
             escaped = true
             append(scalar)
         } else if scalar == UInt8(ascii: "(") && nameKind == .identifier {
-            if !overflowed && Self.name(buffer, is: "url") {
+            if !overflowed && buffer.withUnsafeBufferPointer({ Self.name($0, is: "url") }) {
                 state = .urlStart
             } else {
                 state = .normal
@@ -453,7 +453,7 @@ struct CSSTokenizer: Sendable {
 
     private mutating func startToken(_ newState: State) {
         state = newState
-        if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
+        buffer.removeAll()
         overflowed = false
         escaped = false
         escapeHexDigits = 0
@@ -512,7 +512,7 @@ struct CSSTokenizer: Sendable {
             otherToken()
             return
         }
-        switch Self.lowercasedName(buffer) {
+        switch buffer.withUnsafeBufferPointer(Self.lowercasedName) {
         case "import" where braceDepth == 0 && importsAllowed:
             pendingRule = .importRule
         case "font-face":
@@ -524,9 +524,9 @@ struct CSSTokenizer: Sendable {
 
     /// A function other than `url(`, its name in ``buffer``.
     private mutating func functionToken() {
-        if Self.name(buffer, is: "image-set") || Self.name(buffer, is: "-webkit-image-set") {
+        if buffer.withUnsafeBufferPointer({ Self.name($0, is: "image-set") || Self.name($0, is: "-webkit-image-set") }) {
             openParenthesis(.imageSet)
-        } else if Self.name(buffer, is: "src") {
+        } else if buffer.withUnsafeBufferPointer({ Self.name($0, is: "src") }) {
             openParenthesis(.url)
         } else {
             openParenthesis(.plain)
@@ -539,7 +539,7 @@ struct CSSTokenizer: Sendable {
     }
 
     private mutating func record(_ kind: Reference.Kind?, _ construct: Reference.CSSConstruct) {
-        let value = Self.decodeEscapes(buffer)
+        let value = buffer.withUnsafeBufferPointer(Self.decodeEscapes)
         if fontFaceDepth != nil && construct != .importRule {
             context.hold(Found(value: value, kind: .font, construct: .fontFace), into: &found)
         } else {
@@ -653,24 +653,22 @@ struct CSSTokenizer: Sendable {
 
     /// Whether the name in `raw`, its escapes decoded and in lower case, is `word`: compared in
     /// place when it is ASCII without escapes.
-    static func name(_ raw: [UInt8], is word: StaticString) -> Bool {
-        raw.withUnsafeBufferPointer { buffer in
-            guard buffer.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }) else {
-                return equalsLowercased(buffer, word)
-            }
-            return lowercasedName(raw) == word.description
+    static func name(_ raw: UnsafeBufferPointer<UInt8>, is word: StaticString) -> Bool {
+        guard raw.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }) else {
+            return equalsLowercased(raw, word)
         }
+        return lowercasedName(raw) == word.description
     }
 
     /// The name in `raw` with its escapes decoded, in lower case.
-    static func lowercasedName(_ raw: [UInt8]) -> String {
+    static func lowercasedName(_ raw: UnsafeBufferPointer<UInt8>) -> String {
         guard raw.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "\\") }) else { return decodeEscapes(raw).lowercased() }
         return String(decoding: raw.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// Replaces CSS escapes (`\26`, `\"`, `\` + newline in strings) with what they stand for
     /// (§4.3.7), and broken UTF-8 with U+FFFD.
-    static func decodeEscapes(_ raw: [UInt8]) -> String {
+    static func decodeEscapes(_ raw: UnsafeBufferPointer<UInt8>) -> String {
         guard raw.contains(UInt8(ascii: "\\")) else { return String(decoding: raw, as: UTF8.self) }
         var output: [UInt8] = []
         output.reserveCapacity(raw.count)

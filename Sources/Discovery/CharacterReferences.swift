@@ -9,11 +9,8 @@ enum CharacterReferences {
     ///
     /// A name matched without its semicolon and followed by `=` or an ASCII letter or digit stays as
     /// written, as HTML requires for attributes ("historical reasons"): `?a=1&amp=2` keeps `&amp`.
-    static func decodeAttributeValue(_ raw: [UInt8]) -> String {
-        let hasReference = raw.withUnsafeBufferPointer {
-            ByteSearch.first(UInt8(ascii: "&"), in: $0, from: 0, to: $0.count) != nil
-        }
-        guard hasReference else { return String(decoding: raw, as: UTF8.self) }
+    static func decodeAttributeValue(_ raw: UnsafeBufferPointer<UInt8>) -> String {
+        guard ByteSearch.first(UInt8(ascii: "&"), in: raw, from: 0, to: raw.count) != nil else { return String(decoding: raw, as: UTF8.self) }
         var output: [UInt8] = []
         output.reserveCapacity(raw.count)
         var index = 0
@@ -41,7 +38,7 @@ enum CharacterReferences {
     // MARK: - Numeric
 
     /// Decodes the digits after `&#`; `nil` if there are none.
-    private static func numericReference(_ raw: [UInt8], from start: Int) -> (Unicode.Scalar, Int)? {
+    private static func numericReference(_ raw: UnsafeBufferPointer<UInt8>, from start: Int) -> (Unicode.Scalar, Int)? {
         var index = start
         var radix: UInt32 = 10
         if index < raw.count, raw[index] | 0x20 == UInt8(ascii: "x") {
@@ -80,7 +77,7 @@ enum CharacterReferences {
     // MARK: - Named
 
     /// Decodes the name after `&`; `nil` if it is not a reference to decode in an attribute.
-    private static func namedReference(_ raw: [UInt8], from start: Int) -> (Unicode.Scalar, Int)? {
+    private static func namedReference(_ raw: UnsafeBufferPointer<UInt8>, from start: Int) -> (Unicode.Scalar, Int)? {
         var end = start
         while end < raw.count, end - start <= NamedCharacterReferences.maximumNameLength,
             isASCIIAlphanumeric(raw[end])

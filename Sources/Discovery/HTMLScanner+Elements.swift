@@ -44,7 +44,7 @@ extension HTMLScanner {
         if isInForeignContent {
             let breaksOut =
                 Self.breakoutTags.contains(tag.name)
-                || (tag.name == "font" && (tag["color"] != nil || tag["face"] != nil || tag["size"] != nil))
+                || (tag.name == "font" && (tag[.color] != nil || tag[.face] != nil || tag[.size] != nil))
             guard breaksOut else {
                 handleForeignStartTag(tag)
                 return
@@ -55,7 +55,7 @@ extension HTMLScanner {
     }
 
     /// A `srcset` candidate list of `tag`'s `attribute`, parsed.
-    private static func candidates(_ tag: HTMLTag, _ attribute: String) -> [ImageCandidate] {
+    private static func candidates(_ tag: HTMLTag, _ attribute: AttributeNames.Name) -> [ImageCandidate] {
         tag[attribute].map(SrcsetParser.candidates) ?? []
     }
 
@@ -72,45 +72,45 @@ extension HTMLScanner {
             handleForeignStartTag(tag)
             return
         case .base:
-            if !isInert, let href = tag["href"] { setBase(href) }
+            if !isInert, let href = tag[.href] { setBase(href) }
         case .img:
             handleImage(tag)
         case .picture, .video, .audio:
-            if element == .video { report(tag, "poster", .image) }
-            if element != .picture { report(tag, "src", .media) }
+            if element == .video { report(tag, .poster, .image) }
+            if element != .picture { report(tag, .src, .media) }
             if element == .picture { flushPicture() }
             openMediaContainer(element)
         case .source:
             switch currentMediaContainer {
             case .picture: holdPictureSource(tag)
-            case .video, .audio: report(tag, "src", .media)
+            case .video, .audio: report(tag, .src, .media)
             default: break
             }
         case .track:
-            if currentMediaContainer == .video || currentMediaContainer == .audio { report(tag, "src", .media) }
+            if currentMediaContainer == .video || currentMediaContainer == .audio { report(tag, .src, .media) }
         case .link:
             handleLink(tag)
         case .script:
             handleScript(tag)
         case .input:
-            if tag["type"].map(Self.normalized) == "image" { report(tag, "src", .image) }
+            if tag[.type].map(Self.normalized) == "image" { report(tag, .src, .image) }
         case .object:
-            report(tag, "data", .embed)
+            report(tag, .data, .embed)
         case .embed:
-            report(tag, "src", .embed)
+            report(tag, .src, .embed)
         case .iframe, .frame:
-            report(tag, "src", .document)
+            report(tag, .src, .document)
         case .body, .table, .td, .th:
-            report(tag, "background", .image)
+            report(tag, .background, .image)
         case .a, .area:
-            report(tag, "href", .link)
+            report(tag, .href, .link)
         case .template:
             enterTemplate()
         default:
             break
         }
         if !tag.attributes.isEmpty {
-            scanStyleAttribute(tag["style"], element: tag.name)
+            scanStyleAttribute(tag[.style], element: tag.name)
             if options.includesLazyLoadingHints { reportLazyLoadingHints(tag) }
         }
         if element != .template { startElement(tag) }
@@ -124,10 +124,10 @@ extension HTMLScanner {
     private mutating func handleImage(_ tag: HTMLTag) {
         let inPicture = currentMediaContainer == .picture
         let own = ImageSourceSet.Alternative(
-            candidates: Self.candidates(tag, "srcset"), sizes: tag["sizes"], fallback: tag["src"])
-        guard (inPicture && !pictureSources.isEmpty) || tag["srcset"] != nil else {
+            candidates: Self.candidates(tag, .srcset), sizes: tag[.sizes], fallback: tag[.src])
+        guard (inPicture && !pictureSources.isEmpty) || tag[.srcset] != nil else {
             flushPicture()
-            report(tag, "src", .image)
+            report(tag, .src, .image)
             return
         }
         let sources = inPicture ? pictureSources : []
@@ -139,21 +139,21 @@ extension HTMLScanner {
             report(source.references.map { Self.withChoice($0, set, alternative: index) })
         }
         let alternative = sources.count
-        report(tag, "src", .image, condition: Reference.Condition(
+        report(tag, .src, .image, condition: Reference.Condition(
             image: .sourceSet(set, alternative: alternative, candidate: own.candidates.count)))
-        reportCandidates(tag, "srcset", own.candidates, set: set, alternative: alternative)
+        reportCandidates(tag, .srcset, own.candidates, set: set, alternative: alternative)
     }
 
     /// Holds a `<picture>`'s `<source srcset>` until the `<img>` that completes the choice.
     private mutating func holdPictureSource(_ tag: HTMLTag) {
         guard !isInert, pictureSources.count < 64 else {
-            reportSrcset(tag, "srcset")
+            reportSrcset(tag, .srcset)
             return
         }
         let alternative = ImageSourceSet.Alternative(
-            media: tag["media"], type: tag["type"], candidates: Self.candidates(tag, "srcset"), sizes: tag["sizes"])
+            media: tag[.media], type: tag[.type], candidates: Self.candidates(tag, .srcset), sizes: tag[.sizes])
         let references = alternative.candidates.enumerated().compactMap { index, candidate in
-            makeReference(candidate.url, kind: .image, source: Reference.Source(element: tag.name, attribute: "srcset"),
+            makeReference(candidate.url, kind: .image, source: Reference.Source(element: tag.name, attribute: AttributeNames.Name.srcset.text),
                           condition: Reference.Condition(image: .sourceSet(
                               ImageSourceSet(alternatives: []), alternative: 0, candidate: index)))
         }
@@ -181,11 +181,11 @@ extension HTMLScanner {
     }
 
     /// Reports the candidates of a `srcset`-like attribute, parsed as `candidates`, as candidates of `set`.
-    private mutating func reportCandidates(_ tag: HTMLTag, _ attribute: String, _ candidates: [ImageCandidate],
+    private mutating func reportCandidates(_ tag: HTMLTag, _ attribute: AttributeNames.Name, _ candidates: [ImageCandidate],
                                            set: ImageSourceSet, alternative: Int, media: [String] = [])
     {
         for (index, candidate) in candidates.enumerated() {
-            report(candidate.url, kind: .image, source: Reference.Source(element: tag.name, attribute: attribute),
+            report(candidate.url, kind: .image, source: Reference.Source(element: tag.name, attribute: attribute.text),
                    condition: Reference.Condition(
                        media: media, image: .sourceSet(set, alternative: alternative, candidate: index)))
         }
@@ -195,7 +195,7 @@ extension HTMLScanner {
     private mutating func switchContentModel(after tag: HTMLTag) {
         switch tag.element {
         case .style:
-            startStyle(foreignDepth: nil, media: tag["media"])
+            startStyle(foreignDepth: nil, media: tag[.media])
             switchTokenizerToRawText(tag.name)
         case .script:
             switchTokenizerToScriptData()
@@ -211,22 +211,22 @@ extension HTMLScanner {
     }
 
     private mutating func handleLink(_ tag: HTMLTag) {
-        guard let rel = tag["rel"] else { return }
+        guard let rel = tag[.rel] else { return }
         let relations = Set(rel.lowercased().split(whereSeparator: { " \t\n\r\u{0C}".contains($0) }).map(String.init))
-        let media = tag["media"].map { [$0] } ?? []
+        let media = tag[.media].map { [$0] } ?? []
         var kinds: [(Reference.Kind, Reference.Condition?)] = []
         if relations.contains("stylesheet") {
             kinds.append((.stylesheet, Reference.Condition(media: media, isStylesheet: true)))
         }
         if relations.contains("modulepreload") { kinds.append((.script, nil)) }
-        if relations.contains("preload"), let kind = tag["as"].flatMap(Self.preloadKind) {
+        if relations.contains("preload"), let kind = tag[.as].flatMap(Self.preloadKind) {
             if kind == .image {
                 // HTML §4.6.7.11 "Link type preload": imagesrcset, imagesizes and href make a source set.
                 let set = ImageSourceSet(alternatives: [ImageSourceSet.Alternative(
-                    media: tag["media"], candidates: Self.candidates(tag, "imagesrcset"), sizes: tag["imagesizes"],
-                    fallback: tag["href"])])
+                    media: tag[.media], candidates: Self.candidates(tag, .imagesrcset), sizes: tag[.imagesizes],
+                    fallback: tag[.href])])
                 let candidates = set.alternatives[0].candidates.count
-                reportCandidates(tag, "imagesrcset", set.alternatives[0].candidates, set: set, alternative: 0)
+                reportCandidates(tag, .imagesrcset, set.alternatives[0].candidates, set: set, alternative: 0)
                 kinds.append((kind, Reference.Condition(image: .sourceSet(set, alternative: 0, candidate: candidates))))
             } else {
                 kinds.append((kind, media.isEmpty ? nil : Reference.Condition(media: media)))
@@ -235,12 +235,12 @@ extension HTMLScanner {
         let icons: Set<String> = ["icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon"]
         if !relations.isDisjoint(with: icons) {
             kinds.append((.icon, Reference.Condition(icon: Reference.IconLink(
-                relations: relations, type: tag["type"], sizes: tag["sizes"], media: tag["media"]))))
+                relations: relations, type: tag[.type], sizes: tag[.sizes], media: tag[.media]))))
         }
         if relations.contains("manifest") { kinds.append((.manifest, nil)) }
         var reported: Set<Reference.Kind> = []
         for (kind, condition) in kinds where reported.insert(kind).inserted {
-            report(tag, "href", kind, condition: condition)
+            report(tag, .href, kind, condition: condition)
         }
     }
 
@@ -259,17 +259,17 @@ extension HTMLScanner {
 
     private mutating func handleScript(_ tag: HTMLTag) {
         let type: String
-        if let declared = tag["type"] {
+        if let declared = tag[.type] {
             type = Self.normalized(declared)
-        } else if let language = tag["language"], !language.isEmpty {
+        } else if let language = tag[.language], !language.isEmpty {
             type = "text/" + Self.normalized(language)
         } else {
             type = ""
         }
         if type == "module" {
-            report(tag, "src", .script)
+            report(tag, .src, .script)
         } else if type.isEmpty || Self.javaScriptTypes.contains(type) {
-            report(tag, "src", .script, isRequisite: tag["nomodule"] == nil)
+            report(tag, .src, .script, isRequisite: tag[.nomodule] == nil)
         }
     }
 
@@ -278,11 +278,11 @@ extension HTMLScanner {
 
     private mutating func reportLazyLoadingHints(_ tag: HTMLTag) {
         guard tag.attributes.containsName(startingWith: Self.dataPrefix) else { return }
-        report(tag, "data-src", .image)
-        report(tag, "data-lazy-src", .image)
-        report(tag, "data-original", .image)
-        report(tag, "data-bg", .image)
-        reportSrcset(tag, "data-srcset")
+        report(tag, .dataSrc, .image)
+        report(tag, .dataLazySrc, .image)
+        report(tag, .dataOriginal, .image)
+        report(tag, .dataBg, .image)
+        reportSrcset(tag, .dataSrcset)
     }
 
     // MARK: - Foreign content
@@ -295,7 +295,7 @@ extension HTMLScanner {
             default: currentForeignNamespace ?? .svg
             }
         if namespace == .svg {
-            let attribute = tag["href"] != nil ? "href" : "xlink:href"
+            let attribute: AttributeNames.Name = tag[.href] != nil ? .href : .xlinkHref
             switch tag.name {
             case "image", "feimage", "use": report(tag, attribute, .image)
             case "script": report(tag, attribute, .script)
@@ -303,7 +303,7 @@ extension HTMLScanner {
             default: break
             }
         }
-        scanStyleAttribute(tag["style"], element: tag.name)
+        scanStyleAttribute(tag[.style], element: tag.name)
         startElement(tag)
         guard !tag.isSelfClosing else { return }
         let isIntegrationPoint: Bool =
@@ -312,11 +312,11 @@ extension HTMLScanner {
             case .mathML:
                 ["mi", "mo", "mn", "ms", "mtext"].contains(tag.name)
                     || (tag.name == "annotation-xml"
-                        && ["text/html", "application/xhtml+xml"].contains(tag["encoding"].map(Self.normalized)))
+                        && ["text/html", "application/xhtml+xml"].contains(tag[.encoding].map(Self.normalized)))
             }
         pushForeign(ForeignElement(name: tag.name, namespace: namespace, isIntegrationPoint: isIntegrationPoint))
         if namespace == .svg && tag.name == "style" {
-            startStyle(foreignDepth: foreignDepth, media: tag["media"])
+            startStyle(foreignDepth: foreignDepth, media: tag[.media])
         }
     }
 
@@ -343,7 +343,7 @@ extension HTMLScanner {
 
     private mutating func report(
         _ tag: HTMLTag,
-        _ attribute: String,
+        _ attribute: AttributeNames.Name,
         _ kind: Reference.Kind,
         isRequisite: Bool? = nil,
         condition: consuming Reference.Condition? = nil
@@ -351,16 +351,16 @@ extension HTMLScanner {
         report(
             tag[attribute],
             kind: kind,
-            source: Reference.Source(element: tag.name, attribute: attribute),
+            source: Reference.Source(element: tag.name, attribute: attribute.text),
             isRequisite: isRequisite,
             condition: consume condition
         )
     }
 
-    private mutating func reportSrcset(_ tag: HTMLTag, _ attribute: String) {
+    private mutating func reportSrcset(_ tag: HTMLTag, _ attribute: AttributeNames.Name) {
         guard let value = tag[attribute] else { return }
         for url in SrcsetParser.urls(in: value) {
-            report(url, kind: .image, source: Reference.Source(element: tag.name, attribute: attribute))
+            report(url, kind: .image, source: Reference.Source(element: tag.name, attribute: attribute.text))
         }
     }
 
@@ -368,4 +368,34 @@ extension HTMLScanner {
     private static func normalized(_ value: String) -> String {
         value.trimmingCharacters(in: .init(charactersIn: " \t\n\r\u{0C}")).lowercased()
     }
+}
+
+/// The attribute names the scanner looks up, each packed once.
+extension AttributeNames.Name {
+    static let `as` = Self("as")
+    static let background = Self("background")
+    static let color = Self("color")
+    static let data = Self("data")
+    static let dataBg = Self("data-bg")
+    static let dataLazySrc = Self("data-lazy-src")
+    static let dataOriginal = Self("data-original")
+    static let dataSrc = Self("data-src")
+    static let dataSrcset = Self("data-srcset")
+    static let encoding = Self("encoding")
+    static let face = Self("face")
+    static let href = Self("href")
+    static let imagesizes = Self("imagesizes")
+    static let imagesrcset = Self("imagesrcset")
+    static let language = Self("language")
+    static let media = Self("media")
+    static let nomodule = Self("nomodule")
+    static let poster = Self("poster")
+    static let rel = Self("rel")
+    static let size = Self("size")
+    static let sizes = Self("sizes")
+    static let src = Self("src")
+    static let srcset = Self("srcset")
+    static let style = Self("style")
+    static let type = Self("type")
+    static let xlinkHref = Self("xlink:href")
 }

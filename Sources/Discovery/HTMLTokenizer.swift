@@ -52,7 +52,7 @@ struct HTMLTokenizer: Sendable {
 
     private let attributeFilter: AttributeNames
     private var state = State.data
-    private var tagName: [UInt8] = []
+    private var tagName = ByteBuffer()
     /// Whether the continuation bytes of the tag name's last non-ASCII character are kept.
     private var tagNameContinues = false
     private var isEndTag = false
@@ -64,7 +64,7 @@ struct HTMLTokenizer: Sendable {
     private var hasAttribute = false
     /// The slot in ``attributeFilter`` of the attribute whose value is being read, if it is kept.
     private var keptAttribute: Int?
-    private var attributeValue: [UInt8] = []
+    private var attributeValue = ByteBuffer()
     private var attributeValueOverflowed = false
     private var markup: [UInt8] = []
     private var rawTextEndTag: [UInt8] = []
@@ -398,7 +398,7 @@ struct HTMLTokenizer: Sendable {
     // MARK: - Tags
 
     private mutating func startTag(isEnd: Bool) {
-        tagName.removeAll(keepingCapacity: true)
+        tagName.removeAll()
         tagNameContinues = false
         isEndTag = isEnd
         isSelfClosing = false
@@ -412,7 +412,7 @@ struct HTMLTokenizer: Sendable {
         hasAttribute = true
         attributeName = AttributeNames.Key()
         keptAttribute = nil
-        attributeValue.removeAll(keepingCapacity: true)
+        attributeValue.removeAll()
         attributeValueOverflowed = false
     }
 
@@ -451,14 +451,13 @@ struct HTMLTokenizer: Sendable {
         else { return }
         attributes.append(TagAttributes.Attribute(
             key: attributeName, name: attributeFilter.name(atSlot: slot),
-            value: CharacterReferences.decodeAttributeValue(attributeValue)))
+            value: attributeValue.withUnsafeBufferPointer(CharacterReferences.decodeAttributeValue)))
     }
 
     private mutating func emitTag() -> Token {
         finishAttribute()
         state = .data
-        let name = String(decoding: tagName, as: UTF8.self)
-        let element = tagName.withUnsafeBufferPointer { ElementName($0) }
+        let (name, element) = tagName.withUnsafeBufferPointer { (String(decoding: $0, as: UTF8.self), ElementName($0)) }
         if isEndTag { return .endTag(name, element) }
         let tag = HTMLTag(name: name, element: element, isSelfClosing: isSelfClosing, attributes: attributes)
         attributes = TagAttributes()
@@ -692,5 +691,6 @@ struct HTMLTag: Sendable, Equatable {
     /// The kept attributes.
     var attributes: TagAttributes
 
-    subscript(_ name: String) -> String? { attributes[name] }
+    /// The value of the kept attribute `name`, if the tag has it.
+    subscript(_ name: AttributeNames.Name) -> String? { attributes[name] }
 }

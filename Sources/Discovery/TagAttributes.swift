@@ -20,10 +20,17 @@ struct TagAttributes: Sendable, Equatable {
 
     var isEmpty: Bool { list.isEmpty }
 
-    /// The value of the attribute named `name` (in lower case), if the tag kept it.
+    /// The value of the attribute named `name` (in lower case), if the tag kept it: a name known
+    /// only at run time, packed for the look-up.
     subscript(_ name: String) -> String? {
         guard !list.isEmpty else { return nil }
         return self[AttributeNames.Key(name)]
+    }
+
+    /// The value of the attribute named `name`, if the tag kept it.
+    subscript(_ name: AttributeNames.Name) -> String? {
+        guard !list.isEmpty else { return nil }
+        return self[name.key]
     }
 
     /// The value of the attribute whose packed name is `key`, if the tag kept it.

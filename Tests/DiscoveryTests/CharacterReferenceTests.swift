@@ -32,6 +32,6 @@ import Testing
 
     @Test(arguments: cases)
     func decodesAttributeValues(_ raw: String, _ decoded: String) {
-        #expect(CharacterReferences.decodeAttributeValue(Array(raw.utf8)) == decoded)
+        #expect(Array(raw.utf8).withUnsafeBufferPointer(CharacterReferences.decodeAttributeValue) == decoded)
     }
 }

@@ -38,7 +38,7 @@ import Testing
                 Issue.record("\(element): \(tokens)")
                 continue
             }
-            #expect(tag.element == element && tag.name == "\(element)" && tag["src"] == "x")
+            #expect(tag.element == element && tag.name == "\(element)" && tag[.src] == "x")
             #expect(end == element && name == "\(element)")
         }
     }

@@ -93,7 +93,7 @@ enum SelectorMatcher {
         case .anchor(let anchor):
             return Truth(index == anchor)
         case .link:
-            return Truth(["a", "area"].contains(element.name) && element.kept["href"] != nil)
+            return Truth(["a", "area"].contains(element.name) && element.kept[.href] != nil)
         case .pseudoElement:
             return .true
         case .undecided:
