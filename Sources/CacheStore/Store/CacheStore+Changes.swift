@@ -3,16 +3,21 @@ import Synchronization
 extension CacheStore {
     /// A number that is different whenever something was committed to the store since the last
     /// call, by this process or by another: for a caller that keeps what it read in memory, to know
-    /// when it may still use it. Asking costs one small read (`PRAGMA data_version`,
-    /// <https://www.sqlite.org/pragma.html#pragma_data_version>), much less than a lookup.
+    /// when it may still use it. Asking costs much less than a lookup.
     ///
     /// Whatever a caller read after a call that returned `n` is still what the store holds as long
-    /// as later calls return `n`: SQLite's data version changes on each reader connection for every
-    /// commit made by another connection, each reader noted its version when the store opened, and a
-    /// commit that a reader sees for the first time makes the number change, whichever reader it is.
+    /// as later calls return `n`. A store open for writing reads the header of its WAL index without
+    /// a lock (``LogIndexWatch``): every commit rewrites it. Otherwise SQLite's data version changes
+    /// on each reader connection for every commit made by another connection, each reader noted its
+    /// version when the store opened, and a commit that a reader sees for the first time makes the
+    /// number change, whichever reader it is.
     ///
     /// - Throws: ``CacheStore/Error`` when the store cannot be read.
     public nonisolated func changeCount() throws -> UInt64 {
+        if let logIndexWatch {
+            guard let count = logIndexWatch.count() else { throw closedError }
+            return count
+        }
         let changed = try read("check the store for changes") { connection in
             let version = try connection.int64("PRAGMA data_version") ?? 0
             defer { connection.seenDataVersion = version }

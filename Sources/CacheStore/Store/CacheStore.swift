@@ -52,6 +52,8 @@ public actor CacheStore {
     private nonisolated let stagingTokenCount = Atomic<Int>(0)
     var writer: Connection?
     private var isClosed = false
+    /// Tells ``changeCount()`` of commits without a read; `nil` for a store opened for reading only.
+    nonisolated let logIndexWatch: LogIndexWatch?
     /// Writes waiting for the writer's next transaction (``QueuedWrite``).
     nonisolated let queuedWrites = Mutex<[QueuedWrite]>([])
 
@@ -93,6 +95,7 @@ public actor CacheStore {
             self.checkpointer = Checkpointer()
             self.logGrowth = nil
             self.writer = nil
+            self.logIndexWatch = nil
             return
         }
         if let refusal = StoreFile.writeRefusal(path: path) { throw refusal }
@@ -132,6 +135,7 @@ public actor CacheStore {
         self.checkpointer = checkpointer
         self.logGrowth = logGrowth
         self.writer = writer
+        self.logIndexWatch = LogIndexWatch(path: path)
     }
 
     /// Creates the folder that is to hold the store at `path`, and the folders above it, when they do
@@ -251,6 +255,7 @@ public actor CacheStore {
         guard !isClosed else { return }
         isClosed = true
         defer {
+            logIndexWatch?.close()
             checkpointer.close()
             readers.close()
             writer = nil
