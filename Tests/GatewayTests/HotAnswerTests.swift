@@ -37,6 +37,18 @@ struct HotAnswerTests {
         }, body)
     }
 
+    /// Asks for `path` twice, so that the gateway keeps its answer, and returns the gateway's memory,
+    /// the kept answer's target and the store's change count it was kept under.
+    private static func keep(
+        _ path: String, _ harness: GatewayHarness
+    ) async throws -> (hot: HotAnswers, target: String, count: UInt64) {
+        _ = try await harness.get(path)
+        _ = try await harness.get(path)
+        let hot = try #require(harness.gateway.hotAnswers)
+        let target = harness.origin.url(path).absoluteString
+        return (hot, target, try #require(hot.kept(for: target)).changeCount)
+    }
+
     private static func memoryAnswers(_ harness: GatewayHarness) -> Int {
         harness.gateway.memoryAnswers.load(ordering: .relaxed)
     }
@@ -172,11 +184,7 @@ struct HotAnswerTests {
     @Test func aKeptAnswerGoesWhenItsFreshnessEndsOrTheStoreChanges() async throws {
         try await Self.run { harness in
             let path = "/size/399"
-            _ = try await harness.get(path)
-            _ = try await harness.get(path)
-            let hot = try #require(harness.gateway.hotAnswers)
-            let target = harness.origin.url(path).absoluteString
-            let count = try #require(hot.kept(for: target)).changeCount
+            let (hot, target, count) = try await Self.keep(path, harness)
             let kept = try #require(hot.answer(for: target, changeCount: count, now: Date()))
             let freshness = kept.kept.freshness
             let lastFresh = freshness.freshUntil.addingTimeInterval(-1)
@@ -197,11 +205,7 @@ struct HotAnswerTests {
     @Test func aResponseMadeForOneAgeIsSentAtThatAgeOnly() async throws {
         try await Self.run { harness in
             let path = "/size/399"
-            _ = try await harness.get(path)
-            _ = try await harness.get(path)
-            let hot = try #require(harness.gateway.hotAnswers)
-            let target = harness.origin.url(path).absoluteString
-            let count = try #require(hot.kept(for: target)).changeCount
+            let (hot, target, count) = try await Self.keep(path, harness)
             let now = Date()
             let ready = try #require(hot.answer(for: target, changeCount: count, now: now))
             #expect(ready.response == nil, "no hit was answered from memory yet")
