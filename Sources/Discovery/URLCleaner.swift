@@ -90,7 +90,7 @@ enum URLCleaner {
         var sawSlash = false
         scan: for index in 0..<bytes.count {
             let byte = bytes[index]
-            guard isPlain(byte) else {
+            guard URL.holdsAfterHost(byte) else {
                 guard byte == UInt8(ascii: "%"), index + 2 < bytes.count, isHexDigit(bytes[index + 1]),
                     isHexDigit(bytes[index + 2])
                 else { return nil }
@@ -232,19 +232,6 @@ enum URLCleaner {
             output[count] = UInt8(ascii: "/")
             count += 1
         }
-    }
-
-    /// Whether a plain reference may hold `byte`: RFC 3986's unreserved and reserved characters
-    /// other than the brackets (as ``URL/init(parsing:relativeTo:)`` keeps them), that is ASCII
-    /// letters, digits and `-._~:/?#@!$&'()*+,;=`.
-    ///
-    /// A bit per ASCII byte in two literal words, not a table: a static table is reached through a
-    /// one-time initialisation check on every read, which costs more than the test itself.
-    static func isPlain(_ byte: UInt8) -> Bool {
-        // Bit `b` of `low` is byte `b` (0 to 63), bit `b - 64` of `high` byte `b` (64 to 127).
-        let low: UInt64 = 0xAFFF_FFDA_0000_0000
-        let high: UInt64 = 0x47FF_FFFE_87FF_FFFF
-        return byte < 64 ? low >> UInt64(byte) & 1 != 0 : byte < 128 && high >> UInt64(byte - 64) & 1 != 0
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {

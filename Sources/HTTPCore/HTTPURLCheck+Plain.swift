@@ -116,7 +116,7 @@ extension HTTPURLCheck {
                 }
                 segmentStart = index + 1
                 inPath = byte == UInt8(ascii: "/")
-            } else if index < bytes.count, !(byte < 0x80 && URL.allowedAfterHost[Int(byte)]) || byte == UInt8(ascii: "#") {
+            } else if index < bytes.count, !URL.holdsAfterHost(byte) || byte == UInt8(ascii: "#") {
                 return false
             }
             index += 1

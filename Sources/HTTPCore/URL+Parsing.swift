@@ -19,7 +19,7 @@ extension URL {
     /// `text` with what a URL cannot hold after its host percent-encoded; see ``init(parsing:relativeTo:)``.
     static func encodingForParsing(_ text: String, base: URL?) -> String {
         // Most references need nothing: ASCII that a URL holds as it is, without escapes.
-        if text.utf8.allSatisfy({ $0 < 0x80 && allowedAfterHost[Int($0)] }) { return text }
+        if text.utf8.allSatisfy(holdsAfterHost) { return text }
         let bytes = Array(text.utf8)
         let explicitScheme = scheme(ofReference: text)
         let schemeEnd = explicitScheme.map { $0.utf8.count }
@@ -51,7 +51,7 @@ extension URL {
             if byte == UInt8(ascii: "%") {
                 let isEscape = rest.endIndex - index > 2 && isHexDigit(rest[index + 1]) && isHexDigit(rest[index + 2])
                 result += isEscape ? [byte] : Array("%25".utf8)
-            } else if byte < 0x80, allowedAfterHost[Int(byte)] {
+            } else if holdsAfterHost(byte) {
                 result.append(byte)
             } else {
                 result += [UInt8(ascii: "%"), upperHexDigits[Int(byte >> 4)], upperHexDigits[Int(byte & 0x0F)]]
@@ -83,11 +83,17 @@ extension URL {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
     }
 
-    /// The ASCII bytes a URL holds as they are after its host: RFC 3986's unreserved and reserved
-    /// characters other than the brackets, which only an IPv6 host may hold.
-    static let allowedAfterHost: [Bool] = (0..<128).map { value in
-        let scalar = Unicode.Scalar(UInt8(value))
-        return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
-            || "-._~:/?#@!$&'()*+,;=".unicodeScalars.contains(scalar)
+    /// Whether a URL holds `byte` as it is after its host: RFC 3986's unreserved and reserved
+    /// characters other than the brackets, which only an IPv6 host may hold; that is ASCII letters,
+    /// digits and `-._~:/?#@!$&'()*+,;=`. The scanners' plain references are made of these bytes too.
+    ///
+    /// A bit per ASCII byte in two literal words, not a table: a static table is reached through a
+    /// one-time initialisation check on every read, which costs more than the test itself.
+    @inlinable
+    public static func holdsAfterHost(_ byte: UInt8) -> Bool {
+        // Bit `b` of `low` is byte `b` (0 to 63), bit `b - 64` of `high` byte `b` (64 to 127).
+        let low: UInt64 = 0xAFFF_FFDA_0000_0000
+        let high: UInt64 = 0x47FF_FFFE_87FF_FFFF
+        return byte < 64 ? low >> UInt64(byte) & 1 != 0 : byte < 128 && high >> UInt64(byte - 64) & 1 != 0
     }
 }

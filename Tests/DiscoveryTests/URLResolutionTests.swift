@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import Testing
 import WebCacheTestSupport
 
@@ -55,12 +56,12 @@ import WebCacheTestSupport
         }
     }
 
-    /// The bit mask of the bytes a plain reference may hold names exactly the characters RFC 3986
-    /// allows there, byte by byte, non-ASCII bytes excluded.
+    /// The bit mask of the bytes a plain reference may hold (those a URL holds as they are after its
+    /// host) names exactly the characters RFC 3986 allows there, byte by byte, non-ASCII bytes excluded.
     @Test func plainBytesAreTheURLCharacters() {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/?#@!$&'()*+,;=".utf8)
         for byte in UInt8.min...UInt8.max {
-            #expect(URLCleaner.isPlain(byte) == allowed.contains(byte), "byte \(byte)")
+            #expect(URL.holdsAfterHost(byte) == allowed.contains(byte), "byte \(byte)")
         }
     }
 
