@@ -28,7 +28,7 @@ public enum JSONString {
         }
     }
 
-    @usableFromInline static let hexDigits = Array("0123456789abcdef".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `text` as a JSON string literal, quotation marks included.
     public static func quoted(_ text: String) -> String {
