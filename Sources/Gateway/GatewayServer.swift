@@ -533,11 +533,21 @@ public final class GatewayServer: Sendable {
         _ response: OpaquePointer?, answering request: ConnectionRequest, with answer: StoredAnswer,
         head: ProxyHandler.ClientHead, bodyBytes: Int64, stream: StoredBodyStream?, on connection: OpaquePointer
     ) -> MHD_Result {
+        noteHit(on: answer, url: answer.url.absoluteString, status: head.status, bodyBytes: bodyBytes, stream: stream,
+                for: request)
+        return Self.queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
+    }
+
+    /// Records a hit on the stored `answer`, answering `request`, and notes what to log once the
+    /// response is over.
+    private func noteHit(
+        on answer: StoredAnswer, url: String, status: Int, bodyBytes: Int64, stream: StoredBodyStream?,
+        for request: ConnectionRequest
+    ) {
         cache.recordHit(of: answer)
         storeAnswers.add(1, ordering: .relaxed)
-        request.storedHit = ConnectionRequest.StoredHit(url: answer.url.absoluteString, status: head.status,
-                                                        source: answer.source, bodyBytes: bodyBytes, stream: stream)
-        return Self.queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
+        request.storedHit = ConnectionRequest.StoredHit(url: url, status: status, source: answer.source,
+                                                        bodyBytes: bodyBytes, stream: stream)
     }
 
     /// Keeps `answer` in memory (``HotAnswers``) when it may be: a fresh `200` that answers every plain
@@ -585,11 +595,8 @@ public final class GatewayServer: Sendable {
         on connection: OpaquePointer
     ) -> MHD_Result {
         guard let response else { return MHD_Result.NO }
-        cache.recordHit(of: kept.answer)
-        storeAnswers.add(1, ordering: .relaxed)
-        request.storedHit = ConnectionRequest.StoredHit(url: kept.url, status: kept.head.status,
-                                                        source: kept.answer.source,
-                                                        bodyBytes: Int64(kept.body.count), stream: nil)
+        noteHit(on: kept.answer, url: kept.url, status: kept.head.status, bodyBytes: Int64(kept.body.count),
+                stream: nil, for: request)
         return MHD_queue_response(connection, UInt32(kept.head.status), response.response)
     }
 
