@@ -264,6 +264,12 @@ final class CurlTransfer {
             fields.append(field)
             return bytes.count
         }
+        if let statusLine = Self.statusLine(in: lineBytes) {
+            resetHead()
+            httpVersion = statusLine.version
+            status = statusLine.status
+            return bytes.count
+        }
         let line = String(decoding: lineBytes, as: UTF8.self)
         if line.isEmpty {
             // End of a head: an interim (1xx) head is dropped, a final one is delivered.
@@ -272,11 +278,6 @@ final class CurlTransfer {
             } else {
                 resetHead()
             }
-        } else if line.hasPrefix("HTTP/") {
-            resetHead()
-            let parts = line.split(separator: " ", maxSplits: 2)
-            httpVersion = String(parts[0])
-            status = parts.count > 1 ? Int(parts[1]) : nil
         } else if line.first == " " || line.first == "\t", !fields.isEmpty {
             fields[fields.count - 1].value += " " + line.trimmingHTTPWhitespace()
         } else if let colon = line.firstIndex(of: ":") {
@@ -303,6 +304,28 @@ final class CurlTransfer {
         return HTTPField(
             name: String(decoding: UnsafeRawBufferPointer(rebasing: line[..<colon]), as: UTF8.self),
             value: String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self))
+    }
+
+    /// The version and status a status line holds, read from its bytes, when the line starts with
+    /// `HTTP/`; `nil` for any other line. The words are those that splitting the line's text at its
+    /// runs of spaces gives: the version is the first, the status the second read as an integer
+    /// (`nil` when there is none, or it is not one). Every response has a status line, which no
+    /// longer makes a string of the whole line and an array of its words.
+    static func statusLine(in line: UnsafeRawBufferPointer) -> (version: String, status: Int?)? {
+        guard line.starts(with: "HTTP/".utf8) else { return nil }
+        /// The word that starts at the first byte from `start` that is not a space.
+        func word(from start: Int) -> Range<Int> {
+            var first = start
+            while first < line.count, line[first] == 0x20 { first += 1 }
+            var end = first
+            while end < line.count, line[end] != 0x20 { end += 1 }
+            return first..<end
+        }
+        let version = word(from: 0)
+        let code = word(from: version.upperBound)
+        return (
+            String(decoding: UnsafeRawBufferPointer(rebasing: line[version]), as: UTF8.self),
+            code.isEmpty ? nil : Int(String(decoding: UnsafeRawBufferPointer(rebasing: line[code]), as: UTF8.self)))
     }
 
     private func resetHead() {

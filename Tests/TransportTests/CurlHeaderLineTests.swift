@@ -60,6 +60,48 @@ import WebCacheTestSupport
         }
     }
 
+    /// What a status line gave when the whole line was decoded and split at its spaces.
+    private func referenceStatusLine(_ line: [UInt8]) -> StatusLine? {
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("HTTP/") else { return nil }
+        let parts = text.split(separator: " ", maxSplits: 2)
+        return StatusLine(version: String(parts[0]), status: parts.count > 1 ? Int(parts[1]) : nil)
+    }
+
+    private func statusLine(_ line: [UInt8]) -> StatusLine? {
+        line.withUnsafeBytes { CurlTransfer.statusLine(in: $0) }.map { StatusLine(version: $0.version, status: $0.status) }
+    }
+
+    private struct StatusLine: Equatable {
+        var version: String
+        var status: Int?
+    }
+
+    @Test(arguments: [
+        "HTTP/1.1 200 OK", "HTTP/2 404", "HTTP/1.1 204", "HTTP/1.1  301  Moved  Permanently", "HTTP/1.1",
+        "HTTP/1.1 ", "HTTP/1.0 +200 OK", "HTTP/1.1 2x0 OK", "HTTP/1.1 99999999999999999999 Big", "HTTP/",
+        "HTTPX 200", " HTTP/1.1 200", "Content-Type: text/plain", "",
+    ])
+    func readsAStatusLineAsTheWholeLineWasRead(line: String) {
+        #expect(statusLine(Array(line.utf8)) == referenceStatusLine(Array(line.utf8)))
+    }
+
+    @Test
+    func readsStatusLinesAsTheWholeLineOnRandomLines() {
+        var generator = SeededGenerator(seed: 31)
+        let pieces: [[UInt8]] = [
+            [0x20], [0x20, 0x20], [0x09], Array("200".utf8), Array("1".utf8), Array("-".utf8), Array("+".utf8),
+            Array("OK".utf8), [0xC3], [0xFF], Array("é".utf8), [0x3A],
+        ]
+        for _ in 0..<20_000 {
+            var line = Array("HTTP/".utf8)
+            for _ in 0..<Int.random(in: 0...8, using: &generator) {
+                line += pieces.randomElement(using: &generator)!
+            }
+            #expect(statusLine(line) == referenceStatusLine(line), "\(line)")
+        }
+    }
+
     /// A head with every kind of line libcurl passes on (it refuses a line without a colon itself),
     /// through a real transfer: the fields come out as written.
     @Test
