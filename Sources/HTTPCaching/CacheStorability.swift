@@ -1,5 +1,5 @@
 /// Whether a response may be stored, and if not why (RFC 9111 §3); see
-/// ``HTTPCachePolicy/storability(request:response:)``.
+/// ``HTTPCachePolicy/storability(request:response:directives:credentialsArePartitioned:)``.
 public enum CacheStorability: Sendable, Hashable {
     /// The response may be stored.
     case storable

@@ -13,8 +13,9 @@ import HTTPCore
 /// case .unsatisfiable: answer504()
 /// }
 /// ```
-/// then ``storability(request:response:)`` on a new response, ``staleIfError(request:stored:now:callerLimit:)``
-/// when the origin fails, and ``invalidatedURLs(request:response:)`` after an unsafe request.
+/// then ``storability(request:response:directives:credentialsArePartitioned:)`` on a new response,
+/// ``staleIfError(request:stored:now:callerLimit:)`` when the origin fails, and
+/// ``invalidatedURLs(request:response:)`` after an unsafe request.
 ///
 /// Only GET responses are stored. A HEAD request may be answered from a stored GET response, whose
 /// header fields are those a HEAD would have received (RFC 9110 §9.3.2).
@@ -35,15 +36,19 @@ public enum HTTPCachePolicy {
     /// store file may be shipped to other clients, so a response obtained with credentials stays out
     /// unless the origin says it may be shared, or unless the caller keeps it in the partition of the
     /// identity whose credentials fetched it, where no one else can read it.
+    ///
+    /// `directives` are the response's `Cache-Control` directives when the caller has read them
+    /// already (a ``StoredResponse`` holds them), so that they are not read twice; `nil` reads them here.
     public static func storability(
-        request: HTTPRequest, response: HTTPResponseHead, credentialsArePartitioned: Bool = false
+        request: HTTPRequest, response: HTTPResponseHead, directives: ResponseCacheControl? = nil,
+        credentialsArePartitioned: Bool = false
     ) -> CacheStorability {
         guard request.method == .get else { return .notStorable(.methodNotCacheable) }
         guard response.status >= 200 else { return .notStorable(.nonFinalStatus) }
         if response.status == 304 { return .notStorable(.notModified) }
         if response.status == 206, storedPart(of: response) == nil { return .notStorable(.partialContent) }
         if RequestCacheControl(headers: request.headers).noStore { return .notStorable(.requestNoStore) }
-        let directives = ResponseCacheControl(headers: response.headers)
+        let directives = directives ?? ResponseCacheControl(headers: response.headers)
         if directives.mustUnderstand {
             // §5.2.2.3: a cache that understands the status code ignores no-store.
             guard understoodStatuses.contains(response.status) else { return .notStorable(.statusNotUnderstood) }

@@ -187,11 +187,28 @@ struct StorabilityTests {
         ),
     ])
     func storability(_ example: Case) {
+        let response = HTTPResponseHead(status: example.status, headers: headers(example.response))
         let decision = HTTPCachePolicy.storability(
-            request: request(example.request, method: example.method),
-            response: HTTPResponseHead(status: example.status, headers: headers(example.response))
-        )
+            request: request(example.request, method: example.method), response: response)
         #expect(decision == example.expected)
+        // The same with the directives read by the caller, as a stored response holds them.
+        let given = HTTPCachePolicy.storability(
+            request: request(example.request, method: example.method), response: response,
+            directives: ResponseCacheControl(headers: response.headers))
+        #expect(given == example.expected)
+    }
+
+    @Test func directivesGivenByTheCallerAreTheOnesRead() {
+        let response = HTTPResponseHead(status: 200, headers: headers([Self.maxAge]))
+        let noStore = ResponseCacheControl(headers: headers([("Cache-Control", "no-store")]))
+        #expect(HTTPCachePolicy.storability(request: request([], method: .get), response: response, directives: noStore)
+            == .notStorable(.responseNoStore))
+        let isPublic = ResponseCacheControl(headers: headers([("Cache-Control", "public")]))
+        let unpermitted = HTTPResponseHead(status: 299, headers: headers([]))
+        #expect(HTTPCachePolicy.storability(request: request([], method: .get), response: unpermitted)
+            == .notStorable(.noCachingPermission))
+        #expect(HTTPCachePolicy.storability(request: request([], method: .get), response: unpermitted,
+                                            directives: isPublic) == .storable)
     }
 
     @Test func partitionedCredentialsLiftTheSharedCacheAuthorizationRule() {

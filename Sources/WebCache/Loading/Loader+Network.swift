@@ -142,12 +142,13 @@ extension Loader {
         // Conditional fields this loader added are not part of the request the entry answers.
         var plain = request
         for name in ["If-None-Match", "If-Modified-Since"] { plain.headers.remove(name) }
+        // Made first, so that the response's directives are read once: the stored response holds them.
+        let stored = StoredResponse(request: plain, response: response.head,
+                                    requestTime: response.requestTime, responseTime: response.responseTime)
         let storability = HTTPCachePolicy.storability(
-            request: plain, response: response.head, credentialsArePartitioned: context.isPartitioned)
-        guard case .storable = storability,
-            let stored = StoredResponse(request: plain, response: response.head,
-                                        requestTime: response.requestTime, responseTime: response.responseTime)
-        else {
+            request: plain, response: response.head, directives: stored?.cacheControl,
+            credentialsArePartitioned: context.isPartitioned)
+        guard case .storable = storability, let stored else {
             if case .notStorable(let reason) = storability {
                 logger.debug("\(request.url.redactedForMessages): \(reason.rawValue)")
             }
