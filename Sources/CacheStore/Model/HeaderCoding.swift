@@ -4,20 +4,32 @@ import HTTPCore
 /// in received order with repeated names kept, as on the wire and readable in any SQLite shell.
 enum HeaderCoding {
     /// Encodes `headers`, or returns the first field that cannot be written in this form.
+    /// The text is written once into a string of its final size, rather than grown by four appends
+    /// per field.
     static func encode(_ headers: HTTPHeaders) -> Result<String, InvalidField> {
-        var text = ""
+        var size = 0
         for field in headers {
             if field.name.isEmpty || field.name.utf8.contains(where: { $0 == 58 || $0 == 13 || $0 == 10 })
                 || field.value.utf8.contains(where: { $0 == 13 || $0 == 10 })
             {
                 return .failure(InvalidField(name: field.name))
             }
-            text += field.name
-            text += ": "
-            text += field.value
-            text += "\r\n"
+            size += field.name.utf8.count + field.value.utf8.count + 4
         }
-        return .success(text)
+        guard size > 0 else { return .success("") }
+        return .success(String(unsafeUninitializedCapacity: size) { buffer in
+            var end = 0
+            func write(_ bytes: some Collection<UInt8>) {
+                end = buffer[end...].initialize(fromContentsOf: bytes)
+            }
+            for field in headers {
+                write(field.name.utf8)
+                write(": ".utf8)
+                write(field.value.utf8)
+                write("\r\n".utf8)
+            }
+            return end
+        })
     }
 
     /// Decodes the UTF-8 bytes of text written by ``encode(_:)``, read in place from their column.

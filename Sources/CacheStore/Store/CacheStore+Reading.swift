@@ -353,14 +353,14 @@ extension CacheStore {
     }
 
     /// The edges of a page (partition, page URL), by resource URL: resource URL, kind, failure.
-    static let edgesQuery = """
+    static let edgesQuery = SQLQuery("""
         SELECT resource_url, kind, failure FROM page_edge WHERE partition = ? AND page_url = ? ORDER BY resource_url
-        """
+        """)
 
     /// What a page (partition, page URL) left out, by resource URL: resource URL, kind, reason.
-    static let skipsQuery = """
+    static let skipsQuery = SQLQuery("""
         SELECT resource_url, kind, reason FROM page_skip WHERE partition = ? AND page_url = ? ORDER BY resource_url
-        """
+        """)
 
     /// The recorded edges of `pageURL` in `partition`, by resource URL.
     ///

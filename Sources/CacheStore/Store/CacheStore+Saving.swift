@@ -650,20 +650,25 @@ extension CacheStore {
             edges, page: page, partition: partition, keepingKinds: keptKinds, keepingEveryEdge: keepsEvery, connection)
         for edge in changes.upserts {
             try connection.run(
-                """
-                INSERT INTO page_edge (partition, page_url, resource_url, kind, failure) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (partition, page_url, resource_url) DO UPDATE SET kind = excluded.kind, \
-                failure = excluded.failure
-                """,
-                [.text(partition), .text(page), .text(edge.resourceURL), .text(edge.kind), .text(edge.failure)]
-            )
+                edgeUpsertQuery,
+                [.text(partition), .text(page), .text(edge.resourceURL), .text(edge.kind), .text(edge.failure)])
         }
         for resourceURL in changes.removals {
-            try connection.run(
-                "DELETE FROM page_edge WHERE partition = ? AND page_url = ? AND resource_url = ?",
-                [.text(partition), .text(page), .text(resourceURL)])
+            try connection.run(edgeDeleteQuery, [.text(partition), .text(page), .text(resourceURL)])
         }
     }
+
+    /// Records one edge of a page (partition, page URL, resource URL, kind, failure), or updates its
+    /// kind and failure. Found by its number, as every page a run settles writes one at least.
+    private static let edgeUpsertQuery = SQLQuery("""
+        INSERT INTO page_edge (partition, page_url, resource_url, kind, failure) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (partition, page_url, resource_url) DO UPDATE SET kind = excluded.kind, \
+        failure = excluded.failure
+        """)
+
+    /// Removes one edge of a page (partition, page URL, resource URL).
+    private static let edgeDeleteQuery = SQLQuery(
+        "DELETE FROM page_edge WHERE partition = ? AND page_url = ? AND resource_url = ?")
 
     /// Whether making the recorded skips of `page` those of `skips` (the last of a resource named
     /// twice) changes them.
