@@ -93,6 +93,8 @@ final class CurlEventLoop: @unchecked Sendable {
     // MARK: - Loop thread
 
     private func run() {
+        // As many as the transfers that may run at once: every one of them finds a handle waiting.
+        let handles = CurlHandles(limit: configuration.maxConnections)
         var transfers: [Int: CurlTransfer] = [:]
         var ids: [UnsafeMutableRawPointer: Int] = [:]
         while true {
@@ -105,7 +107,7 @@ final class CurlEventLoop: @unchecked Sendable {
                 case .start(let spec):
                     let transfer = CurlTransfer(
                         spec: spec, configuration: configuration, resolvedConnections: resolvedConnections,
-                        wakeSender: { [self] in submit(.resumeSending(spec.id)) })
+                        handles: handles, wakeSender: { [self] in submit(.resumeSending(spec.id)) })
                     if let failure = transfer.setUp() {
                         transfer.complete(with: .failure(failure))
                         continue

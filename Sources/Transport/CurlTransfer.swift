@@ -8,6 +8,8 @@ final class CurlTransfer {
     let spec: CurlTransferSpec
     let configuration: CurlTransport.Configuration
     private let resolvedConnections: ResolvedConnections
+    /// Where the easy handle comes from and goes back to.
+    private let handles: CurlHandles
     /// Asks the loop to call ``resume(sending:)`` with `true`; from any thread.
     private let wakeSender: @Sendable () -> Void
     let easy: UnsafeMutableRawPointer
@@ -39,21 +41,24 @@ final class CurlTransfer {
 
     init(
         spec: CurlTransferSpec, configuration: CurlTransport.Configuration, resolvedConnections: ResolvedConnections,
-        wakeSender: @escaping @Sendable () -> Void
+        handles: CurlHandles, wakeSender: @escaping @Sendable () -> Void
     ) {
         self.spec = spec
         self.configuration = configuration
         self.resolvedConnections = resolvedConnections
+        self.handles = handles
         self.wakeSender = wakeSender
-        guard let easy = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory.") }
-        self.easy = easy
+        self.easy = handles.take()
         let size = Int(ccurl_error_size())
         errorBuffer = .allocate(capacity: size)
         errorBuffer.initialize(repeating: 0, count: size)
     }
 
     deinit {
-        curl_easy_cleanup(easy)
+        // Reset or freed first: until then the handle points at the lists and the error buffer.
+        // Only a plain-HTTP transfer's handle is kept: one that carried HTTP/2 streams over TLS
+        // refuses a new buffer size after its reset, as libcurl still holds its buffer.
+        handles.giveBack(easy, reusable: url.scheme?.lowercased() == "http")
         for list in lists { curl_slist_free_all(list) }
         errorBuffer.deallocate()
     }
