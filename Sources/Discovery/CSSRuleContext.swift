@@ -19,6 +19,8 @@ struct CSSRuleContext: Sendable {
     /// Font families that declarations name (`font-family`, `font`, and names in custom properties,
     /// which `var()` may pass on), with the selectors of their rules.
     private(set) var usedFontFamilies: Set<FontFamilyUse> = []
+    /// The families of the font values declared last.
+    private var recentFontValues = RecentFontValues()
 
     private enum Block: Sendable {
         case media(String), style(String), fontFace, keyframes, other
@@ -65,6 +67,7 @@ struct CSSRuleContext: Sendable {
     /// property is set back in place (``CSSTokenizer/reset()``).
     mutating func reset() {
         if !usedFontFamilies.isEmpty { usedFontFamilies = [] }
+        recentFontValues.removeAll()
         text.removeAll()
         pending = 0..<0
         textOverflowed = false
@@ -463,21 +466,24 @@ struct CSSRuleContext: Sendable {
             return
         }
         let shorthand = property == .font
-        let names =
-            bytes.withUnsafeBufferPointer { FontFamilies.names(inASCII: $0, shorthand: shorthand) }
-            ?? {
-                let value = String(decoding: bytes, as: UTF8.self)
-                return shorthand ? FontFamilies.names(inFontShorthand: value) : FontFamilies.names(inFamilyList: value)
-            }()
-        guard !names.isEmpty else { return }
+        let families = bytes.withUnsafeBufferPointer { value in
+            recentFontValues.families(in: value, shorthand: shorthand) {
+                FontFamilies.names(inASCII: value, shorthand: shorthand) ?? {
+                    let text = String(decoding: value, as: UTF8.self)
+                    return shorthand ? FontFamilies.names(inFontShorthand: text) : FontFamilies.names(inFamilyList: text)
+                }()
+            }
+        }
+        guard !families.isEmpty else { return }
         let selectorHash = FontFamilyUse.hash(of: selector)
-        if usedFontFamilies.count + names.count > usedFontFamilies.capacity {
+        if usedFontFamilies.count + families.count > usedFontFamilies.capacity {
             // Grown fourfold rather than doubled: each growth hashes every use again, and a
             // stylesheet with a `font` in each rule makes hundreds.
-            usedFontFamilies.reserveCapacity(max(16, 4 * (usedFontFamilies.count + names.count)))
+            usedFontFamilies.reserveCapacity(max(16, 4 * (usedFontFamilies.count + families.count)))
         }
-        for name in names {
-            usedFontFamilies.insert(FontFamilyUse(family: name, selector: selector, selectorHash: selectorHash))
+        for family in families {
+            usedFontFamilies.insert(FontFamilyUse(
+                family: family.name, familyHash: family.hash, selector: selector, selectorHash: selectorHash))
         }
     }
 
