@@ -85,6 +85,7 @@ struct CSSRuleContext: Sendable {
 
     /// Adds `bytes[range]` to the text, as far as ``maximumTextLength`` allows: as the pending
     /// range when it follows it in `bytes`, the piece of input being tokenized.
+    @inline(__always)
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
         guard !range.isEmpty else { return }
         if !textOverflowed, text.count + pending.count + range.count <= Self.maximumTextLength {
@@ -97,6 +98,12 @@ struct CSSRuleContext: Sendable {
                 return
             }
         }
+        flushAndCopy(bytes, range)
+    }
+
+    /// ``append(_:_:)`` of a range that does not extend the pending one, or past the room.
+    @inline(never)
+    private mutating func flushAndCopy(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
         flush(bytes)
         copy(bytes, range)
     }
@@ -627,7 +634,9 @@ private enum DeclaredProperty: Equatable {
             return
         }
         let name = UnsafeBufferPointer(rebasing: buffer[first...last])
-        if name.contains(where: { $0 >= 0x80 }) {
+        var bits: UInt8 = 0
+        for byte in name { bits |= byte }
+        if bits >= 0x80 {
             self = Array(CSSRuleContext.propertyName(Array(buffer)[...]).utf8).withUnsafeBufferPointer { Self.named($0) }
         } else {
             self = Self.named(name)

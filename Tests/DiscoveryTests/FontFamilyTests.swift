@@ -159,4 +159,16 @@ import WebCacheTestSupport
             #expect(scanner.usedFontFamilies == expected, "split at \(split)")
         }
     }
+
+    /// A property name with a non-ASCII byte is trimmed of Unicode spaces and lowered as Unicode
+    /// text; an ASCII one is compared in place.
+    @Test func aPropertyNameWithNonASCIISpacesIsReadAsUnicodeText() throws {
+        // Given: an em space before one name, a no-break space after another.
+        let css = "a { \u{2003}font-family: Foo; } b { FONT-FAMILY\u{00A0}: Bar; } c { font-family: Baz; }"
+        // When
+        let uses = try Self.uses(css)
+        // Then
+        #expect(uses == [FontFamilyUse(family: "foo", selector: "a"), FontFamilyUse(family: "bar", selector: "b"),
+                         FontFamilyUse(family: "baz", selector: "c")])
+    }
 }
