@@ -214,24 +214,19 @@ struct CSSRuleContext: Sendable {
         if let prelude {
             // Only at-rules are told apart by name; a style rule's selector keeps its case.
             let isAtRule = prelude.utf8.first == UInt8(ascii: "@")
-            let lowered = isAtRule ? prelude.lowercased() : ""
             if case .keyframes? = blocks.last {
                 block = .other
             } else if !isAtRule {
                 block = .style(Self.nested(prelude, in: currentSelector))
-            } else if lowered.hasPrefix("@media") {
-                block = .media(Self.trimmedOfSpaces(prelude.dropFirst(6)))
-            } else if lowered.hasPrefix("@font-face") {
-                block = .fontFace
-                faceFamily = nil
-                faceSources = []
-            } else if lowered.hasPrefix("@keyframes") || lowered.hasPrefix("@-webkit-keyframes") {
-                block = .keyframes
             } else {
-                block = .other
+                block = Self.atRuleBlock(prelude)
             }
         } else {
             block = .other
+        }
+        if case .fontFace = block {
+            faceFamily = nil
+            faceSources = []
         }
         if blocks.count < 256 { blocks.append(block) }
     }
@@ -242,6 +237,34 @@ struct CSSRuleContext: Sendable {
         imageSet = nil
         guard let block = blocks.popLast() else { return }
         if case .fontFace = block { releaseFontFace(into: &found) }
+    }
+
+    /// The block an at-rule opens, by its name in any case, with a `@media` block's query list.
+    /// A prelude whose first bytes are ASCII (as at-rule names are) is read as bytes; any other is
+    /// lowered and trimmed as Unicode text.
+    private static func atRuleBlock(_ prelude: String) -> Block {
+        // Past the longest name compared, `@-webkit-keyframes`, so that no combining mark can follow it.
+        let longest = 19
+        var prelude = prelude
+        let read: Block? = prelude.withUTF8 { bytes in
+            var bits: UInt8 = 0
+            for byte in bytes.prefix(longest) { bits |= byte }
+            guard bits < 0x80 else { return nil }
+            func starts(with word: StaticString) -> Bool {
+                bytes.count >= word.utf8CodeUnitCount
+                    && CSSTokenizer.equalsLowercased(UnsafeBufferPointer(rebasing: bytes.prefix(word.utf8CodeUnitCount)), word)
+            }
+            if starts(with: "@media") { return .media(trimmedOfSpaces(bytes, from: 6)) }
+            if starts(with: "@font-face") { return .fontFace }
+            if starts(with: "@keyframes") || starts(with: "@-webkit-keyframes") { return .keyframes }
+            return .other
+        }
+        if let read { return read }
+        let lowered = prelude.lowercased()
+        if lowered.hasPrefix("@media") { return .media(trimmedOfSpaces(prelude.dropFirst(6))) }
+        if lowered.hasPrefix("@font-face") { return .fontFace }
+        if lowered.hasPrefix("@keyframes") || lowered.hasPrefix("@-webkit-keyframes") { return .keyframes }
+        return .other
     }
 
     /// The end of the stylesheet: what is held is released.
@@ -411,6 +434,10 @@ struct CSSRuleContext: Sendable {
     private static func lastImportant(in bytes: ArraySlice<UInt8>) -> Int? {
         bytes.withUnsafeBufferPointer { buffer in
             let word = "important".utf8
+            // Most values have no `!`: one `memchr` says so instead of a test of every byte.
+            guard ByteSearch.first(UInt8(ascii: "!"), in: buffer, from: 0, to: buffer.count - word.count) != nil else {
+                return nil
+            }
             var index = buffer.count - word.count - 1
             while index >= 0 {
                 if buffer[index] == UInt8(ascii: "!"),
@@ -537,6 +564,20 @@ struct CSSRuleContext: Sendable {
         rest = Substring(trimmed(rest))
         dropFunction("supports")
         return String(rest)
+    }
+
+    /// ``trimmedOfSpaces(_:)`` of `bytes[start...]`, UTF-8: trimmed of spaces and tabs in place
+    /// when what they leave has ASCII at both ends, which no Unicode space can then be.
+    private static func trimmedOfSpaces(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> String {
+        var first = start
+        var end = bytes.count
+        while first < end, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
+        while end > first, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        let rest = UnsafeBufferPointer(rebasing: bytes[first..<end])
+        guard let head = rest.first, let tail = rest.last, head >= 0x80 || tail >= 0x80 else {
+            return String(decoding: rest, as: UTF8.self)
+        }
+        return trimmedOfSpaces(Substring(String(decoding: rest, as: UTF8.self)))
     }
 
     /// `text` without the leading and trailing characters of Foundation's `whitespaces` (Unicode

@@ -681,7 +681,9 @@ struct CSSTokenizer: Sendable {
     /// Replaces CSS escapes (`\26`, `\"`, `\` + newline in strings) with what they stand for
     /// (§4.3.7), and broken UTF-8 with U+FFFD.
     static func decodeEscapes(_ raw: UnsafeBufferPointer<UInt8>) -> String {
-        guard raw.contains(UInt8(ascii: "\\")) else { return String(decoding: raw, as: UTF8.self) }
+        guard ByteSearch.first(UInt8(ascii: "\\"), in: raw, from: 0, to: raw.count) != nil else {
+            return String(decoding: raw, as: UTF8.self)
+        }
         var output: [UInt8] = []
         output.reserveCapacity(raw.count)
         var index = 0
