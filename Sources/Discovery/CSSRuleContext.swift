@@ -207,7 +207,8 @@ struct CSSRuleContext: Sendable {
 
     /// A `{`: the text so far is the block's prelude.
     mutating func openBlock(into found: inout [CSSTokenizer.Found]) {
-        let prelude = textOverflowed ? nil : Self.trimmed(text.bytes.dropLast())
+        let prelude =
+            textOverflowed ? nil : text.withUnsafeBufferPointer { Self.trimmed(UnsafeBufferPointer(rebasing: $0.dropLast())) }
         release(into: &found)
         resetText()
         let block: Block
@@ -457,13 +458,20 @@ struct CSSRuleContext: Sendable {
     static func trimmed(_ text: String) -> String { trimmed(Substring(text)) }
 
     /// ``trimmed(_:)-(String)`` of UTF-8 bytes, trimmed in place when the text has ASCII at both ends.
-    static func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = bytes.lastIndex(where: { !isSpace($0) }) ?? first
-        guard bytes[first] < 0x80, bytes[last] < 0x80 else { return trimmed(String(decoding: bytes, as: UTF8.self)) }
-        return String(decoding: bytes[first...last], as: UTF8.self)
+    /// The bytes are read through a pointer, as the string is made from them: through an array
+    /// slice, each was read by index with its bounds checked, and the string copied a byte at a time.
+    static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        var first = 0
+        var end = bytes.count
+        while first < end, isSpace(bytes[first]) { first += 1 }
+        guard first < end else { return "" }
+        while isSpace(bytes[end - 1]) { end -= 1 }
+        guard bytes[first] < 0x80, bytes[end - 1] < 0x80 else { return trimmed(String(decoding: bytes, as: UTF8.self)) }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<end]), as: UTF8.self)
     }
+
+    /// An ASCII space, tab, line feed, vertical tab, form feed or carriage return.
+    fileprivate static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
 
     /// ``trimmed(_:)-(String)`` of a substring.
     static func trimmed(_ text: Substring) -> String {
@@ -668,8 +676,8 @@ private enum DeclaredProperty: Equatable {
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
         var first = 0
         var last = buffer.count - 1
-        while first <= last, Self.isSpace(buffer[first]) { first += 1 }
-        while last >= first, Self.isSpace(buffer[last]) { last -= 1 }
+        while first <= last, CSSRuleContext.isSpace(buffer[first]) { first += 1 }
+        while last >= first, CSSRuleContext.isSpace(buffer[last]) { last -= 1 }
         guard first <= last else {
             self = .other
             return
@@ -683,8 +691,6 @@ private enum DeclaredProperty: Equatable {
             self = Self.named(name)
         }
     }
-
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
 
     /// The property `name` names, its ASCII letters compared in lower case: by its length first,
     /// which leaves at most three names to compare.
