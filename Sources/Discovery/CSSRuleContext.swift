@@ -19,6 +19,8 @@ struct CSSRuleContext: Sendable {
     /// Font families that declarations name (`font-family`, `font`, and names in custom properties,
     /// which `var()` may pass on), with the selectors of their rules.
     private(set) var usedFontFamilies: Set<FontFamilyUse> = []
+    /// The families of the font values declared last.
+    private var recentFontValues = RecentFontValues()
 
     private enum Block: Sendable {
         case media(String), style(String), fontFace, keyframes, other
@@ -65,6 +67,7 @@ struct CSSRuleContext: Sendable {
     /// property is set back in place (``CSSTokenizer/reset()``).
     mutating func reset() {
         if !usedFontFamilies.isEmpty { usedFontFamilies = [] }
+        recentFontValues.removeAll()
         text.removeAll()
         pending = 0..<0
         textOverflowed = false
@@ -82,6 +85,7 @@ struct CSSRuleContext: Sendable {
 
     /// Adds `bytes[range]` to the text, as far as ``maximumTextLength`` allows: as the pending
     /// range when it follows it in `bytes`, the piece of input being tokenized.
+    @inline(__always)
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
         guard !range.isEmpty else { return }
         if !textOverflowed, text.count + pending.count + range.count <= Self.maximumTextLength {
@@ -94,6 +98,12 @@ struct CSSRuleContext: Sendable {
                 return
             }
         }
+        flushAndCopy(bytes, range)
+    }
+
+    /// ``append(_:_:)`` of a range that does not extend the pending one, or past the room.
+    @inline(never)
+    private mutating func flushAndCopy(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
         flush(bytes)
         copy(bytes, range)
     }
@@ -197,31 +207,27 @@ struct CSSRuleContext: Sendable {
 
     /// A `{`: the text so far is the block's prelude.
     mutating func openBlock(into found: inout [CSSTokenizer.Found]) {
-        let prelude = textOverflowed ? nil : Self.trimmed(text.bytes.dropLast())
+        let prelude =
+            textOverflowed ? nil : text.withUnsafeBufferPointer { Self.trimmed(UnsafeBufferPointer(rebasing: $0.dropLast())) }
         release(into: &found)
         resetText()
         let block: Block
         if let prelude {
             // Only at-rules are told apart by name; a style rule's selector keeps its case.
             let isAtRule = prelude.utf8.first == UInt8(ascii: "@")
-            let lowered = isAtRule ? prelude.lowercased() : ""
             if case .keyframes? = blocks.last {
                 block = .other
             } else if !isAtRule {
                 block = .style(Self.nested(prelude, in: currentSelector))
-            } else if lowered.hasPrefix("@media") {
-                block = .media(Self.trimmedOfSpaces(prelude.dropFirst(6)))
-            } else if lowered.hasPrefix("@font-face") {
-                block = .fontFace
-                faceFamily = nil
-                faceSources = []
-            } else if lowered.hasPrefix("@keyframes") || lowered.hasPrefix("@-webkit-keyframes") {
-                block = .keyframes
             } else {
-                block = .other
+                block = Self.atRuleBlock(prelude)
             }
         } else {
             block = .other
+        }
+        if case .fontFace = block {
+            faceFamily = nil
+            faceSources = []
         }
         if blocks.count < 256 { blocks.append(block) }
     }
@@ -232,6 +238,34 @@ struct CSSRuleContext: Sendable {
         imageSet = nil
         guard let block = blocks.popLast() else { return }
         if case .fontFace = block { releaseFontFace(into: &found) }
+    }
+
+    /// The block an at-rule opens, by its name in any case, with a `@media` block's query list.
+    /// A prelude whose first bytes are ASCII (as at-rule names are) is read as bytes; any other is
+    /// lowered and trimmed as Unicode text.
+    private static func atRuleBlock(_ prelude: String) -> Block {
+        // Past the longest name compared, `@-webkit-keyframes`, so that no combining mark can follow it.
+        let longest = 19
+        var prelude = prelude
+        let read: Block? = prelude.withUTF8 { bytes in
+            var bits: UInt8 = 0
+            for byte in bytes.prefix(longest) { bits |= byte }
+            guard bits < 0x80 else { return nil }
+            func starts(with word: StaticString) -> Bool {
+                bytes.count >= word.utf8CodeUnitCount
+                    && CSSTokenizer.equalsLowercased(UnsafeBufferPointer(rebasing: bytes.prefix(word.utf8CodeUnitCount)), word)
+            }
+            if starts(with: "@media") { return .media(trimmedOfSpaces(bytes, from: 6)) }
+            if starts(with: "@font-face") { return .fontFace }
+            if starts(with: "@keyframes") || starts(with: "@-webkit-keyframes") { return .keyframes }
+            return .other
+        }
+        if let read { return read }
+        let lowered = prelude.lowercased()
+        if lowered.hasPrefix("@media") { return .media(trimmedOfSpaces(prelude.dropFirst(6))) }
+        if lowered.hasPrefix("@font-face") { return .fontFace }
+        if lowered.hasPrefix("@keyframes") || lowered.hasPrefix("@-webkit-keyframes") { return .keyframes }
+        return .other
     }
 
     /// The end of the stylesheet: what is held is released.
@@ -401,6 +435,10 @@ struct CSSRuleContext: Sendable {
     private static func lastImportant(in bytes: ArraySlice<UInt8>) -> Int? {
         bytes.withUnsafeBufferPointer { buffer in
             let word = "important".utf8
+            // Most values have no `!`: one `memchr` says so instead of a test of every byte.
+            guard ByteSearch.first(UInt8(ascii: "!"), in: buffer, from: 0, to: buffer.count - word.count) != nil else {
+                return nil
+            }
             var index = buffer.count - word.count - 1
             while index >= 0 {
                 if buffer[index] == UInt8(ascii: "!"),
@@ -420,13 +458,20 @@ struct CSSRuleContext: Sendable {
     static func trimmed(_ text: String) -> String { trimmed(Substring(text)) }
 
     /// ``trimmed(_:)-(String)`` of UTF-8 bytes, trimmed in place when the text has ASCII at both ends.
-    static func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = bytes.lastIndex(where: { !isSpace($0) }) ?? first
-        guard bytes[first] < 0x80, bytes[last] < 0x80 else { return trimmed(String(decoding: bytes, as: UTF8.self)) }
-        return String(decoding: bytes[first...last], as: UTF8.self)
+    /// The bytes are read through a pointer, as the string is made from them: through an array
+    /// slice, each was read by index with its bounds checked, and the string copied a byte at a time.
+    static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        var first = 0
+        var end = bytes.count
+        while first < end, isSpace(bytes[first]) { first += 1 }
+        guard first < end else { return "" }
+        while isSpace(bytes[end - 1]) { end -= 1 }
+        guard bytes[first] < 0x80, bytes[end - 1] < 0x80 else { return trimmed(String(decoding: bytes, as: UTF8.self)) }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<end]), as: UTF8.self)
     }
+
+    /// An ASCII space, tab, line feed, vertical tab, form feed or carriage return.
+    fileprivate static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
 
     /// ``trimmed(_:)-(String)`` of a substring.
     static func trimmed(_ text: Substring) -> String {
@@ -463,21 +508,24 @@ struct CSSRuleContext: Sendable {
             return
         }
         let shorthand = property == .font
-        let names =
-            bytes.withUnsafeBufferPointer { FontFamilies.names(inASCII: $0, shorthand: shorthand) }
-            ?? {
-                let value = String(decoding: bytes, as: UTF8.self)
-                return shorthand ? FontFamilies.names(inFontShorthand: value) : FontFamilies.names(inFamilyList: value)
-            }()
-        guard !names.isEmpty else { return }
+        let families = bytes.withUnsafeBufferPointer { value in
+            recentFontValues.families(in: value, shorthand: shorthand) {
+                FontFamilies.names(inASCII: value, shorthand: shorthand) ?? {
+                    let text = String(decoding: value, as: UTF8.self)
+                    return shorthand ? FontFamilies.names(inFontShorthand: text) : FontFamilies.names(inFamilyList: text)
+                }()
+            }
+        }
+        guard !families.isEmpty else { return }
         let selectorHash = FontFamilyUse.hash(of: selector)
-        if usedFontFamilies.count + names.count > usedFontFamilies.capacity {
+        if usedFontFamilies.count + families.count > usedFontFamilies.capacity {
             // Grown fourfold rather than doubled: each growth hashes every use again, and a
             // stylesheet with a `font` in each rule makes hundreds.
-            usedFontFamilies.reserveCapacity(max(16, 4 * (usedFontFamilies.count + names.count)))
+            usedFontFamilies.reserveCapacity(max(16, 4 * (usedFontFamilies.count + families.count)))
         }
-        for name in names {
-            usedFontFamilies.insert(FontFamilyUse(family: name, selector: selector, selectorHash: selectorHash))
+        for family in families {
+            usedFontFamilies.insert(FontFamilyUse(
+                family: family.name, familyHash: family.hash, selector: selector, selectorHash: selectorHash))
         }
     }
 
@@ -524,6 +572,20 @@ struct CSSRuleContext: Sendable {
         rest = Substring(trimmed(rest))
         dropFunction("supports")
         return String(rest)
+    }
+
+    /// ``trimmedOfSpaces(_:)`` of `bytes[start...]`, UTF-8: trimmed of spaces and tabs in place
+    /// when what they leave has ASCII at both ends, which no Unicode space can then be.
+    private static func trimmedOfSpaces(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> String {
+        var first = start
+        var end = bytes.count
+        while first < end, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
+        while end > first, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        let rest = UnsafeBufferPointer(rebasing: bytes[first..<end])
+        guard let head = rest.first, let tail = rest.last, head >= 0x80 || tail >= 0x80 else {
+            return String(decoding: rest, as: UTF8.self)
+        }
+        return trimmedOfSpaces(Substring(String(decoding: rest, as: UTF8.self)))
     }
 
     /// `text` without the leading and trailing characters of Foundation's `whitespaces` (Unicode
@@ -614,21 +676,21 @@ private enum DeclaredProperty: Equatable {
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
         var first = 0
         var last = buffer.count - 1
-        while first <= last, Self.isSpace(buffer[first]) { first += 1 }
-        while last >= first, Self.isSpace(buffer[last]) { last -= 1 }
+        while first <= last, CSSRuleContext.isSpace(buffer[first]) { first += 1 }
+        while last >= first, CSSRuleContext.isSpace(buffer[last]) { last -= 1 }
         guard first <= last else {
             self = .other
             return
         }
         let name = UnsafeBufferPointer(rebasing: buffer[first...last])
-        if name.contains(where: { $0 >= 0x80 }) {
+        var bits: UInt8 = 0
+        for byte in name { bits |= byte }
+        if bits >= 0x80 {
             self = Array(CSSRuleContext.propertyName(Array(buffer)[...]).utf8).withUnsafeBufferPointer { Self.named($0) }
         } else {
             self = Self.named(name)
         }
     }
-
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
 
     /// The property `name` names, its ASCII letters compared in lower case: by its length first,
     /// which leaves at most three names to compare.

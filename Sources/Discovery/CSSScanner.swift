@@ -99,7 +99,7 @@ public struct CSSScanner: Sendable {
         return tokenizer.found.compactMap { item in
             URLCleaner.resolve(item.value, against: base).map {
                 Reference(urlString: $0, kind: item.kind, source: Reference.Source(css: item.construct), isRequisite: true,
-                          condition: item.condition)
+                          conditionBox: item.conditionBox)
             }
         }
     }

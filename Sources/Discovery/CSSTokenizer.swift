@@ -15,12 +15,24 @@
 /// Memory is bounded: a string, URL or name longer than ``maximumTokenLength`` bytes is dropped.
 struct CSSTokenizer: Sendable {
     /// A reference found in CSS, still relative and as written after escapes are decoded.
-    struct Found: Sendable, Hashable {
+    struct Found: Sendable {
         var value: String
         var kind: Reference.Kind
         var construct: Reference.CSSConstruct
         /// The `@media` blocks, `@import` media and rule around it (``CSSRuleContext``).
-        var condition: Reference.Condition? = nil
+        var condition: Reference.Condition? {
+            get { conditionBox?.condition }
+            set { conditionBox = newValue.map(ConditionBox.init) }
+        }
+        /// ``condition``, boxed as a reference's is: a URL found is copied from list to list on
+        /// its way out, and the reference made from it shares the box.
+        private(set) var conditionBox: ConditionBox?
+
+        init(value: String, kind: Reference.Kind, construct: Reference.CSSConstruct) {
+            self.value = value
+            self.kind = kind
+            self.construct = construct
+        }
     }
 
     /// The longest string, URL or identifier kept: 64 KiB of UTF-8.
@@ -669,7 +681,9 @@ struct CSSTokenizer: Sendable {
     /// Replaces CSS escapes (`\26`, `\"`, `\` + newline in strings) with what they stand for
     /// (§4.3.7), and broken UTF-8 with U+FFFD.
     static func decodeEscapes(_ raw: UnsafeBufferPointer<UInt8>) -> String {
-        guard raw.contains(UInt8(ascii: "\\")) else { return String(decoding: raw, as: UTF8.self) }
+        guard ByteSearch.first(UInt8(ascii: "\\"), in: raw, from: 0, to: raw.count) != nil else {
+            return String(decoding: raw, as: UTF8.self)
+        }
         var output: [UInt8] = []
         output.reserveCapacity(raw.count)
         var index = 0

@@ -199,10 +199,17 @@ public struct HTMLScanner: Sendable {
         isRequisite: Bool? = nil,
         condition: consuming Reference.Condition? = nil
     ) {
+        report(value, kind: kind, source: source, isRequisite: isRequisite, conditionBox: ConditionBox.boxing(condition))
+    }
+
+    /// ``report(_:kind:source:isRequisite:condition:)`` of a condition already boxed, sharing the box.
+    private mutating func report(
+        _ value: String?, kind: Reference.Kind, source: Reference.Source, isRequisite: Bool?, conditionBox: ConditionBox?
+    ) {
         guard let url = fetchedURL(value, kind: kind, source: source) else { return }
         // Made in place in the list: a reference bound first was copied into it.
         references.append(Reference(urlString: url, kind: kind, source: source,
-                                    isRequisite: isRequisite ?? (kind != .link), condition: consume condition))
+                                    isRequisite: isRequisite ?? (kind != .link), conditionBox: conditionBox))
     }
 
     /// The reference `value` makes, unless the context or the options exclude it.
@@ -323,16 +330,18 @@ public struct HTMLScanner: Sendable {
         _ found: [CSSTokenizer.Found], element: String, attribute: String?, media: String?
     ) {
         for item in found {
-            var condition = item.condition
+            var box = item.conditionBox
             if let media {
-                condition = condition ?? Reference.Condition()
-                condition!.media.insert(media, at: 0)
+                var condition = item.condition ?? Reference.Condition()
+                condition.media.insert(media, at: 0)
+                box = ConditionBox(condition)
             }
             report(
                 item.value,
                 kind: item.kind,
                 source: Reference.Source(element: element, attribute: attribute, css: item.construct),
-                condition: consume condition
+                isRequisite: nil,
+                conditionBox: box
             )
         }
     }

@@ -58,10 +58,16 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
         self.kind = kind
         self.source = source
         self.isRequisite = isRequisite
-        switch consume condition {
-        case .some(let condition): conditionBox = ConditionBox(condition)
-        case .none: conditionBox = nil
-        }
+        conditionBox = ConditionBox.boxing(condition)
+    }
+
+    /// Creates a reference whose condition is already boxed, sharing the box.
+    init(urlString: String, kind: Kind, source: Source, isRequisite: Bool, conditionBox: ConditionBox?) {
+        self.urlString = urlString
+        self.kind = kind
+        self.source = source
+        self.isRequisite = isRequisite
+        self.conditionBox = conditionBox
     }
 
     /// Whether both have the same URL text, kind, source, requisiteness and condition.
@@ -170,11 +176,20 @@ extension Reference {
     }
 }
 
-/// A reference's condition, shared by the copies of the reference.
-private final class ConditionBox: Sendable {
+/// A reference's condition, shared by the copies of the reference (and of the CSS tokenizer's
+/// ``CSSTokenizer/Found`` it was made from).
+final class ConditionBox: Sendable {
     let condition: Reference.Condition
 
     init(_ condition: Reference.Condition) {
         self.condition = condition
+    }
+
+    /// `condition` moved into a box, not copied; `nil` for none.
+    static func boxing(_ condition: consuming Reference.Condition?) -> ConditionBox? {
+        switch consume condition {
+        case .some(let condition): ConditionBox(condition)
+        case .none: nil
+        }
     }
 }

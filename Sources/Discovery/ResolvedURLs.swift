@@ -23,12 +23,19 @@ struct ResolvedURLs: Sendable {
     /// The URL text `value` resolves to against `base`, with its query in `queryEncoding`, or `nil`
     /// when it is not fetchable (``URLCleaner/resolve(_:against:queryEncoding:)``).
     mutating func url(for value: String, against base: URLCleaner.Base, queryEncoding: TextEncoding) -> String? {
-        // The lengths first: comparing strings of different lengths still costs a call.
+        // The lengths first: comparing strings of different lengths still costs a call. The
+        // entries are read in place: a loop over copies retained and released both their strings.
         let length = value.utf8.count
-        for entry in entries
-        where entry.value.utf8.count == length && entry.queryEncoding == queryEncoding && entry.value == value {
-            return entry.url
+        let remembered: String?? = entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices
+            where entries[index].value.utf8.count == length && entries[index].queryEncoding == queryEncoding
+                && entries[index].value == value
+            {
+                return .some(entries[index].url)
+            }
+            return .none
         }
+        if let remembered { return remembered }
         let entry = Entry(value: value, queryEncoding: queryEncoding,
                           url: URLCleaner.resolve(value, against: base, queryEncoding: queryEncoding))
         if entries.count < Self.capacity {

@@ -124,4 +124,37 @@ private func scanCSS(_ css: String) -> [String] {
         let long = String(repeating: "x", count: CSSTokenizer.maximumTokenLength + 1)
         #expect(scanCSS("a{background:url(\(long))} b{background:url(ok.png)}") == ["image url() \(c)ok.png"])
     }
+
+    /// At-rule names in any case, a `@media` query list trimmed of ASCII and Unicode spaces, and
+    /// `!important` in any case, as the conditions of the URLs in them show: `url media selector
+    /// replacements` (the number of later declarations that replace it).
+    static let conditions: [(String, [String])] = [
+        ("@MEDIA\t print and (min-width: 1px) \t{ .a { background: url(a.png) } }",
+         ["a.png [print and (min-width: 1px)] .a 0"]),
+        ("@Media\u{A0}print\u{A0}{ .a { background: url(a.png) } }", ["a.png [print] .a 0"]),
+        ("@media screen and (min-width: 1px), \u{FC}n\u{EF}c\u{F6}d\u{E9} { .a { background: url(a.png) } }",
+         ["a.png [screen and (min-width: 1px), \u{FC}n\u{EF}c\u{F6}d\u{E9}] .a 0"]),
+        // Past the bytes read as ASCII, a Unicode space still starts the query list.
+        ("@media             \u{2003}print { .a { background: url(a.png) } }", ["a.png [print] .a 0"]),
+        ("@\u{212A}eyframes k { from { background: url(k.png) } }", ["k.png [] - 0"]),
+        ("@-WEBKIT-KEYFRAMES k { from { background: url(k.png) } }", ["k.png [] - 0"]),
+        ("@keyframe k { from { background: url(k.png) } }", ["k.png [] from 0"]),
+        ("@FONT-FACE { src: url(f.woff) }", ["f.woff [] - 0"]),
+        (".a { background: url(a.png) } .a { background: url(b.png) }", ["a.png [] .a 1", "b.png [] .a 0"]),
+        (".a { background: url(a.png) !IMPORTANT } .a { background: url(b.png) }", ["a.png [] .a 0", "b.png [] .a 0"]),
+        (".a { background: url(a.png)!important} .a { background: url(b.png) }", ["a.png [] .a 0", "b.png [] .a 0"]),
+        (".a { background: url(a.png) ! important } .a { background: url(b.png) }", ["a.png [] .a 1", "b.png [] .a 0"]),
+        (".a { background: url(a.png) !importan } .a { background: url(b.png) }", ["a.png [] .a 1", "b.png [] .a 0"]),
+    ]
+
+    @Test(arguments: conditions)
+    func readsAtRulesAndImportance(css: String, expected: [String]) {
+        let found = CSSScanner.references(in: Array(css.utf8), stylesheetURL: cssURL).map { reference in
+            let condition = reference.condition
+            let media = (condition?.media ?? []).joined(separator: "; ")
+            return "\(reference.url.lastPathComponent) [\(media)] \(condition?.selector ?? "-") "
+                + "\(condition?.replacedUnder.count ?? 0)"
+        }
+        #expect(found == expected)
+    }
 }

@@ -95,4 +95,80 @@ import WebCacheTestSupport
         #expect(scanner.usedFontFamilies.contains(changed))
         #expect(!scanner.usedFontFamilies.contains(FontFamilyUse(family: "body", selector: nil)))
     }
+
+    /// A use keeps its family's hash as well: changing the family afterwards must make it equal,
+    /// and hash as, a use made with the new family.
+    @Test func aUseWhoseFamilyIsChangedEqualsOneMadeWithIt() {
+        // Given
+        var changed = FontFamilyUse(family: "body", selector: "p")
+        // When
+        changed.family = "helvetica"
+        // Then
+        let made = FontFamilyUse(family: "helvetica", selector: "p")
+        #expect(changed == made)
+        #expect(Set([made]).contains(changed))
+        #expect(!Set([FontFamilyUse(family: "body", selector: "p")]).contains(changed))
+    }
+
+    private static func uses(_ css: String) throws -> Set<FontFamilyUse> {
+        var scanner = CSSScanner(stylesheetURL: try #require(URL(string: "https://example.com/a.css")))
+        _ = scanner.feed(Array(css.utf8)) + scanner.finish()
+        return scanner.usedFontFamilies
+    }
+
+    /// The families of a value read once are remembered (``RecentFontValues``): a value of the same
+    /// length but other bytes, the same bytes as a `font` shorthand rather than a `font-family`
+    /// list, and a value remembered before others pushed it out must each be read as itself.
+    @Test func rememberedFontValuesAreToldApart() throws {
+        // Given: `700 1rem Body` names no family as a list (a number starts it) and `body` as a shorthand.
+        let css = """
+            a { font-family: Aaaa; } b { font-family: Bbbb; }
+            c { font-family: 700 1rem Body; } d { font: 700 1rem Body; }
+            e { font-family: F1; } f { font-family: F2; } g { font-family: F3; } h { font-family: F4; }
+            i { font-family: F5; } j { font-family: Aaaa; } k { font-family: F1; }
+            """
+        // When
+        let uses = try Self.uses(css)
+        // Then
+        let expected: Set = [
+            FontFamilyUse(family: "aaaa", selector: "a"), FontFamilyUse(family: "bbbb", selector: "b"),
+            FontFamilyUse(family: "body", selector: "d"), FontFamilyUse(family: "f1", selector: "e"),
+            FontFamilyUse(family: "f2", selector: "f"), FontFamilyUse(family: "f3", selector: "g"),
+            FontFamilyUse(family: "f4", selector: "h"), FontFamilyUse(family: "f5", selector: "i"),
+            FontFamilyUse(family: "aaaa", selector: "j"), FontFamilyUse(family: "f1", selector: "k"),
+        ]
+        #expect(uses == expected)
+    }
+
+    /// A value split across the pieces fed is read whole, and remembered whole: the same value fed
+    /// in one piece afterwards names the same families.
+    @Test func aFontValueSplitAcrossPiecesIsRememberedWhole() throws {
+        // Given
+        let css = "a { font: 400 1rem/1.5 \"Body 1\", Helvetica, sans-serif; }"
+            + " b { font: 400 1rem/1.5 \"Body 1\", Helvetica, sans-serif; }"
+        let bytes = Array(css.utf8)
+        for split in 1..<bytes.count {
+            var scanner = CSSScanner(stylesheetURL: try #require(URL(string: "https://example.com/a.css")))
+            // When
+            _ = scanner.feed(bytes[..<split]) + scanner.feed(bytes[split...]) + scanner.finish()
+            // Then
+            let expected: Set = [
+                FontFamilyUse(family: "body 1", selector: "a"), FontFamilyUse(family: "helvetica", selector: "a"),
+                FontFamilyUse(family: "body 1", selector: "b"), FontFamilyUse(family: "helvetica", selector: "b"),
+            ]
+            #expect(scanner.usedFontFamilies == expected, "split at \(split)")
+        }
+    }
+
+    /// A property name with a non-ASCII byte is trimmed of Unicode spaces and lowered as Unicode
+    /// text; an ASCII one is compared in place.
+    @Test func aPropertyNameWithNonASCIISpacesIsReadAsUnicodeText() throws {
+        // Given: an em space before one name, a no-break space after another.
+        let css = "a { \u{2003}font-family: Foo; } b { FONT-FAMILY\u{00A0}: Bar; } c { font-family: Baz; }"
+        // When
+        let uses = try Self.uses(css)
+        // Then
+        #expect(uses == [FontFamilyUse(family: "foo", selector: "a"), FontFamilyUse(family: "bar", selector: "b"),
+                         FontFamilyUse(family: "baz", selector: "c")])
+    }
 }

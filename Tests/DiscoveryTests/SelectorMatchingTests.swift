@@ -76,4 +76,26 @@ struct SelectorMatchingTests {
         #expect(SelectorMatcher.anyElement(of: tree, matches: SelectorList("html > head > title")) == .true)
         #expect(SelectorMatcher.anyElement(of: tree, matches: SelectorList("html > body > .a > p")) == .true)
     }
+
+    /// The elements of each name, as the tree files them for type selectors, are those the tree
+    /// holds with that name: with names coming back in turn, more names than it remembers at once,
+    /// and new names between them, which move the names already filed.
+    @Test func filesEveryElementUnderItsName() {
+        let names = ["p", "img", "div", "span", "em", "p", "b", "i", "img", "u", "div", "s", "p", "q", "em", "code"]
+        var html = "<body>"
+        for round in 0..<40 {
+            for (offset, name) in names.enumerated() where (round + offset) % 3 != 0 || round < 2 {
+                html += "<\(name)>x</\(name)>"
+            }
+            if round % 10 == 9 { html += "<x-\(round)></x-\(round)>" }
+        }
+        var scanner = HTMLScanner(documentURL: pageURL)
+        _ = scanner.feed(Array(html.utf8))
+        _ = scanner.finish()
+        let tree = scanner.documentTree
+        for name in Set(tree.elements.map(\.name)) {
+            let held = tree.elements.indices.filter { tree.elements[$0].name == name }
+            #expect(tree.candidates(id: nil, className: nil, name: name) == held, "\(name)")
+        }
+    }
 }

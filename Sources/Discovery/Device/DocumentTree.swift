@@ -38,6 +38,12 @@ public struct DocumentTree: Sendable {
     private var elementsByID: [String: [Int]] = [:]
     private var elementsByClass: [String: [Int]] = [:]
     private var elementsByName: [String: [Int]] = [:]
+    /// Where the names filed last are in ``elementsByName``, so that the next element of one of
+    /// them (`p`, `img`, `div` in turn) is filed without hashing its name. Emptied when a name is
+    /// added, which may move every entry.
+    private var recentNames: [(name: String, index: Dictionary<String, [Int]>.Index)] = []
+    /// How many names ``recentNames`` holds.
+    private static let recentNameCount = 4
 
     /// The most elements kept; a larger page's rules are all matched, as if it had every element.
     static let maximumElements = 200_000
@@ -181,12 +187,28 @@ public struct DocumentTree: Sendable {
         elements.append(Element(name: name, id: nil, classes: [], kept: attributes, parent: parent,
                                 position: elements[parent].children.count))
         elements[parent].children.append(index)
-        elementsByName[name, default: []].append(index)
+        file(index, byName: name)
         if !attributes.isEmpty {
             if let id = attributes[Self.idKey] { register("id", id, of: index) }
             if let classes = attributes[Self.classKey] { register("class", classes, of: index) }
         }
         return index
+    }
+
+    /// Adds element `index` to the elements named `name`.
+    private mutating func file(_ index: Int, byName name: String) {
+        for recent in recentNames where recent.name == name {
+            elementsByName.values[recent.index].append(index)
+            return
+        }
+        if let slot = elementsByName.index(forKey: name) {
+            elementsByName.values[slot].append(index)
+            if recentNames.count == Self.recentNameCount { recentNames.removeFirst() }
+            recentNames.append((name, slot))
+        } else {
+            elementsByName[name] = [index]
+            recentNames.removeAll(keepingCapacity: true)
+        }
     }
 
     private static let idKey = AttributeNames.Key("id")

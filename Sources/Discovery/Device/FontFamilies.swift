@@ -147,11 +147,18 @@ enum FontFamilies {
 /// fetched when some element of the page matches such a rule (`nil` for a `style` attribute).
 ///
 /// A rule's selector is often long (90 bytes in a typical stylesheet) and named with each family of
-/// its `font` shorthand, so a use keeps the selector's hash, computed once per declaration: a set
-/// of uses then hashes each selector once, not once per family and again at each growth.
+/// its `font` shorthand, so a use keeps the selector's hash, computed once per declaration, and the
+/// family's, computed once per value (``RecentFontValues``): a set of uses then hashes each text
+/// once, not once per use and again at each growth.
 public struct FontFamilyUse: Sendable, Hashable {
     /// The family in lower case.
-    public var family: String
+    public var family: String {
+        get { storedFamily }
+        set {
+            storedFamily = newValue
+            familyHash = Self.hash(of: newValue)
+        }
+    }
     /// The selector of the style rule, or `nil` when the declaration applies to an element itself.
     public var selector: String? {
         get { storedSelector }
@@ -161,38 +168,43 @@ public struct FontFamilyUse: Sendable, Hashable {
         }
     }
 
+    private var storedFamily: String
+    /// ``family``'s hash (``hash(of:)``).
+    private var familyHash: Int
     private var storedSelector: String?
     /// ``selector``'s hash (``hash(of:)``).
     private var selectorHash: Int
 
     /// Creates a use.
     public init(family: String, selector: String?) {
-        self.init(family: family, selector: selector, selectorHash: Self.hash(of: selector))
+        self.init(family: family, familyHash: Self.hash(of: family), selector: selector,
+                  selectorHash: Self.hash(of: selector))
     }
 
-    /// Creates a use whose selector's hash, ``hash(of:)``, is known.
-    init(family: String, selector: String?, selectorHash: Int) {
-        self.family = family
+    /// Creates a use whose family's and selector's hashes, ``hash(of:)``, are known.
+    init(family: String, familyHash: Int, selector: String?, selectorHash: Int) {
+        self.storedFamily = family
+        self.familyHash = familyHash
         self.storedSelector = selector
         self.selectorHash = selectorHash
     }
 
-    /// The hash of `selector` a use keeps, for ``init(family:selector:selectorHash:)``.
-    static func hash(of selector: String?) -> Int {
+    /// The hash of a family or selector a use keeps, for ``init(family:familyHash:selector:selectorHash:)``.
+    static func hash(of text: String?) -> Int {
         var hasher = Hasher()
-        hasher.combine(selector)
+        hasher.combine(text)
         return hasher.finalize()
     }
 
     /// Whether both name the same family under the same selector.
     public static func == (left: FontFamilyUse, right: FontFamilyUse) -> Bool {
-        left.selectorHash == right.selectorHash && left.family == right.family
-            && left.storedSelector == right.storedSelector
+        left.selectorHash == right.selectorHash && left.familyHash == right.familyHash
+            && left.storedFamily == right.storedFamily && left.storedSelector == right.storedSelector
     }
 
-    /// Hashes the family and the selector's kept hash.
+    /// Hashes the family's and the selector's kept hashes.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(family)
+        hasher.combine(familyHash)
         hasher.combine(selectorHash)
     }
 }
