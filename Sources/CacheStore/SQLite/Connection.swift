@@ -16,16 +16,21 @@ final class Connection {
     var seenDataVersion: Int64?
     /// What SQLite's callbacks on this connection refer to, kept until it closes.
     private var callbackContexts: [AnyObject] = []
-    /// SQLite's process-wide settings, applied once, before the first connection opens.
-    private static let configured: Void = csqlite_disable_memory_statistics()
+    /// The VFS every connection opens with, set up once with SQLite's process-wide settings before
+    /// the first connection opens: the write-combining VFS (`write_combining_vfs.h`), which writes
+    /// SQLite's runs of log frames and checkpointed pages with one system call each, or SQLite's
+    /// default when it cannot be registered.
+    private static let vfsName: String? = {
+        csqlite_disable_memory_statistics()
+        return csqlite_register_combining_vfs() == SQLITE_OK ? CSQLITE_COMBINING_VFS_NAME : nil
+    }()
 
     /// Opens `path` with `flags` (`SQLITE_OPEN_NOMUTEX` is added: the connection is never shared).
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/c3ref/open.html>
     init(path: String, flags: Int32) throws(SQLiteError) {
-        _ = Self.configured
         var connection: SQLiteConnection?
-        let code = sqlite3_open_v2(path, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sqlite3_open_v2(path, &connection, flags | SQLITE_OPEN_NOMUTEX, Self.vfsName)
         guard code == SQLITE_OK, let connection else {
             let message =
                 connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
