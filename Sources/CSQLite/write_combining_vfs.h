@@ -170,7 +170,8 @@ static inline int csqlite_combining_close(sqlite3_file *base) {
     return code != SQLITE_OK ? code : closed;
 }
 
-/* Forgets what the log of `file`, a main database, read ahead: at a checkpoint's start and end. */
+/* Forgets what the log of `file`, a main database, read ahead: at a checkpoint's start and end, and
+ * at any lock taken or released on the log index. */
 static inline void csqlite_combining_forget_ahead(csqlite_combining_file *file) {
     if (file->kind != 2 || file->peer == NULL) return;
     file->peer->aheadLength = 0;
