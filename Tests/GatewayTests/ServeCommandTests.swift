@@ -93,10 +93,12 @@ struct ServeCommandTests {
         process.send(SIGTERM)
         let result = await process.finish()
 
-        // Then none was written while it served, and every one, in order, once it stopped
+        // Then none was written while it served, and every one once it stopped: each line is made
+        // when its response ends, which on two event loops may come after the next request's
         #expect(linesWhileServing == [firstLine])
         #expect(result.termination == .exited(0))
-        #expect(stdout.lines == [firstLine] + expected)
+        #expect(stdout.lines.first == firstLine)
+        #expect(stdout.lines.dropFirst().sorted() == expected.sorted())
     }
 
     @Test func hitCountsReachTheStoreWhileTheGatewayRuns() async throws {
