@@ -9,9 +9,10 @@
  * system call each, where it is safe to, and changes nothing else.
  *
  * SQLite writes its write-ahead log one frame at a time, as two calls (the 24-byte frame header, then
- * the page), and a checkpoint copies the log back into the database one page at a time: a body of
- * 2 GiB in 4 KiB pages costs about two million system calls, whose fixed cost is most of the kernel
- * time such a write takes. This VFS gathers those runs in a buffer and writes each run with one call:
+ * the page), and a checkpoint copies the log back into the database one page at a time, a read and a
+ * write each: a body of 2 GiB in 4 KiB pages costs about two million system calls, whose fixed cost
+ * is most of the kernel time such a write takes. This VFS gathers the log's runs in a buffer and
+ * writes each run with one call, and reads the log ahead during a checkpoint:
  *
  * - The log: the log's header and whole frames (header, then page) appended at its end are
  *   gathered; the run is written out right after the page of a commit frame (one whose header gives
@@ -21,10 +22,14 @@
  *   out anything gathered too, but by then an error could only be reported late). Any other call on
  *   the file writes the run out first, and a write out of that pattern (a page rewritten in place, a
  *   frame header rewritten with new checksums) goes straight to the file after it.
- * - The database: only between a checkpoint's start and end (`SQLITE_FCNTL_CKPT_START` and
+ * - The log during a checkpoint of its own connection (between `SQLITE_FCNTL_CKPT_START` and
  *   `SQLITE_FCNTL_CKPT_DONE`, which SQLite sends to the database file before it copies the first
- *   page and after the last, before it records how far the log was copied back), consecutive pages
- *   are gathered; the end of the checkpoint, or any other call on the file, writes them out.
+ *   page and after the last): it is read ahead, a run at a time.
+ * - The database's writes are never gathered. A checkpoint's pages could be, but the last run could
+ *   then only be written out at the checkpoint's end, whose error SQLite does not read (it sends the
+ *   end as a hint): on a full disk it would record the log as copied when its last pages were not,
+ *   and a later checkpoint would start the log over without them. Each page is written by its own
+ *   call, as by the "unix" VFS, so a failing write fails the checkpoint.
  *
  * So every byte reaches the file in the same order relative to every lock, sync and shared-memory
  * step as without the VFS; only the number of calls between two such steps changes. Every other
@@ -42,9 +47,9 @@ typedef struct csqlite_combining_file {
     sqlite3_file base;
     /* The "unix" VFS's file, in the space right after this structure. */
     sqlite3_file *real;
-    /* 1 for the write-ahead log, 2 for a main database, 0 for any other file (never gathered). */
+    /* 1 for the write-ahead log (the only file whose writes are gathered), 2 for a main database, 0 for any other file. */
     int kind;
-    /* A main database between SQLITE_FCNTL_CKPT_START and SQLITE_FCNTL_CKPT_DONE. */
+    /* A main database between SQLITE_FCNTL_CKPT_START and SQLITE_FCNTL_CKPT_DONE (its log reads ahead). */
     int checkpointing;
     /* The log: the next write must be the page of the frame whose header was just gathered. */
     int pageExpected;
@@ -103,18 +108,17 @@ static inline void csqlite_combining_settle_later(csqlite_combining_file *file) 
     if (code != SQLITE_OK && file->deferredError == SQLITE_OK) file->deferredError = code;
 }
 
-/* Whether a write of `amount` bytes at `offset` may join the run (or start one): a page of a
- * checkpoint after the run's last; in the log, its 32-byte header, a frame's 24-byte header appended
- * at its end, or the page of the frame whose header was gathered last; with room left. */
+/* Whether a write of `amount` bytes at `offset` to the log may join the run (or start one): the
+ * log's 32-byte header, a frame's 24-byte header appended at its end, or the page of the frame whose
+ * header was gathered last; with room left. */
 static inline int csqlite_combining_accepts(csqlite_combining_file *file, int amount, sqlite3_int64 offset) {
     if (file->length > 0 && offset != file->start + file->length) return 0;
     if (file->length + amount > CSQLITE_COMBINED_CAPACITY) return 0;
-    if (file->kind == 2) return file->checkpointing;
     if (file->pageExpected) return amount != 24;
     return (amount == 32 && offset == 0) || (amount == 24 && offset == file->end);
 }
 
-/* Gathers the write, or writes out the run and then writes it straight, as the pattern says. */
+/* Gathers a write to the log, or writes out the run and then writes it straight, as the pattern says. */
 static inline int csqlite_combining_gather(csqlite_combining_file *file, const void *data, int amount, sqlite3_int64 offset) {
     int expectedPage = file->pageExpected;
     int commit = file->commitFrame;
@@ -149,7 +153,7 @@ static inline int csqlite_combining_gather(csqlite_combining_file *file, const v
 
 static inline int csqlite_combining_write(sqlite3_file *base, const void *data, int amount, sqlite3_int64 offset) {
     csqlite_combining_file *file = (csqlite_combining_file *)base;
-    if (file->kind == 0) return file->real->pMethods->xWrite(file->real, data, amount, offset);
+    if (file->kind != 1) return file->real->pMethods->xWrite(file->real, data, amount, offset);
     int code = file->deferredError;
     file->deferredError = SQLITE_OK;
     if (code == SQLITE_OK) code = csqlite_combining_gather(file, data, amount, offset);
