@@ -73,6 +73,41 @@ struct FileSystemFaultTests {
     }
 
     @Test(.enabled(if: isRoot, "mounting a small file system needs root"))
+    func aCheckpointThatCannotGrowTheStoreFileKeepsTheLog() async throws {
+        try await withTmpfs(size: "4m") { mountPoint, _ in
+            // Given: entries whose pages are still in the log only, fewer than fill one of the
+            // store's runs of writes (the store file has to grow to take them back)
+            let path = mountPoint + "/store.sqlite"
+            let store = try CacheStore(path: path, configuration: configuration())
+            let urls = (0..<8).map { "https://example.test/\($0)" }
+            for (index, url) in urls.enumerated() {
+                try await store.save(makeEntry(url), body: makeBody(size: 6_000, seed: UInt8(index)))
+            }
+            // And a disk with no room left
+            let filler = mountPoint + "/filler"
+            try #require(FileManager.default.createFile(atPath: filler, contents: nil))
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
+            while (try? handle.write(contentsOf: Data(count: 4_096))) != nil {}
+            try handle.close()
+
+            // When: a checkpoint copies the log back into the store file
+            let checkpoint = Result { () throws(SQLiteError) in
+                let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+                try connection.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+
+            // Then: it fails, and once there is room every entry reads back from a sound store
+            #expect(throws: SQLiteError.self) { try checkpoint.get() }
+            try FileManager.default.removeItem(atPath: filler)
+            try await store.close()
+            let reopened = try CacheStore(path: path, configuration: configuration())
+            for url in urls { #expect(try reopened.entry(url: url) != nil, "\(url)") }
+            #expect(try await reopened.verify().isSound)
+            try await reopened.close()
+        }
+    }
+
+    @Test(.enabled(if: isRoot, "mounting a small file system needs root"))
     func aStoreWithAbandonedStagingStillOpensOnAFullDisk() async throws {
         try await withTmpfs(size: "1m") { mountPoint, _ in
             // Given: a stored entry, and a streamed body whose writer died before saving it
