@@ -1,6 +1,7 @@
 #ifndef WEBCACHE_CSQLITE_WRITE_COMBINING_VFS_H
 #define WEBCACHE_CSQLITE_WRITE_COMBINING_VFS_H
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <string.h>
 
@@ -64,6 +65,10 @@ typedef struct csqlite_combining_file {
     sqlite3_int64 start;
     /* An error from writing out a run in a method that cannot return one, returned by the next. */
     int deferredError;
+    /* The system's error number of the last write, truncation or sync of the file that failed, until
+     * it is read (`csqlite_combining_take_errno`): SQLite reports a write the system refused for the
+     * file size limit or a disk quota as an I/O error without saying which. */
+    int lastErrno;
     /* The log and the main database of one connection, each the other's peer (NULL when closed). */
     struct csqlite_combining_file *peer;
     /* The log, while its database is checkpointing: the bytes read ahead, from offset `aheadStart`,
@@ -76,6 +81,13 @@ typedef struct csqlite_combining_file {
 
 static inline sqlite3_vfs *csqlite_combining_real_vfs(sqlite3_vfs *vfs) { return (sqlite3_vfs *)vfs->pAppData; }
 
+/* The real file's write, remembering the system's error number when it fails. */
+static inline int csqlite_combining_write_through(csqlite_combining_file *file, const void *data, int amount, sqlite3_int64 offset) {
+    int code = file->real->pMethods->xWrite(file->real, data, amount, offset);
+    if (code != SQLITE_OK) file->lastErrno = errno;
+    return code;
+}
+
 /* Writes out the gathered run, if any. */
 static inline int csqlite_combining_flush(csqlite_combining_file *file) {
     file->pageExpected = 0;
@@ -83,7 +95,7 @@ static inline int csqlite_combining_flush(csqlite_combining_file *file) {
     if (file->length == 0) return SQLITE_OK;
     int length = file->length;
     file->length = 0;
-    return file->real->pMethods->xWrite(file->real, file->buffer, length, file->start);
+    return csqlite_combining_write_through(file, file->buffer, length, file->start);
 }
 
 /* Writes out the gathered run before another method; its error, or one deferred, is that method's. */
@@ -127,12 +139,12 @@ static inline int csqlite_combining_gather(csqlite_combining_file *file, const v
         if (code != SQLITE_OK) return code;
         /* A run may start here only where the pattern allows it: a page goes with its header. */
         if (expectedPage || !csqlite_combining_accepts(file, amount, offset)) {
-            return file->real->pMethods->xWrite(file->real, data, amount, offset);
+            return csqlite_combining_write_through(file, data, amount, offset);
         }
     }
     if (file->buffer == NULL) {
         file->buffer = sqlite3_malloc(CSQLITE_COMBINED_CAPACITY);
-        if (file->buffer == NULL) return file->real->pMethods->xWrite(file->real, data, amount, offset);
+        if (file->buffer == NULL) return csqlite_combining_write_through(file, data, amount, offset);
     }
     if (file->length == 0) file->start = offset;
     memcpy(file->buffer + file->length, data, (size_t)amount);
@@ -153,7 +165,8 @@ static inline int csqlite_combining_gather(csqlite_combining_file *file, const v
 
 static inline int csqlite_combining_write(sqlite3_file *base, const void *data, int amount, sqlite3_int64 offset) {
     csqlite_combining_file *file = (csqlite_combining_file *)base;
-    if (file->kind != 1) return file->real->pMethods->xWrite(file->real, data, amount, offset);
+    if (file->kind == 0) return file->real->pMethods->xWrite(file->real, data, amount, offset);
+    if (file->kind == 2) return csqlite_combining_write_through(file, data, amount, offset);
     int code = file->deferredError;
     file->deferredError = SQLITE_OK;
     if (code == SQLITE_OK) code = csqlite_combining_gather(file, data, amount, offset);
@@ -228,13 +241,19 @@ static inline int csqlite_combining_read(sqlite3_file *base, void *data, int amo
 static inline int csqlite_combining_truncate(sqlite3_file *base, sqlite3_int64 size) {
     csqlite_combining_file *file = (csqlite_combining_file *)base;
     int code = csqlite_combining_settle(file);
-    return code != SQLITE_OK ? code : file->real->pMethods->xTruncate(file->real, size);
+    if (code != SQLITE_OK) return code;
+    code = file->real->pMethods->xTruncate(file->real, size);
+    if (code != SQLITE_OK) file->lastErrno = errno;
+    return code;
 }
 
 static inline int csqlite_combining_sync(sqlite3_file *base, int flags) {
     csqlite_combining_file *file = (csqlite_combining_file *)base;
     int code = csqlite_combining_settle(file);
-    return code != SQLITE_OK ? code : file->real->pMethods->xSync(file->real, flags);
+    if (code != SQLITE_OK) return code;
+    code = file->real->pMethods->xSync(file->real, flags);
+    if (code != SQLITE_OK) file->lastErrno = errno;
+    return code;
 }
 
 static inline int csqlite_combining_file_size(sqlite3_file *base, sqlite3_int64 *size) {
@@ -466,6 +485,21 @@ static inline int csqlite_register_combining_vfs(void) {
     int code = sqlite3_vfs_register(combining, 0);
     if (code != SQLITE_OK) sqlite3_free(combining);
     return code;
+}
+
+/* The system's error number behind the last failed write, truncation or sync of `db`'s log or main
+ * database, the log's first, forgotten once read; 0 when none failed or `db` is not open through
+ * this VFS. */
+static inline int csqlite_combining_take_errno(sqlite3 *db) {
+    sqlite3_file *base = NULL;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &base) != SQLITE_OK || base == NULL) return 0;
+    if (base->pMethods != &csqlite_combining_methods) return 0;
+    csqlite_combining_file *database = (csqlite_combining_file *)base;
+    csqlite_combining_file *log = database->peer;
+    int number = log != NULL && log->lastErrno != 0 ? log->lastErrno : database->lastErrno;
+    database->lastErrno = 0;
+    if (log != NULL) log->lastErrno = 0;
+    return number;
 }
 
 #endif

@@ -42,6 +42,30 @@ struct FileSystemFaultTests {
         try await store.close()
     }
 
+    @Test func aFileSizeLimitOrAQuotaIsReportedAsSuchAndOtherIOErrorsAreNot() async throws {
+        let path = folder.path("store.sqlite")
+        let store = try CacheStore(path: path)
+        // SQLITE_IOERR_WRITE, a macro Swift does not import.
+        func error(_ systemErrno: Int32) -> CacheStore.Error {
+            store.storeError(
+                SQLiteError(
+                    extendedCode: SQLITE_IOERR | (3 << 8), message: "disk I/O error", sql: "COMMIT", systemErrno: systemErrno),
+                action: "save the entry for https://example.test/")
+        }
+        let limit = error(EFBIG)
+        #expect(limit.code == .diskFull)
+        #expect(limit.message.contains(path))
+        #expect(limit.message.contains("file size limit"))
+        let quota = error(EDQUOT)
+        #expect(quota.code == .diskFull)
+        #expect(quota.message.contains(path))
+        #expect(quota.message.contains("disk quota"))
+        let other = error(EIO)
+        #expect(other.code == .database)
+        #expect(other.message.contains(path))
+        try await store.close()
+    }
+
     @Test(.enabled(if: isRoot, "mounting a small file system needs root"))
     func savingOnAFullDiskFailsClearlyAndKeepsWhatWasStored() async throws {
         try await withTmpfs(size: "512k") { mountPoint, mounts in

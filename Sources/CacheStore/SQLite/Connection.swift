@@ -86,6 +86,16 @@ final class Connection {
         return statement
     }
 
+    /// The system's error number behind `code`, the last error of `handle`, when it is an I/O error:
+    /// the one the VFS kept from a write, truncation or sync the system refused, else SQLite's own
+    /// (`sqlite3_system_errno`, which is not always set for those, and stays from an earlier error).
+    /// 0 for any other error.
+    static func systemErrno(_ handle: SQLiteConnection, for code: Int32) -> Int32 {
+        let kept = csqlite_combining_take_errno(handle)
+        guard [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN].contains(code & 0xFF) else { return 0 }
+        return kept != 0 ? kept : sqlite3_system_errno(handle)
+    }
+
     /// Runs one or several SQL statements without parameters (DDL, pragmas, transaction control).
     func execute(sql: String) throws(SQLiteError) {
         var errorMessage: UnsafeMutablePointer<CChar>?
@@ -93,7 +103,10 @@ final class Connection {
         if code != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: message, sql: sql)
+            let extendedCode = sqlite3_extended_errcode(handle)
+            throw SQLiteError(
+                extendedCode: extendedCode, message: message, sql: sql,
+                systemErrno: Self.systemErrno(handle, for: extendedCode))
         }
     }
 

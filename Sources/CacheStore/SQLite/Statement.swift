@@ -87,10 +87,12 @@ final class Statement {
         case SQLITE_DONE:
             return false
         default:
+            let extendedCode = sqlite3_extended_errcode(connection)
             let error = SQLiteError(
-                extendedCode: sqlite3_extended_errcode(connection),
+                extendedCode: extendedCode,
                 message: String(cString: sqlite3_errmsg(connection)),
-                sql: sql
+                sql: sql,
+                systemErrno: Connection.systemErrno(connection, for: extendedCode)
             )
             sqlite3_reset(handle)
             throw error

@@ -118,7 +118,7 @@ public actor CacheStore {
                 writer, with: Schema.migrations, retryingFor: configuration.busyRetryLimit, path: path)
             do {
                 try Self.collectAbandonedStaging(writer, configuration: configuration)
-            } catch let error as SQLiteError where error.primaryCode == SQLITE_FULL {
+            } catch let error as SQLiteError where error.isOutOfRoom {
                 // On a full disk the abandoned chunks wait for a later open; what is stored stays readable.
             }
             readers = try ReaderPool(
@@ -364,10 +364,17 @@ public actor CacheStore {
         switch error {
         case let error as Error:
             return error
-        case let error as SQLiteError where error.primaryCode == SQLITE_FULL:
-            return Error(
-                code: .diskFull, message: "Could not \(action): the disk holding the cache store '\(path)' is full.",
-                cause: error)
+        case let error as SQLiteError where error.isOutOfRoom:
+            let reason =
+                switch error.systemErrno {
+                case EFBIG where error.primaryCode != SQLITE_FULL:
+                    "the cache store '\(path)' has reached the largest file this process may write (its file size limit, as `ulimit -f` sets it)"
+                case EDQUOT where error.primaryCode != SQLITE_FULL:
+                    "the disk quota of the user running it is used up on the disk holding the cache store '\(path)'"
+                default:
+                    "the disk holding the cache store '\(path)' is full"
+                }
+            return Error(code: .diskFull, message: "Could not \(action): \(reason).", cause: error)
         case let error as SQLiteError where error.isCorruption:
             return Error(
                 code: .corrupt,

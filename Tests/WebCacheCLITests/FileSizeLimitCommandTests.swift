@@ -1,0 +1,60 @@
+import ChildProcess
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Testing
+import WebCacheTestSupport
+
+/// The real `webcache` executable when the system refuses to let the store grow: a preload under a
+/// file size limit (`ulimit -f`, which needs no privilege) says so, naming the store, fails, and
+/// leaves the store sound with what it could keep.
+@Suite(.timeLimit(.minutes(3)))
+final class FileSizeLimitCommandTests: Sendable {
+    let folder: TemporaryFolder
+    let origin: OriginServer
+
+    init() throws {
+        folder = try TemporaryFolder()
+        // Bodies that do not compress, 256 KiB each: 24 of them are past any limit set below.
+        origin = OriginServer { request in
+            var generator = SystemRandomNumberGenerator()
+            let body = Data((0..<(256 * 1_024)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            return OriginResponse(headers: ["Content-Type": "application/octet-stream",
+                                            "Cache-Control": "max-age=600"], body: .bytes(body))
+        }
+        try origin.start()
+    }
+
+    deinit {
+        origin.stop()
+    }
+
+    @Test func aPreloadPastTheFileSizeLimitSaysSoNamingTheStoreAndLeavesItSound() async throws {
+        // Given a list of more than the limit lets the store hold
+        let list = (0..<24).map { origin.url("/blob-\($0)").absoluteString }.joined(separator: "\n") + "\n"
+        let listPath = try folder.write(Data(list.utf8), to: "urls.txt")
+        let store = folder.path("store.sqlite")
+        let webcache = try BuiltProducts.executable(named: "webcache").path
+
+        // When it is preloaded by a process whose files may not grow past 2 to 4 MiB (512 or 1024-byte
+        // blocks, as the shell counts them), with the signal that limit sends ignored
+        let errorPath = folder.path("preload.err")
+        let preload = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 4096; exec \"$0\" \"$@\"", webcache,
+                        "preload", listPath, "--no-requisites", "--store", store],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": folder.url.path, "LANG": "C.UTF-8"],
+            output: .file(folder.path("preload.out")), error: .file(errorPath))
+        let termination = await preload.finish().termination
+
+        // Then it fails, each refusal names the store and the limit, and the store verifies
+        #expect(termination == .exited(1))
+        let errors = try String(contentsOfFile: errorPath, encoding: .utf8)
+            .split(separator: "\n").filter { $0.hasPrefix("webcache: failed") }
+        #expect(!errors.isEmpty)
+        #expect(errors.allSatisfy { $0.contains("'\(store)'") && $0.contains("file size limit") }, "\(errors)")
+        let runner = WebcacheRunner(home: folder)
+        let verify = try await runner.run(["verify", "--store", store])
+        #expect(verify.exitCode == 0, "\(verify.stdout)\(verify.stderr)")
+        #expect(verify.stdout.hasPrefix("ok: "))
+    }
+}
