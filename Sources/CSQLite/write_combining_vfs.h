@@ -81,11 +81,16 @@ typedef struct csqlite_combining_file {
 
 static inline sqlite3_vfs *csqlite_combining_real_vfs(sqlite3_vfs *vfs) { return (sqlite3_vfs *)vfs->pAppData; }
 
-/* The real file's write, remembering the system's error number when it fails. */
-static inline int csqlite_combining_write_through(csqlite_combining_file *file, const void *data, int amount, sqlite3_int64 offset) {
-    int code = file->real->pMethods->xWrite(file->real, data, amount, offset);
+/* `code`, the result of a call on the real file made just before; when it failed, the system's
+ * error number it left is remembered first. */
+static inline int csqlite_combining_noting_errno(csqlite_combining_file *file, int code) {
     if (code != SQLITE_OK) file->lastErrno = errno;
     return code;
+}
+
+/* The real file's write, remembering the system's error number when it fails. */
+static inline int csqlite_combining_write_through(csqlite_combining_file *file, const void *data, int amount, sqlite3_int64 offset) {
+    return csqlite_combining_noting_errno(file, file->real->pMethods->xWrite(file->real, data, amount, offset));
 }
 
 /* Writes out the gathered run, if any. */
@@ -241,19 +246,13 @@ static inline int csqlite_combining_read(sqlite3_file *base, void *data, int amo
 static inline int csqlite_combining_truncate(sqlite3_file *base, sqlite3_int64 size) {
     csqlite_combining_file *file = (csqlite_combining_file *)base;
     int code = csqlite_combining_settle(file);
-    if (code != SQLITE_OK) return code;
-    code = file->real->pMethods->xTruncate(file->real, size);
-    if (code != SQLITE_OK) file->lastErrno = errno;
-    return code;
+    return code != SQLITE_OK ? code : csqlite_combining_noting_errno(file, file->real->pMethods->xTruncate(file->real, size));
 }
 
 static inline int csqlite_combining_sync(sqlite3_file *base, int flags) {
     csqlite_combining_file *file = (csqlite_combining_file *)base;
     int code = csqlite_combining_settle(file);
-    if (code != SQLITE_OK) return code;
-    code = file->real->pMethods->xSync(file->real, flags);
-    if (code != SQLITE_OK) file->lastErrno = errno;
-    return code;
+    return code != SQLITE_OK ? code : csqlite_combining_noting_errno(file, file->real->pMethods->xSync(file->real, flags));
 }
 
 static inline int csqlite_combining_file_size(sqlite3_file *base, sqlite3_int64 *size) {

@@ -18,8 +18,8 @@ final class Connection {
     private var callbackContexts: [AnyObject] = []
     /// The VFS every connection opens with, set up once with SQLite's process-wide settings before
     /// the first connection opens: the write-combining VFS (`write_combining_vfs.h`), which writes
-    /// SQLite's runs of log frames and checkpointed pages with one system call each, or SQLite's
-    /// default when it cannot be registered.
+    /// SQLite's runs of log frames with one system call each and reads the log ahead during a
+    /// checkpoint, or SQLite's default when it cannot be registered.
     private static let vfsName: String? = {
         csqlite_disable_memory_statistics()
         return csqlite_register_combining_vfs() == SQLITE_OK ? CSQLITE_COMBINING_VFS_NAME : nil
