@@ -105,6 +105,61 @@ struct PageAndPartitionTests {
         #expect(try store.skipped(forPage: page) == [changedSkip])
     }
 
+    @Test func edgesAreComparedInTheOrderOfTheirURLsBytesWhateverTheirCharacters() async throws {
+        // Given edges whose URLs share prefixes, differ in case, and hold characters beyond ASCII
+        // (which the comparing read walks in the order of their bytes, as SQLite sorts them)
+        let urls = [
+            "https://example.test/a", "https://example.test/a/", "https://example.test/a/b", "https://example.test/B",
+            "https://example.test/\u{E9}t\u{E9}.png", "https://example.test/e\u{301}t\u{E9}.png",
+            "https://example.test/z.png", "https://example.test/\u{1F600}.png", "https://example.test/",
+        ]
+        let all = urls.map { PageEdge(resourceURL: $0, kind: "image") }
+        try await store.setEdges([page: all])
+        let log = folder.path("store.sqlite-wal")
+        let size = { try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int }
+        let logged = try size()
+        // When they are recorded again in another order, nothing is written
+        try await store.setEdges([page: all.reversed()])
+        #expect(try size() == logged)
+        // And when every other one goes and the rest change kind, the page has exactly those
+        let kept = all.enumerated().filter { $0.offset % 2 == 0 }.map { PageEdge(resourceURL: $0.element.resourceURL, kind: "font") }
+        try await store.setEdges([page: kept.shuffled()])
+        let stored = try store.edges(forPage: page)
+        #expect(stored.map { Array($0.resourceURL.utf8) } == kept.map { Array($0.resourceURL.utf8) }.sorted {
+            $0.lexicographicallyPrecedes($1)
+        })
+        #expect(stored.allSatisfy { $0.kind == "font" })
+    }
+
+    @Test func edgesNamedTwiceKeepTheirFirstPlaceAndLastValueInTheOrderOfTheirBytes() {
+        // Given random edges over a few URLs, some named several times
+        var generator = SystemRandomNumberGenerator()
+        let names = ["a", "a/", "B", "\u{E9}", "e\u{301}", "z", "", "\u{1F600}"]
+        for _ in 0..<200 {
+            let edges = (0..<Int.random(in: 0...12, using: &generator)).map { offset in
+                PageEdge(resourceURL: "https://example.test/" + names.randomElement(using: &generator)!, kind: "k\(offset)")
+            }
+            // When they are made distinct
+            let (distinct, byURL) = CacheStore.distinctByURL(edges)
+            // Then each URL (its bytes: two spellings of one character are two URLs) is there once,
+            // where it first came, with what it last was
+            var expected: [PageEdge] = []
+            var place: [[UInt8]: Int] = [:]
+            for edge in edges {
+                let bytes = Array(edge.resourceURL.utf8)
+                if let index = place[bytes] { expected[index] = edge } else {
+                    place[bytes] = expected.count
+                    expected.append(edge)
+                }
+            }
+            #expect(distinct == expected)
+            // And the order given is that of their bytes
+            #expect(byURL.sorted() == Array(distinct.indices))
+            let bytes = byURL.map { Array(distinct[$0].resourceURL.utf8) }
+            #expect(zip(bytes, bytes.dropFirst()).allSatisfy { $0.lexicographicallyPrecedes($1) })
+        }
+    }
+
     @Test func recordingWithoutComparingFirstStillReplacesWhatWasRecorded() async throws {
         // Given a page's edges and a skip recorded, as by another process during a run that
         // believed its pages new to the store

@@ -154,6 +154,24 @@ final class Statement {
         return withTextBytes(index) { column in text.withUTF8 { column.elementsEqual($0) } }
     }
 
+    /// How column `index` sorts against `text` by SQLite's `BINARY` collation (their bytes, then the
+    /// shorter first; NULL reads as the empty string): negative before it, zero equal, positive after.
+    func compareText(_ index: Int32, _ text: String) -> Int {
+        var text = text
+        return withTextBytes(index) { column in text.withUTF8 { Self.binaryOrder(column, $0) } }
+    }
+
+    /// The order of `left` and `right` by SQLite's `BINARY` collation: `memcmp` of the bytes they
+    /// share, then the shorter first.
+    static func binaryOrder(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Int {
+        let shared = min(left.count, right.count)
+        if shared > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
+            let order = memcmp(leftBase, rightBase, shared)
+            if order != 0 { return Int(order) }
+        }
+        return left.count - right.count
+    }
+
     /// Column `index` as text, `nil` when NULL.
     func optionalText(_ index: Int32) -> String? {
         isNull(index) ? nil : text(index)

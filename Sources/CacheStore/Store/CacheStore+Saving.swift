@@ -596,48 +596,76 @@ extension CacheStore {
 
     /// What making the recorded edges of `page` those of `edges` (besides those of the `keptKinds`,
     /// and every one when `keepsEvery`) writes: only the rows that differ. The last of a resource
-    /// named twice is the one recorded, as when each was written in turn. Resource URLs and kinds
-    /// are compared as the bytes stored, in place: a warm run compares every page it settles.
+    /// named twice is the one recorded, as when each was written in turn.
+    ///
+    /// A warm run compares every page it settles, so the recorded rows, which the query gives in
+    /// the order of their resource URLs' bytes, are walked beside the wanted edges sorted the same
+    /// way: URLs are compared as bytes in place, and none is hashed or copied out of its row.
     private static func edgeChanges(
         _ edges: [PageEdge], page: String, partition: String, keepingKinds keptKinds: Set<String> = [],
         keepingEveryEdge keepsEvery: Bool = false, _ connection: Connection
     ) throws -> EdgeChanges {
-        var wanted = edges
-        // With several edges, a table finds a recorded row's among them (and keeps the last of a URL).
-        var indexByURL: [String: Int]?
-        if edges.count > 1 {
-            var indices: [String: Int] = [:]
-            wanted = []
-            for edge in edges {
-                if let index = indices[edge.resourceURL] {
-                    wanted[index] = edge
-                } else {
-                    indices[edge.resourceURL] = wanted.count
-                    wanted.append(edge)
-                }
-            }
-            indexByURL = indices
-        }
+        let (wanted, byURL) = distinctByURL(edges)
         var unchanged = [Bool](repeating: false, count: wanted.count)
         var changes = EdgeChanges()
+        // The first of `byURL` (wanted edges in the rows' order) not yet passed by the rows.
+        var next = 0
         try connection.forEachRow(edgesQuery, [.text(partition), .text(page)]) { row in
-            let index: Int? =
-                if let indexByURL {
-                    indexByURL[row.text(0)]
-                } else if let only = wanted.first, row.textEquals(0, only.resourceURL) {
-                    0
-                } else {
-                    nil
-                }
-            if let index {
-                let edge = wanted[index]
-                unchanged[index] = row.textEquals(1, edge.kind) && row.optionalText(2) == edge.failure
+            var order = 1
+            while next < byURL.count {
+                order = row.compareText(0, wanted[byURL[next]].resourceURL)
+                if order <= 0 { break }
+                // A wanted edge the rows passed over is not recorded.
+                next += 1
+            }
+            if next < byURL.count, order == 0 {
+                let edge = wanted[byURL[next]]
+                unchanged[byURL[next]] = row.textEquals(1, edge.kind) && row.optionalText(2) == edge.failure
+                next += 1
             } else if !keepsEvery, !keptKinds.contains(row.text(1)) {
                 changes.removals.append(row.text(0))
             }
         }
         changes.upserts = zip(wanted, unchanged).compactMap { $1 ? nil : $0 }
         return changes
+    }
+
+    /// `edges` with each resource URL once (where it first appears, as it last appears), and the
+    /// indices of those in the order of their URLs' bytes (SQLite's `BINARY` collation).
+    static func distinctByURL(_ edges: [PageEdge]) -> (edges: [PageEdge], byURL: [Int]) {
+        func order(_ left: Int, _ right: Int) -> Int {
+            var leftURL = edges[left].resourceURL
+            var rightURL = edges[right].resourceURL
+            return leftURL.withUTF8 { leftBytes in
+                rightURL.withUTF8 { Statement.binaryOrder(leftBytes, $0) }
+            }
+        }
+        // Equal URLs stay in the order they came, so each run of them starts with the first.
+        let sorted = edges.indices.sorted { left, right in
+            let byURL = order(left, right)
+            return byURL < 0 || (byURL == 0 && left < right)
+        }
+        var lastOfRun = [Int?](repeating: nil, count: edges.count)
+        var runStarts: [Int] = []
+        runStarts.reserveCapacity(edges.count)
+        var position = 0
+        while position < sorted.count {
+            var end = position
+            while end + 1 < sorted.count, order(sorted[end + 1], sorted[position]) == 0 { end += 1 }
+            lastOfRun[sorted[position]] = sorted[end]
+            runStarts.append(sorted[position])
+            position = end + 1
+        }
+        guard runStarts.count < edges.count else { return (edges, sorted) }
+        var wanted: [PageEdge] = []
+        wanted.reserveCapacity(runStarts.count)
+        var wantedIndex = [Int](repeating: 0, count: edges.count)
+        for index in edges.indices {
+            guard let last = lastOfRun[index] else { continue }
+            wantedIndex[index] = wanted.count
+            wanted.append(edges[last])
+        }
+        return (wanted, runStarts.map { wantedIndex[$0] })
     }
 
     /// Makes the recorded edges of `page` those of `edges` (``edgeChanges``), writing only the rows

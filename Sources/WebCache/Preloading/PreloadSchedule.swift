@@ -76,7 +76,7 @@ private struct HostQueue {
 struct PreloadSchedule {
     let limits: PreloadLimits
     /// The pages seen whose edges are not stored yet, in the order they came.
-    private(set) var pages: [URL] = []
+    private(set) var pages: [Page] = []
     /// Every URL seen in this run: queued, running, or with an outcome.
     private var seen = URLKeySet()
     /// The URLs seen that have no outcome yet.
@@ -97,8 +97,9 @@ struct PreloadSchedule {
     private var streams = 0
     /// Items started and not finished (a finished transfer may still be saving).
     var unfinished: Int { started.count }
-    /// What each page or stylesheet referenced, in order, each once (for the page edges).
-    private var references: [URLKey: [(url: String, kind: String)]] = [:]
+    /// What each page or stylesheet referenced, in order, each once (for the page edges), each with
+    /// its key: a page's walk through what it needs looks every one up, several times a run.
+    private var references: [URLKey: [Referenced]] = [:]
     /// The keys of what each page or stylesheet referenced: a stylesheet's references are decided
     /// again for each document that uses it, and must not pile up (each page's walk through them
     /// would grow with the run).
@@ -128,15 +129,15 @@ struct PreloadSchedule {
     mutating func admit(_ item: PreloadItem, recordingPage: Bool = true) -> Bool {
         guard seen.insert(item.key) else { return false }
         if item.isPage, recordingPage {
-            pages.append(item.url)
+            pages.append(Page(url: item.url, key: item.key))
         }
         return true
     }
 
-    /// Records `page`, admitted without being recorded (``admit(_:recordingPage:)``), as a page
-    /// whose edges are to be stored once it settles.
-    mutating func recordPage(_ page: URL) {
-        pages.append(page)
+    /// Records the page of `item`, admitted without being recorded (``admit(_:recordingPage:)``),
+    /// as a page whose edges are to be stored once it settles.
+    mutating func recordPage(_ item: PreloadItem) {
+        pages.append(Page(url: item.url, key: item.key))
     }
 
     /// Queues an admitted item (``admit(_:)``) behind the others of its host and tier; it waits for
@@ -155,7 +156,12 @@ struct PreloadSchedule {
 
     /// Whether the URL whose absolute text is `text` was already seen (queued, running or done) in this run.
     func hasSeen(_ text: String) -> Bool {
-        seen.contains(URLKey(text))
+        hasSeen(URLKey(text))
+    }
+
+    /// Whether the URL of `key` was already seen (queued, running or done) in this run.
+    func hasSeen(_ key: URLKey) -> Bool {
+        seen.contains(key)
     }
 
     /// Marks a URL that will not be fetched (skipped or invalid) as seen, with the reason.
@@ -230,7 +236,8 @@ struct PreloadSchedule {
         failure(of: URLKey(url))
     }
 
-    private func failure(of key: URLKey) -> String? {
+    /// Why the URL of `key` is not stored, or `nil` if it is.
+    func failure(of key: URLKey) -> String? {
         if let failure = failures[key] { return failure }
         return hasEnded(key) ? nil : "not fetched"
     }
@@ -240,31 +247,40 @@ struct PreloadSchedule {
         hasEnded(URLKey(url))
     }
 
-    private func hasEnded(_ key: URLKey) -> Bool {
+    /// Whether the URL of `key` has an outcome: stored, failed or skipped.
+    func hasEnded(_ key: URLKey) -> Bool {
         !waiting.contains(key) && seen.contains(key)
     }
 
-    /// Records that `parent` references the URL whose absolute text is `text`.
-    mutating func recordReference(from parent: URL, to text: String, kind: String) {
-        let parentKey = URLKey(parent)
-        guard referenceKeys[parentKey, default: []].insert(URLKey(text)).inserted else { return }
-        references[parentKey, default: []].append((text, kind))
+    /// Records that the page or stylesheet of `parentKey` references the URL whose absolute text is
+    /// `text` and whose key is `key`.
+    mutating func recordReference(from parentKey: URLKey, to text: String, key: URLKey, kind: String) {
+        guard referenceKeys[parentKey, default: []].insert(key).inserted else { return }
+        references[parentKey, default: []].append(Referenced(url: text, key: key, kind: kind))
     }
 
     /// Whether `page` and everything it needs have ended (stored, failed or skipped). References
     /// arrive before the fetch that found them ends, so a settled page's edges are final.
-    func isSettled(_ page: URL) -> Bool {
-        hasEnded(page) && walkRequisites(of: page) { _, key, _ in hasEnded(key) }
+    func isSettled(_ page: Page) -> Bool {
+        hasEnded(page.key) && walkRequisites(of: page.key) { _, key, _ in hasEnded(key) }
     }
 
     /// ``isSettled(_:)``, remembering what keeps a page from settling, so that asking again while
     /// that has not ended costs one lookup instead of a walk through everything the page needs.
-    mutating func checkSettled(_ page: URL) -> Bool {
-        let pageKey = URLKey(page)
+    mutating func checkSettled(_ page: Page) -> Bool {
+        checkSettled(page.key)
+    }
+
+    /// ``checkSettled(_:)-(Page)`` of the document at `url`.
+    mutating func checkSettled(_ url: URL) -> Bool {
+        checkSettled(URLKey(url))
+    }
+
+    private mutating func checkSettled(_ pageKey: URLKey) -> Bool {
         if let blocker = blockers[pageKey], !hasEnded(blocker) { return false }
         var blocker: URLKey? = hasEnded(pageKey) ? nil : pageKey
         if blocker == nil {
-            walkRequisites(of: page) { _, key, _ in
+            walkRequisites(of: pageKey) { _, key, _ in
                 guard hasEnded(key) else {
                     blocker = key
                     return false
@@ -279,26 +295,28 @@ struct PreloadSchedule {
     /// Everything `page` needs, through stylesheets, manifests and frames, each once, with the reason
     /// it is missing if it is. A requisite that is also a listed page (a stylesheet given in the URL
     /// file, a frame given as a page) brings what it needs along: the page needs that too.
-    func requisites(of page: URL) -> [(url: String, kind: String, failure: String?)] {
+    func requisites(of page: Page) -> [(url: String, kind: String, failure: String?)] {
         var result: [(String, String, String?)] = []
-        walkRequisites(of: page) { url, key, kind in
+        walkRequisites(of: page.key) { url, key, kind in
             result.append((url, kind, failure(of: key)))
             return true
         }
         return result
     }
 
-    /// Lets go of what `page` referenced, once its edges are stored; ``pages`` no longer lists it.
-    mutating func forget(pages forgotten: Set<URL>) {
+    /// Lets go of what `forgotten` referenced, once their edges are stored; ``pages`` no longer lists them.
+    mutating func forget(pages forgotten: [Page]) {
         guard !forgotten.isEmpty else { return }
+        var keys = Set<URLKey>(minimumCapacity: forgotten.count)
         for page in forgotten {
-            let key = URLKey(page)
+            let key = page.key
+            keys.insert(key)
             references[key] = nil
             referenceKeys[key] = nil
             blockers[key] = nil
             forgottenPages.insert(key)
         }
-        pages.removeAll { forgotten.contains($0) }
+        pages.removeAll { keys.contains($0.key) }
     }
 
     /// Lets go of what was remembered about a document's settling, once it is finished.
@@ -306,12 +324,8 @@ struct PreloadSchedule {
         blockers[URLKey(document)] = nil
     }
 
-    /// Whether the URL whose absolute text is `text` is a page whose references were let go (``forget(pages:)``).
-    func isForgottenPage(_ text: String) -> Bool {
-        isForgotten(URLKey(text))
-    }
-
-    private func isForgotten(_ key: URLKey) -> Bool {
+    /// Whether the URL of `key` is a page whose references were let go (``forget(pages:)``).
+    func isForgotten(_ key: URLKey) -> Bool {
         references[key] == nil && forgottenPages.contains(key)
     }
 
@@ -320,26 +334,41 @@ struct PreloadSchedule {
     mutating func recall(page: URL, _ requisites: [(url: String, kind: String)]) {
         let key = URLKey(page)
         guard isForgotten(key) else { return }
-        references[key] = requisites
-        referenceKeys[key] = Set(requisites.map { URLKey($0.url) })
+        let referenced = requisites.map { Referenced(url: $0.url, key: URLKey($0.url), kind: $0.kind) }
+        references[key] = referenced
+        referenceKeys[key] = Set(referenced.map(\.key))
     }
 
     /// Visits what `page` needs, in document order, each once, through stylesheets, manifests
     /// and frames, until `visit` returns `false`; returns whether it never did.
     @discardableResult
-    private func walkRequisites(of page: URL, _ visit: (String, URLKey, String) -> Bool) -> Bool {
-        let pageKey = URLKey(page)
+    private func walkRequisites(of pageKey: URLKey, _ visit: (String, URLKey, String) -> Bool) -> Bool {
         // A page that references nothing (a page fetched alone) has nothing to walk.
         guard let pageReferences = references[pageKey], !pageReferences.isEmpty else { return true }
-        var visited: Set<URLKey> = [pageKey]
+        // Sized for the page's own references and as many again through its stylesheets and
+        // frames: a set grown from empty hashed every key again at each doubling.
+        var visited = Set<URLKey>(minimumCapacity: 2 * pageReferences.count + 1)
+        visited.insert(pageKey)
         var stack = Array(pageReferences.reversed())
-        while let (url, kind) = stack.popLast() {
-            let key = URLKey(url)
-            guard visited.insert(key).inserted else { continue }
-            guard visit(url, key, kind) else { return false }
-            stack.append(contentsOf: (references[key] ?? []).reversed())
+        while let referenced = stack.popLast() {
+            guard visited.insert(referenced.key).inserted else { continue }
+            guard visit(referenced.url, referenced.key, referenced.kind) else { return false }
+            if let more = references[referenced.key] { stack.append(contentsOf: more.reversed()) }
         }
         return true
+    }
+
+    /// A page whose edges are not stored yet, with its key.
+    struct Page {
+        let url: URL
+        let key: URLKey
+    }
+
+    /// A URL a page or stylesheet referenced, with its key and the kind it was referenced as.
+    private struct Referenced {
+        var url: String
+        var key: URLKey
+        var kind: String
     }
 }
 

@@ -151,12 +151,12 @@ struct Preloader: Sendable {
                     if !listed {
                         schedule.finish(item, failure: nil)
                     } else if !entry.isLonePage {
-                        schedule.recordPage(item.url)
+                        schedule.recordPage(item)
                     }
                     report.sources[.hit, default: 0] += 1
                     events(.fetched(url: item.url, status: entry.status, bytes: 0, source: .hit))
                 } else {
-                    if listed { schedule.recordPage(item.url) }
+                    if listed { schedule.recordPage(item) }
                     unanswered.append(item)
                 }
             }
@@ -233,9 +233,9 @@ struct Preloader: Sendable {
             } catch {
                 return false
             }
-            recordedFailedPages += settled.count { schedule.failure(of: $0) != nil }
-            for page in settled { skippedByDocument[page] = nil }
-            schedule.forget(pages: Set(settled))
+            recordedFailedPages += settled.count { schedule.failure(of: $0.key) != nil }
+            for page in settled { skippedByDocument[page.url] = nil }
+            schedule.forget(pages: settled)
             return true
         }
         /// Messages that ended a fetch since the settled pages were last looked for.
@@ -349,16 +349,16 @@ struct Preloader: Sendable {
         } catch {
             let reason = "its list of requisites could not be stored: \(error)"
             for page in remaining {
-                report.failures.append(.init(url: page.redactedForMessages, reason: reason))
+                report.failures.append(.init(url: page.url.redactedForMessages, reason: reason))
             }
         }
         report.failures.insert(contentsOf: invalid, at: 0)
         report.failedPages = recordedFailedPages
-            + schedule.pages.count { schedule.hasEnded($0) && schedule.failure(of: $0) != nil }
+            + schedule.pages.count { schedule.hasEnded($0.key) && schedule.failure(of: $0.key) != nil }
         report.unfinished = schedule.unendedCount
-        report.unfinishedPages = schedule.pages.count { !schedule.hasEnded($0) }
+        report.unfinishedPages = schedule.pages.count { !schedule.hasEnded($0.key) }
         report.pagesMissingRequisites = schedule.pages.count {
-            schedule.hasEnded($0) && schedule.failure(of: $0) == nil && !schedule.isSettled($0)
+            schedule.hasEnded($0.key) && schedule.failure(of: $0.key) == nil && !schedule.isSettled($0)
         }
         report.requests = requestCount.value
         report.duration = Date().timeIntervalSince(started)
@@ -407,18 +407,20 @@ struct Preloader: Sendable {
         let base = origin.base
         // Keyed by its text first: a reference to what the run has seen (most of them: the same
         // images, scripts and stylesheets on every page) needs no Foundation `URL`.
-        guard let key = URL.cacheKeyText(ofAbsoluteString: reference.urlString) else { return }
+        guard let text = URL.cacheKeyText(ofAbsoluteString: reference.urlString) else { return }
+        // Made once: the schedule is asked about it several times below.
+        let key = URLKey(text)
         if reference.kind == .link {
             guard parent.isPage, parent.depth < options.depth, !schedule.hasSeen(key) else { return }
         } else {
             guard reference.isRequisite, options.includesRequisites else { return }
             // Only HTTP URLs are seen, so this one is too.
-            if schedule.hasSeen(key) && !schedule.isForgottenPage(key) {
-                schedule.recordReference(from: parent.url, to: key, kind: reference.kind.rawValue)
+            if schedule.hasSeen(key) && !schedule.isForgotten(key) {
+                schedule.recordReference(from: parent.key, to: text, key: key, kind: reference.kind.rawValue)
                 return
             }
         }
-        guard let url = URL(string: key), url.isHTTP else { return }
+        guard let url = URL(string: text), url.isHTTP else { return }
         if reference.kind == .link {
             // Navigation: follow same-site links from pages while depth allows, within the same
             // host and address rules as requisites.
@@ -434,8 +436,8 @@ struct Preloader: Sendable {
             events(.discovered(url: url, kind: "page", in: base))
             return
         }
-        schedule.recordReference(from: parent.url, to: key, kind: reference.kind.rawValue)
-        if schedule.isForgottenPage(key) { recall(page: url, into: &schedule) }
+        schedule.recordReference(from: parent.key, to: text, key: key, kind: reference.kind.rawValue)
+        if schedule.isForgotten(key) { recall(page: url, into: &schedule) }
         guard !schedule.hasSeen(key) else { return }
         // A URL that cannot be requested (a port past 65535, a host that cannot be) fails here, with
         // the reason, instead of in the transport.
@@ -669,22 +671,22 @@ struct Preloader: Sendable {
     /// `prune --page` forget them. `comparingFirst` is `false` in a run into a store that held no
     /// entry, whose pages are new to it (``CacheStore/setEdges(_:partition:keepingKinds:keepingEveryEdgeOf:skipped:comparingFirst:)``).
     private func writeEdges(
-        of pages: [URL], _ schedule: PreloadSchedule, skipped skippedByDocument: [URL: [String: PageSkip]],
-        comparingFirst: Bool
+        of pages: [PreloadSchedule.Page], _ schedule: PreloadSchedule,
+        skipped skippedByDocument: [URL: [String: PageSkip]], comparingFirst: Bool
     ) async throws {
         guard !pages.isEmpty else { return }
         var edgesByPage: [String: [PageEdge]] = [:]
         var skippedByPage: [String: [PageSkip]] = [:]
         var failedPages: Set<String> = []
         for page in pages {
-            let pageURL = page.absoluteString
-            let pageFailure = schedule.failure(of: page)
+            let pageURL = page.url.absoluteString
+            let pageFailure = schedule.failure(of: page.key)
             let requisites = [(url: pageURL, kind: "page", failure: pageFailure)] + schedule.requisites(of: page)
             edgesByPage[pageURL] = requisites.map { requisite in
                 PageEdge(resourceURL: requisite.url, kind: requisite.kind, failure: requisite.failure)
             }
             // A URL skipped in one place and needed in another is needed.
-            if let skipped = skippedByDocument[page] {
+            if let skipped = skippedByDocument[page.url] {
                 let needed = Set(requisites.map(\.url))
                 skippedByPage[pageURL] = skipped.filter { !needed.contains($0.key) }.values
                     .sorted { $0.resourceURL < $1.resourceURL }

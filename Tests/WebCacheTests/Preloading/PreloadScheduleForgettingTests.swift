@@ -12,6 +12,16 @@ import Testing
     }
 
     /// Starts and finishes every waiting item, stored.
+    /// `page` as the schedule lists a page whose edges are not stored yet.
+    private static func pending(_ page: URL) -> PreloadSchedule.Page {
+        PreloadSchedule.Page(url: page, key: URLKey(page))
+    }
+
+    /// Records that `page` references `url`, as the engine does with the keys it made.
+    private static func record(in schedule: inout PreloadSchedule, from page: URL, to url: URL, kind: String) {
+        schedule.recordReference(from: URLKey(page), to: url.absoluteString, key: URLKey(url), kind: kind)
+    }
+
     private static func runAll(_ schedule: inout PreloadSchedule) {
         while let item = schedule.nextRunnable() { schedule.finish(item, failure: nil) }
     }
@@ -20,21 +30,21 @@ import Testing
         var schedule = PreloadSchedule(limits: PreloadLimits(concurrency: 100, perHost: 100))
         let page = Self.url("a.html")
         _ = schedule.enqueue(PreloadItem(url: page, kind: nil, depth: 0))
-        schedule.recordReference(from: page, to: Self.url("a.png").absoluteString, kind: "image")
+        Self.record(in: &schedule, from: page, to: Self.url("a.png"), kind: "image")
         _ = schedule.enqueue(PreloadItem(url: Self.url("a.png"), kind: .image, depth: 0))
         Self.runAll(&schedule)
         let settled = schedule.checkSettled(page)
         #expect(settled)
-        #expect(schedule.requisites(of: page).map(\.url) == [Self.url("a.png").absoluteString])
+        #expect(schedule.requisites(of: Self.pending(page)).map(\.url) == [Self.url("a.png").absoluteString])
 
-        schedule.forget(pages: [page])
+        schedule.forget(pages: [Self.pending(page)])
 
         #expect(schedule.pages.isEmpty)
-        #expect(schedule.isForgottenPage(page.absoluteString))
+        #expect(schedule.isForgotten(URLKey(page)))
         #expect(schedule.hasSeen(page.absoluteString) && schedule.hasEnded(page))
         let queuedAgain = schedule.enqueue(PreloadItem(url: page, kind: nil, depth: 0))
         #expect(!queuedAgain, "a page is fetched once per run")
-        #expect(schedule.requisites(of: page).isEmpty)
+        #expect(schedule.requisites(of: Self.pending(page)).isEmpty)
         #expect(schedule.unendedCount == 0)
     }
 
@@ -44,20 +54,20 @@ import Testing
         let later = Self.url("later.html")
         _ = schedule.enqueue(PreloadItem(url: first, kind: nil, depth: 0))
         Self.runAll(&schedule)
-        schedule.forget(pages: [first])
+        schedule.forget(pages: [Self.pending(first)])
         _ = schedule.enqueue(PreloadItem(url: later, kind: nil, depth: 0))
-        schedule.recordReference(from: later, to: first.absoluteString, kind: "document")
+        Self.record(in: &schedule, from: later, to: first, kind: "document")
 
         schedule.recall(page: first, [(Self.url("only-first.png").absoluteString, "image")])
         _ = schedule.enqueue(PreloadItem(url: Self.url("only-first.png"), kind: .image, depth: 0))
 
-        #expect(!schedule.isForgottenPage(first.absoluteString))
+        #expect(!schedule.isForgotten(URLKey(first)))
         let settledEarly = schedule.checkSettled(later)
         #expect(!settledEarly, "what the framed page needs has not ended yet")
         Self.runAll(&schedule)
         let settledLater = schedule.checkSettled(later)
         #expect(settledLater)
-        #expect(schedule.requisites(of: later).map(\.url)
+        #expect(schedule.requisites(of: Self.pending(later)).map(\.url)
             == [first.absoluteString, Self.url("only-first.png").absoluteString])
     }
 
@@ -68,7 +78,7 @@ import Testing
         let pageItem = schedule.nextRunnable()!
         schedule.finish(pageItem, failure: nil)
         for name in ["1.png", "2.png"] {
-            schedule.recordReference(from: page, to: Self.url(name).absoluteString, kind: "image")
+            Self.record(in: &schedule, from: page, to: Self.url(name), kind: "image")
             _ = schedule.enqueue(PreloadItem(url: Self.url(name), kind: .image, depth: 0))
         }
         let firstImage = schedule.nextRunnable()!
@@ -81,7 +91,7 @@ import Testing
         schedule.finish(secondImage, failure: nil)
         let settledAfterBoth = schedule.checkSettled(page)
         #expect(settledAfterBoth)
-        #expect(schedule.requisites(of: page).map(\.failure) == ["HTTP 404", nil])
+        #expect(schedule.requisites(of: Self.pending(page)).map(\.failure) == ["HTTP 404", nil])
     }
 
     @Test func keysOfDifferentURLsDifferAndOfTheSameTextAgree() {
