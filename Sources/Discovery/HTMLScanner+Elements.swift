@@ -212,7 +212,7 @@ extension HTMLScanner {
 
     private mutating func handleLink(_ tag: HTMLTag) {
         guard let rel = tag[.rel] else { return }
-        let relations = Set(rel.lowercased().split(whereSeparator: { " \t\n\r\u{0C}".contains($0) }).map(String.init))
+        let relations = Self.linkTypes(rel)
         let media = tag[.media].map { [$0] } ?? []
         var kinds: [(Reference.Kind, Reference.Condition?)] = []
         if relations.contains("stylesheet") {
@@ -242,6 +242,29 @@ extension HTMLScanner {
         for (kind, condition) in kinds where reported.insert(kind).inserted {
             report(tag, .href, kind, condition: condition)
         }
+    }
+
+    /// The link types of a `rel` value: its tokens between ASCII whitespace, in ASCII lower case, as
+    /// HTML compares them (§4.6.7 "Link types": ASCII case-insensitive). Read as bytes: split into
+    /// characters, a CR LF pair is one character that no whitespace test matched, and the split
+    /// walked the text a character at a time for each `link`.
+    static func linkTypes(_ rel: String) -> Set<String> {
+        var types = Set<String>()
+        var token: [UInt8] = []
+        func endToken() {
+            guard !token.isEmpty else { return }
+            types.insert(String(decoding: token, as: UTF8.self))
+            token.removeAll(keepingCapacity: true)
+        }
+        for byte in rel.utf8 {
+            switch byte {
+            case 0x09, 0x0A, 0x0C, 0x0D, 0x20: endToken()
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): token.append(byte | 0x20)
+            default: token.append(byte)
+            }
+        }
+        endToken()
+        return types
     }
 
     /// The kind a `link rel=preload` fetches for its `as` value; `nil` for values browsers reject.

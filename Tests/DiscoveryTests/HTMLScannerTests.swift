@@ -51,6 +51,11 @@ private let d = "https://example.com/dir/"
         HTMLCase(html: "<link rel=apple-touch-icon-precomposed href=t.png>", expected: ["icon \(d)t.png"]),
         HTMLCase(html: "<link rel=mask-icon href=m.svg color=red>", expected: ["icon \(d)m.svg"]),
         HTMLCase(html: "<link rel=manifest href=app.webmanifest>", expected: ["manifest \(d)app.webmanifest"]),
+        // Link types are split on every ASCII whitespace, a CR LF pair too, and compared in ASCII
+        // case only: the Kelvin sign is no "k".
+        HTMLCase(html: "<link rel=\"stylesheet\r\nICON\" href=s.css>", expected: ["stylesheet \(d)s.css", "icon \(d)s.css"]),
+        HTMLCase(html: "<link rel=\"\u{0C}Manifest\t\" href=m.json>", expected: ["manifest \(d)m.json"]),
+        HTMLCase(html: "<link rel=\"mas\u{212A}-icon\" href=k.svg>", expected: []),
         HTMLCase(html: "<link rel=canonical href=c.html><link rel=prefetch href=n.html>", expected: []),
         HTMLCase(html: "<script src=a.js></script>", expected: ["script \(d)a.js"]),
         HTMLCase(html: "<script type=module src=m.js></script>", expected: ["script \(d)m.js"]),
