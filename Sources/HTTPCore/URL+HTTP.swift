@@ -35,28 +35,38 @@ extension URL {
     static func isInCacheKeyForm(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
-            let authorityStart: Int
-            if bytes.starts(with: "http://".utf8) {
-                authorityStart = 7
-            } else if bytes.starts(with: "https://".utf8) {
-                authorityStart = 8
-            } else {
+            let count = bytes.count
+            func byte(_ index: Int) -> UInt8 { index < count ? bytes[index] : 0 }
+            guard byte(0) == UInt8(ascii: "h"), byte(1) == UInt8(ascii: "t"), byte(2) == UInt8(ascii: "t"),
+                byte(3) == UInt8(ascii: "p")
+            else { return false }
+            let secure = byte(4) == UInt8(ascii: "s")
+            let colon = secure ? 5 : 4
+            guard byte(colon) == UInt8(ascii: ":"), byte(colon + 1) == UInt8(ascii: "/"), byte(colon + 2) == UInt8(ascii: "/")
+            else { return false }
+            // The authority: no upper case, credentials, escapes or fragment, up to the path's `/`.
+            let authorityStart = colon + 3
+            var index = authorityStart
+            while index < count {
+                let next = bytes[index]
+                if next == UInt8(ascii: "/") || next == UInt8(ascii: "?") { break }
+                if (next >= UInt8(ascii: "A") && next <= UInt8(ascii: "Z")) || next == UInt8(ascii: "@")
+                    || next == UInt8(ascii: "%") || next == UInt8(ascii: "#")
+                {
+                    return false
+                }
+                index += 1
+            }
+            guard index > authorityStart, byte(index) == UInt8(ascii: "/") else { return false }
+            let defaultPort: StaticString = secure ? ":443" : ":80"
+            let portLength = defaultPort.utf8CodeUnitCount
+            if index - authorityStart >= portLength,
+                memcmp(bytes.baseAddress! + index - portLength, defaultPort.utf8Start, portLength) == 0
+            {
                 return false
             }
-            guard
-                let pathStart = bytes[authorityStart...].firstIndex(where: {
-                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?")
-                }),
-                bytes[pathStart] == UInt8(ascii: "/"), !bytes.contains(UInt8(ascii: "#"))
-            else { return false }
-            let authority = bytes[authorityStart..<pathStart]
-            guard !authority.isEmpty,
-                !authority.contains(where: {
-                    ($0 >= 65 && $0 <= 90) || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "%")
-                })
-            else { return false }
-            let defaultPort = authorityStart == 8 ? ":443".utf8 : ":80".utf8
-            return !(authority.count >= defaultPort.count && authority.suffix(defaultPort.count).elementsEqual(defaultPort))
+            // No fragment in the path or query.
+            return memchr(bytes.baseAddress! + index, Int32(UInt8(ascii: "#")), count - index) == nil
         }
     }
 

@@ -105,6 +105,9 @@ struct CacheKeyTests {
         ("http://example.com:80/", false), ("https://example.com:443/", false), ("http://u@example.com/", false),
         ("ftp://example.com/", false), ("https://example.com:80/", true), ("http://example.com:443/", true),
         ("http://example.com:8080/", true), ("http://example.com:180/", true), ("http://127.0.0.1:41234/a", true),
+        ("http://", false), ("https://", false), ("http:///", false), ("http://a#/", false), ("http://a?b/", false),
+        ("http://a%41/", false), ("https:/a/", false), ("httpx://a/", false), ("http://a/b?c#", false), ("http://:80/", false),
+        ("https://a:4430/", true),
     ])
     func recognisesKeysWithoutRebuildingThem(text: String, isKey: Bool) throws {
         #expect(URL.isInCacheKeyForm(text) == isKey)
