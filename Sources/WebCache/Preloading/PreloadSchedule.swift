@@ -231,20 +231,10 @@ struct PreloadSchedule {
         "\(url.host ?? ""):\(url.effectivePort ?? 0)"
     }
 
-    /// Why `url` is not stored, or `nil` if it is.
-    func failure(of url: URL) -> String? {
-        failure(of: URLKey(url))
-    }
-
     /// Why the URL of `key` is not stored, or `nil` if it is.
     func failure(of key: URLKey) -> String? {
         if let failure = failures[key] { return failure }
         return hasEnded(key) ? nil : "not fetched"
-    }
-
-    /// Whether `url` has an outcome: stored, failed or skipped.
-    func hasEnded(_ url: URL) -> Bool {
-        hasEnded(URLKey(url))
     }
 
     /// Whether the URL of `key` has an outcome: stored, failed or skipped.

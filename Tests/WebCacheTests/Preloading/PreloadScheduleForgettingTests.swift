@@ -41,7 +41,7 @@ import Testing
 
         #expect(schedule.pages.isEmpty)
         #expect(schedule.isForgotten(URLKey(page)))
-        #expect(schedule.hasSeen(page.absoluteString) && schedule.hasEnded(page))
+        #expect(schedule.hasSeen(page.absoluteString) && schedule.hasEnded(URLKey(page)))
         let queuedAgain = schedule.enqueue(PreloadItem(url: page, kind: nil, depth: 0))
         #expect(!queuedAgain, "a page is fetched once per run")
         #expect(schedule.requisites(of: Self.pending(page)).isEmpty)
@@ -127,10 +127,10 @@ import Testing
             let queuedAgain = schedule.enqueue(PreloadItem(url: url, kind: .image, depth: 0))
             #expect(!queuedAgain, "\(url) is fetched once per run")
         }
-        #expect(schedule.hasEnded(stored) && schedule.failure(of: stored) == nil)
-        #expect(schedule.hasEnded(failed) && schedule.failure(of: failed) == "HTTP 404")
-        #expect(!schedule.hasEnded(waiting) && schedule.failure(of: waiting) == "not fetched")
+        #expect(schedule.hasEnded(URLKey(stored)) && schedule.failure(of: URLKey(stored)) == nil)
+        #expect(schedule.hasEnded(URLKey(failed)) && schedule.failure(of: URLKey(failed)) == "HTTP 404")
+        #expect(!schedule.hasEnded(URLKey(waiting)) && schedule.failure(of: URLKey(waiting)) == "not fetched")
         #expect(schedule.unendedCount == 1)
-        #expect(!schedule.hasSeen(Self.url("never.png").absoluteString) && schedule.failure(of: Self.url("never.png")) == "not fetched")
+        #expect(!schedule.hasSeen(Self.url("never.png").absoluteString) && schedule.failure(of: URLKey(Self.url("never.png"))) == "not fetched")
     }
 }

@@ -30,7 +30,7 @@ import Testing
         schedule.finish(first, failure: nil)
         #expect(schedule.running == 1, "a finished item whose transfer had ended frees nothing twice")
         #expect(schedule.unfinished == 1)
-        #expect(schedule.failure(of: first.url) == nil)
+        #expect(schedule.failure(of: URLKey(first.url)) == nil)
     }
 
     @Test func finishFreesTheSlotOfAnItemWithoutAnEndedTransfer() throws {
@@ -43,7 +43,7 @@ import Testing
         schedule.endTransfer(item)
         #expect(schedule.running == 0, "a transfer end told after the finish is ignored")
         #expect(schedule.unfinished == 0)
-        #expect(schedule.failure(of: item.url) == "HTTP 404")
+        #expect(schedule.failure(of: URLKey(item.url)) == "HTTP 404")
     }
 
     /// The limit counts per host name and port, as libcurl counts connections: two servers on one
