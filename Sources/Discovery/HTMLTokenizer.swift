@@ -451,7 +451,33 @@ struct HTMLTokenizer: Sendable {
         else { return }
         attributes.append(TagAttributes.Attribute(
             key: attributeName, name: attributeFilter.name(atSlot: slot),
-            value: attributeValue.withUnsafeBufferPointer(CharacterReferences.decodeAttributeValue)))
+            value: attributeValue.withUnsafeBufferPointer { raw in
+                Self.withNewlinesNormalized(raw, CharacterReferences.decodeAttributeValue)
+            }))
+    }
+
+    /// Calls `body` with `raw` where each CR LF pair and each lone CR is one LF, as HTML's
+    /// preprocessing of the input stream (§13.2.3.5) leaves the text before it is tokenized; a CR
+    /// written as a character reference is decoded after it and stays. Kept values are split on
+    /// whitespace by Swift's characters in places (class lists, `~=` in selectors), where a CR LF
+    /// pair is one character that no whitespace test matched.
+    private static func withNewlinesNormalized<T>(
+        _ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> T
+    ) -> T {
+        guard var index = ByteSearch.first(0x0D, in: raw, from: 0, to: raw.count) else { return body(raw) }
+        var normalized = Array(raw[..<index])
+        normalized.reserveCapacity(raw.count)
+        while index < raw.count {
+            let byte = raw[index]
+            index += 1
+            if byte == 0x0D {
+                normalized.append(0x0A)
+                if index < raw.count, raw[index] == 0x0A { index += 1 }
+            } else {
+                normalized.append(byte)
+            }
+        }
+        return normalized.withUnsafeBufferPointer(body)
     }
 
     private mutating func emitTag() -> Token {

@@ -17,6 +17,18 @@ struct SelectorMatchingTests {
         </body></html>
         """
 
+    @Test func classesWrittenOverLinesWithCRLFAreSplitAsBrowsersSplitThem() {
+        // An attribute value is read after HTML's newline normalization: a CR LF is one line feed,
+        // which is whitespace to the class list and to `~=`.
+        var scanner = HTMLScanner(documentURL: pageURL)
+        _ = scanner.feed(Array("<body><div class=\"card\r\nwide\rtall\"></div></body>".utf8))
+        _ = scanner.finish()
+        let tree = scanner.documentTree
+        for selector in [".wide", ".card.wide.tall", "[class~=wide]", "[class=\"card\\a wide\\a tall\"]"] {
+            #expect(SelectorMatcher.anyElement(of: tree, matches: SelectorList(selector)) == .true, "\(selector)")
+        }
+    }
+
     static func tree() -> DocumentTree {
         var scanner = HTMLScanner(documentURL: pageURL)
         _ = scanner.feed(Array(page.utf8))
