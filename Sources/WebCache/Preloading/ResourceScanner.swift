@@ -74,10 +74,7 @@ enum ResourceScanner {
             if byte == UInt8(ascii: ";") { break }
             bytes.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte)
         }
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(decoding: bytes[first...last], as: UTF8.self)
+        return String(decoding: bytes, as: UTF8.self).trimmingHTTPWhitespace()
     }
 
     /// Feeds one chunk; returns the references it completed.
