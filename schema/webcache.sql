@@ -1,11 +1,12 @@
--- webcache store, schema version 6.
+-- webcache store, schema version 9.
 --
 -- The canonical DDL of the offline store, as the migrations in order (CacheStore `Schema.migrations`)
 -- build it; a test fails if a store built by the migrations differs from a store built by this text.
 -- Version 3 changed data only: entries whose Vary key held a credential field's plain value went.
 -- Version 4 added body_chunk.checksum, version 5 entry.decoded_from, version 6 partial entries
 -- (entry.complete_length and entry_part), version 7 the page_skip table, version 8 identity_binding
--- (and renamed the signed-in users' partitions of before to unclaimed-…: see docs/identity.md).
+-- (and renamed the signed-in users' partitions of before to unclaimed-…: see docs/identity.md),
+-- version 9 page_basis.
 --
 -- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
 
@@ -189,4 +190,17 @@ CREATE TABLE identity_binding (
     source TEXT PRIMARY KEY,
     identity_key TEXT NOT NULL,
     bound_at REAL NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- What a page's recorded edges were found from: a SHA-256 digest of how the preload looked for
+-- them (its device and options) and, for each edge in the order of its resource URL, the URL, its
+-- kind and the stored body and content type it had when the edges were written. A preload that
+-- computes the same digest from the store as it is, finds every edge fresh and none failed, settles
+-- the page from its edges without reading it again; any change to an edge or an entry it names
+-- changes the digest, so a row that no longer describes the record is never trusted.
+CREATE TABLE page_basis (
+    partition TEXT NOT NULL,
+    page_url TEXT NOT NULL,
+    digest BLOB NOT NULL CHECK (length(digest) = 32),
+    PRIMARY KEY (partition, page_url)
 ) STRICT, WITHOUT ROWID;

@@ -52,10 +52,12 @@ final class DamagedBodyCommandTests: OriginStoreFixture, @unchecked Sendable {
         #expect(get.stderr.contains("webcache: network 200 \(url("/page.html"))"))
         #expect(server.requestCount == requests + 1)
 
-        // And a preload puts a sound copy back after the next damage
+        // And a preload that reads the page (for another device, so its record does not stand)
+        // puts a sound copy back after the next damage
         try await preloadAndDamageThePage()
         let list = try folder.write(Data("page.html\n".utf8), to: "urls.txt")
-        let preload = try await run("preload", list, "--instance", server.baseURL.absoluteString)
+        let preload = try await run(
+            "preload", list, "--instance", server.baseURL.absoluteString, "--device", "phone")
         #expect(preload.exitCode == 0, "\(preload.stderr)")
         let verify = try await run("verify")
         #expect(verify.exitCode == 0, "\(verify.stdout)\(verify.stderr)")

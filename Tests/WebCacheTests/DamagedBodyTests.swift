@@ -1,3 +1,4 @@
+import Discovery
 import Foundation
 import HTTPCore
 import LocalOrigin
@@ -159,8 +160,17 @@ struct DamagedBodyTests {
         }
     }
 
-    // A preload reads a fresh page's body only to scan it (an HTML page, with its requisites); a
-    // body it need not read is checked by the reads that serve it and by verify (PreloadWarmRunTests).
+    // A preload reads a fresh page's body only to scan it (an HTML page whose record does not stand
+    // for the run, PreloadRecordTests); a body it need not read is checked by the reads that serve
+    // it and by verify (PreloadWarmRunTests). The preloads below are for another device than the
+    // first, so that the page's record does not stand and the page is read again.
+
+    /// Default options for a phone: a page recorded for the desktop is read again.
+    private static var onAPhone: PreloadOptions {
+        var options = PreloadOptions()
+        options.device = .phone
+        return options
+    }
 
     @Test func aPreloadAgainReplacesADamagedBodyFoundAtTheEndOfItsStream() async throws {
         try await withCache(origin: { _ in
@@ -170,7 +180,7 @@ struct DamagedBodyTests {
             #expect(await cache.preload(["big"]).succeeded)
             try await damage("big", in: cache, origin: origin, seq: 1)
 
-            let report = await cache.preload(["big"])
+            let report = await cache.preload(["big"], options: Self.onAPhone)
 
             // The hit failed at its end and was retried from the network
             #expect(report.succeeded, "\(report.failures)")
@@ -186,7 +196,7 @@ struct DamagedBodyTests {
             #expect(await cache.preload(["page"]).succeeded)
             try await damage("page", in: cache, origin: origin)
 
-            let report = await cache.preload(["page"])
+            let report = await cache.preload(["page"], options: Self.onAPhone)
 
             #expect(report.succeeded, "\(report.failures)")
             #expect(report.sources[.network] == 1)

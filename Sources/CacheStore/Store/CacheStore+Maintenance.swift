@@ -141,7 +141,7 @@ extension CacheStore {
             result.pageRecordCount = max(0, result.pageRecordCount - namedWithEntries)
             if !dryRun {
                 for page in leaving {
-                    for table in ["page_edge", "page_skip"] {
+                    for table in ["page_edge", "page_skip", "page_basis"] {
                         try connection.run(
                             "DELETE FROM \(table) WHERE partition = ? AND page_url = ?",
                             [.text(page.partition), .text(page.url)])

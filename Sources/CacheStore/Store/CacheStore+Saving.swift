@@ -414,8 +414,9 @@ extension CacheStore {
     public func removeAll(partition: String) throws -> PruneResult {
         try write("remove the partition '\(partition)'") { connection in
             let result = try Self.deleteEntries(connection, condition: "partition = ?", [.text(partition)])
-            try connection.run("DELETE FROM page_edge WHERE partition = ?", [.text(partition)])
-            try connection.run("DELETE FROM page_skip WHERE partition = ?", [.text(partition)])
+            for table in ["page_edge", "page_skip", "page_basis"] {
+                try connection.run("DELETE FROM \(table) WHERE partition = ?", [.text(partition)])
+            }
             return result
         }
     }
@@ -458,7 +459,7 @@ extension CacheStore {
     /// entries are all gone now, and empties the note.
     /// - Returns: How many page records went.
     static func removeRecordsOfPagesGone(_ connection: Connection) throws -> Int {
-        for table in ["page_edge", "page_skip"] {
+        for table in ["page_edge", "page_skip", "page_basis"] {
             try connection.run(
                 """
                 DELETE FROM \(table) WHERE (partition, page_url) IN (SELECT partition, url FROM temp.leaving_page l \
@@ -549,12 +550,20 @@ extension CacheStore {
     /// the pages are new to the store (a run into a store that was empty) passes `comparingFirst`
     /// `false`: the read would find nothing, and the write compares anyway.
     ///
+    /// With `discovery` (how the preload looked for the edges: its device and options), each page
+    /// not in `keptPages` also gets the digest of its record as the store then holds it
+    /// (``recordedPages(partition:urls:discovery:at:)``), written only when it differs from the one
+    /// recorded; without it, recorded digests are left as they are (a digest that no longer matches
+    /// its record is never trusted).
+    ///
     /// - Throws: ``CacheStore/Error``; then no page's edges changed.
     public nonisolated func setEdges(
         _ edgesByPage: [String: [PageEdge]], partition: String = "guest", keepingKinds keptKinds: Set<String> = [],
-        keepingEveryEdgeOf keptPages: Set<String> = [], skipped: [String: [PageSkip]] = [:], comparingFirst: Bool = true
+        keepingEveryEdgeOf keptPages: Set<String> = [], skipped: [String: [PageSkip]] = [:], comparingFirst: Bool = true,
+        discovery: String? = nil
     ) async throws {
         guard !edgesByPage.isEmpty else { return }
+        let discovery = columns.hasPageBasis ? discovery : nil
         @Sendable func changes(_ page: String, _ edges: [PageEdge], _ connection: Connection) throws -> Bool {
             let keepsEvery = keptPages.contains(page)
             if try !Self.edgeChanges(
@@ -563,7 +572,10 @@ extension CacheStore {
             ).isEmpty {
                 return true
             }
-            return try !keepsEvery && Self.skipChanges(skipped[page] ?? [], page: page, partition: partition, connection)
+            guard !keepsEvery else { return false }
+            if try Self.skipChanges(skipped[page] ?? [], page: page, partition: partition, connection) { return true }
+            guard let discovery else { return false }
+            return try Self.basisDiffers(page: page, partition: partition, discovery: discovery, connection)
         }
         var changed = edgesByPage
         // A store opened for reading only refuses the write, as it always did, rather than comparing.
@@ -580,6 +592,9 @@ extension CacheStore {
                     keepingEveryEdge: keptPages.contains(page), connection)
                 guard !keptPages.contains(page) else { continue }
                 try Self.replaceSkips(skipped[page] ?? [], page: page, partition: partition, connection)
+                if let discovery {
+                    try Self.recordBasis(page: page, partition: partition, discovery: discovery, connection)
+                }
             }
         }
     }

@@ -9,6 +9,8 @@ struct ReadableColumns: Sendable {
 
     /// Whether the store has partial entries' parts (`entry_part`, version 6).
     let hasParts: Bool
+    /// Whether the store has the digests of page records (`page_basis`, version 9).
+    let hasPageBasis: Bool
 
     /// Every complete variant of partition, method and URL (``entrySelection`` and
     /// ``CacheEntry/ofVariants``), with its body's recorded size and chunk count (columns 21 and 22):
@@ -43,6 +45,7 @@ struct ReadableColumns: Sendable {
     /// The columns of a store of schema version `version`.
     init(schemaVersion version: Int) {
         hasParts = version >= 6
+        hasPageBasis = version >= 9
         chunkChecksum = version >= 4 ? "checksum" : "NULL"
         let entries =
             switch version {

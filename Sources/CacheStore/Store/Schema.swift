@@ -18,6 +18,7 @@ enum Schema {
         Migration(version: 6, sql: version6),
         Migration(version: 7, sql: version7),
         Migration(version: 8, sql: version8),
+        Migration(version: 9, sql: version9),
     ]
 
     /// The newest schema version this code knows.
@@ -320,5 +321,17 @@ enum Schema {
         UPDATE entry SET partition = 'unclaimed-' || substr(partition, 6) WHERE partition LIKE 'user-%';
         UPDATE page_edge SET partition = 'unclaimed-' || substr(partition, 6) WHERE partition LIKE 'user-%';
         UPDATE page_skip SET partition = 'unclaimed-' || substr(partition, 6) WHERE partition LIKE 'user-%';
+        """
+
+    /// Version 9: what a page's recorded edges were found from (`page_basis`), so that a preload
+    /// that finds the page, everything it needs and how it looks for them unchanged settles the
+    /// page from its record instead of reading it again (``CacheStore/recordedPages(partition:urls:discovery:at:)``).
+    static let version9 = """
+        CREATE TABLE page_basis (
+            partition TEXT NOT NULL,
+            page_url TEXT NOT NULL,
+            digest BLOB NOT NULL CHECK (length(digest) = 32),
+            PRIMARY KEY (partition, page_url)
+        ) STRICT, WITHOUT ROWID;
         """
 }

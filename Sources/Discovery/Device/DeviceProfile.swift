@@ -54,6 +54,15 @@ public struct DeviceProfile: Sendable, Hashable {
         self.pointer = pointer
     }
 
+    /// Every field in one text, in a stable order (sets sorted), so that two profiles have the same
+    /// text exactly when they are equal: a preload trusts a page's record only for the device it was
+    /// made for. A field added to the profile is added here too.
+    public var fingerprint: String {
+        "viewport \(viewportWidth)x\(viewportHeight) ratio \(devicePixelRatio) images \(imageTypes.sorted()) "
+            + "fonts \(fontFormats.sorted()) scheme \(colorScheme.rawValue) reduced-motion \(prefersReducedMotion) "
+            + "pointer \(pointer.rawValue)"
+    }
+
     /// The image types Chromium decodes.
     public static let chromiumImageTypes: Set<String> = [
         "image/avif", "image/webp", "image/png", "image/jpeg", "image/jpg", "image/gif", "image/svg+xml",

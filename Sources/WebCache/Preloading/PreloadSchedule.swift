@@ -17,6 +17,9 @@ struct PreloadItem: Sendable {
     /// Whether the store was already asked whether a fresh entry answers it (a listed page, looked
     /// up with the others read from the list at the same time), so that its fetch does not ask again.
     var lookedUpInStore = false
+    /// Whether it was answered by a page's record earlier in the run (its outcome reported then)
+    /// and is read now because a document needs what it holds (``PreloadSchedule/takeUnread(_:)``).
+    var rereads = false
 
     init(url: URL, kind: Reference.Kind?, depth: Int, refusesPrivateAddresses: Bool = false) {
         self.url = url
@@ -110,6 +113,9 @@ struct PreloadSchedule {
     private var forgottenPages = URLKeySet()
     /// For pages and documents asked about (``checkSettled(_:)``), the first URL found without an outcome.
     private var blockers: [URLKey: URLKey] = [:]
+    /// Stylesheets, frames and manifests that a page's record answered (``admitFromRecord(_:unread:)``)
+    /// and this run has not read: a document that uses one must read it for what it holds there.
+    private var unread: Set<URLKey> = []
 
     init(limits: PreloadLimits) {
         self.limits = limits
@@ -152,6 +158,37 @@ struct PreloadSchedule {
         }
         queues[host]?.append(item)
         if limits.mayShareConnection(item.url) { streams += 1 }
+    }
+
+    /// Records a listed page settled from its record (``CacheStore/recordedPages(partition:urls:discovery:at:)``)
+    /// as a page whose edges are stored: a page that references it (as a frame) takes back what it
+    /// needs from them (``recall(page:_:)``).
+    mutating func settleFromRecord(page key: URLKey) {
+        forgottenPages.insert(key)
+    }
+
+    /// Records the URL of `key`, an edge of a page settled from its record, as stored, unless it was
+    /// seen before in this run; returns whether it was new. When it holds references (`unread`: a
+    /// stylesheet, frame or manifest), it is remembered as not read.
+    mutating func admitFromRecord(_ key: URLKey, unread isUnread: Bool) -> Bool {
+        guard seen.insert(key) else { return false }
+        if isUnread { unread.insert(key) }
+        return true
+    }
+
+    /// Whether the URL of `key` was answered by a page's record and not read in this run.
+    func isUnread(_ key: URLKey) -> Bool {
+        !unread.isEmpty && unread.contains(key)
+    }
+
+    /// Queues `item`, answered by a page's record and not read, to be read now for a document
+    /// that uses it; returns whether it was such an item. It waits for an outcome again.
+    mutating func takeUnread(_ item: PreloadItem) -> Bool {
+        guard unread.remove(item.key) != nil else { return false }
+        var item = item
+        item.rereads = true
+        queue(item)
+        return true
     }
 
     /// Whether the URL whose absolute text is `text` was already seen (queued, running or done) in this run.

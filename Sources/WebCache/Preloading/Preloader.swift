@@ -37,6 +37,8 @@ struct Preloader: Sendable {
     /// The options' hosts as URLs give them (``PreloadOptions/comparableHost(_:)``).
     private let allowedHosts: Set<String>
     private let deniedHosts: Set<String>
+    /// How this run looks for requisites (``discovery(for:)``), or `nil` when it settles no page from its record.
+    private let discovery: String?
 
     init(loader: Loader, context: RequestContext, options: PreloadOptions, logger: Logger) {
         precondition(options.concurrency > 0 && options.perHostConcurrency > 0, "Preload concurrency must be positive.")
@@ -45,6 +47,7 @@ struct Preloader: Sendable {
         self.logger = logger
         allowedHosts = Set(options.allowedHosts.map(PreloadOptions.comparableHost))
         deniedHosts = Set(options.deniedHosts.map(PreloadOptions.comparableHost))
+        discovery = Self.discovery(for: options)
         var limits = PreloadLimits(concurrency: options.concurrency, perHost: options.perHostConcurrency)
         if let curl = loader.transport as? CurlTransport {
             limits.handsAhead = curl.configuration.maxConnections <= options.concurrency
@@ -59,6 +62,35 @@ struct Preloader: Sendable {
             partition: context.partition, session: CountingSending(inner: context.session, count: requestCount),
             allowsRedirect: { from, to in addresses.allows(to, from: from) })
     }
+
+    /// What the requisites this engine finds for a page depend on besides the bytes it reads: the
+    /// build's ``discoveryRevision`` and every option that changes what is found, chosen or fetched.
+    /// Its pages' records are written with it, and a listed page whose record was written with the
+    /// same text, from the entries the store still holds, every one fresh, is settled from its record
+    /// without being read again (``CacheStore/recordedPages(partition:urls:discovery:at:)``). `nil`
+    /// when the run does not do that: it follows links (which are not recorded), revalidates fresh
+    /// entries, or looks for no requisites.
+    static func discovery(for options: PreloadOptions) -> String? {
+        guard options.includesRequisites, options.depth == 0, !options.revalidatesFreshEntries else { return nil }
+        let chooser = options.chooser
+        let device =
+            switch chooser.mode {
+            case .allCandidates: "every candidate"
+            case .device(let profile): profile.fingerprint
+            }
+        return [
+            "webcache \(WebCache.version) discovery \(discoveryRevision)", "device \(device)",
+            "icons \(chooser.fetchesAllIcons ? "all" : "browser")", "noscript read",
+            "media \(options.includesMedia) up to \(options.maximumMediaSize)",
+            "resources up to \(options.maximumResourceSize.map(String.init) ?? "any size")",
+            "allowed \(options.allowedHosts.map(PreloadOptions.comparableHost).sorted())",
+            "denied \(options.deniedHosts.map(PreloadOptions.comparableHost).sorted())",
+        ].joined(separator: "\n")
+    }
+
+    /// Raised whenever what the scanners or the device rules find in the same bytes changes, so that
+    /// no page is settled from a record an earlier build made.
+    static let discoveryRevision = 1
 
     /// How often the pages that have ended get their edges written during a run.
     static let edgeInterval: Duration = .seconds(1)
@@ -142,25 +174,46 @@ struct Preloader: Sendable {
         /// would record of it (its body is not looked into), so it has nothing to record.
         func settleAnswered(_ items: [PreloadItem], listed: Bool) -> [PreloadItem] {
             let asked = answersFromStore ? items.filter { !$0.lookedUpInStore } : []
-            let (entries, flush) = answerFromStore(asked, asPages: listed)
+            let (found, flush) = answerFromStore(asked, asPages: listed)
             hitsToFlush = hitsToFlush || flush
-            var answers = entries.makeIterator()
+            var answers = found.makeIterator()
             var unanswered: [PreloadItem] = []
             for item in items {
-                if !item.lookedUpInStore, let entry = answers.next() ?? nil {
+                if !item.lookedUpInStore, let answer = answers.next() ?? nil {
                     if !listed {
                         schedule.finish(item, failure: nil)
-                    } else if !entry.isLonePage {
+                    } else if let record = answer.record {
+                        settle(item, from: record)
+                    } else if !answer.entry.isLonePage {
                         schedule.recordPage(item)
                     }
+                    // An item read again for a document was reported when a page's record answered it.
+                    guard !item.rereads else { continue }
                     report.sources[.hit, default: 0] += 1
-                    events(.fetched(url: item.url, status: entry.status, bytes: 0, source: .hit))
+                    events(.fetched(url: item.url, status: answer.entry.status, bytes: 0, source: .hit))
                 } else {
                     if listed { schedule.recordPage(item) }
                     unanswered.append(item)
                 }
             }
             return unanswered
+        }
+        /// Settles a listed page from its record: each of its edges is stored and fresh, and ends
+        /// here as a hit, unless the run saw it before; those that hold references are left unread
+        /// until a document that uses them is read (``PreloadSchedule/takeUnread(_:)``).
+        func settle(_ page: PreloadItem, from record: RecordedPage) {
+            schedule.settleFromRecord(page: page.key)
+            let now = loader.clock()
+            for edge in record.edges where edge.kind != "page" {
+                let kind = Reference.Kind(rawValue: edge.kind)
+                let holdsReferences = kind.map { ResourceScanner.scans($0, contentType: edge.contentType ?? "") } ?? true
+                guard schedule.admitFromRecord(URLKey(edge.resourceURL), unread: holdsReferences) else { continue }
+                hitsToFlush = loader.store.recordHit(entryID: edge.entryID, at: now) || hitsToFlush
+                report.sources[.hit, default: 0] += 1
+                if let url = URL(string: edge.resourceURL) {
+                    events(.fetched(url: url, status: edge.status, bytes: 0, source: .hit))
+                }
+            }
         }
         /// Reads the list on while the window has room, at most a window's worth of new pages at a
         /// time: the pages read at one time are looked up in the store together, those answered by a
@@ -312,6 +365,8 @@ struct Preloader: Sendable {
                         switch outcome {
                         case .stored(let status, let bytes, let source):
                             schedule.finish(item, failure: nil)
+                            // An item read again for a document was reported when a page's record answered it.
+                            guard !item.rereads else { break }
                             report.sources[source, default: 0] += 1
                             report.networkBytes += bytes
                             events(.fetched(url: item.url, status: status, bytes: bytes, source: source))
@@ -365,31 +420,60 @@ struct Preloader: Sendable {
         return report
     }
 
+    /// What the store answers an item with, without a request: its fresh entry, and for a listed
+    /// page whose body this run would read, the record that settles it.
+    private struct StoreAnswer {
+        var entry: CacheStore.FreshEntry
+        var record: RecordedPage?
+    }
+
     /// For each of `items`, the fresh stored entry that answers it without a request and without
     /// reading its body (nothing in it to scan for this run), or `nil` to fetch it the full way; and
     /// whether enough hits wait that the store should write them. One read of the store for them all
     /// (``CacheStore/freshEntries(partition:urls:at:asPages:)``, which for pages also reads whether
     /// each is recorded as needing nothing but itself), deciding from the stored columns as the
-    /// loader's hit does; a hit is recorded for each answered. A store that cannot be read
-    /// answers nothing here: the full way then reports the error for each URL.
-    private func answerFromStore(_ items: [PreloadItem], asPages: Bool) -> (entries: [CacheStore.FreshEntry?], flush: Bool) {
+    /// loader's hit does; a hit is recorded for each answered. A listed page whose body would be
+    /// read is answered too when its record stands for this run (``discovery``) and every edge is
+    /// within the size limits: a second read for those. A store that cannot be read answers nothing
+    /// here: the full way then reports the error for each URL.
+    private func answerFromStore(_ items: [PreloadItem], asPages: Bool) -> (answers: [StoreAnswer?], flush: Bool) {
+        var answers = [StoreAnswer?](repeating: nil, count: items.count)
         guard !items.isEmpty, !options.revalidatesFreshEntries, !loader.store.configuration.readOnly else {
-            return (Array(repeating: nil, count: items.count), false)
+            return (answers, false)
         }
         let now = loader.clock()
         guard let entries = try? loader.store.freshEntries(
             partition: context.partition, urls: items.map(\.url.absoluteString), at: now, asPages: asPages)
-        else { return (Array(repeating: nil, count: items.count), false) }
+        else { return (answers, false) }
         var flush = false
-        let answers = zip(items, entries).map { item, entry -> CacheStore.FreshEntry? in
-            guard let entry, !scansBody(of: item, contentType: entry.contentType),
-                item.kind != .media || entry.bodySize <= options.maximumMediaSize,
-                entry.bodySize <= options.maximumResourceSize ?? .max
-            else { return nil }
+        /// Fresh pages whose body this run would read: their records may answer them.
+        var read: [(index: Int, entry: CacheStore.FreshEntry)] = []
+        for (index, (item, entry)) in zip(items, entries).enumerated() {
+            guard let entry, withinLimits(kind: item.kind?.rawValue, size: entry.bodySize) else { continue }
+            guard !scansBody(of: item, contentType: entry.contentType) else {
+                if asPages, discovery != nil { read.append((index, entry)) }
+                continue
+            }
             flush = loader.store.recordHit(entryID: entry.id, at: now) || flush
-            return entry
+            answers[index] = StoreAnswer(entry: entry, record: nil)
+        }
+        guard let discovery, !read.isEmpty, let records = try? loader.store.recordedPages(
+            partition: context.partition, urls: read.map { items[$0.index].url.absoluteString }, discovery: discovery,
+            at: now)
+        else { return (answers, flush) }
+        for (page, record) in zip(read, records) {
+            guard let record, record.edges.allSatisfy({ withinLimits(kind: $0.kind, size: $0.bodySize) }) else { continue }
+            flush = loader.store.recordHit(entryID: page.entry.id, at: now) || flush
+            answers[page.index] = StoreAnswer(entry: page.entry, record: record)
         }
         return (answers, flush)
+    }
+
+    /// Whether a stored body of `size` bytes is within this run's limits for a resource of `kind`
+    /// (a ``Reference/Kind`` raw value; `nil` for a page).
+    private func withinLimits(kind: String?, size: Int64) -> Bool {
+        (kind != Reference.Kind.media.rawValue || size <= options.maximumMediaSize)
+            && size <= options.maximumResourceSize ?? .max
     }
 
     /// Whether this run reads the body of `item`, with a response of `contentType`, for references.
@@ -415,7 +499,7 @@ struct Preloader: Sendable {
         } else {
             guard reference.isRequisite, options.includesRequisites else { return }
             // Only HTTP URLs are seen, so this one is too.
-            if schedule.hasSeen(key) && !schedule.isForgotten(key) {
+            if schedule.hasSeen(key) && !schedule.isForgotten(key) && !schedule.isUnread(key) {
                 schedule.recordReference(from: parent.key, to: text, key: key, kind: reference.kind.rawValue)
                 return
             }
@@ -438,6 +522,13 @@ struct Preloader: Sendable {
         }
         schedule.recordReference(from: parent.key, to: text, key: key, kind: reference.kind.rawValue)
         if schedule.isForgotten(key) { recall(page: url, into: &schedule) }
+        // Answered by a page's record without being read: read now for what it holds here.
+        if schedule.isUnread(key) {
+            _ = schedule.takeUnread(PreloadItem(
+                url: url, kind: reference.kind, depth: parent.depth, refusesPrivateAddresses: origin.fromPublicAddress))
+            events(.discovered(url: url, kind: reference.kind.rawValue, in: base))
+            return
+        }
         guard !schedule.hasSeen(key) else { return }
         // A URL that cannot be requested (a port past 65535, a host that cannot be) fails here, with
         // the reason, instead of in the transport.
@@ -697,7 +788,7 @@ struct Preloader: Sendable {
         }
         try await loader.store.setEdges(
             edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: failedPages,
-            skipped: skippedByPage, comparingFirst: comparingFirst)
+            skipped: skippedByPage, comparingFirst: comparingFirst, discovery: discovery)
     }
 
     /// Takes back, from its stored edges, what a page whose references were let go needs, when

@@ -21,7 +21,7 @@ enum ResourceScanner {
     init(for item: PreloadItem, url: URL, headers: HTTPHeaders, includesMedia: Bool) {
         let contentType = headers["Content-Type"] ?? ""
         let charset = ResourceScanner.charset(in: contentType)
-        switch ResourceScanner.format(of: item, contentType: contentType) {
+        switch ResourceScanner.format(of: item.kind, contentType: contentType) {
         case .html?:
             var options = HTMLScanner.Options()
             options.includesMedia = includesMedia
@@ -39,7 +39,12 @@ enum ResourceScanner {
 
     /// Whether a response to `item` with `contentType` is read for references (when the run looks for any).
     static func scans(_ item: PreloadItem, contentType: String) -> Bool {
-        format(of: item, contentType: contentType) != nil
+        format(of: item.kind, contentType: contentType) != nil
+    }
+
+    /// Whether a response to a requisite of `kind` with `contentType` is read for references.
+    static func scans(_ kind: Reference.Kind, contentType: String) -> Bool {
+        format(of: kind, contentType: contentType) != nil
     }
 
     /// What a body is scanned as.
@@ -47,17 +52,18 @@ enum ResourceScanner {
         case html, css, manifest
     }
 
-    /// The format a response to `item` with `contentType` is scanned as, `nil` when it is not scanned.
-    private static func format(of item: PreloadItem, contentType: String) -> Format? {
+    /// The format a response to an item of `kind` (`nil` for a page) with `contentType` is scanned
+    /// as, `nil` when it is not scanned.
+    private static func format(of kind: Reference.Kind?, contentType: String) -> Format? {
         let mediaType = Self.mediaType(of: contentType)
         let isHTML = mediaType == "text/html" || mediaType == "application/xhtml+xml"
-        if (item.isPage || item.kind == .document) && (isHTML || mediaType.isEmpty) {
+        if (kind == nil || kind == .document) && (isHTML || mediaType.isEmpty) {
             return .html
-        } else if item.kind == .document {
+        } else if kind == .document {
             return nil
-        } else if mediaType == "text/css" || (item.kind == .stylesheet && !isHTML) {
+        } else if mediaType == "text/css" || (kind == .stylesheet && !isHTML) {
             return .css
-        } else if mediaType == "application/manifest+json" || (item.kind == .manifest && !isHTML) {
+        } else if mediaType == "application/manifest+json" || (kind == .manifest && !isHTML) {
             return .manifest
         }
         return nil
