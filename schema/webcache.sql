@@ -194,7 +194,7 @@ CREATE TABLE identity_binding (
 
 -- What a page's recorded edges were found from: a SHA-256 digest of how the preload looked for
 -- them (its device and options) and, for each edge in the order of its resource URL, the URL, its
--- kind and the stored body and content type it had when the edges were written. A preload that
+-- kind and the stored body, content type and number of variants it had when the edges were written. A preload that
 -- computes the same digest from the store as it is, finds every edge fresh and none failed, settles
 -- the page from its edges without reading it again; any change to an edge or an entry it names
 -- changes the digest, so a row that no longer describes the record is never trusted.

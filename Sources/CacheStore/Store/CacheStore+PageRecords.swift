@@ -5,10 +5,11 @@ import HTTPCore
 ///
 /// When a preload writes a page's edges it also writes a digest of how it looked for them (its
 /// `discovery` text: device, options, the build's discovery revision) and of the record as the store
-/// then holds it: each edge's resource URL and kind, and the body and content type of the entry that
-/// answers it. A later preload that looks for them the same way computes the digest again from the
-/// store as it is; if it is the same, every entry the edges name holds the bytes the edges were found
-/// in, so reading the page and its stylesheets again would find the same edges. Any change to an
+/// then holds it: each edge's resource URL and kind, and the body, content type and number of
+/// variants of the entry that answers it. A later preload that looks for them the same way computes
+/// the digest again from the store as it is; if it is the same, every entry the edges name holds the
+/// bytes the edges were found in, so reading the page and its stylesheets again would find the same
+/// edges. Any change to an
 /// edge, to the entry an edge names or to the discovery text changes the digest, so a digest that no
 /// longer describes its record (edges merged or pruned since, a body stored again) is never trusted;
 /// nothing else has to keep the table in step.
@@ -29,41 +30,155 @@ extension CacheStore {
         let now = date.timeIntervalSince1970
         return try read("look up the records of \(urls.count) pages") { connection in
             try connection.readTransaction {
-                try urls.map { url in
-                    try Self.recordedPage(url, partition: partition, discovery: discovery, now: now, connection)
+                // The pages of a site share most of what they need: within one snapshot, each URL's
+                // entry is looked up once.
+                var known: [String: EdgeEntry?] = [:]
+                return try urls.map { url in
+                    try Self.recordedPage(
+                        url, partition: partition, discovery: discovery, now: now, known: &known, connection)
                 }
             }
         }
     }
 
     private static func recordedPage(
-        _ page: String, partition: String, discovery: String, now: Double, _ connection: Connection
+        _ page: String, partition: String, discovery: String, now: Double, known: inout [String: EdgeEntry?],
+        _ connection: Connection
     ) throws -> RecordedPage? {
         guard let recorded = try recordedDigest(page: page, partition: partition, connection) else { return nil }
+        let rows = try recordRows(page: page, partition: partition, known: &known, connection)
         var edges: [RecordedPage.Edge] = []
-        var stands = true
-        let digest = try recordDigest(page: page, partition: partition, discovery: discovery, connection) { row in
-            guard stands else { return }
-            let url = row.text(0)
+        edges.reserveCapacity(rows.count)
+        for row in rows {
             // A failed edge is fetched again; a URL with two variants answers no plain GET alone.
-            guard row.isNull(2), !row.isNull(3), edges.last?.resourceURL != url,
-                row.int64(9) != 0, row.double(7) > now, now >= row.double(8),
-                !row.withTextBytes(10, Self.hasVaryLine)
-            else {
-                stands = false
-                return
-            }
-            let status = Int(row.int64(4))
-            guard (200...299).contains(status), status != 206 else {
-                stands = false
-                return
-            }
+            guard !row.failed, let entry = row.entry, entry.variants == 1, entry.answersAlone,
+                entry.freshUntil > now, now >= entry.responseTime, (200...299).contains(entry.status),
+                entry.status != 206
+            else { return nil }
             edges.append(RecordedPage.Edge(
-                resourceURL: url, kind: row.text(1), entryID: row.int64(3), status: status, contentType: row.optionalText(5),
-                bodySize: row.int64(6)))
+                resourceURL: row.url, kind: row.kind, entryID: entry.id, status: entry.status,
+                contentType: entry.contentType, bodySize: entry.bodySize))
         }
-        guard stands, !edges.isEmpty, digest == recorded else { return nil }
+        guard !edges.isEmpty, digest(of: rows, discovery: discovery) == recorded else { return nil }
         return RecordedPage(edges: edges)
+    }
+
+    /// What the store holds for an edge's URL: its complete `GET` entry, as a record reads it. A
+    /// class: the pages of a site share most of their edges, and each shares the one looked up.
+    final class EdgeEntry {
+        let id: Int64
+        let status: Int
+        let contentType: String?
+        let bodySize: Int64
+        let freshUntil: Double
+        let responseTime: Double
+        /// No Vary key or `Vary` line, not a decoded copy, a complete body record.
+        let answersAlone: Bool
+        let bodyID: Int64
+        /// How many complete `GET` variants the URL has (this is one of them).
+        var variants = 1
+
+        init(
+            id: Int64, status: Int, contentType: String?, bodySize: Int64, freshUntil: Double, responseTime: Double,
+            answersAlone: Bool, bodyID: Int64
+        ) {
+            self.id = id
+            self.status = status
+            self.contentType = contentType
+            self.bodySize = bodySize
+            self.freshUntil = freshUntil
+            self.responseTime = responseTime
+            self.answersAlone = answersAlone
+            self.bodyID = bodyID
+        }
+    }
+
+    /// One edge of a recorded page with the entry that answers its URL, if any.
+    struct RecordRow {
+        var url: String
+        var kind: String
+        var failed: Bool
+        var entry: EdgeEntry?
+    }
+
+    /// `page`'s edges in the order of their resource URLs' bytes, each with its URL's entry, looked
+    /// up unless `known` has it (and added to `known`). Without `checking`, only what the digest
+    /// covers is read (body id, content type, variants), for a write; a `known` filled so is not
+    /// used for checking.
+    private static func recordRows(
+        page: String, partition: String, checking: Bool = true, known: inout [String: EdgeEntry?],
+        _ connection: Connection
+    ) throws -> [RecordRow] {
+        var rows: [RecordRow] = []
+        try connection.forEachRow(recordedEdgesQuery, [.text(partition), .text(page)]) { row in
+            rows.append(RecordRow(url: row.text(0), kind: row.text(1), failed: !row.isNull(2), entry: nil))
+        }
+        for index in rows.indices {
+            let url = rows[index].url
+            if let entry = known[url] {
+                rows[index].entry = entry
+                continue
+            }
+            var entry: EdgeEntry?
+            var variants = 0
+            if !checking {
+                try connection.forEachRow(edgeBodyQuery, [.text(partition), .text(url)]) { row in
+                    variants += 1
+                    guard entry == nil else { return }
+                    entry = EdgeEntry(
+                        id: 0, status: 0, contentType: row.optionalText(1), bodySize: 0, freshUntil: 0,
+                        responseTime: 0, answersAlone: false, bodyID: row.int64(0))
+                }
+            } else {
+                try connection.forEachRow(edgeEntryQuery, [.text(partition), .text(url)]) { row in
+                    variants += 1
+                    guard entry == nil else { return }
+                        entry = EdgeEntry(
+                        id: row.int64(0), status: Int(row.int64(1)), contentType: row.optionalText(2),
+                        bodySize: row.int64(3), freshUntil: row.double(4), responseTime: row.double(5),
+                        answersAlone: row.int64(6) != 0 && !row.withTextBytes(7, Self.hasVaryLine),
+                        bodyID: row.int64(8))
+                }
+            }
+            entry?.variants = variants
+            known[url] = entry
+            rows[index].entry = entry
+        }
+        return rows
+    }
+
+    /// The digest of a record's `rows` for `discovery`: each edge's URL, kind, and its entry's body
+    /// id, content type and number of variants, each text ended by a zero byte (which no URL, kind
+    /// or field value holds), hashed at once.
+    private static func digest(of rows: [RecordRow], discovery: String) -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + discovery.utf8.count + rows.count * 96)
+        func add(_ text: String) {
+            bytes.append(contentsOf: text.utf8)
+            bytes.append(0)
+        }
+        add(recordDigestVersion)
+        add(discovery)
+        for row in rows {
+            add(row.url)
+            add(row.kind)
+            if let entry = row.entry {
+                bytes.append(contentsOf: String(entry.bodyID).utf8)
+                bytes.append(UInt8(ascii: " "))
+                add(String(entry.variants))
+                if let contentType = entry.contentType {
+                    bytes.append(UInt8(ascii: "="))
+                    add(contentType)
+                } else {
+                    add("-")
+                }
+            } else {
+                add("-")
+            }
+        }
+        var hasher = SHA256()
+        bytes.withUnsafeBytes { hasher.update(bytes: $0) }
+        return hasher.finalize()
     }
 
     /// The digest recorded for `page`, if any.
@@ -73,55 +188,27 @@ extension CacheStore {
         return digest
     }
 
-    /// The digest of `page`'s record as the store holds it now, for `discovery`; `visit` sees each
-    /// row of ``edgesWithEntriesQuery`` as it is hashed.
-    private static func recordDigest(
-        page: String, partition: String, discovery: String, _ connection: Connection,
-        visit: (Statement) -> Void = { _ in }
-    ) throws -> Data {
-        var hasher = SHA256()
-        // Each text is ended by a zero byte, which no URL, kind or field value holds.
-        let end = Data([0])
-        func add(_ text: String) {
-            var text = text
-            text.withUTF8 { hasher.update(bytes: UnsafeRawBufferPointer($0)) }
-            hasher.update(end)
-        }
-        func add(column: Int32, of row: Statement) {
-            row.withTextBytes(column) { hasher.update(bytes: UnsafeRawBufferPointer($0)) }
-            hasher.update(end)
-        }
-        add(Self.recordDigestVersion)
-        add(discovery)
-        try connection.forEachRow(edgesWithEntriesQuery, [.text(partition), .text(page)]) { row in
-            add(column: 0, of: row)
-            add(column: 1, of: row)
-            // The body and content type the entry has now: what reading it again would read.
-            add(row.isNull(11) ? "-" : String(row.int64(11)))
-            add(row.isNull(5) ? "-" : "=" + row.text(5))
-            visit(row)
-        }
-        return hasher.finalize()
-    }
-
     /// Writes the digest of `page`'s record as the store now holds it, for `discovery`, unless it is
-    /// already the one recorded; returns whether it wrote.
+    /// already the one recorded; returns whether it wrote. `known` is as for ``basisDiffers(page:partition:discovery:known:_:)``.
     @discardableResult
     static func recordBasis(
-        page: String, partition: String, discovery: String, _ connection: Connection
+        page: String, partition: String, discovery: String, known: inout [String: EdgeEntry?], _ connection: Connection
     ) throws -> Bool {
-        let digest = try recordDigest(page: page, partition: partition, discovery: discovery, connection)
+        let rows = try recordRows(page: page, partition: partition, checking: false, known: &known, connection)
+        let digest = digest(of: rows, discovery: discovery)
         guard try recordedDigest(page: page, partition: partition, connection) != digest else { return false }
         try connection.run(basisUpsertQuery, [.text(partition), .text(page), .blob(digest)])
         return true
     }
 
-    /// Whether `page`'s recorded digest is not the one its record has now for `discovery`.
+    /// Whether `page`'s recorded digest is not the one its record has now for `discovery`. `known`
+    /// holds the entries of URLs looked up before in the same transaction, which no write changed since.
     static func basisDiffers(
-        page: String, partition: String, discovery: String, _ connection: Connection
+        page: String, partition: String, discovery: String, known: inout [String: EdgeEntry?], _ connection: Connection
     ) throws -> Bool {
-        try recordedDigest(page: page, partition: partition, connection)
-            != recordDigest(page: page, partition: partition, discovery: discovery, connection)
+        guard let recorded = try recordedDigest(page: page, partition: partition, connection) else { return true }
+        let rows = try recordRows(page: page, partition: partition, checking: false, known: &known, connection)
+        return digest(of: rows, discovery: discovery) != recorded
     }
 
     /// Names what the digest covers and how; a new one makes every recorded digest differ.
@@ -134,15 +221,23 @@ extension CacheStore {
         ON CONFLICT (partition, page_url) DO UPDATE SET digest = excluded.digest
         """)
 
-    /// A page's edges in the order of their resource URLs' bytes, each with the complete `GET`
-    /// entries of its URL (none, or several variants): URL, kind, failure, entry id, status, content
-    /// type, body size, `fresh_until`, `response_time`, 1 when it has no Vary key, no decoded content
-    /// and a complete body record, the stored header text, body id.
-    private static let edgesWithEntriesQuery = SQLQuery("""
-        SELECT p.resource_url, p.kind, p.failure, e.id, e.status, e.content_type, e.body_size, e.fresh_until, \
-        e.response_time, e.vary_key = '' AND e.decoded_from IS NULL AND b.hash IS NOT NULL, e.headers, e.body_id \
-        FROM page_edge p LEFT JOIN entry e ON e.partition = p.partition AND e.method = 'GET' \
-        AND e.url = p.resource_url AND e.complete_length IS NULL LEFT JOIN body b ON b.id = e.body_id \
-        WHERE p.partition = ?1 AND p.page_url = ?2 ORDER BY p.resource_url
+    /// A page's edges in the order of their resource URLs' bytes: URL, kind, failure.
+    private static let recordedEdgesQuery = SQLQuery(
+        "SELECT resource_url, kind, failure FROM page_edge WHERE partition = ?1 AND page_url = ?2 ORDER BY resource_url")
+
+    /// The complete `GET` entries of a URL (none, or several variants): body id, content type.
+    private static let edgeBodyQuery = SQLQuery("""
+        SELECT body_id, content_type FROM entry \
+        WHERE partition = ?1 AND method = 'GET' AND url = ?2 AND complete_length IS NULL
+        """)
+
+    /// The complete `GET` entries of a URL (none, or several variants): id, status, content type,
+    /// body size, `fresh_until`, `response_time`, 1 when it has no Vary key, no decoded content and a
+    /// complete body record, the stored header text, body id.
+    private static let edgeEntryQuery = SQLQuery("""
+        SELECT e.id, e.status, e.content_type, e.body_size, e.fresh_until, e.response_time, \
+        e.vary_key = '' AND e.decoded_from IS NULL AND b.hash IS NOT NULL, e.headers, e.body_id \
+        FROM entry e LEFT JOIN body b ON b.id = e.body_id \
+        WHERE e.partition = ?1 AND e.method = 'GET' AND e.url = ?2 AND e.complete_length IS NULL
         """)
 }

@@ -564,7 +564,9 @@ extension CacheStore {
     ) async throws {
         guard !edgesByPage.isEmpty else { return }
         let discovery = columns.hasPageBasis ? discovery : nil
-        @Sendable func changes(_ page: String, _ edges: [PageEdge], _ connection: Connection) throws -> Bool {
+        @Sendable func changes(
+            _ page: String, _ edges: [PageEdge], known: inout [String: EdgeEntry?], _ connection: Connection
+        ) throws -> Bool {
             let keepsEvery = keptPages.contains(page)
             if try !Self.edgeChanges(
                 edges, page: page, partition: partition, keepingKinds: keptKinds, keepingEveryEdge: keepsEvery,
@@ -575,17 +577,23 @@ extension CacheStore {
             guard !keepsEvery else { return false }
             if try Self.skipChanges(skipped[page] ?? [], page: page, partition: partition, connection) { return true }
             guard let discovery else { return false }
-            return try Self.basisDiffers(page: page, partition: partition, discovery: discovery, connection)
+            return try Self.basisDiffers(page: page, partition: partition, discovery: discovery, known: &known, connection)
         }
         var changed = edgesByPage
         // A store opened for reading only refuses the write, as it always did, rather than comparing.
         if comparingFirst, !configuration.readOnly {
             changed = try read("compare the resources of \(edgesByPage.count) pages") { connection in
-                try connection.readTransaction { try edgesByPage.filter { try changes($0.key, $0.value, connection) } }
+                try connection.readTransaction {
+                    // The entries the digests name, each looked up once for all the pages.
+                    var known: [String: EdgeEntry?] = [:]
+                    return try edgesByPage.filter { try changes($0.key, $0.value, known: &known, connection) }
+                }
             }
             guard !changed.isEmpty else { return }
         }
         try await queuedWrite("record the resources of \(changed.count) pages") { [changed] connection in
+            // Edges change here, entries do not: an entry looked up for one page's digest stands for the next.
+            var known: [String: EdgeEntry?] = [:]
             for (page, edges) in changed {
                 try Self.replaceEdges(
                     edges, page: page, partition: partition, keepingKinds: keptKinds,
@@ -593,7 +601,7 @@ extension CacheStore {
                 guard !keptPages.contains(page) else { continue }
                 try Self.replaceSkips(skipped[page] ?? [], page: page, partition: partition, connection)
                 if let discovery {
-                    try Self.recordBasis(page: page, partition: partition, discovery: discovery, connection)
+                    try Self.recordBasis(page: page, partition: partition, discovery: discovery, known: &known, connection)
                 }
             }
         }
