@@ -20,11 +20,15 @@ extension CacheStore {
     /// in another way), an edge that failed, an edge without a fresh entry that answers a plain `GET`
     /// alone (the rules of ``freshEntries(partition:urls:at:asPages:)``). One read transaction.
     ///
+    /// With `revalidated`, each page's own entry need not be fresh: the caller has just had the
+    /// origin confirm it (a `304`), which stored what the confirmation changed.
+    ///
     /// A store of a version before 9 has no digests, and answers `nil` for every page.
     ///
     /// - Throws: ``CacheStore/Error``.
     public nonisolated func recordedPages(
-        partition: String = "guest", urls: [String], discovery: String, at date: Date = Date()
+        partition: String = "guest", urls: [String], discovery: String, at date: Date = Date(),
+        revalidated: Bool = false
     ) throws -> [RecordedPage?] {
         guard !urls.isEmpty, columns.hasPageBasis else { return Array(repeating: nil, count: urls.count) }
         let now = date.timeIntervalSince1970
@@ -35,15 +39,16 @@ extension CacheStore {
                 var known: [String: EdgeEntry?] = [:]
                 return try urls.map { url in
                     try Self.recordedPage(
-                        url, partition: partition, discovery: discovery, now: now, known: &known, connection)
+                        url, partition: partition, discovery: discovery, now: now, revalidated: revalidated,
+                        known: &known, connection)
                 }
             }
         }
     }
 
     private static func recordedPage(
-        _ page: String, partition: String, discovery: String, now: Double, known: inout [String: EdgeEntry?],
-        _ connection: Connection
+        _ page: String, partition: String, discovery: String, now: Double, revalidated: Bool,
+        known: inout [String: EdgeEntry?], _ connection: Connection
     ) throws -> RecordedPage? {
         guard let recorded = try recordedDigest(page: page, partition: partition, connection) else { return nil }
         let rows = try recordRows(page: page, partition: partition, known: &known, connection)
@@ -52,8 +57,8 @@ extension CacheStore {
         for row in rows {
             // A failed edge is fetched again; a URL with two variants answers no plain GET alone.
             guard !row.failed, let entry = row.entry, entry.variants == 1, entry.answersAlone,
-                entry.freshUntil > now, now >= entry.responseTime, (200...299).contains(entry.status),
-                entry.status != 206
+                entry.freshUntil > now || (revalidated && row.url == page), now >= entry.responseTime,
+                (200...299).contains(entry.status), entry.status != 206
             else { return nil }
             edges.append(RecordedPage.Edge(
                 resourceURL: row.url, kind: row.kind, entryID: entry.id, status: entry.status,

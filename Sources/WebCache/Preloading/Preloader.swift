@@ -105,6 +105,9 @@ struct Preloader: Sendable {
                    isDocument: Bool)
         /// A document has been scanned to its end: its elements, for the style rules' selectors.
         case scannedDocument(PreloadItem, DocumentTree)
+        /// A listed page the origin confirmed unchanged (a `304`) whose record stands for the run:
+        /// its body was read, not scanned, and it needs what the record lists.
+        case confirmed(PreloadItem, RecordedPage)
         case retrying(URL, attempt: Int, delay: TimeInterval, reason: String)
         /// The item's last transfer has received its whole body; reading and saving it may still run.
         case transferred(PreloadItem)
@@ -205,16 +208,24 @@ struct Preloader: Sendable {
             schedule.settleFromRecord(page: page.key)
             let now = loader.clock()
             for edge in record.edges where edge.kind != "page" {
-                let kind = Reference.Kind(rawValue: edge.kind)
-                let holdsReferences = kind.map { ResourceScanner.scans($0, contentType: edge.contentType ?? "") } ?? true
-                guard schedule.admitFromRecord(URLKey(edge.resourceURL), unread: holdsReferences) else { continue }
-                hitsToFlush = loader.store.recordHit(entryID: edge.entryID, at: now) || hitsToFlush
-                report.sources[.hit, default: 0] += 1
-                if let url = URL(string: edge.resourceURL) {
-                    events(.fetched(url: url, status: edge.status, bytes: 0, source: .hit))
-                }
+                admit(edge, key: URLKey(edge.resourceURL), at: now)
             }
         }
+        /// Ends an edge of a page's record as a hit, unless the run saw it before; one that holds
+        /// references is left unread until a document that uses it is read (``PreloadSchedule/takeUnread(_:)``).
+        func admit(_ edge: RecordedPage.Edge, key: URLKey, at now: Date) {
+            let kind = Reference.Kind(rawValue: edge.kind)
+            let holdsReferences = kind.map { ResourceScanner.scans($0, contentType: edge.contentType ?? "") } ?? true
+            guard schedule.admitFromRecord(key, unread: holdsReferences) else { return }
+            hitsToFlush = loader.store.recordHit(entryID: edge.entryID, at: now) || hitsToFlush
+            report.sources[.hit, default: 0] += 1
+            if let url = URL(string: edge.resourceURL) {
+                events(.fetched(url: url, status: edge.status, bytes: 0, source: .hit))
+            }
+        }
+        /// Pages the origin confirmed unchanged that need what their records list: their recorded
+        /// edges and what was left out for them stay as they are (``writeEdges(of:_:skipped:keeping:comparingFirst:)``).
+        var confirmedPages: Set<URLKey> = []
         /// Reads the list on while the window has room, at most a window's worth of new pages at a
         /// time: the pages read at one time are looked up in the store together, those answered by a
         /// fresh entry end there, and the others are queued.
@@ -282,12 +293,17 @@ struct Preloader: Sendable {
             finishSettledDocuments()
             let settled = schedule.pages.filter { schedule.checkSettled($0) }
             do {
-                try await writeEdges(of: settled, schedule, skipped: skippedByDocument, comparingFirst: answersFromStore)
+                try await writeEdges(
+                    of: settled, schedule, skipped: skippedByDocument, keeping: confirmedPages,
+                    comparingFirst: answersFromStore)
             } catch {
                 return false
             }
             recordedFailedPages += settled.count { schedule.failure(of: $0.key) != nil }
-            for page in settled { skippedByDocument[page.url] = nil }
+            for page in settled {
+                skippedByDocument[page.url] = nil
+                confirmedPages.remove(page.key)
+            }
             schedule.forget(pages: settled)
             return true
         }
@@ -357,6 +373,15 @@ struct Preloader: Sendable {
                             isDocument: isDocument))
                     case .scannedDocument(let item, let tree):
                         carryOut(selections.scanned(document: item.url, tree: tree))
+                    case .confirmed(let page, let record):
+                        // It needs what its record lists, as if it had found each there.
+                        confirmedPages.insert(page.key)
+                        let now = loader.clock()
+                        for edge in record.edges where edge.kind != "page" {
+                            let key = URLKey(edge.resourceURL)
+                            schedule.recordReference(from: page.key, to: edge.resourceURL, key: key, kind: edge.kind)
+                            admit(edge, key: key, at: now)
+                        }
                     case .retrying(let url, let attempt, let delay, let reason):
                         events(.retrying(url: url, attempt: attempt, delay: delay, reason: reason))
                     case .transferred(let item):
@@ -400,7 +425,8 @@ struct Preloader: Sendable {
         let remaining = schedule.pages.filter { schedule.isSettled($0) }
         do {
             try await writeEdges(
-                of: remaining, schedule, skipped: skippedByDocument, comparingFirst: answersFromStore)
+                of: remaining, schedule, skipped: skippedByDocument, keeping: confirmedPages,
+                comparingFirst: answersFromStore)
         } catch {
             let reason = "its list of requisites could not be stored: \(error)"
             for page in remaining {
@@ -700,7 +726,10 @@ struct Preloader: Sendable {
     ) async throws -> Int64 {
         // An error page's references are not what the page needs: a browser shows no page there either.
         let wanted = options.includesRequisites || (item.isPage && item.depth < options.depth)
-        var scanner = wanted && response.status < 400
+        // A listed page the origin confirmed unchanged is settled from its record when it stands:
+        // read to its end (which checks its bytes), not scanned.
+        let record = wanted && response.source == .revalidated ? standingRecord(of: item, response: response) : nil
+        var scanner = wanted && record == nil && response.status < 400
             ? ResourceScanner(for: item, url: response.url, headers: response.headers,
                               includesMedia: options.includesMedia)
             : .none
@@ -726,7 +755,21 @@ struct Preloader: Sendable {
             logger.warning("\(error)")
         }
         if let tree = scanner.documentTree { messages.send(.scannedDocument(item, tree)) }
+        if let record { messages.send(.confirmed(item, record)) }
         return bytes
+    }
+
+    /// The record of a listed page the origin has just confirmed unchanged, when it stands for this
+    /// run (``discovery``) with every other edge fresh and within the size limits; `nil` otherwise, or
+    /// when the page was redirected.
+    private func standingRecord(of item: PreloadItem, response: WebResponse) -> RecordedPage? {
+        guard let discovery, item.isPage, item.depth == 0, response.redirects.isEmpty, response.url == item.url,
+            let record = (try? loader.store.recordedPages(
+                partition: context.partition, urls: [item.url.absoluteString], discovery: discovery,
+                at: loader.clock(), revalidated: true))?.first ?? nil,
+            record.edges.allSatisfy({ withinLimits(kind: $0.kind, size: $0.bodySize) })
+        else { return nil }
+        return record
     }
 
     /// Statuses worth another try (RFC 9110 §15: timeouts, rate limits, temporary server trouble).
@@ -760,15 +803,18 @@ struct Preloader: Sendable {
     /// fetch failed was not read (or not to its end), so it keeps every requisite recorded before:
     /// the stored copy of the page still needs them, and an origin's outage must not make `pin` and
     /// `prune --page` forget them. `comparingFirst` is `false` in a run into a store that held no
-    /// entry, whose pages are new to it (``CacheStore/setEdges(_:partition:keepingKinds:keepingEveryEdgeOf:skipped:comparingFirst:)``).
+    /// entry, whose pages are new to it (``CacheStore/setEdges(_:partition:keepingKinds:keepingEveryEdgeOf:skipped:comparingFirst:discovery:)``).
+    /// The `confirmed` pages need what their records list and were not read for more: their
+    /// recorded edges and skips are kept as for a page whose fetch failed.
     private func writeEdges(
         of pages: [PreloadSchedule.Page], _ schedule: PreloadSchedule,
-        skipped skippedByDocument: [URL: [String: PageSkip]], comparingFirst: Bool
+        skipped skippedByDocument: [URL: [String: PageSkip]], keeping confirmed: Set<URLKey>, comparingFirst: Bool
     ) async throws {
         guard !pages.isEmpty else { return }
         var edgesByPage: [String: [PageEdge]] = [:]
         var skippedByPage: [String: [PageSkip]] = [:]
-        var failedPages: Set<String> = []
+        /// Pages whose recorded edges and skips stay: those whose fetch failed, and the confirmed ones.
+        var keptPages: Set<String> = []
         for page in pages {
             let pageURL = page.url.absoluteString
             let pageFailure = schedule.failure(of: page.key)
@@ -784,10 +830,10 @@ struct Preloader: Sendable {
             } else {
                 skippedByPage[pageURL] = []
             }
-            if pageFailure != nil { failedPages.insert(pageURL) }
+            if pageFailure != nil || confirmed.contains(page.key) { keptPages.insert(pageURL) }
         }
         try await loader.store.setEdges(
-            edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: failedPages,
+            edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: keptPages,
             skipped: skippedByPage, comparingFirst: comparingFirst, discovery: discovery)
     }
 

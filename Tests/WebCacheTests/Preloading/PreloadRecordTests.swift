@@ -19,6 +19,8 @@ struct PreloadRecordTests {
     final class Site: Sendable {
         let stylesheet = Mutex(".a { background: url(/i/bg-a.png) } .b { background: url(/i/bg-b.png) }")
         let failing = Mutex<Set<String>>([])
+        /// The version of `/n.html`, whose tag names it.
+        let pageVersion = Mutex(1)
 
         var handler: OriginServer.Handler {
             { request in
@@ -37,6 +39,15 @@ struct PreloadRecordTests {
                                  contentType: "text/html", headers: fresh)
                 case "/f.html":
                     return .text("<!doctype html><img src=/i/f.png>", contentType: "text/html", headers: fresh)
+                case "/n.html":
+                    // Revalidated at every use; the stylesheet and images stay fresh.
+                    let tag = "\"n-\(self.pageVersion.withLock { $0 })\""
+                    let headers: HTTPHeaders = ["Cache-Control": "no-cache", "ETag": tag]
+                    if request.headers["If-None-Match"] == tag { return OriginResponse(status: 304, headers: headers) }
+                    let image = self.pageVersion.withLock { $0 } == 1 ? "/i/a.png" : "/i/changed.png"
+                    return .text("""
+                        <!doctype html><link rel=stylesheet href=/site.css><div class=a></div><img src=\(image)>
+                        """, contentType: "text/html", headers: headers)
                 case "/p.html":
                     return .text("<!doctype html><iframe src=/f.html></iframe>", contentType: "text/html", headers: fresh)
                 case "/site.css":
@@ -195,6 +206,53 @@ struct PreloadRecordTests {
         #expect(warm.succeeded, "\(warm.failures)")
         #expect(asked(rig, after: before) == ["/i/a.png"])
         #expect(try rig.cache.store.edges(forPage: rig.url("a.html")).allSatisfy { $0.failure == nil })
+        await rig.stop()
+    }
+
+    @Test func aPageTheOriginConfirmsUnchangedIsSettledFromItsRecord() async throws {
+        // Given a page revalidated at every use, with a stylesheet and images that stay fresh
+        let (rig, _) = try start()
+        #expect(await rig.cache.preload(["n.html"]).succeeded)
+        let needed = ["/i/a.png", "/i/bg-a.png", "/n.html", "/site.css"]
+        #expect(try edgePaths(rig, "n.html") == needed)
+        let skipped = try rig.cache.store.skipped(forPage: rig.url("n.html"))
+        #expect(!skipped.isEmpty)
+        let before = rig.server.requests.count
+
+        // When it is preloaded again and the origin answers 304
+        let log = PreloadEventLog()
+        let warm = await rig.cache.preload(["n.html"], events: log.handler)
+
+        // Then only the page is asked for, conditionally; it is read but not scanned, and what it
+        // needs is answered by its record, as it was recorded
+        #expect(warm.succeeded, "\(warm.failures)")
+        #expect(asked(rig, after: before) == ["/n.html"])
+        #expect(rig.server.requests.last?.headers["If-None-Match"] == "\"n-1\"")
+        #expect(log.discoveredPaths.isEmpty)
+        #expect(warm.sources == [.revalidated: 1, .hit: 3])
+        #expect(warm.pagesMissingRequisites == 0 && warm.failedPages == 0)
+        #expect(try edgePaths(rig, "n.html") == needed)
+        #expect(try rig.cache.store.skipped(forPage: rig.url("n.html")) == skipped)
+        #expect(try rig.cache.store.pageStatus(forPage: rig.url("n.html")).isComplete)
+        await rig.stop()
+    }
+
+    @Test func aPageTheOriginChangedIsScannedAgain() async throws {
+        // Given a page revalidated at every use, preloaded once
+        let (rig, site) = try start()
+        #expect(await rig.cache.preload(["n.html"]).succeeded)
+        let before = rig.server.requests.count
+
+        // When the origin changes it (a new tag and another image) and it is preloaded again
+        site.pageVersion.withLock { $0 = 2 }
+        let log = PreloadEventLog()
+        let warm = await rig.cache.preload(["n.html"], events: log.handler)
+
+        // Then the new page is scanned and its new image fetched and recorded in place of the old
+        #expect(warm.succeeded, "\(warm.failures)")
+        #expect(asked(rig, after: before) == ["/i/changed.png", "/n.html"])
+        #expect(log.discoveredPaths.contains("/i/changed.png"))
+        #expect(try edgePaths(rig, "n.html") == ["/i/bg-a.png", "/i/changed.png", "/n.html", "/site.css"])
         await rig.stop()
     }
 }
