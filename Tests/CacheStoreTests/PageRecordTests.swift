@@ -123,6 +123,18 @@ struct PageRecordTests {
         #expect(try recorded() == nil)
     }
 
+    @Test func anEdgeTheCallerConfirmedNeedNotBeFresh() async throws {
+        // Given a recorded page, once its entries are stale
+        try await record()
+        let later = referenceDate.addingTimeInterval(601)
+        #expect(try recorded(at: later) == nil)
+
+        // Then the record stands only when every stale edge is one the caller confirmed
+        let confirmed = try store.recordedPages(urls: [page], discovery: "desktop", at: later, confirmed: [page, sheet, image])
+        #expect(confirmed[0]?.edges.count == 3)
+        #expect(try store.recordedPages(urls: [page], discovery: "desktop", at: later, confirmed: [page, sheet])[0] == nil)
+    }
+
     @Test func anEdgeWithTwoVariantsMakesTheRecordUntrusted() async throws {
         try await record()
         try await store.save(makeEntry(image, varyKey: "accept=webp", headers: ["Content-Type": "image/webp"]),

@@ -20,15 +20,15 @@ extension CacheStore {
     /// in another way), an edge that failed, an edge without a fresh entry that answers a plain `GET`
     /// alone (the rules of ``freshEntries(partition:urls:at:asPages:)``). One read transaction.
     ///
-    /// With `revalidated`, each page's own entry need not be fresh: the caller has just had the
-    /// origin confirm it (a `304`), which stored what the confirmation changed.
+    /// The entries of the `confirmed` URLs need not be fresh: the caller has just had the origin
+    /// confirm them (a `304`, which stored what it changed) or stored them anew.
     ///
     /// A store of a version before 9 has no digests, and answers `nil` for every page.
     ///
     /// - Throws: ``CacheStore/Error``.
     public nonisolated func recordedPages(
         partition: String = "guest", urls: [String], discovery: String, at date: Date = Date(),
-        revalidated: Bool = false
+        confirmed: Set<String> = []
     ) throws -> [RecordedPage?] {
         guard !urls.isEmpty, columns.hasPageBasis else { return Array(repeating: nil, count: urls.count) }
         let now = date.timeIntervalSince1970
@@ -39,7 +39,7 @@ extension CacheStore {
                 var known: [String: EdgeEntry?] = [:]
                 return try urls.map { url in
                     try Self.recordedPage(
-                        url, partition: partition, discovery: discovery, now: now, revalidated: revalidated,
+                        url, partition: partition, discovery: discovery, now: now, confirmed: confirmed,
                         known: &known, connection)
                 }
             }
@@ -47,7 +47,7 @@ extension CacheStore {
     }
 
     private static func recordedPage(
-        _ page: String, partition: String, discovery: String, now: Double, revalidated: Bool,
+        _ page: String, partition: String, discovery: String, now: Double, confirmed: Set<String>,
         known: inout [String: EdgeEntry?], _ connection: Connection
     ) throws -> RecordedPage? {
         guard let recorded = try recordedDigest(page: page, partition: partition, connection) else { return nil }
@@ -57,7 +57,7 @@ extension CacheStore {
         for row in rows {
             // A failed edge is fetched again; a URL with two variants answers no plain GET alone.
             guard !row.failed, let entry = row.entry, entry.variants == 1, entry.answersAlone,
-                entry.freshUntil > now || (revalidated && row.url == page), now >= entry.responseTime,
+                entry.freshUntil > now || confirmed.contains(row.url), now >= entry.responseTime,
                 (200...299).contains(entry.status), entry.status != 206
             else { return nil }
             edges.append(RecordedPage.Edge(

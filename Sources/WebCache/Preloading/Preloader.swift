@@ -32,6 +32,8 @@ struct Preloader: Sendable {
     private let requestCount = RequestCounter()
     /// The URLs this run reached through redirects, whose responses it stored on the way.
     private let redirectTargets = RedirectTargets()
+    /// The stylesheets, frames and manifests this run stored or had confirmed (``ConfirmedURLs``).
+    private let confirmedContainers = ConfirmedURLs()
     /// How many fetches the transport is handed at once.
     private let limits: PreloadLimits
     /// The options' hosts as URLs give them (``PreloadOptions/comparableHost(_:)``).
@@ -390,6 +392,9 @@ struct Preloader: Sendable {
                         switch outcome {
                         case .stored(let status, let bytes, let source):
                             schedule.finish(item, failure: nil)
+                            if item.tier == 0, source == .network || source == .revalidated {
+                                confirmedContainers.insert(item.url.absoluteString)
+                            }
                             // An item read again for a document was reported when a page's record answered it.
                             guard !item.rereads else { break }
                             report.sources[source, default: 0] += 1
@@ -760,13 +765,14 @@ struct Preloader: Sendable {
     }
 
     /// The record of a listed page the origin has just confirmed unchanged, when it stands for this
-    /// run (``discovery``) with every other edge fresh and within the size limits; `nil` otherwise, or
-    /// when the page was redirected.
+    /// run (``discovery``) with every other edge fresh, or a stylesheet, frame or manifest this run
+    /// stored or had confirmed (a site's frames are often revalidated at every use, as its pages
+    /// are), and within the size limits; `nil` otherwise, or when the page was redirected.
     private func standingRecord(of item: PreloadItem, response: WebResponse) -> RecordedPage? {
         guard let discovery, item.isPage, item.depth == 0, response.redirects.isEmpty, response.url == item.url,
             let record = (try? loader.store.recordedPages(
                 partition: context.partition, urls: [item.url.absoluteString], discovery: discovery,
-                at: loader.clock(), revalidated: true))?.first ?? nil,
+                at: loader.clock(), confirmed: confirmedContainers.adding(item.url.absoluteString)))?.first ?? nil,
             record.edges.allSatisfy({ withinLimits(kind: $0.kind, size: $0.bodySize) })
         else { return nil }
         return record
@@ -881,6 +887,22 @@ private final class RedirectTargets: Sendable {
 
     func contains(_ key: URLKey) -> Bool {
         keys.withLock { $0.contains(key) }
+    }
+}
+
+/// URLs shared by the fetches of one run: the stylesheets, frames and manifests the run stored or
+/// had confirmed by their origin (a `304`), whose entries a page's record may rely on however short
+/// their freshness. Few: a site's pages share them.
+private final class ConfirmedURLs: Sendable {
+    private let urls = Mutex<Set<String>>([])
+
+    func insert(_ url: String) {
+        _ = urls.withLock { $0.insert(url) }
+    }
+
+    /// The URLs with `url` added, for one question.
+    func adding(_ url: String) -> Set<String> {
+        urls.withLock { $0.union(CollectionOfOne(url)) }
     }
 }
 

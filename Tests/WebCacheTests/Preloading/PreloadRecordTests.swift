@@ -48,6 +48,17 @@ struct PreloadRecordTests {
                     return .text("""
                         <!doctype html><link rel=stylesheet href=/site.css><div class=a></div><img src=\(image)>
                         """, contentType: "text/html", headers: headers)
+                case "/framed.html":
+                    return .text("""
+                        <!doctype html><link rel=stylesheet href=/site.css><div class=a></div>
+                        <iframe src=/frame.html></iframe>
+                        """, contentType: "text/html", headers: ["Cache-Control": "no-cache", "ETag": "\"framed\""])
+                case "/frame.html":
+                    if request.headers["If-None-Match"] == "\"frame\"" {
+                        return OriginResponse(status: 304, headers: ["Cache-Control": "no-cache", "ETag": "\"frame\""])
+                    }
+                    return .text("<!doctype html><img src=/i/in-frame.png>", contentType: "text/html",
+                                 headers: ["Cache-Control": "no-cache", "ETag": "\"frame\""])
                 case "/p.html":
                     return .text("<!doctype html><iframe src=/f.html></iframe>", contentType: "text/html", headers: fresh)
                 case "/site.css":
@@ -253,6 +264,29 @@ struct PreloadRecordTests {
         #expect(asked(rig, after: before) == ["/i/changed.png", "/n.html"])
         #expect(log.discoveredPaths.contains("/i/changed.png"))
         #expect(try edgePaths(rig, "n.html") == ["/i/bg-a.png", "/i/changed.png", "/n.html", "/site.css"])
+        await rig.stop()
+    }
+
+    @Test func aConfirmedPageWhoseFrameIsNotYetConfirmedIsScannedAndStaysComplete() async throws {
+        // Given a page and its frame, both revalidated at every use, the frame's image fresh
+        let (rig, _) = try start()
+        #expect(await rig.cache.preload(["framed.html"]).succeeded)
+        let needed = ["/frame.html", "/framed.html", "/i/bg-a.png", "/i/in-frame.png", "/site.css"]
+        #expect(try edgePaths(rig, "framed.html") == needed)
+        let before = rig.server.requests.count
+
+        // When it is preloaded again and the origin confirms both
+        let log = PreloadEventLog()
+        let warm = await rig.cache.preload(["framed.html"], events: log.handler)
+
+        // Then the page's record does not stand while its frame is unconfirmed (stale in the store):
+        // the page is scanned, its frame confirmed, and the page is as complete as before
+        #expect(warm.succeeded, "\(warm.failures)")
+        #expect(asked(rig, after: before) == ["/frame.html", "/framed.html"])
+        #expect(rig.server.requests.dropFirst(before).allSatisfy { $0.headers["If-None-Match"] != nil })
+        #expect(log.discoveredPaths.contains("/frame.html"))
+        #expect(try edgePaths(rig, "framed.html") == needed)
+        #expect(try rig.cache.store.pageStatus(forPage: rig.url("framed.html")).isComplete)
         await rig.stop()
     }
 }
