@@ -1,6 +1,6 @@
 /// A page whose recorded edges stand for a preload as they are: recorded from the entries the
 /// store holds now, by a preload that looked for them the same way, every one fresh and none failed
-/// (``CacheStore/recordedPages(partition:urls:discovery:at:)``).
+/// (``CacheStore/recordedPages(partition:urls:discovery:at:confirmed:)``).
 public struct RecordedPage: Sendable, Hashable {
     /// One recorded edge with the fresh entry that answers it.
     public struct Edge: Sendable, Hashable {

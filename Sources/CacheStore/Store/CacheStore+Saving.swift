@@ -552,7 +552,7 @@ extension CacheStore {
     ///
     /// With `discovery` (how the preload looked for the edges: its device and options), each page
     /// not in `keptPages` also gets the digest of its record as the store then holds it
-    /// (``recordedPages(partition:urls:discovery:at:)``), written only when it differs from the one
+    /// (``recordedPages(partition:urls:discovery:at:confirmed:)``), written only when it differs from the one
     /// recorded; without it, recorded digests are left as they are (a digest that no longer matches
     /// its record is never trusted).
     ///

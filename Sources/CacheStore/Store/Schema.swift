@@ -325,7 +325,7 @@ enum Schema {
 
     /// Version 9: what a page's recorded edges were found from (`page_basis`), so that a preload
     /// that finds the page, everything it needs and how it looks for them unchanged settles the
-    /// page from its record instead of reading it again (``CacheStore/recordedPages(partition:urls:discovery:at:)``).
+    /// page from its record instead of reading it again (``CacheStore/recordedPages(partition:urls:discovery:at:confirmed:)``).
     static let version9 = """
         CREATE TABLE page_basis (
             partition TEXT NOT NULL,

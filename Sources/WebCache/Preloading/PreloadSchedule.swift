@@ -160,7 +160,7 @@ struct PreloadSchedule {
         if limits.mayShareConnection(item.url) { streams += 1 }
     }
 
-    /// Records a listed page settled from its record (``CacheStore/recordedPages(partition:urls:discovery:at:)``)
+    /// Records a listed page settled from its record (``CacheStore/recordedPages(partition:urls:discovery:at:confirmed:)``)
     /// as a page whose edges are stored: a page that references it (as a frame) takes back what it
     /// needs from them (``recall(page:_:)``).
     mutating func settleFromRecord(page key: URLKey) {

@@ -69,7 +69,7 @@ struct Preloader: Sendable {
     /// build's ``discoveryRevision`` and every option that changes what is found, chosen or fetched.
     /// Its pages' records are written with it, and a listed page whose record was written with the
     /// same text, from the entries the store still holds, every one fresh, is settled from its record
-    /// without being read again (``CacheStore/recordedPages(partition:urls:discovery:at:)``). `nil`
+    /// without being read again (``CacheStore/recordedPages(partition:urls:discovery:at:confirmed:)``). `nil`
     /// when the run does not do that: it follows links (which are not recorded), revalidates fresh
     /// entries, or looks for no requisites.
     static func discovery(for options: PreloadOptions) -> String? {
