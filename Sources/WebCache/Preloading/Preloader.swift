@@ -216,6 +216,8 @@ struct Preloader: Sendable {
         /// Ends an edge of a page's record as a hit, unless the run saw it before; one that holds
         /// references is left unread until a document that uses it is read (``PreloadSchedule/takeUnread(_:)``).
         func admit(_ edge: RecordedPage.Edge, key: URLKey, at now: Date) {
+            // Most edges of a site's pages are shared, and seen by the time a page is settled.
+            guard !schedule.hasSeen(key) else { return }
             let kind = Reference.Kind(rawValue: edge.kind)
             let holdsReferences = kind.map { ResourceScanner.scans($0, contentType: edge.contentType ?? "") } ?? true
             guard schedule.admitFromRecord(key, unread: holdsReferences) else { return }
