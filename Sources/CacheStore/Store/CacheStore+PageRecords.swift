@@ -51,20 +51,26 @@ extension CacheStore {
         known: inout [String: EdgeEntry?], _ connection: Connection
     ) throws -> RecordedPage? {
         guard let recorded = try recordedDigest(page: page, partition: partition, connection) else { return nil }
-        let rows = try recordRows(page: page, partition: partition, known: &known, connection)
+        // What is asked first costs least: a failed edge (fetched again) ends it before any entry is
+        // looked up, and the first edge that does not stand before the others are.
+        let rows = try edgeRows(page: page, partition: partition, connection)
+        guard !rows.contains(where: \.failed) else { return nil }
         var edges: [RecordedPage.Edge] = []
+        var entries: [EdgeEntry] = []
         edges.reserveCapacity(rows.count)
+        entries.reserveCapacity(rows.count)
         for row in rows {
-            // A failed edge is fetched again; a URL with two variants answers no plain GET alone.
-            guard !row.failed, let entry = row.entry, entry.variants == 1, entry.answersAlone,
-                entry.freshUntil > now || confirmed.contains(row.url), now >= entry.responseTime,
-                (200...299).contains(entry.status), entry.status != 206
+            // A URL with two variants answers no plain GET alone.
+            guard let entry = try lookUp(row.url, partition: partition, checking: true, known: &known, connection),
+                entry.variants == 1, entry.answersAlone, entry.freshUntil > now || confirmed.contains(row.url),
+                now >= entry.responseTime, (200...299).contains(entry.status), entry.status != 206
             else { return nil }
+            entries.append(entry)
             edges.append(RecordedPage.Edge(
                 resourceURL: row.url, kind: row.kind, entryID: entry.id, status: entry.status,
                 contentType: entry.contentType, bodySize: entry.bodySize))
         }
-        guard !edges.isEmpty, digest(of: rows, discovery: discovery) == recorded else { return nil }
+        guard !edges.isEmpty, digest(of: rows, entries, discovery: discovery) == recorded else { return nil }
         return RecordedPage(edges: edges)
     }
 
@@ -98,64 +104,59 @@ extension CacheStore {
         }
     }
 
-    /// One edge of a recorded page with the entry that answers its URL, if any.
-    struct RecordRow {
+    /// One edge of a recorded page.
+    struct EdgeRow {
         var url: String
         var kind: String
         var failed: Bool
-        var entry: EdgeEntry?
     }
 
-    /// `page`'s edges in the order of their resource URLs' bytes, each with its URL's entry, looked
-    /// up unless `known` has it (and added to `known`). Without `checking`, only what the digest
-    /// covers is read (body id, content type, variants), for a write; a `known` filled so is not
-    /// used for checking.
-    private static func recordRows(
-        page: String, partition: String, checking: Bool = true, known: inout [String: EdgeEntry?],
-        _ connection: Connection
-    ) throws -> [RecordRow] {
-        var rows: [RecordRow] = []
+    /// `page`'s edges in the order of their resource URLs' bytes, without their entries.
+    private static func edgeRows(page: String, partition: String, _ connection: Connection) throws -> [EdgeRow] {
+        var rows: [EdgeRow] = []
         try connection.forEachRow(recordedEdgesQuery, [.text(partition), .text(page)]) { row in
-            rows.append(RecordRow(url: row.text(0), kind: row.text(1), failed: !row.isNull(2), entry: nil))
-        }
-        for index in rows.indices {
-            let url = rows[index].url
-            if let entry = known[url] {
-                rows[index].entry = entry
-                continue
-            }
-            var entry: EdgeEntry?
-            var variants = 0
-            if !checking {
-                try connection.forEachRow(edgeBodyQuery, [.text(partition), .text(url)]) { row in
-                    variants += 1
-                    guard entry == nil else { return }
-                    entry = EdgeEntry(
-                        id: 0, status: 0, contentType: row.optionalText(1), bodySize: 0, freshUntil: 0,
-                        responseTime: 0, answersAlone: false, bodyID: row.int64(0))
-                }
-            } else {
-                try connection.forEachRow(edgeEntryQuery, [.text(partition), .text(url)]) { row in
-                    variants += 1
-                    guard entry == nil else { return }
-                        entry = EdgeEntry(
-                        id: row.int64(0), status: Int(row.int64(1)), contentType: row.optionalText(2),
-                        bodySize: row.int64(3), freshUntil: row.double(4), responseTime: row.double(5),
-                        answersAlone: row.int64(6) != 0 && !row.withTextBytes(7, Self.hasVaryLine),
-                        bodyID: row.int64(8))
-                }
-            }
-            entry?.variants = variants
-            known[url] = entry
-            rows[index].entry = entry
+            rows.append(EdgeRow(url: row.text(0), kind: row.text(1), failed: !row.isNull(2)))
         }
         return rows
     }
 
-    /// The digest of a record's `rows` for `discovery`: each edge's URL, kind, and its entry's body
-    /// id, content type and number of variants, each text ended by a zero byte (which no URL, kind
-    /// or field value holds), hashed at once.
-    private static func digest(of rows: [RecordRow], discovery: String) -> Data {
+    /// The entry of `url`, from `known` or looked up (and added to `known`). Without `checking`,
+    /// only what the digest covers is read (body id, content type, variants), for a write; a
+    /// `known` filled so is not used for checking.
+    private static func lookUp(
+        _ url: String, partition: String, checking: Bool, known: inout [String: EdgeEntry?], _ connection: Connection
+    ) throws -> EdgeEntry? {
+        if let entry = known[url] { return entry }
+        var entry: EdgeEntry?
+        var variants = 0
+        if !checking {
+            try connection.forEachRow(edgeBodyQuery, [.text(partition), .text(url)]) { row in
+                variants += 1
+                guard entry == nil else { return }
+                entry = EdgeEntry(
+                    id: 0, status: 0, contentType: row.optionalText(1), bodySize: 0, freshUntil: 0,
+                    responseTime: 0, answersAlone: false, bodyID: row.int64(0))
+            }
+        } else {
+            try connection.forEachRow(edgeEntryQuery, [.text(partition), .text(url)]) { row in
+                variants += 1
+                guard entry == nil else { return }
+                entry = EdgeEntry(
+                    id: row.int64(0), status: Int(row.int64(1)), contentType: row.optionalText(2),
+                    bodySize: row.int64(3), freshUntil: row.double(4), responseTime: row.double(5),
+                    answersAlone: row.int64(6) != 0 && !row.withTextBytes(7, Self.hasVaryLine),
+                    bodyID: row.int64(8))
+            }
+        }
+        entry?.variants = variants
+        known[url] = entry
+        return entry
+    }
+
+    /// The digest of a record's `rows`, each with its URL's entry, for `discovery`: each edge's URL,
+    /// kind, and its entry's body id, content type and number of variants, each text ended by a
+    /// zero byte (which no URL, kind or field value holds), hashed at once.
+    private static func digest(of rows: [EdgeRow], _ entries: [EdgeEntry], discovery: String) -> Data {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64 + discovery.utf8.count + rows.count * 96)
         func add(_ text: String) {
@@ -164,19 +165,15 @@ extension CacheStore {
         }
         add(recordDigestVersion)
         add(discovery)
-        for row in rows {
+        for (row, entry) in zip(rows, entries) {
             add(row.url)
             add(row.kind)
-            if let entry = row.entry {
-                bytes.append(contentsOf: String(entry.bodyID).utf8)
-                bytes.append(UInt8(ascii: " "))
-                add(String(entry.variants))
-                if let contentType = entry.contentType {
-                    bytes.append(UInt8(ascii: "="))
-                    add(contentType)
-                } else {
-                    add("-")
-                }
+            bytes.append(contentsOf: String(entry.bodyID).utf8)
+            bytes.append(UInt8(ascii: " "))
+            add(String(entry.variants))
+            if let contentType = entry.contentType {
+                bytes.append(UInt8(ascii: "="))
+                add(contentType)
             } else {
                 add("-")
             }
@@ -194,15 +191,20 @@ extension CacheStore {
     }
 
     /// Writes the digest of `page`'s record as the store now holds it, for `discovery`, unless it is
-    /// already the one recorded; returns whether it wrote. `known` is as for ``basisDiffers(page:partition:discovery:known:_:)``.
+    /// already the one recorded, or removes the recorded one when the record could not stand
+    /// (``wantedDigest(page:partition:discovery:known:_:)``); returns whether it wrote. `known` is as
+    /// for ``basisDiffers(page:partition:discovery:known:_:)``.
     @discardableResult
     static func recordBasis(
         page: String, partition: String, discovery: String, known: inout [String: EdgeEntry?], _ connection: Connection
     ) throws -> Bool {
-        let rows = try recordRows(page: page, partition: partition, checking: false, known: &known, connection)
-        let digest = digest(of: rows, discovery: discovery)
+        let digest = try wantedDigest(page: page, partition: partition, discovery: discovery, known: &known, connection)
         guard try recordedDigest(page: page, partition: partition, connection) != digest else { return false }
-        try connection.run(basisUpsertQuery, [.text(partition), .text(page), .blob(digest)])
+        if let digest {
+            try connection.run(basisUpsertQuery, [.text(partition), .text(page), .blob(digest)])
+        } else {
+            try connection.run(basisDeleteQuery, [.text(partition), .text(page)])
+        }
         return true
     }
 
@@ -211,15 +213,35 @@ extension CacheStore {
     static func basisDiffers(
         page: String, partition: String, discovery: String, known: inout [String: EdgeEntry?], _ connection: Connection
     ) throws -> Bool {
-        guard let recorded = try recordedDigest(page: page, partition: partition, connection) else { return true }
-        let rows = try recordRows(page: page, partition: partition, checking: false, known: &known, connection)
-        return digest(of: rows, discovery: discovery) != recorded
+        try recordedDigest(page: page, partition: partition, connection)
+            != wantedDigest(page: page, partition: partition, discovery: discovery, known: &known, connection)
+    }
+
+    /// The digest `page`'s record should have now, or `nil` when the record could not stand
+    /// whatever the time: an edge failed, or names a URL without an entry (one a run fetched
+    /// without storing it, such as a `no-store` response). Without a digest, a run does not check
+    /// such a page's record in vain each time; it looks up nothing past the first such edge.
+    private static func wantedDigest(
+        page: String, partition: String, discovery: String, known: inout [String: EdgeEntry?], _ connection: Connection
+    ) throws -> Data? {
+        let rows = try edgeRows(page: page, partition: partition, connection)
+        guard !rows.contains(where: \.failed) else { return nil }
+        var entries: [EdgeEntry] = []
+        entries.reserveCapacity(rows.count)
+        for row in rows {
+            guard let entry = try lookUp(row.url, partition: partition, checking: false, known: &known, connection)
+            else { return nil }
+            entries.append(entry)
+        }
+        return digest(of: rows, entries, discovery: discovery)
     }
 
     /// Names what the digest covers and how; a new one makes every recorded digest differ.
     private static let recordDigestVersion = "webcache page record 1"
 
     private static let basisQuery = SQLQuery("SELECT digest FROM page_basis WHERE partition = ?1 AND page_url = ?2")
+
+    private static let basisDeleteQuery = SQLQuery("DELETE FROM page_basis WHERE partition = ?1 AND page_url = ?2")
 
     private static let basisUpsertQuery = SQLQuery("""
         INSERT INTO page_basis (partition, page_url, digest) VALUES (?, ?, ?)
