@@ -61,6 +61,11 @@ struct PreloadRecordTests {
                                  headers: ["Cache-Control": "no-cache", "ETag": "\"frame\""])
                 case "/p.html":
                     return .text("<!doctype html><iframe src=/f.html></iframe>", contentType: "text/html", headers: fresh)
+                case "/r.html":
+                    return .text("<!doctype html><link rel=stylesheet href=/old.css><div class=a></div>",
+                                 contentType: "text/html", headers: fresh)
+                case "/old.css":
+                    return OriginResponse(status: 301, headers: ["Location": "/site.css", "Cache-Control": "max-age=3600"])
                 case "/site.css":
                     return .text(self.stylesheet.withLock { $0 }, contentType: "text/css", headers: fresh)
                 default:
@@ -287,6 +292,27 @@ struct PreloadRecordTests {
         #expect(log.discoveredPaths.contains("/frame.html"))
         #expect(try edgePaths(rig, "framed.html") == needed)
         #expect(try rig.cache.store.pageStatus(forPage: rig.url("framed.html")).isComplete)
+        await rig.stop()
+    }
+
+    @Test func aStylesheetReachedThroughARedirectIsReadAgainWhenItsTargetChanges() async throws {
+        // Given a page whose stylesheet redirects to another URL, every response fresh
+        let (rig, site) = try start()
+        #expect(await rig.cache.preload(["r.html"]).succeeded)
+        #expect(try edgePaths(rig, "r.html") == ["/i/bg-a.png", "/old.css", "/r.html"])
+
+        // When the target changes and a client loads it again, so that the store holds the new
+        // bytes under the target's URL (the page's edges name the redirecting URL only, so the
+        // digest does not cover the target: a redirect among the edges keeps the record from standing)
+        site.stylesheet.withLock { $0 = ".a { background: url(/i/bg-new.png) }" }
+        _ = try await rig.cache.data(for: WebRequest("site.css"), policy: .reloadIgnoringCacheData)
+        let before = rig.server.requests.count
+        let warm = await rig.cache.preload(["r.html"])
+
+        // Then the page is not settled from a record made from the old bytes: the new image is found
+        #expect(warm.succeeded, "\(warm.failures)")
+        #expect(asked(rig, after: before) == ["/i/bg-new.png"])
+        #expect(try edgePaths(rig, "r.html").contains("/i/bg-new.png"))
         await rig.stop()
     }
 }
