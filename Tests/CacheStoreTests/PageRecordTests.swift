@@ -125,6 +125,22 @@ struct PageRecordTests {
         #expect(try digestCount() == 0)
     }
 
+    @Test func edgesFoundInBytesTheStoreNoLongerHoldsGetNoDigest() async throws {
+        // Given a page written with the hashes of the bytes its edges were found in, as stored
+        try await record(discovery: nil)
+        let read = [page: SHA256.hash(Data("<html>".utf8)), sheet: SHA256.hash(Data("a{}".utf8))]
+        try await store.setEdges([page: edges], discovery: "desktop", scanned: read)
+        #expect(try recorded() != nil)
+
+        // When the edges are written again from a stylesheet read before someone stored other bytes
+        try await store.setEdges(
+            [page: edges], discovery: "desktop", scanned: [sheet: SHA256.hash(Data("earlier{}".utf8))])
+
+        // Then the page keeps no digest: its edges describe bytes the store no longer holds
+        #expect(try recorded() == nil)
+        #expect(try digestCount() == 0)
+    }
+
     @Test func aRecordNamingAURLWithoutAnEntryKeepsNoDigest() async throws {
         // Given a page whose edges name a resource a run fetched without storing (no-store)
         try await store.save(makeEntry(page, headers: ["Content-Type": "text/html"]), body: Data("<html>".utf8))

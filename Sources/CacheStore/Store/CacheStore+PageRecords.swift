@@ -86,12 +86,14 @@ extension CacheStore {
         /// No Vary key or `Vary` line, not a decoded copy, a complete body record.
         let answersAlone: Bool
         let bodyID: Int64
+        /// The body's SHA-256, read for a write only (``lookUp(_:partition:checking:known:_:)``).
+        let bodyHash: Data?
         /// How many complete `GET` variants the URL has (this is one of them).
         var variants = 1
 
         init(
             id: Int64, status: Int, contentType: String?, bodySize: Int64, freshUntil: Double, responseTime: Double,
-            answersAlone: Bool, bodyID: Int64
+            answersAlone: Bool, bodyID: Int64, bodyHash: Data? = nil
         ) {
             self.id = id
             self.status = status
@@ -101,6 +103,7 @@ extension CacheStore {
             self.responseTime = responseTime
             self.answersAlone = answersAlone
             self.bodyID = bodyID
+            self.bodyHash = bodyHash
         }
     }
 
@@ -121,8 +124,8 @@ extension CacheStore {
     }
 
     /// The entry of `url`, from `known` or looked up (and added to `known`). Without `checking`,
-    /// only what the digest covers is read (body id, content type, variants), for a write; a
-    /// `known` filled so is not used for checking.
+    /// only what a write needs is read (body id and hash, content type, variants); a `known`
+    /// filled so is not used for checking.
     private static func lookUp(
         _ url: String, partition: String, checking: Bool, known: inout [String: EdgeEntry?], _ connection: Connection
     ) throws -> EdgeEntry? {
@@ -135,7 +138,8 @@ extension CacheStore {
                 guard entry == nil else { return }
                 entry = EdgeEntry(
                     id: 0, status: 0, contentType: row.optionalText(1), bodySize: 0, freshUntil: 0,
-                    responseTime: 0, answersAlone: false, bodyID: row.int64(0))
+                    responseTime: 0, answersAlone: false, bodyID: row.int64(0),
+                    bodyHash: row.isNull(2) ? nil : row.blob(2))
             }
         } else {
             try connection.forEachRow(edgeEntryQuery, [.text(partition), .text(url)]) { row in
@@ -196,9 +200,11 @@ extension CacheStore {
     /// for ``basisDiffers(page:partition:discovery:known:_:)``.
     @discardableResult
     static func recordBasis(
-        page: String, partition: String, discovery: String, known: inout [String: EdgeEntry?], _ connection: Connection
+        page: String, partition: String, discovery: String, scanned: [String: Data], known: inout [String: EdgeEntry?],
+        _ connection: Connection
     ) throws -> Bool {
-        let digest = try wantedDigest(page: page, partition: partition, discovery: discovery, known: &known, connection)
+        let digest = try wantedDigest(
+            page: page, partition: partition, discovery: discovery, scanned: scanned, known: &known, connection)
         guard try recordedDigest(page: page, partition: partition, connection) != digest else { return false }
         if let digest {
             try connection.run(basisUpsertQuery, [.text(partition), .text(page), .blob(digest)])
@@ -211,25 +217,29 @@ extension CacheStore {
     /// Whether `page`'s recorded digest is not the one its record has now for `discovery`. `known`
     /// holds the entries of URLs looked up before in the same transaction, which no write changed since.
     static func basisDiffers(
-        page: String, partition: String, discovery: String, known: inout [String: EdgeEntry?], _ connection: Connection
+        page: String, partition: String, discovery: String, scanned: [String: Data], known: inout [String: EdgeEntry?],
+        _ connection: Connection
     ) throws -> Bool {
         try recordedDigest(page: page, partition: partition, connection)
-            != wantedDigest(page: page, partition: partition, discovery: discovery, known: &known, connection)
+            != wantedDigest(page: page, partition: partition, discovery: discovery, scanned: scanned, known: &known, connection)
     }
 
     /// The digest `page`'s record should have now, or `nil` when the record could not stand
     /// whatever the time: an edge failed, or names a URL without an entry (one a run fetched
-    /// without storing it, such as a `no-store` response). Without a digest, a run does not check
-    /// such a page's record in vain each time; it looks up nothing past the first such edge.
+    /// without storing it, such as a `no-store` response), or whose entry holds other bytes than
+    /// the `scanned` ones the edges were found in. Without a digest, a run does not check such a
+    /// page's record in vain each time; it looks up nothing past the first such edge.
     private static func wantedDigest(
-        page: String, partition: String, discovery: String, known: inout [String: EdgeEntry?], _ connection: Connection
+        page: String, partition: String, discovery: String, scanned: [String: Data], known: inout [String: EdgeEntry?],
+        _ connection: Connection
     ) throws -> Data? {
         let rows = try edgeRows(page: page, partition: partition, connection)
         guard !rows.contains(where: \.failed) else { return nil }
         var entries: [EdgeEntry] = []
         entries.reserveCapacity(rows.count)
         for row in rows {
-            guard let entry = try lookUp(row.url, partition: partition, checking: false, known: &known, connection)
+            guard let entry = try lookUp(row.url, partition: partition, checking: false, known: &known, connection),
+                scanned[row.url].map({ $0 == entry.bodyHash }) ?? true
             else { return nil }
             entries.append(entry)
         }
@@ -252,10 +262,11 @@ extension CacheStore {
     private static let recordedEdgesQuery = SQLQuery(
         "SELECT resource_url, kind, failure FROM page_edge WHERE partition = ?1 AND page_url = ?2 ORDER BY resource_url")
 
-    /// The complete `GET` entries of a URL (none, or several variants): body id, content type.
+    /// The complete `GET` entries of a URL (none, or several variants): body id, content type,
+    /// the body's SHA-256.
     private static let edgeBodyQuery = SQLQuery("""
-        SELECT body_id, content_type FROM entry \
-        WHERE partition = ?1 AND method = 'GET' AND url = ?2 AND complete_length IS NULL
+        SELECT e.body_id, e.content_type, b.hash FROM entry e LEFT JOIN body b ON b.id = e.body_id \
+        WHERE e.partition = ?1 AND e.method = 'GET' AND e.url = ?2 AND e.complete_length IS NULL
         """)
 
     /// The complete `GET` entries of a URL (none, or several variants): id, status, content type,

@@ -554,13 +554,16 @@ extension CacheStore {
     /// not in `keptPages` also gets the digest of its record as the store then holds it
     /// (``recordedPages(partition:urls:discovery:at:confirmed:)``), written only when it differs from the one
     /// recorded; without it, recorded digests are left as they are (a digest that no longer matches
-    /// its record is never trusted).
+    /// its record is never trusted). `scanned` gives the SHA-256 of the bytes the caller read for
+    /// references at some of the edges' URLs: a page whose edge's entry now holds other bytes (stored
+    /// again by someone else since they were read) gets no digest, since its edges were found in
+    /// bytes the store no longer has.
     ///
     /// - Throws: ``CacheStore/Error``; then no page's edges changed.
     public nonisolated func setEdges(
         _ edgesByPage: [String: [PageEdge]], partition: String = "guest", keepingKinds keptKinds: Set<String> = [],
         keepingEveryEdgeOf keptPages: Set<String> = [], skipped: [String: [PageSkip]] = [:], comparingFirst: Bool = true,
-        discovery: String? = nil
+        discovery: String? = nil, scanned: [String: Data] = [:]
     ) async throws {
         guard !edgesByPage.isEmpty else { return }
         let discovery = columns.hasPageBasis ? discovery : nil
@@ -577,7 +580,8 @@ extension CacheStore {
             guard !keepsEvery else { return false }
             if try Self.skipChanges(skipped[page] ?? [], page: page, partition: partition, connection) { return true }
             guard let discovery else { return false }
-            return try Self.basisDiffers(page: page, partition: partition, discovery: discovery, known: &known, connection)
+            return try Self.basisDiffers(
+                page: page, partition: partition, discovery: discovery, scanned: scanned, known: &known, connection)
         }
         var changed = edgesByPage
         // A store opened for reading only refuses the write, as it always did, rather than comparing.
@@ -601,7 +605,9 @@ extension CacheStore {
                 guard !keptPages.contains(page) else { continue }
                 try Self.replaceSkips(skipped[page] ?? [], page: page, partition: partition, connection)
                 if let discovery {
-                    try Self.recordBasis(page: page, partition: partition, discovery: discovery, known: &known, connection)
+                    try Self.recordBasis(
+                        page: page, partition: partition, discovery: discovery, scanned: scanned, known: &known,
+                        connection)
                 }
             }
         }

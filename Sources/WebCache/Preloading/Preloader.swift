@@ -117,7 +117,8 @@ struct Preloader: Sendable {
     }
 
     private enum Outcome: Sendable {
-        case stored(status: Int, networkBytes: Int64, source: ResponseSource)
+        /// Stored; `scanned` is the SHA-256 of the body when it was read for references at its own URL.
+        case stored(status: Int, networkBytes: Int64, source: ResponseSource, scanned: Data?)
         case failed(String)
         /// The run was cancelled before the fetch ended: it neither stored nor failed.
         case cancelled
@@ -227,8 +228,12 @@ struct Preloader: Sendable {
                 events(.fetched(url: url, status: edge.status, bytes: 0, source: .hit))
             }
         }
+        /// The SHA-256 of each body this run read for references, by URL, that a page's record may
+        /// name: a page's until its edges are stored, a stylesheet's, frame's or manifest's (few: a
+        /// site's pages share them) for the run.
+        var scannedBodies: [String: Data] = [:]
         /// Pages the origin confirmed unchanged that need what their records list: their recorded
-        /// edges and what was left out for them stay as they are (``writeEdges(of:_:skipped:keeping:comparingFirst:)``).
+        /// edges and what was left out for them stay as they are (``writeEdges(of:_:skipped:keeping:scanned:comparingFirst:)``).
         var confirmedPages: Set<URLKey> = []
         /// Reads the list on while the window has room, at most a window's worth of new pages at a
         /// time: the pages read at one time are looked up in the store together, those answered by a
@@ -299,7 +304,7 @@ struct Preloader: Sendable {
             do {
                 try await writeEdges(
                     of: settled, schedule, skipped: skippedByDocument, keeping: confirmedPages,
-                    comparingFirst: answersFromStore)
+                    scanned: scannedBodies, comparingFirst: answersFromStore)
             } catch {
                 return false
             }
@@ -307,6 +312,7 @@ struct Preloader: Sendable {
             for page in settled {
                 skippedByDocument[page.url] = nil
                 confirmedPages.remove(page.key)
+                scannedBodies[page.url.absoluteString] = nil
             }
             schedule.forget(pages: settled)
             return true
@@ -392,8 +398,9 @@ struct Preloader: Sendable {
                         schedule.endTransfer(item)
                     case .finished(let item, let outcome):
                         switch outcome {
-                        case .stored(let status, let bytes, let source):
+                        case .stored(let status, let bytes, let source, let scanned):
                             schedule.finish(item, failure: nil)
+                            if let scanned { scannedBodies[item.url.absoluteString] = scanned }
                             if item.tier == 0, source == .network || source == .revalidated {
                                 confirmedContainers.insert(item.url.absoluteString)
                             }
@@ -433,7 +440,7 @@ struct Preloader: Sendable {
         do {
             try await writeEdges(
                 of: remaining, schedule, skipped: skippedByDocument, keeping: confirmedPages,
-                comparingFirst: answersFromStore)
+                scanned: scannedBodies, comparingFirst: answersFromStore)
         } catch {
             let reason = "its list of requisites could not be stored: \(error)"
             for page in remaining {
@@ -628,13 +635,13 @@ struct Preloader: Sendable {
                     // The final response frees the transfer slot once its body has crossed the
                     // network, while it is still scanned and saved; a redirect's or a retried one's does not.
                     response.body.whenReceived { messages.send(.transferred(item)) }
-                    let bytes = try await scan(response, for: item, messages: messages)
+                    let (bytes, scanned) = try await scan(response, for: item, messages: messages)
                     let networkBytes = response.source == .network ? bytes : 0
                     if response.status >= 400 {
                         failure = ("HTTP \(response.status)", nil, false)
                     } else {
                         messages.send(.finished(item, .stored(status: response.status, networkBytes: networkBytes,
-                                                              source: response.source)))
+                                                              source: response.source, scanned: scanned)))
                         return
                     }
                 }
@@ -727,10 +734,12 @@ struct Preloader: Sendable {
     }
 
     /// Reads the body to its end (which stores it), reporting references as they are found.
-    /// - Returns: the body's size in bytes.
+    /// - Returns: the body's size in bytes, and when it was scanned at the item's own URL in a run
+    ///   that records pages' digests, its SHA-256: a record is written only from the bytes it was
+    ///   found in (``CacheStore/setEdges(_:partition:keepingKinds:keepingEveryEdgeOf:skipped:comparingFirst:discovery:scanned:)``).
     private func scan(
         _ response: WebResponse, for item: PreloadItem, messages: MessageQueue<Message>
-    ) async throws -> Int64 {
+    ) async throws -> (bytes: Int64, scanned: Data?) {
         // An error page's references are not what the page needs: a browser shows no page there either.
         let wanted = options.includesRequisites || (item.isPage && item.depth < options.depth)
         // A listed page the origin confirmed unchanged is settled from its record when it stands:
@@ -741,6 +750,8 @@ struct Preloader: Sendable {
                               includesMedia: options.includesMedia)
             : .none
         var bytes: Int64 = 0
+        var hasher: SHA256?
+        if discovery != nil, response.url == item.url, scanner.scans { hasher = SHA256() }
         var families: Set<FontFamilyUse> = []
         let fromPublicAddress = addresses.isFromPublicAddress(response)
         func send(_ found: [Reference]) {
@@ -754,6 +765,7 @@ struct Preloader: Sendable {
         }
         for try await chunk in response.body {
             bytes += Int64(chunk.count)
+            hasher?.update(chunk)
             send(scanner.feed(chunk))
         }
         do {
@@ -763,7 +775,7 @@ struct Preloader: Sendable {
         }
         if let tree = scanner.documentTree { messages.send(.scannedDocument(item, tree)) }
         if let record { messages.send(.confirmed(item, record)) }
-        return bytes
+        return (bytes, hasher?.finalize())
     }
 
     /// The record of a listed page the origin has just confirmed unchanged, when it stands for this
@@ -816,7 +828,8 @@ struct Preloader: Sendable {
     /// recorded edges and skips are kept as for a page whose fetch failed.
     private func writeEdges(
         of pages: [PreloadSchedule.Page], _ schedule: PreloadSchedule,
-        skipped skippedByDocument: [URL: [String: PageSkip]], keeping confirmed: Set<URLKey>, comparingFirst: Bool
+        skipped skippedByDocument: [URL: [String: PageSkip]], keeping confirmed: Set<URLKey>,
+        scanned: [String: Data], comparingFirst: Bool
     ) async throws {
         guard !pages.isEmpty else { return }
         var edgesByPage: [String: [PageEdge]] = [:]
@@ -842,7 +855,8 @@ struct Preloader: Sendable {
         }
         try await loader.store.setEdges(
             edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: keptPages,
-            skipped: skippedByPage, comparingFirst: comparingFirst, discovery: discovery)
+            skipped: skippedByPage, comparingFirst: comparingFirst, discovery: discovery,
+            scanned: scanned)
     }
 
     /// Takes back, from its stored edges, what a page whose references were let go needs, when

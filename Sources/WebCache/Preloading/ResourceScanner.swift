@@ -115,6 +115,14 @@ enum ResourceScanner {
         }
     }
 
+    /// Whether it reads the body it is fed (HTML, CSS, a manifest).
+    var scans: Bool {
+        switch self {
+        case .html, .css, .manifest: true
+        case .ended, .none: false
+        }
+    }
+
     /// Whether it scans an HTML document (a page or frame), whose elements decide its style rules.
     var isDocument: Bool {
         switch self {

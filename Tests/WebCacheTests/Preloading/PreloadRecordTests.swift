@@ -315,4 +315,38 @@ struct PreloadRecordTests {
         #expect(try edgePaths(rig, "r.html").contains("/i/bg-new.png"))
         await rig.stop()
     }
+
+    @Test func edgesFoundInAStylesheetAnotherClientReplacedBeforeTheyWereWrittenAreNotTrusted() async throws {
+        // Given an origin that holds the stylesheet's image until the test lets it go
+        let site = Site()
+        let gate = DispatchSemaphore(value: 0)
+        let held = Mutex(false)
+        let rig = try PreloadRig.start { request in
+            if request.path == "/i/bg-a.png" {
+                held.withLock { $0 = true }
+                _ = gate.wait(timeout: .now() + 60)
+            }
+            return site.handler(request)
+        }
+
+        // When the page is preloaded, and after its stylesheet was read (its image is asked for)
+        // but before the page's edges are written, the origin changes the stylesheet and another
+        // client of the same store loads it again
+        async let cold = rig.cache.preload(["a.html"])
+        for _ in 0..<6_000 where !held.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(held.withLock { $0 })
+        site.stylesheet.withLock { $0 = ".a { background: url(/i/bg-new.png) }" }
+        _ = try await rig.cache.data(for: WebRequest("site.css"), policy: .reloadIgnoringCacheData)
+        gate.signal()
+        #expect(await cold.succeeded)
+        let before = rig.server.requests.count
+
+        // Then the page's record is not trusted, since its edges were found in bytes the store no
+        // longer holds: the next run reads the page and the new stylesheet and finds the new image
+        let warm = await rig.cache.preload(["a.html"])
+        #expect(warm.succeeded, "\(warm.failures)")
+        #expect(asked(rig, after: before) == ["/i/bg-new.png"])
+        #expect(try edgePaths(rig, "a.html").contains("/i/bg-new.png"))
+        await rig.stop()
+    }
 }
