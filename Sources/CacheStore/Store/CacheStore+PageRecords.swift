@@ -124,22 +124,24 @@ extension CacheStore {
     }
 
     /// The entry of `url`, from `known` or looked up (and added to `known`). Without `checking`,
-    /// only what a write needs is read (body id and hash, content type, variants); a `known`
+    /// only what a write needs is read (body id, content type, variants, and with `hashing` the
+    /// body's hash: a caller asks for it for the same URLs throughout a transaction); a `known`
     /// filled so is not used for checking.
     private static func lookUp(
-        _ url: String, partition: String, checking: Bool, known: inout [String: EdgeEntry?], _ connection: Connection
+        _ url: String, partition: String, checking: Bool, hashing: Bool = false, known: inout [String: EdgeEntry?],
+        _ connection: Connection
     ) throws -> EdgeEntry? {
         if let entry = known[url] { return entry }
         var entry: EdgeEntry?
         var variants = 0
         if !checking {
-            try connection.forEachRow(edgeBodyQuery, [.text(partition), .text(url)]) { row in
+            try connection.forEachRow(hashing ? edgeBodyHashQuery : edgeBodyQuery, [.text(partition), .text(url)]) { row in
                 variants += 1
                 guard entry == nil else { return }
                 entry = EdgeEntry(
                     id: 0, status: 0, contentType: row.optionalText(1), bodySize: 0, freshUntil: 0,
                     responseTime: 0, answersAlone: false, bodyID: row.int64(0),
-                    bodyHash: row.isNull(2) ? nil : row.blob(2))
+                    bodyHash: hashing && !row.isNull(2) ? row.blob(2) : nil)
             }
         } else {
             try connection.forEachRow(edgeEntryQuery, [.text(partition), .text(url)]) { row in
@@ -238,8 +240,10 @@ extension CacheStore {
         var entries: [EdgeEntry] = []
         entries.reserveCapacity(rows.count)
         for row in rows {
-            guard let entry = try lookUp(row.url, partition: partition, checking: false, known: &known, connection),
-                scanned[row.url].map({ $0 == entry.bodyHash }) ?? true
+            let read = scanned[row.url]
+            guard let entry = try lookUp(
+                row.url, partition: partition, checking: false, hashing: read != nil, known: &known, connection),
+                read == nil || read == entry.bodyHash
             else { return nil }
             entries.append(entry)
         }
@@ -262,9 +266,14 @@ extension CacheStore {
     private static let recordedEdgesQuery = SQLQuery(
         "SELECT resource_url, kind, failure FROM page_edge WHERE partition = ?1 AND page_url = ?2 ORDER BY resource_url")
 
-    /// The complete `GET` entries of a URL (none, or several variants): body id, content type,
-    /// the body's SHA-256.
+    /// The complete `GET` entries of a URL (none, or several variants): body id, content type.
     private static let edgeBodyQuery = SQLQuery("""
+        SELECT body_id, content_type FROM entry \
+        WHERE partition = ?1 AND method = 'GET' AND url = ?2 AND complete_length IS NULL
+        """)
+
+    /// ``edgeBodyQuery`` with the body's SHA-256.
+    private static let edgeBodyHashQuery = SQLQuery("""
         SELECT e.body_id, e.content_type, b.hash FROM entry e LEFT JOIN body b ON b.id = e.body_id \
         WHERE e.partition = ?1 AND e.method = 'GET' AND e.url = ?2 AND e.complete_length IS NULL
         """)
