@@ -55,12 +55,11 @@ extension CacheStore {
                     let index = Int(row.int64(0))
                     guard index >= 0, index < urls.count else { return }
                     variants[index] = min(variants[index] + 1, 2)
-                    // Column 7 holds what the columns alone must say: no Vary key, not decoded, a complete body.
-                    guard variants[index] == 1, row.int64(7) != 0, row.double(5) > now, now >= row.double(6),
-                        !row.withTextBytes(8, Self.hasVaryLine)
-                    else { return }
                     let status = Int(row.int64(2))
-                    guard (200...299).contains(status), status != 206 else { return }
+                    guard variants[index] == 1, Self.answersPlainGET(
+                        flagged: row.int64(7) != 0, freshUntil: row.double(5), responseTime: row.double(6), now: now,
+                        status: status, hasVaryLine: row.withTextBytes(8, Self.hasVaryLine))
+                    else { return }
                     found[index] = FreshEntry(id: row.int64(1), status: status, contentType: row.optionalText(3),
                                               bodySize: row.int64(4), isLonePage: asPages && row.int64(9) != 0)
                 }
@@ -81,6 +80,23 @@ extension CacheStore {
         }
         bytes.append(UInt8(ascii: "]"))
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The SQL column (over an entry `e` and its body `b`) that is 1 when what a plain `GET` of the
+    /// entry's URL needs from its columns alone holds: no Vary key, not a decoded copy, a complete
+    /// body record. Read by the fresh lookup and by a page record's check.
+    static let answersAloneColumn = "e.vary_key = '' AND e.decoded_from IS NULL AND b.hash IS NOT NULL"
+
+    /// Whether an entry, the only complete `GET` variant of its URL, answers a plain `GET` at `now`
+    /// without a request, by its stored columns as the loader's hit decides it: ``answersAloneColumn``
+    /// (`flagged`), fresh (or its freshness just `confirmed` by the origin) and not received after
+    /// `now`, a success status but 206, and no `Vary` line in its stored header text, asked last.
+    static func answersPlainGET(
+        flagged: Bool, freshUntil: Double, responseTime: Double, now: Double, confirmed: Bool = false, status: Int,
+        hasVaryLine: @autoclosure () -> Bool
+    ) -> Bool {
+        flagged && (freshUntil > now || confirmed) && now >= responseTime && (200...299).contains(status)
+            && status != 206 && !hasVaryLine()
     }
 
     /// Whether stored header text (lines of `Name: value`, each ended by CR LF) has a `Vary` line:

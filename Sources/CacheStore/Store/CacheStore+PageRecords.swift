@@ -9,10 +9,9 @@ import HTTPCore
 /// variants of the entry that answers it. A later preload that looks for them the same way computes
 /// the digest again from the store as it is; if it is the same, every entry the edges name holds the
 /// bytes the edges were found in, so reading the page and its stylesheets again would find the same
-/// edges. Any change to an
-/// edge, to the entry an edge names or to the discovery text changes the digest, so a digest that no
-/// longer describes its record (edges merged or pruned since, a body stored again) is never trusted;
-/// nothing else has to keep the table in step.
+/// edges. Any change to an edge, to the entry an edge names or to the discovery text changes the
+/// digest, so a digest that no longer describes its record (edges merged or pruned since, a body
+/// stored again) is never trusted; nothing else has to keep the table in step.
 extension CacheStore {
     /// For each of `urls` (pages in `partition`), its ``RecordedPage`` when the record stands for a
     /// preload whose discovery text is `discovery` at `date`, or `nil` when it does not: no digest
@@ -56,54 +55,65 @@ extension CacheStore {
         let rows = try edgeRows(page: page, partition: partition, connection)
         guard !rows.contains(where: \.failed) else { return nil }
         var edges: [RecordedPage.Edge] = []
-        var entries: [EdgeEntry] = []
+        var bodies: [EdgeBody] = []
         edges.reserveCapacity(rows.count)
-        entries.reserveCapacity(rows.count)
+        bodies.reserveCapacity(rows.count)
         for row in rows {
             // A URL with two variants answers no plain GET alone.
-            guard let entry = try lookUp(row.url, partition: partition, checking: true, known: &known, connection),
-                entry.variants == 1, entry.answersAlone, entry.freshUntil > now || confirmed.contains(row.url),
-                now >= entry.responseTime, (200...299).contains(entry.status), entry.status != 206
+            guard let entry = try checkedEntry(row.url, partition: partition, known: &known, connection),
+                entry.body.variants == 1,
+                answersPlainGET(
+                    flagged: entry.answersAlone, freshUntil: entry.freshUntil, responseTime: entry.responseTime,
+                    now: now, confirmed: confirmed.contains(row.url), status: entry.status, hasVaryLine: false)
             else { return nil }
-            entries.append(entry)
+            bodies.append(entry.body)
             edges.append(RecordedPage.Edge(
                 resourceURL: row.url, kind: row.kind, entryID: entry.id, status: entry.status,
-                contentType: entry.contentType, bodySize: entry.bodySize))
+                contentType: entry.body.contentType, bodySize: entry.bodySize))
         }
-        guard !edges.isEmpty, digest(of: rows, entries, discovery: discovery) == recorded else { return nil }
+        guard !edges.isEmpty, digest(of: rows, bodies, discovery: discovery) == recorded else { return nil }
         return RecordedPage(edges: edges)
     }
 
-    /// What the store holds for an edge's URL: its complete `GET` entry, as a record reads it. A
-    /// class: the pages of a site share most of their edges, and each shares the one looked up.
-    final class EdgeEntry {
-        let id: Int64
-        let status: Int
-        let contentType: String?
-        let bodySize: Int64
-        let freshUntil: Double
-        let responseTime: Double
-        /// No Vary key or `Vary` line, not a decoded copy, a complete body record.
-        let answersAlone: Bool
+    /// What a page's digest covers of the entry that answers an edge's URL. A class, as
+    /// ``EdgeEntry`` is: the pages of a site share most of their edges, and each shares the one
+    /// looked up.
+    final class EdgeBody {
         let bodyID: Int64
-        /// The body's SHA-256, read for a write only (``lookUp(_:partition:checking:known:_:)``).
-        let bodyHash: Data?
+        let contentType: String?
+        /// The body's SHA-256, when it was asked for (``storedBody(_:partition:hashing:known:_:)``).
+        let hash: Data?
         /// How many complete `GET` variants the URL has (this is one of them).
         var variants = 1
 
-        init(
-            id: Int64, status: Int, contentType: String?, bodySize: Int64, freshUntil: Double, responseTime: Double,
-            answersAlone: Bool, bodyID: Int64, bodyHash: Data? = nil
-        ) {
-            self.id = id
-            self.status = status
-            self.contentType = contentType
-            self.bodySize = bodySize
-            self.freshUntil = freshUntil
-            self.responseTime = responseTime
-            self.answersAlone = answersAlone
+        init(bodyID: Int64, contentType: String?, hash: Data? = nil) {
             self.bodyID = bodyID
-            self.bodyHash = bodyHash
+            self.contentType = contentType
+            self.hash = hash
+        }
+    }
+
+    /// The complete `GET` entry that answers an edge's URL, as a record's check reads it. A class:
+    /// the pages of a site share most of their edges, and each shares the one looked up.
+    final class EdgeEntry {
+        let id: Int64
+        let status: Int
+        let bodySize: Int64
+        let freshUntil: Double
+        let responseTime: Double
+        /// ``answersAloneColumn``, and no `Vary` line in its stored header text.
+        let answersAlone: Bool
+        let body: EdgeBody
+
+        /// The entry of a row of ``edgeEntryQuery``.
+        init(row: Statement) {
+            id = row.int64(0)
+            status = Int(row.int64(1))
+            bodySize = row.int64(3)
+            freshUntil = row.double(4)
+            responseTime = row.double(5)
+            answersAlone = row.int64(6) != 0 && !row.withTextBytes(7, hasVaryLine)
+            body = EdgeBody(bodyID: row.int64(8), contentType: row.optionalText(2))
         }
     }
 
@@ -117,52 +127,62 @@ extension CacheStore {
     /// `page`'s edges in the order of their resource URLs' bytes, without their entries.
     private static func edgeRows(page: String, partition: String, _ connection: Connection) throws -> [EdgeRow] {
         var rows: [EdgeRow] = []
-        try connection.forEachRow(recordedEdgesQuery, [.text(partition), .text(page)]) { row in
+        try connection.forEachRow(edgesQuery, [.text(partition), .text(page)]) { row in
             rows.append(EdgeRow(url: row.text(0), kind: row.text(1), failed: !row.isNull(2)))
         }
         return rows
     }
 
-    /// The entry of `url`, from `known` or looked up (and added to `known`). Without `checking`,
-    /// only what a write needs is read (body id, content type, variants, and with `hashing` the
-    /// body's hash: a caller asks for it for the same URLs throughout a transaction); a `known`
-    /// filled so is not used for checking.
-    private static func lookUp(
-        _ url: String, partition: String, checking: Bool, hashing: Bool = false, known: inout [String: EdgeEntry?],
-        _ connection: Connection
+    /// The entry of `url` for a record's check, from `known` or looked up (and added to `known`).
+    private static func checkedEntry(
+        _ url: String, partition: String, known: inout [String: EdgeEntry?], _ connection: Connection
     ) throws -> EdgeEntry? {
         if let entry = known[url] { return entry }
-        var entry: EdgeEntry?
-        var variants = 0
-        if !checking {
-            try connection.forEachRow(hashing ? edgeBodyHashQuery : edgeBodyQuery, [.text(partition), .text(url)]) { row in
-                variants += 1
-                guard entry == nil else { return }
-                entry = EdgeEntry(
-                    id: 0, status: 0, contentType: row.optionalText(1), bodySize: 0, freshUntil: 0,
-                    responseTime: 0, answersAlone: false, bodyID: row.int64(0),
-                    bodyHash: hashing && !row.isNull(2) ? row.blob(2) : nil)
+        let entry = try firstVariant(edgeEntryQuery, url: url, partition: partition, connection) { EdgeEntry(row: $0) }
+            .map { entry, variants in
+                entry.body.variants = variants
+                return entry
             }
-        } else {
-            try connection.forEachRow(edgeEntryQuery, [.text(partition), .text(url)]) { row in
-                variants += 1
-                guard entry == nil else { return }
-                entry = EdgeEntry(
-                    id: row.int64(0), status: Int(row.int64(1)), contentType: row.optionalText(2),
-                    bodySize: row.int64(3), freshUntil: row.double(4), responseTime: row.double(5),
-                    answersAlone: row.int64(6) != 0 && !row.withTextBytes(7, Self.hasVaryLine),
-                    bodyID: row.int64(8))
-            }
-        }
-        entry?.variants = variants
         known[url] = entry
         return entry
     }
 
-    /// The digest of a record's `rows`, each with its URL's entry, for `discovery`: each edge's URL,
-    /// kind, and its entry's body id, content type and number of variants, each text ended by a
-    /// zero byte (which no URL, kind or field value holds), hashed at once.
-    private static func digest(of rows: [EdgeRow], _ entries: [EdgeEntry], discovery: String) -> Data {
+    /// What the digest covers of the entry of `url`, for a write, from `known` or looked up (and
+    /// added to `known`); with `hashing`, with the body's hash (a caller asks for it for the same
+    /// URLs throughout a transaction).
+    private static func storedBody(
+        _ url: String, partition: String, hashing: Bool, known: inout [String: EdgeBody?], _ connection: Connection
+    ) throws -> EdgeBody? {
+        if let body = known[url] { return body }
+        let query = hashing ? edgeBodyHashQuery : edgeBodyQuery
+        let body = try firstVariant(query, url: url, partition: partition, connection) { row in
+            EdgeBody(bodyID: row.int64(0), contentType: row.optionalText(1), hash: hashing && !row.isNull(2) ? row.blob(2) : nil)
+        }.map { body, variants in
+            body.variants = variants
+            return body
+        }
+        known[url] = body
+        return body
+    }
+
+    /// The first of the complete `GET` variants of `url` that `query` gives, made by `make`, with
+    /// how many there are; `nil` when there is none.
+    private static func firstVariant<Value>(
+        _ query: SQLQuery, url: String, partition: String, _ connection: Connection, _ make: (Statement) -> Value
+    ) throws -> (Value, Int)? {
+        var first: Value?
+        var variants = 0
+        try connection.forEachRow(query, [.text(partition), .text(url)]) { row in
+            variants += 1
+            if first == nil { first = make(row) }
+        }
+        return first.map { ($0, variants) }
+    }
+
+    /// The digest of a record's `rows`, each with what its URL's entry holds, for `discovery`: each
+    /// edge's URL, kind, and its entry's body id, content type and number of variants, each text
+    /// ended by a zero byte (which no URL, kind or field value holds), hashed at once.
+    private static func digest(of rows: [EdgeRow], _ bodies: [EdgeBody], discovery: String) -> Data {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64 + discovery.utf8.count + rows.count * 96)
         func add(_ text: String) {
@@ -171,13 +191,13 @@ extension CacheStore {
         }
         add(recordDigestVersion)
         add(discovery)
-        for (row, entry) in zip(rows, entries) {
+        for (row, body) in zip(rows, bodies) {
             add(row.url)
             add(row.kind)
-            bytes.append(contentsOf: String(entry.bodyID).utf8)
+            bytes.append(contentsOf: String(body.bodyID).utf8)
             bytes.append(UInt8(ascii: " "))
-            add(String(entry.variants))
-            if let contentType = entry.contentType {
+            add(String(body.variants))
+            if let contentType = body.contentType {
                 bytes.append(UInt8(ascii: "="))
                 add(contentType)
             } else {
@@ -198,11 +218,11 @@ extension CacheStore {
 
     /// Writes the digest of `page`'s record as the store now holds it, for `discovery`, unless it is
     /// already the one recorded, or removes the recorded one when the record could not stand
-    /// (``wantedDigest(page:partition:discovery:known:_:)``); returns whether it wrote. `known` is as
-    /// for ``basisDiffers(page:partition:discovery:known:_:)``.
+    /// (``wantedDigest(page:partition:discovery:scanned:known:_:)``); returns whether it wrote. `known`
+    /// is as for ``basisDiffers(page:partition:discovery:scanned:known:_:)``.
     @discardableResult
     static func recordBasis(
-        page: String, partition: String, discovery: String, scanned: [String: Data], known: inout [String: EdgeEntry?],
+        page: String, partition: String, discovery: String, scanned: [String: Data], known: inout [String: EdgeBody?],
         _ connection: Connection
     ) throws -> Bool {
         let digest = try wantedDigest(
@@ -219,11 +239,12 @@ extension CacheStore {
     /// Whether `page`'s recorded digest is not the one its record has now for `discovery`. `known`
     /// holds the entries of URLs looked up before in the same transaction, which no write changed since.
     static func basisDiffers(
-        page: String, partition: String, discovery: String, scanned: [String: Data], known: inout [String: EdgeEntry?],
+        page: String, partition: String, discovery: String, scanned: [String: Data], known: inout [String: EdgeBody?],
         _ connection: Connection
     ) throws -> Bool {
         try recordedDigest(page: page, partition: partition, connection)
-            != wantedDigest(page: page, partition: partition, discovery: discovery, scanned: scanned, known: &known, connection)
+            != wantedDigest(
+                page: page, partition: partition, discovery: discovery, scanned: scanned, known: &known, connection)
     }
 
     /// The digest `page`'s record should have now, or `nil` when the record could not stand
@@ -232,22 +253,22 @@ extension CacheStore {
     /// the `scanned` ones the edges were found in. Without a digest, a run does not check such a
     /// page's record in vain each time; it looks up nothing past the first such edge.
     private static func wantedDigest(
-        page: String, partition: String, discovery: String, scanned: [String: Data], known: inout [String: EdgeEntry?],
+        page: String, partition: String, discovery: String, scanned: [String: Data], known: inout [String: EdgeBody?],
         _ connection: Connection
     ) throws -> Data? {
         let rows = try edgeRows(page: page, partition: partition, connection)
         guard !rows.contains(where: \.failed) else { return nil }
-        var entries: [EdgeEntry] = []
-        entries.reserveCapacity(rows.count)
+        var bodies: [EdgeBody] = []
+        bodies.reserveCapacity(rows.count)
         for row in rows {
             let read = scanned[row.url]
-            guard let entry = try lookUp(
-                row.url, partition: partition, checking: false, hashing: read != nil, known: &known, connection),
-                read == nil || read == entry.bodyHash
+            guard let body = try storedBody(
+                row.url, partition: partition, hashing: read != nil, known: &known, connection),
+                read == nil || read == body.hash
             else { return nil }
-            entries.append(entry)
+            bodies.append(body)
         }
-        return digest(of: rows, entries, discovery: discovery)
+        return digest(of: rows, bodies, discovery: discovery)
     }
 
     /// Names what the digest covers and how; a new one makes every recorded digest differ.
@@ -261,10 +282,6 @@ extension CacheStore {
         INSERT INTO page_basis (partition, page_url, digest) VALUES (?, ?, ?)
         ON CONFLICT (partition, page_url) DO UPDATE SET digest = excluded.digest
         """)
-
-    /// A page's edges in the order of their resource URLs' bytes: URL, kind, failure.
-    private static let recordedEdgesQuery = SQLQuery(
-        "SELECT resource_url, kind, failure FROM page_edge WHERE partition = ?1 AND page_url = ?2 ORDER BY resource_url")
 
     /// The complete `GET` entries of a URL (none, or several variants): body id, content type.
     private static let edgeBodyQuery = SQLQuery("""
@@ -280,10 +297,10 @@ extension CacheStore {
 
     /// The complete `GET` entries of a URL (none, or several variants): id, status, content type,
     /// body size, `fresh_until`, `response_time`, 1 when it has no Vary key, no decoded content and a
-    /// complete body record, the stored header text, body id.
+    /// complete body record (``answersAloneColumn``), the stored header text, body id.
     private static let edgeEntryQuery = SQLQuery("""
         SELECT e.id, e.status, e.content_type, e.body_size, e.fresh_until, e.response_time, \
-        e.vary_key = '' AND e.decoded_from IS NULL AND b.hash IS NOT NULL, e.headers, e.body_id \
+        \(answersAloneColumn), e.headers, e.body_id \
         FROM entry e LEFT JOIN body b ON b.id = e.body_id \
         WHERE e.partition = ?1 AND e.method = 'GET' AND e.url = ?2 AND e.complete_length IS NULL
         """)

@@ -568,7 +568,7 @@ extension CacheStore {
         guard !edgesByPage.isEmpty else { return }
         let discovery = columns.hasPageBasis ? discovery : nil
         @Sendable func changes(
-            _ page: String, _ edges: [PageEdge], known: inout [String: EdgeEntry?], _ connection: Connection
+            _ page: String, _ edges: [PageEdge], known: inout [String: EdgeBody?], _ connection: Connection
         ) throws -> Bool {
             let keepsEvery = keptPages.contains(page)
             if try !Self.edgeChanges(
@@ -589,7 +589,7 @@ extension CacheStore {
             changed = try read("compare the resources of \(edgesByPage.count) pages") { connection in
                 try connection.readTransaction {
                     // The entries the digests name, each looked up once for all the pages.
-                    var known: [String: EdgeEntry?] = [:]
+                    var known: [String: EdgeBody?] = [:]
                     return try edgesByPage.filter { try changes($0.key, $0.value, known: &known, connection) }
                 }
             }
@@ -597,7 +597,7 @@ extension CacheStore {
         }
         try await queuedWrite("record the resources of \(changed.count) pages") { [changed] connection in
             // Edges change here, entries do not: an entry looked up for one page's digest stands for the next.
-            var known: [String: EdgeEntry?] = [:]
+            var known: [String: EdgeBody?] = [:]
             for (page, edges) in changed {
                 try Self.replaceEdges(
                     edges, page: page, partition: partition, keepingKinds: keptKinds,

@@ -60,7 +60,7 @@ struct ReadableColumns: Sendable {
             func query(urls: String) -> SQLQuery {
                 SQLQuery("""
                     SELECT j.key, e.id, e.status, e.content_type, e.body_size, e.fresh_until, e.response_time, \
-                    e.vary_key = '' AND e.decoded_from IS NULL AND b.hash IS NOT NULL, e.headers\(more) \
+                    \(CacheStore.answersAloneColumn), e.headers\(more) \
                     FROM \(urls) j CROSS JOIN \(entries) e ON e.partition = ?1 AND e.method = 'GET' AND e.url = j.value \
                     CROSS JOIN body b ON b.id = e.body_id WHERE e.complete_length IS NULL
                     """)

@@ -181,14 +181,13 @@ struct PreloadSchedule {
         !unread.isEmpty && unread.contains(key)
     }
 
-    /// Queues `item`, answered by a page's record and not read, to be read now for a document
-    /// that uses it; returns whether it was such an item. It waits for an outcome again.
-    mutating func takeUnread(_ item: PreloadItem) -> Bool {
-        guard unread.remove(item.key) != nil else { return false }
+    /// Queues `item`, which ``isUnread(_:)`` names, to be read now for a document that uses it; it
+    /// waits for an outcome again.
+    mutating func takeUnread(_ item: PreloadItem) {
+        unread.remove(item.key)
         var item = item
         item.rereads = true
         queue(item)
-        return true
     }
 
     /// Whether the URL whose absolute text is `text` was already seen (queued, running or done) in this run.

@@ -564,7 +564,7 @@ struct Preloader: Sendable {
         if schedule.isForgotten(key) { recall(page: url, into: &schedule) }
         // Answered by a page's record without being read: read now for what it holds here.
         if schedule.isUnread(key) {
-            _ = schedule.takeUnread(PreloadItem(
+            schedule.takeUnread(PreloadItem(
                 url: url, kind: reference.kind, depth: parent.depth, refusesPrivateAddresses: origin.fromPublicAddress))
             events(.discovered(url: url, kind: reference.kind.rawValue, in: base))
             return
