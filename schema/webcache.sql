@@ -1,4 +1,4 @@
--- webcache store, schema version 9.
+-- webcache store, schema version 10.
 --
 -- The canonical DDL of the offline store, as the migrations in order (CacheStore `Schema.migrations`)
 -- build it; a test fails if a store built by the migrations differs from a store built by this text.
@@ -6,7 +6,7 @@
 -- Version 4 added body_chunk.checksum, version 5 entry.decoded_from, version 6 partial entries
 -- (entry.complete_length and entry_part), version 7 the page_skip table, version 8 identity_binding
 -- (and renamed the signed-in users' partitions of before to unclaimed-…: see docs/identity.md),
--- version 9 page_basis.
+-- version 9 page_basis, version 10 entry_access.
 --
 -- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
 
@@ -66,6 +66,7 @@ CREATE TABLE entry (
     fresh_until REAL NOT NULL,
     stale_until REAL,
     stored_at REAL NOT NULL,
+    -- The latest access and the hits as of the last fold; entry_access holds those since.
     last_access REAL NOT NULL,
     hit_count INTEGER NOT NULL DEFAULT 0 CHECK (hit_count >= 0),
     pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
@@ -204,3 +205,16 @@ CREATE TABLE page_basis (
     digest BLOB NOT NULL CHECK (length(digest) = 32),
     PRIMARY KEY (partition, page_url)
 ) STRICT, WITHOUT ROWID;
+
+-- Hits not yet folded into their entries: the latest access and the count since the last fold. A
+-- hit rewrites this narrow row instead of the entry's wide one; readers add it to the entry's
+-- last_access and hit_count, and an eviction folds every row into its entry before it orders
+-- entries by last access. The row goes with its entry.
+CREATE TABLE entry_access (
+    entry_id INTEGER PRIMARY KEY,
+    last_access REAL NOT NULL,
+    hit_count INTEGER NOT NULL CHECK (hit_count >= 0)
+) STRICT;
+CREATE TRIGGER entry_access_deleted AFTER DELETE ON entry BEGIN
+    DELETE FROM entry_access WHERE entry_id = OLD.id;
+END;

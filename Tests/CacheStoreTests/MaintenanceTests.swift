@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 import WebCacheTestSupport
@@ -97,6 +98,49 @@ struct MaintenanceTests {
         try await store.evict(toFit: 0)
         #expect(try store.variants(url: "https://example.test/0").count == 1)
         #expect(try store.totals().entryCount == 1)
+        try await store.close()
+    }
+
+    @Test func hitsWaitInTheirOwnRowsUntilAnEvictionFoldsThemIntoTheOrder() async throws {
+        // Given three entries saved at one instant, a hit twice at +10 and b once at +20, written
+        let store = try CacheStore(path: folder.path("fold.sqlite"), configuration: configuration())
+        var ids: [String: Int64] = [:]
+        for name in ["a", "b", "c"] {
+            ids[name] = try await store.save(
+                makeEntry("https://example.test/\(name)"), body: makeBody(size: 1_000, seed: UInt8(name.utf8.first!))
+            ).id
+        }
+        for _ in 0..<2 { _ = store.recordHit(entryID: try #require(ids["a"]), at: referenceDate + 10) }
+        _ = store.recordHit(entryID: try #require(ids["b"]), at: referenceDate + 20)
+        try await store.flushAccessLog()
+        let raw = try Connection(path: store.path, flags: SQLITE_OPEN_READWRITE)
+        let folded = "SELECT sum(hit_count) FROM entry"
+        // Then the entries' rows are untouched, the hits wait in entry_access, and reads add them
+        #expect(try raw.int64(folded) == 0)
+        #expect(try raw.int64("SELECT count(*) FROM entry_access") == 2)
+        let a = try #require(try store.entry(url: "https://example.test/a"))
+        #expect(a.hitCount == 2)
+        #expect(abs(a.lastAccess.timeIntervalSince(referenceDate + 10)) < 0.001)
+        // and the plan of an eviction orders by them: c was used least recently
+        #expect(try store.evictionPlan(toFit: 2_000).urls == ["https://example.test/c"])
+
+        // When an eviction runs, it folds the hits first and evicts by them
+        let result = try await store.evict(toFit: 2_000)
+        #expect(result.urls == ["https://example.test/c"])
+        #expect(try raw.int64("SELECT count(*) FROM entry_access") == 0)
+        #expect(try raw.int64(folded) == 3)
+        let b = try #require(try store.entry(url: "https://example.test/b"))
+        #expect(b.hitCount == 1)
+        #expect(abs(b.lastAccess.timeIntervalSince(referenceDate + 20)) < 0.001)
+        // and the next eviction takes a, used before b
+        #expect(try await store.evict(toFit: 1_000).urls == ["https://example.test/a"])
+
+        // An entry removed takes its waiting hits with it
+        _ = store.recordHit(entryID: try #require(ids["b"]), at: referenceDate + 30)
+        try await store.flushAccessLog()
+        #expect(try raw.int64("SELECT count(*) FROM entry_access") == 1)
+        try await store.invalidate(url: "https://example.test/b")
+        #expect(try raw.int64("SELECT count(*) FROM entry_access") == 0)
         try await store.close()
     }
 

@@ -211,20 +211,28 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
 
 extension CacheEntry {
     /// The columns read by ``init(row:)``, in order, from a store of the latest schema version.
-    static let selection = selection(from: "entry")
+    static let selection = selection(from: "entry", unfoldedHits: true)
 
     /// The columns read by ``init(row:)`` from `source`: the `entry` table, or, for a store older
     /// than the latest version opened for reading only, a query that adds the later columns as
     /// `NULL` (see ``ReadableColumns``).
     ///
-    /// - Parameter more: columns selected after those, from column number 21 on.
-    static func selection(from source: String, more: String = "") -> String {
-        """
-        SELECT e.id, e.partition, e.method, e.url, e.host, e.vary_key, e.status, e.headers, e.request_time, \
-        e.response_time, e.fresh_until, e.stale_until, e.stored_at, e.last_access, e.hit_count, e.pinned, \
-        e.body_id, e.body_size, b.hash, e.decoded_from, e.complete_length\(more) FROM \(source) e \
-        JOIN body b ON b.id = e.body_id
-        """
+    /// - Parameters:
+    ///   - unfoldedHits: Whether the store has `entry_access` (version 10), whose hits not yet folded
+    ///     into the entry are added to its last access and hit count.
+    ///   - more: columns selected after those, from column number 21 on.
+    static func selection(from source: String, unfoldedHits: Bool, more: String = "") -> String {
+        let (lastAccess, hitCount, access) =
+            unfoldedHits
+            ? ("max(e.last_access, coalesce(a.last_access, 0))", "e.hit_count + coalesce(a.hit_count, 0)",
+                " LEFT JOIN entry_access a ON a.entry_id = e.id")
+            : ("e.last_access", "e.hit_count", "")
+        return """
+            SELECT e.id, e.partition, e.method, e.url, e.host, e.vary_key, e.status, e.headers, e.request_time, \
+            e.response_time, e.fresh_until, e.stale_until, e.stored_at, \(lastAccess), \(hitCount), e.pinned, \
+            e.body_id, e.body_size, b.hash, e.decoded_from, e.complete_length\(more) FROM \(source) e \
+            JOIN body b ON b.id = e.body_id\(access)
+            """
     }
 
     /// The condition after ``selection`` for the entry with one identity: partition, method, URL, Vary key.

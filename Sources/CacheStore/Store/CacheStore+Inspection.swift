@@ -64,7 +64,8 @@ extension CacheStore {
     /// - Returns: The entries that would go, their bytes, and the body bytes that would be freed.
     /// - Throws: ``CacheStore/Error``.
     public nonisolated func evictionPlan(toFit byteLimit: Int64) throws -> PruneResult {
-        try read("plan an eviction") { connection in
+        let lastAccess = columns.lastAccess
+        return try read("plan an eviction") { connection in
             try connection.readTransaction {
                 var result = PruneResult.empty
                 var total = try Self.readTotals(connection).bodyBytes
@@ -76,7 +77,7 @@ extension CacheStore {
                     """
                     SELECT e.url, e.body_size, e.body_id, b.ref_count, b.size, e.partition FROM entry e \
                     JOIN body b ON b.id = e.body_id WHERE e.pinned = 0 \
-                    ORDER BY e.last_access, e.body_size DESC, e.id
+                    ORDER BY \(lastAccess), e.body_size DESC, e.id
                     """
                 ) { row in
                     guard total > byteLimit else { return }

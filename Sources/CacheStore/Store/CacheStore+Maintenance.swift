@@ -12,7 +12,8 @@ extension CacheStore {
     /// tie frees the most space with the fewest evictions. A page whose own entries are all evicted
     /// loses its record too. A body shared with a remaining entry stays,
     /// so eviction continues until the bytes actually fall under the limit or only pinned entries are
-    /// left (the limit may then stay exceeded). Recorded hits are flushed first, so the order is current.
+    /// left (the limit may then stay exceeded). Recorded hits are written and folded into their entries
+    /// first, so the order is current.
     ///
     /// - Returns: What was evicted.
     /// - Throws: ``CacheStore/Error``.
@@ -22,6 +23,8 @@ extension CacheStore {
             var result = PruneResult.empty
             var total = try Self.readTotals(connection).bodyBytes
             let start = total
+            // The order is the entry's own index, so its hits must be in it.
+            if total > byteLimit { try AccessLog.fold(connection) }
             while total > byteLimit {
                 var batch: [(Int64, String, Int64)] = []
                 try connection.forEachRow(

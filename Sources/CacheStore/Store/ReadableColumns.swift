@@ -4,13 +4,17 @@ struct ReadableColumns: Sendable {
     /// The expression that reads a chunk's checksum (version 4).
     let chunkChecksum: String
     /// The start of a query that reads entries for ``CacheEntry/init(row:)``, with
-    /// `entry.decoded_from` (version 5) and `entry.complete_length` (version 6).
+    /// `entry.decoded_from` (version 5), `entry.complete_length` (version 6) and the hits of
+    /// `entry_access` (version 10).
     let entrySelection: String
 
     /// Whether the store has partial entries' parts (`entry_part`, version 6).
     let hasParts: Bool
     /// Whether the store has the digests of page records (`page_basis`, version 9).
     let hasPageBasis: Bool
+    /// An entry's last access (`e` its row) with the hits not yet folded into it (`entry_access`,
+    /// version 10) as a scalar expression.
+    let lastAccess: String
 
     /// Every complete variant of partition, method and URL (``entrySelection`` and
     /// ``CacheEntry/ofVariants``), with its body's recorded size and chunk count (columns 21 and 22):
@@ -53,9 +57,15 @@ struct ReadableColumns: Sendable {
             case 5: "(SELECT *, NULL AS complete_length FROM entry)"
             default: "(SELECT *, NULL AS decoded_from, NULL AS complete_length FROM entry)"
             }
-        entrySelection = CacheEntry.selection(from: entries)
+        let unfoldedHits = version >= 10
+        lastAccess =
+            unfoldedHits
+            ? "max(e.last_access, coalesce((SELECT last_access FROM entry_access WHERE entry_id = e.id), 0))"
+            : "e.last_access"
+        entrySelection = CacheEntry.selection(from: entries, unfoldedHits: unfoldedHits)
         variantsQuery = SQLQuery(
-            CacheEntry.selection(from: entries, more: ", b.size, b.chunk_count") + CacheEntry.ofVariants)
+            CacheEntry.selection(from: entries, unfoldedHits: unfoldedHits, more: ", b.size, b.chunk_count")
+                + CacheEntry.ofVariants)
         func fresh(more: String) -> FreshQueries {
             func query(urls: String) -> SQLQuery {
                 SQLQuery("""

@@ -189,7 +189,7 @@ struct Preloader: Sendable {
                     if !listed {
                         schedule.finish(item, failure: nil)
                     } else if let record = answer.record {
-                        settle(item, from: record)
+                        settle(item, from: record, at: answer.instant)
                     } else if !answer.entry.isLonePage {
                         schedule.recordPage(item)
                     }
@@ -207,9 +207,10 @@ struct Preloader: Sendable {
         /// Settles a listed page from its record: each of its edges is stored and fresh, and ends
         /// here as a hit, unless the run saw it before; those that hold references are left unread
         /// until a document that uses them is read (``PreloadSchedule/takeUnread(_:)``).
-        func settle(_ page: PreloadItem, from record: RecordedPage) {
+        /// Its hits are at `now`, the instant of the lookup that answered the page, like those of every
+        /// page that lookup answered: the store writes hits alike with one statement.
+        func settle(_ page: PreloadItem, from record: RecordedPage, at now: Date) {
             schedule.settleFromRecord(page: page.key)
-            let now = loader.clock()
             for edge in record.edges where edge.kind != "page" {
                 admit(edge, key: URLKey(edge.resourceURL), at: now)
             }
@@ -465,6 +466,8 @@ struct Preloader: Sendable {
     private struct StoreAnswer {
         var entry: CacheStore.FreshEntry
         var record: RecordedPage?
+        /// When the lookup that answered it ran: the instant of its hits.
+        var instant: Date
     }
 
     /// For each of `items`, the fresh stored entry that answers it without a request and without
@@ -495,7 +498,7 @@ struct Preloader: Sendable {
                 continue
             }
             flush = loader.store.recordHit(entryID: entry.id, at: now) || flush
-            answers[index] = StoreAnswer(entry: entry, record: nil)
+            answers[index] = StoreAnswer(entry: entry, record: nil, instant: now)
         }
         guard let discovery, !read.isEmpty, let records = try? loader.store.recordedPages(
             partition: context.partition, urls: read.map { items[$0.index].url.absoluteString }, discovery: discovery,
@@ -504,7 +507,7 @@ struct Preloader: Sendable {
         for (page, record) in zip(read, records) {
             guard let record, record.edges.allSatisfy({ withinLimits(kind: $0.kind, size: $0.bodySize) }) else { continue }
             flush = loader.store.recordHit(entryID: page.entry.id, at: now) || flush
-            answers[page.index] = StoreAnswer(entry: page.entry, record: record)
+            answers[page.index] = StoreAnswer(entry: page.entry, record: record, instant: now)
         }
         return (answers, flush)
     }
