@@ -42,9 +42,12 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
     public var staleUntil: Date?
     /// When the store saved the entry.
     public var storedAt: Date
-    /// When the entry was last served or saved.
+    /// When the entry was last served or saved, as far as hits are written (see ``hitCount``).
     public var lastAccess: Date
-    /// How many times the entry was served.
+    /// How many times the entry was served, as far as hits are written: ``CacheStore/entry(id:)``,
+    /// listings and inspection count every hit written; the entries a lookup serves
+    /// (``CacheStore/lookup(partition:method:url:varyKey:at:)``, ``CacheStore/variants(partition:method:url:)``)
+    /// count those folded into the entry's row, which an eviction does.
     public var hitCount: Int64
     /// A pinned entry is never evicted and never pruned unless the criteria ask for it.
     public var pinned: Bool
