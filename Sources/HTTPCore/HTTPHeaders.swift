@@ -226,8 +226,7 @@ func asciiLower(_ byte: UInt8) -> UInt8 {
 }
 
 /// Whether two byte strings are equal when ASCII letters are compared without case.
-@usableFromInline
-func asciiCaseInsensitiveEquals(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+public func asciiCaseInsensitiveEquals(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
     guard lhs.count == rhs.count else { return false }
     for index in 0..<lhs.count {
         let left = lhs[index]

@@ -4,16 +4,22 @@ import Testing
 
 @Suite struct ResourceScannerTests {
     @Test(arguments: [
-        ("text/html; charset=utf-8", "text/html"),
-        (" Text/CSS ", "text/css"),
-        ("\tApplication/Manifest+JSON\t;profile=x", "application/manifest+json"),
-        ("text/html;", "text/html"),
-        (";charset=utf-8", ""),
-        ("", ""),
-        (" \t ", ""),
-        ("T\u{E9}XT/html", "t\u{E9}xt/html"),
+        ("text/html; charset=utf-8", ResourceScanner.MediaType.html),
+        (" Text/CSS ", .css),
+        ("\tApplication/Manifest+JSON\t;profile=x", .manifest),
+        ("APPLICATION/XHTML+XML", .html),
+        ("text/html;", .html),
+        ("text/htmlx", .other),
+        ("text/ html", .other),
+        ("image/png", .other),
+        (";charset=utf-8", .missing),
+        ("", .missing),
+        (" \t ", .missing),
+        ("T\u{E9}XT/html", .other),
     ])
-    func theMediaTypeIsWhatComesBeforeTheFirstSemicolonTrimmedInASCIILowerCase(value: String, expected: String) {
+    func theMediaTypeIsWhatComesBeforeTheFirstSemicolonTrimmedWithoutASCIICase(
+        value: String, expected: ResourceScanner.MediaType
+    ) {
         #expect(ResourceScanner.mediaType(of: value) == expected)
     }
 }
