@@ -103,10 +103,10 @@ struct ReadOnlyOpeningTests {
         #expect(try connection.int64("PRAGMA user_version") == 2)
     }
 
-    @Test(arguments: [3, 4])
+    @Test(arguments: [3, 4, 9])
     func readsAndVerifiesAnOlderStoreWithoutUpgradingIt(version: Int) async throws {
-        // Given a store of schema version 3 (no chunk checksums) or 4 (no entry.decoded_from), with a
-        // sound body of two chunks and a damaged one, written without checksums
+        // Given a store of schema version 3 (no chunk checksums), 4 (no entry.decoded_from) or 9 (no
+        // entry_access), with a sound body of two chunks and a damaged one, written without checksums
         let path = folder.path("version\(version).sqlite")
         let sound = makeBody(size: CacheStore.chunkSize + 100, seed: 1)
         let damaged = makeBody(size: 500, seed: 2)
@@ -142,6 +142,9 @@ struct ReadOnlyOpeningTests {
             store in
             let whole = try await store.lookup(url: "https://v3.test/0")
             #expect(whole?.entry.decodedFrom == nil)
+            // (entries read with their own hit columns, and ordered by them for an eviction's plan)
+            #expect(try store.entries(url: "https://v3.test/0").map(\.hitCount) == [0])
+            #expect(try store.evictionPlan(toFit: 0).urls.count == 2)
             var reader = store.bodyChunks(bodyID: 1)
             var streamed = Data()
             while let chunk = try reader.next() { streamed.append(chunk) }

@@ -29,7 +29,8 @@ enum Schema {
     /// reading only: versions 4 to 7 only added columns (`body_chunk.checksum`, `entry.decoded_from`,
     /// `entry.complete_length`), which such a store reads as NULL, the `entry_part` table, which such
     /// a store does not need (it holds no partial entries), and the `page_skip` table, which such a
-    /// store reads as empty.
+    /// store reads as empty; versions 9 and 10 added `page_basis`, without which no page record
+    /// stands, and `entry_access`, without which entries are read with their own hit columns.
     static let oldestReadableVersion = 3
 
     /// Version 1: the first schema, as `schema/webcache.sql` stood then.
