@@ -225,16 +225,13 @@ extension CacheEntry {
     ///     into the entry are added to its last access and hit count.
     ///   - more: columns selected after those, from column number 21 on.
     static func selection(from source: String, unfoldedHits: Bool, more: String = "") -> String {
-        let (lastAccess, hitCount, access) =
-            unfoldedHits
-            ? ("max(e.last_access, coalesce(a.last_access, 0))", "e.hit_count + coalesce(a.hit_count, 0)",
-                " LEFT JOIN entry_access a ON a.entry_id = e.id")
-            : ("e.last_access", "e.hit_count", "")
+        let (lastAccess, hitCount) =
+            unfoldedHits ? (AccessLog.lastAccessColumn, AccessLog.hitCountColumn) : ("e.last_access", "e.hit_count")
         return """
             SELECT e.id, e.partition, e.method, e.url, e.host, e.vary_key, e.status, e.headers, e.request_time, \
             e.response_time, e.fresh_until, e.stale_until, e.stored_at, \(lastAccess), \(hitCount), e.pinned, \
             e.body_id, e.body_size, b.hash, e.decoded_from, e.complete_length\(more) FROM \(source) e \
-            JOIN body b ON b.id = e.body_id\(access)
+            JOIN body b ON b.id = e.body_id
             """
     }
 

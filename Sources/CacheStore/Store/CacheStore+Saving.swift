@@ -320,8 +320,8 @@ extension CacheStore {
     /// a row it updated, found by its identity (partition, URL, method, Vary key): id, hits (those not
     /// yet folded into the row too), pin, body hash.
     private static let savedRowQuery = SQLQuery("""
-        SELECT id, hit_count + coalesce((SELECT hit_count FROM entry_access WHERE entry_id = entry.id), 0), pinned, \
-        (SELECT hash FROM body WHERE id = entry.body_id) FROM entry WHERE partition = ? AND url = ? AND method = ? AND vary_key = ?
+        SELECT e.id, \(AccessLog.hitCountColumn), e.pinned, (SELECT hash FROM body WHERE id = e.body_id) FROM entry e \
+        WHERE e.partition = ? AND e.url = ? AND e.method = ? AND e.vary_key = ?
         """)
 
     private static let deletePartsQuery = SQLQuery("DELETE FROM entry_part WHERE entry_id = ?")

@@ -58,10 +58,7 @@ struct ReadableColumns: Sendable {
             default: "(SELECT *, NULL AS decoded_from, NULL AS complete_length FROM entry)"
             }
         let unfoldedHits = version >= 10
-        lastAccess =
-            unfoldedHits
-            ? "max(e.last_access, coalesce((SELECT last_access FROM entry_access WHERE entry_id = e.id), 0))"
-            : "e.last_access"
+        lastAccess = unfoldedHits ? AccessLog.lastAccessColumn : "e.last_access"
         entrySelection = CacheEntry.selection(from: entries, unfoldedHits: unfoldedHits)
         // The hit path reads the entry's own columns only: joining the hits not yet folded cost a hit
         // 1,700 instructions (8 %) for two fields a served response never reads.
