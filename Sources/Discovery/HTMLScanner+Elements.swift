@@ -132,16 +132,17 @@ extension HTMLScanner {
         }
         let sources = inPicture ? pictureSources : []
         pictureSources = []
-        var alternatives = sources.map(\.alternative)
-        alternatives.append(own)
-        let set = ImageSourceSet(alternatives: alternatives)
+        let set = ImageSourceSet(alternatives: sources.isEmpty ? [own] : sources.map(\.alternative) + [own])
         for (index, source) in sources.enumerated() {
             report(source.references.map { Self.withChoice($0, set, alternative: index) })
         }
-        let alternative = sources.count
-        report(tag, .src, .image, condition: Reference.Condition(
-            image: .sourceSet(set, alternative: alternative, candidate: own.candidates.count)))
-        reportCandidates(tag, .srcset, own.candidates, set: set, alternative: alternative)
+        // One box for the `src` and the `srcset` candidates: it names the set with the `src` fallback,
+        // and each candidate's reference says which it is.
+        let box = ConditionBox(Reference.Condition(
+            image: .sourceSet(set, alternative: sources.count, candidate: own.candidates.count)))
+        report(tag[.src], kind: .image, source: Reference.Source(element: tag.name, attribute: AttributeNames.Name.src.text),
+               isRequisite: nil, conditionBox: box)
+        reportCandidates(tag, .srcset, own.candidates, sharing: box)
     }
 
     /// Holds a `<picture>`'s `<source srcset>` until the `<img>` that completes the choice.
@@ -180,14 +181,14 @@ extension HTMLScanner {
         return reference
     }
 
-    /// Reports the candidates of a `srcset`-like attribute, parsed as `candidates`, as candidates of `set`.
-    private mutating func reportCandidates(_ tag: HTMLTag, _ attribute: AttributeNames.Name, _ candidates: [ImageCandidate],
-                                           set: ImageSourceSet, alternative: Int, media: [String] = [])
-    {
+    /// Reports the candidates of a `srcset`-like attribute, parsed as `candidates`, as candidates of
+    /// the source set whose fallback `box` names, all sharing the box.
+    private mutating func reportCandidates(
+        _ tag: HTMLTag, _ attribute: AttributeNames.Name, _ candidates: [ImageCandidate], sharing box: ConditionBox
+    ) {
+        let source = Reference.Source(element: tag.name, attribute: attribute.text)
         for (index, candidate) in candidates.enumerated() {
-            report(candidate.url, kind: .image, source: Reference.Source(element: tag.name, attribute: attribute.text),
-                   condition: Reference.Condition(
-                       media: media, image: .sourceSet(set, alternative: alternative, candidate: index)))
+            report(candidate.url, kind: .image, source: source, isRequisite: nil, conditionBox: box, candidate: index)
         }
     }
 
@@ -225,9 +226,10 @@ extension HTMLScanner {
                 let set = ImageSourceSet(alternatives: [ImageSourceSet.Alternative(
                     media: tag[.media], candidates: Self.candidates(tag, .imagesrcset), sizes: tag[.imagesizes],
                     fallback: tag[.href])])
-                let candidates = set.alternatives[0].candidates.count
-                reportCandidates(tag, .imagesrcset, set.alternatives[0].candidates, set: set, alternative: 0)
-                kinds.append((kind, Reference.Condition(image: .sourceSet(set, alternative: 0, candidate: candidates))))
+                let box = ConditionBox(Reference.Condition(
+                    image: .sourceSet(set, alternative: 0, candidate: set.alternatives[0].candidates.count)))
+                reportCandidates(tag, .imagesrcset, set.alternatives[0].candidates, sharing: box)
+                kinds.append((kind, box.condition))
             } else {
                 kinds.append((kind, media.isEmpty ? nil : Reference.Condition(media: media)))
             }

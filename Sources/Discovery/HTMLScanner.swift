@@ -202,14 +202,17 @@ public struct HTMLScanner: Sendable {
         report(value, kind: kind, source: source, isRequisite: isRequisite, conditionBox: ConditionBox.boxing(condition))
     }
 
-    /// ``report(_:kind:source:isRequisite:condition:)`` of a condition already boxed, sharing the box.
-    private mutating func report(
-        _ value: String?, kind: Reference.Kind, source: Reference.Source, isRequisite: Bool?, conditionBox: ConditionBox?
+    /// ``report(_:kind:source:isRequisite:condition:)`` of a condition already boxed, sharing the
+    /// box; with a `candidate`, the box holds a source set and the reference is that candidate of it.
+    mutating func report(
+        _ value: String?, kind: Reference.Kind, source: Reference.Source, isRequisite: Bool?, conditionBox: ConditionBox?,
+        candidate: Int = -1
     ) {
         guard let url = fetchedURL(value, kind: kind, source: source) else { return }
         // Made in place in the list: a reference bound first was copied into it.
         references.append(Reference(urlString: url, kind: kind, source: source,
-                                    isRequisite: isRequisite ?? (kind != .link), conditionBox: conditionBox))
+                                    isRequisite: isRequisite ?? (kind != .link), conditionBox: conditionBox,
+                                    candidate: candidate))
     }
 
     /// The reference `value` makes, unless the context or the options exclude it.

@@ -37,12 +37,24 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     /// What a browser's fetching it depends on (a `srcset` choice, a selector, `@media`…); `nil`
     /// when every browser that renders the page fetches it. ``ReferenceChooser`` decides from it.
     public var condition: Condition? {
-        get { conditionBox?.condition }
-        set { conditionBox = newValue.map(ConditionBox.init) }
+        get {
+            guard var condition = conditionBox?.condition else { return nil }
+            if candidate >= 0, case .sourceSet(let set, let alternative, _)? = condition.image {
+                condition.image = .sourceSet(set, alternative: alternative, candidate: candidate)
+            }
+            return condition
+        }
+        set {
+            conditionBox = newValue.map(ConditionBox.init)
+            candidate = -1
+        }
     }
     /// ``condition``, boxed: a reference is copied several times on its way to the caller (into
     /// the scanner's list, the list handed out, a chooser's), and a condition has a dozen fields.
     private var conditionBox: ConditionBox?
+    /// For a candidate of a source set, when the set's references share one box: which candidate
+    /// it is (the box names the set's fallback); -1 when the box's condition is the reference's own.
+    private var candidate = -1
 
     /// Creates a reference.
     public init(url: URL, kind: Kind, source: Source, isRequisite: Bool, condition: Condition? = nil) {
@@ -61,13 +73,16 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
         conditionBox = ConditionBox.boxing(condition)
     }
 
-    /// Creates a reference whose condition is already boxed, sharing the box.
-    init(urlString: String, kind: Kind, source: Source, isRequisite: Bool, conditionBox: ConditionBox?) {
+    /// Creates a reference whose condition is already boxed, sharing the box; with a `candidate`
+    /// (0 or more), the box holds a source set choice and the reference is that candidate of it.
+    init(urlString: String, kind: Kind, source: Source, isRequisite: Bool, conditionBox: ConditionBox?,
+         candidate: Int = -1) {
         self.urlString = urlString
         self.kind = kind
         self.source = source
         self.isRequisite = isRequisite
         self.conditionBox = conditionBox
+        self.candidate = candidate
     }
 
     /// Whether both have the same URL text, kind, source, requisiteness and condition.
@@ -181,8 +196,8 @@ extension Reference {
 final class ConditionBox: Sendable {
     let condition: Reference.Condition
 
-    init(_ condition: Reference.Condition) {
-        self.condition = condition
+    init(_ condition: consuming Reference.Condition) {
+        self.condition = consume condition
     }
 
     /// `condition` moved into a box, not copied; `nil` for none.

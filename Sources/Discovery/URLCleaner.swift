@@ -30,6 +30,8 @@ enum URLCleaner {
         let directory: [UInt8]
         /// The base's path and query, for a reference that is only a query or empty.
         let path: [UInt8]
+        /// Whether ``directory`` may hold a `.` or `..` segment (a segment starting with `.`).
+        let directoryMayHoldDots: Bool
 
         init(_ url: URL) {
             self.url = url
@@ -44,6 +46,7 @@ enum URLCleaner {
                 origin = nil
                 directory = []
                 path = []
+                directoryMayHoldDots = false
                 return
             }
             origin = Array(bytes[..<pathStart])
@@ -52,6 +55,9 @@ enum URLCleaner {
             let lastSlash = bytes[pathStart..<pathEnd].lastIndex(of: UInt8(ascii: "/"))!
             directory = Array(bytes[pathStart...lastSlash])
             path = Array(bytes[pathStart..<pathEnd])
+            directoryMayHoldDots = zip(directory, directory.dropFirst()).contains {
+                $0 == UInt8(ascii: "/") && $1 == UInt8(ascii: ".")
+            }
         }
     }
 
@@ -88,24 +94,33 @@ enum URLCleaner {
         var queryStart: Int?
         var schemeEnd: Int?
         var sawSlash = false
-        scan: for index in 0..<bytes.count {
+        // Whether a path segment starts with `.`: only then can it be `.` or `..`, which need removing.
+        var mayHoldDots = false
+        var index = 0
+        scan: while index < bytes.count {
             let byte = bytes[index]
+            index += 1
+            // Most bytes are letters, digits and the like, which decide nothing: passed over first.
+            if isPlain(byte) { continue }
             guard URL.holdsAfterHost(byte) else {
-                guard byte == UInt8(ascii: "%"), index + 2 < bytes.count, isHexDigit(bytes[index + 1]),
-                    isHexDigit(bytes[index + 2])
+                guard byte == UInt8(ascii: "%"), index + 1 < bytes.count, isHexDigit(bytes[index]),
+                    isHexDigit(bytes[index + 1])
                 else { return nil }
                 continue
             }
+            let position = index - 1
             switch byte {
             case UInt8(ascii: "#"):
-                end = index
+                end = position
                 break scan
             case UInt8(ascii: "?"):
-                if queryStart == nil { queryStart = index }
+                if queryStart == nil { queryStart = position }
             case UInt8(ascii: "/"):
                 sawSlash = true
-            case UInt8(ascii: ":") where queryStart == nil && !sawSlash && schemeEnd == nil:
-                schemeEnd = index
+            case UInt8(ascii: "."):
+                if queryStart == nil && (position == 0 || bytes[position - 1] == UInt8(ascii: "/")) { mayHoldDots = true }
+            case UInt8(ascii: ":"):
+                if queryStart == nil && !sawSlash && schemeEnd == nil { schemeEnd = position }
             default:
                 break
             }
@@ -139,7 +154,16 @@ enum URLCleaner {
                 // A query alone: the base's path with the new query.
                 append(base.path, to: output, &count)
             } else if bytes[0] == UInt8(ascii: "/") {
-                appendRemovingDotSegments(UnsafeBufferPointer(rebasing: bytes[0..<pathEnd]), to: output, &count)
+                let path = UnsafeBufferPointer(rebasing: bytes[0..<pathEnd])
+                if mayHoldDots {
+                    appendRemovingDotSegments(path, to: output, &count)
+                } else {
+                    append(path, to: output, &count)
+                }
+            } else if !mayHoldDots && !base.directoryMayHoldDots {
+                // Most relative paths: the merge (RFC 3986 §5.2.3) has no dot segment to remove.
+                append(base.directory, to: output, &count)
+                append(UnsafeBufferPointer(rebasing: bytes[0..<pathEnd]), to: output, &count)
             } else {
                 let directory = base.directory
                 withUnsafeTemporaryAllocation(of: UInt8.self, capacity: directory.count + pathEnd) { merged in
@@ -187,14 +211,25 @@ enum URLCleaner {
             || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
     }
 
-    /// Copies `bytes` to `output` at `count`, advancing `count`.
+    /// Copies `bytes` to `output` at `count`, advancing `count`: one copy of the run, not a loop
+    /// over its bytes (an origin and a path are copied for every reference).
     private static func append(
-        _ bytes: some Collection<UInt8>, to output: UnsafeMutableBufferPointer<UInt8>, _ count: inout Int
+        _ bytes: UnsafeBufferPointer<UInt8>, to output: UnsafeMutableBufferPointer<UInt8>, _ count: inout Int
     ) {
-        for byte in bytes {
-            output[count] = byte
-            count += 1
-        }
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        precondition(count + bytes.count <= output.count, "A resolved URL outgrew the room made for it.")
+        (output.baseAddress! + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    private static func append(_ bytes: [UInt8], to output: UnsafeMutableBufferPointer<UInt8>, _ count: inout Int) {
+        bytes.withUnsafeBufferPointer { append($0, to: output, &count) }
+    }
+
+    private static func append(
+        _ bytes: ArraySlice<UInt8>, to output: UnsafeMutableBufferPointer<UInt8>, _ count: inout Int
+    ) {
+        bytes.withUnsafeBufferPointer { append($0, to: output, &count) }
     }
 
     /// Appends `path` (absolute) to `output` at `count` with its `.` and `..` segments removed
@@ -232,6 +267,13 @@ enum URLCleaner {
             output[count] = UInt8(ascii: "/")
             count += 1
         }
+    }
+
+    /// Whether a URL holds `byte` after its host as it is (``URL/holdsAfterHost(_:)``) and it is
+    /// none of `#`, `.`, `/`, `:` and `?` (bytes 35, 46, 47, 58 and 63), which the resolution looks for.
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        let bits = URL.afterHostBits
+        return URL.holds(byte, low: bits.low & ~(1 << 35 | 1 << 46 | 1 << 47 | 1 << 58 | 1 << 63), high: bits.high)
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {

@@ -91,9 +91,17 @@ extension URL {
     /// one-time initialisation check on every read, which costs more than the test itself.
     @inlinable
     public static func holdsAfterHost(_ byte: UInt8) -> Bool {
-        // Bit `b` of `low` is byte `b` (0 to 63), bit `b - 64` of `high` byte `b` (64 to 127).
-        let low: UInt64 = 0xAFFF_FFDA_0000_0000
-        let high: UInt64 = 0x47FF_FFFE_87FF_FFFF
-        return byte < 64 ? low >> UInt64(byte) & 1 != 0 : byte < 128 && high >> UInt64(byte - 64) & 1 != 0
+        holds(byte, low: afterHostBits.low, high: afterHostBits.high)
+    }
+
+    /// The bytes ``holdsAfterHost(_:)`` accepts as two words of bits: bit `b` of `low` is byte `b`
+    /// (0 to 63), bit `b - 64` of `high` byte `b` (64 to 127); for tests of a subset of them.
+    @inlinable
+    public static var afterHostBits: (low: UInt64, high: UInt64) { (0xAFFF_FFDA_0000_0000, 0x47FF_FFFE_87FF_FFFF) }
+
+    /// Whether `byte` is among the bytes two words of bits name (as in ``afterHostBits``).
+    @inlinable
+    public static func holds(_ byte: UInt8, low: UInt64, high: UInt64) -> Bool {
+        byte < 64 ? low >> UInt64(byte) & 1 != 0 : byte < 128 && high >> UInt64(byte - 64) & 1 != 0
     }
 }

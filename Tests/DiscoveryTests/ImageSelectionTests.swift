@@ -117,4 +117,28 @@ struct ImageSelectionTests {
         #expect(ImageSelection.imageSetOption(options, for: .laptop) == laptop)
         #expect(ImageSelection.imageSetOption(options, for: .phone) == phone)
     }
+
+    /// An `<img>`'s `src` and `srcset` candidates share one boxed condition; each reference still
+    /// reads as its own candidate of the set, compares and hashes as a reference made with that
+    /// condition, and a condition set on it afterwards is its own.
+    @Test func sourceSetReferencesReadAsTheirOwnCandidates() throws {
+        let references = scanReferences(Array(#"<img src="a.jpg" srcset="b.jpg 2x, c.jpg 3x">"#.utf8))
+        #expect(references.map(\.urlString) == ["a.jpg", "b.jpg", "c.jpg"].map { "https://example.com/dir/" + $0 })
+        guard case .sourceSet(let set, let alternative, _)? = references.first?.condition?.image else {
+            Issue.record("no source set on the src: \(references)")
+            return
+        }
+        #expect(alternative == 0)
+        #expect(set.alternatives.count == 1 && set.alternatives[0].candidates.count == 2)
+        for (reference, candidate) in zip(references, [2, 0, 1]) {
+            let expected = Reference.Condition(image: .sourceSet(set, alternative: 0, candidate: candidate))
+            #expect(reference.condition == expected, "\(reference)")
+            let rebuilt = Reference(url: reference.url, kind: reference.kind, source: reference.source,
+                                    isRequisite: reference.isRequisite, condition: expected)
+            #expect(reference == rebuilt && reference.hashValue == rebuilt.hashValue, "\(reference)")
+        }
+        var changed = references[1]
+        changed.condition = Reference.Condition(media: ["print"])
+        #expect(changed.condition == Reference.Condition(media: ["print"]))
+    }
 }
