@@ -124,7 +124,14 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// The comma-separated list members of every line named `name`, trimmed, empty members dropped
     /// (RFC 9110 §5.6.1). Commas inside quoted strings do not split.
     public func listValues(for name: String) -> [String] {
-        values(for: name).flatMap(HTTPHeaders.splitList)
+        // Into one array, line by line: a lazy filter, map and flatMap made an array per line and
+        // cost several times the split (every response received has its `Cache-Control` and
+        // `Connection` split).
+        var members: [String] = []
+        for field in fields where field.name.caseInsensitiveEquals(name) {
+            HTTPHeaders.appendList(field.value, to: &members)
+        }
+        return members
     }
 
     /// Splits a list-based field value at commas that are not inside a quoted string.
@@ -134,6 +141,12 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// stored response's `Cache-Control` is split on every hit).
     public static func splitList(_ value: String) -> [String] {
         var members: [String] = []
+        appendList(value, to: &members)
+        return members
+    }
+
+    /// Appends the members of a list-based field value (``splitList(_:)``) to `members`.
+    private static func appendList(_ value: String, to members: inout [String]) {
         let bytes = value.utf8
         var start = bytes.startIndex
         var inQuotes = false
@@ -154,7 +167,6 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
             index = bytes.index(after: index)
         }
         appendTrimmed(bytes[start..<bytes.endIndex], to: &members)
-        return members
     }
 
     /// Appends `member` without the spaces and tabs around it, unless nothing is left.
