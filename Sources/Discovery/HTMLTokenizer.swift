@@ -145,17 +145,6 @@ struct HTMLTokenizer: Sendable {
                 state = .data
                 index = end + 1
                 continue
-            case .attributeValueDoubleQuoted, .attributeValueSingleQuoted:
-                let quote = state == .attributeValueDoubleQuoted ? UInt8(ascii: "\"") : UInt8(ascii: "'")
-                let end = ByteSearch.firstOrEnd(quote, in: input, from: index)
-                appendAttributeValue(input, index, end)
-                guard end < count else {
-                    index = count
-                    return nil
-                }
-                state = .afterAttributeValueQuoted
-                index = end + 1
-                continue
             case .cdata:
                 let end = ByteSearch.firstOrEnd(UInt8(ascii: "]"), in: input, from: index)
                 keepText(input, index, end)
@@ -166,25 +155,12 @@ struct HTMLTokenizer: Sendable {
                 state = .cdataBracket
                 index = end + 1
                 continue
-            // Inside a tag, a run of name, value or space bytes is taken in one loop; the byte that
-            // ends the run goes through step(_:index:) below.
-            case .tagName:
-                while index < count, !Self.endsTagName(input[index]) {
-                    appendTagName(input[index])
-                    index += 1
-                }
-            case .attributeName:
-                while index < count, !Self.endsAttributeName(input[index]) {
-                    attributeName.append(Self.lowercased(input[index]))
-                    index += 1
-                }
-            case .attributeValueUnquoted:
-                var end = index
-                while end < count, !Self.endsUnquotedValue(input[end]) { end += 1 }
-                appendAttributeValue(input, index, end)
-                index = end
-            case .beforeAttributeName, .afterAttributeName, .beforeAttributeValue:
-                while index < count, Self.isSpace(input[index]) { index += 1 }
+            // Inside a tag: its own loop, which takes a run and the byte that ends it in each state.
+            case .tagName, .beforeAttributeName, .attributeName, .afterAttributeName, .beforeAttributeValue,
+                .attributeValueDoubleQuoted, .attributeValueSingleQuoted, .attributeValueUnquoted,
+                .afterAttributeValueQuoted, .selfClosingStartTag:
+                if let token = tagStates(in: input, at: &index) { return token }
+                continue
             default:
                 break
             }
@@ -227,95 +203,6 @@ struct HTMLTokenizer: Sendable {
                 state = .bogusComment
                 index -= 1
             }
-        case .tagName:
-            switch byte {
-            case 0x09, 0x0A, 0x0C, 0x0D, 0x20: state = .beforeAttributeName
-            case UInt8(ascii: "/"): state = .selfClosingStartTag
-            case UInt8(ascii: ">"): return emitTag()
-            default: appendTagName(byte)
-            }
-        case .beforeAttributeName:
-            switch byte {
-            case 0x09, 0x0A, 0x0C, 0x0D, 0x20:
-                break
-            case UInt8(ascii: "/"), UInt8(ascii: ">"):
-                state = .afterAttributeName
-                index -= 1
-            case UInt8(ascii: "="):
-                startAttribute()
-                attributeName.append(byte)
-                state = .attributeName
-            default:
-                startAttribute()
-                state = .attributeName
-                index -= 1
-            }
-        case .attributeName:
-            switch byte {
-            case 0x09, 0x0A, 0x0C, 0x0D, 0x20, UInt8(ascii: "/"), UInt8(ascii: ">"):
-                state = .afterAttributeName
-                index -= 1
-            case UInt8(ascii: "="):
-                state = .beforeAttributeValue
-                keptAttribute = attributeFilter.slot(of: attributeName)
-            default:
-                attributeName.append(Self.lowercased(byte))
-            }
-        case .afterAttributeName:
-            switch byte {
-            case 0x09, 0x0A, 0x0C, 0x0D, 0x20:
-                break
-            case UInt8(ascii: "/"):
-                state = .selfClosingStartTag
-            case UInt8(ascii: "="):
-                state = .beforeAttributeValue
-                keptAttribute = attributeFilter.slot(of: attributeName)
-            case UInt8(ascii: ">"):
-                return emitTag()
-            default:
-                startAttribute()
-                state = .attributeName
-                index -= 1
-            }
-        case .beforeAttributeValue:
-            switch byte {
-            case 0x09, 0x0A, 0x0C, 0x0D, 0x20:
-                break
-            case UInt8(ascii: "\""):
-                state = .attributeValueDoubleQuoted
-            case UInt8(ascii: "'"):
-                state = .attributeValueSingleQuoted
-            case UInt8(ascii: ">"):
-                return emitTag()
-            default:
-                state = .attributeValueUnquoted
-                index -= 1
-            }
-        case .attributeValueUnquoted:
-            switch byte {
-            case 0x09, 0x0A, 0x0C, 0x0D, 0x20: state = .beforeAttributeName
-            case UInt8(ascii: ">"): return emitTag()
-            default: appendAttributeValue(byte)
-            }
-        case .afterAttributeValueQuoted:
-            switch byte {
-            case 0x09, 0x0A, 0x0C, 0x0D, 0x20:
-                state = .beforeAttributeName
-            case UInt8(ascii: "/"):
-                state = .selfClosingStartTag
-            case UInt8(ascii: ">"):
-                return emitTag()
-            default:
-                state = .beforeAttributeName
-                index -= 1
-            }
-        case .selfClosingStartTag:
-            if byte == UInt8(ascii: ">") {
-                isSelfClosing = true
-                return emitTag()
-            }
-            state = .beforeAttributeName
-            index -= 1
         case .markupDeclarationOpen:
             markupDeclarationOpen(byte, index: &index)
         case .commentStart:
@@ -385,9 +272,13 @@ struct HTMLTokenizer: Sendable {
             index -= 1
         case .rawTextEndTagName:
             return rawTextEndTagName(byte, index: &index)
-        case .data, .rawText, .scriptData, .plaintext, .comment, .bogusComment, .doctype,
-            .attributeValueDoubleQuoted, .attributeValueSingleQuoted, .cdata:
+        case .data, .rawText, .scriptData, .plaintext, .comment, .bogusComment, .doctype, .cdata:
             // Handled a run at a time by nextToken(in:at:).
+            break
+        case .tagName, .beforeAttributeName, .attributeName, .afterAttributeName, .beforeAttributeValue,
+            .attributeValueDoubleQuoted, .attributeValueSingleQuoted, .attributeValueUnquoted,
+            .afterAttributeValueQuoted, .selfClosingStartTag:
+            // Handled by tagStates(in:at:).
             break
         default:
             scriptData(byte, index: &index)
@@ -396,6 +287,136 @@ struct HTMLTokenizer: Sendable {
     }
 
     // MARK: - Tags
+
+    /// The states inside a tag (HTML §13.2.5.8 to §13.2.5.40, tag name to self-closing start tag),
+    /// from `index` until the tag is emitted or the input is used up: in each state, the run of
+    /// bytes it passes over in one loop and then the byte that ends the run, without going back
+    /// through ``nextToken(in:at:)`` and ``step(_:index:)`` for it (two dispatches a byte that were
+    /// the tokenizer's hottest lines). A tag leaves these states only by being emitted.
+    private mutating func tagStates(in input: UnsafeBufferPointer<UInt8>, at index: inout Int) -> Token? {
+        let count = input.count
+        while index < count {
+            switch state {
+            case .tagName:
+                while index < count, !Self.endsTagName(input[index]) {
+                    appendTagName(input[index])
+                    index += 1
+                }
+                guard index < count else { return nil }
+                let byte = input[index]
+                index += 1
+                switch byte {
+                case UInt8(ascii: "/"): state = .selfClosingStartTag
+                case UInt8(ascii: ">"): return emitTag()
+                default: state = .beforeAttributeName
+                }
+            case .beforeAttributeName:
+                while index < count, Self.isSpace(input[index]) { index += 1 }
+                guard index < count else { return nil }
+                let byte = input[index]
+                switch byte {
+                case UInt8(ascii: "/"), UInt8(ascii: ">"):
+                    state = .afterAttributeName
+                case UInt8(ascii: "="):
+                    startAttribute()
+                    attributeName.append(byte)
+                    state = .attributeName
+                    index += 1
+                default:
+                    startAttribute()
+                    state = .attributeName
+                }
+            case .attributeName:
+                while index < count, !Self.endsAttributeName(input[index]) {
+                    attributeName.append(Self.lowercased(input[index]))
+                    index += 1
+                }
+                guard index < count else { return nil }
+                if input[index] == UInt8(ascii: "=") {
+                    state = .beforeAttributeValue
+                    keptAttribute = attributeFilter.slot(of: attributeName)
+                    index += 1
+                } else {
+                    state = .afterAttributeName
+                }
+            case .afterAttributeName:
+                while index < count, Self.isSpace(input[index]) { index += 1 }
+                guard index < count else { return nil }
+                let byte = input[index]
+                index += 1
+                switch byte {
+                case UInt8(ascii: "/"):
+                    state = .selfClosingStartTag
+                case UInt8(ascii: "="):
+                    state = .beforeAttributeValue
+                    keptAttribute = attributeFilter.slot(of: attributeName)
+                case UInt8(ascii: ">"):
+                    return emitTag()
+                default:
+                    startAttribute()
+                    state = .attributeName
+                    index -= 1
+                }
+            case .beforeAttributeValue:
+                while index < count, Self.isSpace(input[index]) { index += 1 }
+                guard index < count else { return nil }
+                let byte = input[index]
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""): state = .attributeValueDoubleQuoted
+                case UInt8(ascii: "'"): state = .attributeValueSingleQuoted
+                case UInt8(ascii: ">"): return emitTag()
+                default:
+                    state = .attributeValueUnquoted
+                    index -= 1
+                }
+            case .attributeValueDoubleQuoted, .attributeValueSingleQuoted:
+                let quote = state == .attributeValueDoubleQuoted ? UInt8(ascii: "\"") : UInt8(ascii: "'")
+                let end = ByteSearch.firstOrEnd(quote, in: input, from: index)
+                appendAttributeValue(input, index, end)
+                guard end < count else {
+                    index = count
+                    return nil
+                }
+                state = .afterAttributeValueQuoted
+                index = end + 1
+            case .attributeValueUnquoted:
+                var end = index
+                while end < count, !Self.endsUnquotedValue(input[end]) { end += 1 }
+                appendAttributeValue(input, index, end)
+                index = end
+                guard index < count else { return nil }
+                index += 1
+                // The run ends at whitespace or `>`.
+                if input[end] == UInt8(ascii: ">") { return emitTag() }
+                state = .beforeAttributeName
+            case .afterAttributeValueQuoted:
+                let byte = input[index]
+                index += 1
+                switch byte {
+                case 0x09, 0x0A, 0x0C, 0x0D, 0x20:
+                    state = .beforeAttributeName
+                case UInt8(ascii: "/"):
+                    state = .selfClosingStartTag
+                case UInt8(ascii: ">"):
+                    return emitTag()
+                default:
+                    state = .beforeAttributeName
+                    index -= 1
+                }
+            case .selfClosingStartTag:
+                if input[index] == UInt8(ascii: ">") {
+                    index += 1
+                    isSelfClosing = true
+                    return emitTag()
+                }
+                state = .beforeAttributeName
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
 
     private mutating func startTag(isEnd: Bool) {
         tagName.removeAll()

@@ -39,6 +39,18 @@ struct HTTPHeadersTests {
         #expect(HTTPHeaders.splitList(value) == expected)
     }
 
+    @Test func listValuesJoinTheMembersOfEveryLineOfTheName() {
+        let headers = HTTPHeaders([
+            HTTPField(name: "Cache-Control", value: #"max-age=5, no-cache="a, b""#),
+            HTTPField(name: "Vary", value: "Accept"),
+            HTTPField(name: "cache-control", value: " ,public,, "),
+            HTTPField(name: "CACHE-CONTROL", value: ""),
+        ])
+        #expect(headers.listValues(for: "Cache-Control") == ["max-age=5", #"no-cache="a, b""#, "public"])
+        #expect(headers.listValues(for: "vary") == ["Accept"])
+        #expect(headers.listValues(for: "Connection").isEmpty)
+    }
+
     @Test func removingTheContentCodingRemovesTheCodedLength() {
         var coded: HTTPHeaders = ["Content-Type": "text/css", "Content-Encoding": "br", "Content-Length": "120"]
         #expect(coded.removeContentCoding() == "br")
