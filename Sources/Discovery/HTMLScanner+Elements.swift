@@ -140,8 +140,8 @@ extension HTMLScanner {
         // and each candidate's reference says which it is.
         let box = ConditionBox(Reference.Condition(
             image: .sourceSet(set, alternative: sources.count, candidate: own.candidates.count)))
-        report(tag[.src], kind: .image, source: Reference.Source(element: tag.name, attribute: AttributeNames.Name.src.text),
-               isRequisite: nil, conditionBox: box)
+        let source = Reference.Source(element: tag.name, attribute: AttributeNames.Name.src.text)
+        report(tag[.src], kind: .image, source: source, isRequisite: nil, conditionBox: box)
         reportCandidates(tag, .srcset, own.candidates, sharing: box)
     }
 

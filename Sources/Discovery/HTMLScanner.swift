@@ -205,8 +205,8 @@ public struct HTMLScanner: Sendable {
     /// ``report(_:kind:source:isRequisite:condition:)`` of a condition already boxed, sharing the
     /// box; with a `candidate`, the box holds a source set and the reference is that candidate of it.
     mutating func report(
-        _ value: String?, kind: Reference.Kind, source: Reference.Source, isRequisite: Bool?, conditionBox: ConditionBox?,
-        candidate: Int = -1
+        _ value: String?, kind: Reference.Kind, source: Reference.Source, isRequisite: Bool?,
+        conditionBox: ConditionBox?, candidate: Int = -1
     ) {
         guard let url = fetchedURL(value, kind: kind, source: source) else { return }
         // Made in place in the list: a reference bound first was copied into it.

@@ -118,7 +118,9 @@ enum URLCleaner {
             case UInt8(ascii: "/"):
                 sawSlash = true
             case UInt8(ascii: "."):
-                if queryStart == nil && (position == 0 || bytes[position - 1] == UInt8(ascii: "/")) { mayHoldDots = true }
+                if queryStart == nil && (position == 0 || bytes[position - 1] == UInt8(ascii: "/")) {
+                    mayHoldDots = true
+                }
             case UInt8(ascii: ":"):
                 if queryStart == nil && !sawSlash && schemeEnd == nil { schemeEnd = position }
             default:
