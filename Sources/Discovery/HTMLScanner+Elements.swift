@@ -133,9 +133,7 @@ extension HTMLScanner {
         let sources = inPicture ? pictureSources : []
         pictureSources = []
         let set = ImageSourceSet(alternatives: sources.isEmpty ? [own] : sources.map(\.alternative) + [own])
-        for (index, source) in sources.enumerated() {
-            report(source.references.map { Self.withChoice($0, set, alternative: index) })
-        }
+        reportHeld(sources, of: set)
         // One box for the `src` and the `srcset` candidates: it names the set with the `src` fallback,
         // and each candidate's reference says which it is.
         let box = ConditionBox(Reference.Condition(
@@ -153,10 +151,9 @@ extension HTMLScanner {
         }
         let alternative = ImageSourceSet.Alternative(
             media: tag[.media], type: tag[.type], candidates: Self.candidates(tag, .srcset), sizes: tag[.sizes])
+        let source = Reference.Source(element: tag.name, attribute: AttributeNames.Name.srcset.text)
         let references = alternative.candidates.enumerated().compactMap { index, candidate in
-            makeReference(candidate.url, kind: .image, source: Reference.Source(element: tag.name, attribute: AttributeNames.Name.srcset.text),
-                          condition: Reference.Condition(image: .sourceSet(
-                              ImageSourceSet(alternatives: []), alternative: 0, candidate: index)))
+            makeCandidate(candidate.url, source: source, candidate: index)
         }
         pictureSources.append((alternative, references))
     }
@@ -166,19 +163,20 @@ extension HTMLScanner {
         guard !pictureSources.isEmpty else { return }
         let sources = pictureSources
         pictureSources = []
-        let set = ImageSourceSet(alternatives: sources.map(\.alternative))
-        for (index, source) in sources.enumerated() {
-            report(source.references.map { Self.withChoice($0, set, alternative: index) })
-        }
+        reportHeld(sources, of: ImageSourceSet(alternatives: sources.map(\.alternative)))
     }
 
-    /// `reference` as the candidate of `set` it is, its candidate index kept.
-    private static func withChoice(_ reference: Reference, _ set: ImageSourceSet, alternative: Int) -> Reference {
-        var reference = reference
-        if case .sourceSet(_, _, let candidate)? = reference.condition?.image {
-            reference.condition?.image = .sourceSet(set, alternative: alternative, candidate: candidate)
+    /// Reports the candidates held for `<source>` elements as those of the alternatives of `set`
+    /// the sources are, in order: the candidates of one source share one box, which names its
+    /// alternative (its candidate index, as for an `<img>`, is the count: a source has no fallback).
+    private mutating func reportHeld(
+        _ sources: [(alternative: ImageSourceSet.Alternative, references: [Reference])], of set: ImageSourceSet
+    ) {
+        for (index, source) in sources.enumerated() {
+            let box = ConditionBox(Reference.Condition(
+                image: .sourceSet(set, alternative: index, candidate: source.alternative.candidates.count)))
+            report(source.references.map { $0.sharing(box) })
         }
-        return reference
     }
 
     /// Reports the candidates of a `srcset`-like attribute, parsed as `candidates`, as candidates of

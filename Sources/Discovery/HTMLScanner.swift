@@ -215,17 +215,13 @@ public struct HTMLScanner: Sendable {
                                     candidate: candidate))
     }
 
-    /// The reference `value` makes, unless the context or the options exclude it.
-    mutating func makeReference(
-        _ value: String?,
-        kind: Reference.Kind,
-        source: Reference.Source,
-        isRequisite: Bool? = nil,
-        condition: consuming Reference.Condition? = nil
-    ) -> Reference? {
-        guard let url = fetchedURL(value, kind: kind, source: source) else { return nil }
-        return Reference(urlString: url, kind: kind, source: source, isRequisite: isRequisite ?? (kind != .link),
-                         condition: consume condition)
+    /// The image reference `value` makes as candidate `candidate` of a `<picture>`'s `<source>`,
+    /// unless the context or the options exclude it. It has no condition until the `<img>` (or
+    /// `</picture>`) completes the choice and gives it its set's box (``Reference/sharing(_:)``).
+    mutating func makeCandidate(_ value: String?, source: Reference.Source, candidate: Int) -> Reference? {
+        guard let url = fetchedURL(value, kind: .image, source: source) else { return nil }
+        return Reference(urlString: url, kind: .image, source: source, isRequisite: true, conditionBox: nil,
+                         candidate: candidate)
     }
 
     /// The URL text `value` resolves to, unless the context or the options exclude it or it is not fetchable.

@@ -53,7 +53,8 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     /// the scanner's list, the list handed out, a chooser's), and a condition has a dozen fields.
     private var conditionBox: ConditionBox?
     /// For a candidate of a source set, when the set's references share one box: which candidate
-    /// it is (the box names the set's fallback); -1 when the box's condition is the reference's own.
+    /// it is (the box names the set's fallback, or a `<source>`'s count of candidates); -1 when the
+    /// box's condition is the reference's own.
     private var candidate = -1
 
     /// Creates a reference.
@@ -74,7 +75,8 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Creates a reference whose condition is already boxed, sharing the box; with a `candidate`
-    /// (0 or more), the box holds a source set choice and the reference is that candidate of it.
+    /// (0 or more), the box holds (or, given later, will hold) a source set choice and the reference
+    /// is that candidate of it.
     init(urlString: String, kind: Kind, source: Source, isRequisite: Bool, conditionBox: ConditionBox?,
          candidate: Int = -1) {
         self.urlString = urlString
@@ -83,6 +85,14 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
         self.isRequisite = isRequisite
         self.conditionBox = conditionBox
         self.candidate = candidate
+    }
+
+    /// The reference with `box` for its condition, still the candidate it is: the candidates of a
+    /// `<picture>`'s `<source>` get their source set's box when the `<img>` completes the choice.
+    func sharing(_ box: ConditionBox) -> Reference {
+        var reference = self
+        reference.conditionBox = box
+        return reference
     }
 
     /// Whether both have the same URL text, kind, source, requisiteness and condition.
