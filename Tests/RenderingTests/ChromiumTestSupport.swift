@@ -19,7 +19,40 @@ enum SharedChromium {
             if let browser, browser.isRunning { return browser }
             let started = try await Browser.launch(SharedChromium.configuration(isolatesNetwork: isolatesNetwork))
             browser = started
+            SharedChromium.endAtExit(started)
             return started
+        }
+    }
+
+    /// The profiles of the shared browsers started so far. No test closes them, so they end when
+    /// the test process exits: the process registers ``endSharedBrowsers()`` with `atexit` for that.
+    /// Left to the closing of their pipes, they outlived the run by a few seconds and left their
+    /// profiles (6.5 MB each) in the temporary folder.
+    private static let sharedProfiles = Mutex<[String]>([])
+
+    private static func endAtExit(_ browser: Browser) {
+        let isFirst = sharedProfiles.withLock { profiles in
+            profiles.append(browser.profilePath)
+            return profiles.count == 1
+        }
+        if isFirst { atexit { SharedChromium.endSharedBrowsers() } }
+    }
+
+    /// Kills every process that names a shared browser's profile and those of its group (the
+    /// browser's own process leads one), waits until none runs and removes the profile, as
+    /// `Browser.close()` does, but without tasks: the process is exiting.
+    private static func endSharedBrowsers() {
+        for profile in sharedProfiles.withLock({ $0 }) {
+            var groups = Set<pid_t>()
+            for _ in 0..<500 {
+                let named = ProcessTable.processes(mentioning: profile)
+                groups.formUnion(named)
+                let running = named + groups.flatMap(ProcessTable.processes(inGroup:))
+                guard !running.isEmpty else { break }
+                for pid in running { kill(pid, SIGKILL) }
+                usleep(20_000)
+            }
+            try? FileManager.default.removeItem(atPath: profile)
         }
     }
 
