@@ -38,9 +38,13 @@ public enum HopByHopFields {
         // Compared in place rather than through a set of lowercased names: every response received
         // carries `Connection`, and its options are one or two.
         let options = headers.listValues(for: "Connection")
-        return HTTPHeaders(headers.filter { field in
-            !isHopByHop(field) && !options.contains { $0.caseInsensitiveEquals(field.name) }
-        })
+        // Into an array with room for every line: filtering grew one line by line.
+        var kept: [HTTPField] = []
+        kept.reserveCapacity(headers.count)
+        for field in headers.fields where !isHopByHop(field) {
+            if !options.contains(where: { $0.caseInsensitiveEquals(field.name) }) { kept.append(field) }
+        }
+        return HTTPHeaders(kept)
     }
 
     /// Whether a field is among ``names`` or a `Proxy-*` field, compared in place (a stored response's

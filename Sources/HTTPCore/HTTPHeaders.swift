@@ -46,10 +46,8 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     public subscript(name: String) -> String? {
         get {
             // Most names have no line or one: answered without collecting the values.
-            guard let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) else { return nil }
-            guard fields[(first + 1)...].contains(where: { $0.name.caseInsensitiveEquals(name) }) else {
-                return fields[first].value
-            }
+            guard let first = firstIndex(named: name) else { return nil }
+            guard firstIndex(named: name, from: first + 1) != nil else { return fields[first].value }
             return values(for: name).joined(separator: ", ")
         }
         set {
@@ -75,18 +73,37 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     /// The value of each line named `name` (case-insensitive), in order.
     public func values(for name: String) -> [String] {
-        fields.lazy.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+        var values: [String] = []
+        var next = firstIndex(named: name)
+        while let index = next {
+            values.append(fields[index].value)
+            next = firstIndex(named: name, from: index + 1)
+        }
+        return values
     }
 
     /// The value of the first line named `name` (case-insensitive), `nil` when there is none: the
     /// first of ``values(for:)``, without collecting the others.
     public func firstValue(for name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+        firstIndex(named: name).map { fields[$0].value }
     }
 
     /// Whether a line named `name` (case-insensitive) is present.
     public func contains(_ name: String) -> Bool {
-        fields.contains { $0.name.caseInsensitiveEquals(name) }
+        firstIndex(named: name) != nil
+    }
+
+    /// The index of the first line from `start` on named `name` (case-insensitive). Names of another
+    /// length are passed over on their byte counts, and no line is copied out of the array: a lookup
+    /// asked of every field of a response retained and released both strings of each line.
+    private func firstIndex(named name: String, from start: Int = 0) -> Int? {
+        let count = name.utf8.count
+        var index = start
+        while index < fields.endIndex {
+            if fields[index].name.utf8.count == count, fields[index].name.caseInsensitiveEquals(name) { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// Appends one line, keeping any lines of the same name.
@@ -128,8 +145,10 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         // cost several times the split (every response received has its `Cache-Control` and
         // `Connection` split).
         var members: [String] = []
-        for field in fields where field.name.caseInsensitiveEquals(name) {
-            HTTPHeaders.appendList(field.value, to: &members)
+        var next = firstIndex(named: name)
+        while let index = next {
+            HTTPHeaders.appendList(fields[index].value, to: &members)
+            next = firstIndex(named: name, from: index + 1)
         }
         return members
     }
@@ -206,13 +225,14 @@ extension StringProtocol {
     /// header lookup runs it once per field line.
     @inlinable
     public func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
+        // Most names asked of are compared with names of other lengths: the counts decide those.
+        guard utf8.count == other.utf8.count else { return false }
         // Native strings compare over their bytes in place: iterating two UTF-8 views in step costs
         // several times more, and a hit compares every stored field's name a few times.
         let inPlace = utf8.withContiguousStorageIfAvailable { lhs in
             other.utf8.withContiguousStorageIfAvailable { rhs in asciiCaseInsensitiveEquals(lhs, rhs) }
         }
         if let inPlace, let equal = inPlace { return equal }
-        guard utf8.count == other.utf8.count else { return false }
         return zip(utf8, other.utf8).allSatisfy { lhs, rhs in
             lhs == rhs || asciiLower(lhs) == asciiLower(rhs)
         }

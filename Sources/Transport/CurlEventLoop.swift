@@ -93,8 +93,12 @@ final class CurlEventLoop: @unchecked Sendable {
     // MARK: - Loop thread
 
     private func run() {
-        // As many as the transfers that may run at once: every one of them finds a handle waiting.
-        let handles = CurlHandles(limit: configuration.maxConnections)
+        // Room for more handles than transfers may run at once: a transfer gives its handle back when
+        // its caller lets go of it, after reading the body, while the next transfers run (a preload
+        // keeps up to three times its connections unfinished). With room for one a connection, a
+        // quarter of a run's handles were made and freed again. Idle handles are never more than
+        // were in use at one time.
+        let handles = CurlHandles(limit: 4 * configuration.maxConnections)
         var transfers: [Int: CurlTransfer] = [:]
         var ids: [UnsafeMutableRawPointer: Int] = [:]
         while true {

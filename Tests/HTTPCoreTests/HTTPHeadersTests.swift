@@ -21,6 +21,24 @@ struct HTTPHeadersTests {
         #expect(spread["etag"] == "\"e\"")
     }
 
+    @Test func lookupsFindOnlyTheNameAmongNamesOfItsLengthAndLongerOnes() {
+        // Names as long as the one asked for, and names it begins, sit before, between and after
+        // its lines.
+        let headers = HTTPHeaders([
+            HTTPField(name: "Varx", value: "x"), HTTPField(name: "Vary-Not", value: "n"),
+            HTTPField(name: "vARY", value: "a"), HTTPField(name: "Var", value: "v"),
+            HTTPField(name: "Vary", value: "b"), HTTPField(name: "Wary", value: "w"),
+        ])
+        #expect(headers["Vary"] == "a, b")
+        #expect(headers.values(for: "VARY") == ["a", "b"])
+        #expect(headers.firstValue(for: "vary") == "a")
+        #expect(headers.listValues(for: "Vary") == ["a", "b"])
+        #expect(headers.contains("vary") && headers.contains("VAR"))
+        #expect(!headers.contains("Va") && !headers.contains("Varyx"))
+        #expect(headers["Vary-not"] == "n")
+        #expect(headers.firstValue(for: "Ary") == nil)
+    }
+
     @Test func settingReplacesEveryLineOfThatName() {
         var headers: HTTPHeaders = ["Vary": "Accept", "X-A": "1", "vary": "Origin"]
         headers["VARY"] = "Accept-Encoding"
