@@ -160,6 +160,26 @@ struct PageAndPartitionTests {
         }
     }
 
+    @Test func pagesRecordedTogetherKeepOnlyTheirOwnSkips() async throws {
+        // Given a store that records no skip
+        let other = "https://example.test/other.html"
+        let skip = PageSkip(resourceURL: "https://example.test/wide.png", kind: "image", reason: "too wide")
+        // When a page with a skip and one without are recorded together, without the comparing read
+        try await store.setEdges([page: edges, other: [edges[0]]], skipped: [page: [skip]], comparingFirst: false)
+        // Then only the first has it
+        #expect(try store.skipped(forPage: page) == [skip])
+        #expect(try store.skipped(forPage: other).isEmpty)
+        // When both are recorded again, with the comparing read, wanting none
+        try await store.setEdges([page: edges, other: [edges[0]]])
+        // Then the skip is gone
+        #expect(try store.skipped(forPage: page).isEmpty)
+        // And so in another partition, whichever partition held skips before
+        try await store.setEdges([page: edges], partition: "user-1", skipped: [page: [skip]])
+        #expect(try store.skipped(forPage: page, partition: "user-1") == [skip])
+        try await store.setEdges([page: edges], partition: "user-1", comparingFirst: false)
+        #expect(try store.skipped(forPage: page, partition: "user-1").isEmpty)
+    }
+
     @Test func recordingWithoutComparingFirstStillReplacesWhatWasRecorded() async throws {
         // Given a page's edges and a skip recorded, as by another process during a run that
         // believed its pages new to the store

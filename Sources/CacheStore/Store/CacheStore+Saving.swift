@@ -569,7 +569,8 @@ extension CacheStore {
         guard !edgesByPage.isEmpty else { return }
         let discovery = columns.hasPageBasis ? discovery : nil
         @Sendable func changes(
-            _ page: String, _ edges: [PageEdge], known: inout [String: EdgeBody?], _ connection: Connection
+            _ page: String, _ edges: [PageEdge], known: inout [String: EdgeBody?], holdsSkips: Bool,
+            _ connection: Connection
         ) throws -> Bool {
             let keepsEvery = keptPages.contains(page)
             if try !Self.edgeChanges(
@@ -579,7 +580,10 @@ extension CacheStore {
                 return true
             }
             guard !keepsEvery else { return false }
-            if try Self.skipChanges(skipped[page] ?? [], page: page, partition: partition, connection) { return true }
+            let skips = skipped[page] ?? []
+            if holdsSkips || !skips.isEmpty, try Self.skipChanges(skips, page: page, partition: partition, connection) {
+                return true
+            }
             guard let discovery else { return false }
             return try Self.basisDiffers(
                 page: page, partition: partition, discovery: discovery, scanned: scanned, known: &known, connection)
@@ -591,7 +595,10 @@ extension CacheStore {
                 try connection.readTransaction {
                     // The entries the digests name, each looked up once for all the pages.
                     var known: [String: EdgeBody?] = [:]
-                    return try edgesByPage.filter { try changes($0.key, $0.value, known: &known, connection) }
+                    let holdsSkips = try Self.holdsSkips(partition: partition, connection)
+                    return try edgesByPage.filter {
+                        try changes($0.key, $0.value, known: &known, holdsSkips: holdsSkips, connection)
+                    }
                 }
             }
             guard !changed.isEmpty else { return }
@@ -599,12 +606,19 @@ extension CacheStore {
         try await queuedWrite("record the resources of \(changed.count) pages") { [changed] connection in
             // Edges change here, entries do not: an entry looked up for one page's digest stands for the next.
             var known: [String: EdgeBody?] = [:]
+            // Whether the partition held any skip when the transaction began. When it held none, a page
+            // that wants none has none to remove (this loop writes only the skips of the page it is at),
+            // and is not asked: most stores record no skip, and a run of tiny pages spent a lookup a page.
+            let holdsSkips = try Self.holdsSkips(partition: partition, connection)
             for (page, edges) in changed {
                 try Self.replaceEdges(
                     edges, page: page, partition: partition, keepingKinds: keptKinds,
                     keepingEveryEdge: keptPages.contains(page), connection)
                 guard !keptPages.contains(page) else { continue }
-                try Self.replaceSkips(skipped[page] ?? [], page: page, partition: partition, connection)
+                let skips = skipped[page] ?? []
+                if holdsSkips || !skips.isEmpty {
+                    try Self.replaceSkips(skips, page: page, partition: partition, connection)
+                }
                 if let discovery {
                     try Self.recordBasis(
                         page: page, partition: partition, discovery: discovery, scanned: scanned, known: &known,
@@ -727,6 +741,15 @@ extension CacheStore {
     /// Removes one edge of a page (partition, page URL, resource URL).
     private static let edgeDeleteQuery = SQLQuery(
         "DELETE FROM page_edge WHERE partition = ? AND page_url = ? AND resource_url = ?")
+
+    /// Whether any page of `partition` has a recorded skip.
+    private static func holdsSkips(partition: String, _ connection: Connection) throws -> Bool {
+        var holds = false
+        try connection.forEachRow(anySkipQuery, [.text(partition)]) { _ in holds = true }
+        return holds
+    }
+
+    private static let anySkipQuery = SQLQuery("SELECT 1 FROM page_skip WHERE partition = ? LIMIT 1")
 
     /// Whether making the recorded skips of `page` those of `skips` (the last of a resource named
     /// twice) changes them.
