@@ -23,7 +23,7 @@ enum HeaderCoding {
             func write(_ text: String) {
                 bytes(of: text) { source in
                     guard let base = source.baseAddress else { return }
-                    (buffer.baseAddress! + end).update(from: base, count: source.count)
+                    (buffer.baseAddress! + end).initialize(from: base, count: source.count)
                     end += source.count
                 }
             }

@@ -275,15 +275,15 @@ struct PreloadSchedule {
     private static func plainHostKey(_ text: String) -> String? {
         var text = text
         return text.withUTF8 { bytes -> String? in
-            var index: Int
-            var port: Int
-            if bytes.starts(with: "http://".utf8) {
-                (index, port) = (7, 80)
-            } else if bytes.starts(with: "https://".utf8) {
-                (index, port) = (8, 443)
-            } else {
-                return nil
-            }
+            // `http://` or `https://`, compared byte by byte.
+            guard bytes.count > 7, bytes[0] == 0x68, bytes[1] == 0x74, bytes[2] == 0x74, bytes[3] == 0x70
+            else { return nil }
+            let secure = bytes[4] == 0x73
+            var index = secure ? 5 : 4
+            guard bytes.count > index + 3, bytes[index] == 0x3A, bytes[index + 1] == 0x2F, bytes[index + 2] == 0x2F
+            else { return nil }
+            index += 3
+            var port = secure ? 443 : 80
             let hostStart = index
             while index < bytes.count {
                 let byte = bytes[index]
