@@ -21,24 +21,49 @@ extension HTTPURLCheck {
 
     /// Whether `bytes` are a URL as ``plainURL(_:)`` takes it.
     static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let defaultPort: Int
-        var index: Int
+        guard let authority = plainAuthority(bytes), authority.end < bytes.count,
+            bytes[authority.end] == UInt8(ascii: "/")
+        else { return false }
+        return isPlainPathAndQuery(bytes, from: authority.end)
+    }
+
+    /// The host and port of the URL `text` when its scheme, host and port are plain as
+    /// ``plainURL(_:)`` takes them and the path, query, fragment or the text's end follows; the
+    /// port is the scheme's default when the URL names none. `nil` for anything else, which the
+    /// caller reads from the parsed URL: for a plain URL, `URL`'s `host` and port are these.
+    public static func plainHostAndPort(_ text: String) -> (host: String, port: Int)? {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let authority = plainAuthority(bytes) else { return nil }
+            let end = authority.end
+            guard end == bytes.count || bytes[end] == UInt8(ascii: "/") || bytes[end] == UInt8(ascii: "?")
+                || bytes[end] == UInt8(ascii: "#")
+            else { return nil }
+            return (String(decoding: UnsafeBufferPointer(rebasing: bytes[authority.host]), as: UTF8.self),
+                    authority.port)
+        }
+    }
+
+    /// The scheme, host and port at the start of `bytes` when they are plain (see ``plainURL(_:)``):
+    /// where the host is, the port (the scheme's default when none is written), and where the
+    /// authority ends; `nil` otherwise.
+    private static func plainAuthority(_ bytes: UnsafeBufferPointer<UInt8>)
+        -> (host: Range<Int>, port: Int, end: Int)?
+    {
         guard bytes.count > 8, bytes[0] == UInt8(ascii: "h"), bytes[1] == UInt8(ascii: "t"),
             bytes[2] == UInt8(ascii: "t"), bytes[3] == UInt8(ascii: "p")
-        else { return false }
+        else { return nil }
         let secure = bytes[4] == UInt8(ascii: "s")
-        (index, defaultPort) = secure ? (8, 443) : (7, 80)
-        guard bytes[index - 3] == UInt8(ascii: ":"), bytes[index - 2] == UInt8(ascii: "/"),
-            bytes[index - 1] == UInt8(ascii: "/")
-        else { return false }
-        guard let hostEnd = plainHostEnd(bytes, from: index) else { return false }
-        index = hostEnd
-        if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
-            guard let portEnd = plainPortEnd(bytes, from: index + 1, refusing: defaultPort) else { return false }
-            index = portEnd
+        let (start, defaultPort) = secure ? (8, 443) : (7, 80)
+        guard bytes[start - 3] == UInt8(ascii: ":"), bytes[start - 2] == UInt8(ascii: "/"),
+            bytes[start - 1] == UInt8(ascii: "/")
+        else { return nil }
+        guard let hostEnd = plainHostEnd(bytes, from: start) else { return nil }
+        guard hostEnd < bytes.count, bytes[hostEnd] == UInt8(ascii: ":") else {
+            return (start..<hostEnd, defaultPort, hostEnd)
         }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return false }
-        return isPlainPathAndQuery(bytes, from: index)
+        guard let port = plainPort(bytes, from: hostEnd + 1, refusing: defaultPort) else { return nil }
+        return (start..<hostEnd, port.value, port.end)
     }
 
     /// Where the plain host starting at `start` ends (the index after it), or `nil` when it is no
@@ -83,10 +108,10 @@ extension HTTPURLCheck {
         return index
     }
 
-    /// Where the port's digits starting at `start` end, or `nil` when they are no plain port: 1 to
-    /// 5 digits without a leading zero, from 1 to 65535, not `defaultPort`.
-    private static func plainPortEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, refusing defaultPort: Int)
-        -> Int?
+    /// The port whose digits start at `start`, and where they end, or `nil` when they are no plain
+    /// port: 1 to 5 digits without a leading zero, from 1 to 65535, not `defaultPort`.
+    private static func plainPort(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, refusing defaultPort: Int)
+        -> (value: Int, end: Int)?
     {
         var index = start
         var port = 0
@@ -96,7 +121,7 @@ extension HTTPURLCheck {
         }
         guard index > start, bytes[start] != UInt8(ascii: "0"), (1...65535).contains(port), port != defaultPort
         else { return nil }
-        return index
+        return (port, index)
     }
 
     /// Whether the path and query from `start` (a `/`) to the end hold only characters a URL holds

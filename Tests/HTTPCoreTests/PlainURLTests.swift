@@ -83,4 +83,24 @@ struct PlainURLTests {
         // And the check took a good share of them, so that the comparison means something
         #expect(taken > 50)
     }
+
+    @Test func plainHostAndPortAreFoundationsOnManyGeneratedURLs() {
+        // The same pieces, with a fragment, a query or nothing after the authority too
+        let schemes = ["http://", "https://", "HTTP://", "http:/", "ftp://"]
+        let hosts = ["a.test", "A.test", "127.0.0.1", "1.2.3.256", "127.1", "a..b", "x-y.z", "user@a.test", "b\u{FC}cher.de",
+                     "", "[::1]", "a_b", "09.1.1.1", "a.test."]
+        let ports = ["", ":80", ":443", ":8080", ":0", ":65535", ":65536", ":", ":007"]
+        let tails = ["/", "", "/a/b", "/a/../b", "/%20", "#f", "?q", "/x?y=1", "/ä", "x", ":"]
+        var generator = SeededGenerator(seed: 0xA07)
+        var taken = 0
+        for _ in 0..<10_000 {
+            let text = schemes.randomElement(using: &generator)! + hosts.randomElement(using: &generator)!
+                + ports.randomElement(using: &generator)! + tails.randomElement(using: &generator)!
+            guard let (host, port) = HTTPURLCheck.plainHostAndPort(text) else { continue }
+            taken += 1
+            let url = URL(string: text)
+            #expect(url?.host == host && url?.effectivePort == port, "\(text)")
+        }
+        #expect(taken > 50)
+    }
 }

@@ -263,51 +263,11 @@ struct PreloadSchedule {
 
     /// What the per-host limit counts by: the host and port, as libcurl counts its connections
     /// per host, so that two servers on one name each get their share. Read from the URL's text when
-    /// it has the plain form (``plainHostKey(_:)``): Foundation's host and port parse the URL again,
-    /// twice for every item.
+    /// it is plain (``HTTPURLCheck/plainHostAndPort(_:)``), as the cache keys of items nearly always
+    /// are: Foundation's host and port parse the URL again, twice for every item.
     static func hostKey(_ url: URL) -> String {
-        plainHostKey(url.absoluteString) ?? "\(url.host ?? ""):\(url.effectivePort ?? 0)"
-    }
-
-    /// The host key of an `http` or `https` URL whose host is lower-case letters, digits, dots and
-    /// hyphens, followed by nothing, a port of one to five digits, or the path, query or fragment;
-    /// `nil` for any other text.
-    private static func plainHostKey(_ text: String) -> String? {
-        var text = text
-        return text.withUTF8 { bytes -> String? in
-            // `http://` or `https://`, compared byte by byte.
-            guard bytes.count > 7, bytes[0] == 0x68, bytes[1] == 0x74, bytes[2] == 0x74, bytes[3] == 0x70
-            else { return nil }
-            let secure = bytes[4] == 0x73
-            var index = secure ? 5 : 4
-            guard bytes.count > index + 3, bytes[index] == 0x3A, bytes[index + 1] == 0x2F, bytes[index + 2] == 0x2F
-            else { return nil }
-            index += 3
-            var port = secure ? 443 : 80
-            let hostStart = index
-            while index < bytes.count {
-                let byte = bytes[index]
-                guard (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2E || byte == 0x2D
-                else { break }
-                index += 1
-            }
-            let host = hostStart..<index
-            guard !host.isEmpty else { return nil }
-            if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
-                index += 1
-                let digits = index
-                port = 0
-                while index < bytes.count, index - digits < 5, (0x30...0x39).contains(bytes[index]) {
-                    port = port * 10 + Int(bytes[index] - 0x30)
-                    index += 1
-                }
-                guard index > digits else { return nil }
-            }
-            // The authority ends there, or at the path, the query or the fragment.
-            guard index == bytes.count || bytes[index] == 0x2F || bytes[index] == 0x3F || bytes[index] == 0x23
-            else { return nil }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[host]), as: UTF8.self) + ":" + String(port)
-        }
+        if let (host, port) = HTTPURLCheck.plainHostAndPort(url.absoluteString) { return host + ":" + String(port) }
+        return "\(url.host ?? ""):\(url.effectivePort ?? 0)"
     }
 
     /// Why the URL of `key` is not stored, or `nil` if it is.
