@@ -53,19 +53,28 @@ enum ElementName: UInt64, Sendable, CaseIterable {
 
     /// The element a tag name in ASCII lower case (as UTF-8) names.
     init(_ name: UnsafeBufferPointer<UInt8>) {
-        guard name.count <= 8 else {
+        if let packed = Self.packed(name) {
+            self.init(packed: packed)
+        } else {
             self = Self.equals(name, "plaintext") ? .plaintext : .other
-            return
         }
-        var packed: UInt64 = 0
-        for (offset, byte) in name.enumerated() {
-            guard byte != 0 else {
-                self = .other
-                return
-            }
-            packed |= UInt64(byte) << (8 * UInt64(offset))
-        }
+    }
+
+    /// The element the name whose packed bytes are `packed` (``packed(_:)``) names.
+    init(packed: UInt64) {
         self = ElementName(rawValue: packed) ?? .other
+    }
+
+    /// A name of 1 to 8 bytes, none of them NUL, packed little-endian into a word; `nil` for any
+    /// other name. Two names pack to the same word only if they are the same bytes.
+    static func packed(_ name: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard name.count <= 8, let start = name.baseAddress, !name.isEmpty else { return nil }
+        var packed: UInt64 = 0
+        withUnsafeMutableBytes(of: &packed) { $0.baseAddress!.copyMemory(from: start, byteCount: name.count) }
+        // The lowest byte flagged as zero is the first zero byte (a flag above it may be false);
+        // the bytes from `count` on are zero, so one is always flagged.
+        let zeros = (packed &- 0x0101_0101_0101_0101) & ~packed & 0x8080_8080_8080_8080
+        return zeros.trailingZeroBitCount / 8 < name.count ? nil : packed
     }
 
     private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {

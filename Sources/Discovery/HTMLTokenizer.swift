@@ -53,6 +53,7 @@ struct HTMLTokenizer: Sendable {
     private let attributeFilter: AttributeNames
     private var state = State.data
     private var tagName = ByteBuffer()
+    private var tagNames = TagNameCache()
     /// Whether the continuation bytes of the tag name's last non-ASCII character are kept.
     private var tagNameContinues = false
     private var isEndTag = false
@@ -504,7 +505,12 @@ struct HTMLTokenizer: Sendable {
     private mutating func emitTag() -> Token {
         finishAttribute()
         state = .data
-        let (name, element) = tagName.withUnsafeBufferPointer { (String(decoding: $0, as: UTF8.self), ElementName($0)) }
+        let name: String, element: ElementName
+        if let packed = tagName.withUnsafeBufferPointer(ElementName.packed) {
+            (name, element) = (tagNames.name(packed: packed), ElementName(packed: packed))
+        } else {
+            (name, element) = tagName.withUnsafeBufferPointer { (String(decoding: $0, as: UTF8.self), ElementName($0)) }
+        }
         if isEndTag { return .endTag(name, element) }
         let tag = HTMLTag(name: name, element: element, isSelfClosing: isSelfClosing, attributes: attributes)
         attributes = TagAttributes()
