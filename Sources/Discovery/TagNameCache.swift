@@ -6,14 +6,21 @@
 /// Names that do not pack (longer than 8 bytes) are not kept: the tokenizer decodes them each time.
 struct TagNameCache: Sendable {
     private static let slotBits = 6
-    /// Packed names, 0 for an empty slot (no packed name is 0). Kept inline rather than in arrays,
-    /// which a look-up would retain and check for uniqueness.
-    private var keys = InlineArray<64, UInt64>(repeating: 0)
-    private var names = InlineArray<64, String>(repeating: "")
+    /// Packed names, 0 for an empty slot (no packed name is 0); both arrays are made at the first
+    /// name, so that a tokenizer that meets no tag allocates nothing. Arrays rather than inline
+    /// storage: a tokenizer is moved as a value inside its scanner, and inside the preloader's
+    /// scanner of every response, whatever its type; 1.5 KB inline made each move copy them (about
+    /// 2,500 instructions a response in a cold run of tiny URLs).
+    private var keys: [UInt64] = []
+    private var names: [String] = []
 
     /// The tag name whose packed bytes are `packed` as a string: the same as decoding its bytes
     /// with `String(decoding:as:)`.
     mutating func name(packed: UInt64) -> String {
+        if keys.isEmpty {
+            keys = Array(repeating: 0, count: 1 << Self.slotBits)
+            names = Array(repeating: "", count: 1 << Self.slotBits)
+        }
         let slot = Int(truncatingIfNeeded: (packed &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - Self.slotBits))
         if keys[slot] == packed { return names[slot] }
         // A packed name has no zero byte below its last, so its length is where the zeros start.
