@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 import Testing
 
 @testable import CacheStore
@@ -23,5 +24,38 @@ struct StatementBindingTests {
             #expect(try connection.int64("SELECT value = ? FROM t WHERE id = ?", [.text(value)] + key) == 1, "\(id)")
             #expect(try connection.text("SELECT value FROM t WHERE id = ?", key) == value, "\(id)")
         }
+    }
+
+    /// Text and blobs up to ``Statement/maximumInPlaceBytes`` are bound from the statement's own
+    /// buffer, larger ones copied by SQLite: rows written through one statement again and again,
+    /// each with values of both kinds and sizes around the limit, so that the buffer grows between
+    /// uses, must read back as written.
+    @Test func valuesBoundInPlaceAndCopiedReadBackAsWritten() throws {
+        let connection = try Connection(path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        try connection.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b BLOB, c TEXT, d BLOB) STRICT")
+        let limit = Statement.maximumInPlaceBytes
+        let sizes = [0, 1, 15, 300, 4_000, limit - 1, limit, limit + 1, 3 * limit, 2, limit, 70_000, 5]
+        var rows: [(String, [UInt8], String, [UInt8])] = []
+        for (id, size) in sizes.enumerated() {
+            let text = String(repeating: "é\(id % 10)", count: size / 3 + 1)
+            let blob = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ id) }
+            let other = String(repeating: "z", count: sizes[(id + 5) % sizes.count])
+            let small = Array(blob.prefix(7).reversed())
+            rows.append((text, blob, other, small))
+            try connection.run(
+                "INSERT INTO t (id, a, b, c, d) VALUES (?, ?, ?, ?, ?)",
+                [.integer(Int64(id)), .text(text), .blob(Data(blob)), .text(other), .blob(Data(small))])
+        }
+        for (id, row) in rows.enumerated() {
+            let key: [DatabaseValue] = [.integer(Int64(id))]
+            #expect(try connection.text("SELECT a FROM t WHERE id = ?", key) == row.0, "a of \(id)")
+            #expect(try connection.text("SELECT hex(b) FROM t WHERE id = ?", key) == Self.hex(row.1), "b of \(id)")
+            #expect(try connection.text("SELECT c FROM t WHERE id = ?", key) == row.2, "c of \(id)")
+            #expect(try connection.text("SELECT hex(d) FROM t WHERE id = ?", key) == Self.hex(row.3), "d of \(id)")
+        }
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02X", $0) }.joined()
     }
 }

@@ -22,8 +22,20 @@ final class Statement {
         self.connection = connection
     }
 
+    /// The bytes of the text and blob values of the last binding, up to ``maximumInPlaceBytes``
+    /// each, which SQLite reads in place (`SQLITE_STATIC`) rather than copying each into a memory
+    /// cell of its own (a `malloc` and a `free` a value: the system SQLite is built without its
+    /// lookaside allocator). Valid until the next binding, reset or finalisation, which is as long
+    /// as SQLite reads them.
+    private var boundBytes: UnsafeMutableRawPointer?
+    private var boundCapacity = 0
+    /// A value larger than this is copied by SQLite as before: a body's chunk, say, whose copy
+    /// costs far more than an allocation, and which would keep a large buffer for each statement.
+    static let maximumInPlaceBytes = 16 * 1024
+
     deinit {
         sqlite3_finalize(handle)
+        free(boundBytes)
     }
 
     // MARK: - Binding
@@ -34,46 +46,81 @@ final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
-    /// Binds `values` to parameters 1, 2, … in order.
+    /// Binds `values` to parameters 1, 2, … in order; a failure is a programming error (GRDB treats
+    /// it the same way).
     func bind(_ values: [DatabaseValue]) {
-        for (offset, value) in values.enumerated() {
-            bind(value, at: Int32(offset + 1))
+        var inPlace = 0
+        for value in values { inPlace += Self.inPlaceByteCount(value) }
+        if inPlace > boundCapacity {
+            // No parameter may still point into the buffer given back.
+            sqlite3_clear_bindings(handle)
+            free(boundBytes)
+            boundCapacity = max(inPlace, 2 * boundCapacity, 256)
+            boundBytes = malloc(boundCapacity)
+            precondition(boundBytes != nil, "No memory for the \(boundCapacity) bytes bound to `\(sql)`.")
+        }
+        var offset = 0
+        for (position, value) in values.enumerated() {
+            let index = Int32(position + 1)
+            let code: Int32
+            switch value {
+            case .null:
+                code = sqlite3_bind_null(handle, index)
+            case .integer(let integer):
+                code = sqlite3_bind_int64(handle, index, integer)
+            case .real(let real):
+                code = sqlite3_bind_double(handle, index, real)
+            case .text(var text):
+                // Bound from the string's own bytes with their count: passing the string as a C
+                // string would copy it into a new array first. An empty string still binds text,
+                // not NULL.
+                code = text.withUTF8 { bytes in
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                        return sqlite3_bind_text(handle, index, "", 0, csqlite_transient())
+                    }
+                    let (pointer, destructor) = place(UnsafeRawBufferPointer(bytes), at: &offset)
+                    return sqlite3_bind_text(
+                        handle, index, (pointer ?? UnsafeRawPointer(base)).assumingMemoryBound(to: CChar.self),
+                        Int32(bytes.count), destructor)
+                }
+            case .blob(let data):
+                if data.isEmpty {
+                    // An empty Data has no base address and would be stored as NULL.
+                    code = sqlite3_bind_zeroblob(handle, index, 0)
+                } else {
+                    code = data.withUnsafeBytes { bytes in
+                        let (pointer, destructor) = place(bytes, at: &offset)
+                        return sqlite3_bind_blob(
+                            handle, index, pointer ?? bytes.baseAddress, Int32(bytes.count), destructor)
+                    }
+                }
+            }
+            precondition(code == SQLITE_OK, "Binding parameter \(index) of `\(sql)` failed with code \(code).")
         }
     }
 
-    /// Binds one value; a failure is a programming error (GRDB treats it the same way).
-    func bind(_ value: DatabaseValue, at index: Int32) {
-        let code: Int32
-        switch value {
-        case .null:
-            code = sqlite3_bind_null(handle, index)
-        case .integer(let integer):
-            code = sqlite3_bind_int64(handle, index, integer)
-        case .real(let real):
-            code = sqlite3_bind_double(handle, index, real)
-        case .text(var text):
-            // Bound from the string's own bytes with their count: passing the string as a C string
-            // would copy it into a new array first (fifteen per saved entry). An empty string still
-            // binds text, not NULL.
-            code = text.withUTF8 { bytes in
-                guard let base = bytes.baseAddress, !bytes.isEmpty else {
-                    return sqlite3_bind_text(handle, index, "", 0, csqlite_transient())
-                }
-                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    sqlite3_bind_text(handle, index, $0, Int32(bytes.count), csqlite_transient())
-                }
-            }
-        case .blob(let data):
-            if data.isEmpty {
-                // An empty Data has no base address and would be stored as NULL.
-                code = sqlite3_bind_zeroblob(handle, index, 0)
-            } else {
-                code = data.withUnsafeBytes { bytes in
-                    sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), csqlite_transient())
-                }
-            }
+    /// The bytes of `value` that ``bind(_:)`` copies into ``boundBytes``.
+    private static func inPlaceByteCount(_ value: DatabaseValue) -> Int {
+        let count = switch value {
+        case .text(let text): text.utf8.count
+        case .blob(let data): data.count
+        case .null, .integer, .real: 0
         }
-        precondition(code == SQLITE_OK, "Binding parameter \(index) of `\(sql)` failed with code \(code).")
+        return count <= maximumInPlaceBytes ? count : 0
+    }
+
+    /// Copies `bytes` into ``boundBytes`` at `offset` when they are kept there: their copy and
+    /// `SQLITE_STATIC`, or `nil` and `SQLITE_TRANSIENT` for SQLite to copy them itself.
+    private func place(
+        _ bytes: UnsafeRawBufferPointer, at offset: inout Int
+    ) -> (UnsafeRawPointer?, sqlite3_destructor_type?) {
+        guard bytes.count <= Self.maximumInPlaceBytes, let boundBytes, let base = bytes.baseAddress else {
+            return (nil, csqlite_transient())
+        }
+        let copy = boundBytes + offset
+        copy.copyMemory(from: base, byteCount: bytes.count)
+        offset += bytes.count
+        return (UnsafeRawPointer(copy), nil)
     }
 
     // MARK: - Stepping
