@@ -89,8 +89,11 @@ struct PreloadSchedule {
     private var failures: [URLKey: String] = [:]
     /// URLs seen that have no outcome yet.
     private(set) var unendedCount = 0
-    private var queues: [String: HostQueue] = [:]
-    private var hosts: [String] = []
+    /// The queue of each host, in the order the hosts were first queued: taken in turn by index,
+    /// so that starting an item hashes no host key.
+    private var queues: [HostQueue] = []
+    /// Where each host's queue is in ``queues``, by ``hostKey(_:)``.
+    private var hostIndices: [String: Int] = [:]
     private var nextHost = 0
     /// Items started and not finished, each with whether it still holds a transfer slot.
     private var started: [URLKey: Bool] = [:]
@@ -152,11 +155,13 @@ struct PreloadSchedule {
         waiting.insert(item.key)
         unendedCount += 1
         let host = Self.hostKey(item.url)
-        if queues[host] == nil {
-            hosts.append(host)
-            queues[host] = HostQueue()
+        if let index = hostIndices[host] {
+            queues[index].append(item)
+        } else {
+            hostIndices[host] = queues.count
+            queues.append(HostQueue())
+            queues[queues.count - 1].append(item)
         }
-        queues[host]?.append(item)
         if limits.mayShareConnection(item.url) { streams += 1 }
     }
 
@@ -211,17 +216,16 @@ struct PreloadSchedule {
     /// The next item that ``limits`` let start, taking hosts in turn and, within a host, the lowest
     /// ``PreloadItem/tier`` first; `nil` when none can start.
     mutating func nextRunnable() -> PreloadItem? {
-        guard !hosts.isEmpty else { return nil }
-        for offset in 0..<hosts.count {
-            let host = hosts[(nextHost + offset) % hosts.count]
-            guard let active = queues[host]?.active,
-                limits.admits(running: running, runningOnHost: active, streams: streams > 0),
-                let item = queues[host]?.removeFirst()
+        guard !queues.isEmpty else { return nil }
+        for offset in 0..<queues.count {
+            let host = (nextHost + offset) % queues.count
+            guard limits.admits(running: running, runningOnHost: queues[host].active, streams: streams > 0),
+                let item = queues[host].removeFirst()
             else { continue }
-            queues[host]?.active += 1
+            queues[host].active += 1
             running += 1
             started[item.key] = true
-            nextHost = (nextHost + offset + 1) % hosts.count
+            nextHost = (nextHost + offset + 1) % queues.count
             return item
         }
         return nil
@@ -258,7 +262,7 @@ struct PreloadSchedule {
     private mutating func freeSlot(of item: PreloadItem) {
         running -= 1
         if limits.mayShareConnection(item.url) { streams -= 1 }
-        queues[Self.hostKey(item.url)]?.active -= 1
+        if let host = hostIndices[Self.hostKey(item.url)] { queues[host].active -= 1 }
     }
 
     /// What the per-host limit counts by: the host and port, as libcurl counts its connections

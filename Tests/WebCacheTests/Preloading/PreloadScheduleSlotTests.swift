@@ -59,4 +59,27 @@ import Testing
         while let item = schedule.nextRunnable() { started.append(item.url.lastPathComponent) }
         #expect(started == ["a.png", "b.png", "c.png"], "d.png waits for the slot of port 80")
     }
+
+    /// A slot freed goes back to the host whose item it was: with one slot a host, the end of a
+    /// transfer of one host lets that host start its next item and no other.
+    @Test func aFreedSlotGoesBackToItsOwnHost() throws {
+        var schedule = PreloadSchedule(limits: PreloadLimits(concurrency: 100, perHost: 1))
+        for url in ["http://one.test/a.png", "http://two.test/b.png", "http://one.test/c.png",
+                    "http://two.test/d.png", "http://three.test/e.png"]
+        {
+            _ = schedule.enqueue(PreloadItem(url: URL(string: url)!, kind: .image, depth: 0))
+        }
+        var started: [PreloadItem] = []
+        while let item = schedule.nextRunnable() { started.append(item) }
+        #expect(started.map(\.url.lastPathComponent) == ["a.png", "b.png", "e.png"])
+
+        schedule.endTransfer(try #require(started.last))
+        #expect(schedule.nextRunnable() == nil, "three.test has nothing more; one.test and two.test are busy")
+        schedule.finish(started[1], failure: nil)
+        let next = try #require(schedule.nextRunnable() as PreloadItem?)
+        #expect(next.url.lastPathComponent == "d.png", "two.test's slot went back to two.test")
+        #expect(schedule.nextRunnable() == nil, "one.test's slot is still taken by a.png")
+        schedule.finish(started[0], failure: nil)
+        #expect(schedule.nextRunnable()?.url.lastPathComponent == "c.png")
+    }
 }
