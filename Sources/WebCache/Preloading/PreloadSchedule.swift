@@ -90,13 +90,16 @@ struct PreloadSchedule {
     /// URLs seen that have no outcome yet.
     private(set) var unendedCount = 0
     /// The queue of each host, in the order the hosts were first queued: taken in turn by index,
-    /// so that starting an item hashes no host key.
+    /// and an item started keeps its host's index (``started``), so that only queueing an item
+    /// reads and hashes its host key.
     private var queues: [HostQueue] = []
     /// Where each host's queue is in ``queues``, by ``hostKey(_:)``.
     private var hostIndices: [String: Int] = [:]
     private var nextHost = 0
-    /// Items started and not finished, each with whether it still holds a transfer slot.
-    private var started: [URLKey: Bool] = [:]
+    /// Items started and not finished, each with the index in ``queues`` of the host whose transfer
+    /// slot it still holds, or ``slotFreed`` once its transfer has ended.
+    private var started: [URLKey: Int] = [:]
+    private static let slotFreed = -1
     /// Transfers in flight: items started whose network transfer has not ended.
     private(set) var running = 0
     /// Items that may run as streams of a shared connection, waiting or running.
@@ -224,7 +227,7 @@ struct PreloadSchedule {
             else { continue }
             queues[host].active += 1
             running += 1
-            started[item.key] = true
+            started[item.key] = host
             nextHost = (nextHost + offset + 1) % queues.count
             return item
         }
@@ -234,15 +237,15 @@ struct PreloadSchedule {
     /// Frees the slot of a running item whose network transfer has ended while its save completes.
     mutating func endTransfer(_ item: PreloadItem) {
         let key = item.key
-        guard started[key] == true else { return }
-        started[key] = false
-        freeSlot(of: item)
+        guard let host = started[key], host != Self.slotFreed else { return }
+        started[key] = Self.slotFreed
+        freeSlot(of: item, host: host)
     }
 
     /// Records how a running item ended and frees its slot if it still holds one.
     mutating func finish(_ item: PreloadItem, failure: String?) {
         let key = item.key
-        if started.removeValue(forKey: key) == true { freeSlot(of: item) }
+        if let host = started.removeValue(forKey: key), host != Self.slotFreed { freeSlot(of: item, host: host) }
         endWaiting(key)
         seen.insert(key)
         failures[key] = failure
@@ -256,19 +259,19 @@ struct PreloadSchedule {
     /// Frees the slot of a running item whose fetch was given up (the run was cancelled), leaving it
     /// without an outcome, as if it had never started: the pages that need it do not settle.
     mutating func giveUp(_ item: PreloadItem) {
-        if started.removeValue(forKey: item.key) == true { freeSlot(of: item) }
+        if let host = started.removeValue(forKey: item.key), host != Self.slotFreed { freeSlot(of: item, host: host) }
     }
 
-    private mutating func freeSlot(of item: PreloadItem) {
+    private mutating func freeSlot(of item: PreloadItem, host: Int) {
         running -= 1
         if limits.mayShareConnection(item.url) { streams -= 1 }
-        if let host = hostIndices[Self.hostKey(item.url)] { queues[host].active -= 1 }
+        queues[host].active -= 1
     }
 
     /// What the per-host limit counts by: the host and port, as libcurl counts its connections
     /// per host, so that two servers on one name each get their share. Read from the URL's text when
     /// it is plain (``HTTPURLCheck/plainHostAndPort(_:)``), as the cache keys of items nearly always
-    /// are: Foundation's host and port parse the URL again, twice for every item.
+    /// are: Foundation's host and port would parse the URL again for every item queued.
     static func hostKey(_ url: URL) -> String {
         if let (host, port) = HTTPURLCheck.plainHostAndPort(url.absoluteString) { return host + ":" + String(port) }
         return "\(url.host ?? ""):\(url.effectivePort ?? 0)"
