@@ -55,6 +55,42 @@ struct FreshEntryTests {
             id: try #require(fresh.id), status: 200, contentType: "text/plain", bodySize: 10))
     }
 
+    /// `lookUp` tells what is stored and does not answer alone from nothing at all: a load of a URL
+    /// with nothing stored for a `GET` in the partition has nothing to read.
+    @Test func aLookupTellsStoredEntriesAndPartsFromNothing() async throws {
+        // Given a fresh entry, a stale one, one of two variants, an error, another partition's
+        // entry, a HEAD entry, and a range of a URL whose whole body was never stored
+        try await store.save(makeEntry(url("fresh")), body: makeBody(size: 10, seed: 1))
+        try await store.save(makeEntry(url("stale"), freshFor: -1), body: makeBody(size: 10, seed: 2))
+        try await store.save(makeEntry(url("keyed"), varyKey: "accept=text/html"), body: makeBody(size: 10, seed: 3))
+        var missing = makeEntry(url("missing"))
+        missing.status = 404
+        try await store.save(missing, body: Data())
+        try await store.save(makeEntry(url("private"), partition: "user-1"), body: makeBody(size: 10, seed: 4))
+        try await store.save(makeEntry(url("head"), method: .head), body: Data())
+        var writer = store.makeBodyWriter()
+        try await writer.write(makeBody(size: 100, seed: 5))
+        let rangeHeaders: HTTPHeaders = ["ETag": #""r""#, "Content-Range": "bytes 0-99/1000"]
+        try await store.savePart(
+            makeEntry(url("part"), headers: rangeHeaders), first: 0, completeLength: 1000,
+            completeHeaders: ["ETag": #""r""#, "Content-Length": "1000"], body: writer)
+        let names = ["fresh", "stale", "keyed", "missing", "private", "head", "part", "absent"]
+
+        // When
+        let holdings = try store.lookUp(urls: names.map(url), at: referenceDate)
+
+        // Then only the URLs with nothing for a GET in the partition are nothing
+        let freshID = try #require(try store.entry(url: url("fresh"))?.id)
+        #expect(holdings == [
+            .fresh(CacheStore.FreshEntry(id: freshID, status: 200, contentType: "text/plain", bodySize: 10)),
+            .stored, .stored, .stored, .nothing, .nothing, .stored, .nothing,
+        ])
+        // And one URL is looked up as one of a list is
+        #expect(try store.lookUp(urls: [url("part")], at: referenceDate) == [.stored])
+        #expect(try store.lookUp(urls: [url("absent")], at: referenceDate) == [.nothing])
+        #expect(try store.lookUp(partition: "user-1", urls: [url("private")], at: referenceDate) != [.nothing])
+    }
+
     @Test func freshnessEndsAtTheStoredInstant() async throws {
         // Given an entry fresh for 600 s after the reference date
         try await store.save(makeEntry(url("a")), body: makeBody(size: 3, seed: 1))

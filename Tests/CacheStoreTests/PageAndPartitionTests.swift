@@ -193,6 +193,25 @@ struct PageAndPartitionTests {
         #expect(try store.skipped(forPage: page).isEmpty)
     }
 
+    @Test func pagesKnownNewAreWrittenWithoutComparingBesidePagesCompared() async throws {
+        // Given two pages recorded, one of them with a skip
+        let other = "https://example.test/other.html"
+        let skip = PageSkip(resourceURL: "https://example.test/wide.png", kind: "image", reason: "too wide")
+        try await store.setEdges([page: edges, other: [edges[0]]], skipped: [page: [skip]])
+        // When both are recorded again together, the first named new to the store (as a page found
+        // with nothing stored for it, recorded meanwhile by another process), with other edges
+        let font = PageEdge(resourceURL: "https://example.test/a.woff2", kind: "font")
+        try await store.setEdges([page: [edges[0], font], other: [edges[0], font]], knownNew: [page])
+        // Then each has exactly its new edges, and the page named new lost its skip as well
+        #expect(try store.edges(forPage: page) == [font, edges[0]])
+        #expect(try store.edges(forPage: other) == [font, edges[0]])
+        #expect(try store.skipped(forPage: page).isEmpty)
+        // When the page named new is recorded again as it stands, with every page named new
+        try await store.setEdges([page: [edges[0], font]], knownNew: [page])
+        // Then it stands as it was
+        #expect(try store.edges(forPage: page) == [font, edges[0]])
+    }
+
     @Test func manyPagesRecordedAgainWriteOnlyThoseThatChanged() async throws {
         // Given pages that each need only themselves, one with a skip recorded, one with two edges
         let pages = (0..<6).map { "https://example.test/p\($0).html" }

@@ -20,11 +20,36 @@ extension CacheStore {
         public var isLonePage = false
     }
 
+    /// What the store holds for a `GET` of a URL in a partition (``lookUp(partition:urls:at:asPages:)``).
+    public enum Holding: Sendable, Hashable {
+        /// An entry that answers a plain `GET` without a request.
+        case fresh(FreshEntry)
+        /// Entries or parts that do not answer alone: a load of the URL reads them and decides by
+        /// every rule of RFC 9111 (revalidation, variants, completing a part).
+        case stored
+        /// Nothing at all: a load of the URL finds nothing to read in the store.
+        case nothing
+    }
+
     /// For each of `urls`, the ``FreshEntry`` that answers a `GET` of it in `partition` at `date`
-    /// without a request, or `nil` when none does (nothing stored, stale, several variants, a `Vary`
-    /// field, a decoded copy, a partial or an error or redirect response, a response received after
-    /// `date`: the caller then loads the URL the full way, which decides those cases by every rule of
-    /// RFC 9111).
+    /// without a request, or `nil` when none does: ``lookUp(partition:urls:at:asPages:)`` without
+    /// telling what is stored from nothing.
+    ///
+    /// - Throws: ``CacheStore/Error``.
+    public nonisolated func freshEntries(
+        partition: String = "guest", urls: [String], at date: Date = Date(), asPages: Bool = false
+    ) throws -> [FreshEntry?] {
+        try lookUp(partition: partition, urls: urls, at: date, asPages: asPages).map { holding in
+            if case .fresh(let entry) = holding { entry } else { nil }
+        }
+    }
+
+    /// For each of `urls`, what the store holds for a `GET` of it in `partition` at `date`: the
+    /// ``FreshEntry`` that answers it without a request; ``Holding/stored`` when something is stored
+    /// that does not (stale, several variants, a `Vary` field, a decoded copy, a partial or an error
+    /// or redirect response, a response received after `date`, a part of a range: the caller then
+    /// loads the URL the full way, which decides those cases by every rule of RFC 9111); or
+    /// ``Holding/nothing``, when a load has nothing to read.
     ///
     /// One read transaction for them all (one snapshot), and one statement for them all that looks
     /// each up by one descent of the entry's unique index and reads only the columns the answer
@@ -39,9 +64,9 @@ extension CacheStore {
     /// and nothing in it to look for, has nothing to record of it either.
     ///
     /// - Throws: ``CacheStore/Error``.
-    public nonisolated func freshEntries(
+    public nonisolated func lookUp(
         partition: String = "guest", urls: [String], at date: Date = Date(), asPages: Bool = false
-    ) throws -> [FreshEntry?] {
+    ) throws -> [Holding] {
         guard !urls.isEmpty else { return [] }
         let queries = asPages ? columns.freshPageQueries : columns.freshQueries
         let (query, list) = urls.count == 1 ? (queries.ofOne, urls[0]) : (queries.ofList, Self.jsonArray(urls))
@@ -50,10 +75,13 @@ extension CacheStore {
             var found = [FreshEntry?](repeating: nil, count: urls.count)
             // How many complete variants each URL has, up to 2: only a URL's only one may answer.
             var variants = [UInt8](repeating: 0, count: urls.count)
+            var holds = [Bool](repeating: false, count: urls.count)
             try connection.readTransaction {
                 try connection.forEachRow(query, [.text(partition), .text(list)]) { row in
                     let index = Int(row.int64(0))
                     guard index >= 0, index < urls.count else { return }
+                    holds[index] = true
+                    guard row.int64(9) != 0 else { return }
                     variants[index] = min(variants[index] + 1, 2)
                     let status = Int(row.int64(2))
                     guard variants[index] == 1, Self.answersPlainGET(
@@ -61,10 +89,13 @@ extension CacheStore {
                         status: status, hasVaryLine: row.withTextBytes(8, Self.hasVaryLine))
                     else { return }
                     found[index] = FreshEntry(id: row.int64(1), status: status, contentType: row.optionalText(3),
-                                              bodySize: row.int64(4), isLonePage: asPages && row.int64(9) != 0)
+                                              bodySize: row.int64(4), isLonePage: asPages && row.int64(10) != 0)
                 }
             }
-            return zip(found, variants).map { entry, count in count == 1 ? entry : nil }
+            return urls.indices.map { index in
+                if variants[index] == 1, let entry = found[index] { return .fresh(entry) }
+                return holds[index] ? .stored : .nothing
+            }
         }
     }
 

@@ -549,7 +549,8 @@ extension CacheStore {
     /// run left them, then opens no write transaction for them at all. A page changed by another
     /// process between the read and the write is compared again in the write. A caller that knows
     /// the pages are new to the store (a run into a store that was empty) passes `comparingFirst`
-    /// `false`: the read would find nothing, and the write compares anyway.
+    /// `false`: the read would find nothing, and the write compares anyway; the pages in `newPages`
+    /// (found with nothing stored for them, say) are left out of the read in the same way.
     ///
     /// With `discovery` (how the preload looked for the edges: its device and options), each page
     /// not in `keptPages` also gets the digest of its record as the store then holds it
@@ -564,7 +565,7 @@ extension CacheStore {
     public nonisolated func setEdges(
         _ edgesByPage: [String: [PageEdge]], partition: String = "guest", keepingKinds keptKinds: Set<String> = [],
         keepingEveryEdgeOf keptPages: Set<String> = [], skipped: [String: [PageSkip]] = [:], comparingFirst: Bool = true,
-        discovery: String? = nil, scanned: [String: Data] = [:]
+        knownNew newPages: Set<String> = [], discovery: String? = nil, scanned: [String: Data] = [:]
     ) async throws {
         guard !edgesByPage.isEmpty else { return }
         let discovery = columns.hasPageBasis ? discovery : nil
@@ -590,14 +591,15 @@ extension CacheStore {
         }
         var changed = edgesByPage
         // A store opened for reading only refuses the write, as it always did, rather than comparing.
-        if comparingFirst, !configuration.readOnly {
+        if comparingFirst, !configuration.readOnly, edgesByPage.keys.contains(where: { !newPages.contains($0) }) {
             changed = try read("compare the resources of \(edgesByPage.count) pages") { connection in
                 try connection.readTransaction {
                     // The entries the digests name, each looked up once for all the pages.
                     var known: [String: EdgeBody?] = [:]
                     let holdsSkips = try Self.holdsSkips(partition: partition, connection)
                     return try edgesByPage.filter {
-                        try changes($0.key, $0.value, known: &known, holdsSkips: holdsSkips, connection)
+                        try newPages.contains($0.key)
+                            || changes($0.key, $0.value, known: &known, holdsSkips: holdsSkips, connection)
                     }
                 }
             }

@@ -22,11 +22,11 @@ struct ReadableColumns: Sendable {
     let variantsQuery: SQLQuery
     /// A whole body with its record and its chunks in order, checked as they are read; made once too.
     let wholeBodyQuery: SQLQuery
-    /// Every complete `GET` variant of partition (`?1`) and each URL of a JSON array of URLs (`?2`),
-    /// with what tells whether it answers a plain `GET` alone
-    /// (``CacheStore/freshEntries(partition:urls:at:asPages:)``): the URL's index in the array, id,
-    /// status, content type, body size, `fresh_until`, `response_time`, 1 when it has no Vary key, no
-    /// decoded content and a complete body record, and the stored header text (for a `Vary` line).
+    /// Every `GET` entry of partition (`?1`) and each URL of a JSON array of URLs (`?2`), with what
+    /// tells whether it answers a plain `GET` alone (``CacheStore/lookUp(partition:urls:at:asPages:)``):
+    /// the URL's index in the array, id, status, content type, body size, `fresh_until`,
+    /// `response_time`, 1 when it has no Vary key, no decoded content and a complete body record, the
+    /// stored header text (for a `Vary` line), and 1 when it is a complete variant rather than a part.
     /// One statement for many URLs: each is still one descent of the entry's unique index, without
     /// a statement's start and end for each. ``FreshQueries/ofOne`` takes one URL as it is instead
     /// of an array (index 0), which costs less than reading an array of one.
@@ -69,9 +69,9 @@ struct ReadableColumns: Sendable {
             func query(urls: String) -> SQLQuery {
                 SQLQuery("""
                     SELECT j.key, e.id, e.status, e.content_type, e.body_size, e.fresh_until, e.response_time, \
-                    \(CacheStore.answersAloneColumn), e.headers\(more) \
+                    \(CacheStore.answersAloneColumn), e.headers, e.complete_length IS NULL\(more) \
                     FROM \(urls) j CROSS JOIN \(entries) e ON e.partition = ?1 AND e.method = 'GET' AND e.url = j.value \
-                    CROSS JOIN body b ON b.id = e.body_id WHERE e.complete_length IS NULL
+                    CROSS JOIN body b ON b.id = e.body_id
                     """)
             }
             return FreshQueries(ofList: query(urls: "json_each(?2)"), ofOne: query(urls: "(SELECT 0 AS key, ?2 AS value)"))

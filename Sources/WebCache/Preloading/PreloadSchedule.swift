@@ -17,6 +17,9 @@ struct PreloadItem: Sendable {
     /// Whether the store was already asked whether a fresh entry answers it (a listed page, looked
     /// up with the others read from the list at the same time), so that its fetch does not ask again.
     var lookedUpInStore = false
+    /// Whether that lookup found nothing stored for a `GET` of the URL (no entry, no part), so that
+    /// its load goes to the network without the loader reading the store again for nothing.
+    var storeHoldsNothing = false
     /// Whether it was answered by a page's record earlier in the run (its outcome reported then)
     /// and is read now because a document needs what it holds (``PreloadSchedule/takeUnread(_:)``).
     var rereads = false
@@ -141,7 +144,7 @@ struct PreloadSchedule {
     mutating func admit(_ item: PreloadItem, recordingPage: Bool = true) -> Bool {
         guard seen.insert(item.key) else { return false }
         if item.isPage, recordingPage {
-            pages.append(Page(url: item.url, key: item.key))
+            pages.append(Page(url: item.url, key: item.key, isNewToStore: item.storeHoldsNothing))
         }
         return true
     }
@@ -149,7 +152,7 @@ struct PreloadSchedule {
     /// Records the page of `item`, admitted without being recorded (``admit(_:recordingPage:)``),
     /// as a page whose edges are to be stored once it settles.
     mutating func recordPage(_ item: PreloadItem) {
-        pages.append(Page(url: item.url, key: item.key))
+        pages.append(Page(url: item.url, key: item.key, isNewToStore: item.storeHoldsNothing))
     }
 
     /// Queues an admitted item (``admit(_:)``) behind the others of its host and tier; it waits for
@@ -398,6 +401,9 @@ struct PreloadSchedule {
     struct Page {
         let url: URL
         let key: URLKey
+        /// Whether the store held nothing for the page's URL when it was looked up
+        /// (``PreloadItem/storeHoldsNothing``): its edges are written without comparing them first.
+        var isNewToStore = false
     }
 
     /// A URL a page or stylesheet referenced, with its key and the kind it was referenced as.

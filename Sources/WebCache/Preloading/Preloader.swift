@@ -182,10 +182,11 @@ struct Preloader: Sendable {
             let asked = answersFromStore ? items.filter { !$0.lookedUpInStore } : []
             let (found, flush) = answerFromStore(asked, asPages: listed)
             hitsToFlush = hitsToFlush || flush
-            var answers = found.makeIterator()
+            var lookups = found.makeIterator()
             var unanswered: [PreloadItem] = []
-            for item in items {
-                if !item.lookedUpInStore, let answer = answers.next() ?? nil {
+            for var item in items {
+                let lookup = item.lookedUpInStore ? nil : lookups.next()
+                if case .answered(let answer)? = lookup {
                     if !listed {
                         schedule.finish(item, failure: nil)
                     } else if let record = answer.record {
@@ -198,6 +199,7 @@ struct Preloader: Sendable {
                     report.sources[.hit, default: 0] += 1
                     events(.fetched(url: item.url, status: answer.entry.status, bytes: 0, source: .hit))
                 } else {
+                    if case .nothingStored? = lookup { item.storeHoldsNothing = true }
                     if listed { schedule.recordPage(item) }
                     unanswered.append(item)
                 }
@@ -341,7 +343,8 @@ struct Preloader: Sendable {
                     guard !taken.isEmpty else { return flushHits() }
                     let fetched = settleAnswered(taken, listed: false)
                     for item in fetched {
-                        group.addTask { await fetch(item, readingStore: answersFromStore, messages: messages) }
+                        let readingStore = answersFromStore && !item.storeHoldsNothing
+                        group.addTask { await fetch(item, readingStore: readingStore, messages: messages) }
                     }
                     guard fetched.count < taken.count else { return flushHits() }
                     finishSettledDocuments()
@@ -470,46 +473,60 @@ struct Preloader: Sendable {
         var instant: Date
     }
 
+    /// What the store said of one item (``answerFromStore(_:asPages:)``).
+    private enum StoreLookup {
+        /// A fresh entry, or a page's record with it, answers the item.
+        case answered(StoreAnswer)
+        /// Something is stored that the loader decides on by the full rules.
+        case unanswered
+        /// Nothing is stored for a `GET` of the item's URL: its load need not read the store.
+        case nothingStored
+    }
+
     /// For each of `items`, the fresh stored entry that answers it without a request and without
-    /// reading its body (nothing in it to scan for this run), or `nil` to fetch it the full way; and
-    /// whether enough hits wait that the store should write them. One read of the store for them all
-    /// (``CacheStore/freshEntries(partition:urls:at:asPages:)``, which for pages also reads whether
-    /// each is recorded as needing nothing but itself), deciding from the stored columns as the
-    /// loader's hit does; a hit is recorded for each answered. A listed page whose body would be
+    /// reading its body (nothing in it to scan for this run), else whether anything is stored for it
+    /// at all; and whether enough hits wait that the store should write them. One read of the store
+    /// for them all (``CacheStore/lookUp(partition:urls:at:asPages:)``, which for pages also reads
+    /// whether each is recorded as needing nothing but itself), deciding from the stored columns as
+    /// the loader's hit does; a hit is recorded for each answered. A listed page whose body would be
     /// read is answered too when its record stands for this run (``discovery``) and every edge is
     /// within the size limits: a second read for those. A store that cannot be read answers nothing
     /// here: the full way then reports the error for each URL.
-    private func answerFromStore(_ items: [PreloadItem], asPages: Bool) -> (answers: [StoreAnswer?], flush: Bool) {
-        var answers = [StoreAnswer?](repeating: nil, count: items.count)
+    private func answerFromStore(_ items: [PreloadItem], asPages: Bool) -> (lookups: [StoreLookup], flush: Bool) {
+        var lookups = [StoreLookup](repeating: .unanswered, count: items.count)
         guard !items.isEmpty, !options.revalidatesFreshEntries, !loader.store.configuration.readOnly else {
-            return (answers, false)
+            return (lookups, false)
         }
         let now = loader.clock()
-        guard let entries = try? loader.store.freshEntries(
+        guard let holdings = try? loader.store.lookUp(
             partition: context.partition, urls: items.map(\.url.absoluteString), at: now, asPages: asPages)
-        else { return (answers, false) }
+        else { return (lookups, false) }
         var flush = false
         /// Fresh pages whose body this run would read: their records may answer them.
         var read: [(index: Int, entry: CacheStore.FreshEntry)] = []
-        for (index, (item, entry)) in zip(items, entries).enumerated() {
-            guard let entry, withinLimits(kind: item.kind?.rawValue, size: entry.bodySize) else { continue }
+        for (index, (item, holding)) in zip(items, holdings).enumerated() {
+            guard case .fresh(let entry) = holding else {
+                if holding == .nothing { lookups[index] = .nothingStored }
+                continue
+            }
+            guard withinLimits(kind: item.kind?.rawValue, size: entry.bodySize) else { continue }
             guard !scansBody(of: item, contentType: entry.contentType) else {
                 if asPages, discovery != nil { read.append((index, entry)) }
                 continue
             }
             flush = loader.store.recordHit(entryID: entry.id, at: now) || flush
-            answers[index] = StoreAnswer(entry: entry, record: nil, instant: now)
+            lookups[index] = .answered(StoreAnswer(entry: entry, record: nil, instant: now))
         }
         guard let discovery, !read.isEmpty, let records = try? loader.store.recordedPages(
             partition: context.partition, urls: read.map { items[$0.index].url.absoluteString }, discovery: discovery,
             at: now)
-        else { return (answers, flush) }
+        else { return (lookups, flush) }
         for (page, record) in zip(read, records) {
             guard let record, record.edges.allSatisfy({ withinLimits(kind: $0.kind, size: $0.bodySize) }) else { continue }
             flush = loader.store.recordHit(entryID: page.entry.id, at: now) || flush
-            answers[page.index] = StoreAnswer(entry: page.entry, record: record, instant: now)
+            lookups[page.index] = .answered(StoreAnswer(entry: page.entry, record: record, instant: now))
         }
-        return (answers, flush)
+        return (lookups, flush)
     }
 
     /// Whether a stored body of `size` bytes is within this run's limits for a resource of `kind`
@@ -624,7 +641,8 @@ struct Preloader: Sendable {
 
     /// Fetches one item, scanning its body as it streams, with retries for transient failures.
     /// `readingStore` is `false` when the store held no entry as the run began, so that only what
-    /// this run stored could answer it.
+    /// this run stored could answer it, or when the lookup before the fetch found nothing stored for
+    /// the item's URL (``PreloadItem/storeHoldsNothing``).
     private func fetch(_ item: PreloadItem, readingStore: Bool, messages: MessageQueue<Message>) async {
         var attempt = 0
         while true {
@@ -739,7 +757,7 @@ struct Preloader: Sendable {
     /// Reads the body to its end (which stores it), reporting references as they are found.
     /// - Returns: the body's size in bytes, and when it was scanned at the item's own URL in a run
     ///   that records pages' digests, its SHA-256: a record is written only from the bytes it was
-    ///   found in (``CacheStore/setEdges(_:partition:keepingKinds:keepingEveryEdgeOf:skipped:comparingFirst:discovery:scanned:)``).
+    ///   found in (``CacheStore/setEdges(_:partition:keepingKinds:keepingEveryEdgeOf:skipped:comparingFirst:knownNew:discovery:scanned:)``).
     private func scan(
         _ response: WebResponse, for item: PreloadItem, messages: MessageQueue<Message>
     ) async throws -> (bytes: Int64, scanned: Data?) {
@@ -826,7 +844,8 @@ struct Preloader: Sendable {
     /// fetch failed was not read (or not to its end), so it keeps every requisite recorded before:
     /// the stored copy of the page still needs them, and an origin's outage must not make `pin` and
     /// `prune --page` forget them. `comparingFirst` is `false` in a run into a store that held no
-    /// entry, whose pages are new to it (``CacheStore/setEdges(_:partition:keepingKinds:keepingEveryEdgeOf:skipped:comparingFirst:discovery:)``).
+    /// entry, whose pages are new to it, and pages the store held nothing for when they were looked
+    /// up are not compared either (``CacheStore/setEdges(_:partition:keepingKinds:keepingEveryEdgeOf:skipped:comparingFirst:knownNew:discovery:scanned:)``).
     /// The `confirmed` pages need what their records list and were not read for more: their
     /// recorded edges and skips are kept as for a page whose fetch failed.
     private func writeEdges(
@@ -839,8 +858,10 @@ struct Preloader: Sendable {
         var skippedByPage: [String: [PageSkip]] = [:]
         /// Pages whose recorded edges and skips stay: those whose fetch failed, and the confirmed ones.
         var keptPages: Set<String> = []
+        var newPages: Set<String> = []
         for page in pages {
             let pageURL = page.url.absoluteString
+            if page.isNewToStore { newPages.insert(pageURL) }
             let pageFailure = schedule.failure(of: page.key)
             let requisites = [(url: pageURL, kind: "page", failure: pageFailure)] + schedule.requisites(of: page)
             edgesByPage[pageURL] = requisites.map { requisite in
@@ -858,7 +879,7 @@ struct Preloader: Sendable {
         }
         try await loader.store.setEdges(
             edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: keptPages,
-            skipped: skippedByPage, comparingFirst: comparingFirst, discovery: discovery,
+            skipped: skippedByPage, comparingFirst: comparingFirst, knownNew: newPages, discovery: discovery,
             scanned: scanned)
     }
 

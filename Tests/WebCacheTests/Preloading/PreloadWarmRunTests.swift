@@ -92,8 +92,8 @@ struct PreloadWarmRunTests {
 
     @Test func whatTheStoredColumnsDoNotSettleGoesTheFullWay() async throws {
         // Given a fresh page; a stale one and a stored no-cache one, each with a validator; a page
-        // with two variants whose plain one is stale while the other is fresh; and a page of which
-        // only a range is stored
+        // with two variants whose plain one is stale while the other is fresh; a page of which
+        // only a range is stored; and a page never stored
         let content = preloadFiller(64)
         let rig = try PreloadRig.start { request in
             let path = request.path
@@ -123,20 +123,25 @@ struct PreloadWarmRunTests {
 
         // When they are preloaded again
         let log = PreloadEventLog()
-        let warm = await rig.cache.preload(full + ["ranged"], options: Self.alone, events: log.handler)
+        let warm = await rig.cache.preload(full + ["ranged", "new"], options: Self.alone, events: log.handler)
 
         // Then only the fresh page is answered from the store; the others are asked for, the ones
-        // with a validator conditionally, and the range's page as a whole
+        // with a validator conditionally, and the range's page and the new page as a whole
         #expect(warm.succeeded, "\(warm.failures)")
         let sources = log.all.reduce(into: [String: ResponseSource]()) {
             if case .fetched(let url, _, _, let source) = $1 { $0[url.path] = source }
         }
         #expect(sources == ["/fresh": .hit, "/stale": .revalidated, "/no-cache": .revalidated,
-                            "/varied": .revalidated, "/ranged": .network])
+                            "/varied": .revalidated, "/ranged": .network, "/new": .network])
         let sent = rig.server.requests.dropFirst(asked)
-        #expect(sent.map(\.path).sorted() == ["/no-cache", "/ranged", "/stale", "/varied"])
-        #expect(sent.filter { $0.path != "/ranged" }.allSatisfy { $0.headers["If-None-Match"] != nil })
+        #expect(sent.map(\.path).sorted() == ["/new", "/no-cache", "/ranged", "/stale", "/varied"])
+        let whole = ["/ranged", "/new"]
+        #expect(sent.filter { !whole.contains($0.path) }.allSatisfy { $0.headers["If-None-Match"] != nil })
+        #expect(sent.filter { whole.contains($0.path) }.allSatisfy { $0.headers["If-None-Match"] == nil })
         #expect(try rig.cache.store.entry(url: rig.url("ranged"))?.bodySize == Int64(content.count))
+        #expect(try rig.cache.store.entry(url: rig.url("new"))?.bodySize == Int64(content.count))
+        let newPage = rig.url("new")
+        #expect(try rig.cache.store.edges(forPage: newPage) == [PageEdge(resourceURL: newPage, kind: "page")])
         await rig.stop()
     }
 
