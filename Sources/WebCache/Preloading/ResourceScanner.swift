@@ -3,14 +3,28 @@ import Foundation
 import HTTPCore
 
 /// Finds the references in a response body as it streams: HTML pages, stylesheets and web app manifests.
+///
+/// The HTML and CSS scanners are held by reference (``Held``): each is kilobytes of state, which an
+/// enum holding it by value copied out and back at every chunk fed, and kept in several copies in
+/// the frame of the preload's scan of every response (23 KB, allocated for each response).
 enum ResourceScanner {
-    case html(HTMLScanner)
-    case css(CSSScanner)
+    case html(Held<HTMLScanner>)
+    case css(Held<CSSScanner>)
     case manifest(url: URL, collected: Data)
     /// A document or stylesheet scanned to its end: an HTML document's elements, and the font
     /// families it names.
     case ended(DocumentTree?, fontFamilies: Set<FontFamilyUse>)
     case none
+
+    /// A scanner held by reference, changed in place. Confined to the task that scans one
+    /// response, as the enum holding it is.
+    final class Held<Value> {
+        var value: Value
+
+        init(_ value: Value) {
+            self.value = value
+        }
+    }
 
     /// The largest manifest read; manifests are small JSON documents.
     static let maximumManifestSize = 1 << 20
@@ -27,9 +41,9 @@ enum ResourceScanner {
             options.includesMedia = includesMedia
             // What a page shows without scripts is part of it too, as `wget2 --page-requisites` finds it.
             options.scansNoscript = true
-            self = .html(HTMLScanner(documentURL: url, charset: charset, options: options))
+            self = .html(Held(HTMLScanner(documentURL: url, charset: charset, options: options)))
         case .css?:
-            self = .css(CSSScanner(stylesheetURL: url, charset: charset))
+            self = .css(Held(CSSScanner(stylesheetURL: url, charset: charset)))
         case .manifest?:
             self = .manifest(url: url, collected: Data())
         case nil:
@@ -110,14 +124,10 @@ enum ResourceScanner {
     /// Feeds one chunk; returns the references it completed.
     mutating func feed(_ chunk: Data) -> [Reference] {
         switch self {
-        case .html(var scanner):
-            let found = scanner.feed(chunk)
-            self = .html(scanner)
-            return found
-        case .css(var scanner):
-            let found = scanner.feed(chunk)
-            self = .css(scanner)
-            return found
+        case .html(let held):
+            return held.value.feed(chunk)
+        case .css(let held):
+            return held.value.feed(chunk)
         case .manifest(let url, var collected):
             if collected.count + chunk.count <= ResourceScanner.maximumManifestSize {
                 collected.append(chunk)
@@ -132,8 +142,8 @@ enum ResourceScanner {
     /// The font families the document or stylesheet names so far, in lower case.
     var usedFontFamilies: Set<FontFamilyUse> {
         switch self {
-        case .html(let scanner): scanner.usedFontFamilies
-        case .css(let scanner): scanner.usedFontFamilies
+        case .html(let held): held.value.usedFontFamilies
+        case .css(let held): held.value.usedFontFamilies
         case .ended(_, let families): families
         case .manifest, .none: []
         }
@@ -166,13 +176,13 @@ enum ResourceScanner {
     /// - Throws: ``DiscoveryError`` when a manifest is not valid JSON.
     mutating func finish() throws -> [Reference] {
         switch self {
-        case .html(var scanner):
-            let found = scanner.finish()
-            self = .ended(scanner.documentTree, fontFamilies: scanner.usedFontFamilies)
+        case .html(let held):
+            let found = held.value.finish()
+            self = .ended(held.value.documentTree, fontFamilies: held.value.usedFontFamilies)
             return found
-        case .css(var scanner):
-            let found = scanner.finish()
-            self = .ended(nil, fontFamilies: scanner.usedFontFamilies)
+        case .css(let held):
+            let found = held.value.finish()
+            self = .ended(nil, fontFamilies: held.value.usedFontFamilies)
             return found
         case .manifest(let url, let collected):
             self = .none
