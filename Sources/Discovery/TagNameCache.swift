@@ -8,9 +8,8 @@ struct TagNameCache: Sendable {
     private static let slotBits = 6
     /// Packed names, 0 for an empty slot (no packed name is 0); both arrays are made at the first
     /// name, so that a tokenizer that meets no tag allocates nothing. Arrays rather than inline
-    /// storage: a tokenizer is moved as a value inside its scanner, and inside the preloader's
-    /// scanner of every response, whatever its type; 1.5 KB inline made each move copy them (about
-    /// 2,500 instructions a response in a cold run of tiny URLs).
+    /// storage: a tokenizer is a value moved with its scanner, and 1.5 KB of inline slots made each
+    /// move a copy of them (measured in docs/benchmarks.md, 2026-12-04).
     private var keys: [UInt64] = []
     private var names: [String] = []
 
