@@ -144,7 +144,8 @@ struct PreloadSchedule {
     mutating func admit(_ item: PreloadItem, recordingPage: Bool = true) -> Bool {
         guard seen.insert(item.key) else { return false }
         if item.isPage, recordingPage {
-            pages.append(Page(url: item.url, key: item.key, isNewToStore: item.storeHoldsNothing))
+            // Not looked up in the store yet: compared before its edges are written.
+            pages.append(Page(url: item.url, key: item.key))
         }
         return true
     }
