@@ -541,8 +541,8 @@ extension CacheStore {
     /// that did not look for some kinds of resource leaves what earlier runs recorded of them. The
     /// pages in `keptPages` keep every edge recorded before (a page whose fetch failed was not read):
     /// their edges in `edgesByPage` are only added or updated. What each page in `edgesByPage`
-    /// references and was left out for the device (`skipped`) replaces what was recorded of it
-    /// before, except for the pages in `keptPages`.
+    /// references and was left out for the device (`skipped`; a page it does not name skips nothing)
+    /// replaces what was recorded of it before, except for the pages in `keptPages`.
     ///
     /// The recorded edges are compared first in one read (one snapshot), and only the pages whose
     /// record would change go to the writer: a warm run, which mostly finds its pages as the last

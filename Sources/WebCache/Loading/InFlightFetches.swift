@@ -21,14 +21,24 @@ final class InFlightFetches: Sendable {
     /// returns the flight to wait on.
     func join(_ key: String) -> Either {
         flights.withLock { flights in
-            if let flight = flights[key] {
-                return .follow(flight)
-            }
-            let flight = Flight()
-            flights[key] = flight
-            return .lead(Lead(key: key, flight: flight, fetches: self))
+            // One look-up of the key (hashing a URL's text is most of what joining costs): the
+            // entry is made in place when there is none, and then this caller leads.
+            var made: Flight?
+            let flight = Self.flight(in: &flights[key, default: Self.made(into: &made)])
+            if let made { return .lead(Lead(key: key, flight: made, fetches: self)) }
+            return .follow(flight)
         }
     }
+
+    /// A new flight, kept in `made` too, so that the caller knows it was made.
+    private static func made(into made: inout Flight?) -> Flight {
+        let flight = Flight()
+        made = flight
+        return flight
+    }
+
+    /// The flight at an entry of the table, reached in place.
+    private static func flight(in entry: inout Flight) -> Flight { entry }
 
     enum Either: Sendable {
         case lead(Lead)
@@ -37,7 +47,8 @@ final class InFlightFetches: Sendable {
 
     fileprivate func finish(_ key: String, flight: Flight, outcome: Outcome) {
         flights.withLock { flights in
-            if flights[key] === flight { flights[key] = nil }
+            // Removed with one look-up; put back in the rare case that it is another's flight.
+            if let removed = flights.removeValue(forKey: key), removed !== flight { flights[key] = removed }
         }
         flight.resolve(outcome)
     }

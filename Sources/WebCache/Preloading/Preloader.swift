@@ -713,8 +713,9 @@ struct Preloader: Sendable {
         request.refusesPrivateAddresses = item.refusesPrivateAddresses
         let isGivenPage = item.isPage && item.depth == 0
         var current = item.url
+        // The URLs asked so far when a redirect comes: a loop goes back to one of them. (A set made
+        // for each load hashed its URL for the few that redirect.)
         var redirects: [URL] = []
-        var visited: Set<URL> = [current]
         var policy = readingStore || redirectTargets.contains(item.key)
             ? CachePolicy.useProtocolCachePolicy : .reloadIgnoringCacheData
         while true {
@@ -730,7 +731,7 @@ struct Preloader: Sendable {
             guard redirects.count <= Loader.maximumRedirects else {
                 throw RedirectRefusal(reason: "it took more than \(Loader.maximumRedirects) redirects: \(chain())")
             }
-            guard visited.insert(next).inserted else {
+            guard !redirects.contains(next) else {
                 throw RedirectRefusal(reason: "it ran into a redirect loop: \(chain())")
             }
             // The redirect is judged by where it came from, as a reference is by its page.
@@ -854,7 +855,8 @@ struct Preloader: Sendable {
         scanned: [String: Data], comparingFirst: Bool
     ) async throws {
         guard !pages.isEmpty else { return }
-        var edgesByPage: [String: [PageEdge]] = [:]
+        // Sized once: grown from empty, the two tables were rehashed a dozen times for a batch.
+        var edgesByPage: [String: [PageEdge]] = .init(minimumCapacity: pages.count)
         var skippedByPage: [String: [PageSkip]] = [:]
         /// Pages whose recorded edges and skips stay: those whose fetch failed, and the confirmed ones.
         var keptPages: Set<String> = []
@@ -868,12 +870,11 @@ struct Preloader: Sendable {
                 PageEdge(resourceURL: requisite.url, kind: requisite.kind, failure: requisite.failure)
             }
             // A URL skipped in one place and needed in another is needed.
+            // A page without skips is left out: the store reads it as skipping nothing.
             if let skipped = skippedByDocument[page.url] {
                 let needed = Set(requisites.map(\.url))
                 skippedByPage[pageURL] = skipped.filter { !needed.contains($0.key) }.values
                     .sorted { $0.resourceURL < $1.resourceURL }
-            } else {
-                skippedByPage[pageURL] = []
             }
             if pageFailure != nil || confirmed.contains(page.key) { keptPages.insert(pageURL) }
         }

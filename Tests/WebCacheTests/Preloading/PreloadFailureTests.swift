@@ -151,6 +151,41 @@ import WebCacheTestSupport
         #expect(Preloader.retryAfter(["Retry-After": value]) == nil)
     }
 
+    // MARK: - Redirects
+
+    /// A listed page whose redirects come back to a URL already asked (through another, or to
+    /// itself) fails naming the chain, after one request for each URL of the loop; a chain that
+    /// ends is followed, and the pages beside them are stored.
+    @Test func redirectLoopsFailNamingTheChainAndTheOtherPagesAreStored() async throws {
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/a": OriginResponse(status: 302, headers: ["Location": "/b"])
+            case "/b": OriginResponse(status: 302, headers: ["Location": "/a"])
+            case "/self": OriginResponse(status: 301, headers: ["Location": "/self"])
+            case "/start": OriginResponse(status: 302, headers: ["Location": "/middle"])
+            case "/middle": OriginResponse(status: 302, headers: ["Location": "/end"])
+            default: .text("page \(request.path)", headers: ["Cache-Control": "max-age=600"])
+            }
+        }
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["a", "self", "start", "fine"], events: events.handler)
+
+        let failures = events.failures
+        #expect(failures.keys.sorted() == ["/a", "/self"])
+        #expect(failures["/a"]?.contains("redirect loop") == true)
+        #expect(failures["/a"]?.contains("\(rig.url("a")) -> \(rig.url("b")) -> \(rig.url("a"))") == true)
+        #expect(failures["/self"]?.contains("\(rig.url("self")) -> \(rig.url("self"))") == true)
+        #expect(rig.requestCounts["/a"] == 1)
+        #expect(rig.requestCounts["/b"] == 1)
+        #expect(rig.requestCounts["/self"] == 1)
+        #expect(rig.requestCounts["/end"] == 1)
+        #expect(report.failures.count == 2)
+        #expect(try rig.cache.store.entry(url: rig.url("end")) != nil)
+        #expect(try rig.cache.store.entry(url: rig.url("fine")) != nil)
+        await rig.stop()
+    }
+
     // MARK: - Size cap
 
     @Test func aResourceOverTheSizeCapFailsAndNothingOfItIsStored() async throws {
