@@ -38,60 +38,30 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     /// when every browser that renders the page fetches it. ``ReferenceChooser`` decides from it.
     public var condition: Condition? {
         get {
-            guard var condition = conditionBox?.condition else { return nil }
+            guard var condition = box?.condition else { return nil }
             if candidate >= 0, case .sourceSet(let set, let alternative, _)? = condition.image {
                 condition.image = .sourceSet(set, alternative: alternative, candidate: candidate)
             }
             return condition
         }
         set {
-            conditionBox = newValue.map(ConditionBox.init)
+            box = newValue.map(ConditionBox.init)
             candidate = -1
         }
     }
     /// ``condition``, boxed: a reference is copied several times on its way to the caller (into
     /// the scanner's list, the list handed out, a chooser's), and a condition has a dozen fields.
-    private var conditionBox: ConditionBox?
+    private var box: ConditionBox?
     /// For a candidate of a source set, when the set's references share one box: which candidate
     /// it is (the box names the set's fallback, or a `<source>`'s count of candidates); -1 when the
     /// box's condition is the reference's own.
     private var candidate = -1
 
-    /// Creates a reference.
-    public init(url: URL, kind: Kind, source: Source, isRequisite: Bool, condition: Condition? = nil) {
-        self.init(urlString: url.absoluteString, kind: kind, source: source, isRequisite: isRequisite,
-                  condition: condition)
-    }
-
-    /// Creates a reference to the URL whose absolute text is `urlString`, which must parse as a
-    /// Foundation `URL` whose `absoluteString` is `urlString` itself.
-    /// The condition is moved into its box, not copied: the scanners hand it over.
-    init(urlString: String, kind: Kind, source: Source, isRequisite: Bool, condition: consuming Condition? = nil) {
-        self.urlString = urlString
-        self.kind = kind
-        self.source = source
-        self.isRequisite = isRequisite
-        conditionBox = ConditionBox.boxing(condition)
-    }
-
-    /// Creates a reference whose condition is already boxed, sharing the box; with a `candidate`
-    /// (0 or more), the box holds (or, given later, will hold) a source set choice and the reference
-    /// is that candidate of it.
-    init(urlString: String, kind: Kind, source: Source, isRequisite: Bool, conditionBox: ConditionBox?,
-         candidate: Int = -1) {
-        self.urlString = urlString
-        self.kind = kind
-        self.source = source
-        self.isRequisite = isRequisite
-        self.conditionBox = conditionBox
-        self.candidate = candidate
-    }
-
     /// The reference with `box` for its condition, still the candidate it is: the candidates of a
     /// `<picture>`'s `<source>` get their source set's box when the `<img>` completes the choice.
     func sharing(_ box: ConditionBox) -> Reference {
         var reference = self
-        reference.conditionBox = box
+        reference.box = box
         return reference
     }
 
@@ -113,6 +83,37 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     /// The kind, URL and source, as in `image https://example.com/a.png (<img> src)`.
     public var description: String {
         "\(kind.rawValue) \(urlString) (\(source)\(isRequisite ? "" : ", not a requisite"))"
+    }
+}
+
+// MARK: - Making references
+
+// The initializers are in an extension, so that the struct keeps its memberwise initializer, which
+// they call: an initializer that sets each property itself made the optimizer build every new
+// reference twice and copy one into place (a copy of four strings and a box, and the release of
+// the other, for each of the HTML scanner's references: 4 % of a scan).
+extension Reference {
+    /// Creates a reference.
+    public init(url: URL, kind: Kind, source: Source, isRequisite: Bool, condition: Condition? = nil) {
+        self.init(urlString: url.absoluteString, kind: kind, source: source, isRequisite: isRequisite,
+                  condition: condition)
+    }
+
+    /// Creates a reference to the URL whose absolute text is `urlString`, which must parse as a
+    /// Foundation `URL` whose `absoluteString` is `urlString` itself.
+    /// The condition is moved into its box, not copied: the scanners hand it over.
+    init(urlString: String, kind: Kind, source: Source, isRequisite: Bool, condition: consuming Condition? = nil) {
+        self.init(urlString: urlString, kind: kind, source: source, isRequisite: isRequisite,
+                  box: ConditionBox.boxing(condition))
+    }
+
+    /// Creates a reference whose condition is already boxed, sharing the box; with a `candidate`
+    /// (0 or more), the box holds (or, given later, will hold) a source set choice and the reference
+    /// is that candidate of it.
+    init(urlString: String, kind: Kind, source: Source, isRequisite: Bool, conditionBox: ConditionBox?,
+         candidate: Int = -1) {
+        self.init(urlString: urlString, kind: kind, source: source, isRequisite: isRequisite, box: conditionBox,
+                  candidate: candidate)
     }
 }
 
