@@ -70,44 +70,6 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
     /// Whether the entry holds only some bytes of its response (see ``completeLength``).
     public var isPartial: Bool { completeLength != nil }
 
-    /// Creates an entry to save.
-    public init(
-        partition: String = "guest",
-        method: HTTPMethod = .get,
-        url: String,
-        varyKey: String = "",
-        status: Int,
-        headers: HTTPHeaders,
-        requestTime: Date,
-        responseTime: Date,
-        freshUntil: Date,
-        staleUntil: Date? = nil,
-        pinned: Bool = false,
-        decodedFrom: String? = nil
-    ) {
-        self.id = nil
-        self.partition = partition
-        self.method = method
-        self.url = url
-        self.host = Self.host(of: url)
-        self.varyKey = varyKey
-        self.status = status
-        self.headers = headers
-        self.requestTime = requestTime
-        self.responseTime = responseTime
-        self.freshUntil = freshUntil
-        self.staleUntil = staleUntil
-        self.storedAt = responseTime
-        self.lastAccess = responseTime
-        self.hitCount = 0
-        self.pinned = pinned
-        self.bodyID = nil
-        self.bodySize = 0
-        self.bodyHash = nil
-        self.decodedFrom = decodedFrom
-        self.completeLength = nil
-    }
-
     // MARK: - Fields derived from the headers (stored as columns too)
 
     /// The `ETag` header.
@@ -213,6 +175,33 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
 // MARK: - Rows
 
 extension CacheEntry {
+    // The initializers are here rather than in the struct's body, so that it keeps its memberwise
+    // initializer, which they call: one that set each property itself made the optimizer build the
+    // entry twice and copy one (see Reference's initializers).
+
+    /// Creates an entry to save.
+    public init(
+        partition: String = "guest",
+        method: HTTPMethod = .get,
+        url: String,
+        varyKey: String = "",
+        status: Int,
+        headers: HTTPHeaders,
+        requestTime: Date,
+        responseTime: Date,
+        freshUntil: Date,
+        staleUntil: Date? = nil,
+        pinned: Bool = false,
+        decodedFrom: String? = nil
+    ) {
+        self.init(
+            id: nil, partition: partition, method: method, url: url, host: Self.host(of: url), varyKey: varyKey,
+            status: status, headers: headers, requestTime: requestTime, responseTime: responseTime,
+            freshUntil: freshUntil, staleUntil: staleUntil, storedAt: responseTime, lastAccess: responseTime,
+            hitCount: 0, pinned: pinned, bodyID: nil, bodySize: 0, bodyHash: nil, decodedFrom: decodedFrom,
+            completeLength: nil)
+    }
+
     /// The columns read by ``init(row:)``, in order, from a store of the latest schema version.
     static let selection = selection(from: "entry", unfoldedHits: true)
 
@@ -265,26 +254,13 @@ extension CacheEntry {
     /// of `partition`, `method` and `url` (compared exactly): those columns are taken from the
     /// question rather than decoded again, sparing a hit three strings.
     init(row: Statement, partition: String, method: HTTPMethod, url: String) {
-        self.id = row.int64(0)
-        self.partition = partition
-        self.method = method
-        self.url = url
-        self.host = row.text(4)
-        self.varyKey = row.text(5)
-        self.status = Int(row.int64(6))
-        self.headers = row.withTextBytes(7, HeaderCoding.decode(bytes:))
-        self.requestTime = row.date(8)
-        self.responseTime = row.date(9)
-        self.freshUntil = row.date(10)
-        self.staleUntil = row.optionalDate(11)
-        self.storedAt = row.date(12)
-        self.lastAccess = row.date(13)
-        self.hitCount = row.int64(14)
-        self.pinned = row.int64(15) != 0
-        self.bodyID = row.int64(16)
-        self.bodySize = row.int64(17)
-        self.bodyHash = row.blob(18)
-        self.decodedFrom = row.optionalText(19)
-        self.completeLength = row.isNull(20) ? nil : row.int64(20)
+        self.init(
+            id: row.int64(0), partition: partition, method: method, url: url, host: row.text(4),
+            varyKey: row.text(5), status: Int(row.int64(6)), headers: row.withTextBytes(7, HeaderCoding.decode(bytes:)),
+            requestTime: row.date(8), responseTime: row.date(9), freshUntil: row.date(10),
+            staleUntil: row.optionalDate(11), storedAt: row.date(12), lastAccess: row.date(13),
+            hitCount: row.int64(14), pinned: row.int64(15) != 0, bodyID: row.int64(16), bodySize: row.int64(17),
+            bodyHash: row.blob(18), decodedFrom: row.optionalText(19),
+            completeLength: row.isNull(20) ? nil : row.int64(20))
     }
 }
