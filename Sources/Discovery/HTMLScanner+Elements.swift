@@ -132,15 +132,17 @@ extension HTMLScanner {
         }
         let sources = inPicture ? pictureSources : []
         pictureSources = []
+        // The candidates taken first, so that the alternative moves into the set rather than being copied.
+        let candidates = own.candidates
         let set = ImageSourceSet(alternatives: sources.isEmpty ? [own] : sources.map(\.alternative) + [own])
         reportHeld(sources, of: set)
         // One box for the `src` and the `srcset` candidates: it names the set with the `src` fallback,
         // and each candidate's reference says which it is.
         let box = ConditionBox(Reference.Condition(
-            image: .sourceSet(set, alternative: sources.count, candidate: own.candidates.count)))
+            image: .sourceSet(set, alternative: sources.count, candidate: candidates.count)))
         let source = Reference.Source(element: tag.name, attribute: AttributeNames.Name.src.text)
         report(tag[.src], kind: .image, source: source, isRequisite: nil, conditionBox: box)
-        reportCandidates(tag, .srcset, own.candidates, sharing: box)
+        reportCandidates(tag, .srcset, candidates, sharing: box)
     }
 
     /// Holds a `<picture>`'s `<source srcset>` until the `<img>` that completes the choice.
