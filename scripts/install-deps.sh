@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
 
-# libmimalloc-dev: the memory allocator the webcache executable links (see "allocator" in Package.swift).
+# libmimalloc-dev: the memory allocator the webcache executable links (the CMimalloc target in Package.swift).
 # libdeflate-dev: the CRC-32 of the store's body chunks (the same as zlib's, several times faster).
 # sqlite3: the shell that scripts/fault-campaign.sh (and the FaultTests target) reads stores with.
 # openssl: the TLS server the transport's certificate tests start.
@@ -16,7 +16,8 @@ set -euo pipefail
 # xvfb, xdotool: the X server the windowed view test opens Chromium on, and the clicks and keys it sends.
 # iproute2: the network namespace of the DNS-rebinding tests.
 packages=(libsqlite3-dev libcurl4-openssl-dev libpsl-dev libmicrohttpd-dev libssl-dev zlib1g-dev libdeflate-dev
-          libmimalloc-dev pkg-config sqlite3 openssl nginx chromium ffmpeg wget python3 python3-venv xvfb xdotool iproute2 "$@")
+          libmimalloc-dev pkg-config sqlite3 openssl nginx chromium ffmpeg wget python3 python3-venv xvfb xdotool
+          iproute2 "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -3,6 +3,10 @@ import CacheStore
 import Foundation
 import HTTPCore
 
+#if canImport(CMimalloc)
+    // The executable's allocator, as in `webcache`: what the benchmarks measure is what a user runs.
+    import CMimalloc
+#endif
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

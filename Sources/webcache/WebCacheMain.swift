@@ -1,6 +1,11 @@
 import Foundation
 import WebCacheCLI
 
+#if canImport(CMimalloc)
+    // Linked for its malloc and free, which take the place of the C library's in the whole process.
+    import CMimalloc
+#endif
+
 /// The `webcache` executable: forwards its arguments to the command line interface and exits with its code.
 @main
 struct WebCacheMain {

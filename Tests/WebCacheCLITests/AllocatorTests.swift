@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import WebCacheTestSupport
 
-/// The executable's memory allocator: mimalloc, for every library in the process (see `allocator`
-/// in Package.swift).
+/// The executable's memory allocator: mimalloc, for every library in the process (the `CMimalloc`
+/// target in Package.swift).
 @Suite(.timeLimit(.minutes(5)))
 struct AllocatorTests {
     /// What the dynamic linker reports binding (`LD_DEBUG=bindings`): every call of `malloc`,
