@@ -172,13 +172,12 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
     public func isFresh(at now: Date) -> Bool { freshUntil > now }
 }
 
-// MARK: - Rows
+// MARK: - Making entries
 
+// The initializers are in extensions rather than in the struct's body, so that it keeps its
+// memberwise initializer, which they call: one that set each property itself made the optimizer
+// build the entry twice and copy one (see Reference's initializers).
 extension CacheEntry {
-    // The initializers are here rather than in the struct's body, so that it keeps its memberwise
-    // initializer, which they call: one that set each property itself made the optimizer build the
-    // entry twice and copy one (see Reference's initializers).
-
     /// Creates an entry to save.
     public init(
         partition: String = "guest",
@@ -201,7 +200,11 @@ extension CacheEntry {
             hitCount: 0, pinned: pinned, bodyID: nil, bodySize: 0, bodyHash: nil, decodedFrom: decodedFrom,
             completeLength: nil)
     }
+}
 
+// MARK: - Rows
+
+extension CacheEntry {
     /// The columns read by ``init(row:)``, in order, from a store of the latest schema version.
     static let selection = selection(from: "entry", unfoldedHits: true)
 
