@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import HTTPCore
 import Testing
 
 @testable import CacheStore
@@ -49,13 +50,13 @@ struct StatementBindingTests {
         for (id, row) in rows.enumerated() {
             let key: [DatabaseValue] = [.integer(Int64(id))]
             #expect(try connection.text("SELECT a FROM t WHERE id = ?", key) == row.0, "a of \(id)")
-            #expect(try connection.text("SELECT hex(b) FROM t WHERE id = ?", key) == Self.hex(row.1), "b of \(id)")
+            #expect(
+                try connection.text("SELECT lower(hex(b)) FROM t WHERE id = ?", key) == Hex.lowercase(row.1),
+                "b of \(id)")
             #expect(try connection.text("SELECT c FROM t WHERE id = ?", key) == row.2, "c of \(id)")
-            #expect(try connection.text("SELECT hex(d) FROM t WHERE id = ?", key) == Self.hex(row.3), "d of \(id)")
+            #expect(
+                try connection.text("SELECT lower(hex(d)) FROM t WHERE id = ?", key) == Hex.lowercase(row.3),
+                "d of \(id)")
         }
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02X", $0) }.joined()
     }
 }

@@ -19,17 +19,20 @@ struct AllocatorTests {
         #expect(result.exitCode == 0)
         var targets: [String: Set<String>] = [:]
         for line in result.stderr.split(separator: "\n") {
-            guard let symbol = Self.symbol(in: line), ["malloc", "calloc", "realloc", "free"].contains(symbol),
+            guard let symbol = Self.symbol(in: line), Self.allocation.contains(symbol),
                 let target = Self.target(in: line)
             else { continue }
             targets[symbol, default: []].insert(target)
         }
-        for symbol in ["malloc", "calloc", "realloc", "free"] {
+        for symbol in Self.allocation {
             let bound = targets[symbol] ?? []
             #expect(!bound.isEmpty, "no binding of \(symbol) was reported")
             #expect(bound.allSatisfy { $0.contains("/libmimalloc.so") }, "\(symbol) is bound to \(bound.sorted())")
         }
     }
+
+    /// The C library's allocation functions that mimalloc replaces.
+    private static let allocation = ["malloc", "calloc", "realloc", "free"]
 
     /// The symbol a binding line names: "… normal symbol `malloc' [GLIBC_2.2.5]".
     private static func symbol(in line: Substring) -> String? {

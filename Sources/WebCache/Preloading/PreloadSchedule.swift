@@ -249,7 +249,7 @@ struct PreloadSchedule {
     /// Records how a running item ended and frees its slot if it still holds one.
     mutating func finish(_ item: PreloadItem, failure: String?) {
         let key = item.key
-        if let host = started.removeValue(forKey: key), host != Self.slotFreed { freeSlot(of: item, host: host) }
+        endStart(of: item)
         endWaiting(key)
         seen.insert(key)
         failures[key] = failure
@@ -263,6 +263,11 @@ struct PreloadSchedule {
     /// Frees the slot of a running item whose fetch was given up (the run was cancelled), leaving it
     /// without an outcome, as if it had never started: the pages that need it do not settle.
     mutating func giveUp(_ item: PreloadItem) {
+        endStart(of: item)
+    }
+
+    /// Forgets that `item` started, freeing its slot if it still holds one.
+    private mutating func endStart(of item: PreloadItem) {
         if let host = started.removeValue(forKey: item.key), host != Self.slotFreed { freeSlot(of: item, host: host) }
     }
 

@@ -855,7 +855,7 @@ struct Preloader: Sendable {
         scanned: [String: Data], comparingFirst: Bool
     ) async throws {
         guard !pages.isEmpty else { return }
-        // Sized once: grown from empty, the two tables were rehashed a dozen times for a batch.
+        // Sized once: grown from empty, it was rehashed a dozen times for a batch.
         var edgesByPage: [String: [PageEdge]] = .init(minimumCapacity: pages.count)
         var skippedByPage: [String: [PageSkip]] = [:]
         /// Pages whose recorded edges and skips stay: those whose fetch failed, and the confirmed ones.
