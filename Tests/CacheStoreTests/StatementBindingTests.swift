@@ -59,4 +59,44 @@ struct StatementBindingTests {
                 "d of \(id)")
         }
     }
+
+    /// Text and blobs larger than ``Statement/maximumInPlaceBytes`` are read by SQLite from the
+    /// values' own storage while the statement runs: they are written and compared whole, a run
+    /// that fails (a duplicate key) throws and the statement serves the next one, and once a run
+    /// has ended, by returning or by throwing, the statement holds no binding that could point
+    /// into storage that is gone.
+    @Test func largeValuesReadInPlaceAreNotHeldAfterTheRun() throws {
+        let connection = try Connection(path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        try connection.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b BLOB) STRICT")
+        let insert = "INSERT INTO t (id, a, b) VALUES (?, ?, ?)"
+        let large = Statement.maximumInPlaceBytes + 1
+        func row(_ id: Int) -> (String, Data) {
+            let blob = (0..<large + id).map { UInt8(truncatingIfNeeded: $0 &+ id) }
+            return (String(repeating: "ü\(id)", count: large / 2), Data(blob))
+        }
+        // Asking the connection for its cached statement would clear the bindings: ask it once.
+        let statement = try connection.cachedStatement(sql: insert)
+        func boundValues() throws -> String {
+            let expanded = try #require(sqlite3_expanded_sql(statement.handle))
+            defer { sqlite3_free(expanded) }
+            return String(cString: expanded)
+        }
+        for id in 0..<3 {
+            let (text, blob) = row(id)
+            try connection.run(insert, [.integer(Int64(id)), .text(text), .blob(blob)])
+            #expect(try boundValues() == "INSERT INTO t (id, a, b) VALUES (NULL, NULL, NULL)", "after row \(id)")
+        }
+        let (text, blob) = row(1)
+        #expect(throws: SQLiteError.self) {
+            try connection.run(insert, [.integer(1), .text(text), .blob(blob)])
+        }
+        #expect(try boundValues() == "INSERT INTO t (id, a, b) VALUES (NULL, NULL, NULL)", "after the failed run")
+        try connection.run(insert, [.integer(3), .text(row(3).0), .blob(row(3).1)])
+        for id in 0..<4 {
+            let (text, blob) = row(id)
+            let values: [DatabaseValue] = [.text(text), .blob(blob), .integer(Int64(id))]
+            #expect(try connection.int64("SELECT a = ? AND b = ? FROM t WHERE id = ?", values) == 1, "row \(id)")
+        }
+        #expect(try connection.int64("SELECT count(*) FROM t") == 4)
+    }
 }

@@ -121,9 +121,7 @@ final class Connection {
     }
 
     private func run(_ statement: Statement, _ values: [DatabaseValue]) throws(SQLiteError) {
-        statement.bind(values)
-        defer { statement.reset() }
-        try statement.execute()
+        try statement.withBindings(values) { () throws(SQLiteError) in try statement.execute() }
     }
 
     /// Runs one query and calls `row` for each result row; the statement is valid only inside `row`.
@@ -143,12 +141,12 @@ final class Connection {
     private func forEachRow(of statement: Statement, _ values: [DatabaseValue], _ row: (Statement) throws -> Void)
         throws
     {
-        statement.bind(values)
         // Reset also when `row` throws: a statement left mid-way keeps its read snapshot open,
         // which would stop checkpoints from moving past it.
-        defer { statement.reset() }
-        while try statement.step() {
-            try row(statement)
+        try statement.withBindings(values) {
+            while try statement.step() {
+                try row(statement)
+            }
         }
     }
 
@@ -163,19 +161,19 @@ final class Connection {
     }
 
     private func int64(_ statement: Statement, _ values: [DatabaseValue]) throws(SQLiteError) -> Int64? {
-        statement.bind(values)
-        defer { statement.reset() }
-        guard try statement.step(), !statement.isNull(0) else { return nil }
-        return statement.int64(0)
+        try statement.withBindings(values) { () throws(SQLiteError) in
+            guard try statement.step(), !statement.isNull(0) else { return nil }
+            return statement.int64(0)
+        }
     }
 
     /// The first column of the first row as text, `nil` when there is no row or it is NULL.
     func text(_ sql: String, _ values: [DatabaseValue] = []) throws(SQLiteError) -> String? {
         let statement = try cachedStatement(sql: sql)
-        statement.bind(values)
-        defer { statement.reset() }
-        guard try statement.step() else { return nil }
-        return statement.optionalText(0)
+        return try statement.withBindings(values) { () throws(SQLiteError) in
+            guard try statement.step() else { return nil }
+            return statement.optionalText(0)
+        }
     }
 
     /// The number of rows changed by the last INSERT, UPDATE or DELETE.

@@ -29,8 +29,9 @@ final class Statement {
     /// as SQLite reads them.
     private var boundBytes: UnsafeMutableRawPointer?
     private var boundCapacity = 0
-    /// A value larger than this is copied by SQLite as before: a body's chunk, say, whose copy
-    /// costs far more than an allocation, and which would keep a large buffer for each statement.
+    /// A value larger than this (a body's chunk, say) is not copied into ``boundBytes``, which
+    /// would keep a large buffer for each statement: ``withBindings(_:_:)`` lets SQLite read it from
+    /// the value's own storage, and ``bind(_:)`` has SQLite copy it.
     static let maximumInPlaceBytes = 16 * 1024
 
     deinit {
@@ -46,9 +47,57 @@ final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Binds `values` to parameters 1, 2, … in order, runs `body`, and resets the statement (also
+    /// when `body` throws). A text or blob larger than ``maximumInPlaceBytes`` is read by SQLite
+    /// from the value's own storage while `body` runs (`SQLITE_STATIC`), where ``bind(_:)`` has
+    /// SQLite copy it first: every stored body's bytes pass through here, on the writer's thread.
+    func withBindings<T, E: Error>(_ values: [DatabaseValue], _ body: () throws(E) -> T) throws(E) -> T {
+        let large = bind(values, deferringLarge: true)
+        return try withLargeValuesBound(values, large[...], body).get()
+    }
+
+    /// Binds the values at `positions` from their own storage, each inside its own access to it,
+    /// and runs `body` inside the last; the statement is reset and its bindings cleared before
+    /// the accesses end, so that SQLite keeps no pointer into them.
+    private func withLargeValuesBound<T, E: Error>(
+        _ values: [DatabaseValue], _ positions: ArraySlice<Int>, _ body: () throws(E) -> T
+    ) -> Result<T, E> {
+        guard let position = positions.first else {
+            defer { reset() }
+            do { return .success(try body()) } catch { return .failure(error) }
+        }
+        let index = Int32(position + 1), rest = positions.dropFirst()
+        let code: Int32, result: Result<T, E>
+        switch values[position] {
+        case .text(var text):
+            (code, result) = text.withUTF8 { bytes in
+                let code = sqlite3_bind_text(
+                    handle, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
+                    Int32(bytes.count), nil)
+                return (code, withLargeValuesBound(values, rest, body))
+            }
+        case .blob(let data):
+            (code, result) = data.withUnsafeBytes { bytes in
+                let code = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), nil)
+                return (code, withLargeValuesBound(values, rest, body))
+            }
+        case .null, .integer, .real:
+            preconditionFailure("Only text and blobs are bound from their own storage.")
+        }
+        precondition(code == SQLITE_OK, "Binding parameter \(index) of `\(sql)` failed with code \(code).")
+        return result
+    }
+
     /// Binds `values` to parameters 1, 2, … in order; a failure is a programming error (GRDB treats
     /// it the same way).
     func bind(_ values: [DatabaseValue]) {
+        _ = bind(values, deferringLarge: false)
+    }
+
+    /// Binds `values`, those larger than ``maximumInPlaceBytes`` copied by SQLite, or, when
+    /// `deferringLarge`, left unbound and their positions returned.
+    private func bind(_ values: [DatabaseValue], deferringLarge: Bool) -> [Int] {
+        var large: [Int] = []
         var inPlace = 0
         for value in values { inPlace += Self.inPlaceByteCount(value) }
         if inPlace > boundCapacity {
@@ -62,6 +111,10 @@ final class Statement {
         var offset = 0
         for (position, value) in values.enumerated() {
             let index = Int32(position + 1)
+            if deferringLarge, Self.isLarge(value) {
+                large.append(position)
+                continue
+            }
             let code: Int32
             switch value {
             case .null:
@@ -97,16 +150,27 @@ final class Statement {
             }
             precondition(code == SQLITE_OK, "Binding parameter \(index) of `\(sql)` failed with code \(code).")
         }
+        return large
     }
 
-    /// The bytes of `value` that ``bind(_:)`` copies into ``boundBytes``.
-    private static func inPlaceByteCount(_ value: DatabaseValue) -> Int {
-        let count = switch value {
+    /// The bytes of text or a blob `value`, 0 for the other kinds.
+    private static func byteCount(_ value: DatabaseValue) -> Int {
+        switch value {
         case .text(let text): text.utf8.count
         case .blob(let data): data.count
         case .null, .integer, .real: 0
         }
+    }
+
+    /// The bytes of `value` that ``bind(_:)`` copies into ``boundBytes``.
+    private static func inPlaceByteCount(_ value: DatabaseValue) -> Int {
+        let count = byteCount(value)
         return count <= maximumInPlaceBytes ? count : 0
+    }
+
+    /// Whether `value` is too large to be copied into ``boundBytes``.
+    private static func isLarge(_ value: DatabaseValue) -> Bool {
+        byteCount(value) > maximumInPlaceBytes
     }
 
     /// Copies `bytes` into ``boundBytes`` at `offset` when they are kept there: their copy and
