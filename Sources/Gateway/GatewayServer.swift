@@ -239,6 +239,7 @@ public final class GatewayServer: Sendable {
                 context,
                 UInt32(configuration.idleTimeout), UInt32(configuration.connectionLimit),
                 UInt32(configuration.admission.connectionsPerClient),
+                // The connection's memory: the largest request head, and room for the response's.
                 max(64 * 1024, configuration.admission.maximumHeaderBytes + 16 * 1024),
                 UInt32(min(ProcessInfo.processInfo.activeProcessorCount, configuration.connectionLimit)))
         }

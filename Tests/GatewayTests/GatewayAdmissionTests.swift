@@ -190,6 +190,58 @@ struct GatewayAdmissionTests {
         }
     }
 
+    /// The head limit holds to the byte, also below the size of the connection's buffer: a head of
+    /// exactly the limit is served, one byte more is answered 431 naming both sizes, and the
+    /// connection's next client is served.
+    @Test func aRequestHeadIsAcceptedUpToItsLimitToTheByte() async throws {
+        let limit = 8 * 1024
+        try await GatewayHarness.run(origin: { request in .text("origin \(request.path)") }, configure: {
+            configuration, upstream in
+            configuration.upstream = upstream
+            configuration.admission.maximumHeaderBytes = limit
+        }) { harness in
+            func head(_ path: String, bytes: Int) -> String {
+                let start = "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Filler: "
+                let filler = String(repeating: "a", count: bytes - start.utf8.count - 4)
+                return start + filler + "\r\n\r\n"
+            }
+            let port = harness.gateway.port
+            let atLimit = try await TestSocket.exchange(from: "127.0.0.1", to: "127.0.0.1", port: port,
+                                                        head("/at", bytes: limit))
+            let over = try await TestSocket.exchange(from: "127.0.0.1", to: "127.0.0.1", port: port,
+                                                     head("/over", bytes: limit + 1))
+            let after = try await TestSocket.exchange(from: "127.0.0.1", to: "127.0.0.1", port: port,
+                                                      head("/after", bytes: 200))
+            #expect(atLimit.hasPrefix("HTTP/1.1 200"), "\(atLimit.prefix(200))")
+            #expect(over.hasPrefix("HTTP/1.1 431"), "\(over.prefix(200))")
+            #expect(over.contains("is \(limit + 1) bytes, more than the gateway accepts (\(limit) bytes)"),
+                    "\(over.suffix(300))")
+            #expect(after.hasPrefix("HTTP/1.1 200"), "\(after.prefix(200))")
+            #expect(harness.origin.requests.map(\.path) == ["/at", "/after"])
+        }
+    }
+
+    /// A request head at the default limit leaves the connection's buffer room for a large response
+    /// head: 24 KB of response fields (which a buffer of the limit and 16 KiB could not hold) reach
+    /// the client whole.
+    @Test func aHeadAtTheLimitStillGetsALargeResponseHead() async throws {
+        var fields: HTTPHeaders = ["Cache-Control": "max-age=60"]
+        for index in 0..<240 { fields.append(name: "X-Field-\(index)", value: String(repeating: "v", count: 88)) }
+        let sent = fields
+        try await GatewayHarness.run(origin: { _ in .text("origin", headers: sent) }, configure: { configuration, upstream in
+            configuration.upstream = upstream
+        }) { harness in
+            let limit = GatewayServer.Admission().maximumHeaderBytes
+            let start = "GET /large HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Filler: "
+            let filler = String(repeating: "a", count: limit - start.utf8.count - 4)
+            let reply = try await TestSocket.exchange(from: "127.0.0.1", to: "127.0.0.1", port: harness.gateway.port,
+                                                      start + filler + "\r\n\r\n")
+            #expect(reply.hasPrefix("HTTP/1.1 200"), "\(reply.prefix(200))")
+            #expect(reply.contains("X-Field-239: " + String(repeating: "v", count: 88)))
+            #expect(reply.hasSuffix("\r\n\r\norigin"), "\(reply.suffix(100))")
+        }
+    }
+
     @Test func aClientThatSendsItsHeadTooSlowlyIsCutOffWhileItIsStillSending() async throws {
         try await GatewayHarness.run(origin: { _ in .text("origin") }, configure: { configuration, upstream in
             configuration.upstream = upstream

@@ -24,7 +24,9 @@ extension GatewayServer {
         public var credential: ProxyCredential?
         /// Lets a gateway beyond loopback run without a credential (`--no-auth`).
         public var allowsUnauthenticatedClients = false
-        /// The largest request head accepted, in bytes; a larger one is answered 431 or cut off.
+        /// The largest request head accepted, in bytes (its request line and field lines, each with
+        /// its line end); a larger one is answered 431, or cut off once it outgrows the connection's
+        /// buffer (64 KiB, or this limit and 16 KiB when that is more).
         public var maximumHeaderBytes = 32 * 1024
         /// The most connections one client address may hold open at once.
         public var connectionsPerClient = 32
@@ -75,6 +77,13 @@ extension GatewayServer {
             return AdmissionRefusal(status: 429, message: "Too many requests from \(clientText); slow down and try again.",
                                     headers: ["Retry-After": "1"])
         }
+        let headBytes = Self.headBytes(of: request)
+        if headBytes > admission.maximumHeaderBytes {
+            return AdmissionRefusal(
+                status: 431,
+                message: "The request head for \(request.target) is \(headBytes) bytes, more than the gateway "
+                    + "accepts (\(admission.maximumHeaderBytes) bytes).")
+        }
         if let credential = admission.credential, !credential.isShown(in: request.headers) {
             return AdmissionRefusal(
                 status: 407,
@@ -90,6 +99,16 @@ extension GatewayServer {
                     + "loopback, private or link-local address.")
         }
         return nil
+    }
+
+    /// The bytes of `request`'s head as an HTTP/1.1 client sends it: `METHOD target HTTP/1.1`, then
+    /// `name: value` for each field, each line ended by CR LF, and the empty line.
+    static func headBytes(of request: ConnectionRequest) -> Int {
+        var count = request.method.rawValue.utf8.count + 1 + request.target.utf8.count + 1 + 8 + 2 + 2
+        for field in request.headers {
+            count += field.name.utf8.count + 2 + field.value.utf8.count + 2
+        }
+        return count
     }
 
     /// `a.b.c.d`, or the IPv6 text, of 4 or 16 address bytes.
