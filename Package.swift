@@ -112,7 +112,9 @@ let package = Package(
             name: "HTTPCoreTests", dependencies: ["HTTPCore", "WebCacheTestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTPCachingTests", dependencies: ["HTTPCaching"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HTTPCachingTests", dependencies: ["HTTPCaching", "WebCacheTestSupport"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DiscoveryTests",
             dependencies: ["Discovery", "WebCacheTestSupport"],

@@ -33,12 +33,18 @@ public struct CacheControl: Sendable, Hashable {
 
     /// Parses every `Cache-Control` line of `headers`.
     public init(headers: HTTPHeaders) {
-        directives = headers.listValues(for: "Cache-Control").compactMap(CacheControl.parseDirective)
+        var directives: [Directive] = []
+        for field in headers where field.name.caseInsensitiveEquals("Cache-Control") {
+            Self.appendDirectives(of: field.value, to: &directives)
+        }
+        self.directives = directives
     }
 
     /// Parses one `Cache-Control` field value.
     public init(_ value: String) {
-        directives = HTTPHeaders.splitList(value).compactMap(CacheControl.parseDirective)
+        var directives: [Directive] = []
+        Self.appendDirectives(of: value, to: &directives)
+        self.directives = directives
     }
 
     /// The first directive named `name` (case-insensitive), or `nil`.
@@ -101,47 +107,79 @@ public struct CacheControl: Sendable, Hashable {
 
     // MARK: - Parsing
 
-    /// One list member as a directive; the `=` and the spaces around it are found as bytes, since
-    /// every response received and every stored one read is parsed.
-    private static func parseDirective(_ member: String) -> Directive? {
-        let bytes = member.utf8
-        guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else {
-            let name = member.trimmingHTTPWhitespace()
-            return name.isEmpty ? nil : Directive(name: name)
-        }
-        let name = trimmed(bytes[..<equals])
-        guard !name.isEmpty else { return nil }
-        let rawValue = trimmed(bytes[bytes.index(after: equals)...])
-        return Directive(name: name, value: unquote(rawValue) ?? rawValue)
-    }
-
-    /// `bytes` as a string without the spaces and tabs around them.
-    private static func trimmed(_ bytes: Substring.UTF8View) -> String {
-        let isText = { (byte: UInt8) in byte != 0x20 && byte != 0x09 }
-        guard let first = bytes.firstIndex(where: isText), let last = bytes.lastIndex(where: isText) else { return "" }
-        return String(Substring(bytes[first...last]))
-    }
-
-    /// The content of a quoted string with its backslash escapes resolved (RFC 9110 §5.6.4);
-    /// a token is returned as is; `nil` when a quoted string is not closed or is followed by text.
-    static func unquote(_ text: String) -> String? {
-        guard text.first == "\"" else { return text }
-        var result = ""
-        var escaped = false
-        var index = text.index(after: text.startIndex)
-        while index < text.endIndex {
-            let character = text[index]
-            if escaped {
-                result.append(character)
-                escaped = false
-            } else if character == "\\" {
-                escaped = true
-            } else if character == "\"" {
-                return text.index(after: index) == text.endIndex ? result : nil
-            } else {
-                result.append(character)
+    /// Appends the directives of one field value: the list's members (RFC 9110 §5.6.1: split at
+    /// commas outside quoted strings, the spaces and tabs around each dropped, empty ones skipped),
+    /// each read as `name` or `name=value`. Read as bytes, as the grammar is written: every
+    /// response received and every stored one read is parsed, and only a directive's name and
+    /// value become strings.
+    private static func appendDirectives(of value: String, to directives: inout [Directive]) {
+        var value = value
+        value.withUTF8 { bytes in
+            var start = 0
+            var inQuotes = false
+            var escaped = false
+            for index in bytes.indices {
+                let byte = bytes[index]
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") && inQuotes {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inQuotes.toggle()
+                } else if byte == UInt8(ascii: ",") && !inQuotes {
+                    appendDirective(UnsafeBufferPointer(rebasing: bytes[start..<index]), to: &directives)
+                    start = index + 1
+                }
             }
-            index = text.index(after: index)
+            appendDirective(UnsafeBufferPointer(rebasing: bytes[start...]), to: &directives)
+        }
+    }
+
+    /// Appends one list member as a directive, unless it is empty or its name is: the `=` splits
+    /// the name from the value, and a quoted value is unquoted (kept as written when it is not
+    /// closed at its end).
+    private static func appendDirective(_ member: UnsafeBufferPointer<UInt8>, to directives: inout [Directive]) {
+        let member = trimmed(member)
+        guard !member.isEmpty else { return }
+        guard let equals = member.firstIndex(of: UInt8(ascii: "=")) else {
+            directives.append(Directive(name: String(decoding: member, as: UTF8.self)))
+            return
+        }
+        let name = trimmed(UnsafeBufferPointer(rebasing: member[..<equals]))
+        guard !name.isEmpty else { return }
+        let value = trimmed(UnsafeBufferPointer(rebasing: member[(equals + 1)...]))
+        directives.append(Directive(
+            name: String(decoding: name, as: UTF8.self),
+            value: unquoted(value) ?? String(decoding: value, as: UTF8.self)))
+    }
+
+    /// `bytes` without the spaces and tabs around them.
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        let isText = { (byte: UInt8) in byte != 0x20 && byte != 0x09 }
+        guard let first = bytes.firstIndex(where: isText), let last = bytes.lastIndex(where: isText) else {
+            return UnsafeBufferPointer(rebasing: bytes[0..<0])
+        }
+        return UnsafeBufferPointer(rebasing: bytes[first...last])
+    }
+
+    /// The content of a quoted string with its backslash escapes resolved (RFC 9110 §5.6.4); `nil`
+    /// for a token, and for a quoted string that is not closed or is followed by more.
+    private static func unquoted(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard bytes.first == UInt8(ascii: "\"") else { return nil }
+        var content: [UInt8] = []
+        var escaped = false
+        for index in 1..<bytes.count {
+            let byte = bytes[index]
+            if escaped {
+                content.append(byte)
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                return index == bytes.count - 1 ? String(decoding: content, as: UTF8.self) : nil
+            } else {
+                content.append(byte)
+            }
         }
         return nil
     }

@@ -32,29 +32,83 @@ public enum HopByHopFields {
 
     /// `headers` without their hop-by-hop fields, the other lines in order.
     public static func removed(from headers: HTTPHeaders) -> HTTPHeaders {
-        // Most stored responses carry none (they lost them when stored): returned as they are, without
-        // building the set of names. `Connection` is among the names, so any field it lists is removed below.
-        guard headers.contains(where: isHopByHop) else { return headers }
-        // Compared in place rather than through a set of lowercased names: every response received
-        // carries `Connection`, and its options are one or two.
-        let options = headers.listValues(for: "Connection")
+        // Most stored responses carry none (they lost them when stored): returned as they are.
+        // `Connection` is among the names, so any field it lists is removed below.
+        var found = false
+        var options: [[UInt8]] = []
+        for field in headers.fields where isHopByHop(field) {
+            found = true
+            if field.name.caseInsensitiveEquals("Connection") { appendOptions(of: field.value, to: &options) }
+        }
+        guard found else { return headers }
         // Into an array with room for every line: filtering grew one line by line.
         var kept: [HTTPField] = []
         kept.reserveCapacity(headers.count)
-        for field in headers.fields where !isHopByHop(field) {
-            if !options.contains(where: { $0.caseInsensitiveEquals(field.name) }) { kept.append(field) }
+        for field in headers.fields where !isHopByHop(field) && !isOption(field.name, options) {
+            kept.append(field)
         }
         return HTTPHeaders(kept)
     }
 
-    /// Whether a field is among ``names`` or a `Proxy-*` field, compared in place (a stored response's
-    /// every field is asked on every hit).
+    /// Whether a field is among ``names`` or a `Proxy-*` field, compared in place by the names of its
+    /// length (a stored response's every field is asked on every hit).
     private static func isHopByHop(_ field: HTTPField) -> Bool {
-        switch field.name.utf8.count {
-        // The lengths of ``names``: any other name is compared with none of them.
-        case 2, 7, 10, 17: names.contains { $0.caseInsensitiveEquals(field.name) } || isProxyField(field.name)
-        default: isProxyField(field.name)
+        let name = field.name
+        let named = switch name.utf8.count {
+        case 2: name.caseInsensitiveEquals("te")
+        case 7: name.caseInsensitiveEquals("trailer") || name.caseInsensitiveEquals("upgrade")
+        case 10: name.caseInsensitiveEquals("connection") || name.caseInsensitiveEquals("keep-alive")
+        case 17: name.caseInsensitiveEquals("transfer-encoding")
+        default: false
         }
+        return named || isProxyField(name)
+    }
+
+    /// Appends the options a `Connection` field value lists (RFC 9110 §7.6.1), their ASCII letters
+    /// in lower case: its list members, split at commas outside quoted strings, the spaces and tabs
+    /// around each dropped, empty ones skipped (RFC 9110 §5.6.1), as
+    /// ``HTTPHeaders/listValues(for:)`` splits them.
+    private static func appendOptions(of value: String, to options: inout [[UInt8]]) {
+        var value = value
+        value.withUTF8 { value in
+            func append(_ range: Range<Int>) {
+                var lower = range.lowerBound, upper = range.upperBound
+                while lower < upper, value[lower] == 0x20 || value[lower] == 0x09 { lower += 1 }
+                while upper > lower, value[upper - 1] == 0x20 || value[upper - 1] == 0x09 { upper -= 1 }
+                if lower < upper { options.append(value[lower..<upper].map(lowercased)) }
+            }
+            var start = 0
+            var inQuotes = false
+            var escaped = false
+            for index in value.indices {
+                let byte = value[index]
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") && inQuotes {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inQuotes.toggle()
+                } else if byte == UInt8(ascii: ",") && !inQuotes {
+                    append(start..<index)
+                    start = index + 1
+                }
+            }
+            append(start..<value.count)
+        }
+    }
+
+    /// Whether `name` is one of `options` without regard to ASCII case: most names are passed over
+    /// on their length.
+    private static func isOption(_ name: String, _ options: [[UInt8]]) -> Bool {
+        let count = name.utf8.count
+        return options.contains { option in
+            option.count == count && zip(name.utf8, option).allSatisfy { lowercased($0) == $1 }
+        }
+    }
+
+    /// `byte` with an ASCII capital letter made small.
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
     }
 
     private static func isProxyField(_ name: String) -> Bool {

@@ -1,5 +1,6 @@
 import HTTPCore
 import Testing
+import WebCacheTestSupport
 
 @testable import HTTPCaching
 
@@ -38,6 +39,49 @@ struct CacheControlTests {
     ])
     func parsesDirectives(rule: String, value: String, expected: [Directive]) {
         #expect(CacheControl(value).directives == expected, "\(rule)")
+    }
+
+    /// The directives are read from the field's bytes: on 5,000 random values of the bytes that
+    /// matter (quotes, backslashes, commas, `=`, spaces, tabs, letters in both cases, a non-ASCII
+    /// letter), they are what splitting the list into strings and reading each member gives.
+    @Test func directivesReadAsBytesMatchTheListReadAsStrings() {
+        var generator = SeededGenerator(seed: 9111)
+        let pieces = ["\"", "\\", ",", "=", " ", "\t", "a", "B", "max-age", "60", "é", "no-cache", ", ", "=\""]
+        for round in 0..<5_000 {
+            let value = (0..<Int.random(in: 0...12, using: &generator))
+                .map { _ in pieces.randomElement(using: &generator)! }.joined()
+            #expect(CacheControl(value).directives == Self.directivesReadAsStrings(value), "\(round): \(value)")
+            let twoLines = CacheControl(headers: headers([("Cache-Control", value), ("X-Other", "1"), ("cache-control", "a=b")]))
+            #expect(twoLines.directives == Self.directivesReadAsStrings(value) + [Directive(name: "a", value: "b")])
+        }
+    }
+
+    /// The list split into member strings and each member read as a directive, the way the
+    /// directives were read before they were read as bytes.
+    private static func directivesReadAsStrings(_ value: String) -> [Directive] {
+        HTTPHeaders.splitList(value).compactMap { member in
+            guard let equals = member.firstIndex(of: "=") else { return Directive(name: member) }
+            let name = member[..<equals].trimmingHTTPWhitespace()
+            guard !name.isEmpty else { return nil }
+            let raw = member[member.index(after: equals)...].trimmingHTTPWhitespace()
+            guard raw.utf8.first == UInt8(ascii: "\""), raw.utf8.count > 1 else { return Directive(name: name, value: raw) }
+            var content: [UInt8] = []
+            var escaped = false
+            for (index, byte) in raw.utf8.enumerated().dropFirst() {
+                if escaped {
+                    content.append(byte)
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    let closed = index == raw.utf8.count - 1
+                    return Directive(name: name, value: closed ? String(decoding: content, as: UTF8.self) : raw)
+                } else {
+                    content.append(byte)
+                }
+            }
+            return Directive(name: name, value: raw)
+        }
     }
 
     @Test func readsEveryCacheControlLine() {

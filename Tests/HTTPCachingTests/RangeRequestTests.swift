@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import Testing
+import WebCacheTestSupport
 
 @testable import HTTPCaching
 
@@ -194,13 +195,46 @@ struct RangeRequestTests {
         ("Trailer", true), ("Proxy-Authenticate", true), ("Proxy-Authorization", true),
         ("Proxy-Authentication-Info", true), ("Proxy-Connection", true), ("proxy-anything", true), ("PROXY-X", true),
         ("X-Named-By-Connection", true), ("ETag", false), ("Content-Length", false), ("Proxy", false),
-        ("X-Proxy-Id", false),
+        ("X-Proxy-Id", false), ("tE", true), ("UPGRADE", true), ("keep-ALIVE", true), ("TRANSFER-encoding", true),
+        ("Tk", false), ("Expires", false), ("Set-Cookie", false), ("If-Modified-Since", false),
     ])
     func hopByHopFields(name: String, removed: Bool) {
         let fields = headers([("Connection", "X-Named-By-Connection"), (name, "v"), ("Date", httpDate(0))])
         let kept = HopByHopFields.removed(from: fields)
         #expect(kept.contains(name) == !removed, "\(name)")
         #expect(kept.contains("Date"))
+    }
+
+    /// On 3,000 random field lists (names of every hop-by-hop kind and of none, in any case, and
+    /// `Connection` lines listing some of them, quoted or with spaces), what is removed is what
+    /// the set of hop-by-hop names (``HopByHopFields/names(in:)``) names.
+    @Test func hopByHopFieldsRemovedAreThoseTheirNamesName() {
+        var generator = SeededGenerator(seed: 7230)
+        let names = ["Connection", "TE", "Trailer", "Upgrade", "Keep-Alive", "Transfer-Encoding", "Proxy-X", "Date",
+                     "ETag", "X-A", "X-B", "Tk", "Expires", "Set-Cookie", "If-Modified-Since", "Proxy"]
+        let options = ["x-a", "X-B", " x-a ", "\"x-b\"", "etag", "", "Date", "x-a, x-b", "\tX-B\t"]
+        func cased(_ name: String) -> String {
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: name.lowercased()
+            case 1: name.uppercased()
+            default: name
+            }
+        }
+        for round in 0..<3_000 {
+            var fields: [(String, String)] = []
+            for _ in 0..<Int.random(in: 0...7, using: &generator) {
+                let name = cased(names.randomElement(using: &generator)!)
+                let value = name.caseInsensitiveEquals("Connection")
+                    ? (0..<Int.random(in: 1...3, using: &generator))
+                        .map { _ in options.randomElement(using: &generator)! }.joined(separator: ",")
+                    : "v"
+                fields.append((name, value))
+            }
+            let all = headers(fields)
+            let named = HopByHopFields.names(in: all)
+            let expected = HTTPHeaders(all.fields.filter { !named.contains($0.name.lowercased()) })
+            #expect(HopByHopFields.removed(from: all) == expected, "\(round): \(fields)")
+        }
     }
 
     /// The options of every `Connection` line name fields whatever their case, each option whole.

@@ -53,7 +53,9 @@ final class Statement {
     /// SQLite copy it first: every stored body's bytes pass through here, on the writer's thread.
     func withBindings<T, E: Error>(_ values: [DatabaseValue], _ body: () throws(E) -> T) throws(E) -> T {
         let large = bind(values, deferringLarge: true)
-        return try withLargeValuesBound(values, large[...], body).get()
+        guard large.isEmpty else { return try withLargeValuesBound(values, large[...], body).get() }
+        defer { reset() }
+        return try body()
     }
 
     /// Binds the values at `positions` from their own storage, each inside its own access to it,
@@ -99,7 +101,12 @@ final class Statement {
     private func bind(_ values: [DatabaseValue], deferringLarge: Bool) -> [Int] {
         var large: [Int] = []
         var inPlace = 0
-        for value in values { inPlace += Self.inPlaceByteCount(value) }
+        var holdsLarge = false
+        for value in values {
+            let count = Self.byteCount(value)
+            if count <= Self.maximumInPlaceBytes { inPlace += count } else { holdsLarge = true }
+        }
+        let deferring = deferringLarge && holdsLarge
         if inPlace > boundCapacity {
             // No parameter may still point into the buffer given back.
             sqlite3_clear_bindings(handle)
@@ -111,7 +118,7 @@ final class Statement {
         var offset = 0
         for (position, value) in values.enumerated() {
             let index = Int32(position + 1)
-            if deferringLarge, Self.isLarge(value) {
+            if deferring, Self.byteCount(value) > Self.maximumInPlaceBytes {
                 large.append(position)
                 continue
             }
@@ -162,16 +169,6 @@ final class Statement {
         }
     }
 
-    /// The bytes of `value` that ``bind(_:)`` copies into ``boundBytes``.
-    private static func inPlaceByteCount(_ value: DatabaseValue) -> Int {
-        let count = byteCount(value)
-        return count <= maximumInPlaceBytes ? count : 0
-    }
-
-    /// Whether `value` is too large to be copied into ``boundBytes``.
-    private static func isLarge(_ value: DatabaseValue) -> Bool {
-        byteCount(value) > maximumInPlaceBytes
-    }
 
     /// Copies `bytes` into ``boundBytes`` at `offset` when they are kept there: their copy and
     /// `SQLITE_STATIC`, or `nil` and `SQLITE_TRANSIENT` for SQLite to copy them itself.
