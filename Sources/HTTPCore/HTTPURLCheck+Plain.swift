@@ -34,14 +34,26 @@ extension HTTPURLCheck {
     public static func plainHostAndPort(_ text: String) -> (host: String, port: Int)? {
         var text = text
         return text.withUTF8 { bytes in
-            guard let authority = plainAuthority(bytes) else { return nil }
-            let end = authority.end
-            guard end == bytes.count || bytes[end] == UInt8(ascii: "/") || bytes[end] == UInt8(ascii: "?")
-                || bytes[end] == UInt8(ascii: "#")
-            else { return nil }
+            guard let authority = plainAuthority(bytes), endsAuthority(bytes, at: authority.end) else { return nil }
             return (String(decoding: UnsafeBufferPointer(rebasing: bytes[authority.host]), as: UTF8.self),
                     authority.port)
         }
+    }
+
+    /// `http` or `https`, the scheme of the URL `text` when ``plainHostAndPort(_:)`` reads its host
+    /// and port; `nil` for anything else, which the caller reads from the parsed URL.
+    public static func plainScheme(_ text: String) -> String? {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let authority = plainAuthority(bytes), endsAuthority(bytes, at: authority.end) else { return nil }
+            return bytes[4] == UInt8(ascii: "s") ? "https" : "http"
+        }
+    }
+
+    /// Whether the path, query, fragment or the text's end follows the authority ending at `end`.
+    private static func endsAuthority(_ bytes: UnsafeBufferPointer<UInt8>, at end: Int) -> Bool {
+        end == bytes.count || bytes[end] == UInt8(ascii: "/") || bytes[end] == UInt8(ascii: "?")
+            || bytes[end] == UInt8(ascii: "#")
     }
 
     /// The scheme, host and port at the start of `bytes` when they are plain (see ``plainURL(_:)``):

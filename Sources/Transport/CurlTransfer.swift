@@ -38,6 +38,8 @@ final class CurlTransfer {
     private var receivePaused = false
     /// Whether the request was already sent again on a new connection (see ``retriesOnFreshConnection(after:)``).
     private var retriedOnFreshConnection = false
+    /// Whether the URL is `http`, whose handle is kept for another transfer when this one ends.
+    private var isPlainHTTP = false
 
     init(
         spec: CurlTransferSpec, configuration: CurlTransport.Configuration, resolvedConnections: ResolvedConnections,
@@ -58,7 +60,7 @@ final class CurlTransfer {
         // Reset or freed first: until then the handle points at the lists and the error buffer.
         // Only a plain-HTTP transfer's handle is kept: one that carried HTTP/2 streams over TLS
         // refuses a new buffer size after its reset, as libcurl still holds its buffer.
-        handles.giveBack(easy, reusable: url.scheme?.lowercased() == "http")
+        handles.giveBack(easy, reusable: isPlainHTTP)
         for list in lists { curl_slist_free_all(list) }
         errorBuffer.deallocate()
     }
@@ -77,11 +79,13 @@ final class CurlTransfer {
     /// Sets every option; returns an error when the request cannot be sent as given.
     func setUp() -> TransportError? {
         let request = spec.request
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+        let absolute = url.absoluteString
+        guard let scheme = Self.scheme(of: url, absolute: absolute) else {
             return TransportError(
                 code: .invalidRequest,
                 message: "The URL \(url.redactedForMessages) is not an absolute http or https URL.", url: url)
         }
+        isPlainHTTP = scheme == "http"
         var ok = true
         func set(_ option: CURLoption, _ value: Int) {
             ok = ok && ccurl_easy_setopt_long(easy, option, value) == CURLE_OK
@@ -101,7 +105,7 @@ final class CurlTransfer {
             ok = ok && ccurl_easy_setopt_slist(easy, option, list) == CURLE_OK
         }
 
-        set(CURLOPT_URL, url.absoluteString)
+        set(CURLOPT_URL, absolute)
         set(CURLOPT_NOSIGNAL, 1)
         set(CURLOPT_FOLLOWLOCATION, 0)
         set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
@@ -244,6 +248,17 @@ final class CurlTransfer {
         guard NetworkAddress.isPrivate(numeric: address) else { return ccurl_prereqfunc_ok() }
         refusedAddress = address
         return ccurl_prereqfunc_abort()
+    }
+
+    /// `http` or `https` when `url` (whose text is `absolute`) is an absolute URL of one of them
+    /// with a host, `nil` otherwise. A plain URL is read from its text (``HTTPURLCheck``), which
+    /// gives what Foundation's scheme and host getters give for it without parsing the URL again.
+    private static func scheme(of url: URL, absolute: String) -> String? {
+        if let scheme = HTTPURLCheck.plainScheme(absolute) { return scheme }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            return nil
+        }
+        return scheme
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

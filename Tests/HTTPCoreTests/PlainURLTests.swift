@@ -84,7 +84,7 @@ struct PlainURLTests {
         #expect(taken > 50)
     }
 
-    @Test func plainHostAndPortAreFoundationsOnManyGeneratedURLs() {
+    @Test func plainSchemeHostAndPortAreFoundationsOnManyGeneratedURLs() {
         // The same pieces, with a fragment, a query or nothing after the authority too
         let schemes = ["http://", "https://", "HTTP://", "http:/", "ftp://"]
         let hosts = ["a.test", "A.test", "127.0.0.1", "1.2.3.256", "127.1", "a..b", "x-y.z", "user@a.test", "b\u{FC}cher.de",
@@ -96,10 +96,15 @@ struct PlainURLTests {
         for _ in 0..<10_000 {
             let text = schemes.randomElement(using: &generator)! + hosts.randomElement(using: &generator)!
                 + ports.randomElement(using: &generator)! + tails.randomElement(using: &generator)!
-            guard let (host, port) = HTTPURLCheck.plainHostAndPort(text) else { continue }
+            let scheme = HTTPURLCheck.plainScheme(text)
+            guard let (host, port) = HTTPURLCheck.plainHostAndPort(text) else {
+                #expect(scheme == nil, "\(text)")
+                continue
+            }
             taken += 1
             let url = URL(string: text)
             #expect(url?.host == host && url?.effectivePort == port, "\(text)")
+            #expect(scheme != nil && url?.scheme == scheme, "\(text)")
         }
         #expect(taken > 50)
     }
