@@ -15,7 +15,9 @@ final class InFlightFetches: Sendable {
         case notStored
     }
 
-    private let flights = Mutex<[String: Flight]>([:])
+    /// Roomy from the start: at three quarters full (a table's most before it grows) removing a
+    /// key rehashes a long run of the URLs after it, several hundred instructions each.
+    private let flights = Mutex<[String: Flight]>(Dictionary(minimumCapacity: 256))
 
     /// Either makes the caller the leader for `key` (returning a ``Lead`` it must resolve), or
     /// returns the flight to wait on.

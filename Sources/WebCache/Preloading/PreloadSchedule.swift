@@ -128,7 +128,17 @@ struct PreloadSchedule {
 
     init(limits: PreloadLimits) {
         self.limits = limits
+        // Tables that each URL enters and leaves, made roomy up front: at three quarters full (a
+        // table's most before it grows) a removal rehashes a long run of the keys after it.
+        waiting.reserveCapacity(Self.roomyTable)
+        started.reserveCapacity(Self.roomyTable)
+        blockers.reserveCapacity(Self.roomyTable)
+        references.reserveCapacity(Self.roomyTable)
+        referenceKeys.reserveCapacity(Self.roomyTable)
     }
+
+    /// The room made for the tables that URLs enter and leave during a run.
+    private static let roomyTable = 256
 
     /// Queues `item` unless its URL was seen before in this run; returns whether it was queued.
     mutating func enqueue(_ item: PreloadItem) -> Bool {
