@@ -91,7 +91,9 @@ final class CurlTransfer {
             ok = ok && ccurl_easy_setopt_long(easy, option, value) == CURLE_OK
         }
         func set(_ option: CURLoption, _ value: String) {
-            ok = ok && ccurl_easy_setopt_string(easy, option, value) == CURLE_OK
+            // libcurl copies the text; a native string lends its bytes, where passing the string
+            // itself as a C string copies it into a new array first.
+            ok = ok && value.withCString { ccurl_easy_setopt_string(easy, option, $0) } == CURLE_OK
         }
         func set(_ option: CURLoption, list entries: [String]) {
             guard !entries.isEmpty else { return }
@@ -262,7 +264,8 @@ final class CurlTransfer {
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
     // MARK: - Callbacks
