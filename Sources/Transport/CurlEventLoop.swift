@@ -109,9 +109,11 @@ final class CurlEventLoop: @unchecked Sendable {
             for command in commands {
                 switch command {
                 case .start(let spec):
+                    // The waking closure holds the id alone, not a copy of the whole spec.
+                    let id = spec.id
                     let transfer = CurlTransfer(
                         spec: spec, configuration: configuration, resolvedConnections: resolvedConnections,
-                        handles: handles, wakeSender: { [self] in submit(.resumeSending(spec.id)) })
+                        handles: handles, wakeSender: { [self] in submit(.resumeSending(id)) })
                     if let failure = transfer.setUp() {
                         transfer.complete(with: .failure(failure))
                         continue
