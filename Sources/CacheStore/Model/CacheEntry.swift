@@ -123,15 +123,15 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
             }
             let end = hostEnd ?? index
             guard end > start, hostEnd.map({ index > $0 + 1 && port <= 65535 }) ?? true else { return nil }
-            var lowered = [UInt8]()
-            lowered.reserveCapacity(end - start)
-            for byte in bytes[start..<end] {
-                lowered.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
-            }
-            var label = 0
-            while label + 4 <= lowered.count {
-                if lowered[label...].starts(with: "xn--".utf8) { return nil }
-                guard let dot = lowered[label...].firstIndex(of: UInt8(ascii: ".")) else { break }
+            // An `xn--` label, in any case.
+            var label = start
+            while label + 4 <= end {
+                if bytes[label] | 0x20 == UInt8(ascii: "x"), bytes[label + 1] | 0x20 == UInt8(ascii: "n"),
+                    bytes[label + 2] == UInt8(ascii: "-"), bytes[label + 3] == UInt8(ascii: "-")
+                {
+                    return nil
+                }
+                guard let dot = (label..<end).first(where: { bytes[$0] == UInt8(ascii: ".") }) else { break }
                 label = dot + 1
             }
             while index < count {
@@ -143,15 +143,31 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
                     index += 3
                     continue
                 }
-                guard isHostByte(byte) || Self.unescapedPunctuation.contains(byte) else { return nil }
+                guard isHostByte(byte) || isUnescapedPunctuation(byte) else { return nil }
                 index += 1
             }
-            return String(decoding: lowered, as: UTF8.self)
+            // The host in lower case, written once into its string.
+            return String(unsafeUninitializedCapacity: end - start) { host in
+                for offset in 0..<(end - start) {
+                    let byte = bytes[start + offset]
+                    host[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+                }
+                return end - start
+            }
         }
     }
 
     /// RFC 3986's sub-delims and the `:`, `@`, `/`, `?` of paths and queries.
-    private static let unescapedPunctuation = Set("!$&'()*+,;=:@/?".utf8)
+    private static func isUnescapedPunctuation(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+            UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"):
+            true
+        default:
+            false
+        }
+    }
 
     private static func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
