@@ -107,40 +107,18 @@ public struct CacheControl: Sendable, Hashable {
 
     // MARK: - Parsing
 
-    /// Appends the directives of one field value: the list's members (RFC 9110 §5.6.1: split at
-    /// commas outside quoted strings, the spaces and tabs around each dropped, empty ones skipped),
-    /// each read as `name` or `name=value`. Read as bytes, as the grammar is written: every
-    /// response received and every stored one read is parsed, and only a directive's name and
-    /// value become strings.
+    /// Appends the directives of one field value: each member of the list
+    /// (``HTTPCore/HTTPHeaders/forEachListMember(of:_:)``) read as `name` or `name=value`, from its
+    /// bytes: every response received and every stored one read is parsed, and only a directive's
+    /// name and value become strings.
     private static func appendDirectives(of value: String, to directives: inout [Directive]) {
-        var value = value
-        value.withUTF8 { bytes in
-            var start = 0
-            var inQuotes = false
-            var escaped = false
-            for index in bytes.indices {
-                let byte = bytes[index]
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") && inQuotes {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inQuotes.toggle()
-                } else if byte == UInt8(ascii: ",") && !inQuotes {
-                    appendDirective(UnsafeBufferPointer(rebasing: bytes[start..<index]), to: &directives)
-                    start = index + 1
-                }
-            }
-            appendDirective(UnsafeBufferPointer(rebasing: bytes[start...]), to: &directives)
-        }
+        HTTPHeaders.forEachListMember(of: value) { appendDirective($0, to: &directives) }
     }
 
-    /// Appends one list member as a directive, unless it is empty or its name is: the `=` splits
-    /// the name from the value, and a quoted value is unquoted (kept as written when it is not
-    /// closed at its end).
+    /// Appends one list member as a directive, unless its name is empty: the `=` splits the name
+    /// from the value, and a quoted value is unquoted (kept as written when it is not closed at its
+    /// end).
     private static func appendDirective(_ member: UnsafeBufferPointer<UInt8>, to directives: inout [Directive]) {
-        let member = trimmed(member)
-        guard !member.isEmpty else { return }
         guard let equals = member.firstIndex(of: UInt8(ascii: "=")) else {
             directives.append(Directive(name: String(decoding: member, as: UTF8.self)))
             return

@@ -64,37 +64,10 @@ public enum HopByHopFields {
         return named || isProxyField(name)
     }
 
-    /// Appends the options a `Connection` field value lists (RFC 9110 §7.6.1), their ASCII letters
-    /// in lower case: its list members, split at commas outside quoted strings, the spaces and tabs
-    /// around each dropped, empty ones skipped (RFC 9110 §5.6.1), as
-    /// ``HTTPHeaders/listValues(for:)`` splits them.
+    /// Appends the options a `Connection` field value lists (RFC 9110 §7.6.1), the members of the
+    /// list (``HTTPCore/HTTPHeaders/forEachListMember(of:_:)``) with their ASCII letters in lower case.
     private static func appendOptions(of value: String, to options: inout [[UInt8]]) {
-        var value = value
-        value.withUTF8 { value in
-            func append(_ range: Range<Int>) {
-                var lower = range.lowerBound, upper = range.upperBound
-                while lower < upper, value[lower] == 0x20 || value[lower] == 0x09 { lower += 1 }
-                while upper > lower, value[upper - 1] == 0x20 || value[upper - 1] == 0x09 { upper -= 1 }
-                if lower < upper { options.append(value[lower..<upper].map(lowercased)) }
-            }
-            var start = 0
-            var inQuotes = false
-            var escaped = false
-            for index in value.indices {
-                let byte = value[index]
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") && inQuotes {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inQuotes.toggle()
-                } else if byte == UInt8(ascii: ",") && !inQuotes {
-                    append(start..<index)
-                    start = index + 1
-                }
-            }
-            append(start..<value.count)
-        }
+        HTTPHeaders.forEachListMember(of: value) { options.append($0.map(lowercased)) }
     }
 
     /// Whether `name` is one of `options` without regard to ASCII case: most names are passed over

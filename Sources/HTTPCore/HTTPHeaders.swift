@@ -166,32 +166,40 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     /// Appends the members of a list-based field value (``splitList(_:)``) to `members`.
     private static func appendList(_ value: String, to members: inout [String]) {
-        let bytes = value.utf8
-        var start = bytes.startIndex
-        var inQuotes = false
-        var escaped = false
-        var index = start
-        while index != bytes.endIndex {
-            let byte = bytes[index]
-            if escaped {
-                escaped = false
-            } else if byte == UInt8(ascii: "\\") && inQuotes {
-                escaped = true
-            } else if byte == UInt8(ascii: "\"") {
-                inQuotes.toggle()
-            } else if byte == UInt8(ascii: ",") && !inQuotes {
-                appendTrimmed(bytes[start..<index], to: &members)
-                start = bytes.index(after: index)
-            }
-            index = bytes.index(after: index)
-        }
-        appendTrimmed(bytes[start..<bytes.endIndex], to: &members)
+        forEachListMember(of: value) { members.append(String(decoding: $0, as: UTF8.self)) }
     }
 
-    /// Appends `member` without the spaces and tabs around it, unless nothing is left.
-    private static func appendTrimmed(_ member: Substring.UTF8View, to members: inout [String]) {
-        guard let trimmed = withoutHTTPWhitespace(member) else { return }
-        members.append(String(decoding: trimmed, as: UTF8.self))
+    /// Calls `body` with the bytes of each member of the list-based field value `value`, in order
+    /// (RFC 9110 §5.6.1): split at commas outside quoted strings, the spaces and tabs around each
+    /// dropped, empty members skipped. The bytes are valid only inside `body`: readers that keep
+    /// only part of a member (a directive's name and value) make strings of that part alone.
+    public static func forEachListMember(of value: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var value = value
+        value.withUTF8 { bytes in
+            func member(_ range: Range<Int>) {
+                var lower = range.lowerBound, upper = range.upperBound
+                while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
+                while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
+                if lower < upper { body(UnsafeBufferPointer(rebasing: bytes[lower..<upper])) }
+            }
+            var start = 0
+            var inQuotes = false
+            var escaped = false
+            for index in bytes.indices {
+                let byte = bytes[index]
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") && inQuotes {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inQuotes.toggle()
+                } else if byte == UInt8(ascii: ",") && !inQuotes {
+                    member(start..<index)
+                    start = index + 1
+                }
+            }
+            member(start..<bytes.count)
+        }
     }
 }
 

@@ -169,7 +169,6 @@ final class Statement {
         }
     }
 
-
     /// Copies `bytes` into ``boundBytes`` at `offset` when they are kept there: their copy and
     /// `SQLITE_STATIC`, or `nil` and `SQLITE_TRANSIENT` for SQLite to copy them itself.
     private func place(
