@@ -56,32 +56,39 @@ struct CacheControlTests {
         }
     }
 
-    /// The list split into member strings and each member read as a directive, the way the
-    /// directives were read before they were read as bytes.
+    /// The list split into member strings and each member read as a directive, its quoted value
+    /// unquoted a `Character` at a time: the way the directives were read before they were read as
+    /// bytes.
     private static func directivesReadAsStrings(_ value: String) -> [Directive] {
         HTTPHeaders.splitList(value).compactMap { member in
             guard let equals = member.firstIndex(of: "=") else { return Directive(name: member) }
             let name = member[..<equals].trimmingHTTPWhitespace()
             guard !name.isEmpty else { return nil }
             let raw = member[member.index(after: equals)...].trimmingHTTPWhitespace()
-            guard raw.utf8.first == UInt8(ascii: "\""), raw.utf8.count > 1 else { return Directive(name: name, value: raw) }
-            var content: [UInt8] = []
-            var escaped = false
-            for (index, byte) in raw.utf8.enumerated().dropFirst() {
-                if escaped {
-                    content.append(byte)
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    let closed = index == raw.utf8.count - 1
-                    return Directive(name: name, value: closed ? String(decoding: content, as: UTF8.self) : raw)
-                } else {
-                    content.append(byte)
-                }
-            }
-            return Directive(name: name, value: raw)
+            return Directive(name: name, value: unquotedByCharacters(raw) ?? raw)
         }
+    }
+
+    private static func unquotedByCharacters(_ text: String) -> String? {
+        guard text.first == "\"" else { return text }
+        var result = ""
+        var escaped = false
+        var index = text.index(after: text.startIndex)
+        while index < text.endIndex {
+            let character = text[index]
+            if escaped {
+                result.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                return text.index(after: index) == text.endIndex ? result : nil
+            } else {
+                result.append(character)
+            }
+            index = text.index(after: index)
+        }
+        return nil
     }
 
     @Test func readsEveryCacheControlLine() {
