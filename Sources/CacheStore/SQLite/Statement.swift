@@ -69,25 +69,25 @@ final class Statement {
             do { return .success(try body()) } catch { return .failure(error) }
         }
         let index = Int32(position + 1), rest = positions.dropFirst()
-        let code: Int32, result: Result<T, E>
+        func checked(_ code: Int32) {
+            precondition(code == SQLITE_OK, "Binding parameter \(index) of `\(sql)` failed with code \(code).")
+        }
         switch values[position] {
         case .text(var text):
-            (code, result) = text.withUTF8 { bytes in
-                let code = sqlite3_bind_text(
+            return text.withUTF8 { bytes in
+                checked(sqlite3_bind_text(
                     handle, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
-                    Int32(bytes.count), nil)
-                return (code, withLargeValuesBound(values, rest, body))
+                    Int32(bytes.count), nil))
+                return withLargeValuesBound(values, rest, body)
             }
         case .blob(let data):
-            (code, result) = data.withUnsafeBytes { bytes in
-                let code = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), nil)
-                return (code, withLargeValuesBound(values, rest, body))
+            return data.withUnsafeBytes { bytes in
+                checked(sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), nil))
+                return withLargeValuesBound(values, rest, body)
             }
         case .null, .integer, .real:
             preconditionFailure("Only text and blobs are bound from their own storage.")
         }
-        precondition(code == SQLITE_OK, "Binding parameter \(index) of `\(sql)` failed with code \(code).")
-        return result
     }
 
     /// Binds `values` to parameters 1, 2, … in order; a failure is a programming error (GRDB treats
