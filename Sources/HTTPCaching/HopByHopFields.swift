@@ -35,17 +35,17 @@ public enum HopByHopFields {
         // Most stored responses carry none (they lost them when stored): returned as they are.
         // `Connection` is among the names, so any field it lists is removed below.
         var found = false
-        var options: [[UInt8]] = []
+        var options: [String] = []
         for field in headers.fields where isHopByHop(field) {
             found = true
-            if field.name.caseInsensitiveEquals("Connection") { appendOptions(of: field.value, to: &options) }
+            if field.name.caseInsensitiveEquals("Connection") { options += HTTPHeaders.splitList(field.value) }
         }
         guard found else { return headers }
         // Into an array with room for every line: filtering grew one line by line.
         var kept: [HTTPField] = []
         kept.reserveCapacity(headers.count)
-        for field in headers.fields where !isHopByHop(field) && !isOption(field.name, options) {
-            kept.append(field)
+        for field in headers.fields where !isHopByHop(field) {
+            if !options.contains(where: { $0.caseInsensitiveEquals(field.name) }) { kept.append(field) }
         }
         return HTTPHeaders(kept)
     }
@@ -62,26 +62,6 @@ public enum HopByHopFields {
         default: false
         }
         return named || isProxyField(name)
-    }
-
-    /// Appends the options a `Connection` field value lists (RFC 9110 §7.6.1), the members of the
-    /// list (``HTTPCore/HTTPHeaders/forEachListMember(of:_:)``) with their ASCII letters in lower case.
-    private static func appendOptions(of value: String, to options: inout [[UInt8]]) {
-        HTTPHeaders.forEachListMember(of: value) { options.append($0.map(lowercased)) }
-    }
-
-    /// Whether `name` is one of `options` without regard to ASCII case: most names are passed over
-    /// on their length.
-    private static func isOption(_ name: String, _ options: [[UInt8]]) -> Bool {
-        let count = name.utf8.count
-        return options.contains { option in
-            option.count == count && zip(name.utf8, option).allSatisfy { lowercased($0) == $1 }
-        }
-    }
-
-    /// `byte` with an ASCII capital letter made small.
-    private static func lowercased(_ byte: UInt8) -> UInt8 {
-        (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
     }
 
     private static func isProxyField(_ name: String) -> Bool {

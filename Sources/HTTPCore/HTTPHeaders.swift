@@ -177,10 +177,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         var value = value
         value.withUTF8 { bytes in
             func member(_ range: Range<Int>) {
-                var lower = range.lowerBound, upper = range.upperBound
-                while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
-                while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
-                if lower < upper { body(UnsafeBufferPointer(rebasing: bytes[lower..<upper])) }
+                if let member = withoutHTTPWhitespace(bytes[range]) { body(UnsafeBufferPointer(rebasing: member)) }
             }
             var start = 0
             var inQuotes = false
