@@ -144,8 +144,12 @@ struct CSSTokenizer: Sendable {
             case .normal:
                 // Whitespace, delimiters and names that end in this piece, one after the other.
                 while true {
-                    let passing: ByteClass = pendingRule == .importRule ? .whitespace : [.whitespace, .delimiter]
-                    while index < count, isIn(bytes[index], passing) { index += 1 }
+                    if pendingRule == .importRule {
+                        // Any token but whitespace ends the prelude before its URL: each name is read.
+                        while index < count, isIn(bytes[index], .whitespace) { index += 1 }
+                    } else {
+                        index = Self.passiveRunEnd(bytes, from: index, classes: classes)
+                    }
                     guard index < count, let end = nameInPlace(bytes, from: index, classes: classes) else { break }
                     index = end
                 }
@@ -194,6 +198,26 @@ struct CSSTokenizer: Sendable {
         if state != .comment && state != .commentStar && textStart < count {
             context.append(bytes, textStart..<count)
         }
+    }
+
+    /// Where the run of bytes from `start` that changes nothing in the normal state ends, when no
+    /// `@import` waits for its URL: whitespace, delimiters, and names and numbers that are not
+    /// functions, passed over in one loop up to the next byte of ``ByteClass/special``. A name
+    /// that the run ends with is left to be read when it may matter: before a `(` (a function,
+    /// perhaps `url(`), a backslash (an escape) or the end of the piece (it may go on in the next).
+    /// Such a name starts after the last byte before it that is not a name byte, or at a `#` there.
+    @inline(__always)
+    private static func passiveRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, classes: UnsafePointer<UInt8>)
+        -> Int
+    {
+        let count = bytes.count
+        var end = start
+        while end < count, classes[Int(bytes[end])] & ByteClass.special.rawValue == 0 { end += 1 }
+        guard end == count || bytes[end] == UInt8(ascii: "(") || bytes[end] == UInt8(ascii: "\\") else { return end }
+        var nameStart = end
+        while nameStart > start, classes[Int(bytes[nameStart - 1])] & ByteClass.name.rawValue != 0 { nameStart -= 1 }
+        if nameStart > start, bytes[nameStart - 1] == UInt8(ascii: "#") { nameStart -= 1 }
+        return nameStart
     }
 
     /// Reads the name token that starts at `start` where it ends in `bytes` without an escape and
@@ -609,9 +633,10 @@ struct CSSTokenizer: Sendable {
         static let startsName = ByteClass(rawValue: 2)
         /// Whitespace, which changes nothing in the normal state.
         static let whitespace = ByteClass(rawValue: 4)
-        /// A delimiter such as `,`, `.`, `:` or `>`, which changes nothing in the normal state
-        /// unless an `@import` waits for its URL.
-        static let delimiter = ByteClass(rawValue: 8)
+        /// A byte that may change the normal state: `/`, a quote, a backslash, `@`, a parenthesis,
+        /// a brace or `;`. Whitespace, `#`, name bytes and delimiters such as `,`, `.`, `:` or `>`
+        /// do not, unless an `@import` waits for its URL.
+        static let special = ByteClass(rawValue: 8)
         /// Ends a string's run of plain text: a quote, a backslash or a newline.
         static let endsString = ByteClass(rawValue: 16)
         /// Ends an unquoted URL's run of plain text: `)`, whitespace, a backslash, a quote, `(`
@@ -630,10 +655,10 @@ struct CSSTokenizer: Sendable {
         if isName { classes.insert(.name) }
         if isName || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "#") { classes.insert(.startsName) }
         if isWhitespace(byte) { classes.insert(.whitespace) }
-        if !isName && !isWhitespace(byte) && !Array("/\"'\\@#(){};".utf8).contains(byte) { classes.insert(.delimiter) }
         if Array("\"'\\".utf8).contains(byte) || isNewline(byte) { classes.insert(.endsString) }
         if byte <= 0x20 || byte == 0x7F || Array(")\\\"'(".utf8).contains(byte) { classes.insert(.endsUnquotedURL) }
         if Array(";{}()\"'".utf8).contains(byte) { classes.insert(.readByContext) }
+        if Array("/\"'\\@(){};".utf8).contains(byte) { classes.insert(.special) }
         return classes.rawValue
     }
 

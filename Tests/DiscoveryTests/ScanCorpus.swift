@@ -17,6 +17,8 @@ enum ScanCorpus {
 
     static let htmlCount = 240
     static let cssCount = 120
+    /// Stylesheets made of ``namePiece(_:)``, after the others.
+    static let nameCSSCount = 60
 
     static func htmlDocuments() throws -> [Document] {
         var documents = [
@@ -40,6 +42,13 @@ enum ScanCorpus {
             let bytes = mutated(Array(text.utf8), &random, rate: number % 3 == 0 ? 60 : 0)
             documents.append(Document(name: "generated-\(number).css", bytes: bytes,
                                       charset: number % 11 == 5 ? "windows-1252" : nil))
+        }
+        random = SeededGenerator(seed: 1718)
+        for number in 0..<nameCSSCount {
+            var text = ""
+            for _ in 0..<random.below(30) + 1 { text += namePiece(&random) }
+            let bytes = mutated(Array(text.utf8), &random, rate: number % 2 == 0 ? 20 : 0)
+            documents.append(Document(name: "names-\(number).css", bytes: bytes))
         }
         return documents
     }
@@ -181,6 +190,27 @@ enum ScanCorpus {
         case 21: return "@layer base { .s { background: url(\(u)) } }\n"
         case 22: return ".t{background:url(\(u))}.u{background:url(\(u))}\n"
         default: return "@page { margin: 1cm } @namespace svg url(http://www.w3.org/2000/svg);\n"
+        }
+    }
+
+    /// Names, numbers and hashes right before parentheses and escapes, which decide whether a
+    /// function is `url(`, `image-set(` or `src(`: in any case, escaped, after a digit or `#`, with a
+    /// space before the parenthesis, and non-ASCII.
+    private static func namePiece(_ random: inout SeededGenerator) -> String {
+        let u = url(&random)
+        switch random.below(12) {
+        case 0: return ".a{background:#u\\72l(\(u)) #url(\(u))}\n"
+        case 1: return ".b{background:\\75rl(\(u)) u\\rl(\(u))}\n"
+        case 2: return ".c{margin:2url(\(u)) -2url(\(u)) .5url(\(u)) 1e3url(\(u))}\n"
+        case 3: return ".d{background:URL(\(u)) Url (\(u))}\n"
+        case 4: return ".e{background:image-set(\"\(u)\" 1x)}.f{x:-WEBKIT-image-set(url(\(u)) 2x)}\n"
+        case 5: return ".g{x:a\\(url(\(u)) b\\ url(\(u))}\n"
+        case 6: return "#h.i>j+k~l{background:x url(\(u)),url(\(u))}\n"
+        case 7: return ".m{x:calc(1px + 2px) rgba(0,0,0,.5) var(--u, url(\(u)))}\n"
+        case 8: return "@media screen{.n{x:url(\(u))}}@font-face{src:url(\(u))}@import url(\(u));\n"
+        case 9: return ".o{x:é(url(\(u))) éurl(\(u)) url\u{00E9}(\(u))}\n"
+        case 10: return random.pick(["url", "#", "-", "2", "\\", "(", "u\\72", "image-set", "@import", " ", "src"])
+        default: return ".p{x:src(\"\(u)\") src (\"\(u)\")}\n"
         }
     }
 

@@ -7,7 +7,9 @@ import WebCacheTestSupport
 /// The scanners must give what they gave before their byte-level rewrite: every document of
 /// ``ScanCorpus`` is scanned and the full result — references with their conditions, the
 /// document tree, the font families, the encoding and base — is compared, as a hash, with
-/// `Fixtures/scan-golden.txt`, written by the scalar-based scanners of commit ff30b3b. Then each
+/// `Fixtures/scan-golden.txt`, written by the scalar-based scanners of commit ff30b3b (the lines of
+/// the `names-` stylesheets by those of commit ac4ed07, before the CSS tokenizer passed over the
+/// names of the normal state in one run with the bytes around them). Then each
 /// document is fed in random chunks and one byte at a time, which must give the same result.
 ///
 /// After a deliberate change of behaviour, rewrite the file with
