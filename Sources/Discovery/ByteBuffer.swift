@@ -37,6 +37,7 @@ struct ByteBuffer: Sendable, CustomDebugStringConvertible {
         count += 1
     }
 
+    @inline(__always)
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         let overwritten = min(storage.count - count, bytes.count)
         if overwritten > 0 {

@@ -203,9 +203,11 @@ struct CSSTokenizer: Sendable {
     /// Where the run of bytes from `start` that changes nothing in the normal state ends, when no
     /// `@import` waits for its URL: whitespace, delimiters, and names and numbers that are not
     /// functions, passed over in one loop up to the next byte of ``ByteClass/special``. A name
-    /// that the run ends with is left to be read when it may matter: before a `(` (a function,
-    /// perhaps `url(`), a backslash (an escape) or the end of the piece (it may go on in the next).
-    /// Such a name starts after the last byte before it that is not a name byte, or at a `#` there.
+    /// that the run ends with is left to be read when it may matter: before a `(` when it may be
+    /// `url(`, `src(` or an `image-set(` (any other function opens a plain parenthesis, which the
+    /// `(` does alone), before a backslash (an escape) or at the end of the piece (it may go on in
+    /// the next). Such a name starts after the last byte before it that is not a name byte, or at
+    /// a `#` there.
     @inline(__always)
     private static func passiveRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, classes: UnsafePointer<UInt8>)
         -> Int
@@ -217,7 +219,27 @@ struct CSSTokenizer: Sendable {
         var nameStart = end
         while nameStart > start, classes[Int(bytes[nameStart - 1])] & ByteClass.name.rawValue != 0 { nameStart -= 1 }
         if nameStart > start, bytes[nameStart - 1] == UInt8(ascii: "#") { nameStart -= 1 }
+        if end < count, bytes[end] == UInt8(ascii: "("),
+            !mayNameURLFunction(UnsafeBufferPointer(rebasing: bytes[nameStart..<end]))
+        {
+            return end
+        }
         return nameStart
+    }
+
+    /// Whether the name before a `(` may make it a function that holds URLs: an identifier that is
+    /// `url`, `src`, `image-set` or `-webkit-image-set` in any ASCII case, or that has non-ASCII
+    /// bytes (which the name state lowers as Unicode). A hash or a number (a name that starts with
+    /// `#` or a digit) never is; neither is an empty name.
+    private static func mayNameURLFunction(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = name.first, first != UInt8(ascii: "#"), !(first >= 0x30 && first <= 0x39) else { return false }
+        switch name.count {
+        case 3: if equalsLowercased(name, "url") || equalsLowercased(name, "src") { return true }
+        case 9: if equalsLowercased(name, "image-set") { return true }
+        case 17: if equalsLowercased(name, "-webkit-image-set") { return true }
+        default: break
+        }
+        return name.contains { $0 >= 0x80 }
     }
 
     /// Reads the name token that starts at `start` where it ends in `bytes` without an escape and

@@ -49,6 +49,13 @@ private func scanCSS(_ css: String) -> [String] {
         ),
         ("a{background:-webkit-image-set('w.png' 1x)}", ["image image-set() \(c)w.png"]),
         (#"a{background:linear-gradient("not-a-url.png", red)}"#, []),
+        // A name lowered as Unicode: the Kelvin sign is a `k`.
+        ("a{background:-web\u{212A}it-image-set('k.png' 1x)}", ["image image-set() \(c)k.png"]),
+        // Functions and names before a parenthesis that hold no URL, and `src(`, which does.
+        (
+            "a{x:rgba(0,0,0,.5) calc(1px) 2url(n.png) #url(h.png) url (sp.png) é(e.png) src('s.png')}",
+            ["image url() \(c)s.png"]
+        ),
         // @font-face
         (
             #"@font-face{font-family:"X";src:local(X),url(f.woff2) format("woff2"),url('f.woff') format('woff')}"#
