@@ -49,7 +49,9 @@ import WebCacheTestSupport
         var random = SeededGenerator(seed: 98)
         for (number, document) in try Self.cssDocuments().enumerated() {
             let whole = Self.scanCSS(document, chunks: nil)
-            let sizes = Self.chunkSizes(document.bytes.count, &random, oneByOne: number < 30)
+            // The stylesheets of names byte by byte too: a name may end a piece, before its `(`.
+            let oneByOne = number < 30 || document.name.hasPrefix("names-")
+            let sizes = Self.chunkSizes(document.bytes.count, &random, oneByOne: oneByOne)
             #expect(Self.scanCSS(document, chunks: sizes) == whole, "\(document.name) in chunks \(sizes.prefix(20))…")
         }
     }
