@@ -87,13 +87,11 @@ for path in truth["pages"] + truth["requisites"]:
 PYTHON
 }
 
-# Runs a command under GNU time; its measurements go to $work/time-<name>.txt. Dirty pages are
-# written back first, so that no run pays for the writes of the one before it (the other tool's).
+# measure NAME COMMAND...: runs COMMAND timed (lib.sh's timed); its figures go to $work/time-NAME.txt.
 measure() {
     local name=$1
     shift
-    sync
-    /usr/bin/time -v -o "$work/time-$name.txt" "$@"
+    timed "$work/time-$name.txt" "$@"
 }
 
 run_webcache() {  # name store

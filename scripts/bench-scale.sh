@@ -88,13 +88,11 @@ nginx_pid=$!
 base="http://127.0.0.1:$port"
 for _ in $(seq 50); do curl -sf -o /dev/null "$base/tiny/0" && break; sleep 0.1; done
 
-# measure NAME COMMAND...: runs COMMAND under GNU time (dirty pages written back first, so that no
-# run pays for the writes of the one before); its figures go to $work/time-NAME.txt.
+# measure NAME COMMAND...: runs COMMAND timed (lib.sh's timed); its figures go to $work/time-NAME.txt.
 measure() {
     local name=$1
     shift
-    sync
-    /usr/bin/time -v -o "$work/time-$name.txt" "$@"
+    timed "$work/time-$name.txt" "$@"
 }
 
 # The sigsuspend that the counted runs preload (see the header).
@@ -189,7 +187,7 @@ def webcache_cell(name):
     summary = webcache_summary(name)
     failed = summary.get("failed", "?")
     extra = ", %s failed" % failed if failed not in (0, "?") else ("" if summary else ", no summary")
-    return wall, "%.2f s (CPU %.2f s), %.0f MB, %s requests%s" % (wall, cpu, rss, summary.get("requests", "?"), extra)
+    return wall, "%.3f s (CPU %.2f s), %.0f MB, %s requests%s" % (wall, cpu, rss, summary.get("requests", "?"), extra)
 
 rows = []
 for n in url_counts:
@@ -197,7 +195,7 @@ for n in url_counts:
     wall, cell = webcache_cell("webcache-tiny-%s-cold" % n)
     cwall, crss, ccpu = time_stats("curl-tiny-%s" % n)
     statuses = open(os.path.join(work, "out-curl-tiny-%s.txt" % n)).read().split()
-    peer = "curl --parallel: %.2f s (CPU %.2f s), %.0f MB, %d requests" % (cwall, ccpu, crss, len(statuses))
+    peer = "curl --parallel: %.3f s (CPU %.2f s), %.0f MB, %d requests" % (cwall, ccpu, crss, len(statuses))
     rows.append(("%s tiny URLs, cold" % format(count, ","), cell, peer, "%.2fx" % (wall / cwall) if cwall else "",
                  instruction_count("webcache-tiny-%s-cold" % n)))
     wall, cell = webcache_cell("webcache-tiny-%s-warm" % n)
@@ -217,7 +215,7 @@ for pages in page_counts:
         wwall, wrss, wcpu = time_stats(wname)
         with open(os.path.join(work, "out-%s.csv" % wname)) as handle:
             wrequests = sum(1 for _ in csv.DictReader(handle))
-        peer = "wget2 -p: %.2f s (CPU %.2f s), %.0f MB, %d requests" % (wwall, wcpu, wrss, wrequests)
+        peer = "wget2 -p: %.3f s (CPU %.2f s), %.0f MB, %d requests" % (wwall, wcpu, wrss, wrequests)
         rows.append(("%s pages × 20 images (%s URLs, 1–8 KB), %s" % (format(int(pages), ","), format(urls, ","), phase),
                      cell, peer, "%.2fx" % (wall / wwall) if wwall else "", ""))
 if len(page_counts) > 1:
