@@ -524,7 +524,9 @@ struct CSSRuleContext: Sendable {
             usedFontFamilies.reserveCapacity(max(16, 4 * (usedFontFamilies.count + families.count)))
         }
         for family in families {
-            usedFontFamilies.insert(FontFamilyUse(
+            // `update(with:)` rather than `insert(_:)`, which copies the member out to return it
+            // (two retains and two releases a use); an equal use replaced is the same use.
+            usedFontFamilies.update(with: FontFamilyUse(
                 family: family.name, familyHash: family.hash, selector: selector, selectorHash: selectorHash))
         }
     }
