@@ -21,6 +21,10 @@ struct CSSRuleContext: Sendable {
     private(set) var usedFontFamilies: Set<FontFamilyUse> = []
     /// The families of the font values declared last.
     private var recentFontValues = RecentFontValues()
+    /// The hash of the innermost style rule's selector (``FontFamilyUse/hash(of:)``) once a
+    /// declaration asked for it, for the rule's other font and image declarations; forgotten when
+    /// a block opens or closes.
+    private var ruleSelectorHash: Int?
 
     private enum Block: Sendable {
         case media(String), style(String), fontFace, keyframes, other
@@ -53,8 +57,10 @@ struct CSSRuleContext: Sendable {
     /// A declaration of a property that shows an image, such as `background` or `content`.
     private struct ImageDeclaration: Sendable {
         var selector: String
+        /// ``selector``'s hash (``FontFamilyUse/hash(of:)``).
+        var selectorHash: Int
         /// The property the declaration sets, its shorthand written as the longhand (`background-image`).
-        var property: String
+        var property: DeclaredProperty.ImageLonghand
         var media: [String]
         var isImportant: Bool
     }
@@ -66,6 +72,7 @@ struct CSSRuleContext: Sendable {
     /// Makes it a new context, keeping the storage of its text, blocks and held URLs: each
     /// property is set back in place (``CSSTokenizer/reset()``).
     mutating func reset() {
+        ruleSelectorHash = nil
         if !usedFontFamilies.isEmpty { usedFontFamilies = [] }
         recentFontValues.removeAll()
         text.removeAll()
@@ -230,6 +237,7 @@ struct CSSRuleContext: Sendable {
             faceSources = []
         }
         if blocks.count < 256 { blocks.append(block) }
+        ruleSelectorHash = nil
     }
 
     /// A `}`: the last declaration ends, and so does the block.
@@ -237,6 +245,7 @@ struct CSSRuleContext: Sendable {
         endDeclaration(into: &found)
         imageSet = nil
         guard let block = blocks.popLast() else { return }
+        ruleSelectorHash = nil
         if case .fontFace = block { releaseFontFace(into: &found) }
     }
 
@@ -274,6 +283,7 @@ struct CSSRuleContext: Sendable {
         while let block = blocks.popLast() {
             if case .fontFace = block { releaseFontFace(into: &found) }
         }
+        ruleSelectorHash = nil
         let later = ruleImages.isEmpty ? [] : Self.laterDeclarations(imageDeclarations)
         for (item, declaration) in ruleImages {
             found.append(Self.withLaterDeclarations(item, declaration, imageDeclarations, later))
@@ -283,15 +293,29 @@ struct CSSRuleContext: Sendable {
 
     /// For each image declaration, the index of the next one for the same selector and property.
     private static func laterDeclarations(_ declarations: [ImageDeclaration]) -> [Int?] {
+        /// A selector and property, hashed by the selector's hash rather than its text.
         struct Key: Hashable {
             var selector: String
-            var property: String
+            var selectorHash: Int
+            var property: DeclaredProperty.ImageLonghand
+
+            static func == (left: Key, right: Key) -> Bool {
+                left.selectorHash == right.selectorHash && left.property == right.property
+                    && left.selector == right.selector
+            }
+
+            func hash(into hasher: inout Hasher) {
+                hasher.combine(selectorHash)
+                hasher.combine(property)
+            }
         }
         var next = [Int?](repeating: nil, count: declarations.count)
         // Made at its final size: each growth would hash every selector again.
         var latest = [Key: Int](minimumCapacity: declarations.count)
         for index in declarations.indices.reversed() {
-            let key = Key(selector: declarations[index].selector, property: declarations[index].property)
+            let declaration = declarations[index]
+            let key = Key(selector: declaration.selector, selectorHash: declaration.selectorHash,
+                          property: declaration.property)
             next[index] = latest.updateValue(index, forKey: key)
         }
         return next
@@ -325,6 +349,19 @@ struct CSSRuleContext: Sendable {
         }
         return nil
     }
+
+    /// The hash of `selector`, the innermost style rule's (``currentSelector``) or `nil`, made once
+    /// a rule.
+    private mutating func hash(ofSelector selector: String?) -> Int {
+        guard let selector else { return Self.noSelectorHash }
+        if let known = ruleSelectorHash { return known }
+        let hash = FontFamilyUse.hash(of: selector)
+        ruleSelectorHash = hash
+        return hash
+    }
+
+    /// The hash of a font use's selector in a `style` attribute or outside any rule, which has none.
+    private static let noSelectorHash = FontFamilyUse.hash(of: nil)
 
     private var isInFontFace: Bool {
         if case .fontFace? = blocks.last { return true }
@@ -413,8 +450,10 @@ struct CSSRuleContext: Sendable {
         let value = declaration[(colon + 1)..<(important ?? declaration.endIndex)]
         var recorded: Int?
         if let selector, let longhand, imageDeclarations.count < Self.maximumCascade {
+            let selectorHash = hash(ofSelector: selector)
             imageDeclarations.append(ImageDeclaration(
-                selector: selector, property: longhand, media: mediaStack, isImportant: important != nil))
+                selector: selector, selectorHash: selectorHash, property: longhand, media: mediaStack,
+                isImportant: important != nil))
             recorded = imageDeclarations.count - 1
         }
         if namesFonts { readFonts(property: property, value: value, selector: selector) }
@@ -517,7 +556,7 @@ struct CSSRuleContext: Sendable {
             }
         }
         guard !families.isEmpty else { return }
-        let selectorHash = FontFamilyUse.hash(of: selector)
+        let selectorHash = hash(ofSelector: selector)
         if usedFontFamilies.count + families.count > usedFontFamilies.capacity {
             // Grown fourfold rather than doubled: each growth hashes every use again, and a
             // stylesheet with a `font` in each rule makes hundreds.
@@ -725,8 +764,8 @@ private enum DeclaredProperty: Equatable {
     }
 
     /// The longhand of an image property.
-    var imageLonghand: String? {
-        if case .image(let longhand) = self { return longhand.rawValue }
+    var imageLonghand: ImageLonghand? {
+        if case .image(let longhand) = self { return longhand }
         return nil
     }
 }
