@@ -202,9 +202,10 @@ public struct FontFamilyUse: Sendable, Hashable {
             && left.storedFamily == right.storedFamily && left.storedSelector == right.storedSelector
     }
 
-    /// Hashes the family's and the selector's kept hashes.
+    /// Hashes the family's and the selector's kept hashes, mixed into one word (the family's
+    /// multiplied by the 64-bit golden-ratio constant, negated to fit an `Int`): both are already
+    /// seeded hashes of their texts, and one word costs the hasher one round fewer.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(familyHash)
-        hasher.combine(selectorHash)
+        hasher.combine(familyHash &* 0x61C8_8646_80B5_83EB ^ selectorHash)
     }
 }
