@@ -22,7 +22,7 @@ struct CSSTokenizer: Sendable {
         /// The `@media` blocks, `@import` media and rule around it (``CSSRuleContext``).
         var condition: Reference.Condition? {
             get { conditionBox?.condition }
-            set { conditionBox = newValue.map(ConditionBox.init) }
+            set { conditionBox = ConditionBox.boxing(consume newValue) }
         }
         /// ``condition``, boxed as a reference's is: a URL found is copied from list to list on
         /// its way out, and the reference made from it shares the box.
