@@ -45,7 +45,7 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
             return condition
         }
         set {
-            box = newValue.map(ConditionBox.init)
+            box = ConditionBox.boxing(consume newValue)
             candidate = -1
         }
     }
