@@ -209,9 +209,9 @@ struct CSSTokenizer: Sendable {
     /// the next). Such a name starts after the last byte before it that is not a name byte, or at
     /// a `#` there.
     @inline(__always)
-    private static func passiveRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, classes: UnsafePointer<UInt8>)
-        -> Int
-    {
+    private static func passiveRunEnd(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, classes: UnsafePointer<UInt8>
+    ) -> Int {
         let count = bytes.count
         var end = start
         while end < count, classes[Int(bytes[end])] & ByteClass.special.rawValue == 0 { end += 1 }
@@ -232,7 +232,9 @@ struct CSSTokenizer: Sendable {
     /// bytes (which the name state lowers as Unicode). A hash or a number (a name that starts with
     /// `#` or a digit) never is; neither is an empty name.
     private static func mayNameURLFunction(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let first = name.first, first != UInt8(ascii: "#"), !(first >= 0x30 && first <= 0x39) else { return false }
+        guard let first = name.first, first != UInt8(ascii: "#"), !(first >= 0x30 && first <= 0x39) else {
+            return false
+        }
         switch name.count {
         case 3: if equalsLowercased(name, "url") || equalsLowercased(name, "src") { return true }
         case 9: if equalsLowercased(name, "image-set") { return true }
