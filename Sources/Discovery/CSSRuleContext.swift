@@ -426,6 +426,11 @@ struct CSSRuleContext: Sendable {
     /// The property of `declaration`, whose last byte (the `;` or `}` that ends it) is ASCII, with
     /// where its colon is; `nil` when it has no colon.
     private static func namedProperty(_ declaration: UnsafeBufferPointer<UInt8>) -> (DeclaredProperty, Int)? {
+        // A name whose first letter starts none of the properties read (`display`, `padding`...) is
+        // another property's, known without finding its colon (which the caller then does not read).
+        var first = 0
+        while first < declaration.count - 1, isSpace(declaration[first]) { first += 1 }
+        if !DeclaredProperty.mayStartName(declaration[first]) { return (.other, first) }
         guard let colon = ByteSearch.first(UInt8(ascii: ":"), in: declaration, from: 0, to: declaration.count - 1)
         else { return nil }
         return (DeclaredProperty(UnsafeBufferPointer(rebasing: declaration[..<colon])), colon)
@@ -731,6 +736,18 @@ private enum DeclaredProperty: Equatable {
             self = Array(CSSRuleContext.propertyName(Array(buffer)[...]).utf8).withUnsafeBufferPointer { Self.named($0) }
         } else {
             self = Self.named(name)
+        }
+    }
+
+    /// Whether `byte` may start the name of a property other than ``other``: `s`, `f`, `m`, `c`, `b`,
+    /// `l` or `-` in any ASCII case, or a byte of a non-ASCII character (lowered as Unicode). A few
+    /// other bytes pass too (a carriage return, set with 0x20, is a `-`): the name is then read.
+    static func mayStartName(_ byte: UInt8) -> Bool {
+        switch byte | 0x20 {
+        case UInt8(ascii: "s"), UInt8(ascii: "f"), UInt8(ascii: "m"), UInt8(ascii: "c"), UInt8(ascii: "b"),
+            UInt8(ascii: "l"), UInt8(ascii: "-"):
+            true
+        default: byte >= 0x80
         }
     }
 
