@@ -424,13 +424,12 @@ struct CSSRuleContext: Sendable {
     }
 
     /// The property of `declaration`, whose last byte (the `;` or `}` that ends it) is ASCII, with
-    /// where its colon is; `nil` when it has no colon.
+    /// where its colon is; `nil` when it has no colon, or when the first letter of its name starts
+    /// none of the properties read (`display`, `padding`...), which is then known without its colon.
     private static func namedProperty(_ declaration: UnsafeBufferPointer<UInt8>) -> (DeclaredProperty, Int)? {
-        // A name whose first letter starts none of the properties read (`display`, `padding`...) is
-        // another property's, known without finding its colon (which the caller then does not read).
         var first = 0
         while first < declaration.count - 1, isSpace(declaration[first]) { first += 1 }
-        if !DeclaredProperty.mayStartName(declaration[first]) { return (.other, first) }
+        guard DeclaredProperty.mayStartName(declaration[first]) else { return nil }
         guard let colon = ByteSearch.first(UInt8(ascii: ":"), in: declaration, from: 0, to: declaration.count - 1)
         else { return nil }
         return (DeclaredProperty(UnsafeBufferPointer(rebasing: declaration[..<colon])), colon)
