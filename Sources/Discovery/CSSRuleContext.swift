@@ -354,6 +354,7 @@ struct CSSRuleContext: Sendable {
     /// The hash of `selector`, the innermost style rule's (``currentSelector``) or `nil`, made once
     /// a rule.
     private mutating func hash(ofSelector selector: String?) -> Int {
+        assert(selector == currentSelector, "A selector hash asked for another rule's selector.")
         guard let selector else { return Self.noSelectorHash }
         if let known = ruleSelectorHash { return known }
         let hash = FontFamilyUse.hash(of: selector)
