@@ -20,7 +20,11 @@
 #   BIN_DIR holds webcache (default: a release build made here).
 #   URLS (default "100 10000 200000") and PAGES (default "100 10000") set the sizes (an empty one,
 #   such as PAGES="", leaves that kind of work out);
-#   CONCURRENCY (default 16) is the transfers in flight for every tool.
+#   CONCURRENCY (default 16) is the transfers in flight for every tool;
+#   ROUNDS (default 3) is how many times curl and webcache's cold run take turns on each list of tiny
+#   URLs: their rows give the run of median wall time of each, and the ratio of the two medians with
+#   the lowest and highest of the rounds' own ratios (one run swung from 1.47x to 1.97x on a busy
+#   machine). The warm run follows the last cold one, once.
 # Prints one markdown table on standard output; progress goes to standard error.
 set -euo pipefail
 
@@ -29,6 +33,7 @@ source "$root/scripts/lib.sh"
 url_counts=(${URLS-100 10000 200000})
 page_counts=(${PAGES-100 10000})
 concurrency=${CONCURRENCY:-16}
+rounds=${ROUNDS:-3}
 instructions=${INSTRUCTIONS:-0}
 
 bin=$(release_bin "$root" "${1:-}" webcache)
@@ -123,10 +128,13 @@ for n in "${url_counts[@]}"; do
     echo "Lists of $n tiny URLs ..." >&2
     seq 1 "$n" | sed "s|^|$base/tiny/|" >"$work/tiny-$n.txt"
     sed 's|.*|url = "&"\noutput = "/dev/null"|' "$work/tiny-$n.txt" >"$work/tiny-$n.curlrc"
-    measure "curl-tiny-$n" curl --silent --parallel --parallel-max "$concurrency" --config "$work/tiny-$n.curlrc" \
-        --write-out '%{http_code}\n' >"$work/out-curl-tiny-$n.txt" 2>/dev/null || true
-    rm -f "$work/store-tiny-$n.sqlite"*
-    preload "webcache-tiny-$n-cold" "$work/store-tiny-$n.sqlite" "$work/tiny-$n.txt" --no-requisites
+    for round in $(seq "$rounds"); do
+        measure "curl-tiny-$n-$round" curl --silent --parallel --parallel-max "$concurrency" \
+            --config "$work/tiny-$n.curlrc" --write-out '%{http_code}\n' >"$work/out-curl-tiny-$n-$round.txt" \
+            2>/dev/null || true
+        rm -f "$work/store-tiny-$n.sqlite"*
+        preload "webcache-tiny-$n-cold-$round" "$work/store-tiny-$n.sqlite" "$work/tiny-$n.txt" --no-requisites
+    done
     preload "webcache-tiny-$n-warm" "$work/store-tiny-$n.sqlite" "$work/tiny-$n.txt" --no-requisites
     if [[ "$instructions" != 0 && "$n" == 10000 ]]; then
         echo "Counting instructions for $n URLs ..." >&2
@@ -154,11 +162,12 @@ for pages in "${page_counts[@]}"; do
     rm -rf "$work/store-site-$pages.sqlite"* "$work/mirror-$pages"
 done
 
-PYTHONPATH="$root/scripts" python3 - "$work" "${url_counts[*]}" "${page_counts[*]}" "$instructions" <<'PYTHON'
+PYTHONPATH="$root/scripts" python3 - "$work" "${url_counts[*]}" "${page_counts[*]}" "$instructions" "$rounds" <<'PYTHON'
 import csv, json, os, re, sys
 import gnu_time
 
 work, url_counts, page_counts, instructions = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), sys.argv[4] != "0"
+rounds = int(sys.argv[5])
 
 def time_stats(name):
     wall, rss, cpu = gnu_time.stats(os.path.join(work, "time-%s.txt" % name))
@@ -189,14 +198,27 @@ def webcache_cell(name):
     extra = ", %s failed" % failed if failed not in (0, "?") else ("" if summary else ", no summary")
     return wall, "%.3f s (CPU %.2f s), %.0f MB, %s requests%s" % (wall, cpu, rss, summary.get("requests", "?"), extra)
 
+def median_round(names):
+    """The name among `names` whose run took the median wall time (the lower middle one of an even count)."""
+    return sorted(names, key=lambda name: time_stats(name)[0])[(len(names) - 1) // 2]
+
 rows = []
 for n in url_counts:
     count = int(n)
-    wall, cell = webcache_cell("webcache-tiny-%s-cold" % n)
-    cwall, crss, ccpu = time_stats("curl-tiny-%s" % n)
-    statuses = open(os.path.join(work, "out-curl-tiny-%s.txt" % n)).read().split()
+    ours = ["webcache-tiny-%s-cold-%d" % (n, number) for number in range(1, rounds + 1)]
+    theirs = ["curl-tiny-%s-%d" % (n, number) for number in range(1, rounds + 1)]
+    wall, cell = webcache_cell(median_round(ours))
+    curl_run = median_round(theirs)
+    cwall, crss, ccpu = time_stats(curl_run)
+    statuses = open(os.path.join(work, "out-%s.txt" % curl_run)).read().split()
     peer = "curl --parallel: %.3f s (CPU %.2f s), %.0f MB, %d requests" % (cwall, ccpu, crss, len(statuses))
-    rows.append(("%s tiny URLs, cold" % format(count, ","), cell, peer, "%.2fx" % (wall / cwall) if cwall else "",
+    ratio = "%.2fx" % (wall / cwall) if cwall else ""
+    if rounds > 1:
+        cell += ", median of %d rounds in turns with curl" % rounds
+        each = [time_stats(a)[0] / time_stats(b)[0] for a, b in zip(ours, theirs) if time_stats(b)[0]]
+        if cwall and each:
+            ratio += " (rounds %.2fx to %.2fx)" % (min(each), max(each))
+    rows.append(("%s tiny URLs, cold" % format(count, ","), cell, peer, ratio,
                  instruction_count("webcache-tiny-%s-cold" % n)))
     wall, cell = webcache_cell("webcache-tiny-%s-warm" % n)
     limit = count / 100000.0
