@@ -110,7 +110,9 @@ CREATE TABLE page_edge (
     PRIMARY KEY (partition, page_url, resource_url)
 ) STRICT, WITHOUT ROWID;
 
-CREATE INDEX page_edge_by_resource ON page_edge(partition, resource_url);
+-- Which other pages need a resource (pruning a page asks it). A page's own edge is left out: a
+-- page that is an entry itself is found by its own key.
+CREATE INDEX page_edge_by_resource ON page_edge(partition, resource_url) WHERE page_url != resource_url;
 
 -- What a page references that was left out for the device it was preloaded for, and why
 -- (a srcset candidate another device would take, a CSS image for an element the page lacks).

@@ -106,6 +106,43 @@ struct OpeningTests {
         try await store.close()
     }
 
+    @Test func version11NarrowsTheIndexByResourceAndKeepsEveryPageRecord() async throws {
+        // Given a store of schema version 10 with two pages' records: each page's own edge and one to
+        // a shared stylesheet
+        let path = folder.path("version10.sqlite")
+        let pages = ["https://v10.test/a", "https://v10.test/b"]
+        do {
+            let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            try connection.execute(sql: "PRAGMA journal_mode = WAL")
+            try Migration.migrate(connection, with: Array(Schema.migrations[0..<10]), retryingFor: 1, path: path)
+            for page in pages {
+                for (resource, kind) in [(page, "page"), ("https://v10.test/site.css", "stylesheet")] {
+                    try connection.run(
+                        "INSERT INTO page_edge (partition, page_url, resource_url, kind) VALUES ('guest', ?, ?, ?)",
+                        [.text(page), .text(resource), .text(kind)])
+                }
+            }
+        }
+        // When this version opens it
+        let store = try CacheStore(path: path)
+        // Then the index holds the edges to other URLs only, and every record reads as before
+        let indexed = try store.read("index") { connection in
+            try connection.int64("SELECT count(*) FROM page_edge INDEXED BY page_edge_by_resource WHERE page_url != resource_url")
+        }
+        let definition = try store.read("definition") { connection in
+            try connection.text("SELECT sql FROM sqlite_schema WHERE name = 'page_edge_by_resource'")
+        }
+        #expect(indexed == 2)
+        #expect(definition?.hasSuffix("WHERE page_url != resource_url") == true)
+        #expect(try store.read("version") { try $0.int64("PRAGMA user_version") } == 11)
+        #expect(try store.pages().map(\.url) == pages)
+        for page in pages {
+            #expect(try store.edges(forPage: page).map(\.resourceURL) == [page, "https://v10.test/site.css"])
+        }
+        #expect(try await store.verify().isSound)
+        try await store.close()
+    }
+
     @Test func createsAStoreAtTheLatestVersionWithEveryTable() async throws {
         let path = folder.path("new.sqlite")
         let store = try CacheStore(path: path)

@@ -130,6 +130,45 @@ struct PagePruningTests {
         try await expectSoundTotals()
     }
 
+    @Test func aResourceThatIsAnotherPageStaysWithItsRecord() async throws {
+        // Given the home page framing the about page, which is recorded as a page of its own (its own
+        // edge first) and is referenced by no other page
+        try await storeTwoPages()
+        try await store.setEdges(
+            [
+                PageEdge(resourceURL: home, kind: "page"), PageEdge(resourceURL: stylesheet, kind: "stylesheet"),
+                PageEdge(resourceURL: about, kind: "frame"),
+            ],
+            forPage: home)
+        try await store.setEdges(
+            [PageEdge(resourceURL: about, kind: "page"), PageEdge(resourceURL: photo, kind: "image")], forPage: about)
+        // When the home page is pruned
+        let result = try await store.prune(PruneCriteria(page: home))
+        // Then the home page and the stylesheet only it needs go; the about page, a page itself, stays
+        // (the script, no longer among the home page's edges, is no part of it)
+        #expect(Set(result.urls) == [home, stylesheet])
+        #expect(result.pages == [StoredPage(partition: "guest", url: home)])
+        #expect(try urls() == [about, script, photo, unrelated])
+        #expect(try store.pages().map(\.url) == [about])
+        #expect(try store.pageStatus(forPage: about).isComplete)
+        try await expectSoundTotals()
+    }
+
+    @Test func whichOtherPagesNeedAnEntryIsAskedOfTheIndexByResource() throws {
+        // The index leaves out a page's own edge; a query that does not say the same scans the table.
+        let condition = PruneCriteria(page: home).condition
+        let plan = try store.read("plan") { connection in
+            var steps: [String] = []
+            try connection.forEachRow("EXPLAIN QUERY PLAN SELECT id FROM entry WHERE \(condition.sql)", condition.values) {
+                steps.append($0.text(3))
+            }
+            return steps
+        }
+        #expect(plan.contains { $0.contains("other USING") && $0.contains("INDEX page_edge_by_resource") }, "\(plan)")
+        #expect(plan.contains { $0.contains("own USING PRIMARY KEY") }, "\(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN other") || $0.hasPrefix("SCAN own") }, "\(plan)")
+    }
+
     @Test func combinesWithTheOtherCriteria() async throws {
         // Given the pages in two partitions, and in the guest one an expired script
         try await storeTwoPages(partition: "guest")

@@ -81,14 +81,19 @@ public struct PruneCriteria: Sendable, Hashable {
             values.append(.integer(largerThan))
         }
         if let page {
+            // Another page needs the entry when one of its edges points to it: an edge to another URL,
+            // found through the index by resource (which leaves out a page's own edge, and is used
+            // only when the query says so too), or its own edge, when the entry is that page itself.
             terms.append(
                 """
                 (partition, url) IN (SELECT partition, page_url FROM page_edge WHERE page_url = ? \
                 UNION SELECT partition, resource_url FROM page_edge WHERE page_url = ?) \
                 AND NOT EXISTS (SELECT 1 FROM page_edge other WHERE other.partition = entry.partition \
-                AND other.resource_url = entry.url AND other.page_url != ?)
+                AND other.resource_url = entry.url AND other.page_url != other.resource_url AND other.page_url != ?) \
+                AND NOT EXISTS (SELECT 1 FROM page_edge own WHERE own.partition = entry.partition \
+                AND own.page_url = entry.url AND own.resource_url = entry.url AND own.page_url != ?)
                 """)
-            values += [.text(page), .text(page), .text(page)]
+            values += [.text(page), .text(page), .text(page), .text(page)]
         }
         if !includePinned {
             terms.append("pinned = 0")

@@ -20,6 +20,7 @@ enum Schema {
         Migration(version: 8, sql: version8),
         Migration(version: 9, sql: version9),
         Migration(version: 10, sql: version10),
+        Migration(version: 11, sql: version11),
     ]
 
     /// The newest schema version this code knows.
@@ -30,7 +31,8 @@ enum Schema {
     /// `entry.complete_length`), which such a store reads as NULL, the `entry_part` table, which such
     /// a store does not need (it holds no partial entries), and the `page_skip` table, which such a
     /// store reads as empty; versions 9 and 10 added `page_basis`, without which no page record
-    /// stands, and `entry_access`, without which entries are read with their own hit columns.
+    /// stands, and `entry_access`, without which entries are read with their own hit columns;
+    /// version 11 narrowed an index, which reads do not use.
     static let oldestReadableVersion = 3
 
     /// Version 1: the first schema, as `schema/webcache.sql` stood then.
@@ -349,5 +351,15 @@ enum Schema {
         CREATE TRIGGER entry_access_deleted AFTER DELETE ON entry BEGIN
             DELETE FROM entry_access WHERE entry_id = OLD.id;
         END;
+        """
+
+    /// Version 11: the index of page edges by resource leaves out each page's own edge (its page and
+    /// resource the same URL): only pruning a page asks it which other pages need an entry, and it
+    /// finds pages that are entries themselves by their own key. A preload of pages without
+    /// requisites wrote an index row beside every record for nothing (9,000 instructions of the
+    /// 125,000 of an entry and its record, measured with the store's statements alone).
+    static let version11 = """
+        DROP INDEX page_edge_by_resource;
+        CREATE INDEX page_edge_by_resource ON page_edge(partition, resource_url) WHERE page_url != resource_url;
         """
 }
