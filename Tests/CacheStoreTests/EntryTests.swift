@@ -84,6 +84,47 @@ struct EntryTests {
         #expect(try rowCount(store, "body WHERE hash IS NULL") == 0)
     }
 
+    /// Pieces that end inside a chunk, hold whole chunks, or overflow the writer's small first buffer.
+    static let piecePatterns: [[Int]] = [
+        [CacheStore.chunkSize * 3],
+        [100, CacheStore.chunkSize * 2 + 50, 10, CacheStore.chunkSize - 160, CacheStore.chunkSize],
+        [10_000, 10_000, 20_000, 300_000, 1, CacheStore.chunkSize - 1],
+        [1, 1, CacheStore.chunkSize, 30_000, 5_000],
+    ]
+
+    @Test(arguments: piecePatterns)
+    func cutsAStreamedBodyIntoWholeChunksWhateverItsPieces(pieces: [Int]) async throws {
+        // Given a body written in pieces of these sizes
+        let body = makeBody(size: pieces.reduce(0, +), seed: 11)
+        var writer = store.makeBodyWriter()
+        var offset = 0
+        for length in pieces {
+            try await writer.write(body.subdata(in: offset..<offset + length))
+            offset += length
+        }
+        let saved = try await store.save(makeEntry("https://example.test/pieces"), body: writer)
+        // Then every chunk but the last is whole, each holds its own part of the body, and the body
+        // reads back as written
+        let bodyID = try #require(saved.bodyID)
+        let chunks = try store.read("chunks") { connection in
+            var chunks: [Data] = []
+            let query = "SELECT data FROM body_chunk WHERE body_id = ? ORDER BY seq"
+            try connection.forEachRow(query, [.integer(bodyID)]) { chunks.append($0.blob(0)) }
+            return chunks
+        }
+        // (Compared as Booleans: a failed comparison of two large `Data` values would diff them bytewise.)
+        #expect(chunks.count == (body.count + CacheStore.chunkSize - 1) / CacheStore.chunkSize)
+        for (index, chunk) in chunks.enumerated() {
+            let start = index * CacheStore.chunkSize
+            let isItsPart = chunk == body.subdata(in: start..<min(start + CacheStore.chunkSize, body.count))
+            #expect(isItsPart, "chunk \(index) holds \(chunk.count) bytes")
+        }
+        let readBack = try store.bodyData(bodyID: bodyID) == body
+        #expect(readBack)
+        #expect(saved.bodyHash == SHA256.hash(body))
+        #expect(try await store.verify().isSound)
+    }
+
     @Test func writesAStreamedBodyOnceAsItsFinalChunks() async throws {
         // Given two full chunks and a part of a third streamed in
         let body = makeBody(size: CacheStore.chunkSize * 2 + 100, seed: 5)
