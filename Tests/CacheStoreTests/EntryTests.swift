@@ -159,6 +159,30 @@ struct EntryTests {
         #expect(try await store.verify().isSound)
     }
 
+    @Test func refusesToSaveABodyThatLostAChunkItCouldNotStage() async throws {
+        // Given a writer whose second chunk could not be staged (a trigger refuses it), then can be again
+        let refuse = "CREATE TEMP TRIGGER refuse_chunk BEFORE INSERT ON body_chunk WHEN NEW.seq = 1 "
+            + "BEGIN SELECT RAISE(ABORT, 'refused for the test'); END"
+        try await store.write("refuse") { try $0.run(refuse) }
+        var writer = store.makeBodyWriter()
+        try await writer.write(makeBody(size: CacheStore.chunkSize + 10, seed: 12))
+        await #expect(throws: CacheStore.Error.self) {
+            try await writer.write(makeBody(size: CacheStore.chunkSize, seed: 13))
+        }
+        try await store.write("allow") { try $0.run("DROP TRIGGER temp.refuse_chunk") }
+        // Then saving it is refused, naming the URL, rather than storing a body with a chunk missing
+        let url = "https://example.test/lost-chunk"
+        let error = try await #require(throws: CacheStore.Error.self) {
+            try await store.save(makeEntry(url), body: writer)
+        }
+        #expect(error.code == .bodyMissing)
+        #expect(error.message.contains(url))
+        #expect(try store.totals().entryCount == 0)
+        try await writer.discard()
+        #expect(try rowCount(store, "body") == 0)
+        #expect(try await store.verify().isSound)
+    }
+
     @Test func refusesToSaveABodyWhoseStagingWasCollected() async throws {
         // Given a writer whose staging was removed, as the collection of abandoned staging does
         var writer = store.makeBodyWriter()

@@ -20,11 +20,9 @@ public struct BodyWriter: Sendable {
     let store: CacheStore
     let token: String
     private(set) var hasher = SHA256()
-    private(set) var pending = Data()
+    private var cutter = ChunkCutter()
     private(set) var stagedChunks: Int64 = 0
     private(set) var size: Int64 = 0
-    /// The room of the buffer `pending` was gathered into; 0 while it is a piece as written.
-    private var pendingCapacity = 0
 
     init(store: CacheStore) {
         self.store = store
@@ -34,61 +32,21 @@ public struct BodyWriter: Sendable {
     /// The number of bytes written so far.
     public var byteCount: Int64 { size }
 
-    /// Appends `data` to the body, staging every full chunk.
-    ///
-    /// Each byte is copied at most once: a piece that starts a chunk is kept as it is (a body of one
-    /// piece is never copied), a whole chunk inside a piece is staged as a slice of it, and the bytes
-    /// of a chunk made of several pieces are gathered into one buffer, which is handed to SQLite.
+    /// Appends `data` to the body, staging every full chunk as ``ChunkCutter`` cuts it: each byte is
+    /// copied once at most on its way to SQLite.
     ///
     /// - Throws: ``CacheStore/Error`` when staging fails.
     public mutating func write(_ data: Data) async throws {
         hasher.update(data)
         size += Int64(data.count)
-        var piece = data
-        while !piece.isEmpty {
-            if pending.isEmpty {
-                if piece.count < CacheStore.chunkSize {
-                    pending = piece
-                    pendingCapacity = 0
-                    return
-                }
-                let end = piece.startIndex + CacheStore.chunkSize
-                try await stage(piece[..<end])
-                piece = piece[end...]
-                continue
-            }
-            let take = min(CacheStore.chunkSize - pending.count, piece.count)
-            if pending.count + take > pendingCapacity {
-                gather(room: pending.count + take)
-            }
-            let split = piece.startIndex + take
-            pending.append(piece[..<split])
-            piece = piece[split...]
-            if pending.count == CacheStore.chunkSize {
-                try await stage(pending)
-                pending = Data()
-                pendingCapacity = 0
-            }
+        for chunk in cutter.cut(data) {
+            try await store.stage(token: token, seq: stagedChunks, chunk: chunk)
+            stagedChunks += 1
         }
     }
 
-    /// Moves the pending bytes into a buffer of their own with room for at least `room` bytes: a
-    /// small one while the body is small, else a whole chunk, so that the buffer grows once at most.
-    private mutating func gather(room: Int) {
-        let capacity = room <= Self.smallBuffer ? Self.smallBuffer : CacheStore.chunkSize
-        var buffer = Data(capacity: capacity)
-        buffer.append(pending)
-        pending = buffer
-        pendingCapacity = capacity
-    }
-
-    private mutating func stage(_ chunk: Data) async throws {
-        try await store.stage(token: token, seq: stagedChunks, chunk: chunk)
-        stagedChunks += 1
-    }
-
-    /// The buffer a body of several pieces starts with; past it, a whole chunk is reserved.
-    private static let smallBuffer = 32 * 1024
+    /// The bytes not yet staged: the body's last chunk once every piece is written.
+    var pending: Data { cutter.pending }
 
     /// Drops the staged chunks without saving an entry.
     ///

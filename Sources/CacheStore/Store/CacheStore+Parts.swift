@@ -167,21 +167,19 @@ extension CacheStore {
             [.date(now), .text(token)])
         let provisional = connection.lastInsertedRowID
         var hasher = SHA256()
-        var pending = Data()
+        var cutter = ChunkCutter()
         var seq: Int64 = 0
         for piece in pieces {
             try forEachChunk(of: piece.part.bodyID, within: piece.range, connection) { bytes in
                 hasher.update(bytes)
-                pending.append(bytes)
-                while pending.count >= chunkSize {
-                    try insertChunk(connection, bodyID: provisional, seq: seq, data: pending.prefix(chunkSize))
+                for chunk in cutter.cut(bytes) {
+                    try insertChunk(connection, bodyID: provisional, seq: seq, data: chunk)
                     seq += 1
-                    pending = Data(pending.dropFirst(chunkSize))
                 }
             }
         }
-        if !pending.isEmpty {
-            try insertChunk(connection, bodyID: provisional, seq: seq, data: pending)
+        if !cutter.pending.isEmpty {
+            try insertChunk(connection, bodyID: provisional, seq: seq, data: cutter.pending)
             seq += 1
         }
         let hash = hasher.finalize()
@@ -236,7 +234,7 @@ extension CacheStore {
             else { break }
             let from = Int(max(chunk.start, range.lowerBound) - chunk.start)
             let to = Int(min(chunk.start + chunk.length, range.upperBound + 1) - chunk.start)
-            try body(read.data.subdata(in: read.data.startIndex + from..<read.data.startIndex + to))
+            try body(read.data[(read.data.startIndex + from)..<(read.data.startIndex + to)])
             delivered += Int64(to - from)
         }
         guard delivered == range.upperBound - range.lowerBound + 1 else {

@@ -131,6 +131,13 @@ extension CacheStore {
         of body: BodyWriter, hash: Data, lastChecksum: ChunkChecksum? = nil, at now: Date, url: String,
         _ connection: Connection
     ) throws -> Int64 {
+        // Every staged chunk is whole: a writer whose bytes do not add up lost a chunk it could not stage.
+        guard body.stagedChunks * Int64(chunkSize) + Int64(body.pending.count) == body.size else {
+            throw Error(
+                code: .bodyMissing,
+                message: "The body written for \(url) lost bytes when one of its chunks could not be staged "
+                    + "(\(body.size) bytes written); the entry was not saved.")
+        }
         let bodyID: Int64
         if let existing = try Self.bodyID(withHash: hash, connection) {
             // The provisional body, if any, goes with the staging row below.
