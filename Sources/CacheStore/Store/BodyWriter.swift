@@ -33,7 +33,7 @@ public struct BodyWriter: Sendable {
     public var byteCount: Int64 { size }
 
     /// Appends `data` to the body, staging every full chunk as ``ChunkCutter`` cuts it: each byte is
-    /// copied once at most on its way to SQLite.
+    /// copied once on its way to SQLite (the first 32 KiB of a chunk of several pieces twice at most).
     ///
     /// - Throws: ``CacheStore/Error`` when staging fails.
     public mutating func write(_ data: Data) async throws {

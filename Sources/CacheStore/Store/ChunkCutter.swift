@@ -1,9 +1,10 @@
 import Foundation
 
 /// Cuts a body that arrives in pieces into whole chunks of ``CacheStore/chunkSize`` bytes, copying
-/// each byte once at most: a piece that starts a chunk is kept as it is (a body of one piece is
-/// never copied), a whole chunk inside a piece is cut as a slice of it, and the bytes of a chunk
-/// made of several pieces are gathered into one buffer, which grows once at most.
+/// each byte once: a piece that starts a chunk is kept as it is (a body of one piece is never
+/// copied), a whole chunk inside a piece is cut as a slice of it, and the bytes of a chunk made of
+/// several pieces are gathered into one buffer. That buffer starts small and grows once at most, to a
+/// whole chunk, so the first 32 KiB of such a chunk may be copied a second time.
 struct ChunkCutter: Sendable {
     /// The bytes of the chunk being filled: the body's last chunk once every piece is in.
     private(set) var pending = Data()
