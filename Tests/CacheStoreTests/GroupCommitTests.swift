@@ -132,7 +132,7 @@ struct GroupCommitTests {
         }
         async let saved = store.save(makeEntry("https://example.test/late"), body: makeBody(size: 100, seed: 5))
         waited = 0
-        while store.queuedWrites.withLock({ $0.isEmpty }) {
+        while store.queuedWrites.withLock({ $0.writes.isEmpty }) {
             waited += 1
             try #require(waited < 10_000, "the save was never queued")
             try await Task.sleep(for: .milliseconds(1))
@@ -147,7 +147,42 @@ struct GroupCommitTests {
         #expect(commits.count - before == 1)
         #expect(try rowCount(store, "staging") == 1)
         #expect(try store.entry(id: try #require(entry.id)) == entry)
-        #expect(store.queuedWrites.withLock { $0.isEmpty })
+        #expect(store.queuedWrites.withLock { $0.writes.isEmpty && !$0.hasCommitScheduled })
+        try await store.close()
+    }
+
+    @Test func aWriteQueuedWhileATransactionCommitsIsCommittedByTheNextOne() async throws {
+        // Given: a save whose commit, before it ends, waits until another save has been queued; that
+        // one finds a commit running, so schedules none of its own
+        let store = store
+        let late = LateSave()
+        commits.onNextCommit {
+            late.task.withLock { task in
+                task = Task {
+                    try await store.save(makeEntry("https://example.test/late"), body: makeBody(size: 100, seed: 6))
+                }
+            }
+            var waited = 0
+            while store.queuedWrites.withLock({ $0.writes.isEmpty }) && waited < 10_000 {
+                waited += 1
+                usleep(1_000)
+            }
+        }
+
+        // When the first save is done
+        try await store.save(makeEntry("https://example.test/first"), body: makeBody(size: 100, seed: 5))
+
+        // Then: the late save is committed too, by the commit the first one's scheduled at its end
+        let queued = try #require(late.task.withLock { $0 }, "the commit hook never ran")
+        var waited = 0
+        while try await store.lookup(url: "https://example.test/late", at: referenceDate) == nil {
+            waited += 1
+            try #require(waited < 10_000, "the save queued during a commit was never committed")
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let entry = try await queued.value
+        #expect(try store.entry(id: try #require(entry.id)) == entry)
+        #expect(store.queuedWrites.withLock { $0.writes.isEmpty && !$0.hasCommitScheduled })
         try await store.close()
     }
 
@@ -169,7 +204,7 @@ struct GroupCommitTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             body(&group)
             var waited = 0
-            while store.queuedWrites.withLock({ $0.count }) < count {
+            while store.queuedWrites.withLock({ $0.writes.count }) < count {
                 waited += 1
                 try #require(waited < 10_000, "the writes were never queued")
                 try await Task.sleep(for: .milliseconds(1))
@@ -178,6 +213,11 @@ struct GroupCommitTests {
             try await group.waitForAll()
         }
     }
+}
+
+/// The task of a save started from inside a commit.
+private final class LateSave: Sendable {
+    let task = Mutex<Task<CacheEntry, any Error>?>(nil)
 }
 
 /// What concurrent test writes report, by key.
@@ -197,7 +237,14 @@ final class Recorder: Sendable {
 final class CommitCounter: Sendable {
     private let commits = Atomic<Int>(0)
 
+    private let nextCommitAction = Mutex<(@Sendable () -> Void)?>(nil)
+
     var count: Int { commits.load(ordering: .relaxed) }
+
+    /// Has the next commit run `action` on the writer's thread before it ends.
+    func onNextCommit(_ action: @escaping @Sendable () -> Void) {
+        nextCommitAction.withLock { $0 = action }
+    }
 
     func install(on store: CacheStore) async throws {
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -208,6 +255,10 @@ final class CommitCounter: Sendable {
                     guard let context else { return 0 }
                     let counter = Unmanaged<CommitCounter>.fromOpaque(context).takeUnretainedValue()
                     counter.commits.add(1, ordering: .relaxed)
+                    counter.nextCommitAction.withLock { action in
+                        defer { action = nil }
+                        return action
+                    }?()
                     return 0
                 },
                 context

@@ -14,22 +14,37 @@ extension CacheStore {
         try await withCheckedThrowingContinuation { continuation in
             let write = QueuedWrite(
                 action: action, evicts: evicts, body: body, continuation: continuation)
-            let isFirst = queuedWrites.withLock { queue in
-                queue.append(write)
-                return queue.count == 1
+            let needsCommit = queuedWrites.withLock { queue in
+                queue.writes.append(write)
+                guard !queue.hasCommitScheduled else { return false }
+                queue.hasCommitScheduled = true
+                return true
             }
-            guard isFirst else { return }
-            // Behind the writer's current work; what is queued meanwhile joins this transaction.
-            executor.queue.async { [self] in
-                assumeIsolated { $0.commitQueuedWrites() }
-            }
+            if needsCommit { scheduleCommit() }
         }
     }
 
-    /// Commits every queued write in one transaction, then hands each caller its outcome.
+    /// Has the writer commit the queued writes behind its current work; what is queued meanwhile
+    /// joins that transaction.
+    private nonisolated func scheduleCommit() {
+        executor.queue.async { [self] in
+            assumeIsolated { $0.commitQueuedWrites() }
+        }
+    }
+
+    /// Commits every queued write in one transaction, then hands each caller its outcome, and has the
+    /// writer commit again if more were queued meanwhile.
     private func commitQueuedWrites() {
+        defer {
+            // Decided under the lock, so that a write queued now either is seen here or schedules a
+            // commit of its own.
+            let needsCommit = queuedWrites.withLock { queue in
+                queue.hasCommitScheduled = !queue.writes.isEmpty
+                return queue.hasCommitScheduled
+            }
+            if needsCommit { scheduleCommit() }
+        }
         var batch = takeQueuedWrites(upTo: .max)
-        // The writes were taken by the transaction before, which found them queued at its end.
         guard !batch.isEmpty else { return }
         let outcomes = writer.map { run(&batch, on: $0) } ?? batch.map { _ in .failure(writeRefusal) }
         var evicts = false
@@ -58,8 +73,8 @@ extension CacheStore {
     /// The writes queued, oldest first, at most `limit` of them, taken off the queue.
     private func takeQueuedWrites(upTo limit: Int) -> [QueuedWrite] {
         queuedWrites.withLock { queue in
-            let taken = Array(queue.prefix(limit))
-            queue.removeFirst(taken.count)
+            let taken = Array(queue.writes.prefix(limit))
+            queue.writes.removeFirst(taken.count)
             return taken
         }
     }

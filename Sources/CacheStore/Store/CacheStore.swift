@@ -55,7 +55,7 @@ public actor CacheStore {
     /// Tells ``changeCount()`` of commits without a read; `nil` for a store opened for reading only.
     nonisolated let logIndexWatch: LogIndexWatch?
     /// Writes waiting for the writer's next transaction (``QueuedWrite``).
-    nonisolated let queuedWrites = Mutex<[QueuedWrite]>([])
+    nonisolated let queuedWrites = Mutex(WriteQueue())
 
     /// The actor's executor: a serial `DispatchQueue` that owns the writer connection.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {

@@ -38,3 +38,14 @@ final class QueuedWrite: Sendable {
         fail(error)
     }
 }
+
+/// The writes waiting for the writer (``QueuedWrite``), and whether a commit of them is scheduled.
+///
+/// One commit at a time is scheduled: writes queued while it is pending or running join it or the
+/// one it schedules at its end, instead of each scheduling a commit that would find them taken.
+struct WriteQueue: Sendable {
+    var writes: [QueuedWrite] = []
+    /// Whether a commit is pending or running: set by the write that finds none, cleared by a commit
+    /// that ends with the queue empty.
+    var hasCommitScheduled = false
+}
