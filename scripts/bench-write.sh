@@ -3,7 +3,7 @@
 #   - fetch and store many 27 KB files from nginx, 16 in flight (`webcache preload --no-requisites`),
 #     beside curl --parallel to /dev/null (the transfer floor) and curl writing each to a file;
 #   - one large body fetched from nginx and stored (MiB/s), beside `dd` of the same bytes to a file
-#     with an fsync (the disk's floor);
+#     with an fsync (the disk's floor), each the median of three runs in turns;
 #   - a loader hit (`webcache-bench loader`) beside a raw SQLite SELECT of the same row.
 # The last column holds the CPU time (user + system, every thread) of each side: valgrind 3.19
 # cannot count the Swift binaries' instructions (it crashes when another thread ends the process
@@ -101,18 +101,28 @@ read -r null null_cpu < <(printf '%s\n' "${null_runs[@]}" | median)
 read -r filed filed_cpu < <(printf '%s\n' "${file_runs[@]}" | median)
 rm -rf "$work/out" "$work/store.sqlite"*
 
-echo "one body of $large_mib MiB: webcache, then dd with fsync" >&2
+echo "one body of $large_mib MiB: webcache, then dd with fsync (3 runs each, the median wall time)" >&2
 echo "$origin/large.bin" >"$work/large.txt"
-read -r large_time large_cpu < <(measure "$bin/webcache" preload --no-requisites \
-    --max-resource-size "$((large_mib + 1))MiB" --store "$work/large.sqlite" "$work/large.txt")
-stored_bytes=$(python3 -c "
+large_runs=() dd_runs=()
+for _ in 1 2 3; do
+    large_runs+=("$(measure "$bin/webcache" preload --no-requisites \
+        --max-resource-size "$((large_mib + 1))MiB" --store "$work/large.sqlite" "$work/large.txt")")
+    stored_bytes=$(python3 -c "
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 print(db.execute('SELECT coalesce(sum(body_size), 0) FROM entry').fetchone()[0])" "$work/large.sqlite")
-[ "$stored_bytes" = "$((large_mib * 1048576))" ] || { echo "error: the large body was not stored ($stored_bytes bytes)" >&2; exit 1; }
-rm -f "$work/large.sqlite"*
-read -r dd_time dd_cpu < <(measure dd if="$site/large.bin" of="$work/large.copy" bs=1M conv=fsync)
-rm -f "$work/large.copy"
+    [ "$stored_bytes" = "$((large_mib * 1048576))" ] || {
+        echo "error: the large body was not stored ($stored_bytes bytes)" >&2
+        exit 1
+    }
+    rm -f "$work/large.sqlite"*
+    dd_runs+=("$(measure dd if="$site/large.bin" of="$work/large.copy" bs=1M conv=fsync)")
+    rm -f "$work/large.copy"
+done
+read -r large_time large_cpu < <(printf '%s\n' "${large_runs[@]}" | median)
+read -r dd_time dd_cpu < <(printf '%s\n' "${dd_runs[@]}" | median)
+# shellcheck disable=SC2068 # each run is "wall cpu": split on purpose
+echo "large body runs: $(printf '%s s (CPU %s s) ' ${large_runs[@]})dd: $(printf '%s s (CPU %s s) ' ${dd_runs[@]})" >&2
 
 echo "loader hit: webcache-bench loader" >&2
 "$bin/webcache-bench" loader --directory "$work" >"$work/loader.txt"
@@ -132,7 +142,7 @@ print(f"| fetch and store {files:,} × 27 KB from nginx, 16 in flight | {stored:
       f"/dev/null {null:.2f} s | {null / stored:.2f}x the floor's rate | {stored_cpu} s / {null_cpu} s |")
 print(f"| same | {stored:.2f} s | curl --parallel writing each to a file, then sync {filed:.2f} s | "
       f"{filed / stored:.2f}x curl's rate | {stored_cpu} s / {filed_cpu} s |")
-print(f"| one {large_mib:,} MiB body fetched and stored | {large_mib / large_time:.0f} MiB/s ({large_time:.1f} s) | "
+print(f"| one {large_mib:,} MiB body fetched and stored (median of 3) | {large_mib / large_time:.0f} MiB/s ({large_time:.1f} s) | "
       f"dd of the same bytes to a file + fsync {large_mib / dd_time:.0f} MiB/s | {dd_time / large_time:.2f}x "
       f"the disk's rate | {large_cpu} s / {dd_cpu} s |")
 print(f"| loader hit, 10 KB body (webcache-bench loader) | {hit:.2f} µs | raw SQLite SELECT of the same row "
