@@ -121,7 +121,7 @@ print(db.execute('SELECT coalesce(sum(body_size), 0) FROM entry').fetchone()[0])
 done
 read -r large_time large_cpu < <(printf '%s\n' "${large_runs[@]}" | median)
 read -r dd_time dd_cpu < <(printf '%s\n' "${dd_runs[@]}" | median)
-# shellcheck disable=SC2068 # each run is "wall cpu": split on purpose
+# Each run is "wall cpu", unquoted so that printf takes its two figures apart.
 echo "large body runs: $(printf '%s s (CPU %s s) ' ${large_runs[@]})dd: $(printf '%s s (CPU %s s) ' ${dd_runs[@]})" >&2
 
 echo "loader hit: webcache-bench loader" >&2
