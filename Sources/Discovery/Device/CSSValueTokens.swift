@@ -29,57 +29,56 @@ enum CSSValueToken: Sendable, Hashable {
 }
 
 /// Splits CSS text into ``CSSValueToken``s (CSS Syntax Level 3 §4.3).
+///
+/// It reads the text's UTF-8 a byte at a time: every byte that starts or ends a token is ASCII, and
+/// each byte of a non-ASCII character is a name byte, as the character is (§4.2 "non-ASCII code
+/// point"), so a character is never split. Names and strings without escapes are made from their
+/// bytes in one piece.
 enum CSSValueTokenizer {
     /// The tokens of `text`; comments are dropped, runs of whitespace become one token.
     static func tokens(_ text: String) -> [CSSValueToken] {
-        let input = Array(text.unicodeScalars)
+        var text = text
+        return text.withUTF8 { tokens(in: $0) }
+    }
+
+    /// ``tokens(_:)`` of the UTF-8 of a string.
+    private static func tokens(in input: UnsafeBufferPointer<UInt8>) -> [CSSValueToken] {
         var tokens: [CSSValueToken] = []
+        let count = input.count
         var index = 0
-        while index < input.count {
-            let scalar = input[index]
-            switch scalar {
-            case " ", "\t", "\n", "\r", "\u{0C}":
-                while index < input.count, isWhitespace(input[index]) { index += 1 }
+        while index < count {
+            let byte = input[index]
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D, 0x0C:
+                while index < count, isWhitespace(input[index]) { index += 1 }
                 if tokens.last != .whitespace { tokens.append(.whitespace) }
                 continue
-            case "/" where index + 1 < input.count && input[index + 1] == "*":
+            case UInt8(ascii: "/") where index + 1 < count && input[index + 1] == UInt8(ascii: "*"):
                 index += 2
-                while index + 1 < input.count, !(input[index] == "*" && input[index + 1] == "/") { index += 1 }
-                index = min(input.count, index + 2)
-                continue
-            case "\"", "'":
-                index += 1
-                var value: [UInt8] = []
-                while index < input.count, input[index] != scalar, !isNewline(input[index]) {
-                    if input[index] == "\\", index + 1 < input.count {
-                        index += 1
-                        if isNewline(input[index]) {
-                            index += 1
-                        } else {
-                            value.append(contentsOf: consumeEscape(input, &index).utf8)
-                        }
-                        continue
-                    }
-                    TextDecoder.append(input[index], to: &value)
+                while index + 1 < count, !(input[index] == UInt8(ascii: "*") && input[index + 1] == UInt8(ascii: "/")) {
                     index += 1
                 }
-                index += 1
-                tokens.append(.string(String(decoding: value, as: UTF8.self)))
+                index = min(count, index + 2)
                 continue
-            case "(": tokens.append(.openParen)
-            case ")": tokens.append(.closeParen)
-            case "[": tokens.append(.openBracket)
-            case "]": tokens.append(.closeBracket)
-            case "{": tokens.append(.openBrace)
-            case "}": tokens.append(.closeBrace)
-            case ",": tokens.append(.comma)
-            case ":": tokens.append(.colon)
-            case ";": tokens.append(.semicolon)
-            case "#" where index + 1 < input.count && (isNameCode(input[index + 1]) || startsEscape(input, index + 1)):
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                index += 1
+                tokens.append(.string(consumeString(input, &index, quote: byte)))
+                continue
+            case UInt8(ascii: "("): tokens.append(.openParen)
+            case UInt8(ascii: ")"): tokens.append(.closeParen)
+            case UInt8(ascii: "["): tokens.append(.openBracket)
+            case UInt8(ascii: "]"): tokens.append(.closeBracket)
+            case UInt8(ascii: "{"): tokens.append(.openBrace)
+            case UInt8(ascii: "}"): tokens.append(.closeBrace)
+            case UInt8(ascii: ","): tokens.append(.comma)
+            case UInt8(ascii: ":"): tokens.append(.colon)
+            case UInt8(ascii: ";"): tokens.append(.semicolon)
+            case UInt8(ascii: "#")
+            where index + 1 < count && (isNameCode(input[index + 1]) || startsEscape(input, index + 1)):
                 index += 1
                 tokens.append(.hash(consumeName(input, &index)))
                 continue
-            case "@" where startsIdentifier(input, index + 1):
+            case UInt8(ascii: "@") where startsIdentifier(input, index + 1):
                 index += 1
                 tokens.append(.atKeyword(consumeName(input, &index).lowercased()))
                 continue
@@ -90,7 +89,7 @@ enum CSSValueTokenizer {
                 }
                 if startsIdentifier(input, index) {
                     let name = consumeName(input, &index)
-                    if index < input.count, input[index] == "(" {
+                    if index < count, input[index] == UInt8(ascii: "(") {
                         index += 1
                         tokens.append(.function(name.lowercased()))
                     } else {
@@ -98,7 +97,8 @@ enum CSSValueTokenizer {
                     }
                     continue
                 }
-                tokens.append(.delim(scalar))
+                // A byte of a non-ASCII character starts a name, so this one is ASCII.
+                tokens.append(.delim(Unicode.Scalar(byte)))
             }
             index += 1
         }
@@ -107,40 +107,71 @@ enum CSSValueTokenizer {
 
     // MARK: - Pieces
 
-    private static func consumeNumeric(_ input: [Unicode.Scalar], _ index: inout Int) -> CSSValueToken {
+    /// The string whose opening quote is consumed, up to its closing quote or a newline (which ends
+    /// a bad string), both consumed.
+    private static func consumeString(_ input: UnsafeBufferPointer<UInt8>, _ index: inout Int, quote: UInt8) -> String {
+        let count = input.count
+        var escaped: [UInt8]?
+        var runStart = index
+        while index < count, input[index] != quote, !isNewline(input[index]) {
+            guard input[index] == UInt8(ascii: "\\"), index + 1 < count else {
+                index += 1
+                continue
+            }
+            var value = escaped ?? []
+            value.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart..<index]))
+            index += 1
+            if isNewline(input[index]) {
+                index += 1
+            } else {
+                consumeEscape(input, &index, into: &value)
+            }
+            escaped = value
+            runStart = index
+        }
+        let run = UnsafeBufferPointer(rebasing: input[runStart..<index])
+        index += 1
+        guard var value = escaped else { return String(decoding: run, as: UTF8.self) }
+        value.append(contentsOf: run)
+        return String(decoding: value, as: UTF8.self)
+    }
+
+    private static func consumeNumeric(_ input: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> CSSValueToken {
         // Only ASCII signs, digits, `.` and `e` are taken.
+        let count = input.count
         var text: [UInt8] = []
-        func take(while predicate: (Unicode.Scalar) -> Bool) {
-            while index < input.count, predicate(input[index]) {
-                text.append(UInt8(truncatingIfNeeded: input[index].value))
+        func take(while predicate: (UInt8) -> Bool) {
+            while index < count, predicate(input[index]) {
+                text.append(input[index])
                 index += 1
             }
         }
-        if input[index] == "+" || input[index] == "-" {
-            text.append(UInt8(truncatingIfNeeded: input[index].value))
+        if input[index] == UInt8(ascii: "+") || input[index] == UInt8(ascii: "-") {
+            text.append(input[index])
             index += 1
         }
         take(while: isDigit)
-        if index + 1 < input.count, input[index] == ".", isDigit(input[index + 1]) {
+        if index + 1 < count, input[index] == UInt8(ascii: "."), isDigit(input[index + 1]) {
             text.append(UInt8(ascii: "."))
             index += 1
             take(while: isDigit)
         }
-        if index + 1 < input.count, input[index] == "e" || input[index] == "E" {
+        if index + 1 < count, input[index] == UInt8(ascii: "e") || input[index] == UInt8(ascii: "E") {
             let next = input[index + 1]
-            let signed = (next == "+" || next == "-") && index + 2 < input.count && isDigit(input[index + 2])
+            let signed = (next == UInt8(ascii: "+") || next == UInt8(ascii: "-")) && index + 2 < count
+                && isDigit(input[index + 2])
             if isDigit(next) || signed {
                 text.append(UInt8(ascii: "e"))
                 index += 1
                 if signed {
-                    text.append(UInt8(truncatingIfNeeded: input[index].value))
+                    text.append(input[index])
                     index += 1
                 }
                 take(while: isDigit)
             }
         }
         let value = Double(String(decoding: text, as: UTF8.self)) ?? 0
-        if index < input.count, input[index] == "%" {
+        if index < count, input[index] == UInt8(ascii: "%") {
             index += 1
             return .percentage(value)
         }
@@ -150,83 +181,111 @@ enum CSSValueTokenizer {
         return .number(value)
     }
 
-    private static func consumeName(_ input: [Unicode.Scalar], _ index: inout Int) -> String {
-        var name: [UInt8] = []
+    private static func consumeName(_ input: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> String {
+        var escaped: [UInt8]?
+        var runStart = index
         while index < input.count {
             if isNameCode(input[index]) {
-                TextDecoder.append(input[index], to: &name)
                 index += 1
             } else if startsEscape(input, index) {
+                var name = escaped ?? []
+                name.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart..<index]))
                 index += 1
-                name.append(contentsOf: consumeEscape(input, &index).utf8)
+                consumeEscape(input, &index, into: &name)
+                escaped = name
+                runStart = index
             } else {
                 break
             }
         }
+        let run = UnsafeBufferPointer(rebasing: input[runStart..<index])
+        guard var name = escaped else { return String(decoding: run, as: UTF8.self) }
+        name.append(contentsOf: run)
         return String(decoding: name, as: UTF8.self)
     }
 
-    /// The code point of an escape whose backslash is consumed (§4.3.7).
-    private static func consumeEscape(_ input: [Unicode.Scalar], _ index: inout Int) -> String {
-        guard index < input.count else { return "\u{FFFD}" }
-        guard input[index].properties.isASCIIHexDigit else {
-            defer { index += 1 }
-            return String(input[index])
+    /// Appends the code point of an escape whose backslash is consumed (§4.3.7) to `output`.
+    private static func consumeEscape(
+        _ input: UnsafeBufferPointer<UInt8>, _ index: inout Int, into output: inout [UInt8]
+    ) {
+        let count = input.count
+        guard index < count else {
+            output.append(contentsOf: TextDecoder.replacementUTF8)
+            return
+        }
+        guard hexValue(input[index]) != nil else {
+            // The character itself. Of a non-ASCII one, this is the first byte: the others follow
+            // as bytes of the name or string, as the bytes of any non-ASCII character do.
+            output.append(input[index])
+            index += 1
+            return
         }
         var value: UInt32 = 0
         var digits = 0
-        while digits < 6, index < input.count, let digit = UInt32(String(input[index]), radix: 16) {
+        while digits < 6, index < count, let digit = hexValue(input[index]) {
             value = value * 16 + digit
             digits += 1
             index += 1
         }
-        if index < input.count, isWhitespace(input[index]) { index += 1 }
+        if index < count, isWhitespace(input[index]) { index += 1 }
         guard value != 0, !(0xD800...0xDFFF).contains(value), let scalar = Unicode.Scalar(value) else {
-            return "\u{FFFD}"
+            output.append(contentsOf: TextDecoder.replacementUTF8)
+            return
         }
-        return String(scalar)
+        TextDecoder.append(scalar, to: &output)
     }
 
-    private static func startsEscape(_ input: [Unicode.Scalar], _ index: Int) -> Bool {
-        index + 1 < input.count && input[index] == "\\" && !isNewline(input[index + 1])
+    private static func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case 0x30...0x39: UInt32(byte - 0x30)
+        case 0x41...0x46: UInt32(byte - 0x41 + 10)
+        case 0x61...0x66: UInt32(byte - 0x61 + 10)
+        default: nil
+        }
     }
 
-    private static func startsIdentifier(_ input: [Unicode.Scalar], _ index: Int) -> Bool {
+    private static func startsEscape(_ input: UnsafeBufferPointer<UInt8>, _ index: Int) -> Bool {
+        index + 1 < input.count && input[index] == UInt8(ascii: "\\") && !isNewline(input[index + 1])
+    }
+
+    private static func startsIdentifier(_ input: UnsafeBufferPointer<UInt8>, _ index: Int) -> Bool {
         guard index < input.count else { return false }
-        if input[index] == "-" {
+        if input[index] == UInt8(ascii: "-") {
             guard index + 1 < input.count else { return false }
-            return isNameStart(input[index + 1]) || input[index + 1] == "-" || startsEscape(input, index + 1)
+            let next = input[index + 1]
+            return isNameStart(next) || next == UInt8(ascii: "-") || startsEscape(input, index + 1)
         }
         return isNameStart(input[index]) || startsEscape(input, index)
     }
 
-    private static func startsNumber(_ input: [Unicode.Scalar], _ index: Int) -> Bool {
+    private static func startsNumber(_ input: UnsafeBufferPointer<UInt8>, _ index: Int) -> Bool {
         var position = index
-        if input[position] == "+" || input[position] == "-" { position += 1 }
+        if input[position] == UInt8(ascii: "+") || input[position] == UInt8(ascii: "-") { position += 1 }
         guard position < input.count else { return false }
         if isDigit(input[position]) { return true }
-        return input[position] == "." && position + 1 < input.count && isDigit(input[position + 1])
+        return input[position] == UInt8(ascii: ".") && position + 1 < input.count && isDigit(input[position + 1])
     }
 
-    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) }
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
-    private static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
+    /// A letter, `_`, or a byte of a non-ASCII character.
+    private static func isNameStart(_ byte: UInt8) -> Bool {
+        switch byte {
         case 0x41...0x5A, 0x61...0x7A, 0x5F, 0x80...: true
         default: false
         }
     }
 
-    private static func isNameCode(_ scalar: Unicode.Scalar) -> Bool {
-        isNameStart(scalar) || isDigit(scalar) || scalar == "-"
+    private static func isNameCode(_ byte: UInt8) -> Bool {
+        isNameStart(byte) || isDigit(byte) || byte == UInt8(ascii: "-")
     }
 
-    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == " " || scalar == "\t" || isNewline(scalar)
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || isNewline(byte)
     }
 
-    private static func isNewline(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "\n" || scalar == "\r" || scalar == "\u{0C}"
+    private static func isNewline(_ byte: UInt8) -> Bool {
+        byte == 0x0A || byte == 0x0D || byte == 0x0C
     }
 }
 
