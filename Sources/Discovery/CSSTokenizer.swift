@@ -703,7 +703,7 @@ struct CSSTokenizer: Sendable {
     }
 
     /// The value of an ASCII hex digit.
-    private static func hexValue(_ byte: UInt8) -> UInt32? {
+    static func hexValue(_ byte: UInt8) -> UInt32? {
         switch byte {
         case 0x30...0x39: UInt32(byte - 0x30)
         case 0x41...0x46: UInt32(byte - 0x41 + 10)

@@ -213,7 +213,7 @@ enum CSSValueTokenizer {
             output.append(contentsOf: TextDecoder.replacementUTF8)
             return
         }
-        guard hexValue(input[index]) != nil else {
+        guard CSSTokenizer.hexValue(input[index]) != nil else {
             // The character itself. Of a non-ASCII one, this is the first byte: the others follow
             // as bytes of the name or string, as the bytes of any non-ASCII character do.
             output.append(input[index])
@@ -222,7 +222,7 @@ enum CSSValueTokenizer {
         }
         var value: UInt32 = 0
         var digits = 0
-        while digits < 6, index < count, let digit = hexValue(input[index]) {
+        while digits < 6, index < count, let digit = CSSTokenizer.hexValue(input[index]) {
             value = value * 16 + digit
             digits += 1
             index += 1
@@ -233,15 +233,6 @@ enum CSSValueTokenizer {
             return
         }
         TextDecoder.append(scalar, to: &output)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case 0x30...0x39: UInt32(byte - 0x30)
-        case 0x41...0x46: UInt32(byte - 0x41 + 10)
-        case 0x61...0x66: UInt32(byte - 0x61 + 10)
-        default: nil
-        }
     }
 
     private static func startsEscape(_ input: UnsafeBufferPointer<UInt8>, _ index: Int) -> Bool {
