@@ -686,11 +686,13 @@ struct CSSTokenizer: Sendable {
         return classes.rawValue
     }
 
-    private static func isWhitespace(_ scalar: UInt8) -> Bool {
+    /// A space, tab or newline (§4.2 "whitespace").
+    static func isWhitespace(_ scalar: UInt8) -> Bool {
         scalar == UInt8(ascii: " ") || scalar == UInt8(ascii: "\t") || isNewline(scalar)
     }
 
-    private static func isNewline(_ scalar: UInt8) -> Bool {
+    /// A line feed, carriage return or form feed (§4.2 "newline", before preprocessing).
+    static func isNewline(_ scalar: UInt8) -> Bool {
         scalar == UInt8(ascii: "\n") || scalar == UInt8(ascii: "\r") || scalar == 0x0C
     }
 

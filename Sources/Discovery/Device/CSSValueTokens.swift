@@ -50,7 +50,7 @@ enum CSSValueTokenizer {
             let byte = input[index]
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0D, 0x0C:
-                while index < count, isWhitespace(input[index]) { index += 1 }
+                while index < count, CSSTokenizer.isWhitespace(input[index]) { index += 1 }
                 if tokens.last != .whitespace { tokens.append(.whitespace) }
                 continue
             case UInt8(ascii: "/") where index + 1 < count && input[index + 1] == UInt8(ascii: "*"):
@@ -111,29 +111,29 @@ enum CSSValueTokenizer {
     /// a bad string), both consumed.
     private static func consumeString(_ input: UnsafeBufferPointer<UInt8>, _ index: inout Int, quote: UInt8) -> String {
         let count = input.count
-        var escaped: [UInt8]?
+        let start = index
+        // The string's bytes up to `runStart`, once an escape has made them differ from the input's.
+        var escaped: [UInt8] = []
         var runStart = index
-        while index < count, input[index] != quote, !isNewline(input[index]) {
+        while index < count, input[index] != quote, !CSSTokenizer.isNewline(input[index]) {
             guard input[index] == UInt8(ascii: "\\"), index + 1 < count else {
                 index += 1
                 continue
             }
-            var value = escaped ?? []
-            value.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart..<index]))
+            escaped.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart..<index]))
             index += 1
-            if isNewline(input[index]) {
+            if CSSTokenizer.isNewline(input[index]) {
                 index += 1
             } else {
-                consumeEscape(input, &index, into: &value)
+                consumeEscape(input, &index, into: &escaped)
             }
-            escaped = value
             runStart = index
         }
         let run = UnsafeBufferPointer(rebasing: input[runStart..<index])
         index += 1
-        guard var value = escaped else { return String(decoding: run, as: UTF8.self) }
-        value.append(contentsOf: run)
-        return String(decoding: value, as: UTF8.self)
+        guard runStart > start else { return String(decoding: run, as: UTF8.self) }
+        escaped.append(contentsOf: run)
+        return String(decoding: escaped, as: UTF8.self)
     }
 
     private static func consumeNumeric(_ input: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> CSSValueToken {
@@ -182,26 +182,26 @@ enum CSSValueTokenizer {
     }
 
     private static func consumeName(_ input: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> String {
-        var escaped: [UInt8]?
+        let start = index
+        // The name's bytes up to `runStart`, once an escape has made them differ from the input's.
+        var escaped: [UInt8] = []
         var runStart = index
         while index < input.count {
             if isNameCode(input[index]) {
                 index += 1
             } else if startsEscape(input, index) {
-                var name = escaped ?? []
-                name.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart..<index]))
+                escaped.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart..<index]))
                 index += 1
-                consumeEscape(input, &index, into: &name)
-                escaped = name
+                consumeEscape(input, &index, into: &escaped)
                 runStart = index
             } else {
                 break
             }
         }
         let run = UnsafeBufferPointer(rebasing: input[runStart..<index])
-        guard var name = escaped else { return String(decoding: run, as: UTF8.self) }
-        name.append(contentsOf: run)
-        return String(decoding: name, as: UTF8.self)
+        guard runStart > start else { return String(decoding: run, as: UTF8.self) }
+        escaped.append(contentsOf: run)
+        return String(decoding: escaped, as: UTF8.self)
     }
 
     /// Appends the code point of an escape whose backslash is consumed (§4.3.7) to `output`.
@@ -227,7 +227,7 @@ enum CSSValueTokenizer {
             digits += 1
             index += 1
         }
-        if index < count, isWhitespace(input[index]) { index += 1 }
+        if index < count, CSSTokenizer.isWhitespace(input[index]) { index += 1 }
         guard value != 0, !(0xD800...0xDFFF).contains(value), let scalar = Unicode.Scalar(value) else {
             output.append(contentsOf: TextDecoder.replacementUTF8)
             return
@@ -236,7 +236,7 @@ enum CSSValueTokenizer {
     }
 
     private static func startsEscape(_ input: UnsafeBufferPointer<UInt8>, _ index: Int) -> Bool {
-        index + 1 < input.count && input[index] == UInt8(ascii: "\\") && !isNewline(input[index + 1])
+        index + 1 < input.count && input[index] == UInt8(ascii: "\\") && !CSSTokenizer.isNewline(input[index + 1])
     }
 
     private static func startsIdentifier(_ input: UnsafeBufferPointer<UInt8>, _ index: Int) -> Bool {
@@ -269,14 +269,6 @@ enum CSSValueTokenizer {
 
     private static func isNameCode(_ byte: UInt8) -> Bool {
         isNameStart(byte) || isDigit(byte) || byte == UInt8(ascii: "-")
-    }
-
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || isNewline(byte)
-    }
-
-    private static func isNewline(_ byte: UInt8) -> Bool {
-        byte == 0x0A || byte == 0x0D || byte == 0x0C
     }
 }
 
