@@ -68,18 +68,21 @@ struct WriteCombiningTests {
     }
 
     @Test func checkpointsCopyEveryPageAsItWasWhileWritesGoOn() async throws {
-        // Well past the log growth after which the store checkpoints, so that checkpoints read the log
-        // ahead while later bodies are written.
+        // Half as much again as the log growth after which the store checkpoints, so that a
+        // checkpoint reads the log ahead while later bodies are written.
         var bodies: [String: Data] = [:]
-        for index in 0..<40 {
+        var saved = 0
+        while saved < CacheStore.checkpointStep + CacheStore.checkpointStep / 2 {
+            let index = bodies.count
             let url = "https://example.test/\(index)"
-            let body = makeBody(size: Self.sizes[index % Self.sizes.count] + index, seed: UInt8(index))
+            let body = makeBody(size: Self.sizes[index % Self.sizes.count] + index, seed: UInt8(index % 256))
             bodies[url] = body
+            saved += body.count
             try await store.save(makeEntry(url), body: body)
         }
         let report = try await store.verify()
         #expect(report.isSound, "\(report.problems)")
-        #expect(report.checkedBodies == 40)
+        #expect(report.checkedBodies == bodies.count)
         // Everything copied into the database file and the log emptied: another process reads the file.
         _ = try await store.compact()
         let reader = BodyHashReader(storePath: store.path)
@@ -87,6 +90,60 @@ struct WriteCombiningTests {
         for (url, body) in bodies {
             #expect(try reader.hash(of: url) == Self.hex(body), "\(url)")
         }
+    }
+
+    /// A checkpoint walks a log written in page order (a large value's pages, as one commit writes
+    /// them) in order, and reads it ahead: a few reads for many pages.
+    @Test func aCheckpointReadsALogWrittenInOrderAFewPagesARead() throws {
+        let connection = try Self.databaseWithoutAutomaticCheckpoints(at: folder.path("in-order.sqlite"))
+        try connection.run("INSERT INTO t (key, data) VALUES ('large', ?)", [.blob(makeBody(size: 4 << 20, seed: 1))])
+        try connection.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+
+        let reads = Self.checkpointReads(of: connection)
+        #expect(reads.asked >= 4 << 20, "the checkpoint copied the value's pages")
+        #expect(reads.calls * 8 <= reads.asked / 4_096, "\(reads.calls) reads for \(reads.asked) bytes")
+        #expect(reads.read <= reads.asked + reads.asked / 4, "\(reads.read) bytes read for \(reads.asked)")
+    }
+
+    /// After many small commits, each changing a few pages of a table and its index, a checkpoint
+    /// jumps from frame to frame of the log: it reads little more than the pages it copies, where a
+    /// run read ahead at every jump would read many times as much.
+    @Test func aCheckpointOfManySmallCommitsReadsLittleMoreThanItCopies() throws {
+        let connection = try Self.databaseWithoutAutomaticCheckpoints(at: folder.path("scattered.sqlite"))
+        try connection.execute(sql: "CREATE INDEX t_by_data ON t(data)")
+        let value = makeBody(size: 200, seed: 2)
+        for commit in 0..<400 {
+            try connection.execute(sql: "BEGIN")
+            for row in 0..<3 {
+                // Keys spread over the whole table, so that each commit changes pages far apart.
+                let key = String((commit * 3 + row) &* 2_654_435_761 % 4_294_967_291, radix: 16)
+                try connection.run("INSERT INTO t (key, data) VALUES (?, ?)", [.text(key), .blob(value + Data(key.utf8))])
+            }
+            try connection.execute(sql: "COMMIT")
+        }
+        try connection.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+
+        let reads = Self.checkpointReads(of: connection)
+        #expect(reads.asked >= 100 * 4_096, "the checkpoint copied the tables' pages")
+        #expect(reads.read <= 2 * reads.asked, "\(reads.read) bytes read for \(reads.asked) in \(reads.calls) reads")
+    }
+
+    /// A database of its own, in WAL mode through the store's VFS, whose log only an explicit
+    /// checkpoint copies: a table `t (key TEXT PRIMARY KEY, data BLOB)`.
+    private static func databaseWithoutAutomaticCheckpoints(at path: String) throws -> Connection {
+        let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        try connection.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0")
+        try connection.execute(sql: "CREATE TABLE t (key TEXT PRIMARY KEY, data BLOB)")
+        return connection
+    }
+
+    /// What the checkpoints of `connection` asked of its log, and the reads of the file they made.
+    private static func checkpointReads(of connection: Connection) -> (asked: Int64, calls: Int64, read: Int64) {
+        var asked: sqlite3_int64 = 0
+        var calls: sqlite3_int64 = 0
+        var read: sqlite3_int64 = 0
+        csqlite_combining_checkpoint_reads(connection.handle, &asked, &calls, &read)
+        return (Int64(asked), Int64(calls), Int64(read))
     }
 
     static func hex(_ data: Data) -> String {
