@@ -192,11 +192,14 @@ public actor CacheStore {
     static let walSizeLimit: Int64 = 64 * 1024 * 1024
 
     /// The bytes of log the writer's commits add between two background checkpoints. Each costs a sync of
-    /// the store file, on the checkpoint's own thread; what the last one has not copied is synced by
+    /// the store file, on the checkpoint's own thread, and copies again the pages that every group of
+    /// saves changes (the indexes' and totals' pages); what the last one has not copied is synced by
     /// the checkpoint SQLite runs when the store closes, and the log file, which the close deletes,
-    /// stays about this size (``Checkpointer/finishOnWriter(_:)``). A preload of 68 MB closed in
-    /// 15 to 20 ms at 4 MiB and in about 50 ms at 16 MiB; 1 and 2 MiB gained nothing measurable.
-    static let checkpointStep = 4 * 1024 * 1024
+    /// stays about this size (``Checkpointer/finishOnWriter(_:)``). Against 4 MiB, a cold preload of
+    /// a site of 11,053 small files took 1.32 s instead of 1.43 s (medians of three in turns) and a
+    /// 2 GiB body 5.7 s instead of 6.0 s; runs of tiny URLs and of 27 KB files did not move, and
+    /// 64 MiB was slower for the large body (6.5 s); docs/benchmarks.md has the runs.
+    static let checkpointStep = 16 * 1024 * 1024
 
     /// WAL (checked), synchronous NORMAL, foreign keys (GRDB `Database.setUpWALMode()`), secure
     /// delete, and the writer's checkpoints; returns what counts the log's growth.
