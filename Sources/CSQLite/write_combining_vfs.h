@@ -37,6 +37,11 @@
  * file (journals, temporary files) and every other method goes straight to the "unix" VFS. A process
  * that dies with bytes gathered has not written them, which is what SQLite's recovery already
  * expects of a process that dies between two of its writes.
+ *
+ * The build does not see changes to this file: it belongs to a system-library target, and the Swift
+ * modules that import CSQLite (CacheStore, and tests) are not compiled again when it changes. After
+ * editing it, touch the Swift files that import CSQLite or build from clean; each module that
+ * imports it has its own copy of these functions and of the methods table.
  */
 
 /* The most bytes gathered before they are written out: the "unix" VFS writes at most 0x1ffff bytes
