@@ -552,7 +552,9 @@ static inline int csqlite_combining_take_errno(sqlite3 *db) {
  * this VFS or has no log open). For tests and measurements of the reading ahead; callable from any
  * module, since it knows the VFS by its name (each module that includes this header has its own copy
  * of the methods). */
-static inline void csqlite_combining_checkpoint_reads(sqlite3 *db, sqlite3_int64 *asked, sqlite3_int64 *calls, sqlite3_int64 *read) {
+static inline void csqlite_combining_checkpoint_reads(
+    sqlite3 *db, sqlite3_int64 *asked, sqlite3_int64 *calls, sqlite3_int64 *read
+) {
     *asked = 0;
     *calls = 0;
     *read = 0;

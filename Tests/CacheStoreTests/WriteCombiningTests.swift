@@ -96,7 +96,8 @@ struct WriteCombiningTests {
     /// them) in order, and reads it ahead: a few reads for many pages.
     @Test func aCheckpointReadsALogWrittenInOrderAFewPagesARead() throws {
         let connection = try Self.databaseWithoutAutomaticCheckpoints(at: folder.path("in-order.sqlite"))
-        try connection.run("INSERT INTO t (key, data) VALUES ('large', ?)", [.blob(makeBody(size: 4 << 20, seed: 1))])
+        try connection.run(
+            "INSERT INTO t (key, data) VALUES ('large', ?)", [.blob(makeBody(size: 4 << 20, seed: 1))])
         try connection.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
 
         let reads = Self.checkpointReads(of: connection)
@@ -117,7 +118,8 @@ struct WriteCombiningTests {
             for row in 0..<3 {
                 // Keys spread over the whole table, so that each commit changes pages far apart.
                 let key = String((commit * 3 + row) &* 2_654_435_761 % 4_294_967_291, radix: 16)
-                try connection.run("INSERT INTO t (key, data) VALUES (?, ?)", [.text(key), .blob(value + Data(key.utf8))])
+                try connection.run(
+                    "INSERT INTO t (key, data) VALUES (?, ?)", [.text(key), .blob(value + Data(key.utf8))])
             }
             try connection.execute(sql: "COMMIT")
         }
@@ -132,7 +134,8 @@ struct WriteCombiningTests {
     /// checkpoint copies: a table `t (key TEXT PRIMARY KEY, data BLOB)`.
     private static func databaseWithoutAutomaticCheckpoints(at path: String) throws -> Connection {
         let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-        try connection.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0")
+        try connection.execute(
+            sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0")
         try connection.execute(sql: "CREATE TABLE t (key TEXT PRIMARY KEY, data BLOB)")
         return connection
     }

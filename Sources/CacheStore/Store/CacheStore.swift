@@ -197,8 +197,9 @@ public actor CacheStore {
     /// the checkpoint SQLite runs when the store closes, and the log file, which the close deletes,
     /// stays about this size (``Checkpointer/finishOnWriter(_:)``). Against 4 MiB, a cold preload of
     /// a site of 11,053 small files took 1.32 s instead of 1.43 s (medians of three in turns) and a
-    /// 2 GiB body 5.6 s instead of 6.0 s (medians of seven and four); runs of tiny URLs and of 27 KB files did not move, and
-    /// 64 MiB was slower for the large body (6.5 s); docs/benchmarks.md has the runs.
+    /// 2 GiB body 5.6 s instead of 6.0 s (medians of seven and four); runs of tiny URLs and of 27 KB
+    /// files did not move, and 64 MiB was slower for the large body (6.5 s); docs/benchmarks.md has
+    /// the runs.
     static let checkpointStep = 16 * 1024 * 1024
 
     /// WAL (checked), synchronous NORMAL, foreign keys (GRDB `Database.setUpWALMode()`), secure
