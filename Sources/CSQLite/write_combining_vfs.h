@@ -221,6 +221,13 @@ static inline void csqlite_combining_forget_ahead(csqlite_combining_file *file) 
  * count as in order: a checkpoint reads each frame's page and skips its 24-byte header. */
 #define CSQLITE_READ_AHEAD_GAP 64
 
+/* A read of the log during a checkpoint straight from the file, counted as such. */
+static inline int csqlite_combining_read_alone(csqlite_combining_file *file, void *data, int amount, sqlite3_int64 offset) {
+    file->checkpointReadCalls += 1;
+    file->checkpointBytesRead += amount;
+    return file->real->pMethods->xRead(file->real, data, amount, offset);
+}
+
 /* A read of the log while its database is checkpointing, from the bytes read ahead, reading the next
  * run ahead when they do not hold it and the read follows the one before it. The frames a checkpoint
  * copies are committed, and no connection rewrites them before the checkpoint ends (the log starts
@@ -251,13 +258,10 @@ static inline int csqlite_combining_read_ahead(csqlite_combining_file *file, voi
     file->lastReadEnd = offset + amount;
     if (!held) {
         sqlite3_int64 available = file->aheadLimit - offset;
-        if (available >= amount && inOrder && file->ahead == NULL) {
+        if (available < amount || !inOrder) return csqlite_combining_read_alone(file, data, amount, offset);
+        if (file->ahead == NULL) {
             file->ahead = sqlite3_malloc(CSQLITE_COMBINED_CAPACITY);
-        }
-        if (available < amount || !inOrder || file->ahead == NULL) {
-            file->checkpointReadCalls += 1;
-            file->checkpointBytesRead += amount;
-            return real->pMethods->xRead(real, data, amount, offset);
+            if (file->ahead == NULL) return csqlite_combining_read_alone(file, data, amount, offset);
         }
         /* Two reads' worth after one read in order, four after two, and so on. */
         int doublings = file->readsInOrder < 12 ? file->readsInOrder : 12;
@@ -428,7 +432,6 @@ static inline int csqlite_combining_open(sqlite3_vfs *vfs, sqlite3_filename name
     }
     file->aheadLimit = -1;
     file->lastReadEnd = -1;
-    file->readsInOrder = 0;
     if (flags & SQLITE_OPEN_MAIN_DB) file->kind = 2;
     if (flags & SQLITE_OPEN_WAL) {
         file->kind = 1;
@@ -532,14 +535,24 @@ static inline int csqlite_register_combining_vfs(void) {
     return code;
 }
 
+/* The main database file of `db` when `db` is open through this VFS, else NULL. The VFS is known by its
+ * name, not by the address of its methods, so that this works from any module: each module that
+ * includes this header has its own copy of the methods table. */
+static inline csqlite_combining_file *csqlite_combining_database(sqlite3 *db) {
+    sqlite3_vfs *vfs = NULL;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK || vfs == NULL) return NULL;
+    if (vfs->zName == NULL || strcmp(vfs->zName, CSQLITE_COMBINING_VFS_NAME) != 0) return NULL;
+    sqlite3_file *base = NULL;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &base) != SQLITE_OK || base == NULL) return NULL;
+    return base->pMethods != NULL ? (csqlite_combining_file *)base : NULL;
+}
+
 /* The system's error number behind the last failed write, truncation or sync of `db`'s log or main
  * database, the log's first, forgotten once read; 0 when none failed or `db` is not open through
  * this VFS. */
 static inline int csqlite_combining_take_errno(sqlite3 *db) {
-    sqlite3_file *base = NULL;
-    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &base) != SQLITE_OK || base == NULL) return 0;
-    if (base->pMethods != &csqlite_combining_methods) return 0;
-    csqlite_combining_file *database = (csqlite_combining_file *)base;
+    csqlite_combining_file *database = csqlite_combining_database(db);
+    if (database == NULL) return 0;
     csqlite_combining_file *log = database->peer;
     int number = log != NULL && log->lastErrno != 0 ? log->lastErrno : database->lastErrno;
     database->lastErrno = 0;
@@ -549,22 +562,15 @@ static inline int csqlite_combining_take_errno(sqlite3 *db) {
 
 /* What checkpoints run on `db` asked of its log and read from the file for them since the log was
  * opened: the bytes asked, the reads made and the bytes they read (all 0 when `db` is not open through
- * this VFS or has no log open). For tests and measurements of the reading ahead; callable from any
- * module, since it knows the VFS by its name (each module that includes this header has its own copy
- * of the methods). */
+ * this VFS or has no log open). For tests and measurements of the reading ahead. */
 static inline void csqlite_combining_checkpoint_reads(
     sqlite3 *db, sqlite3_int64 *asked, sqlite3_int64 *calls, sqlite3_int64 *read
 ) {
     *asked = 0;
     *calls = 0;
     *read = 0;
-    sqlite3_vfs *vfs = NULL;
-    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK || vfs == NULL) return;
-    if (vfs->zName == NULL || strcmp(vfs->zName, CSQLITE_COMBINING_VFS_NAME) != 0) return;
-    sqlite3_file *base = NULL;
-    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &base) != SQLITE_OK || base == NULL) return;
-    if (base->pMethods == NULL) return;
-    csqlite_combining_file *log = ((csqlite_combining_file *)base)->peer;
+    csqlite_combining_file *database = csqlite_combining_database(db);
+    csqlite_combining_file *log = database != NULL ? database->peer : NULL;
     if (log == NULL) return;
     *asked = log->checkpointBytesAsked;
     *calls = log->checkpointReadCalls;
