@@ -149,16 +149,17 @@ for n in "${url_counts[@]}"; do
     rm -f "$work/store-tiny-$n.sqlite"* "$work/store-count.sqlite"* "$work/tiny-$n.curlrc"
 done
 
+# wget2_site NAME: wget2 over the site of $pages pages into its mirror folder, as the run NAME.
+wget2_site() {
+    measure "$1" wget2 --page-requisites --input-file="$work/pages-$pages.txt" \
+        --directory-prefix="$work/mirror-$pages" --no-host-directories --timestamping --no-robots \
+        --max-threads="$concurrency" --no-verbose --stats-site="csv:$work/out-$1.csv" \
+        >"$work/err-$1.txt" 2>&1 || true
+}
+
 for pages in "${page_counts[@]}"; do
     echo "Sites of $pages pages ..." >&2
     sed "s|^|http://127.0.0.1:${site_port[$pages]}/|" "$work/site-$pages/urls.txt" >"$work/pages-$pages.txt"
-    # wget2 NAME: wget2 over the site into its mirror folder, as the run NAME.
-    wget2_site() {
-        measure "$1" wget2 --page-requisites --input-file="$work/pages-$pages.txt" \
-            --directory-prefix="$work/mirror-$pages" --no-host-directories --timestamping --no-robots \
-            --max-threads="$concurrency" --no-verbose --stats-site="csv:$work/out-$1.csv" \
-            >"$work/err-$1.txt" 2>&1 || true
-    }
     for round in $(seq "$rounds"); do
         rm -rf "$work/store-site-$pages.sqlite"* "$work/mirror-$pages"
         preload "webcache-site-$pages-cold-$round" "$work/store-site-$pages.sqlite" "$work/pages-$pages.txt"
@@ -209,6 +210,15 @@ def median_round(names):
     """The name among `names` whose run took the median wall time (the lower middle one of an even count)."""
     return sorted(names, key=lambda name: time_stats(name)[0])[(len(names) - 1) // 2]
 
+def in_rounds(cell, ratio, ours, theirs, peer):
+    """`cell` and `ratio` of runs that took turns with `peer`'s: how many rounds, and their own ratios."""
+    if rounds > 1:
+        cell += ", median of %d rounds in turns with %s" % (rounds, peer)
+        each = [time_stats(a)[0] / time_stats(b)[0] for a, b in zip(ours, theirs) if time_stats(b)[0]]
+        if ratio and each:
+            ratio += " (rounds %.2fx to %.2fx)" % (min(each), max(each))
+    return cell, ratio
+
 rows = []
 for n in url_counts:
     count = int(n)
@@ -219,12 +229,7 @@ for n in url_counts:
     cwall, crss, ccpu = time_stats(curl_run)
     statuses = open(os.path.join(work, "out-%s.txt" % curl_run)).read().split()
     peer = "curl --parallel: %.3f s (CPU %.2f s), %.0f MB, %d requests" % (cwall, ccpu, crss, len(statuses))
-    ratio = "%.2fx" % (wall / cwall) if cwall else ""
-    if rounds > 1:
-        cell += ", median of %d rounds in turns with curl" % rounds
-        each = [time_stats(a)[0] / time_stats(b)[0] for a, b in zip(ours, theirs) if time_stats(b)[0]]
-        if cwall and each:
-            ratio += " (rounds %.2fx to %.2fx)" % (min(each), max(each))
+    cell, ratio = in_rounds(cell, "%.2fx" % (wall / cwall) if cwall else "", ours, theirs, "curl")
     rows.append(("%s tiny URLs, cold" % format(count, ","), cell, peer, ratio,
                  instruction_count("webcache-tiny-%s-cold" % n)))
     wall, cell = webcache_cell("webcache-tiny-%s-warm" % n)
@@ -249,11 +254,8 @@ for pages in page_counts:
             wrequests = sum(1 for _ in csv.DictReader(handle))
         peer = "wget2 -p: %.3f s (CPU %.2f s), %.0f MB, %d requests" % (wwall, wcpu, wrss, wrequests)
         ratio = "%.2fx" % (wall / wwall) if wwall else ""
-        if phase == "cold" and rounds > 1:
-            cell += ", median of %d rounds in turns with wget2" % rounds
-            each = [time_stats(a)[0] / time_stats(b)[0] for a, b in zip(ours, theirs) if time_stats(b)[0]]
-            if wwall and each:
-                ratio += " (rounds %.2fx to %.2fx)" % (min(each), max(each))
+        if phase == "cold":
+            cell, ratio = in_rounds(cell, ratio, ours, theirs, "wget2")
         rows.append(("%s pages × 20 images (%s URLs, 1–8 KB), %s" % (format(int(pages), ","), format(urls, ","), phase),
                      cell, peer, ratio, ""))
 if len(page_counts) > 1:
