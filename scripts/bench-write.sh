@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The store's write path and hit path beside their peers, in one run, as one markdown table:
 #   - fetch and store many 27 KB files from nginx, 16 in flight (`webcache preload --no-requisites`),
-#     beside curl --parallel to /dev/null (the transfer floor) and curl writing each to a file;
+#     beside curl --parallel to /dev/null (the transfer floor), curl writing each to a file, and the
+#     design floor: scripts/store-floor.c, the least a C program must do to keep the same bodies in
+#     a store of the same schema and settings, run once as the store syncs and once without syncs;
 #   - one large body fetched from nginx and stored (MiB/s), beside `dd` of the same bytes to a file
 #     with an fsync (the disk's floor), each the median of three runs in turns;
 #   - a loader hit (`webcache-bench loader`) beside a raw SQLite SELECT of the same row.
@@ -85,21 +87,42 @@ measure() {
 preload=("$bin/webcache" preload --no-requisites -j 16 --per-host 16 --store "$work/store.sqlite" "$work/urls.txt")
 curl_null=(curl -s --parallel --parallel-max 16 -K "$work/curl-null.cfg")
 curl_files=(sh -c "curl -s --parallel --parallel-max 16 -K '$work/curl-files.cfg' && sync -f '$work/out'")
+# The design floor writes into a copy of an empty store webcache made, so that the schema is the store's own.
+"$(command -v cc || command -v clang)" -O2 -o "$work/store-floor" "$root/scripts/store-floor.c" \
+    -lcurl -lsqlite3 -lcrypto -ldeflate -lpthread
+: >"$work/empty.txt"
+"$bin/webcache" preload --store "$work/empty.sqlite" "$work/empty.txt" >/dev/null
+floor_store() {  # SYNC: the design floor into a fresh copy of the empty store, checked afterwards
+    rm -f "$work/floor.sqlite"*
+    cp "$work/empty.sqlite" "$work/floor.sqlite"
+    measure "$work/store-floor" "$work/floor.sqlite" "$work/urls.txt" 16 "$1"
+    python3 - "$work/floor.sqlite" "$files" <<'PY' >&2
+import sqlite3, sys
+count = sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM entry").fetchone()[0]
+if count != int(sys.argv[2]):
+    sys.exit("error: the design floor stored %d entries of %s" % (count, sys.argv[2]))
+PY
+}
 
-echo "fetch and store: webcache, curl to /dev/null, curl to files (3 runs each, the median wall time)" >&2
+echo "fetch and store: webcache, curl to /dev/null, curl to files, the design floor with and without syncs" \
+    "(3 runs each, the median wall time)" >&2
 median() { sort -n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
-store_runs=() null_runs=() file_runs=()
+store_runs=() null_runs=() file_runs=() floor_runs=() unsynced_runs=()
 for _ in 1 2 3; do
     rm -f "$work/store.sqlite"*
     store_runs+=("$(measure "${preload[@]}")")
     null_runs+=("$(measure "${curl_null[@]}")")
     rm -rf "$work/out" && mkdir -p "$work/out"
     file_runs+=("$(measure "${curl_files[@]}")")
+    floor_runs+=("$(floor_store NORMAL)")
+    unsynced_runs+=("$(floor_store OFF)")
 done
 read -r stored stored_cpu < <(printf '%s\n' "${store_runs[@]}" | median)
 read -r null null_cpu < <(printf '%s\n' "${null_runs[@]}" | median)
 read -r filed filed_cpu < <(printf '%s\n' "${file_runs[@]}" | median)
-rm -rf "$work/out" "$work/store.sqlite"*
+read -r floor floor_cpu < <(printf '%s\n' "${floor_runs[@]}" | median)
+read -r unsynced unsynced_cpu < <(printf '%s\n' "${unsynced_runs[@]}" | median)
+rm -rf "$work/out" "$work/store.sqlite"* "$work/floor.sqlite"*
 
 echo "one body of $large_mib MiB: webcache, then dd with fsync (3 runs each, the median wall time)" >&2
 echo "$origin/large.bin" >"$work/large.txt"
@@ -129,12 +152,13 @@ echo "loader hit: webcache-bench loader" >&2
 hit=$(awk -F'|' '/loader hit/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 select=$(awk -F'|' '/raw SELECT/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 python3 - "$files" "$stored" "$stored_cpu" "$null" "$null_cpu" "$filed" "$filed_cpu" "$large_mib" "$large_time" \
-    "$large_cpu" "$dd_time" "$dd_cpu" "$hit" "$select" <<'PY'
+    "$large_cpu" "$dd_time" "$dd_cpu" "$hit" "$select" "$floor" "$floor_cpu" "$unsynced" "$unsynced_cpu" <<'PY'
 import sys
 (files, stored, stored_cpu, null, null_cpu, filed, filed_cpu, large_mib, large_time, large_cpu, dd_time, dd_cpu,
- hit, select) = sys.argv[1:]
+ hit, select, floor, floor_cpu, unsynced, unsynced_cpu) = sys.argv[1:]
 files, large_mib = int(files), int(large_mib)
-stored, null, filed, large_time, dd_time, hit, select = map(float, (stored, null, filed, large_time, dd_time, hit, select))
+stored, null, filed, large_time, dd_time, hit, select, floor, unsynced = map(
+    float, (stored, null, filed, large_time, dd_time, hit, select, floor, unsynced))
 
 print("| what | webcache | peer / limit in the same run | ratio | CPU time (user + sys), webcache / peer |")
 print("|---|---|---|---|---|")
@@ -142,6 +166,11 @@ print(f"| fetch and store {files:,} × 27 KB from nginx, 16 in flight | {stored:
       f"/dev/null {null:.2f} s | {null / stored:.2f}x the floor's rate | {stored_cpu} s / {null_cpu} s |")
 print(f"| same | {stored:.2f} s | curl --parallel writing each to a file, then sync {filed:.2f} s | "
       f"{filed / stored:.2f}x curl's rate | {stored_cpu} s / {filed_cpu} s |")
+print(f"| same | {stored:.2f} s | the design floor (scripts/store-floor.c: C, the store's schema and syncs) "
+      f"{floor:.2f} s, {null / floor:.2f}x the floor's rate | {floor / stored:.2f}x its rate | "
+      f"{stored_cpu} s / {floor_cpu} s |")
+print(f"| same | {stored:.2f} s | the design floor without syncs {unsynced:.2f} s, {null / unsynced:.2f}x the "
+      f"floor's rate | {unsynced / stored:.2f}x its rate | {stored_cpu} s / {unsynced_cpu} s |")
 print(f"| one {large_mib:,} MiB body fetched and stored (median of 3) | {large_mib / large_time:.0f} MiB/s ({large_time:.1f} s) | "
       f"dd of the same bytes to a file + fsync {large_mib / dd_time:.0f} MiB/s | {dd_time / large_time:.2f}x "
       f"the disk's rate | {large_cpu} s / {dd_cpu} s |")
