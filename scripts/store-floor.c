@@ -199,6 +199,7 @@ int main(int argc, char **argv) {
         snprintf(b->url, sizeof b->url, "%s", urls[next]);
         curl_easy_setopt(easy, CURLOPT_URL, urls[next++]);
         curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_data);
+        curl_easy_setopt(easy, CURLOPT_FAILONERROR, 1L);  // an error status is a failure, not a body
         curl_easy_setopt(easy, CURLOPT_WRITEDATA, b);
         curl_easy_setopt(easy, CURLOPT_PRIVATE, b);
         curl_multi_add_handle(multi, easy);
