@@ -34,18 +34,25 @@ done
 
 # The cold preload beside wget2 --page-requisites: 200 generated pages whose references wget2 follows
 # too, 16 transfers at once, without and with 20 ms of latency; medians of 3 runs (bench-preload.sh).
+# Each latency has a second row beside wget2 followed by a sync of its files: the same durability.
 echo "bench-all: bench-preload" >&2
 if output=$(BIN_DIR=$bin "$root/scripts/bench-preload.sh" 200 20 20 3 16 common); then
     # Its columns: latency, tool, run, wall, spread, CPU, requests, bytes, warm/cold, RSS, found, failed.
     printf '%s\n' "$output" | awk -F'|' '
         { for (i = 2; i <= NF; i++) gsub(/^ +| +$/, "", $i) }
-        $4 == "cold" && ($3 == "webcache" || $3 == "wget2") { wall[$2, $3] = $5; cpu[$2, $3] = $7; seen[$2] = 1 }
+        $4 == "cold" && ($3 == "webcache" || $3 == "wget2" || $3 == "wget2 + sync") {
+            wall[$2, $3] = $5; cpu[$2, $3] = $7; seen[$2] = 1
+        }
         END {
             for (latency in seen) {
                 what = latency == "0 ms" ? "cold preload, 200 pages, no added latency" : "cold preload, 200 pages, " latency " of latency"
                 printf "| %s | %s s | wget2 -p %s s | %.2fx wget2'"'"'s time | CPU %s s (%s s) |\n", what,
                     wall[latency, "webcache"], wall[latency, "wget2"], wall[latency, "webcache"] / wall[latency, "wget2"],
                     cpu[latency, "webcache"], cpu[latency, "wget2"]
+                # The store is synced when webcache exits; wget2'"'"'s files are once a sync has written them.
+                printf "| %s, at equal durability | %s s | wget2 -p, then a sync of its files %s s | %.2fx its time | CPU %s s (%s s) |\n",
+                    what, wall[latency, "webcache"], wall[latency, "wget2 + sync"],
+                    wall[latency, "webcache"] / wall[latency, "wget2 + sync"], cpu[latency, "webcache"], cpu[latency, "wget2 + sync"]
             }
         }' | sort
 else
