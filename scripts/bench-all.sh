@@ -39,6 +39,12 @@ echo "bench-all: bench-preload" >&2
 if output=$(BIN_DIR=$bin "$root/scripts/bench-preload.sh" 200 20 20 3 16 common); then
     # Its columns: latency, tool, run, wall, spread, CPU, requests, bytes, warm/cold, RSS, found, failed.
     printf '%s\n' "$output" | awk -F'|' '
+        # A row of webcache beside TOOL at LATENCY, named WHAT, the peer described as PEER, its ratio as OF.
+        function row(what, latency, tool, peer, of) {
+            printf "| %s | %s s | %s %s s | %.2fx %s | CPU %s s (%s s) |\n", what, wall[latency, "webcache"], peer,
+                wall[latency, tool], wall[latency, "webcache"] / wall[latency, tool], of, cpu[latency, "webcache"],
+                cpu[latency, tool]
+        }
         { for (i = 2; i <= NF; i++) gsub(/^ +| +$/, "", $i) }
         $4 == "cold" && ($3 == "webcache" || $3 == "wget2" || $3 == "wget2 + sync") {
             wall[$2, $3] = $5; cpu[$2, $3] = $7; seen[$2] = 1
@@ -46,13 +52,10 @@ if output=$(BIN_DIR=$bin "$root/scripts/bench-preload.sh" 200 20 20 3 16 common)
         END {
             for (latency in seen) {
                 what = latency == "0 ms" ? "cold preload, 200 pages, no added latency" : "cold preload, 200 pages, " latency " of latency"
-                printf "| %s | %s s | wget2 -p %s s | %.2fx wget2'"'"'s time | CPU %s s (%s s) |\n", what,
-                    wall[latency, "webcache"], wall[latency, "wget2"], wall[latency, "webcache"] / wall[latency, "wget2"],
-                    cpu[latency, "webcache"], cpu[latency, "wget2"]
+                row(what, latency, "wget2", "wget2 -p", "wget2'"'"'s time")
                 # The store is synced when webcache exits; wget2'"'"'s files are once a sync has written them.
-                printf "| %s, at equal durability | %s s | wget2 -p, then a sync of its files %s s | %.2fx its time | CPU %s s (%s s) |\n",
-                    what, wall[latency, "webcache"], wall[latency, "wget2 + sync"],
-                    wall[latency, "webcache"] / wall[latency, "wget2 + sync"], cpu[latency, "webcache"], cpu[latency, "wget2 + sync"]
+                row(what ", at equal durability", latency, "wget2 + sync", "wget2 -p, then a sync of its files",
+                    "its time")
             }
         }' | sort
 else
