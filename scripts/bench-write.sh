@@ -92,16 +92,21 @@ curl_files=(sh -c "curl -s --parallel --parallel-max 16 -K '$work/curl-files.cfg
     -lcurl -lsqlite3 -lcrypto -ldeflate -lpthread
 : >"$work/empty.txt"
 "$bin/webcache" preload --store "$work/empty.sqlite" "$work/empty.txt" >/dev/null
+# entries_value STORE AGGREGATE: AGGREGATE (such as count(*)) over the entries of STORE.
+entries_value() {
+    python3 -c "import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute('SELECT %s FROM entry' % sys.argv[2]).fetchone()[0])" "$1" "$2"
+}
 floor_store() {  # SYNC: the design floor into a fresh copy of the empty store, checked afterwards
     rm -f "$work/floor.sqlite"*
     cp "$work/empty.sqlite" "$work/floor.sqlite"
     measure "$work/store-floor" "$work/floor.sqlite" "$work/urls.txt" 16 "$1"
-    python3 - "$work/floor.sqlite" "$files" <<'PY' >&2
-import sqlite3, sys
-count = sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM entry").fetchone()[0]
-if count != int(sys.argv[2]):
-    sys.exit("error: the design floor stored %d entries of %s" % (count, sys.argv[2]))
-PY
+    local count
+    count=$(entries_value "$work/floor.sqlite" "count(*)")
+    [ "$count" = "$files" ] || {
+        echo "error: the design floor stored $count entries of $files" >&2
+        exit 1
+    }
 }
 
 echo "fetch and store: webcache, curl to /dev/null, curl to files, the design floor with and without syncs" \
@@ -130,10 +135,7 @@ large_runs=() dd_runs=()
 for _ in 1 2 3; do
     large_runs+=("$(measure "$bin/webcache" preload --no-requisites \
         --max-resource-size "$((large_mib + 1))MiB" --store "$work/large.sqlite" "$work/large.txt")")
-    stored_bytes=$(python3 -c "
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-print(db.execute('SELECT coalesce(sum(body_size), 0) FROM entry').fetchone()[0])" "$work/large.sqlite")
+    stored_bytes=$(entries_value "$work/large.sqlite" "coalesce(sum(body_size), 0)")
     [ "$stored_bytes" = "$((large_mib * 1048576))" ] || {
         echo "error: the large body was not stored ($stored_bytes bytes)" >&2
         exit 1
