@@ -13,8 +13,7 @@
 # the largest site with that of the smallest: flat is 1.0, the goal at most 1.2.
 # Instructions (valgrind --tool=callgrind, the same figure however busy the machine is) are counted
 # for the 10,000-URL runs with INSTRUCTIONS=1 when valgrind and a C compiler are installed (off by
-# default: it takes minutes). valgrind 3.19 stops with an internal error when the main thread waits
-# in libdispatch's sigsuspend, so the counted runs preload a sigsuspend that waits in pause().
+# default: it takes minutes), through lib.sh's callgrind_count.
 #
 # Usage: scripts/bench-scale.sh [BIN_DIR]
 #   BIN_DIR holds webcache (default: a release build made here).
@@ -102,21 +101,11 @@ measure() {
     timed "$work/time-$name.txt" "$@"
 }
 
-# The sigsuspend that the counted runs preload (see the header).
-if [[ "$instructions" != 0 ]]; then
-    printf '#include <signal.h>\n#include <unistd.h>\nint sigsuspend(const sigset_t *mask) { (void)mask; for (;;) pause(); }\n' \
-        >"$work/pause.c"
-    cc -shared -fPIC -O2 -o "$work/pause.so" "$work/pause.c"
-fi
-
 # count NAME COMMAND...: the instructions COMMAND executes, into $work/instructions-NAME.txt.
 count() {
     local name=$1
     shift
-    LD_PRELOAD="$work/pause.so" valgrind --tool=callgrind --callgrind-out-file="$work/callgrind-$name.out" "$@" \
-        >/dev/null 2>"$work/valgrind-$name.txt" || true
-    awk '/^summary:/ { print $2 }' "$work/callgrind-$name.out" >"$work/instructions-$name.txt"
-    rm -f "$work/callgrind-$name.out"
+    callgrind_count "$work" "$work/instructions-$name.txt" "$@"
 }
 
 preload() {  # NAME STORE URL-FILE [OPTION...]

@@ -7,9 +7,9 @@
 #   - one large body fetched from nginx and stored (MiB/s), beside `dd` of the same bytes to a file
 #     with an fsync (the disk's floor), each the median of three runs in turns;
 #   - a loader hit (`webcache-bench loader`) beside a raw SQLite SELECT of the same row.
-# The last column holds the CPU time (user + system, every thread) of each side: valgrind 3.19
-# cannot count the Swift binaries' instructions (it crashes when another thread ends the process
-# while the main thread waits in dispatch_main). Progress goes to stderr; stdout holds the table alone.
+# The last column holds the CPU time (user + system, every thread) of each side, and for the hit the
+# instructions of one load of each side (callgrind, which a busy machine does not change; lib.sh's
+# callgrind_count). Progress goes to stderr; stdout holds the table alone.
 #
 # Usage: scripts/bench-write.sh [BIN_DIR]
 #   BIN_DIR holds webcache and webcache-bench (default: a release build made here).
@@ -25,6 +25,7 @@ bin=$(release_bin "$root" "${1:-}" webcache webcache-bench)
 require_built "$bin" webcache webcache-bench
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || "$root/scripts/install-deps.sh" nginx >&2
 [ -x /usr/bin/time ] || "$root/scripts/install-deps.sh" time >&2
+command -v valgrind >/dev/null || "$root/scripts/install-deps.sh" valgrind >&2
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
 work=$(mktemp -d)
@@ -153,16 +154,34 @@ echo "loader hit: webcache-bench loader" >&2
 "$bin/webcache-bench" loader --directory "$work" >"$work/loader.txt"
 hit=$(awk -F'|' '/loader hit/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 select=$(awk -F'|' '/raw SELECT/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
+# Instructions a hit and a SELECT: each side counted after the same setup and warm-up with no loads
+# and with $counted_loads, the difference divided by $counted_loads.
+echo "loader hit: instructions of each side (callgrind, four runs)" >&2
+counted_loads=2000
+per_load=()
+for side in hit select; do
+    for loads in 0 "$counted_loads"; do
+        callgrind_count "$work" "$work/count-$loads.txt" \
+            "$bin/webcache-bench" loader --directory "$work" --count "$side" --loads "$loads"
+        [ -s "$work/count-$loads.txt" ] || {
+            echo "error: callgrind counted nothing for $side × $loads (see $work/callgrind.err)" >&2
+            exit 1
+        }
+    done
+    per_load+=($((($(cat "$work/count-$counted_loads.txt") - $(cat "$work/count-0.txt")) / counted_loads)))
+done
 python3 - "$files" "$stored" "$stored_cpu" "$null" "$null_cpu" "$filed" "$filed_cpu" "$large_mib" "$large_time" \
-    "$large_cpu" "$dd_time" "$dd_cpu" "$hit" "$select" "$floor" "$floor_cpu" "$unsynced" "$unsynced_cpu" <<'PY'
+    "$large_cpu" "$dd_time" "$dd_cpu" "$hit" "$select" "$floor" "$floor_cpu" "$unsynced" "$unsynced_cpu" \
+    "${per_load[0]}" "${per_load[1]}" <<'PY'
 import sys
 (files, stored, stored_cpu, null, null_cpu, filed, filed_cpu, large_mib, large_time, large_cpu, dd_time, dd_cpu,
- hit, select, floor, floor_cpu, unsynced, unsynced_cpu) = sys.argv[1:]
+ hit, select, floor, floor_cpu, unsynced, unsynced_cpu, hit_instructions, select_instructions) = sys.argv[1:]
 files, large_mib = int(files), int(large_mib)
 stored, null, filed, large_time, dd_time, hit, select, floor, unsynced = map(
     float, (stored, null, filed, large_time, dd_time, hit, select, floor, unsynced))
 
-print("| what | webcache | peer / limit in the same run | ratio | CPU time (user + sys), webcache / peer |")
+print("| what | webcache | peer / limit in the same run | ratio | "
+      "CPU time (user + sys) or instructions, webcache / peer |")
 print("|---|---|---|---|---|")
 print(f"| fetch and store {files:,} × 27 KB from nginx, 16 in flight | {stored:.2f} s | curl --parallel to "
       f"/dev/null {null:.2f} s | {null / stored:.2f}x the floor's rate | {stored_cpu} s / {null_cpu} s |")
@@ -176,6 +195,8 @@ print(f"| same | {stored:.2f} s | the design floor without syncs {unsynced:.2f} 
 print(f"| one {large_mib:,} MiB body fetched and stored (median of 3) | {large_mib / large_time:.0f} MiB/s ({large_time:.1f} s) | "
       f"dd of the same bytes to a file + fsync {large_mib / dd_time:.0f} MiB/s | {dd_time / large_time:.2f}x "
       f"the disk's rate | {large_cpu} s / {dd_cpu} s |")
+hit_instructions, select_instructions = int(hit_instructions), int(select_instructions)
 print(f"| loader hit, 10 KB body (webcache-bench loader) | {hit:.2f} µs | raw SQLite SELECT of the same row "
-      f"{select:.2f} µs | {hit / select:.2f}x the SELECT's time | - |")
+      f"{select:.2f} µs | {hit / select:.2f}x the SELECT's time | instructions a load: {hit_instructions:,} / "
+      f"{select_instructions:,} ({hit_instructions / select_instructions:.2f}x) |")
 PY

@@ -17,7 +17,8 @@ import HTTPCore
 ///
 /// - `webcache-bench store [--directory <dir>]`: measures hit lookups against a raw SQLite SELECT,
 ///   writes per second and pruning, and prints a table.
-/// - `webcache-bench loader [--directory <dir>]`: the loader's hit path against a raw SQLite SELECT.
+/// - `webcache-bench loader [--directory <dir>] [--count hit|select --loads <n>]`: the loader's hit path
+///   against a raw SQLite SELECT; with `--count`, only `n` untimed loads of one side, for callgrind.
 /// - `webcache-bench scan [--measure | --passes <n> [--html | --css] | --corpus <dir>]`: HTML and CSS
 ///   scanning throughput (``ScanBenchmark``).
 /// - `webcache-bench write-loop --store <path> [--urls <n>] [--seed <n>] [--count <n>]`: saves entries
@@ -39,7 +40,18 @@ struct BenchMain {
             case "store":
                 try await StoreBenchmark(directory: option("--directory", in: arguments)).run()
             case "loader":
-                try await LoaderBenchmark(directory: option("--directory", in: arguments)).run()
+                var count: LoaderBenchmark.Count?
+                if let side = option("--count", in: arguments) {
+                    guard let side = LoaderBenchmark.Count.Side(rawValue: side),
+                        let loads = Int(option("--loads", in: arguments) ?? ""), loads >= 0
+                    else {
+                        let message = "Error: '--count' takes hit or select, with '--loads <n>'\n"
+                        FileHandle.standardError.write(Data(message.utf8))
+                        exit(64)
+                    }
+                    count = LoaderBenchmark.Count(side: side, loads: loads)
+                }
+                try await LoaderBenchmark(directory: option("--directory", in: arguments), count: count).run()
             case "scan":
                 try ScanBenchmark(arguments: arguments).run()
             case "write-loop":

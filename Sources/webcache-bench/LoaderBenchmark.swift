@@ -6,8 +6,20 @@ import WebCache
 /// The loader's hit path — `WebCache.data(for:)` on a fresh entry, through the caching rules, the
 /// store and the body stream — beside a raw SELECT of the same row through the SQLite C API, in
 /// alternating rounds, the fastest round of each side counting.
+///
+/// With a ``Count``, it makes only that many loads of one side after the same setup and warm-up and
+/// times nothing: the difference between the instructions of two such runs (counted by callgrind) is
+/// what that many hits or SELECTs cost, however busy the machine is.
 struct LoaderBenchmark {
+    /// Loads of one side to make untimed, for counting instructions.
+    struct Count {
+        enum Side: String { case hit, select }
+        let side: Side
+        let loads: Int
+    }
+
     let directory: String?
+    let count: Count?
 
     /// Rounds of each side, and loads or SELECTs in each round.
     private static let rounds = 10
@@ -41,6 +53,18 @@ struct LoaderBenchmark {
         let raw = try RawReader(path: configuration.storePath)
         let key = origin.url("page.html").cacheKey.absoluteString
         var checksum = 0
+        if let count {
+            for _ in 0..<(1_000 + count.loads) {
+                switch count.side {
+                case .hit: checksum &+= try await cache.data(for: request).body.count
+                case .select: checksum &+= raw.read(url: key)
+                }
+            }
+            precondition(origin.requestCount == 1, "every later load must be a hit")
+            await cache.close()
+            print("| \(count.side.rawValue) loads after the warm-up | \(count.loads) | checksum \(checksum) |")
+            return
+        }
         for _ in 0..<1_000 {
             checksum &+= try await cache.data(for: request).body.count
             checksum &+= raw.read(url: key)

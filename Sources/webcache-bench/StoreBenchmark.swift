@@ -201,7 +201,7 @@ final class RawReader {
         sqlite3_close(db)
     }
 
-    /// Reads every column (copying text and blobs) and the body; returns the body size.
+    /// Reads every column (copying text and blobs) and the body in one snapshot; returns the body size.
     func read(url: String) -> Int {
         sqlite3_reset(entryStatement)
         sqlite3_bind_text(entryStatement, 1, "guest", -1, csqlite_transient())
@@ -220,14 +220,18 @@ final class RawReader {
         let hash = Data(
             bytes: sqlite3_column_blob(entryStatement, 18), count: Int(sqlite3_column_bytes(entryStatement, 18)))
         let bodyID = sqlite3_column_int64(entryStatement, 16)
-        sqlite3_reset(entryStatement)
+        // The entry's statement stays open until the body is read: both are read in one snapshot, as a
+        // hit reads them, with one read transaction's locks instead of two.
+        defer { sqlite3_reset(entryStatement) }
         sqlite3_reset(chunkStatement)
         sqlite3_bind_int64(chunkStatement, 1, bodyID)
         var body = Data()
         while sqlite3_step(chunkStatement) == SQLITE_ROW {
-            body.append(
-                Data(bytes: sqlite3_column_blob(chunkStatement, 0), count: Int(sqlite3_column_bytes(chunkStatement, 0)))
-            )
+            // Each chunk's bytes copied once, straight from SQLite's buffer.
+            let count = Int(sqlite3_column_bytes(chunkStatement, 0))
+            if count > 0, let bytes = sqlite3_column_blob(chunkStatement, 0) {
+                body.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
+            }
         }
         return body.count + hash.count + texts.count + (numbers > 0 ? 1 : 0)
     }
