@@ -5,8 +5,9 @@
 # runs as a reverse proxy (--upstream) in front of webcache-origin with everything already stored
 # and fresh. Beside requests per second, each server's CPU time per request (user and system, all
 # of its processes, from /proc) over the same run: less sensitive to a busy machine than the rate.
-# (Instruction counts are not given: valgrind 3.19 stops with an internal error on the webcache
-# binary, and this machine's perf cannot count instructions.)
+# (Instruction counts are not given: callgrind counts no kernel work, where every server here spends
+# much of a hit (its sends, sendfile, the sockets), so the counts would compare user-space shares
+# alone; and this machine's perf cannot count instructions.)
 #
 # Prints one markdown table on standard output; progress goes to standard error.
 #
