@@ -46,7 +46,7 @@ command -v wget2 >/dev/null || missing+=(wget2)
 command -v curl >/dev/null || missing+=(curl)
 if ((${#missing[@]})); then "$root/scripts/install-deps.sh" "${missing[@]}" >&2; fi
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
-[[ "$instructions" != 0 ]] && command -v valgrind >/dev/null && command -v cc >/dev/null || instructions=0
+[[ "$instructions" != 0 ]] && command -v valgrind >/dev/null && c_compiler >/dev/null || instructions=0
 
 work=$(mktemp -d)
 chmod 755 "$work"
@@ -105,7 +105,7 @@ measure() {
 count() {
     local name=$1
     shift
-    callgrind_count "$work" "$work/instructions-$name.txt" "$@"
+    callgrind_count "$work" "$@" >"$work/instructions-$name.txt"
 }
 
 preload() {  # NAME STORE URL-FILE [OPTION...]

@@ -96,16 +96,12 @@ sheets=("$work"/corpus/sheet-*.css)
 html_bytes=$(cat "${pages[@]}" | wc -c)
 css_bytes=$(cat "${sheets[@]}" | wc -c)
 
-# callgrind_ir COMMAND...: the instructions the command executes.
-callgrind_ir() {
-    valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" "$@" >/dev/null 2>"$work/callgrind.err"
-    grep -m1 '^summary:' "$work/callgrind.out" | awk '{ print $2 }'
-}
-# per_byte BYTES COMMAND_WITH_ONE_PASS COMMAND_WITH_TWO_PASSES: instructions per byte of one pass.
+# per_byte BYTES COMMAND_WITH_ONE_PASS COMMAND_WITH_TWO_PASSES: instructions per byte of one pass
+# (lib.sh's callgrind_count).
 per_byte() {
     local bytes=$1 one two
-    one=$(eval "callgrind_ir $2")
-    two=$(eval "callgrind_ir $3")
+    one=$(eval "callgrind_count \"\$work\" $2")
+    two=$(eval "callgrind_count \"\$work\" $3")
     awk -v a="$one" -v b="$two" -v n="$bytes" 'BEGIN { printf "%.1f", (b - a) / n }'
 }
 

@@ -89,7 +89,7 @@ preload=("$bin/webcache" preload --no-requisites -j 16 --per-host 16 --store "$w
 curl_null=(curl -s --parallel --parallel-max 16 -K "$work/curl-null.cfg")
 curl_files=(sh -c "curl -s --parallel --parallel-max 16 -K '$work/curl-files.cfg' && sync -f '$work/out'")
 # The design floor writes into a copy of an empty store webcache made, so that the schema is the store's own.
-"$(command -v cc || command -v clang)" -O2 -o "$work/store-floor" "$root/scripts/store-floor.c" \
+"$(c_compiler)" -O2 -o "$work/store-floor" "$root/scripts/store-floor.c" \
     -lcurl -lsqlite3 -lcrypto -ldeflate -lpthread
 : >"$work/empty.txt"
 "$bin/webcache" preload --store "$work/empty.sqlite" "$work/empty.txt" >/dev/null
@@ -160,15 +160,16 @@ echo "loader hit: instructions of each side (callgrind, four runs)" >&2
 counted_loads=2000
 per_load=()
 for side in hit select; do
+    counts=()
     for loads in 0 "$counted_loads"; do
-        callgrind_count "$work" "$work/count-$loads.txt" \
-            "$bin/webcache-bench" loader --directory "$work" --count "$side" --loads "$loads"
-        [ -s "$work/count-$loads.txt" ] || {
+        counts+=("$(callgrind_count "$work" "$bin/webcache-bench" loader --directory "$work" --count "$side" \
+            --loads "$loads")")
+        [ -n "${counts[-1]}" ] || {
             echo "error: callgrind counted nothing for $side × $loads (see $work/callgrind.err)" >&2
             exit 1
         }
     done
-    per_load+=($((($(cat "$work/count-$counted_loads.txt") - $(cat "$work/count-0.txt")) / counted_loads)))
+    per_load+=($(((counts[1] - counts[0]) / counted_loads)))
 done
 python3 - "$files" "$stored" "$stored_cpu" "$null" "$null_cpu" "$filed" "$filed_cpu" "$large_mib" "$large_time" \
     "$large_cpu" "$dd_time" "$dd_cpu" "$hit" "$select" "$floor" "$floor_cpu" "$unsynced" "$unsynced_cpu" \

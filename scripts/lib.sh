@@ -36,25 +36,31 @@ timed() {
         $(((end - start) / 1000000)) $(((end - start) % 1000000)) >>"$report"
 }
 
-# callgrind_count WORK OUT COMMAND...: counts the instructions COMMAND executes (callgrind, every
-# thread; its output dropped) and writes the total to OUT; an empty OUT if valgrind failed. valgrind
-# 3.19 stops with an internal error when a Swift program's main thread waits in libdispatch's
-# sigsuspend (an async main does), so the command runs with a sigsuspend that waits in pause(),
-# built into WORK once. Needs valgrind and a C compiler.
+# c_compiler: prints the C compiler to use (cc, else clang); fails when there is none.
+c_compiler() {
+    command -v cc || command -v clang
+}
+
+# callgrind_count WORK COMMAND...: prints the instructions COMMAND executes (callgrind, every thread;
+# the command's output dropped, valgrind's in WORK/callgrind.err); prints nothing if valgrind failed.
+# valgrind 3.19 stops with an internal error when a Swift program's main thread waits in
+# libdispatch's sigsuspend (an async main does), so the command runs with a sigsuspend that waits in
+# pause(), built into WORK once. Needs valgrind and a C compiler.
 callgrind_count() {
-    local work=$1 out=$2
-    shift 2
+    local work=$1
+    shift
     if [ ! -f "$work/pause.so" ]; then
         cat >"$work/pause.c" <<'C'
 #include <signal.h>
 #include <unistd.h>
 int sigsuspend(const sigset_t *mask) { (void)mask; for (;;) pause(); }
 C
-        "$(command -v cc || command -v clang)" -shared -fPIC -O2 -o "$work/pause.so" "$work/pause.c"
+        "$(c_compiler)" -shared -fPIC -O2 -o "$work/pause.so" "$work/pause.c"
     fi
+    rm -f "$work/callgrind.out"
     LD_PRELOAD="$work/pause.so" valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" "$@" \
         >/dev/null 2>"$work/callgrind.err" || true
-    awk '/^summary:/ { print $2 }' "$work/callgrind.out" 2>/dev/null >"$out" || : >"$out"
+    [ ! -f "$work/callgrind.out" ] || awk '/^summary:/ { print $2 }' "$work/callgrind.out"
     rm -f "$work/callgrind.out"
 }
 
