@@ -55,15 +55,13 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
                 remove(name)
                 return
             }
-            if let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {
-                fields[first].value = newValue
-                var index = fields.index(after: first)
-                while index < fields.endIndex {
-                    if fields[index].name.caseInsensitiveEquals(name) {
-                        fields.remove(at: index)
-                    } else {
-                        index = fields.index(after: index)
-                    }
+            if let first = firstIndex(named: name) {
+                // Written only when it changes: writing into lines shared with another copy copies them all.
+                if fields[first].value != newValue { fields[first].value = newValue }
+                var next = firstIndex(named: name, from: first + 1)
+                while let index = next {
+                    fields.remove(at: index)
+                    next = firstIndex(named: name, from: index)
                 }
             } else {
                 fields.append(HTTPField(name: name, value: newValue))
@@ -113,6 +111,9 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     /// Removes every line named `name` (case-insensitive).
     public mutating func remove(_ name: String) {
+        // Looked for first: removing from lines shared with another copy copies them all, also when
+        // none is removed (a request's fields start as a copy of the defaults on every load).
+        guard firstIndex(named: name) != nil else { return }
         fields.removeAll { $0.name.caseInsensitiveEquals(name) }
     }
 

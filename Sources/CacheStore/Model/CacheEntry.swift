@@ -266,16 +266,23 @@ extension CacheEntry {
 
     /// Decodes the current row of a statement that starts with ``selection``.
     init(row: Statement) {
-        self.init(row: row, partition: row.text(1), method: HTTPMethod(rawValue: row.text(2)), url: row.text(3))
+        self.init(
+            row: row, partition: row.text(1), method: HTTPMethod(rawValue: row.text(2)), url: row.text(3),
+            decodedHeaders: nil)
     }
 
     /// Decodes the current row of a statement that starts with ``selection`` and selects the entries
     /// of `partition`, `method` and `url` (compared exactly): those columns are taken from the
-    /// question rather than decoded again, sparing a hit three strings.
-    init(row: Statement, partition: String, method: HTTPMethod, url: String) {
+    /// question rather than decoded again, sparing a hit three strings, and the header fields are
+    /// taken from `decodedHeaders` when it decoded the same stored text of this entry before.
+    init(row: Statement, partition: String, method: HTTPMethod, url: String, decodedHeaders: DecodedHeaderCache?) {
+        let id = row.int64(0)
         self.init(
-            id: row.int64(0), partition: partition, method: method, url: url, host: row.text(4),
-            varyKey: row.text(5), status: Int(row.int64(6)), headers: row.withTextBytes(7, HeaderCoding.decode(bytes:)),
+            id: id, partition: partition, method: method, url: url, host: row.text(4),
+            varyKey: row.text(5), status: Int(row.int64(6)),
+            headers: row.withTextBytes(7) { text in
+                decodedHeaders?.headers(id: id, text: text) ?? HeaderCoding.decode(bytes: text)
+            },
             requestTime: row.date(8), responseTime: row.date(9), freshUntil: row.date(10),
             staleUntil: row.optionalDate(11), storedAt: row.date(12), lastAccess: row.date(13),
             hitCount: row.int64(14), pinned: row.int64(15) != 0, bodyID: row.int64(16), bodySize: row.int64(17),

@@ -14,6 +14,8 @@ final class Connection {
     private var queryStatements: [Int: Statement] = [:]
     /// The data version this connection last reported to ``CacheStore/changeCount()``.
     var seenDataVersion: Int64?
+    /// The header fields of the entries this connection read lately (see ``DecodedHeaderCache``).
+    let decodedHeaders = DecodedHeaderCache()
     /// What SQLite's callbacks on this connection refer to, kept until it closes.
     private var callbackContexts: [AnyObject] = []
     /// The VFS every connection opens with, set up once with SQLite's process-wide settings before

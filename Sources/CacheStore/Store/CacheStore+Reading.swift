@@ -21,7 +21,9 @@ extension CacheStore {
                 query,
                 [.text(partition), .text(method.rawValue), .text(url)]
             ) { row in
-                entries.append(CacheEntry(row: row, partition: partition, method: method, url: url))
+                entries.append(CacheEntry(
+                    row: row, partition: partition, method: method, url: url,
+                    decodedHeaders: connection.decodedHeaders))
             }
             return CacheEntry.inStoredOrder(entries)
         }
@@ -82,14 +84,15 @@ extension CacheStore {
         var entries: [CacheEntry] = []
         var body: Body?
         try connection.forEachRow(columns.variantsQuery, [.text(partition), .text(method.rawValue), .text(url)]) { row in
-            let entry = CacheEntry(row: row, partition: partition, method: method, url: url)
-            // The body's record came with the entry (columns 18, 21, 22): only its chunks are left.
-            if entries.isEmpty, let bodyID = entry.bodyID, entry.freshUntil > now, entry.bodySize <= bodyLimit,
-                !row.isNull(18)
+            let entry = CacheEntry(
+                row: row, partition: partition, method: method, url: url, decodedHeaders: connection.decodedHeaders)
+            // The body's record came with the entry (columns 18, 21, 22): only its chunks are left. Its
+            // hash (column 18) is the entry's own copy.
+            if entries.isEmpty, let bodyID = entry.bodyID, let hash = entry.bodyHash, entry.freshUntil > now,
+                entry.bodySize <= bodyLimit, !row.isNull(18)
             {
                 body = try readBody(
-                    entry,
-                    BodyCheck(bodyID: bodyID, size: row.int64(21), chunkCount: row.int64(22), hash: row.blob(18)))
+                    entry, BodyCheck(bodyID: bodyID, size: row.int64(21), chunkCount: row.int64(22), hash: hash))
             }
             entries.append(entry)
         }

@@ -198,9 +198,8 @@ extension Loader {
     /// to another client) would set one client's cookie in another.
     static func storedHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
         var kept = HopByHopFields.removed(from: headers)
-        // Removed only when present: removing from the shared lines would copy them all.
-        if kept.contains("Set-Cookie") { kept.remove("Set-Cookie") }
-        if kept.contains("Set-Cookie2") { kept.remove("Set-Cookie2") }
+        kept.remove("Set-Cookie")
+        kept.remove("Set-Cookie2")
         return kept
     }
 

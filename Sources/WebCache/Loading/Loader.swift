@@ -24,6 +24,8 @@ final class Loader: Sendable {
     let credentialOrigin: URL?
     let fetches = InFlightFetches()
     let revalidations = BackgroundRevalidations()
+    /// The served fields and initial ages of the entries hit lately.
+    let heads = ServedHeadCache()
     let clock: @Sendable () -> Date
 
     init(
@@ -165,9 +167,9 @@ final class Loader: Sendable {
             // A fresh lone variant is served from this one read, its body read with it.
             let checkedAt = clock()
             let (variants, freshBody) = try lookupVariants(of: key, context: context, withBodyIfFreshAt: checkedAt)
-            if let (entry, age) = Self.freshAlone(variants, request: request, now: checkedAt) {
+            if let age = Self.freshAlone(variants, request: request, now: checkedAt, heads: heads) {
                 logger.debug("hit \(request.url.redactedForMessages)")
-                return try await serveStored(entry, request: request, source: .hit, age: age, limit: limit,
+                return try await serveStored(variants[0], request: request, source: .hit, age: age, limit: limit,
                                              context: context, body: freshBody)
             }
             entries = variants
@@ -245,22 +247,31 @@ final class Loader: Sendable {
         }
     }
 
-    /// The one stored variant of a request that carries no cache directives of its own, and its age,
+    /// The age of the one stored variant of a request that carries no cache directives of its own,
     /// when it is fresh by the instant stored with it (`fresh_until`, which counts a `no-cache`
     /// response's lifetime as 0) and matches the request's Vary key: what
     /// ``HTTPCachePolicy/decide(request:variants:now:)`` decides then, without parsing the stored
     /// response's directives. `nil` sends the request through the rules: several variants, request
     /// directives (`Cache-Control`, or `Pragma` that stands in for it), a clock that reads earlier
-    /// than the response's receipt, or a decoded copy that may have to be fetched as coded.
-    static func freshAlone(_ entries: [CacheEntry], request: HTTPRequest, now: Date) -> (CacheEntry, TimeInterval)? {
-        guard entries.count == 1, let entry = entries.first, entry.freshUntil > now, now >= entry.responseTime,
-            entry.decodedFrom == nil || request.decodesContent,
+    /// than the response's receipt, or a decoded copy that may have to be fetched as coded. The
+    /// entry's initial age comes from `heads`.
+    static func freshAlone(_ entries: [CacheEntry], request: HTTPRequest, now: Date, heads: ServedHeadCache)
+        -> TimeInterval?
+    {
+        guard entries.count == 1 else { return nil }
+        return freshAge(of: entries[0], request: request, now: now, heads: heads)
+    }
+
+    /// ``freshAlone(_:request:now:heads:)`` of the one variant `entry`, read in place.
+    private static func freshAge(of entry: CacheEntry, request: HTTPRequest, now: Date, heads: ServedHeadCache)
+        -> TimeInterval?
+    {
+        guard entry.freshUntil > now, now >= entry.responseTime, entry.decodedFrom == nil || request.decodesContent,
             !request.headers.contains("Cache-Control"), !request.headers.contains("Pragma"),
             VaryKey.secondaryKey(forResponse: entry.headers, request: request.headers) == entry.varyKey
         else { return nil }
-        let age = StoredResponse.currentAge(
-            headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime, now: now)
-        return (entry, age)
+        // StoredResponse.currentAge(now:), its corrected initial age worked out once.
+        return heads.head(of: entry).initialAge + max(0, now.timeIntervalSince(entry.responseTime))
     }
 
     /// Whether `entry` (read as `stored`) is a copy decoded from a content coding of a response that
@@ -436,7 +447,7 @@ final class Loader: Sendable {
         _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?,
         context: RequestContext, discardsDamage: Bool = true, body storedBytes: Data? = nil
     ) async throws -> WebResponse {
-        var headers = Self.servedHeaders(of: entry, age: age)
+        var headers = servedHeaders(of: entry, age: age)
         // Stored as an origin coded it, for a caller that takes content decoded.
         let decoder = request.decodesContent ? headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) : nil
         let coding = decoder != nil ? headers.removeContentCoding() : nil
@@ -478,11 +489,10 @@ final class Loader: Sendable {
     /// hop-by-hop fields and `Set-Cookie` removed (entries lose `Set-Cookie` when saved; one saved
     /// before that rule keeps it in the file, and must not set an old session's cookie now), `Age`
     /// when above 0, and a weak `ETag` for a copy stored decoded (the origin's strong tag names the
-    /// coded bytes).
-    static func servedHeaders(of entry: CacheEntry, age: TimeInterval) -> HTTPHeaders {
-        var headers = storedHeaders(entry.headers)
+    /// coded bytes). All but `Age` come from ``heads``.
+    func servedHeaders(of entry: CacheEntry, age: TimeInterval) -> HTTPHeaders {
+        var headers = heads.head(of: entry).served
         if age > 0 { headers["Age"] = String(Int(age)) }
-        if entry.decodedFrom != nil { headers.weakenEntityTag() }
         return headers
     }
 
