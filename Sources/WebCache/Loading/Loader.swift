@@ -258,15 +258,8 @@ final class Loader: Sendable {
     static func freshAlone(_ entries: [CacheEntry], request: HTTPRequest, now: Date, heads: ServedHeadCache)
         -> TimeInterval?
     {
-        guard entries.count == 1 else { return nil }
-        return freshAge(of: entries[0], request: request, now: now, heads: heads)
-    }
-
-    /// ``freshAlone(_:request:now:heads:)`` of the one variant `entry`, read in place.
-    private static func freshAge(of entry: CacheEntry, request: HTTPRequest, now: Date, heads: ServedHeadCache)
-        -> TimeInterval?
-    {
-        guard entry.freshUntil > now, now >= entry.responseTime, entry.decodedFrom == nil || request.decodesContent,
+        guard entries.count == 1, let entry = entries.first, entry.freshUntil > now, now >= entry.responseTime,
+            entry.decodedFrom == nil || request.decodesContent,
             !request.headers.contains("Cache-Control"), !request.headers.contains("Pragma"),
             VaryKey.secondaryKey(forResponse: entry.headers, request: request.headers) == entry.varyKey
         else { return nil }
