@@ -43,6 +43,8 @@ c_compiler() {
 
 # callgrind_count WORK COMMAND...: prints the instructions COMMAND executes (callgrind, every thread;
 # the command's output dropped, valgrind's in WORK/callgrind.err); prints nothing if valgrind failed.
+# With CALLGRIND_APART set to a pattern (awk's), a second figure follows: the instructions of the
+# functions whose names match it, their callees not counted.
 # valgrind 3.19 stops with an internal error when a Swift program's main thread waits in
 # libdispatch's sigsuspend (an async main does), so the command runs with a sigsuspend that waits in
 # pause(), built into WORK once. Needs valgrind and a C compiler.
@@ -60,7 +62,21 @@ C
     rm -f "$work/callgrind.out"
     LD_PRELOAD="$work/pause.so" valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" "$@" \
         >/dev/null 2>"$work/callgrind.err" || true
-    [ ! -f "$work/callgrind.out" ] || awk '/^summary:/ { print $2 }' "$work/callgrind.out"
+    if [ -f "$work/callgrind.out" ]; then
+        local total
+        total=$(awk '/^summary:/ { print $2 }' "$work/callgrind.out")
+        if [ -n "${CALLGRIND_APART:-}" ]; then
+            # Lines of callgrind_annotate: "1,234 (5.6%)  file:function [object]".
+            echo "$total $(callgrind_annotate --threshold=100 --show=Ir --auto=no "$work/callgrind.out" 2>/dev/null |
+                awk -v pattern="$CALLGRIND_APART" '/^ *[0-9,]+ +\( *[0-9.]+%\) / {
+                    line = $0; sub(/\([^)]*\)/, "", line); split(line, field, " ")
+                    name = field[2]; sub(/^.*:/, "", name)
+                    if (field[3] ~ /^\[/ && name ~ pattern) { gsub(/,/, "", field[1]); sum += field[1] }
+                } END { print sum + 0 }')"
+        else
+            echo "$total"
+        fi
+    fi
     rm -f "$work/callgrind.out"
 }
 

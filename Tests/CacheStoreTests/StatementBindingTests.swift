@@ -99,4 +99,49 @@ struct StatementBindingTests {
         }
         #expect(try connection.int64("SELECT count(*) FROM t") == 4)
     }
+
+    /// The connection resets a statement it hands out again only when a use left it bound or
+    /// stepped: one left mid-way (with parameters or without), one run to its end without a reset,
+    /// and one only bound all serve the next use whole; one whose use reset it is handed out as it is.
+    @Test func aStatementLeftInUseIsResetWhenHandedOutAgain() throws {
+        let connection = try Connection(path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        try connection.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY) STRICT")
+        for id in 1...3 { try connection.run("INSERT INTO t (id) VALUES (?)", [.integer(Int64(id))]) }
+        let query = "SELECT id FROM t WHERE id >= ? ORDER BY id"
+        func ids(from first: Int64) throws -> [Int64] {
+            var ids: [Int64] = []
+            try connection.forEachRow(query, [.integer(first)]) { ids.append($0.int64(0)) }
+            return ids
+        }
+        let statement = try connection.cachedStatement(sql: query)
+        #expect(!statement.isInUse)
+
+        statement.bind([.integer(1)])
+        #expect(try statement.step())
+        #expect(statement.isInUse)
+        #expect(try ids(from: 2) == [2, 3], "after a use left mid-way")
+        #expect(!statement.isInUse)
+
+        statement.bind([.integer(3)])
+        while try statement.step() {}
+        #expect(statement.isInUse)
+        #expect(try ids(from: 1) == [1, 2, 3], "after a use run to its end")
+
+        statement.bind([.integer(2)])
+        #expect(statement.isInUse)
+        #expect(try ids(from: 3) == [3], "after a use that only bound")
+
+        let again = try connection.cachedStatement(sql: query)
+        #expect(again === statement)
+        #expect(!again.isInUse)
+
+        // A query without parameters is in use once stepped.
+        let all = "SELECT id FROM t ORDER BY id"
+        let unbound = try connection.cachedStatement(sql: all)
+        #expect(try unbound.step())
+        #expect(unbound.isInUse)
+        var ids: [Int64] = []
+        try connection.forEachRow(all) { ids.append($0.int64(0)) }
+        #expect(ids == [1, 2, 3], "after a use of a query without parameters left mid-way")
+    }
 }

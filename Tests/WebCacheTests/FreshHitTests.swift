@@ -68,8 +68,9 @@ struct FreshHitTests {
                     let decision = HTTPCachePolicy.decide(request: request, variants: [entry.storedResponse], now: now)
                     let fast = Loader.freshAlone([entry], request: request, now: now, heads: heads)
                     let context = "\(fields) \(headers) after \(wait) s"
-                    if let age = fast {
+                    if let (age, head) = fast {
                         #expect(decision == .fresh(variant: 0, age: age), "\(context)")
+                        #expect(head.isHead(of: entry), "\(context)")
                     } else if case .fresh = decision, wait >= 0, !headers.contains("Cache-Control"),
                         !headers.contains("Pragma")
                     {

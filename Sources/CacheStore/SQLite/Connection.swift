@@ -80,7 +80,8 @@ final class Connection {
         throws(SQLiteError) -> Statement
     {
         if let statement = cache[key] {
-            statement.reset()
+            // Its last use reset it, unless that use failed to.
+            if statement.isInUse { statement.reset() }
             return statement
         }
         let statement = try Statement(connection: handle, sql: sql, persistent: true)

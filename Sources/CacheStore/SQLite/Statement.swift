@@ -33,6 +33,9 @@ final class Statement {
     /// would keep a large buffer for each statement: ``withBindings(_:_:)`` lets SQLite read it from
     /// the value's own storage, and ``bind(_:)`` has SQLite copy it.
     static let maximumInPlaceBytes = 16 * 1024
+    /// Whether the statement was bound or stepped since its last reset: ``Connection`` resets a
+    /// statement it hands out only then (every use resets it after itself, so it seldom is).
+    private(set) var isInUse = false
 
     deinit {
         sqlite3_finalize(handle)
@@ -45,6 +48,7 @@ final class Statement {
     func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        isInUse = false
     }
 
     /// Binds `values` to parameters 1, 2, … in order, runs `body`, and resets the statement (also
@@ -99,6 +103,7 @@ final class Statement {
     /// Binds `values`, those larger than ``maximumInPlaceBytes`` copied by SQLite, or, when
     /// `deferringLarge`, left unbound and their positions returned.
     private func bind(_ values: [DatabaseValue], deferringLarge: Bool) -> [Int] {
+        isInUse = true
         var large: [Int] = []
         var inPlace = 0
         var holdsLarge = false
@@ -187,6 +192,7 @@ final class Statement {
 
     /// Advances to the next row; `true` when a row is available, `false` when the statement is done.
     func step() throws(SQLiteError) -> Bool {
+        isInUse = true
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW:

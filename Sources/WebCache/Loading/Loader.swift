@@ -167,10 +167,10 @@ final class Loader: Sendable {
             // A fresh lone variant is served from this one read, its body read with it.
             let checkedAt = clock()
             let (variants, freshBody) = try lookupVariants(of: key, context: context, withBodyIfFreshAt: checkedAt)
-            if let age = Self.freshAlone(variants, request: request, now: checkedAt, heads: heads) {
+            if let fresh = Self.freshAlone(variants, request: request, now: checkedAt, heads: heads) {
                 logger.debug("hit \(request.url.redactedForMessages)")
-                return try await serveStored(variants[0], request: request, source: .hit, age: age, limit: limit,
-                                             context: context, body: freshBody)
+                return try await serveStored(variants[0], request: request, source: .hit, age: fresh.age,
+                                             head: fresh.head, limit: limit, context: context, body: freshBody)
             }
             entries = variants
         } else {
@@ -254,9 +254,9 @@ final class Loader: Sendable {
     /// response's directives. `nil` sends the request through the rules: several variants, request
     /// directives (`Cache-Control`, or `Pragma` that stands in for it), a clock that reads earlier
     /// than the response's receipt, or a decoded copy that may have to be fetched as coded. The
-    /// entry's initial age comes from `heads`.
+    /// entry's initial age comes from its head in `heads`, returned too for serving it.
     static func freshAlone(_ entries: [CacheEntry], request: HTTPRequest, now: Date, heads: ServedHeadCache)
-        -> TimeInterval?
+        -> (age: TimeInterval, head: ServedHeadCache.Head)?
     {
         guard entries.count == 1, let entry = entries.first, entry.freshUntil > now, now >= entry.responseTime,
             entry.decodedFrom == nil || request.decodesContent,
@@ -264,7 +264,8 @@ final class Loader: Sendable {
             VaryKey.secondaryKey(forResponse: entry.headers, request: request.headers) == entry.varyKey
         else { return nil }
         // StoredResponse.currentAge(now:), its corrected initial age worked out once.
-        return heads.head(of: entry).initialAge + max(0, now.timeIntervalSince(entry.responseTime))
+        let head = heads.head(of: entry)
+        return (head.initialAge + max(0, now.timeIntervalSince(entry.responseTime)), head)
     }
 
     /// Whether `entry` (read as `stored`) is a copy decoded from a content coding of a response that
@@ -411,12 +412,13 @@ final class Loader: Sendable {
     /// Serves a stored entry; when its body turns out damaged (and `refetches`), fetches the request
     /// again without conditions instead: a 304 would only confirm the damaged copy.
     private func serveStored(
-        _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?,
-        context: RequestContext, refetchingIfDamaged refetches: Bool = true, body: Data? = nil
+        _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval,
+        head: ServedHeadCache.Head? = nil, limit: Int64?, context: RequestContext,
+        refetchingIfDamaged refetches: Bool = true, body: Data? = nil
     ) async throws -> WebResponse {
         do {
-            return try await serve(entry, request: request, source: source, age: age, limit: limit, context: context,
-                                   discardsDamage: refetches, body: body)
+            return try await serve(entry, request: request, source: source, age: age, head: head, limit: limit,
+                                   context: context, discardsDamage: refetches, body: body)
         } catch let error as WebCacheError where error.code == .damaged && refetches {
             logger.warning("\(error.message) Fetching it again.")
             return try await fetch(request, validating: nil, context: context, limit: limit)
@@ -431,16 +433,18 @@ final class Loader: Sendable {
     /// ``WebCacheError/Code/damaged`` in place of a damaged chunk (for a body stored before the
     /// store had chunk checksums, in place of its end).
     ///
+    /// - Parameter head: The entry's head, when the caller has it from ``heads`` already.
     /// - Parameter discardsDamage: Whether a body found damaged is removed from the store with the
     ///   entries that use it, so that the network's answer is stored in its place, now or at the next
     ///   load (`false` when the policy forbids the network: the damage is left for verify and salvage).
     /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/tooLarge`` when the stored body is over
     ///   `limit`, or ``WebCacheError/Code/damaged`` when a body read at once is damaged.
     func serve(
-        _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?,
-        context: RequestContext, discardsDamage: Bool = true, body storedBytes: Data? = nil
+        _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval,
+        head: ServedHeadCache.Head? = nil, limit: Int64?, context: RequestContext, discardsDamage: Bool = true,
+        body storedBytes: Data? = nil
     ) async throws -> WebResponse {
-        var headers = servedHeaders(of: entry, age: age)
+        var headers = servedHeaders(of: entry, age: age, head: head)
         // Stored as an origin coded it, for a caller that takes content decoded.
         let decoder = request.decodesContent ? headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) : nil
         let coding = decoder != nil ? headers.removeContentCoding() : nil
@@ -482,9 +486,9 @@ final class Loader: Sendable {
     /// hop-by-hop fields and `Set-Cookie` removed (entries lose `Set-Cookie` when saved; one saved
     /// before that rule keeps it in the file, and must not set an old session's cookie now), `Age`
     /// when above 0, and a weak `ETag` for a copy stored decoded (the origin's strong tag names the
-    /// coded bytes). All but `Age` come from ``heads``.
-    func servedHeaders(of entry: CacheEntry, age: TimeInterval) -> HTTPHeaders {
-        var headers = heads.head(of: entry).served
+    /// coded bytes). All but `Age` come from the entry's `head`, looked up in ``heads`` when not given.
+    func servedHeaders(of entry: CacheEntry, age: TimeInterval, head: ServedHeadCache.Head? = nil) -> HTTPHeaders {
+        var headers = (head ?? heads.head(of: entry)).served
         if age > 0 { headers["Age"] = String(Int(age)) }
         return headers
     }

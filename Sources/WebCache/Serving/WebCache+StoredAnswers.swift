@@ -74,9 +74,11 @@ extension Loader {
             (entries, copied) = (found, nil)
         }
         let chosen: (entry: CacheEntry, source: ResponseSource, age: TimeInterval)
-        if policy.followsProtocol, let age = Self.freshAlone(entries, request: hop, now: now, heads: heads) {
+        var head: ServedHeadCache.Head?
+        if policy.followsProtocol, let fresh = Self.freshAlone(entries, request: hop, now: now, heads: heads) {
             // A lone fresh variant, decided from its stored columns without parsing its directives.
-            chosen = (entries[0], .hit, age)
+            chosen = (entries[0], .hit, fresh.age)
+            head = fresh.head
         } else {
             let stored = entries.map(\.storedResponse)
             guard let matching = HTTPCachePolicy.matchingVariants(stored, request: hop.headers).first else { return nil }
@@ -94,7 +96,7 @@ extension Loader {
             }
         }
         let entry = chosen.entry
-        var headers = servedHeaders(of: entry, age: chosen.age)
+        var headers = servedHeaders(of: entry, age: chosen.age, head: head)
         // Content stored coded, for a caller that takes it decoded, is decoded by the loader.
         if request.decodesContent, headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) != nil { return nil }
         var body = StoredAnswer.Body.none
