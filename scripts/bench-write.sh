@@ -6,7 +6,8 @@
 #     a store of the same schema and settings, run once as the store syncs and once without syncs;
 #   - one large body fetched from nginx and stored (MiB/s), beside `dd` of the same bytes to a file
 #     with an fsync (the disk's floor), each the median of three runs in turns;
-#   - a loader hit (`webcache-bench loader`) beside a raw SQLite SELECT of the same row.
+#   - a loader hit (`webcache-bench loader`) beside a raw SQLite SELECT of the same row, from the store
+#     and, repeated, from the loader's memory.
 # The last column holds the CPU time (user + system, every thread) of each side, and for the hit the
 # instructions of one load of each side (callgrind, which a busy machine does not change; lib.sh's
 # callgrind_count), also without the body's copies: valgrind counts each byte a `rep movsb` copies
@@ -156,14 +157,15 @@ echo "loader hit: webcache-bench loader" >&2
 "$bin/webcache-bench" loader --directory "$work" >"$work/loader.txt"
 hit=$(awk -F'|' '/loader hit/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 select=$(awk -F'|' '/raw SELECT/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
+memory=$(awk -F'|' '/from the loader.s memory/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 # Instructions a hit and a SELECT: each side counted after the same setup and warm-up with no loads
 # and with $counted_loads, the difference divided by $counted_loads; then the same without the
 # instructions of memcpy and memmove. Work of other threads that a run meets by chance (a worker
 # thread's exit frees its heap: about a million instructions) is spread over that many loads.
-echo "loader hit: instructions of each side (callgrind, four runs)" >&2
+echo "loader hit: instructions of each side (callgrind, six runs)" >&2
 counted_loads=10000
 per_load=()
-for side in hit select; do
+for side in hit select memory; do
     totals=()
     copies=()
     for loads in 0 "$counted_loads"; do
@@ -180,15 +182,15 @@ for side in hit select; do
         $(((totals[1] - copies[1] - totals[0] + copies[0]) / counted_loads)))
 done
 python3 - "$files" "$stored" "$stored_cpu" "$null" "$null_cpu" "$filed" "$filed_cpu" "$large_mib" "$large_time" \
-    "$large_cpu" "$dd_time" "$dd_cpu" "$hit" "$select" "$floor" "$floor_cpu" "$unsynced" "$unsynced_cpu" \
+    "$large_cpu" "$dd_time" "$dd_cpu" "$hit" "$select" "$memory" "$floor" "$floor_cpu" "$unsynced" "$unsynced_cpu" \
     "${per_load[@]}" <<'PY'
 import sys
 (files, stored, stored_cpu, null, null_cpu, filed, filed_cpu, large_mib, large_time, large_cpu, dd_time, dd_cpu,
- hit, select, floor, floor_cpu, unsynced, unsynced_cpu, hit_instructions, hit_uncopied, select_instructions,
- select_uncopied) = sys.argv[1:]
+ hit, select, memory, floor, floor_cpu, unsynced, unsynced_cpu, hit_instructions, hit_uncopied, select_instructions,
+ select_uncopied, memory_instructions, memory_uncopied) = sys.argv[1:]
 files, large_mib = int(files), int(large_mib)
-stored, null, filed, large_time, dd_time, hit, select, floor, unsynced = map(
-    float, (stored, null, filed, large_time, dd_time, hit, select, floor, unsynced))
+stored, null, filed, large_time, dd_time, hit, select, memory, floor, unsynced = map(
+    float, (stored, null, filed, large_time, dd_time, hit, select, memory, floor, unsynced))
 
 print("| what | webcache | peer / limit in the same run | ratio | "
       "CPU time (user + sys) or instructions, webcache / peer |")
@@ -205,11 +207,15 @@ print(f"| same | {stored:.2f} s | the design floor without syncs {unsynced:.2f} 
 print(f"| one {large_mib:,} MiB body fetched and stored (median of 3) | {large_mib / large_time:.0f} MiB/s ({large_time:.1f} s) | "
       f"dd of the same bytes to a file + fsync {large_mib / dd_time:.0f} MiB/s | {dd_time / large_time:.2f}x "
       f"the disk's rate | {large_cpu} s / {dd_cpu} s |")
-hit_instructions, hit_uncopied, select_instructions, select_uncopied = map(
-    int, (hit_instructions, hit_uncopied, select_instructions, select_uncopied))
+hit_instructions, hit_uncopied, select_instructions, select_uncopied, memory_instructions, memory_uncopied = map(
+    int, (hit_instructions, hit_uncopied, select_instructions, select_uncopied, memory_instructions, memory_uncopied))
 print(f"| loader hit, 10 KB body (webcache-bench loader) | {hit:.2f} µs | raw SQLite SELECT of the same row "
       f"{select:.2f} µs | {hit / select:.2f}x the SELECT's time | instructions a load: {hit_instructions:,} / "
       f"{select_instructions:,} ({hit_instructions / select_instructions:.2f}x); without memcpy, which "
       f"valgrind counts a byte at a time: {hit_uncopied:,} / {select_uncopied:,} "
       f"({hit_uncopied / select_uncopied:.2f}x) |")
+print(f"| repeated loader hit, from the loader's memory (same run) | {memory:.2f} µs | raw SQLite SELECT of the same "
+      f"row {select:.2f} µs | {memory / select:.2f}x the SELECT's time | instructions a load: "
+      f"{memory_instructions:,} / {select_instructions:,} ({memory_instructions / select_instructions:.2f}x); "
+      f"without memcpy: {memory_uncopied:,} / {select_uncopied:,} ({memory_uncopied / select_uncopied:.2f}x) |")
 PY

@@ -3,23 +3,19 @@ import HTTPCore
 import Synchronization
 import WebCache
 
-/// Fresh answers from the store kept in memory, head and body, as Varnish keeps its objects: a hit
-/// on one reads nothing from the store but its change count (``CacheStore/changeCount()``), and its
-/// body goes to the client from this memory without a copy.
+/// The gateway's fresh answers kept in memory (``AnswerMemory``), head and body, as Varnish keeps
+/// its objects: a hit on one reads nothing from the store but its change count
+/// (``CacheStore/changeCount()``), and its body goes to the client from this memory without a copy.
 ///
 /// Only what the store would answer the same way to any plain request is kept: a fresh `200`
 /// whose response has no `Vary` field and is stored as the origin sent it, for a `GET` without a
 /// body, conditions, ranges, cache directives, credentials or a `Via` (``isPlain(_:)``); anything
-/// else goes to the store each time. A kept answer serves while the store has not changed since it
-/// was read and its stored lifetime lasts; its `Age` is computed for each request. Any commit to the
-/// store, by this process or another, makes every kept answer be read again on its next request.
-///
-/// The bodies' bytes were checked when they were read from the store, as every read checks them;
-/// the memory is bounded by ``capacity``, the least recently served going first, each answer
-/// counting its body and ``slotOverhead`` for its head, so that empty bodies are bounded too.
+/// else goes to the store each time. Its `Age` is computed for each request, and the response made
+/// for one age is kept with the answer for the hits of the same second. The bodies' bytes were
+/// checked when they were read from the store, as every read checks them.
 final class HotAnswers: Sendable {
     /// One kept answer.
-    final class Kept: Sendable {
+    final class Kept: RememberedAnswer {
         /// The stored answer, for recording its hits.
         let answer: StoredAnswer
         /// Its freshness, worked out when it was kept.
@@ -32,6 +28,8 @@ final class HotAnswers: Sendable {
         let changeCount: UInt64
         /// The URL the answer is stored under, as the access log names it.
         let url: String
+
+        var bodySize: Int { body.count }
 
         init(answer: StoredAnswer, freshness: StoredAnswer.Freshness, head: ProxyHandler.ClientHead, body: HeldBody,
              changeCount: UInt64) {
@@ -54,33 +52,20 @@ final class HotAnswers: Sendable {
         var response: PreparedResponse?
     }
 
-    private final class Slot {
-        let kept: Kept
-        var lastUse: UInt64
-        /// The last response made for the answer, and the age it gives.
-        var response: (age: Int, response: PreparedResponse)?
-
-        init(kept: Kept, lastUse: UInt64) {
-            self.kept = kept
-            self.lastUse = lastUse
-        }
+    /// The last response made for a kept answer, and the age it gives.
+    private struct Made: Sendable {
+        let age: Int
+        let response: PreparedResponse
     }
 
-    private struct State {
-        var slots: [String: Slot] = [:]
-        var bytes = 0
-        var uses: UInt64 = 0
-    }
+    private let memory: AnswerMemory<Kept, Made>
 
-    /// The most bytes kept at once, bodies and ``slotOverhead`` per answer.
-    let capacity: Int
     /// What an answer counts besides its body: its head and bookkeeping, about a kilobyte.
-    static let slotOverhead = 1_024
-    private let state = Mutex(State())
+    static var slotOverhead: Int { AnswerMemory<Kept, Made>.slotOverhead }
 
     /// Keeps at most `capacity` bytes; a body of more than an eighth of it is not kept.
     init(capacity: Int) {
-        self.capacity = capacity
+        memory = AnswerMemory(capacity: capacity)
     }
 
     /// The request fields that can change what the store answers to a `GET`, besides its URL.
@@ -99,65 +84,36 @@ final class HotAnswers: Sendable {
     /// there is one, when the store's change count is still `changeCount` and the answer is fresh at
     /// `now`; one that no longer is goes.
     func answer(for target: String, changeCount: UInt64, now: Date) -> Ready? {
-        state.withLock { state in
-            guard let slot = state.slots[target] else { return nil }
-            guard slot.kept.changeCount == changeCount, let age = slot.kept.freshness.age(at: now) else {
-                state.bytes -= Self.cost(of: slot.kept)
-                state.slots[target] = nil
-                return nil
-            }
-            state.uses += 1
-            slot.lastUse = state.uses
-            let seconds = Int(max(0, age))
-            let response = slot.response.flatMap { $0.age == seconds ? $0.response : nil }
-            return Ready(kept: slot.kept, age: seconds, response: response)
-        }
+        guard let found = memory.find(target, changeCount: changeCount, now: now) else { return nil }
+        let seconds = Int(max(0, found.age))
+        let response = found.note.flatMap { $0.age == seconds ? $0.response : nil }
+        return Ready(kept: found.answer, age: seconds, response: response)
     }
 
     /// Notes `response`, made for `kept` at `age`, for the next hits on `target` of the same age,
     /// unless `target` is no longer answered with `kept`.
     func prepared(_ response: PreparedResponse, age: Int, for target: String, kept: Kept) {
-        state.withLock { state in
-            guard let slot = state.slots[target], slot.kept === kept else { return }
-            slot.response = (age, response)
-        }
+        memory.note(Made(age: age, response: response), for: target, answer: kept)
     }
 
     /// What is kept for `target`, whatever the store's change count and the time.
     func kept(for target: String) -> Kept? {
-        state.withLock { $0.slots[target]?.kept }
+        memory.answer(for: target)
     }
 
     /// Whether a body of `size` bytes may be kept.
     func admits(size: Int) -> Bool {
-        size <= capacity / 8
+        memory.admits(size: size)
     }
 
     /// Keeps `kept` for `target`, in place of what was kept for it, letting the least recently served
-    /// answers go while the bodies exceed ``capacity``.
+    /// answers go while the bodies exceed the capacity.
     func keep(_ kept: Kept, for target: String) {
-        guard admits(size: kept.body.count) else { return }
-        state.withLock { state in
-            if let old = state.slots[target] { state.bytes -= Self.cost(of: old.kept) }
-            state.uses += 1
-            state.slots[target] = Slot(kept: kept, lastUse: state.uses)
-            state.bytes += Self.cost(of: kept)
-            guard state.bytes > capacity else { return }
-            // Down to seven eighths, so that the next few answers kept do not each sort again.
-            for (key, slot) in state.slots.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-                guard state.bytes > capacity - capacity / 8 else { break }
-                state.bytes -= Self.cost(of: slot.kept)
-                state.slots[key] = nil
-            }
-        }
+        memory.keep(kept, for: target)
     }
 
-    /// The bytes kept now, as ``capacity`` counts them.
-    var bytes: Int { state.withLock { $0.bytes } }
-
-    private static func cost(of kept: Kept) -> Int {
-        kept.body.count + slotOverhead
-    }
+    /// The bytes kept now, as the capacity counts them.
+    var bytes: Int { memory.bytes }
 }
 
 /// A body's bytes in `malloc` memory of their own, freed when the last holder lets them go.

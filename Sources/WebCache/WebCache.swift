@@ -99,12 +99,19 @@ public final class WebCache: Sendable {
             }
         }
         loader = Loader(store: store, transport: transport, logger: configuration.logger,
-                        defaultHeaders: configuration.requestHeaders, credentialOrigin: configuration.instanceURL)
+                        defaultHeaders: configuration.requestHeaders, credentialOrigin: configuration.instanceURL,
+                        memoryCapacity: configuration.memoryCacheSize)
     }
 
     /// The partition this cache's responses live in: `guest`, or the signed-in user's.
     public var partition: String {
         session?.partitionName ?? RequestContext.guestPartition
+    }
+
+    /// The bytes of fresh responses kept in memory now
+    /// (``Configuration-swift.struct/memoryCacheSize``): their bodies, and about a kilobyte for each head.
+    public var currentMemoryUsage: Int {
+        loader.memory?.bytes ?? 0
     }
 
     var context: RequestContext {

@@ -17,8 +17,9 @@ import HTTPCore
 ///
 /// - `webcache-bench store [--directory <dir>]`: measures hit lookups against a raw SQLite SELECT,
 ///   writes per second and pruning, and prints a table.
-/// - `webcache-bench loader [--directory <dir>] [--count hit|select --loads <n>]`: the loader's hit path
-///   against a raw SQLite SELECT; with `--count`, only `n` untimed loads of one side, for callgrind.
+/// - `webcache-bench loader [--directory <dir>] [--count hit|memory|select --loads <n>]`: the loader's hit
+///   path, from the store and from its memory, against a raw SQLite SELECT; with `--count`, only `n`
+///   untimed loads of one side, for callgrind.
 /// - `webcache-bench scan [--measure | --passes <n> [--html | --css] | --corpus <dir>]`: HTML and CSS
 ///   scanning throughput (``ScanBenchmark``).
 /// - `webcache-bench write-loop --store <path> [--urls <n>] [--seed <n>] [--count <n>]`: saves entries
@@ -45,7 +46,7 @@ struct BenchMain {
                     guard let side = LoaderBenchmark.Count.Side(rawValue: side),
                         let loads = Int(option("--loads", in: arguments) ?? ""), loads >= 0
                     else {
-                        let message = "Error: '--count' takes hit or select, with '--loads <n>'\n"
+                        let message = "Error: '--count' takes hit, memory or select, with '--loads <n>'\n"
                         FileHandle.standardError.write(Data(message.utf8))
                         exit(64)
                     }

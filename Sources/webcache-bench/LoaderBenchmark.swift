@@ -4,8 +4,10 @@ import LocalOrigin
 import WebCache
 
 /// The loader's hit path — `WebCache.data(for:)` on a fresh entry, through the caching rules, the
-/// store and the body stream — beside a raw SELECT of the same row through the SQLite C API, in
-/// alternating rounds, the fastest round of each side counting.
+/// store and the body stream, with the loader's memory off — beside a raw SELECT of the same row
+/// through the SQLite C API, and a repeated hit answered from the loader's memory
+/// (``WebCache/Configuration-swift.struct/memoryCacheSize``), in rounds that take turns, the fastest
+/// round of each side counting.
 ///
 /// With a ``Count``, it makes only that many loads of one side after the same setup and warm-up and
 /// times nothing: the difference between the instructions of two such runs (counted by callgrind) is
@@ -13,7 +15,7 @@ import WebCache
 struct LoaderBenchmark {
     /// Loads of one side to make untimed, for counting instructions.
     struct Count {
-        enum Side: String { case hit, select }
+        enum Side: String { case hit, memory, select }
         let side: Side
         let loads: Int
     }
@@ -42,10 +44,14 @@ struct LoaderBenchmark {
 
         var configuration = WebCache.Configuration(environment: [:])
         configuration.storePath = folder.appendingPathComponent("store.sqlite").path
+        configuration.memoryCacheSize = 0
         let cache = try WebCache(configuration: configuration)
         let request = WebRequest(url: origin.url("page.html"))
         let first = try await cache.data(for: request)
         precondition(first.source == .network && first.body == body, "the first load must come from the network")
+        // The same store, through a cache that keeps fresh hits in memory.
+        configuration.memoryCacheSize = WebCache.Configuration(environment: [:]).memoryCacheSize
+        let remembering = try WebCache(configuration: configuration)
 
         let raw = try RawReader(path: configuration.storePath)
         let key = origin.url("page.html").cacheKey.absoluteString
@@ -56,6 +62,7 @@ struct LoaderBenchmark {
             for _ in 0..<(1_000 + count.loads) {
                 switch count.side {
                 case .hit: checksum &+= try await cache.data(for: request).body.count
+                case .memory: checksum &+= try await remembering.data(for: request).body.count
                 case .select: checksum &+= raw.read(url: key)
                 }
             }
@@ -66,9 +73,11 @@ struct LoaderBenchmark {
             // interrupted does not count against either.
             for _ in 0..<1_000 {
                 checksum &+= try await cache.data(for: request).body.count
+                checksum &+= try await remembering.data(for: request).body.count
                 checksum &+= raw.read(url: key)
             }
             var hit = Double.infinity
+            var memory = Double.infinity
             var select = Double.infinity
             for _ in 0..<Self.rounds {
                 var start = DispatchTime.now()
@@ -76,6 +85,11 @@ struct LoaderBenchmark {
                     checksum &+= try await cache.data(for: request).body.count
                 }
                 hit = min(hit, microseconds(since: start) / Double(Self.iterations))
+                start = DispatchTime.now()
+                for _ in 0..<Self.iterations {
+                    checksum &+= try await remembering.data(for: request).body.count
+                }
+                memory = min(memory, microseconds(since: start) / Double(Self.iterations))
                 start = DispatchTime.now()
                 for _ in 0..<Self.iterations {
                     checksum &+= raw.read(url: key)
@@ -90,10 +104,16 @@ struct LoaderBenchmark {
                 String(format: "| raw SELECT of the same row + body through the C API, fastest round | %.2f µs |",
                        select),
                 String(format: "| ratio | %.2f |", hit / select),
+                String(format: "| repeated hit from the loader's memory, fastest round | %.2f µs |", memory),
+                String(format: "| memory ratio | %.2f |", memory / select),
             ]
         }
         precondition(origin.requestCount == 1, "every later load must be a hit")
+        if count.map({ $0.side == .memory }) ?? true {
+            precondition(remembering.currentMemoryUsage > 0, "repeated hits must come from memory")
+        }
         await cache.close()
+        await remembering.close()
 
         for line in table { print(line) }
         if checksum == 0 { print("(checksum \(checksum))") }

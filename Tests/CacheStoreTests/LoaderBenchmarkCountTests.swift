@@ -13,7 +13,7 @@ struct LoaderBenchmarkCountTests {
         folder = try TemporaryFolder()
     }
 
-    @Test(arguments: ["hit", "select"])
+    @Test(arguments: ["hit", "memory", "select"])
     func countsTheLoadsOfOneSideAndTimesNothing(side: String) async throws {
         let result = try await runLoader(["--count", side, "--loads", "5"])
 
@@ -34,7 +34,7 @@ struct LoaderBenchmarkCountTests {
         let result = try await runLoader(arguments)
 
         #expect(result.termination == .exited(64))
-        #expect(result.error.contains("'--count' takes hit or select, with '--loads <n>'"))
+        #expect(result.error.contains("'--count' takes hit, memory or select, with '--loads <n>'"))
         #expect(result.output.isEmpty)
     }
 

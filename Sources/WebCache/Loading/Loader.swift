@@ -26,17 +26,24 @@ final class Loader: Sendable {
     let revalidations = BackgroundRevalidations()
     /// The served fields and initial ages of the entries hit lately.
     let heads = ServedHeadCache()
+    /// Fresh hits kept in memory and served again without reading the store (``memoryPlace(for:key:)``);
+    /// `nil` when off.
+    let memory: AnswerMemory<MemoryHit, Never>?
+    /// How many loads ``memory`` answered.
+    let memoryHits = Atomic<Int>(0)
     let clock: @Sendable () -> Date
 
+    /// - Parameter memoryCapacity: The most bytes of fresh hits kept in ``memory``; 0 keeps none.
     init(
         store: CacheStore, transport: any HTTPTransport, logger: Logger, defaultHeaders: HTTPHeaders = [:],
-        credentialOrigin: URL? = nil, clock: @escaping @Sendable () -> Date = { Date() }
+        credentialOrigin: URL? = nil, memoryCapacity: Int = 0, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
         self.transport = transport
         self.logger = logger
         self.defaultHeaders = defaultHeaders
         self.credentialOrigin = credentialOrigin
+        memory = memoryCapacity > 0 ? AnswerMemory(capacity: memoryCapacity) : nil
         self.clock = clock
     }
 
@@ -164,13 +171,25 @@ final class Loader: Sendable {
         let key = request.url.cacheKey
         let entries: [CacheEntry]
         if policy.followsProtocol {
-            // A fresh lone variant is served from this one read, its body read with it.
+            // A fresh hit kept in memory reads nothing from the store but its change count.
             let checkedAt = clock()
+            let place = memoryPlace(for: request, key: key)
+            if let place,
+                let kept = memoryAnswer(at: place, request: request, context: context, now: checkedAt, limit: limit)
+            {
+                return kept
+            }
+            // A fresh lone variant is served from this one read, its body read with it.
             let (variants, freshBody) = try lookupVariants(of: key, context: context, withBodyIfFreshAt: checkedAt)
             if let fresh = Self.freshAlone(variants, request: request, now: checkedAt, heads: heads) {
                 logger.debug("hit \(request.url.redactedForMessages)")
-                return try await serveStored(variants[0], request: request, source: .hit, age: fresh.age,
-                                             head: fresh.head, limit: limit, context: context, body: freshBody)
+                let response = try await serveStored(variants[0], request: request, source: .hit, age: fresh.age,
+                                                     head: fresh.head, limit: limit, context: context, body: freshBody)
+                if let place, let freshBody {
+                    remember(response, entry: variants[0], head: fresh.head, body: freshBody, at: place,
+                             request: request, context: context)
+                }
+                return response
             }
             entries = variants
         } else {
@@ -445,8 +464,7 @@ final class Loader: Sendable {
         body storedBytes: Data? = nil
     ) async throws -> WebResponse {
         var headers = servedHeaders(of: entry, age: age, head: head)
-        // Stored as an origin coded it, for a caller that takes content decoded.
-        let decoder = request.decodesContent ? headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) : nil
+        let decoder = Self.decoder(for: request, headers: headers)
         let coding = decoder != nil ? headers.removeContentCoding() : nil
         // Decoded now: the origin's strong tag names the coded bytes.
         if coding != nil { headers.weakenEntityTag() }
@@ -488,9 +506,20 @@ final class Loader: Sendable {
     /// when above 0, and a weak `ETag` for a copy stored decoded (the origin's strong tag names the
     /// coded bytes). All but `Age` come from the entry's `head`, looked up in ``heads`` when not given.
     func servedHeaders(of entry: CacheEntry, age: TimeInterval, head: ServedHeadCache.Head? = nil) -> HTTPHeaders {
-        var headers = (head ?? heads.head(of: entry)).served
+        Self.servedHeaders((head ?? heads.head(of: entry)).served, age: age)
+    }
+
+    /// `served` with `Age` when `age` is above 0.
+    static func servedHeaders(_ served: HTTPHeaders, age: TimeInterval) -> HTTPHeaders {
+        var headers = served
         if age > 0 { headers["Age"] = String(Int(age)) }
         return headers
+    }
+
+    /// The decoder of a stored body served with `headers`, when it is stored as an origin coded it
+    /// and `request` takes content decoded.
+    static func decoder(for request: HTTPRequest, headers: HTTPHeaders) -> ContentDecoder? {
+        request.decodesContent ? headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) : nil
     }
 
     /// The stored body of `entry`: read at once when it fits in one chunk (one query, and the entry

@@ -21,7 +21,9 @@ enum ServeCommand {
         defer { signals.stop() }
         do {
             // Offline, the signed-in user's partition is the one the store recorded for these credentials.
-            try await context.withCache(online: !configuration.offline) { cache in
+            // The gateway keeps fresh answers in a memory of its own (`--memory-cache`); the loader keeps none.
+            let online = !configuration.offline
+            try await context.withCache(online: online, adjusting: { $0.memoryCacheSize = 0 }) { cache in
                 // Every connection is closed once serve returns: no line comes after the last flush.
                 defer { accessLog.finish() }
                 try await GatewayServer.serve(cache: cache, configuration: configuration) { gateway in
