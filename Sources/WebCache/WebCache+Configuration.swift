@@ -44,11 +44,11 @@ extension WebCache {
         /// The most bytes of bodies the store keeps; least recently used entries are evicted past it.
         public var maximumStoreSize: Int64?
         /// The most bytes of fresh responses kept in memory, as a browser's memory cache sits in front of
-        /// its disk cache: a fresh `200` without `Vary` and with a body of at most an eighth of this (and
-        /// of one stored chunk) is served again from memory, reading nothing from the store but whether
-        /// it changed. Any change to the store, by this process or another, and the end of a response's
-        /// freshness send the next load to the store again; the least recently served go first. 0 keeps
-        /// none.
+        /// its disk cache: a fresh `200` without `Vary`, whose body fits in an eighth of this and in one
+        /// stored chunk (``CacheStore/chunkSize``), is served again from memory for a plain `GET`,
+        /// reading nothing from the store but whether it changed. Any change to the store, by this
+        /// process or another, and the end of a response's freshness send the next load to the store
+        /// again; the least recently served go first. 0 keeps none.
         public var memoryCacheSize = 8 * 1024 * 1024
         /// Opens the existing store for reading only (``CacheStore/Configuration/readOnly``), so that a
         /// store whose file or folder cannot be written can be read. Only loads of safe methods with
