@@ -1,6 +1,5 @@
 import Foundation
 import HTTPCore
-import Synchronization
 import WebCache
 
 /// The gateway's fresh answers kept in memory (``AnswerMemory``), head and body, as Varnish keeps
