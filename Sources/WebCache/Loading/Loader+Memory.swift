@@ -96,8 +96,8 @@ extension Loader {
         _ response: WebResponse, entry: CacheEntry, head: ServedHeadCache.Head, body: Data, at place: MemoryPlace,
         request: HTTPRequest, context: RequestContext
     ) {
-        guard let memory, response.source == .hit, entry.status == 200, entry.varyKey.isEmpty,
-            !entry.headers.contains("Vary"), Self.decoder(for: request, headers: head.served) == nil
+        guard let memory, response.source == .hit, entry.status == 200, !entry.variesByRequest,
+            Self.decoder(for: request, headers: head.served) == nil
         else { return }
         let hit = MemoryHit(entry: entry, head: head, body: body, changeCount: place.changeCount,
                             partition: context.partition, decodesContent: request.decodesContent)

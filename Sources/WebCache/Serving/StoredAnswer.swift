@@ -78,6 +78,6 @@ extension StoredAnswer {
     /// Whether the same stored response answers every request for its URL, whatever else the request
     /// holds: it has no `Vary` field, and is stored as the origin sent it (not decoded).
     public var answersEveryRequest: Bool {
-        entry.varyKey.isEmpty && !entry.headers.contains("Vary") && entry.decodedFrom == nil
+        !entry.variesByRequest && entry.decodedFrom == nil
     }
 }

@@ -98,7 +98,7 @@ extension Loader {
         let entry = chosen.entry
         var headers = servedHeaders(of: entry, age: chosen.age, head: head)
         // Content stored coded, for a caller that takes it decoded, is decoded by the loader.
-        if request.decodesContent, headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) != nil { return nil }
+        if Self.decoder(for: hop, headers: headers) != nil { return nil }
         var body = StoredAnswer.Body.none
         if let bodyID = entry.bodyID {
             // The stored body's length is known, whatever framing the origin used (RFC 9110 §8.6).
