@@ -7,7 +7,9 @@
 #     the goal of 100,000 URLs/s for the warm run (a store lookup each, no request);
 #   - generated sites of P pages with 20 images each besides the 23 site-wide requisites, files of
 #     1 KB to 8 KB (scripts/generate-site.py --small), served by nginx with the same header; the
-#     peer is `wget2 --page-requisites` (cold: an empty folder; warm: the same folder, --timestamping).
+#     peer is `wget2 --page-requisites` (cold: an empty folder; warm: the same folder, --timestamping),
+#     and for the cold runs also wget2 followed by a sync of the file system it wrote to, at the
+#     durability webcache's store has when it exits.
 # For each: wall time, peak memory (GNU time's maximum resident set size) and the requests sent
 # (webcache's JSON summary; curl's and wget2's own counts). The last row compares the peak memory of
 # the largest site with that of the smallest: flat is 1.0, the goal at most 1.2.
@@ -138,12 +140,27 @@ for n in "${url_counts[@]}"; do
     rm -f "$work/store-tiny-$n.sqlite"* "$work/store-count.sqlite"* "$work/tiny-$n.curlrc"
 done
 
-# wget2_site NAME: wget2 over the site of $pages pages into its mirror folder, as the run NAME.
+# wget2_site NAME [FOLDER]: wget2 over the site of $pages pages into FOLDER (its mirror folder by
+# default), as the run NAME.
 wget2_site() {
     measure "$1" wget2 --page-requisites --input-file="$work/pages-$pages.txt" \
-        --directory-prefix="$work/mirror-$pages" --no-host-directories --timestamping --no-robots \
+        --directory-prefix="${2:-$work/mirror-$pages}" --no-host-directories --timestamping --no-robots \
         --max-threads="$concurrency" --no-verbose --stats-site="csv:$work/out-$1.csv" \
         >"$work/err-$1.txt" 2>&1 || true
+}
+
+# wget2_site_synced NAME: wget2_site into a folder of its own, then a sync of the file system it
+# wrote to, timed as one run: webcache's store is on disk when it exits (SQLite syncs it at its last
+# checkpoint), wget2's files only once the kernel writes them back (as in bench-preload.sh).
+wget2_site_synced() {
+    local folder="$work/mirror-synced-$pages"
+    rm -rf "$folder"
+    measure "$1" bash -c '"$@" && sync --file-system "$0"' "$folder" \
+        wget2 --page-requisites --input-file="$work/pages-$pages.txt" \
+        --directory-prefix="$folder" --no-host-directories --timestamping --no-robots \
+        --max-threads="$concurrency" --no-verbose --stats-site="csv:$work/out-$1.csv" \
+        >"$work/err-$1.txt" 2>&1 || true
+    rm -rf "$folder"
 }
 
 for pages in "${page_counts[@]}"; do
@@ -153,6 +170,7 @@ for pages in "${page_counts[@]}"; do
         rm -rf "$work/store-site-$pages.sqlite"* "$work/mirror-$pages"
         preload "webcache-site-$pages-cold-$round" "$work/store-site-$pages.sqlite" "$work/pages-$pages.txt"
         wget2_site "wget2-site-$pages-cold-$round"
+        wget2_site_synced "wget2-synced-site-$pages-cold-$round"
     done
     preload "webcache-site-$pages-warm" "$work/store-site-$pages.sqlite" "$work/pages-$pages.txt"
     wget2_site "wget2-site-$pages-warm"
@@ -245,8 +263,16 @@ for pages in page_counts:
         ratio = "%.2fx" % (wall / wwall) if wwall else ""
         if phase == "cold":
             cell, ratio = in_rounds(cell, ratio, ours, theirs, "wget2")
-        rows.append(("%s pages × 20 images (%s URLs, 1–8 KB), %s" % (format(int(pages), ","), format(urls, ","), phase),
-                     cell, peer, ratio, ""))
+        what = "%s pages × 20 images (%s URLs, 1–8 KB), %s" % (format(int(pages), ","), format(urls, ","), phase)
+        rows.append((what, cell, peer, ratio, ""))
+        if phase == "cold":
+            # The same webcache runs beside wget2 followed by a sync: both on disk at the end.
+            synced = ["wget2-synced-site-%s-cold-%d" % (pages, number) for number in range(1, rounds + 1)]
+            swall, srss, scpu = time_stats(median_round(synced))
+            speer = "wget2 -p, then a sync of its file system: %.3f s (CPU %.2f s), %.0f MB" % (swall, scpu, srss)
+            scell, sratio = in_rounds(cell.split(", median of")[0], "%.2fx" % (wall / swall) if swall else "",
+                                      ours, synced, "wget2 and its sync")
+            rows.append((what + ", at equal durability", scell, speer, sratio, ""))
 if len(page_counts) > 1:
     small, large = page_counts[0], page_counts[-1]
     rows.append(("peak memory, cold site (the highest of its rounds): %s pages against %s"

@@ -4,6 +4,9 @@ public enum JSONString {
     /// Appends the inside of a JSON string holding `text` to `output`: the quotation mark, the
     /// reverse solidus and the control characters escaped, every other byte as it is. Runs of bytes
     /// that need no escape are copied whole, so that a body of megabytes costs little more than a copy.
+    /// Inlinable, so that a caller's output type is known where the runs are appended (a generic call
+    /// of `append(contentsOf:)` for each run cost a short URL about 800 instructions).
+    @inlinable
     public static func appendEscaped<Output: RangeReplaceableCollection<UInt8>>(_ text: String, to output: inout Output) {
         var text = text
         text.withUTF8 { bytes in
@@ -28,7 +31,8 @@ public enum JSONString {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    @usableFromInline
+    static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `text` as a JSON string literal, quotation marks included.
     public static func quoted(_ text: String) -> String {

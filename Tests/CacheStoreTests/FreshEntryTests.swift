@@ -154,6 +154,31 @@ struct FreshEntryTests {
         #expect(plain.map { $0?.isLonePage } == Array(repeating: false, count: names.count))
     }
 
+    @Test func aPartitionThatRecordsNoSkipTellsLonePagesApartWithoutAskingForSkips() async throws {
+        // Given pages recorded in the guest partition, none of them with a skip, and a skip recorded
+        // for the same URL in another partition only
+        let names = ["lone", "failed", "two", "unrecorded"]
+        for (index, name) in names.enumerated() {
+            try await store.save(makeEntry(url(name)), body: makeBody(size: 10, seed: UInt8(index)))
+        }
+        try await store.setEdges([
+            url("lone"): [PageEdge(resourceURL: url("lone"), kind: "page")],
+            url("failed"): [PageEdge(resourceURL: url("failed"), kind: "page", failure: "HTTP 500")],
+            url("two"): [PageEdge(resourceURL: url("two"), kind: "page"), PageEdge(resourceURL: url("x"), kind: "image")],
+        ])
+        try await store.setEdges(
+            [url("lone"): [PageEdge(resourceURL: url("lone"), kind: "page")]], partition: "user-1",
+            skipped: [url("lone"): [PageSkip(resourceURL: url("wide.png"), kind: "image", reason: "too wide")]])
+
+        // When asked as pages, one URL at a time and all at once
+        let together = try store.freshEntries(urls: names.map(url), at: referenceDate, asPages: true)
+        let alone = try names.map { try store.freshEntries(urls: [url($0)], at: referenceDate, asPages: true)[0] }
+
+        // Then the guest partition's own record decides: the other partition's skip does not count
+        #expect(together.map { $0?.isLonePage } == [true, false, false, false])
+        #expect(alone.map { $0?.isLonePage } == [true, false, false, false])
+    }
+
     @Test func eachURLOfOneLookupGetsItsOwnAnswerWhereverItStands() async throws {
         // Given fresh entries, among them texts that JSON must escape, and a stale entry, a URL with
         // two variants, a partial entry and an error response between them

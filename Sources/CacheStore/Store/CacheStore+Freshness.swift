@@ -68,8 +68,8 @@ extension CacheStore {
         partition: String = "guest", urls: [String], at date: Date = Date(), asPages: Bool = false
     ) throws -> [Holding] {
         guard !urls.isEmpty else { return [] }
-        let queries = asPages ? columns.freshPageQueries : columns.freshQueries
-        let (query, list) = urls.count == 1 ? (queries.ofOne, urls[0]) : (queries.ofList, Self.jsonArray(urls))
+        let columns = columns
+        let list = urls.count == 1 ? urls[0] : Self.jsonArray(urls)
         let now = date.timeIntervalSince1970
         return try read("look up the freshness of \(urls.count) URLs") { connection in
             var found = [FreshEntry?](repeating: nil, count: urls.count)
@@ -77,6 +77,12 @@ extension CacheStore {
             var variants = [UInt8](repeating: 0, count: urls.count)
             var holds = [Bool](repeating: false, count: urls.count)
             try connection.readTransaction {
+                var queries = asPages ? columns.freshPageQueries : columns.freshQueries
+                // Most stores record nothing left out for any page: asked once, not for each URL.
+                if asPages, try !columns.hasSkips || !Self.holdsSkips(partition: partition, connection) {
+                    queries = columns.freshPageQueriesWithoutSkips
+                }
+                let query = urls.count == 1 ? queries.ofOne : queries.ofList
                 try connection.forEachRow(query, [.text(partition), .text(list)]) { row in
                     let index = Int(row.int64(0))
                     guard index >= 0, index < urls.count else { return }

@@ -752,7 +752,7 @@ extension CacheStore {
         "DELETE FROM page_edge WHERE partition = ? AND page_url = ? AND resource_url = ?")
 
     /// Whether any page of `partition` has a recorded skip.
-    private static func holdsSkips(partition: String, _ connection: Connection) throws -> Bool {
+    static func holdsSkips(partition: String, _ connection: Connection) throws -> Bool {
         var holds = false
         try connection.forEachRow(anySkipQuery, [.text(partition)]) { _ in holds = true }
         return holds
