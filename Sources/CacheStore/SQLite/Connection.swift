@@ -182,8 +182,12 @@ final class Connection {
     /// The number of rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int64 { sqlite3_changes64(handle) }
 
-    /// The rowid of the last successful INSERT.
+    /// The rowid of the last successful INSERT, or 0 after ``forgetLastInsertedRowID()``.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Sets ``lastInsertedRowID`` to 0, which no row of a table whose ids start at 1 has: a statement
+    /// after it that inserts a row sets it again, one that updates a row does not.
+    func forgetLastInsertedRowID() { sqlite3_set_last_insert_rowid(handle, 0) }
 
     // MARK: - Transactions
 

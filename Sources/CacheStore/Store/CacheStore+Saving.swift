@@ -249,10 +249,10 @@ extension CacheStore {
         pageEdges: [PageEdge]?, keepingParts: Bool = false, _ connection: Connection
     ) throws -> CacheEntry {
         let host = CacheEntry.host(of: entry.url)
-        // An insert changes the connection's last inserted row id and an update does not, as the
-        // ids are never reused (AUTOINCREMENT); an id equal by chance to one inserted before in another
-        // table only sends the save the longer way below.
-        let lastRowBefore = connection.lastInsertedRowID
+        // An insert sets the connection's last inserted row id and an update does not, and entry ids
+        // start at 1: a 0 left here tells an update. (The id from before is no guide: a body inserted
+        // just before often has the same number as the new entry.)
+        connection.forgetLastInsertedRowID()
         try connection.run(upsertQuery, [
             .text(entry.partition), .text(entry.method.rawValue), .text(entry.url), .text(host),
             .text(entry.varyKey), .int(entry.status), .text(headers), .date(entry.requestTime),
@@ -265,7 +265,7 @@ extension CacheStore {
         // reading the row back would give it: dates go through the column's seconds since 1970.
         var saved = entry
         let insertedRow = connection.lastInsertedRowID
-        if insertedRow != lastRowBefore, let bodyHash {
+        if insertedRow != 0, let bodyHash {
             // A new row holds what was bound, no hits, and no parts (those of an entry deleted
             // before went with it).
             saved.id = insertedRow
