@@ -275,6 +275,7 @@ extension CacheStore {
             // The row is read back by its identity rather than with `RETURNING`, which makes SQLite
             // build a temporary table on every save to hold the one row it returns.
             var found = false
+            var hasParts = false
             let identity: [DatabaseValue] = [
                 .text(entry.partition), .text(entry.url), .text(entry.method.rawValue), .text(entry.varyKey),
             ]
@@ -284,11 +285,13 @@ extension CacheStore {
                 saved.hitCount = row.int64(1)
                 saved.pinned = row.int64(2) != 0
                 saved.bodyHash = row.isNull(3) ? nil : row.blob(3)
+                hasParts = row.int64(4) != 0
             }
             guard found else {
                 throw Error(code: .database, message: "Saving the entry for \(entry.url) returned no row id.")
             }
-            if !keepingParts {
+            // Asked first: the delete's plan builds a temporary table each time it runs, parts or not.
+            if hasParts, !keepingParts {
                 try connection.run(deletePartsQuery, [.integer(saved.id ?? 0)])
             }
         }
@@ -325,9 +328,10 @@ extension CacheStore {
 
     /// What ``upsert(_:headers:bodyID:bodyHash:bodySize:at:pageEdges:keepingParts:_:)`` reads back of
     /// a row it updated, found by its identity (partition, URL, method, Vary key): id, hits (those not
-    /// yet folded into the row too), pin, body hash.
+    /// yet folded into the row too), pin, body hash, and 1 when it has parts of a partial entry.
     private static let savedRowQuery = SQLQuery("""
-        SELECT e.id, \(AccessLog.hitCountColumn), e.pinned, (SELECT hash FROM body WHERE id = e.body_id) FROM entry e \
+        SELECT e.id, \(AccessLog.hitCountColumn), e.pinned, (SELECT hash FROM body WHERE id = e.body_id), \
+        EXISTS (SELECT 1 FROM entry_part WHERE entry_id = e.id) FROM entry e \
         WHERE e.partition = ? AND e.url = ? AND e.method = ? AND e.vary_key = ?
         """)
 
