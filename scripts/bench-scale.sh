@@ -140,25 +140,28 @@ for n in "${url_counts[@]}"; do
     rm -f "$work/store-tiny-$n.sqlite"* "$work/store-count.sqlite"* "$work/tiny-$n.curlrc"
 done
 
-# wget2_site NAME [FOLDER]: wget2 over the site of $pages pages into FOLDER (its mirror folder by
-# default), as the run NAME.
-wget2_site() {
-    measure "$1" wget2 --page-requisites --input-file="$work/pages-$pages.txt" \
-        --directory-prefix="${2:-$work/mirror-$pages}" --no-host-directories --timestamping --no-robots \
-        --max-threads="$concurrency" --no-verbose --stats-site="csv:$work/out-$1.csv" \
-        >"$work/err-$1.txt" 2>&1 || true
+# wget2_arguments NAME FOLDER: sets wget2_args to wget2's arguments over the site of $pages pages
+# into FOLDER, its statistics going to the run NAME's file.
+wget2_arguments() {
+    wget2_args=(--page-requisites --input-file="$work/pages-$pages.txt" --directory-prefix="$2"
+        --no-host-directories --timestamping --no-robots --max-threads="$concurrency" --no-verbose
+        --stats-site="csv:$work/out-$1.csv")
 }
 
-# wget2_site_synced NAME: wget2_site into a folder of its own, then a sync of the file system it
-# wrote to, timed as one run: webcache's store is on disk when it exits (SQLite syncs it at its last
+# wget2_site NAME: wget2 over the site of $pages pages into its mirror folder, as the run NAME.
+wget2_site() {
+    wget2_arguments "$1" "$work/mirror-$pages"
+    measure "$1" wget2 "${wget2_args[@]}" >"$work/err-$1.txt" 2>&1 || true
+}
+
+# wget2_site_synced NAME: wget2 into a folder of its own, then a sync of the file system it wrote
+# to, timed as one run: webcache's store is on disk when it exits (SQLite syncs it at its last
 # checkpoint), wget2's files only once the kernel writes them back (as in bench-preload.sh).
 wget2_site_synced() {
     local folder="$work/mirror-synced-$pages"
     rm -rf "$folder"
-    measure "$1" bash -c '"$@" && sync --file-system "$0"' "$folder" \
-        wget2 --page-requisites --input-file="$work/pages-$pages.txt" \
-        --directory-prefix="$folder" --no-host-directories --timestamping --no-robots \
-        --max-threads="$concurrency" --no-verbose --stats-site="csv:$work/out-$1.csv" \
+    wget2_arguments "$1" "$folder"
+    measure "$1" bash -c 'wget2 "$@" && sync --file-system "$0"' "$folder" "${wget2_args[@]}" \
         >"$work/err-$1.txt" 2>&1 || true
     rm -rf "$folder"
 }
