@@ -56,6 +56,7 @@ struct ReadableColumns: Sendable {
     /// The columns of a store of schema version `version`.
     init(schemaVersion version: Int) {
         hasParts = version >= 6
+        hasSkips = version >= 7
         hasPageBasis = version >= 9
         chunkChecksum = version >= 4 ? "checksum" : "NULL"
         let entries =
@@ -90,7 +91,6 @@ struct ReadableColumns: Sendable {
                 failure IS NULL AS alone FROM page_edge WHERE partition = ?1 AND page_url = j.value LIMIT 2)) AND \(skips)
                 """)
         }
-        hasSkips = version >= 7
         freshPageQueries = page(
             skips: hasSkips ? "NOT EXISTS (SELECT 1 FROM page_skip WHERE partition = ?1 AND page_url = j.value)" : "1")
         freshPageQueriesWithoutSkips = page(skips: "1")
