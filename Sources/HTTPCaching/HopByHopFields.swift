@@ -38,7 +38,10 @@ public enum HopByHopFields {
         var options: [String] = []
         for field in headers.fields where isHopByHop(field) {
             found = true
-            if field.name.caseInsensitiveEquals("Connection") { options += HTTPHeaders.splitList(field.value) }
+            // `keep-alive`, the value nearly every response sends, names only a field that goes anyway.
+            if field.name.caseInsensitiveEquals("Connection"), !field.value.caseInsensitiveEquals("keep-alive") {
+                options += HTTPHeaders.splitList(field.value)
+            }
         }
         guard found else { return headers }
         // Into an array with room for every line: filtering grew one line by line.

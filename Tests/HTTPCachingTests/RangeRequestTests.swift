@@ -246,6 +246,21 @@ struct RangeRequestTests {
         #expect(HopByHopFields.removed(from: fields) == headers([("X-Trace-Id", "3"), ("Date", httpDate(0))]))
     }
 
+    /// `Connection: keep-alive`, read without splitting its value, removes itself and `Keep-Alive`
+    /// in any case and leaves every other field, as a list naming more options does.
+    @Test func connectionKeepAliveRemovesOnlyHopByHopFields() {
+        for value in ["keep-alive", "Keep-Alive", "keep-alive, x-trace"] {
+            let fields = headers([
+                ("Date", httpDate(0)), ("Connection", value), ("KEEP-ALIVE", "timeout=5"), ("X-Trace", "1"),
+                ("Cache-Control", "max-age=60"),
+            ])
+            let kept: [(String, String)] = value.contains("x-trace") ? [] : [("X-Trace", "1")]
+            #expect(
+                HopByHopFields.removed(from: fields)
+                    == headers([("Date", httpDate(0))] + kept + [("Cache-Control", "max-age=60")]), "\(value)")
+        }
+    }
+
     /// Fields without any hop-by-hop one come back as they were, order and repeats kept; one such
     /// field without `Connection`, or a `proxy-` one, still goes.
     @Test func hopByHopFieldsAreFoundWithoutAConnectionField() {

@@ -690,6 +690,8 @@ extension CacheStore {
     /// `edges` with each resource URL once (where it first appears, as it last appears), and the
     /// indices of those in the order of their URLs' bytes (SQLite's `BINARY` collation).
     static func distinctByURL(_ edges: [PageEdge]) -> (edges: [PageEdge], byURL: [Int]) {
+        // A page listed without requisites has its own edge alone: nothing to sort or merge.
+        guard edges.count > 1 else { return (edges, Array(edges.indices)) }
         func order(_ left: Int, _ right: Int) -> Int {
             var leftURL = edges[left].resourceURL
             var rightURL = edges[right].resourceURL
