@@ -7,7 +7,7 @@
 #   - one large body fetched from nginx and stored (MiB/s), beside `dd` of the same bytes to a file
 #     with an fsync (the disk's floor), each the median of three runs in turns;
 #   - a loader hit (`webcache-bench loader`) beside a raw SQLite SELECT of the same row, from the store
-#     and, repeated, from the loader's memory.
+#     and, repeated, from the loader's memory, also each right after the same cache stored another URL.
 # The last column holds the CPU time (user + system, every thread) of each side, and for the hit the
 # instructions of one load of each side (callgrind, which a busy machine does not change; lib.sh's
 # callgrind_count), also without the body's copies: valgrind counts each byte a `rep movsb` copies
@@ -158,6 +158,7 @@ echo "loader hit: webcache-bench loader" >&2
 hit=$(awk -F'|' '/loader hit/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 select=$(awk -F'|' '/raw SELECT/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 memory=$(awk -F'|' '/from the loader.s memory/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
+after_save=$(awk -F'|' '/each after the same cache stored/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 # Instructions a hit and a SELECT: each side counted after the same setup and warm-up with no loads
 # and with $counted_loads, the difference divided by $counted_loads; then the same without the
 # instructions of memcpy and memmove. Work of other threads that a run meets by chance (a worker
@@ -182,15 +183,15 @@ for side in hit select memory; do
         $(((totals[1] - copies[1] - totals[0] + copies[0]) / counted_loads)))
 done
 python3 - "$files" "$stored" "$stored_cpu" "$null" "$null_cpu" "$filed" "$filed_cpu" "$large_mib" "$large_time" \
-    "$large_cpu" "$dd_time" "$dd_cpu" "$hit" "$select" "$memory" "$floor" "$floor_cpu" "$unsynced" "$unsynced_cpu" \
-    "${per_load[@]}" <<'PY'
+    "$large_cpu" "$dd_time" "$dd_cpu" "$hit" "$select" "$memory" "$after_save" "$floor" "$floor_cpu" "$unsynced" \
+    "$unsynced_cpu" "${per_load[@]}" <<'PY'
 import sys
 (files, stored, stored_cpu, null, null_cpu, filed, filed_cpu, large_mib, large_time, large_cpu, dd_time, dd_cpu,
- hit, select, memory, floor, floor_cpu, unsynced, unsynced_cpu, hit_instructions, hit_uncopied, select_instructions,
- select_uncopied, memory_instructions, memory_uncopied) = sys.argv[1:]
+ hit, select, memory, after_save, floor, floor_cpu, unsynced, unsynced_cpu, hit_instructions, hit_uncopied,
+ select_instructions, select_uncopied, memory_instructions, memory_uncopied) = sys.argv[1:]
 files, large_mib = int(files), int(large_mib)
-stored, null, filed, large_time, dd_time, hit, select, memory, floor, unsynced = map(
-    float, (stored, null, filed, large_time, dd_time, hit, select, memory, floor, unsynced))
+stored, null, filed, large_time, dd_time, hit, select, memory, after_save, floor, unsynced = map(
+    float, (stored, null, filed, large_time, dd_time, hit, select, memory, after_save, floor, unsynced))
 
 print("| what | webcache | peer / limit in the same run | ratio | "
       "CPU time (user + sys) or instructions, webcache / peer |")
@@ -218,4 +219,6 @@ print(f"| repeated loader hit, from the loader's memory (same run) | {memory:.2f
       f"row {select:.2f} µs | {memory / select:.2f}x the SELECT's time | instructions a load: "
       f"{memory_instructions:,} / {select_instructions:,} ({memory_instructions / select_instructions:.2f}x); "
       f"without memcpy: {memory_uncopied:,} / {select_uncopied:,} ({memory_uncopied / select_uncopied:.2f}x) |")
+print(f"| repeated loader hit, each right after the same cache stored another URL (same run) | {after_save:.2f} µs | "
+      f"raw SQLite SELECT of the same row {select:.2f} µs | {after_save / select:.2f}x the SELECT's time | |")
 PY

@@ -478,7 +478,9 @@ public final class GatewayServer: Sendable {
         // Taken before the store is read, so that what is kept is never newer than its count says.
         let changeCount = hotAnswers != nil && HotAnswers.isPlain(request) ? try? cache.store.changeCount() : nil
         if let hotAnswers, let changeCount,
-            let ready = hotAnswers.answer(for: request.target, changeCount: changeCount, now: Date())
+            let ready = hotAnswers.answer(for: request.target, changeCount: changeCount, now: Date(), mayHaveChanged: {
+                cache.store.entriesMayHaveChanged(url: $0, since: $1, until: changeCount)
+            })
         {
             memoryAnswers.add(1, ordering: .relaxed)
             return send(ready, for: request, on: connection)

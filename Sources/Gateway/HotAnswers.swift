@@ -27,6 +27,8 @@ final class HotAnswers: Sendable {
         let changeCount: UInt64
         /// The URL the answer is stored under, as the access log names it.
         let url: String
+        /// The URL's key in the store, which its saves name (``CacheStore/entriesMayHaveChanged(url:since:until:)``).
+        let storeKey: String
 
         var bodySize: Int { body.count }
 
@@ -38,6 +40,7 @@ final class HotAnswers: Sendable {
             self.body = body
             self.changeCount = changeCount
             url = answer.url.absoluteString
+            storeKey = answer.url.cacheKey.absoluteString
         }
     }
 
@@ -80,10 +83,18 @@ final class HotAnswers: Sendable {
     }
 
     /// The kept answer for `target` at its age at `now`, with the response made for that age if
-    /// there is one, when the store's change count is still `changeCount` and the answer is fresh at
-    /// `now`; one that no longer is goes.
-    func answer(for target: String, changeCount: UInt64, now: Date) -> Ready? {
-        guard let found = memory.find(target, changeCount: changeCount, now: now) else { return nil }
+    /// there is one, when it is what the store holds at its change count `changeCount` and is fresh
+    /// at `now`; one that no longer is goes. One read at an earlier count still is when
+    /// `mayHaveChanged` says no of its store key and that count
+    /// (``CacheStore/entriesMayHaveChanged(url:since:until:)``); by default any change of the count ends it.
+    func answer(
+        for target: String, changeCount: UInt64, now: Date,
+        mayHaveChanged: (_ storeKey: String, _ since: UInt64) -> Bool = { _, _ in true }
+    ) -> Ready? {
+        let found = memory.find(target, changeCount: changeCount, now: now) { kept, since in
+            !mayHaveChanged(kept.storeKey, since)
+        }
+        guard let found else { return nil }
         let seconds = Int(max(0, found.age))
         let response = found.note.flatMap { $0.age == seconds ? $0.response : nil }
         return Ready(kept: found.answer, age: seconds, response: response)

@@ -28,7 +28,8 @@ import WebCacheTestSupport
 
     @Test func aStepIsTakenForEveryStepOfFramesTheCommitsAdd() throws {
         let folder = try TemporaryFolder()
-        let growth = LogGrowth(pageSize: Self.pageSize, stepBytes: 8 * Self.pageSize, checkpointBytes: 1 << 30)
+        let growth = LogGrowth(
+            pageSize: Self.pageSize, stepBytes: 8 * Self.pageSize, checkpointBytes: 1 << 30, ledger: CommitLedger())
         let connection = try Self.observedConnection(in: folder, growth)
         #expect(!growth.takeStep(), "nothing committed through the hook yet")
 
@@ -45,7 +46,8 @@ import WebCacheTestSupport
 
     @Test func aCommitThatFillsTheLogToItsLimitCheckpointsItSoThatTheLogStartsOver() throws {
         let folder = try TemporaryFolder()
-        let growth = LogGrowth(pageSize: Self.pageSize, stepBytes: 1 << 30, checkpointBytes: 16 * Self.pageSize)
+        let growth = LogGrowth(
+            pageSize: Self.pageSize, stepBytes: 1 << 30, checkpointBytes: 16 * Self.pageSize, ledger: CommitLedger())
         let connection = try Self.observedConnection(in: folder, growth)
         for _ in 0..<60 {
             try Self.commitThreePages(connection)

@@ -202,6 +202,33 @@ struct HotAnswerTests {
         }
     }
 
+    /// The gateway's own saves of other URLs leave a kept answer in memory; a change the store
+    /// cannot tell apart sends the next hit to the store.
+    @Test func aKeptAnswerStaysWhileTheGatewayStoresOtherURLs() async throws {
+        try await Self.run { harness in
+            let path = "/size/399"
+            let (hot, target, count) = try await Self.keep(path, harness)
+            for size in [400, 401] {
+                let miss = try await harness.get("/size/\(size)")
+                #expect(miss.servedAs == "network")
+            }
+            let fromMemory = try await harness.get(path)
+            #expect(fromMemory.body == StoredHitTests.body(size: 399))
+            #expect(Self.memoryAnswers(harness) == 1, "served from memory after two saves of other URLs")
+
+            let kept = try #require(hot.kept(for: target))
+            #expect(kept.storeKey == harness.origin.url(path).cacheKey.absoluteString)
+            var asked: [String] = []
+            let later = count + 1_000
+            #expect(hot.answer(for: target, changeCount: later, now: Date()) { key, _ in
+                asked.append(key)
+                return true
+            } == nil)
+            #expect(asked == [kept.storeKey])
+            #expect(hot.bytes == 0, "and it went")
+        }
+    }
+
     @Test func aResponseMadeForOneAgeIsSentAtThatAgeOnly() async throws {
         try await Self.run { harness in
             let path = "/size/399"

@@ -104,6 +104,34 @@ struct MemoryHitTests {
         }
     }
 
+    /// This cache's own saves of other URLs leave a kept answer in memory; its save of a new copy of
+    /// the same URL sends the next load to the store.
+    @Test func aSaveOfAnotherURLByThisCacheLeavesTheKeptAnswer() async throws {
+        let version = Shared(1)
+        try await withCache(origin: { request in
+            .text("\(request.path) version \(version.value)", headers: ["Cache-Control": "max-age=600"])
+        }) { origin, cache in
+            let page = WebRequest("page")
+            for _ in 0..<3 { _ = try await cache.data(for: page) }
+            #expect(Self.memoryHits(cache) == 1)
+            #expect(try await cache.data(for: WebRequest("other")).source == .network)
+            #expect(try await cache.data(for: page).text == "/page version 1")
+            #expect(Self.memoryHits(cache) == 2, "served from memory after the other URL's save")
+
+            version.value = 2
+            let reloaded = try await cache.data(
+                for: WebRequest(url: origin.url("page")), policy: .reloadIgnoringCacheData)
+            #expect(reloaded.text == "/page version 2")
+            let afterSave = try await cache.data(for: page)
+            #expect(afterSave.text == "/page version 2")
+            #expect(afterSave.source == .hit)
+            #expect(Self.memoryHits(cache) == 2, "read from the store after its own URL's save")
+            #expect(try await cache.data(for: page).text == "/page version 2")
+            #expect(Self.memoryHits(cache) == 3)
+            #expect(origin.requestCount == 3)
+        }
+    }
+
     @Test func anEntryRemovedFromTheStoreIsFetchedAgain() async throws {
         try await withCache(origin: Self.origin) { origin, cache in
             let request = WebRequest("size/10")

@@ -16,12 +16,15 @@ final class LogGrowth: Sendable {
     let checkpointFrames: Int32
     /// The frames added between two background checkpoints.
     let stepFrames: Int32
+    /// Told of each commit, which it confirms as the writer's (``CommitLedger/confirm(framesInLog:)``).
+    let ledger: CommitLedger
     /// The frames in the log after the last commit, and those added since ``takeStep()`` last took them.
     private let state = Mutex<(inLog: Int32, added: Int32)>((0, 0))
 
     /// Counts the log of pages of `pageSize` bytes: a step every `stepBytes`, a checkpoint by the
-    /// committing connection at `checkpointBytes`.
-    init(pageSize: Int64, stepBytes: Int64, checkpointBytes: Int64) {
+    /// committing connection at `checkpointBytes`; each commit is also told to `ledger`.
+    init(pageSize: Int64, stepBytes: Int64, checkpointBytes: Int64, ledger: CommitLedger) {
+        self.ledger = ledger
         stepFrames = Int32(clamping: max(1, stepBytes / pageSize))
         checkpointFrames = Int32(clamping: max(1, checkpointBytes / pageSize))
     }
@@ -33,6 +36,7 @@ final class LogGrowth: Sendable {
             guard let context else { return SQLITE_OK }
             let growth = Unmanaged<LogGrowth>.fromOpaque(context).takeUnretainedValue()
             growth.committed(framesInLog: frames)
+            growth.ledger.confirm(framesInLog: frames)
             if frames >= growth.checkpointFrames {
                 // As SQLite's own hook does; a failure leaves the frames for the next commit's checkpoint.
                 sqlite3_wal_checkpoint(database, name)

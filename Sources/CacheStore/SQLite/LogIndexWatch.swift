@@ -20,6 +20,16 @@ final class LogIndexWatch: Sendable {
         static func == (lhs: Header, rhs: Header) -> Bool {
             lhs.words == rhs.words
         }
+
+        /// Its change counter (`iChange`, one more at every commit) and the frames in the log
+        /// (`mxFrame`), in the machine's byte order as SQLite writes them.
+        var mark: CommitLedger.Mark {
+            withUnsafeBytes(of: words) { bytes in
+                CommitLedger.Mark(
+                    counter: bytes.load(fromByteOffset: 8, as: UInt32.self),
+                    framesInLog: bytes.load(fromByteOffset: 16, as: UInt32.self))
+            }
+        }
     }
 
     private struct State {
@@ -33,6 +43,8 @@ final class LogIndexWatch: Sendable {
     }
 
     private let state: Mutex<State>
+    /// What this process's commits changed, told of each change of the count.
+    let ledger: CommitLedger
 
     /// The WAL-index version whose header this reads (`WALINDEX_MAX_VERSION`), its first field.
     private static let indexVersion: UInt32 = 3_007_000
@@ -40,7 +52,7 @@ final class LogIndexWatch: Sendable {
     /// A watch over the store at `path`, or `nil` when its WAL index cannot be read so (a store not
     /// in WAL mode, a WAL index of another version, a file system without shared memory), for the
     /// caller to ask SQLite instead.
-    init?(path: String) {
+    init?(path: String, ledger: CommitLedger) {
         guard let connection = try? Connection(path: path, flags: SQLITE_OPEN_READONLY),
             (try? connection.text("PRAGMA journal_mode"))?.lowercased() == "wal",
             // A read maps the WAL index.
@@ -51,6 +63,7 @@ final class LogIndexWatch: Sendable {
         else { return nil }
         let address = UInt(bitPattern: index)
         state = Mutex(State(connection: connection, index: address, header: Self.read(at: address)))
+        self.ledger = ledger
     }
 
     /// A number that changes whenever the header differs from the one seen at the last call, and
@@ -61,10 +74,20 @@ final class LogIndexWatch: Sendable {
             guard state.connection != nil else { return nil }
             let header = Self.read(at: state.index)
             if header == nil || header != state.header {
-                state.header = header
                 state.count &+= 1
+                ledger.countChanged(to: state.count, from: state.header?.mark, to: header?.mark)
+                state.header = header
             }
             return state.count
+        }
+    }
+
+    /// The header's change counter now, for the writer inside its write transaction, where no other
+    /// commit can change it; `nil` once closed or when the header cannot be read.
+    func changeCounter() -> UInt32? {
+        state.withLock { state in
+            guard state.connection != nil else { return nil }
+            return Self.read(at: state.index)?.mark.counter
         }
     }
 

@@ -6,14 +6,15 @@ extension CacheStore {
     /// and returns its value once that transaction has committed (group commit, ``QueuedWrite``).
     ///
     /// When `body` throws, what it did is undone and only this caller gets the error. Like every write,
-    /// `body` must be safe to run more than once.
+    /// `body` must be safe to run more than once. What it changes that a kept answer is read from is
+    /// `touched` (anything, unless said).
     nonisolated func queuedWrite<T: Sendable>(
-        _ action: String, evicts: Bool = false,
+        _ action: String, evicts: Bool = false, touching touched: CommitLedger.Touched = .anything,
         _ body: @escaping @Sendable (Connection) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let write = QueuedWrite(
-                action: action, evicts: evicts, body: body, continuation: continuation)
+                action: action, evicts: evicts, touched: touched, body: body, continuation: continuation)
             let needsCommit = queuedWrites.withLock { queue in
                 queue.writes.append(write)
                 guard !queue.hasCommitScheduled else { return false }
@@ -96,12 +97,16 @@ extension CacheStore {
     private func run(_ batch: inout [QueuedWrite], on writer: Connection) -> [Result<@Sendable () -> Void, Error>] {
         let hits = accessLog.drain()
         var failures: [Int: Error] = [:]
+        defer { commitLedger.end() }
         while true {
             var outcomes: [Result<@Sendable () -> Void, Error>] = []
             var failedWrite = false
             do {
                 try writer.writeTransaction(retryingFor: configuration.busyRetryLimit) {
                     outcomes = []
+                    // Read where no other connection can commit before this transaction ends.
+                    let counter = logIndexWatch?.changeCounter()
+                    var changed: CommitLedger.Changed = []
                     try AccessLog.write(hits, to: writer)
                     var index = 0
                     while true {
@@ -118,6 +123,7 @@ extension CacheStore {
                         }
                         do {
                             outcomes.append(.success(try write.run(on: writer)))
+                            CommitLedger.add(write.touched, to: &changed)
                         } catch let error as SQLiteError where error.isBusy {
                             throw error
                         } catch {
@@ -126,6 +132,7 @@ extension CacheStore {
                             throw error
                         }
                     }
+                    commitLedger.expect(counter: counter, changed: changed)
                 }
                 return outcomes
             } catch {

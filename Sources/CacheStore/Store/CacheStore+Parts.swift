@@ -83,7 +83,7 @@ extension CacheStore {
         let finalHeaders = try encodedHeaders(of: complete)
         let hash = body.hasher.finalize()
         let now = configuration.clock()
-        return try await queuedWrite("save a part of \(entry.url)", evicts: true) {
+        return try await queuedWrite("save a part of \(entry.url)", evicts: true, touching: .url(entry.url)) {
             [partial] connection in
             let bodyID = try Self.resolveBody(of: body, hash: hash, at: now, url: entry.url, connection)
             let existing = try Self.readEntry(

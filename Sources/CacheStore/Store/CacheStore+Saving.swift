@@ -22,7 +22,7 @@ extension CacheStore {
         let now = configuration.clock()
         // Computed here, so that the writer's thread spends no time on it.
         let checksum = ChunkChecksum(of: chunk)
-        try await queuedWrite("stage a body chunk") { connection in
+        try await queuedWrite("stage a body chunk", touching: .nothingServed) { connection in
             let bodyID: Int64
             if seq == 0 {
                 try connection.run(
@@ -49,7 +49,7 @@ extension CacheStore {
 
     /// Deletes a writer's staging row and, by cascade, its provisional body and chunks.
     nonisolated func discardStaging(token: String) async throws {
-        try await queuedWrite("discard a staged body") { connection in
+        try await queuedWrite("discard a staged body", touching: .nothingServed) { connection in
             try connection.run("DELETE FROM staging WHERE token = ?", [.text(token)])
         }
     }
@@ -79,7 +79,9 @@ extension CacheStore {
         let now = configuration.clock()
         // Computed here, as for a staged chunk, so that the writer's thread spends no time on it.
         let lastChecksum = ChunkChecksum(of: body.pending)
-        return try await queuedWrite("save the entry for \(entry.url)", evicts: true) { connection in
+        return try await queuedWrite(
+            "save the entry for \(entry.url)", evicts: true, touching: .url(entry.url)
+        ) { connection in
             let bodyID = try Self.resolveBody(
                 of: body, hash: hash, lastChecksum: lastChecksum, at: now, url: entry.url, connection)
             return try Self.upsert(
@@ -100,7 +102,9 @@ extension CacheStore {
         let headers = try encodedHeaders(of: entry)
         let hash = SHA256.hash(body)
         let now = configuration.clock()
-        return try await queuedWrite("save the entry for \(entry.url)", evicts: true) { connection in
+        return try await queuedWrite(
+            "save the entry for \(entry.url)", evicts: true, touching: .url(entry.url)
+        ) { connection in
             let bodyID: Int64
             if let existing = try Self.bodyID(withHash: hash, connection) {
                 bodyID = existing
@@ -541,7 +545,7 @@ extension CacheStore {
     ///
     /// - Throws: ``CacheStore/Error``.
     public func setEdges(_ edges: [PageEdge], forPage pageURL: String, partition: String = "guest") throws {
-        try write("record the resources of \(pageURL)") { connection in
+        try write("record the resources of \(pageURL)", touching: .nothingServed) { connection in
             try Self.replaceEdges(edges, page: pageURL, partition: partition, connection)
         }
     }
@@ -616,7 +620,9 @@ extension CacheStore {
             }
             guard !changed.isEmpty else { return }
         }
-        try await queuedWrite("record the resources of \(changed.count) pages") { [changed] connection in
+        try await queuedWrite(
+            "record the resources of \(changed.count) pages", touching: .nothingServed
+        ) { [changed] connection in
             // Edges change here, entries do not: an entry looked up for one page's digest stands for the next.
             var known: [String: EdgeBody?] = [:]
             // Whether the partition held any skip when the transaction began. When it held none, a page

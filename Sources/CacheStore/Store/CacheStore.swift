@@ -54,6 +54,8 @@ public actor CacheStore {
     private var isClosed = false
     /// Tells ``changeCount()`` of commits without a read; `nil` for a store opened for reading only.
     nonisolated let logIndexWatch: LogIndexWatch?
+    /// What the writer's commits changed (``entriesMayHaveChanged(url:since:until:)``).
+    nonisolated let commitLedger: CommitLedger
     /// Writes waiting for the writer's next transaction (``QueuedWrite``).
     nonisolated let queuedWrites = Mutex(WriteQueue())
 
@@ -88,6 +90,8 @@ public actor CacheStore {
         self.path = path
         self.configuration = configuration
         self.executor = QueueExecutor(label: "webcache.store.writer")
+        let commitLedger = CommitLedger()
+        self.commitLedger = commitLedger
         if configuration.readOnly {
             let (readers, version) = try Self.openReaders(readingOnly: path, configuration: configuration)
             self.readers = readers
@@ -113,7 +117,7 @@ public actor CacheStore {
         let checkpointer: Checkpointer
         let logGrowth: LogGrowth
         do {
-            logGrowth = try Self.setUp(writer, path: path)
+            logGrowth = try Self.setUp(writer, path: path, ledger: commitLedger)
             try Migration.migrate(
                 writer, with: Schema.migrations, retryingFor: configuration.busyRetryLimit, path: path)
             do {
@@ -135,7 +139,7 @@ public actor CacheStore {
         self.checkpointer = checkpointer
         self.logGrowth = logGrowth
         self.writer = writer
-        self.logIndexWatch = LogIndexWatch(path: path)
+        self.logIndexWatch = LogIndexWatch(path: path, ledger: commitLedger)
     }
 
     /// Creates the folder that is to hold the store at `path`, and the folders above it, when they do
@@ -210,7 +214,7 @@ public actor CacheStore {
     /// `secure_delete` overwrites what deleted rows held, so that a logged-out user's pages or a
     /// pruned entry leave nothing readable in the file's free pages (some builds of SQLite have it
     /// on by default, others off).
-    private static func setUp(_ connection: Connection, path: String) throws -> LogGrowth {
+    private static func setUp(_ connection: Connection, path: String, ledger: CommitLedger) throws -> LogGrowth {
         let mode = try connection.text("PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {
             throw CacheStore.Error(
@@ -222,7 +226,8 @@ public actor CacheStore {
         try connection.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON")
         let pageSize = try connection.int64("PRAGMA page_size") ?? 4_096
         try connection.execute(sql: "PRAGMA journal_size_limit = \(walSizeLimit)")
-        let growth = LogGrowth(pageSize: pageSize, stepBytes: Int64(checkpointStep), checkpointBytes: walSizeLimit)
+        let growth = LogGrowth(
+            pageSize: pageSize, stepBytes: Int64(checkpointStep), checkpointBytes: walSizeLimit, ledger: ledger)
         growth.observe(connection)
         return growth
     }
@@ -272,19 +277,29 @@ public actor CacheStore {
     /// - Throws: ``CacheStore/Error``.
     public func flushAccessLog() throws {
         guard !accessLog.isEmpty else { return }
-        try write("record hits") { _ in }
+        try write("record hits", touching: .nothingServed) { _ in }
     }
 
     // MARK: - Internals shared by the extensions
 
-    /// Runs `body` in one write transaction on the writer connection, after writing the buffered hits.
-    func write<T>(_ action: @autoclosure () -> String, _ body: (Connection) throws -> T) throws -> T {
+    /// Runs `body` in one write transaction on the writer connection, after writing the buffered hits;
+    /// what it changes that a kept answer is read from is `touched` (anything, unless said).
+    func write<T>(
+        _ action: @autoclosure () -> String, touching touched: CommitLedger.Touched = .anything,
+        _ body: (Connection) throws -> T
+    ) throws -> T {
         guard let writer else { throw writeRefusal }
         let hits = accessLog.drain()
+        defer { commitLedger.end() }
         do {
             return try writer.writeTransaction(retryingFor: configuration.busyRetryLimit) {
+                let counter = logIndexWatch?.changeCounter()
                 try AccessLog.write(hits, to: writer)
-                return try body(writer)
+                let value = try body(writer)
+                var changed: CommitLedger.Changed = []
+                CommitLedger.add(touched, to: &changed)
+                commitLedger.expect(counter: counter, changed: changed)
+                return value
             }
         } catch {
             accessLog.restore(hits)

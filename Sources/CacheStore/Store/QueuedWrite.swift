@@ -9,17 +9,20 @@ final class QueuedWrite: Sendable {
     let action: String
     /// Whether the store's byte limit is enforced after it commits.
     let evicts: Bool
+    /// What it changes that a kept answer is read from (``CommitLedger``).
+    let touched: CommitLedger.Touched
     private let perform: @Sendable (Connection) throws -> @Sendable () -> Void
     private let fail: @Sendable (CacheStore.Error) -> Void
 
     /// A write that runs `body` and hands its value or error to `continuation`.
     init<T: Sendable>(
-        action: String, evicts: Bool,
+        action: String, evicts: Bool, touched: CommitLedger.Touched,
         body: @escaping @Sendable (Connection) throws -> T,
         continuation: CheckedContinuation<T, any Error>
     ) {
         self.action = action
         self.evicts = evicts
+        self.touched = touched
         self.perform = { connection in
             let value = try body(connection)
             return { continuation.resume(returning: value) }

@@ -75,7 +75,10 @@ extension Loader {
     func memoryAnswer(
         at place: MemoryPlace, request: HTTPRequest, context: RequestContext, now: Date, limit: Int64?
     ) -> WebResponse? {
-        guard let found = memory?.find(place.key, changeCount: place.changeCount, now: now),
+        let found = memory?.find(place.key, changeCount: place.changeCount, now: now) { _, since in
+            !store.entriesMayHaveChanged(url: place.key, since: since, until: place.changeCount)
+        }
+        guard let found,
             found.answer.partition == context.partition, found.answer.decodesContent == request.decodesContent,
             limit.map({ Int64(found.answer.body.count) <= $0 }) ?? true
         else { return nil }

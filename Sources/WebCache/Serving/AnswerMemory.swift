@@ -14,8 +14,10 @@ public protocol RememberedAnswer: AnyObject, Sendable {
 
 /// Fresh answers from the store kept in memory by key, as a browser keeps a memory cache in front
 /// of its disk cache: one serves again while the store has not changed since it was read (its
-/// ``RememberedAnswer/changeCount`` is still the store's) and its stored lifetime lasts. Any commit
-/// to the store, by this process or another, makes every kept answer be read again at its next use.
+/// ``RememberedAnswer/changeCount`` is still the store's) and its stored lifetime lasts. A commit to
+/// the store makes a kept answer be read again at its next use, unless the caller tells the memory
+/// that the commits since it was read left its entries as they were (``find(_:changeCount:now:unchangedSince:)``,
+/// which the store tells of its own writer's commits).
 ///
 /// The memory is bounded by ``capacity``, the least recently served answers going first; each counts
 /// its body and ``slotOverhead``, so that answers without a body are bounded too. A `Note` may go
@@ -49,11 +51,14 @@ public final class AnswerMemory<Answer: RememberedAnswer, Note: Sendable>: Senda
         @usableFromInline let answer: Answer
         @usableFromInline var lastUse: UInt64
         @usableFromInline var note: Note?
+        /// The latest change count at which the answer is known to be what the store holds.
+        @usableFromInline var validAt: UInt64
 
         @inlinable
         init(answer: Answer, lastUse: UInt64) {
             self.answer = answer
             self.lastUse = lastUse
+            self.validAt = answer.changeCount
         }
     }
 
@@ -84,13 +89,22 @@ public final class AnswerMemory<Answer: RememberedAnswer, Note: Sendable>: Senda
         size <= capacity / 8
     }
 
-    /// The answer kept for `key` and its age at `now`, when the store's change count is still
-    /// `changeCount` and the answer is fresh at `now`; one that no longer is goes.
+    /// The answer kept for `key` and its age at `now`, when it is what the store holds at its change
+    /// count `changeCount` and is fresh at `now`; one that no longer is goes. An answer known good at
+    /// an earlier count is still good when `unchangedSince` says that the commits since that count
+    /// left its entries as they were (``CacheStore/entriesMayHaveChanged(url:since:until:)``); by
+    /// default any change of the count ends it. One known good at a later count than `changeCount`
+    /// (another caller's newer count) is not served to this caller, and stays.
     @inlinable
-    public func find(_ key: String, changeCount: UInt64, now: Date) -> Found? {
+    public func find(
+        _ key: String, changeCount: UInt64, now: Date,
+        unchangedSince: (_ answer: Answer, _ count: UInt64) -> Bool = { _, _ in false }
+    ) -> Found? {
         state.withLock { state in
             guard let slot = state.slots[key] else { return nil }
-            guard slot.answer.changeCount == changeCount, let age = slot.answer.freshness.age(at: now) else {
+            if slot.validAt > changeCount { return nil }
+            if slot.validAt < changeCount, unchangedSince(slot.answer, slot.validAt) { slot.validAt = changeCount }
+            guard slot.validAt == changeCount, let age = slot.answer.freshness.age(at: now) else {
                 state.bytes -= Self.cost(of: slot.answer)
                 state.slots[key] = nil
                 return nil
