@@ -16,7 +16,7 @@ import Synchronization
 /// frames, changed only what they name; any other change may have changed anything.
 final class CommitLedger: Sendable {
     /// What a write of the writer changes that a kept answer is read from.
-    enum Touched: Sendable, Equatable {
+    enum Touched: Sendable {
         /// Nothing: hits, page records, staged chunks.
         case nothingServed
         /// The entries of this URL (its cache key), and nothing else.
@@ -26,7 +26,7 @@ final class CommitLedger: Sendable {
     }
 
     /// The header's change counter and the frames in the log, as a ``LogIndexWatch`` reads them.
-    struct Mark: Equatable {
+    struct Mark {
         var counter: UInt32
         var framesInLog: UInt32
     }

@@ -44,7 +44,7 @@ final class LogIndexWatch: Sendable {
 
     private let state: Mutex<State>
     /// What this process's commits changed, told of each change of the count.
-    let ledger: CommitLedger
+    private let ledger: CommitLedger
 
     /// The WAL-index version whose header this reads (`WALINDEX_MAX_VERSION`), its first field.
     private static let indexVersion: UInt32 = 3_007_000
