@@ -46,9 +46,10 @@ extension WebCache {
         /// The most bytes of fresh responses kept in memory, as a browser's memory cache sits in front of
         /// its disk cache: a fresh `200` without `Vary`, whose body fits in an eighth of this and in one
         /// stored chunk (``CacheStore/chunkSize``), is served again from memory for a plain `GET`,
-        /// reading nothing from the store but whether it changed. Any change to the store, by this
-        /// process or another, and the end of a response's freshness send the next load to the store
-        /// again; the least recently served go first. 0 keeps none.
+        /// reading nothing from the store but whether it changed. A change of its URL's entries by
+        /// this cache, any change by another process or connection, and the end of a response's
+        /// freshness send the next load to the store again; the least recently served go first.
+        /// 0 keeps none.
         public var memoryCacheSize = 8 * 1024 * 1024
         /// Opens the existing store for reading only (``CacheStore/Configuration/readOnly``), so that a
         /// store whose file or folder cannot be written can be read. Only loads of safe methods with

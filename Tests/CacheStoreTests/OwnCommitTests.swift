@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import HTTPCore
 import Testing
 import WebCacheTestSupport
 
@@ -115,24 +116,91 @@ struct OwnCommitTests {
         #expect(store.entriesMayHaveChanged(url: a, since: before, until: after))
     }
 
-    @Test func writesThatDoNotNameWhatTheyChangeMayHaveChangedEveryURL() async throws {
+    @Test func anInvalidationNamesItsURL() async throws {
         try await save(a)
         try await save(b)
         let before = try store.changeCount()
-        _ = try await store.invalidate(url: b)
+        #expect(try await store.invalidate(url: b).entryCount == 1)
+        let after = try store.changeCount()
+        #expect(after != before)
+        #expect(!store.entriesMayHaveChanged(url: a, since: before, until: after))
+        #expect(store.entriesMayHaveChanged(url: b, since: before, until: after))
+    }
+
+    @Test func anUpdateAfterA304NamesTheURLsOfItsEntries() async throws {
+        try await save(a)
+        let saved = try await store.save(makeEntry(b), body: Data("y".utf8))
+        let before = try store.changeCount()
+        let update = MetadataUpdate(
+            entryID: try #require(saved.id), headers: ["ETag": "\"2\""], requestTime: referenceDate,
+            responseTime: referenceDate, freshUntil: referenceDate.addingTimeInterval(60))
+        let gone = MetadataUpdate(
+            entryID: 999_999, headers: [:], requestTime: referenceDate, responseTime: referenceDate,
+            freshUntil: referenceDate)
+        #expect(try await store.updateMetadata([update, gone]) == 1)
+        let after = try store.changeCount()
+        #expect(after != before)
+        #expect(!store.entriesMayHaveChanged(url: a, since: before, until: after))
+        #expect(store.entriesMayHaveChanged(url: b, since: before, until: after))
+    }
+
+    @Test func aPruneAndADiscardedBodyNameTheURLsTheyRemove() async throws {
+        try await save(a)
+        let saved = try await store.save(makeEntry(b), body: Data("shared".utf8))
+        let c = "https://example.test/c"
+        try await save(c, "shared")
+        let before = try store.changeCount()
+        let pruned = try await store.prune(PruneCriteria(urlPattern: "*/c"))
+        #expect(pruned.urls == [c])
+        let afterPrune = try store.changeCount()
+        #expect(!store.entriesMayHaveChanged(url: a, since: before, until: afterPrune))
+        #expect(!store.entriesMayHaveChanged(url: b, since: before, until: afterPrune))
+        #expect(store.entriesMayHaveChanged(url: c, since: before, until: afterPrune))
+        #expect(try await store.discardBody(id: try #require(saved.bodyID)).urls == [b])
+        let afterDiscard = try store.changeCount()
+        #expect(!store.entriesMayHaveChanged(url: a, since: afterPrune, until: afterDiscard))
+        #expect(store.entriesMayHaveChanged(url: b, since: afterPrune, until: afterDiscard))
+    }
+
+    @Test func aPruneOfMoreURLsThanACommitNamesMayHaveChangedEveryURL() async throws {
+        try await save(a)
+        let many = (0...CommitLedger.namedLimit).map { "https://example.test/many/\($0)" }
+        let store = self.store
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for url in many { group.addTask { _ = try await store.save(makeEntry(url), body: Data("x".utf8)) } }
+            try await group.waitForAll()
+        }
+        let before = try store.changeCount()
+        #expect(try await store.prune(PruneCriteria(urlPattern: "*/many/*")).entryCount == many.count)
         let after = try store.changeCount()
         #expect(store.entriesMayHaveChanged(url: a, since: before, until: after))
     }
 
-    @Test func anEvictionAfterASaveMayHaveChangedEveryURL() async throws {
+    @Test func writesThatDoNotNameWhatTheyChangeMayHaveChangedEveryURL() async throws {
+        try await save(a)
+        let other = try CacheStore(path: folder.path("other.sqlite"), configuration: configuration())
+        try await other.save(makeEntry(b), body: Data("z".utf8))
+        let before = try store.changeCount()
+        #expect(try await store.merge(from: other).mergedEntries == 1)
+        let after = try store.changeCount()
+        #expect(store.entriesMayHaveChanged(url: a, since: before, until: after))
+        try await other.close()
+    }
+
+    @Test func anEvictionAfterASaveNamesTheURLsItEvicted() async throws {
         let limited = try CacheStore(
             path: folder.path("limited.sqlite"), configuration: configuration(byteLimit: 6 * 1_024))
+        let c = "https://example.test/c"
         try await limited.save(makeEntry(a), body: Data(repeating: 1, count: 4_000))
+        try await limited.save(makeEntry(c), body: Data(repeating: 3, count: 100))
         let before = try limited.changeCount()
         try await limited.save(makeEntry(b), body: Data(repeating: 2, count: 4_000))
         let after = try limited.changeCount()
         #expect(try limited.entry(url: a) == nil, "evicted to make room")
+        #expect(try limited.entry(url: c) != nil)
         #expect(limited.entriesMayHaveChanged(url: a, since: before, until: after))
+        #expect(limited.entriesMayHaveChanged(url: b, since: before, until: after))
+        #expect(!limited.entriesMayHaveChanged(url: c, since: before, until: after))
         try await limited.close()
     }
 

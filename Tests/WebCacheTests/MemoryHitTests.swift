@@ -132,6 +132,36 @@ struct MemoryHitTests {
         }
     }
 
+    /// This cache's revalidation of another URL (a 304 updates its entry) and its invalidation of
+    /// another URL (after a POST) leave a kept answer in memory.
+    @Test func aRevalidationAndAnInvalidationOfOtherURLsLeaveTheKeptAnswer() async throws {
+        try await withCache(origin: { request in
+            switch request.path {
+            case "/checked" where request.headers["If-None-Match"] == "\"v1\"":
+                return OriginResponse(status: 304, headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\""])
+            case "/checked":
+                return .text("checked", headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\""])
+            default:
+                return .text("\(request.method) \(request.path)", headers: ["Cache-Control": "max-age=600"])
+            }
+        }) { origin, cache in
+            let page = WebRequest("page")
+            for _ in 0..<3 { _ = try await cache.data(for: page) }
+            #expect(Self.memoryHits(cache) == 1)
+            #expect(try await cache.data(for: WebRequest("checked")).source == .network)
+            #expect(try await cache.data(for: WebRequest("checked")).source == .revalidated)
+            #expect(try await cache.data(for: page).source == .hit)
+            #expect(Self.memoryHits(cache) == 2, "served from memory after the other URL's 304")
+
+            #expect(try await cache.data(for: WebRequest("posted")).source == .network)
+            _ = try await cache.data(for: WebRequest("posted", method: .post, body: Data("x=1".utf8)))
+            #expect(try cache.storedVariants(origin.url("posted")).isEmpty, "invalidated by the POST")
+            #expect(try await cache.data(for: page).text == "GET /page")
+            #expect(Self.memoryHits(cache) == 3, "served from memory after the other URL's invalidation")
+            #expect(origin.requestCount == 5)
+        }
+    }
+
     @Test func anEntryRemovedFromTheStoreIsFetchedAgain() async throws {
         try await withCache(origin: Self.origin) { origin, cache in
             let request = WebRequest("size/10")

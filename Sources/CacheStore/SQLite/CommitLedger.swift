@@ -21,6 +21,8 @@ final class CommitLedger: Sendable {
         case nothingServed
         /// The entries of this URL (its cache key), and nothing else.
         case url(String)
+        /// The entries of these URLs, and nothing else.
+        case urls([String])
         /// Anything.
         case anything
     }
@@ -42,11 +44,22 @@ final class CommitLedger: Sendable {
     /// answer be read again.
     typealias Changed = [Int]?
 
+    /// How many URLs one transaction may name; one that changes more (a large eviction or prune)
+    /// may have changed anything, so that a commit's record stays small. A group commit of saves
+    /// names at most ``CacheStore/groupLimit``.
+    static let namedLimit = 128
+
     /// Adds what a write touched to what its transaction changed.
     static func add(_ touched: Touched, to changed: inout Changed) {
         switch touched {
         case .nothingServed: break
         case .url(let url): changed?.append(url.hashValue)
+        case .urls(let urls):
+            if let count = changed?.count, count + urls.count <= namedLimit {
+                changed?.append(contentsOf: urls.lazy.map(\.hashValue))
+            } else {
+                changed = nil
+            }
         case .anything: changed = nil
         }
     }

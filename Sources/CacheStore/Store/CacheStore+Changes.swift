@@ -29,10 +29,11 @@ extension CacheStore {
 
     /// Whether the entries of `url` (a cache key) may differ between two of the store's change
     /// counts (``changeCount()``), `since` and the later `until`. `false` only when every commit
-    /// between them was made by this store's own writer and changed no entry of `url`: a save of
-    /// another URL, hits, page records, staged chunks. A commit of another process or connection, an
-    /// eviction, a prune, an invalidation, a merge or anything else the writer does not name, and any
-    /// change too far back to be remembered, may have changed every entry.
+    /// between them was made by this store's own writer and changed no entry of `url`: a save, a
+    /// 304's update, an invalidation, an eviction or a prune of other URLs, hits, page records, staged
+    /// chunks. A commit of another process or connection, one that names more than 128 URLs (a large
+    /// prune, a logout), a merge or anything else the writer does not name, and any change too far
+    /// back to be remembered, may have changed every entry.
     ///
     /// A caller that keeps an answer read after the count `since` may serve it again at `until` when
     /// this is `false`, as it would when the count had not changed at all.

@@ -12,6 +12,14 @@ extension CacheStore {
         _ action: String, evicts: Bool = false, touching touched: CommitLedger.Touched = .anything,
         _ body: @escaping @Sendable (Connection) throws -> T
     ) async throws -> T {
+        try await queuedWrite(action, evicts: evicts, touchedBy: { _ in touched }, body)
+    }
+
+    /// ``queuedWrite(_:evicts:touching:_:)`` for a write that tells what it changed from its value.
+    nonisolated func queuedWrite<T: Sendable>(
+        _ action: String, evicts: Bool = false, touchedBy touched: @escaping @Sendable (T) -> CommitLedger.Touched,
+        _ body: @escaping @Sendable (Connection) throws -> T
+    ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let write = QueuedWrite(
                 action: action, evicts: evicts, touched: touched, body: body, continuation: continuation)
@@ -122,8 +130,9 @@ extension CacheStore {
                             continue
                         }
                         do {
-                            outcomes.append(.success(try write.run(on: writer)))
-                            CommitLedger.add(write.touched, to: &changed)
+                            let outcome = try write.run(on: writer)
+                            outcomes.append(.success(outcome.deliver))
+                            CommitLedger.add(outcome.touched, to: &changed)
                         } catch let error as SQLiteError where error.isBusy {
                             throw error
                         } catch {

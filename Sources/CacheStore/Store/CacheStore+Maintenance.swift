@@ -19,7 +19,7 @@ extension CacheStore {
     /// - Throws: ``CacheStore/Error``.
     @discardableResult
     public func evict(toFit byteLimit: Int64) throws -> PruneResult {
-        try write("evict entries") { connection in
+        try write("evict entries", touchedBy: { .urls($0.urls) }) { connection in
             var result = PruneResult.empty
             var total = try Self.readTotals(connection).bodyBytes
             let start = total
@@ -115,7 +115,8 @@ extension CacheStore {
     @discardableResult
     public func prune(_ criteria: PruneCriteria, dryRun: Bool = false) throws -> PruneResult {
         let (condition, values) = criteria.condition
-        return try write(dryRun ? "list entries to prune" : "prune entries") { connection in
+        let action = dryRun ? "list entries to prune" : "prune entries"
+        return try write(action, touchedBy: { dryRun ? .nothingServed : .urls($0.urls) }) { connection in
             var leaving: [StoredPage] = []
             if let page = criteria.page {
                 let pages = try Self.recordedPages(page, partition: criteria.partition, connection)

@@ -372,8 +372,9 @@ extension CacheStore {
                 )
             }
         }
-        return try await queuedWrite("update stored metadata") { [encoded] connection in
-            var count = 0
+        let updated = try await queuedWrite("update stored metadata", touchedBy: { .urls($0) }) {
+            [encoded] connection in
+            var urls: [String] = []
             for (update, headers) in encoded {
                 let fields = update.headers
                 try connection.run(
@@ -388,10 +389,15 @@ extension CacheStore {
                         .date(update.freshUntil), .date(update.staleUntil), .integer(update.entryID),
                     ]
                 )
-                count += Int(connection.changes)
+                guard connection.changes > 0 else { continue }
+                // The URL the update changed, for the store's record of its own commits.
+                try connection.forEachRow("SELECT url FROM entry WHERE id = ?", [.integer(update.entryID)]) { row in
+                    urls.append(row.text(0))
+                }
             }
-            return count
+            return urls
         }
+        return updated.count
     }
 
     /// Removes every stored variant of `url`, for every method, in `partition` (RFC 9111 §4.4).
@@ -400,7 +406,7 @@ extension CacheStore {
     /// - Throws: ``CacheStore/Error``.
     @discardableResult
     public func invalidate(url: String, partition: String = "guest") throws -> PruneResult {
-        try write("invalidate \(url)") { connection in
+        try write("invalidate \(url)", touching: .url(url)) { connection in
             try Self.deleteEntries(connection, condition: "partition = ? AND url = ?", [.text(partition), .text(url)])
         }
     }
@@ -413,7 +419,7 @@ extension CacheStore {
     /// - Throws: ``CacheStore/Error``.
     @discardableResult
     public func discardBody(id bodyID: Int64) throws -> PruneResult {
-        try write("discard body \(bodyID)") { connection in
+        try write("discard body \(bodyID)", touchedBy: { .urls($0.urls) }) { connection in
             let result = try Self.deleteEntries(connection, condition: "body_id = ?", [.integer(bodyID)])
             // The last entry's trigger deletes the body; a reference count that is damaged too may not.
             try connection.run("DELETE FROM body WHERE id = ?", [.integer(bodyID)])
@@ -428,7 +434,7 @@ extension CacheStore {
     /// - Throws: ``CacheStore/Error``.
     @discardableResult
     public func removeAll(partition: String) throws -> PruneResult {
-        try write("remove the partition '\(partition)'") { connection in
+        try write("remove the partition '\(partition)'", touchedBy: { .urls($0.urls) }) { connection in
             let result = try Self.deleteEntries(connection, condition: "partition = ?", [.text(partition)])
             for table in ["page_edge", "page_skip", "page_basis"] {
                 try connection.run("DELETE FROM \(table) WHERE partition = ?", [.text(partition)])

@@ -288,6 +288,14 @@ public actor CacheStore {
         _ action: @autoclosure () -> String, touching touched: CommitLedger.Touched = .anything,
         _ body: (Connection) throws -> T
     ) throws -> T {
+        try write(action(), touchedBy: { _ in touched }, body)
+    }
+
+    /// ``write(_:touching:_:)`` for a write that tells what it changed from its value.
+    func write<T>(
+        _ action: @autoclosure () -> String, touchedBy touched: (T) -> CommitLedger.Touched,
+        _ body: (Connection) throws -> T
+    ) throws -> T {
         guard let writer else { throw writeRefusal }
         let hits = accessLog.drain()
         defer { commitLedger.end() }
@@ -297,7 +305,7 @@ public actor CacheStore {
                 try AccessLog.write(hits, to: writer)
                 let value = try body(writer)
                 var changed: CommitLedger.Changed = []
-                CommitLedger.add(touched, to: &changed)
+                CommitLedger.add(touched(value), to: &changed)
                 commitLedger.expect(counter: counter, changed: changed)
                 return value
             }

@@ -9,30 +9,35 @@ final class QueuedWrite: Sendable {
     let action: String
     /// Whether the store's byte limit is enforced after it commits.
     let evicts: Bool
-    /// What it changes that a kept answer is read from (``CommitLedger``).
-    let touched: CommitLedger.Touched
-    private let perform: @Sendable (Connection) throws -> @Sendable () -> Void
+    private let perform: @Sendable (Connection) throws -> Outcome
     private let fail: @Sendable (CacheStore.Error) -> Void
 
-    /// A write that runs `body` and hands its value or error to `continuation`.
+    /// What a write that ran gives: what it changed that a kept answer is read from
+    /// (``CommitLedger``), and a closure that hands its value to the caller.
+    struct Outcome {
+        var touched: CommitLedger.Touched
+        var deliver: @Sendable () -> Void
+    }
+
+    /// A write that runs `body` and hands its value or error to `continuation`; `touched` tells what
+    /// it changed from its value.
     init<T: Sendable>(
-        action: String, evicts: Bool, touched: CommitLedger.Touched,
+        action: String, evicts: Bool, touched: @escaping @Sendable (T) -> CommitLedger.Touched,
         body: @escaping @Sendable (Connection) throws -> T,
         continuation: CheckedContinuation<T, any Error>
     ) {
         self.action = action
         self.evicts = evicts
-        self.touched = touched
         self.perform = { connection in
             let value = try body(connection)
-            return { continuation.resume(returning: value) }
+            return Outcome(touched: touched(value), deliver: { continuation.resume(returning: value) })
         }
         self.fail = { continuation.resume(throwing: $0) }
     }
 
-    /// Runs the write on `connection`; the returned closure hands its value to the caller, and is
-    /// to be called once the transaction has committed.
-    func run(on connection: Connection) throws -> @Sendable () -> Void {
+    /// Runs the write on `connection`; the outcome's closure is to be called once the transaction
+    /// has committed.
+    func run(on connection: Connection) throws -> Outcome {
         try perform(connection)
     }
 
