@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the speed benchmarks, each beside its peer in the same run, and prints their rows as one
 # markdown table: HTML and CSS scanning (bench-scan.sh), the write and hit paths (bench-write.sh),
-# preload at scale (bench-scale.sh), gateway hits (bench-gateway.sh) and the cold preload beside
-# wget2 (bench-preload.sh). Each script's own header says what its last column holds (instructions
+# preload at scale (bench-scale.sh), gateway hits and traffic with misses (bench-gateway.sh) and the
+# cold preload beside wget2 (bench-preload.sh). Each script's own header says what its last column holds (instructions
 # per byte, or CPU time where valgrind cannot count the Swift binaries' instructions). Progress goes
 # to stderr; stdout holds the table alone.
 #

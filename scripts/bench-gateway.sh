@@ -20,11 +20,16 @@
 #   BEFORE_BIN_DIR, if set, holds webcache built from an earlier commit: its gateway runs too, over a
 #   store of its own, measured as the peer "earlier build" in rows of their own; the two gateways
 #   then take turns, PAIRS times per file (default 3), and each figure is over all its turns.
+#   MISS_EVERY (default 20; 0 leaves it out): a last row of traffic as a cache meets it, the small
+#   stylesheet asked again and again and every MISS_EVERY-th request a URL never asked before (the
+#   same file with a new query), which each cache fetches from the origin and stores between its
+#   hits; nginx from disk serves every one of them from the file.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib.sh"
 duration=${DURATION:-4}
+miss_every=${MISS_EVERY:-20}
 rounds=${ROUNDS:-2}
 connections=${CONNECTIONS:-16}
 threads=${THREADS:-2}
@@ -164,13 +169,14 @@ cpu_ticks() {
     echo "$total"
 }
 
-# measure NAME PID URL: one wrk run against URL; records requests/s (the mean over the runs of NAME so
-# far) and CPU µs per request of PID's processes (over all those runs).
+# measure NAME PID URL [WRK-ARGUMENT...]: one wrk run against URL; records requests/s (the mean over
+# the runs of NAME so far) and CPU µs per request of PID's processes (over all those runs).
 declare -A rps cpu runs rate_sum requests ticks
 measure() {
     local name=$1 pid=$2 url=$3 before after output
+    shift 3
     before=$(cpu_ticks "$pid")
-    output=$(wrk -t"$threads" -c"$connections" -d"${duration}s" "$url")
+    output=$(wrk -t"$threads" -c"$connections" -d"${duration}s" "$url" "$@")
     after=$(cpu_ticks "$pid")
     runs[$name]=$(( ${runs[$name]:-0} + 1 ))
     requests[$name]=$(( ${requests[$name]:-0} + $(awk '/requests in/ { print $1 }' <<<"$output") ))
@@ -192,6 +198,51 @@ for file in "${files[@]}"; do
         measure "varnish,$file" "$varnish_pid" "http://127.0.0.1:$varnish_port/$file"
     done
 done
+# The traffic of a cache: wrk's script asks for the stylesheet, and every MISS_EVERY-th request (on
+# each connection's thread) for it with a query no run asked before (the run's number and the
+# thread's), so that every cache here fetches and stores it.
+if ((miss_every > 0)); then
+    cat >"$work/mixed.lua" <<'LUA'
+-- Each thread runs in a Lua state of its own; setup() gives each its number as the global thread_id.
+local every, run, count = 20, "0", 0
+local threads = 0
+function setup(thread)
+    threads = threads + 1
+    thread:set("thread_id", threads)
+end
+function init(args)
+    every = tonumber(args[1])
+    run = args[2]
+end
+function request()
+    count = count + 1
+    if count % every == 0 then
+        return wrk.format("GET", "/css/main.css?miss=" .. run .. "-" .. thread_id .. "-" .. count)
+    end
+    return wrk.format("GET", "/css/main.css")
+end
+LUA
+    # mixed NAME PID BASE: one wrk run of that traffic against the server at BASE, its misses new.
+    mixed_runs=0
+    mixed() {
+        mixed_runs=$((mixed_runs + 1))
+        measure "$1,mixed" "$2" "$3" -s "$work/mixed.lua" -- "$miss_every" "$1-$mixed_runs"
+    }
+    echo "measuring the stylesheet with 1 request in $miss_every a miss" >&2
+    for _ in $(seq "$rounds"); do
+        for _ in $(seq "$pairs"); do
+            mixed gateway "$gateway_pid" "$gateway"
+            [ -z "$before_bin" ] || mixed before "$before_pid" "$before_gateway"
+        done
+        mixed nginx "$nginx_pid" "http://127.0.0.1:$nginx_port"
+        mixed proxy "$nginx_pid" "http://127.0.0.1:$proxy_port"
+        mixed varnish "$varnish_pid" "http://127.0.0.1:$varnish_port"
+    done
+    # The misses reached the origin through the gateway and were stored.
+    stored=$("$bin/webcache" inspect --json --store "$work/store.sqlite" \
+        | python3 -c 'import json, sys; print(json.load(sys.stdin)["entries"])')
+    ((stored > ${#files[@]})) || { echo "error: the gateway stored none of its misses" >&2; exit 1; }
+fi
 check_served "$gateway" x-webcache '^hit$'
 [ -z "$before_bin" ] || check_served "$before_gateway" x-webcache '^hit$'
 
@@ -216,3 +267,18 @@ for file in "${files[@]}"; do
         echo "| $what | $ours req/s | $name: ${rps[$peer,$file]} req/s | $(ratio "$ours" "${rps[$peer,$file]}") | ${cpu[gateway,$file]} / ${cpu[$peer,$file]} |"
     done
 done
+if ((miss_every > 0)); then
+    what="gateway, 399 B, 1 request in $miss_every a miss stored, wrk -c$connections"
+    peers=(nginx proxy varnish)
+    [ -z "$before_bin" ] || peers=(before "${peers[@]}")
+    for peer in "${peers[@]}"; do
+        case $peer in
+            before) name="earlier build" ;;
+            nginx) name="nginx from disk (no miss)" ;;
+            proxy) name="nginx proxy_cache" ;;
+            varnish) name="Varnish" ;;
+        esac
+        echo "| $what | ${rps[gateway,mixed]} req/s | $name: ${rps[$peer,mixed]} req/s" \
+            "| $(ratio "${rps[gateway,mixed]}" "${rps[$peer,mixed]}") | ${cpu[gateway,mixed]} / ${cpu[$peer,mixed]} |"
+    done
+fi
