@@ -249,36 +249,27 @@ check_served "$gateway" x-webcache '^hit$'
 ratio() { python3 -c "print(f'{$1 / $2:.2f}x')"; }
 echo "| what | webcache | peer in the same run | ratio | CPU µs per request, webcache / peer |"
 echo "|---|---|---|---|---|"
+# rows WHAT KEY NGINX-NAME: a row for each peer of the runs measured under KEY.
+rows() {
+    local what=$1 key=$2 nginx_name=$3 peer name peers=(nginx proxy varnish)
+    [ -z "$before_bin" ] || peers=(before "${peers[@]}")
+    for peer in "${peers[@]}"; do
+        case $peer in
+            before) name="earlier build" ;;
+            nginx) name=$nginx_name ;;
+            proxy) name="nginx proxy_cache" ;;
+            varnish) name="Varnish" ;;
+        esac
+        echo "| $what | ${rps[gateway,$key]} req/s | $name: ${rps[$peer,$key]} req/s" \
+            "| $(ratio "${rps[gateway,$key]}" "${rps[$peer,$key]}") | ${cpu[gateway,$key]} / ${cpu[$peer,$key]} |"
+    done
+}
 for file in "${files[@]}"; do
     size=$(stat -c %s "$site/$file")
     label="$((size / 1024)) KiB"
     [ "$size" -lt 1024 ] && label="$size B"
-    what="gateway hit, $label, wrk -c$connections"
-    ours=${rps[gateway,$file]}
-    peers=(nginx proxy varnish)
-    [ -z "$before_bin" ] || peers=(before "${peers[@]}")
-    for peer in "${peers[@]}"; do
-        case $peer in
-            before) name="earlier build" ;;
-            nginx) name="nginx from disk" ;;
-            proxy) name="nginx proxy_cache" ;;
-            varnish) name="Varnish" ;;
-        esac
-        echo "| $what | $ours req/s | $name: ${rps[$peer,$file]} req/s | $(ratio "$ours" "${rps[$peer,$file]}") | ${cpu[gateway,$file]} / ${cpu[$peer,$file]} |"
-    done
+    rows "gateway hit, $label, wrk -c$connections" "$file" "nginx from disk"
 done
 if ((miss_every > 0)); then
-    what="gateway, 399 B, 1 request in $miss_every a miss stored, wrk -c$connections"
-    peers=(nginx proxy varnish)
-    [ -z "$before_bin" ] || peers=(before "${peers[@]}")
-    for peer in "${peers[@]}"; do
-        case $peer in
-            before) name="earlier build" ;;
-            nginx) name="nginx from disk (no miss)" ;;
-            proxy) name="nginx proxy_cache" ;;
-            varnish) name="Varnish" ;;
-        esac
-        echo "| $what | ${rps[gateway,mixed]} req/s | $name: ${rps[$peer,mixed]} req/s" \
-            "| $(ratio "${rps[gateway,mixed]}" "${rps[$peer,mixed]}") | ${cpu[gateway,mixed]} / ${cpu[$peer,mixed]} |"
-    done
+    rows "gateway, 399 B, 1 request in $miss_every a miss stored, wrk -c$connections" mixed "nginx from disk (no miss)"
 fi
