@@ -105,16 +105,12 @@ extension CacheStore {
     private func run(_ batch: inout [QueuedWrite], on writer: Connection) -> [Result<@Sendable () -> Void, Error>] {
         let hits = accessLog.drain()
         var failures: [Int: Error] = [:]
-        defer { commitLedger.end() }
         while true {
             var outcomes: [Result<@Sendable () -> Void, Error>] = []
             var failedWrite = false
             do {
-                try writer.writeTransaction(retryingFor: configuration.busyRetryLimit) {
+                try recordedTransaction(on: writer) { changed in
                     outcomes = []
-                    // Read where no other connection can commit before this transaction ends.
-                    let counter = logIndexWatch?.changeCounter()
-                    var changed: CommitLedger.Changed = []
                     try AccessLog.write(hits, to: writer)
                     var index = 0
                     while true {
@@ -141,7 +137,6 @@ extension CacheStore {
                             throw error
                         }
                     }
-                    commitLedger.expect(counter: counter, changed: changed)
                 }
                 return outcomes
             } catch {

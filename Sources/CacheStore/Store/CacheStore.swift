@@ -298,20 +298,34 @@ public actor CacheStore {
     ) throws -> T {
         guard let writer else { throw writeRefusal }
         let hits = accessLog.drain()
-        defer { commitLedger.end() }
         do {
-            return try writer.writeTransaction(retryingFor: configuration.busyRetryLimit) {
-                let counter = logIndexWatch?.changeCounter()
+            return try recordedTransaction(on: writer) { changed in
                 try AccessLog.write(hits, to: writer)
                 let value = try body(writer)
-                var changed: CommitLedger.Changed = []
                 CommitLedger.add(touched(value), to: &changed)
-                commitLedger.expect(counter: counter, changed: changed)
                 return value
             }
         } catch {
             accessLog.restore(hits)
             throw storeError(error, action: action())
+        }
+    }
+
+    /// Runs `body` in a write transaction on `writer` (retried while the store is busy) and hands the
+    /// ledger what `body` adds to `changed` just before the commit, with the header's counter read as
+    /// the transaction began, where no other connection can commit before it ends
+    /// (``CommitLedger/expect(counter:changed:)``). The two paths of the writer's transactions,
+    /// ``write(_:touchedBy:_:)`` and the group commit, both go through it.
+    func recordedTransaction<T>(
+        on writer: Connection, _ body: (inout CommitLedger.Changed) throws -> T
+    ) throws -> T {
+        defer { commitLedger.end() }
+        return try writer.writeTransaction(retryingFor: configuration.busyRetryLimit) {
+            let counter = logIndexWatch?.changeCounter()
+            var changed: CommitLedger.Changed = []
+            let value = try body(&changed)
+            commitLedger.expect(counter: counter, changed: changed)
+            return value
         }
     }
 
