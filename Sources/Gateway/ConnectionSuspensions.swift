@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Foundation
 import Synchronization
 
 /// The connections whose callbacks wait for something (the head of a response the loader is still
@@ -14,7 +15,9 @@ import Synchronization
 /// waits for and waits again if it is still not there, so a late resume of a connection that has
 /// moved on costs one call. The server may resume only a connection it suspended, so the suspended
 /// ones are kept here, keyed by their address, under one lock taken on misses only: a stored hit
-/// never waits.
+/// never waits. The server's resume is called after the lock is released: it takes a lock of the
+/// server's own and wakes its thread through a pipe, and under this lock it held up the connections'
+/// threads, which suspend under it.
 final class ConnectionSuspensions: Sendable {
     private struct State {
         /// The suspended connections.
@@ -27,6 +30,9 @@ final class ConnectionSuspensions: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Resumes taken out of the suspended set whose call to the server has not returned: the server
+    /// may not stop, freeing its connections, before they have.
+    private let resumesInFlight = Atomic<Int>(0)
     /// Suspends and resumes the connection at an address: the HTTP server's functions, or a record
     /// of the calls in unit tests.
     private let suspendConnection: @Sendable (UInt) -> Void
@@ -68,13 +74,18 @@ final class ConnectionSuspensions: Sendable {
     /// Resumes the connection at `key` if it is suspended, or has its next suspension undone at
     /// once; from any thread.
     func resume(_ key: UInt) {
-        state.withLock { state in
-            if state.suspended.remove(key) != nil {
-                resumeConnection(key)
-            } else {
+        let wasSuspended = state.withLock { state in
+            guard state.suspended.remove(key) != nil else {
                 state.resumedEarly.insert(key)
+                return false
             }
+            resumesInFlight.add(1, ordering: .relaxed)
+            return true
         }
+        guard wasSuspended else { return }
+        // The connection stays suspended until this call returns, so nothing else can close it.
+        resumeConnection(key)
+        resumesInFlight.subtract(1, ordering: .releasing)
     }
 
     /// The connection at `key` closed: a resume meant for it must not undo a suspension of a later
@@ -83,12 +94,16 @@ final class ConnectionSuspensions: Sendable {
         _ = state.withLock { $0.resumedEarly.remove(key) }
     }
 
-    /// Resumes every suspended connection and suspends none from now on, before the server stops.
+    /// Resumes every suspended connection and suspends none from now on, before the server stops;
+    /// returns once the resumes of other threads that were under way have returned too.
     func resumeAll() {
-        state.withLock { state in
+        let suspended = state.withLock { state in
             state.stopping = true
-            for key in state.suspended { resumeConnection(key) }
-            state.suspended = []
+            defer { state.suspended = [] }
+            return state.suspended
         }
+        for key in suspended { resumeConnection(key) }
+        // A resume under way was counted under the lock taken above, so none is missed here.
+        while resumesInFlight.load(ordering: .acquiring) > 0 { sched_yield() }
     }
 }

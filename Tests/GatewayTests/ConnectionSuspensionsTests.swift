@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 
@@ -6,7 +7,8 @@ import Testing
 /// The rules of suspending and resuming, on a record of the calls the HTTP server would get: a
 /// resume that comes before the suspension undoes it at once (a callback that returned without an
 /// answer and without being suspended would never be called again), a connection is resumed only
-/// when it is suspended, and stopping resumes every suspended one and suspends none after.
+/// when it is suspended, and stopping resumes every suspended one, suspends none after, and waits
+/// for the resumes other threads have under way (the server frees its connections once it stops).
 struct ConnectionSuspensionsTests {
     /// The calls made, in order.
     final class Calls: Sendable {
@@ -68,5 +70,37 @@ struct ConnectionSuspensionsTests {
         suspensions.suspend(3)
         suspensions.resume(2)
         #expect(calls.all == ["suspend 1", "suspend 2", "resume 1", "resume 2"])
+    }
+
+    /// The server's resume is called outside the lock, so stopping must wait for one under way.
+    @Test func stoppingWaitsForAResumeUnderWayOnAnotherThread() {
+        let calls = Calls()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let suspensions = ConnectionSuspensions(suspend: { calls.record("suspend \($0)") }, resume: { key in
+            entered.signal()
+            release.wait()
+            calls.record("resume \(key) returned")
+        })
+        suspensions.suspend(5)
+        let resumed = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            suspensions.resume(5)
+            resumed.signal()
+        }
+        entered.wait()  // The resume is under way, held inside the server's call.
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            suspensions.resumeAll()
+            calls.record("stopped")
+            stopped.signal()
+        }
+        // Stopping does not return while the resume is held: given time to, it records nothing.
+        let stoppedEarly = stopped.wait(timeout: .now() + 0.3) == .success
+        #expect(!stoppedEarly, "stopping returned while a resume was under way")
+        release.signal()
+        if !stoppedEarly { stopped.wait() }
+        resumed.wait()
+        #expect(calls.all == ["suspend 5", "resume 5 returned", "stopped"])
     }
 }
