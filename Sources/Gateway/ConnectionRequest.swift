@@ -27,6 +27,19 @@ final class ConnectionRequest {
     var exchange: Exchange?
     /// What was answered from the store, when the request was (logged once the response is over).
     var storedHit: StoredHit?
+    /// The URL the target maps to, or why it maps to none, once ``url(upstream:)`` worked it out.
+    private var mapping: Result<URL, RequestTarget.Unmappable>?
+
+    /// The URL the target maps to with `upstream` (``RequestTarget/url(for:upstream:)``), worked out on
+    /// first use only: a request that misses the store needs it for the store, the loader and the log.
+    func url(upstream: URL?) -> Result<URL, RequestTarget.Unmappable> {
+        if let mapping { return mapping }
+        let mapped = Result { () throws(RequestTarget.Unmappable) in
+            try RequestTarget.url(for: target, upstream: upstream)
+        }
+        mapping = mapped
+        return mapped
+    }
 
     /// A request answered from the store in its connection's callback, for the access log.
     struct StoredHit {

@@ -347,7 +347,8 @@ public final class GatewayServer: Sendable {
             }
         }
         job.exchange.finish(failed: !complete)
-        logAnswer(method: job.request.method, target: job.request.target, status: response.status,
+        logAnswer(method: job.request.method, target: job.request.target,
+                  url: (try? job.request.url.get())?.absoluteString, status: response.status,
                   source: response.source, bodyBytes: bytes, isComplete: complete)
     }
 
@@ -370,7 +371,8 @@ public final class GatewayServer: Sendable {
             request.client = Self.clientAddress(of: connection)
             if let refusal = admissionRefusal(of: request, from: request.client) {
                 let result = Self.queueText(connection, status: refusal.status, refusal.message, headers: refusal.headers)
-                logAnswer(method: request.method, target: request.target, status: refusal.status, source: nil,
+                logAnswer(method: request.method, target: request.target, url: mappedURL(of: request),
+                          status: refusal.status, source: nil,
                           bodyBytes: Int64(refusal.message.utf8.count + 1), isComplete: result == MHD_Result.YES)
                 return result
             }
@@ -439,8 +441,9 @@ public final class GatewayServer: Sendable {
 
     /// The request to submit for what `request` holds.
     private func proxyRequest(for request: ConnectionRequest) -> ProxyRequest {
-        ProxyRequest(method: request.method, target: request.target, headers: request.headers,
-                     bodyStream: request.bodyStream, refusesPrivateAddresses: !AddressRange.isLoopback(request.client))
+        ProxyRequest(method: request.method, target: request.target, url: request.url(upstream: configuration.upstream),
+                     headers: request.headers, bodyStream: request.bodyStream,
+                     refusesPrivateAddresses: !AddressRange.isLoopback(request.client))
     }
 
     /// Answers `request` with `message` without loading anything, and logs it like any other answer.
@@ -448,18 +451,23 @@ public final class GatewayServer: Sendable {
         _ request: ConnectionRequest, on connection: OpaquePointer, status: Int, _ message: String
     ) -> MHD_Result {
         let result = Self.queueText(connection, status: status, message)
-        logAnswer(method: request.method, target: request.target, status: status, source: nil,
-                  bodyBytes: Int64(message.utf8.count + 1), isComplete: result == MHD_Result.YES)
+        logAnswer(method: request.method, target: request.target, url: mappedURL(of: request), status: status,
+                  source: nil, bodyBytes: Int64(message.utf8.count + 1), isComplete: result == MHD_Result.YES)
         return result
     }
 
-    /// Hands one answered request to the access log, if there is one.
+    /// The URL `request` maps to, as the access log names it; `nil` when it maps to none.
+    private func mappedURL(of request: ConnectionRequest) -> String? {
+        (try? request.url(upstream: configuration.upstream).get())?.absoluteString
+    }
+
+    /// Hands one answered request to the access log, if there is one: the `url` it was mapped to,
+    /// or its `target` when it maps to none.
     private func logAnswer(
-        method: HTTPMethod, target: String, url: String? = nil, status: Int, source: ResponseSource?, bodyBytes: Int64,
+        method: HTTPMethod, target: String, url: String?, status: Int, source: ResponseSource?, bodyBytes: Int64,
         isComplete: Bool
     ) {
         guard let accessLog = configuration.accessLog else { return }
-        let url = url ?? (try? RequestTarget.url(for: target, upstream: configuration.upstream))?.absoluteString
         accessLog(AccessLogEntry(method: method, url: url ?? target, status: status, source: source,
                                  bodyBytes: bodyBytes, isComplete: isComplete))
     }

@@ -32,10 +32,9 @@ struct ProxyHandler: Sendable {
                              + "it points at the gateway itself.")
         }
         let url: URL
-        do {
-            url = try RequestTarget.url(for: request.target, upstream: configuration.upstream)
-        } catch {
-            return .text(400, error.message)
+        switch request.url {
+        case .success(let mapped): url = mapped
+        case .failure(let unmappable): return .text(400, unmappable.message)
         }
         if configuration.offline && !request.method.isSafe {
             return .text(504, "The gateway is offline: \(request.method.rawValue) \(url.absoluteString) "
@@ -68,7 +67,7 @@ struct ProxyHandler: Sendable {
     /// the head the client gets. `nil` when the loader must answer.
     func storedAnswer(to request: ProxyRequest) -> (answer: StoredAnswer, head: ClientHead)? {
         guard request.method == .get || request.method == .head, request.bodyStream == nil, !hasLooped(request),
-            let url = try? RequestTarget.url(for: request.target, upstream: configuration.upstream),
+            let url = try? request.url.get(),
             let answer = cache.storedAnswer(for: makeWebRequest(request, url: url), policy: policy, copyingBody: true)
         else { return nil }
         let head = clientHead(status: answer.status, headers: answer.headers, source: answer.source,

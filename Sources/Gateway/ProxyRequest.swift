@@ -8,6 +8,8 @@ struct ProxyRequest: Sendable {
     /// The request target exactly as sent: `/path?query` (origin-form), `http://host/path`
     /// (absolute-form), `host:443` (authority-form, with `CONNECT`) or `*`.
     var target: String
+    /// The URL the target maps to (``RequestTarget/url(for:upstream:)``), or why it maps to none.
+    var url: Result<URL, RequestTarget.Unmappable>
     /// The header fields in the order received.
     var headers: HTTPHeaders
     /// The content as it arrives, if the request has any.
