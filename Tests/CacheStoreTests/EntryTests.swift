@@ -292,6 +292,11 @@ struct EntryTests {
         #expect(try store.entry(id: try #require(second.id))?.hitCount == 0)
     }
 
+    @Test(arguments: [[], [0], [7, 10, 1_000_000_007], [Int64.max, 1], [-42]] as [[Int64]])
+    func theIDsOfHitsRecordedTogetherAreWrittenAsAJSONArray(ids: [Int64]) {
+        #expect(AccessLog.jsonArray(ids) == "[" + ids.map(String.init).joined(separator: ",") + "]")
+    }
+
     @Test func hitsRecordedTogetherAreWrittenEachToItsEntry() async throws {
         // Given entries, and one removed
         var ids: [String: Int64] = [:]

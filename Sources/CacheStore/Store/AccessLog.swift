@@ -89,10 +89,44 @@ final class AccessLog: Sendable {
                 }
                 continue
             }
-            try connection.run(sharedHitQuery, [
-                .real(moment.lastAccess), .integer(moment.hits),
-                .text("[" + ids.map(String.init).joined(separator: ",") + "]"),
-            ])
+            try connection.run(sharedHitQuery, [.real(moment.lastAccess), .integer(moment.hits), .text(jsonArray(ids))])
+        }
+    }
+
+    /// `ids` as a JSON array (`[1,2,3]`), written digit by digit into the string's own buffer.
+    static func jsonArray(_ ids: [Int64]) -> String {
+        // At most 20 characters a number ("-" and 19 digits) and its comma, and the brackets.
+        String(unsafeUninitializedCapacity: 2 + ids.count * 21) { text in
+            var end = 0
+            text[end] = UInt8(ascii: "[")
+            end += 1
+            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes for the digits of one number, reversed
+            for (index, id) in ids.enumerated() {
+                if index > 0 {
+                    text[end] = UInt8(ascii: ",")
+                    end += 1
+                }
+                if id < 0 {
+                    text[end] = UInt8(ascii: "-")
+                    end += 1
+                }
+                withUnsafeMutableBytes(of: &digits) { digits in
+                    var count = 0
+                    var rest = id.magnitude
+                    repeat {
+                        digits[count] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                        rest /= 10
+                        count += 1
+                    } while rest > 0
+                    while count > 0 {
+                        count -= 1
+                        text[end] = digits[count]
+                        end += 1
+                    }
+                }
+            }
+            text[end] = UInt8(ascii: "]")
+            return end + 1
         }
     }
 
