@@ -2,9 +2,9 @@
 # Runs the speed benchmarks, each beside its peer in the same run, and prints their rows as one
 # markdown table: HTML and CSS scanning (bench-scan.sh), the write and hit paths (bench-write.sh),
 # preload at scale (bench-scale.sh), gateway hits and traffic with misses (bench-gateway.sh) and the
-# cold preload beside wget2 (bench-preload.sh). Each script's own header says what its last column holds (instructions
-# per byte, or CPU time where valgrind cannot count the Swift binaries' instructions). Progress goes
-# to stderr; stdout holds the table alone.
+# cold preload beside wget2 (bench-preload.sh). Each script's own header says what its last column
+# holds (instructions per byte, or CPU time where valgrind cannot count the Swift binaries'
+# instructions). Progress goes to stderr; stdout holds the table alone.
 #
 # Usage: scripts/bench-all.sh [BIN_DIR]
 #   BIN_DIR holds release builds of webcache, webcache-origin and webcache-bench (default: made here).

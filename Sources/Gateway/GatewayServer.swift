@@ -462,13 +462,13 @@ public final class GatewayServer: Sendable {
     }
 
     /// Hands one answered request to the access log, if there is one: the `url` it was mapped to,
-    /// or its `target` when it maps to none.
+    /// or its `target` when it maps to none (the URL is not spelled out without a log).
     private func logAnswer(
-        method: HTTPMethod, target: String, url: String?, status: Int, source: ResponseSource?, bodyBytes: Int64,
-        isComplete: Bool
+        method: HTTPMethod, target: String, url: @autoclosure () -> String?, status: Int, source: ResponseSource?,
+        bodyBytes: Int64, isComplete: Bool
     ) {
         guard let accessLog = configuration.accessLog else { return }
-        accessLog(AccessLogEntry(method: method, url: url ?? target, status: status, source: source,
+        accessLog(AccessLogEntry(method: method, url: url() ?? target, status: status, source: source,
                                  bodyBytes: bodyBytes, isComplete: isComplete))
     }
 

@@ -100,7 +100,6 @@ final class AccessLog: Sendable {
             var end = 0
             text[end] = UInt8(ascii: "[")
             end += 1
-            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes for the digits of one number, reversed
             for (index, id) in ids.enumerated() {
                 if index > 0 {
                     text[end] = UInt8(ascii: ",")
@@ -110,20 +109,15 @@ final class AccessLog: Sendable {
                     text[end] = UInt8(ascii: "-")
                     end += 1
                 }
-                withUnsafeMutableBytes(of: &digits) { digits in
-                    var count = 0
-                    var rest = id.magnitude
-                    repeat {
-                        digits[count] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-                        rest /= 10
-                        count += 1
-                    } while rest > 0
-                    while count > 0 {
-                        count -= 1
-                        text[end] = digits[count]
-                        end += 1
-                    }
-                }
+                // The digits from the last, then turned round in place.
+                let first = end
+                var rest = id.magnitude
+                repeat {
+                    text[end] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                    end += 1
+                } while rest > 0
+                text[first..<end].reverse()
             }
             text[end] = UInt8(ascii: "]")
             return end + 1
