@@ -28,6 +28,10 @@ struct DeviceSelections {
 
     let chooser: ReferenceChooser
     private var selections: [URL: PageSelection] = [:]
+    /// The schedule's key of each open document (its item's), kept so that asking whether the
+    /// document has settled, which the scheduling loop does after every batch of messages, needs
+    /// no key made from its URL each time.
+    private var keysOfOpenDocuments: [URL: URLKey] = [:]
     private var documentsOfResource: [URL: Set<URL>] = [:]
     private var mediaOfSheet: [URL: [String]] = [:]
     /// What each stylesheet held that a later document must be decided on, and where it was read.
@@ -43,8 +47,13 @@ struct DeviceSelections {
         self.chooser = chooser
     }
 
-    /// The documents not finished yet.
-    var openDocuments: [URL] { Array(selections.keys) }
+    /// The documents not finished yet, with their schedule keys.
+    var openDocuments: [(url: URL, key: URLKey)] { keysOfOpenDocuments.map { ($0.key, $0.value) } }
+
+    /// Whether the document at `url` is open: found, and not finished yet.
+    func isOpen(_ url: URL) -> Bool {
+        keysOfOpenDocuments[url] != nil
+    }
 
     /// Decides what `item` (a document, or a stylesheet or manifest) holds.
     ///
@@ -54,7 +63,10 @@ struct DeviceSelections {
         _ references: [Reference], families: Set<FontFamilyUse>, in item: PreloadItem, base: URL,
         fromPublicAddress: Bool, isDocument: Bool
     ) -> [Decided] {
-        if isDocument, selections[item.url] == nil { selections[item.url] = PageSelection(chooser: chooser) }
+        if isDocument, selections[item.url] == nil {
+            selections[item.url] = PageSelection(chooser: chooser)
+            keysOfOpenDocuments[item.url] = item.key
+        }
         let origin = nextOrigin
         nextOrigin += 1
         let here = Origin(item: item, base: base, fromPublicAddress: fromPublicAddress)
@@ -92,6 +104,7 @@ struct DeviceSelections {
         guard selections[url] != nil else { return [] }
         let decided = decide(in: url) { $0.finish() }
         selections[url] = nil
+        keysOfOpenDocuments[url] = nil
         for origin in originsOfDocument.removeValue(forKey: url) ?? [] { origins[origin] = nil }
         for sheet in sheetsOfDocument.removeValue(forKey: url) ?? [] { documentsOfResource[sheet]?.remove(url) }
         return decided

@@ -326,12 +326,8 @@ struct PreloadSchedule {
         checkSettled(page.key)
     }
 
-    /// ``checkSettled(_:)-(Page)`` of the document at `url`.
-    mutating func checkSettled(_ url: URL) -> Bool {
-        checkSettled(URLKey(url))
-    }
-
-    private mutating func checkSettled(_ pageKey: URLKey) -> Bool {
+    /// ``checkSettled(_:)-(Page)`` of the page or document whose key is `pageKey`.
+    mutating func checkSettled(_ pageKey: URLKey) -> Bool {
         if let blocker = blockers[pageKey], !hasEnded(blocker) { return false }
         var blocker: URLKey? = hasEnded(pageKey) ? nil : pageKey
         if blocker == nil {
@@ -375,8 +371,8 @@ struct PreloadSchedule {
     }
 
     /// Lets go of what was remembered about a document's settling, once it is finished.
-    mutating func forgetSettling(of document: URL) {
-        blockers[URLKey(document)] = nil
+    mutating func forgetSettling(of document: URLKey) {
+        blockers[document] = nil
     }
 
     /// Whether the URL of `key` is a page whose references were let go (``forget(pages:)``).

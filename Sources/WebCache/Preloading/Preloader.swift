@@ -292,10 +292,17 @@ struct Preloader: Sendable {
                 }
             }
         }
+        /// About how many pages settled since the settled pages were last recorded: the documents that
+        /// finished, and the pages that ended without opening one. A quarter of the window's worth
+        /// makes a batch. (Counting every ended fetch instead recorded a site's pages two or three at
+        /// a time, and each such transaction wrote again, among others, the index pages that list the
+        /// pages of each requisite they share.)
+        var settledSinceRecording = 0
         func finishSettledDocuments() {
-            for document in selections.openDocuments where schedule.checkSettled(document) {
-                carryOut(selections.finish(document: document))
-                schedule.forgetSettling(of: document)
+            for document in selections.openDocuments where schedule.checkSettled(document.key) {
+                carryOut(selections.finish(document: document.url))
+                schedule.forgetSettling(of: document.key)
+                settledSinceRecording += 1
             }
         }
         /// Stores the edges of the pages that have settled and lets go of what they referenced.
@@ -311,6 +318,7 @@ struct Preloader: Sendable {
             } catch {
                 return false
             }
+            settledSinceRecording = 0
             recordedFailedPages += settled.count { schedule.failure(of: $0.key) != nil }
             for page in settled {
                 skippedByDocument[page.url] = nil
@@ -320,9 +328,6 @@ struct Preloader: Sendable {
             schedule.forget(pages: settled)
             return true
         }
-        /// Messages that ended a fetch since the settled pages were last looked for.
-        var endedSinceRecording = 0
-
         readList()
         // Discarding, so that a finished fetch's task is freed at once: a group that keeps results
         // holds every finished task until the run ends (113 MB at the peak for 3,363 responses,
@@ -348,7 +353,7 @@ struct Preloader: Sendable {
                     }
                     guard fetched.count < taken.count else { return flushHits() }
                     finishSettledDocuments()
-                    endedSinceRecording += taken.count
+                    settledSinceRecording += taken.count(where: \.isPage) - fetched.count(where: \.isPage)
                     readList()
                 }
             }
@@ -380,7 +385,6 @@ struct Preloader: Sendable {
                     switch message {
                     case .recordEdges:
                         await recordSettledPages()
-                        endedSinceRecording = 0
                     case .found(let references, let families, let parent, let base, let fromPublicAddress, let isDocument):
                         carryOut(selections.found(
                             references, families: families, in: parent, base: base, fromPublicAddress: fromPublicAddress,
@@ -420,14 +424,13 @@ struct Preloader: Sendable {
                         case .cancelled:
                             schedule.giveUp(item)
                         }
-                        endedSinceRecording += 1
+                        if item.isPage, !selections.isOpen(item.url) { settledSinceRecording += 1 }
                     }
                 }
                 finishSettledDocuments()
                 // With the window full, the pages that settled make room for the next ones.
-                if !listEnded, schedule.pages.count >= pageWindow, endedSinceRecording >= pageWindow / 4 {
+                if !listEnded, schedule.pages.count >= pageWindow, settledSinceRecording >= pageWindow / 4 {
                     await recordSettledPages()
-                    endedSinceRecording = 0
                 }
                 readList()
                 startWhatFits()
@@ -435,7 +438,7 @@ struct Preloader: Sendable {
             group.cancelAll()
         }
         report.interrupted = Task.isCancelled
-        for document in selections.openDocuments { carryOut(selections.finish(document: document)) }
+        for document in selections.openDocuments { carryOut(selections.finish(document: document.url)) }
 
         // Every page has settled at the end of a whole run. After a cancelled one, a page that had
         // not is left as the store has it: it keeps what an earlier run recorded (a page this run

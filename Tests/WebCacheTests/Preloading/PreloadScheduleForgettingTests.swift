@@ -33,7 +33,7 @@ import Testing
         Self.record(in: &schedule, from: page, to: Self.url("a.png"), kind: "image")
         _ = schedule.enqueue(PreloadItem(url: Self.url("a.png"), kind: .image, depth: 0))
         Self.runAll(&schedule)
-        let settled = schedule.checkSettled(page)
+        let settled = schedule.checkSettled(URLKey(page))
         #expect(settled)
         #expect(schedule.requisites(of: Self.pending(page)).map(\.url) == [Self.url("a.png").absoluteString])
 
@@ -62,10 +62,10 @@ import Testing
         _ = schedule.enqueue(PreloadItem(url: Self.url("only-first.png"), kind: .image, depth: 0))
 
         #expect(!schedule.isForgotten(URLKey(first)))
-        let settledEarly = schedule.checkSettled(later)
+        let settledEarly = schedule.checkSettled(URLKey(later))
         #expect(!settledEarly, "what the framed page needs has not ended yet")
         Self.runAll(&schedule)
-        let settledLater = schedule.checkSettled(later)
+        let settledLater = schedule.checkSettled(URLKey(later))
         #expect(settledLater)
         #expect(schedule.requisites(of: Self.pending(later)).map(\.url)
             == [first.absoluteString, Self.url("only-first.png").absoluteString])
@@ -82,14 +82,14 @@ import Testing
             _ = schedule.enqueue(PreloadItem(url: Self.url(name), kind: .image, depth: 0))
         }
         let firstImage = schedule.nextRunnable()!
-        let settledFirst = schedule.checkSettled(page)
+        let settledFirst = schedule.checkSettled(URLKey(page))
         #expect(!settledFirst)
         schedule.finish(firstImage, failure: "HTTP 404")
-        let settledAfterFirst = schedule.checkSettled(page)
+        let settledAfterFirst = schedule.checkSettled(URLKey(page))
         #expect(!settledAfterFirst, "the second image has not ended")
         let secondImage = schedule.nextRunnable()!
         schedule.finish(secondImage, failure: nil)
-        let settledAfterBoth = schedule.checkSettled(page)
+        let settledAfterBoth = schedule.checkSettled(URLKey(page))
         #expect(settledAfterBoth)
         #expect(schedule.requisites(of: Self.pending(page)).map(\.failure) == ["HTTP 404", nil])
     }
