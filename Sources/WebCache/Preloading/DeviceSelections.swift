@@ -50,9 +50,10 @@ struct DeviceSelections {
     /// The documents not finished yet, with their schedule keys.
     var openDocuments: [(url: URL, key: URLKey)] { keysOfOpenDocuments.map { ($0.key, $0.value) } }
 
-    /// Whether the document at `url` is open: found, and not finished yet.
+    /// Whether the document at `url` is open: found, and not finished yet. (A run of pages without
+    /// their requisites opens none, and hashes no URL here.)
     func isOpen(_ url: URL) -> Bool {
-        keysOfOpenDocuments[url] != nil
+        !keysOfOpenDocuments.isEmpty && keysOfOpenDocuments[url] != nil
     }
 
     /// Decides what `item` (a document, or a stylesheet or manifest) holds.

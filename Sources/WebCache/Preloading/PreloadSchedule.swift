@@ -125,6 +125,11 @@ struct PreloadSchedule {
     /// Stylesheets, frames and manifests that a page's record answered (``admitFromRecord(_:unread:)``)
     /// and this run has not read: a document that uses one must read it for what it holds there.
     private var unread: Set<URLKey> = []
+    /// Counts the changes after which a page or document may have settled that had not: a URL seen
+    /// or given an outcome, what a page referenced let go or recalled. Between two changes,
+    /// ``checkSettled(_:)`` answers as it did, so a caller need not ask again about what it found
+    /// unsettled.
+    private(set) var settlingChanges = 0
 
     init(limits: PreloadLimits) {
         self.limits = limits
@@ -153,6 +158,7 @@ struct PreloadSchedule {
     /// as stored: a page answered by a fresh stored entry ends so.
     mutating func admit(_ item: PreloadItem, recordingPage: Bool = true) -> Bool {
         guard seen.insert(item.key) else { return false }
+        settlingChanges += 1
         if item.isPage, recordingPage {
             // Not looked up in the store yet: compared before its edges are written.
             pages.append(Page(url: item.url, key: item.key))
@@ -187,6 +193,7 @@ struct PreloadSchedule {
     /// needs from them (``recall(page:_:)``).
     mutating func settleFromRecord(page key: URLKey) {
         forgottenPages.insert(key)
+        settlingChanges += 1
     }
 
     /// Records the URL of `key`, an edge of a page settled from its record, as stored, unless it was
@@ -194,6 +201,7 @@ struct PreloadSchedule {
     /// stylesheet, frame or manifest), it is remembered as not read.
     mutating func admitFromRecord(_ key: URLKey, unread isUnread: Bool) -> Bool {
         guard seen.insert(key) else { return false }
+        settlingChanges += 1
         if isUnread { unread.insert(key) }
         return true
     }
@@ -207,6 +215,7 @@ struct PreloadSchedule {
     /// waits for an outcome again.
     mutating func takeUnread(_ item: PreloadItem) {
         unread.remove(item.key)
+        settlingChanges += 1
         var item = item
         item.rereads = true
         queue(item)
@@ -265,9 +274,10 @@ struct PreloadSchedule {
         failures[key] = failure
     }
 
-    /// Counts the end of `key`'s wait, if it was waiting.
+    /// Counts the end of `key`'s wait, if it was waiting, and a change for settling.
     private mutating func endWaiting(_ key: URLKey) {
         if waiting.remove(key) != nil { unendedCount -= 1 }
+        settlingChanges += 1
     }
 
     /// Frees the slot of a running item whose fetch was given up (the run was cancelled), leaving it
@@ -367,6 +377,7 @@ struct PreloadSchedule {
             blockers[key] = nil
             forgottenPages.insert(key)
         }
+        settlingChanges += 1
         pages.removeAll { keys.contains($0.key) }
     }
 
@@ -388,6 +399,7 @@ struct PreloadSchedule {
         let referenced = requisites.map { Referenced(url: $0.url, key: URLKey($0.url), kind: $0.kind) }
         references[key] = referenced
         referenceKeys[key] = Set(referenced.map(\.key))
+        settlingChanges += 1
     }
 
     /// Visits what `page` needs, in document order, each once, through stylesheets, manifests

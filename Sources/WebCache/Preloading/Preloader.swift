@@ -298,7 +298,13 @@ struct Preloader: Sendable {
         /// a time, and each such transaction wrote again, among others, the index pages that list the
         /// pages of each requisite they share.)
         var settledSinceRecording = 0
+        /// The schedule's ``PreloadSchedule/settlingChanges`` when the open documents were last asked
+        /// about: until it moves, none of them can have settled. (A document opens while its own
+        /// fetch runs, so a new one has not settled either.)
+        var settlingCheckedAt = -1
         func finishSettledDocuments() {
+            guard schedule.settlingChanges != settlingCheckedAt else { return }
+            settlingCheckedAt = schedule.settlingChanges
             for document in selections.openDocuments where schedule.checkSettled(document.key) {
                 carryOut(selections.finish(document: document.url))
                 schedule.forgetSettling(of: document.key)
