@@ -128,7 +128,14 @@ final class CurlTransfer {
         set(CURLOPT_SSL_VERIFYPEER, configuration.insecure ? 0 : 1)
         set(CURLOPT_SSL_VERIFYHOST, configuration.insecure ? 0 : 2)
         if let file = configuration.caCertificateFile { set(CURLOPT_CAINFO, file) }
-        if let proxy = configuration.proxy { set(CURLOPT_PROXY, proxy) }
+        if resolvedConnections.usesNoProxy {
+            // Said outright: libcurl otherwise reads the proxy variables from the environment (and
+            // spells out their names) for every transfer.
+            set(CURLOPT_PROXY, "")
+            set(CURLOPT_NOPROXY, "")
+        } else if let proxy = configuration.proxy {
+            set(CURLOPT_PROXY, proxy)
+        }
         set(CURLOPT_RESOLVE, list: configuration.resolve)
         set(CURLOPT_CONNECT_TO, list: configuration.connectTo)
         if let maxBody = configuration.maxBodyBytes {

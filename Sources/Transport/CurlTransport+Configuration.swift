@@ -18,7 +18,8 @@ extension CurlTransport {
         /// Connect elsewhere than the URL says, as `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` (`--connect-to`).
         public var connectTo: [String] = []
         /// The proxy URL (`--proxy`); `nil` uses `http_proxy`, `https_proxy` and `no_proxy` from the
-        /// environment, as curl does; an empty string uses no proxy at all.
+        /// environment, as curl does (read once, when the transport is made); an empty string uses
+        /// no proxy at all.
         public var proxy: String?
         /// Header fields sent with every request unless the request sets the same name. A cache in
         /// front of the transport does not see them; fields that matter to caching or carry

@@ -21,6 +21,9 @@ struct ResolvedConnections: Sendable {
     /// Whether every connection goes to the resolved address: no proxy and nothing mapped, as in
     /// most runs, which then need not look at the URL at all.
     private let everyConnectionResolves: Bool
+    /// Whether no proxy applies to any URL: none configured, and none in the environment when the
+    /// transport was made.
+    let usesNoProxy: Bool
 
     init(configuration: CurlTransport.Configuration, environment: [String: String]) {
         mapped = (configuration.resolve + configuration.connectTo).compactMap { entry in
@@ -40,7 +43,8 @@ struct ResolvedConnections: Sendable {
         }
         let list = environment["no_proxy"] ?? environment["NO_PROXY"] ?? ""
         noProxy = list.split { $0 == "," || $0 == " " || $0 == "\t" }.map { $0.lowercased() }
-        everyConnectionResolves = mapped.isEmpty && !proxies.values.contains(true)
+        usesNoProxy = !proxies.values.contains(true)
+        everyConnectionResolves = mapped.isEmpty && usesNoProxy
     }
 
     /// Whether a connection for `url` goes to the address its host resolves to.
