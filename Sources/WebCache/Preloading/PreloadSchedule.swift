@@ -86,10 +86,10 @@ struct PreloadSchedule {
     /// Every URL seen in this run: queued, running, or with an outcome.
     private var seen = URLKeySet()
     /// The URLs seen that have no outcome yet.
-    private var waiting: Set<URLKey> = []
+    private var waiting = URLKeyTable<Void>()
     /// Why a URL failed or was skipped, for those that did; a URL seen that neither waits nor has a
     /// failure is stored.
-    private var failures: [URLKey: String] = [:]
+    private var failures = URLKeyTable<String>()
     /// URLs seen that have no outcome yet.
     private(set) var unendedCount = 0
     /// The queue of each host, in the order the hosts were first queued: taken in turn by index,
@@ -101,7 +101,7 @@ struct PreloadSchedule {
     private var nextHost = 0
     /// Items started and not finished, each with the index in ``queues`` of the host whose transfer
     /// slot it still holds, or ``slotFreed`` once its transfer has ended.
-    private var started: [URLKey: Int] = [:]
+    private var started = URLKeyTable<Int>()
     private static let slotFreed = -1
     /// Transfers in flight: items started whose network transfer has not ended.
     private(set) var running = 0
@@ -111,20 +111,20 @@ struct PreloadSchedule {
     var unfinished: Int { started.count }
     /// What each page or stylesheet referenced, in order, each once (for the page edges), each with
     /// its key: a page's walk through what it needs looks every one up, several times a run.
-    private var references: [URLKey: [Referenced]] = [:]
+    private var references = URLKeyTable<[Referenced]>()
     /// The keys of what each page or stylesheet referenced: a stylesheet's references are decided
     /// again for each document that uses it, and must not pile up (each page's walk through them
     /// would grow with the run).
-    private var referenceKeys: [URLKey: Set<URLKey>] = [:]
+    private var referenceKeys = URLKeyTable<URLKeyTable<Void>>()
     /// Pages whose edges were stored and whose references were let go, unless they were recalled
     /// since (they have references again); a page that references one of them (as a frame) gets its
     /// requisites from ``recall(page:_:)``.
     private var forgottenPages = URLKeySet()
     /// For pages and documents asked about (``checkSettled(_:)``), the first URL found without an outcome.
-    private var blockers: [URLKey: URLKey] = [:]
+    private var blockers = URLKeyTable<URLKey>()
     /// Stylesheets, frames and manifests that a page's record answered (``admitFromRecord(_:unread:)``)
     /// and this run has not read: a document that uses one must read it for what it holds there.
-    private var unread: Set<URLKey> = []
+    private var unread = URLKeyTable<Void>()
     /// Counts the changes after which a page or document may have settled that had not: a URL seen
     /// or given an outcome, what a page referenced let go or recalled. Between two changes,
     /// ``checkSettled(_:)`` answers as it did, so a caller need not ask again about what it found
@@ -133,17 +133,7 @@ struct PreloadSchedule {
 
     init(limits: PreloadLimits) {
         self.limits = limits
-        // Tables that each URL enters and leaves, made roomy up front: at three quarters full (a
-        // table's most before it grows) a removal rehashes a long run of the keys after it.
-        waiting.reserveCapacity(Self.roomyTable)
-        started.reserveCapacity(Self.roomyTable)
-        blockers.reserveCapacity(Self.roomyTable)
-        references.reserveCapacity(Self.roomyTable)
-        referenceKeys.reserveCapacity(Self.roomyTable)
     }
-
-    /// The room made for the tables that URLs enter and leave during a run.
-    private static let roomyTable = 256
 
     /// Queues `item` unless its URL was seen before in this run; returns whether it was queued.
     mutating func enqueue(_ item: PreloadItem) -> Bool {
@@ -276,7 +266,7 @@ struct PreloadSchedule {
 
     /// Counts the end of `key`'s wait, if it was waiting, and a change for settling.
     private mutating func endWaiting(_ key: URLKey) {
-        if waiting.remove(key) != nil { unendedCount -= 1 }
+        if waiting.remove(key) { unendedCount -= 1 }
         settlingChanges += 1
     }
 
@@ -320,8 +310,8 @@ struct PreloadSchedule {
     /// Records that the page or stylesheet of `parentKey` references the URL whose absolute text is
     /// `text` and whose key is `key`.
     mutating func recordReference(from parentKey: URLKey, to text: String, key: URLKey, kind: String) {
-        guard referenceKeys[parentKey, default: []].insert(key).inserted else { return }
-        references[parentKey, default: []].append(Referenced(url: text, key: key, kind: kind))
+        guard referenceKeys.update(parentKey, default: URLKeyTable(), { $0.insert(key) }) else { return }
+        references.update(parentKey, default: []) { $0.append(Referenced(url: text, key: key, kind: kind)) }
     }
 
     /// Whether `page` and everything it needs have ended (stored, failed or skipped). References
@@ -398,7 +388,9 @@ struct PreloadSchedule {
         guard isForgotten(key) else { return }
         let referenced = requisites.map { Referenced(url: $0.url, key: URLKey($0.url), kind: $0.kind) }
         references[key] = referenced
-        referenceKeys[key] = Set(referenced.map(\.key))
+        var keys = URLKeyTable<Void>(minimumCapacity: referenced.count)
+        for reference in referenced { keys.insert(reference.key) }
+        referenceKeys[key] = keys
         settlingChanges += 1
     }
 
@@ -460,6 +452,17 @@ struct URLKey: Hashable, Comparable, Sendable {
             return (UInt64(bitPattern: Int64(first.finalize())), UInt64(bitPattern: Int64(second.finalize())))
         }
     }
+
+    private init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// A filler for the empty buckets of a ``URLKeyTable`` (whose values tell which are empty).
+    static let unused = URLKey(high: 0, low: 0)
+
+    /// The bits that pick a key's bucket in a ``URLKeyTable``: already a hash of the URL.
+    var bucketBits: Int { Int(truncatingIfNeeded: low) }
 
     static func < (left: URLKey, right: URLKey) -> Bool {
         // Spelled out: the tuple comparison stayed a generic call in the sorted set's binary search.

@@ -19,7 +19,7 @@ struct URLKeySet {
     /// moves every sorted key once, so a run of a million URLs moves about 1 GB in all.
     static let recentLimit = 16_384
 
-    private var recent: Set<URLKey> = []
+    private var recent = URLKeyTable<Void>()
     private var sorted = SortedURLKeys()
 
     /// How many keys the set holds.
@@ -32,11 +32,11 @@ struct URLKeySet {
     /// Adds `key`; returns whether it was not there before.
     @discardableResult
     mutating func insert(_ key: URLKey) -> Bool {
-        guard !sorted.contains(key), recent.insert(key).inserted else { return false }
+        guard !sorted.contains(key), recent.insert(key) else { return false }
         if recent.count >= Self.recentLimit {
             if !isKnownUniquelyReferenced(&sorted) { sorted = sorted.copy() }
-            sorted.merge(recent.sorted())
-            recent.removeAll(keepingCapacity: true)
+            sorted.merge(recent.allKeys.sorted())
+            recent.removeAll()
         }
         return true
     }
