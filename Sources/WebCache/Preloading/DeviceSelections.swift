@@ -26,12 +26,15 @@ struct DeviceSelections {
         var document: URL
     }
 
+    /// A document not finished yet: its selection, and the schedule's key of its item, kept so that
+    /// asking whether the document has settled needs no key made from its URL each time.
+    private struct OpenDocument {
+        var selection: PageSelection
+        let key: URLKey
+    }
+
     let chooser: ReferenceChooser
-    private var selections: [URL: PageSelection] = [:]
-    /// The schedule's key of each open document (its item's), kept so that asking whether the
-    /// document has settled, which the scheduling loop does after every batch of messages, needs
-    /// no key made from its URL each time.
-    private var keysOfOpenDocuments: [URL: URLKey] = [:]
+    private var selections: [URL: OpenDocument] = [:]
     private var documentsOfResource: [URL: Set<URL>] = [:]
     private var mediaOfSheet: [URL: [String]] = [:]
     /// What each stylesheet held that a later document must be decided on, and where it was read.
@@ -48,12 +51,12 @@ struct DeviceSelections {
     }
 
     /// The documents not finished yet, with their schedule keys.
-    var openDocuments: [(url: URL, key: URLKey)] { keysOfOpenDocuments.map { ($0.key, $0.value) } }
+    var openDocuments: [(url: URL, key: URLKey)] { selections.map { ($0.key, $0.value.key) } }
 
     /// Whether the document at `url` is open: found, and not finished yet. (A run of pages without
     /// their requisites opens none, and hashes no URL here.)
     func isOpen(_ url: URL) -> Bool {
-        !keysOfOpenDocuments.isEmpty && keysOfOpenDocuments[url] != nil
+        !selections.isEmpty && selections[url] != nil
     }
 
     /// Decides what `item` (a document, or a stylesheet or manifest) holds.
@@ -65,8 +68,7 @@ struct DeviceSelections {
         fromPublicAddress: Bool, isDocument: Bool
     ) -> [Decided] {
         if isDocument, selections[item.url] == nil {
-            selections[item.url] = PageSelection(chooser: chooser)
-            keysOfOpenDocuments[item.url] = item.key
+            selections[item.url] = OpenDocument(selection: PageSelection(chooser: chooser), key: item.key)
         }
         let origin = nextOrigin
         nextOrigin += 1
@@ -105,7 +107,6 @@ struct DeviceSelections {
         guard selections[url] != nil else { return [] }
         let decided = decide(in: url) { $0.finish() }
         selections[url] = nil
-        keysOfOpenDocuments[url] = nil
         for origin in originsOfDocument.removeValue(forKey: url) ?? [] { origins[origin] = nil }
         for sheet in sheetsOfDocument.removeValue(forKey: url) ?? [] { documentsOfResource[sheet]?.remove(url) }
         return decided
@@ -116,8 +117,8 @@ struct DeviceSelections {
     private mutating func decide(in document: URL, _ body: (inout PageSelection) -> [PageSelection.Choice])
         -> [Decided]
     {
-        guard var selection = selections[document] else { return [] }
-        var choices = body(&selection)
+        guard var open = selections[document] else { return [] }
+        var choices = body(&open.selection)
         var decided: [Decided] = []
         var index = 0
         while index < choices.count {
@@ -138,13 +139,13 @@ struct DeviceSelections {
                 mediaOfSheet[sheet] = parentMedia + (choice.reference.condition?.media ?? [])
             }
             // The stylesheet was read before this document found it: decide what it held.
-            choices += selection.addFontFamilies(familiesBySheet[sheet] ?? [])
+            choices += open.selection.addFontFamilies(familiesBySheet[sheet] ?? [])
             for held in heldBySheet[sheet] ?? [] {
-                choices += selection.add(
+                choices += open.selection.add(
                     held.references, inheritedMedia: mediaOfSheet[sheet] ?? [], origin: held.origin)
             }
         }
-        selections[document] = selection
+        selections[document] = open
         return decided
     }
 }
