@@ -141,7 +141,10 @@ public final class GatewayServer: Sendable {
     private init(cache: WebCache, configuration: Configuration) throws(GatewayError) {
         self.cache = cache
         self.configuration = configuration
-        hotAnswers = configuration.memoryCacheSize > 0 ? HotAnswers(capacity: configuration.memoryCacheSize) : nil
+        hotAnswers = configuration.memoryCacheSize > 0
+            ? HotAnswers(capacity: configuration.memoryCacheSize,
+                         fileFolder: URL(fileURLWithPath: cache.store.path).deletingLastPathComponent().path)
+            : nil
         (jobs, jobSink) = AsyncStream.makeStream(of: Job.self)
         try Self.validate(configuration)
         try Self.validate(configuration.admission, bindAddress: configuration.bindAddress)
@@ -568,7 +571,7 @@ public final class GatewayServer: Sendable {
     ) -> HotAnswers.Kept? {
         guard let hotAnswers, answer.source == .hit, head.status == 200, head.sendsBody, answer.answersEveryRequest
         else { return nil }
-        let body: HeldBody
+        var body: HeldBody
         switch answer.body {
         case .copied(let copied) where hotAnswers.admits(size: copied.count):
             guard let memory = copied.take() else { return nil }
@@ -578,6 +581,11 @@ public final class GatewayServer: Sendable {
             guard let start = body.start,
                 (try? cache.store.copyBody(bodyID: bodyID, into: UnsafeMutableRawBufferPointer(start: start, count: body.count))) != nil
             else { return nil }  // Damage and all else are left to the usual path.
+            if body.count > HeldBody.fileThreshold,
+                let inFile = HeldBody.inFile(copying: UnsafeRawBufferPointer(start: start, count: body.count),
+                                             folder: hotAnswers.fileFolder) {
+                body = inFile  // Where it cannot be made, the body stays in memory.
+            }
         default:
             return nil
         }
@@ -595,7 +603,11 @@ public final class GatewayServer: Sendable {
         head.headers["Age"] = String(ready.age)
         guard let made = Self.response(ready.kept, head: head) else { return MHD_Result.NO }
         let prepared = PreparedResponse(made)
-        hotAnswers?.prepared(prepared, age: ready.age, for: request.target, kept: ready.kept)
+        // A response from a file is made for each request: the server locks a response around each
+        // `sendfile`, and connections on two threads sharing one would wait for each other.
+        if !ready.kept.body.isInFile {
+            hotAnswers?.prepared(prepared, age: ready.age, for: request.target, kept: ready.kept)
+        }
         return send(ready.kept, response: prepared, for: request, on: connection)
     }
 
@@ -611,9 +623,18 @@ public final class GatewayServer: Sendable {
         return MHD_queue_response(connection, UInt32(kept.head.status), response.response)
     }
 
-    /// The server's response for a kept answer with `head`: its body straight from the kept memory,
-    /// which the response holds until the server is done with it.
+    /// The server's response for a kept answer with `head`: its body sent from its file with
+    /// `sendfile`, or straight from the kept memory, which the response holds until the server is
+    /// done with it.
     private static func response(_ kept: HotAnswers.Kept, head: ProxyHandler.ClientHead) -> OpaquePointer? {
+        if let file = kept.body.fileForResponse() {
+            // The response closes its descriptor when it is destroyed.
+            if let response = MHD_create_response_from_fd64(UInt64(kept.body.count), file) {
+                addHead(to: response, headers: head.headers, length: head.length)
+                return response
+            }
+            close(file)
+        }
         let holder = Unmanaged.passRetained(kept.body).toOpaque()
         let response = MHD_create_response_from_buffer_with_free_callback_cls(
             kept.body.count, kept.body.start, { holder in

@@ -11,7 +11,8 @@ import WebCache
 /// body, conditions, ranges, cache directives, credentials or a `Via` (``isPlain(_:)``); anything
 /// else goes to the store each time. Its `Age` is computed for each request, and the response made
 /// for one age is kept with the answer for the hits of the same second. The bodies' bytes were
-/// checked when they were read from the store, as every read checks them.
+/// checked when they were read from the store, as every read checks them; a large body is kept in
+/// a file that the server sends with `sendfile` (``HeldBody``).
 final class HotAnswers: Sendable {
     /// One kept answer.
     final class Kept: RememberedAnswer {
@@ -61,13 +62,17 @@ final class HotAnswers: Sendable {
     }
 
     private let memory: AnswerMemory<Kept, Made>
+    /// Where large bodies are kept, in files without a name (``HeldBody``): the store's folder.
+    let fileFolder: String
 
     /// What an answer counts besides its body: its head and bookkeeping, about a kilobyte.
     static var slotOverhead: Int { AnswerMemory<Kept, Made>.slotOverhead }
 
-    /// Keeps at most `capacity` bytes; a body of more than an eighth of it is not kept.
-    init(capacity: Int) {
+    /// Keeps at most `capacity` bytes; a body of more than an eighth of it is not kept. Bodies of
+    /// more than ``HeldBody/fileThreshold`` bytes go to files without a name in `fileFolder`.
+    init(capacity: Int, fileFolder: String) {
         memory = AnswerMemory(capacity: capacity)
+        self.fileFolder = fileFolder
     }
 
     /// The request fields that can change what the store answers to a `GET`, besides its URL.
@@ -124,25 +129,4 @@ final class HotAnswers: Sendable {
 
     /// The bytes kept now, as the capacity counts them.
     var bytes: Int { memory.bytes }
-}
-
-/// A body's bytes in `malloc` memory of their own, freed when the last holder lets them go.
-final class HeldBody: Sendable {
-    /// The address, as a number (a pointer is not `Sendable`).
-    private let address: UInt
-    /// The size in bytes.
-    let count: Int
-
-    /// Owns `count` bytes at `memory`, which came from `malloc`.
-    init(taking memory: UnsafeMutableRawPointer?, count: Int) {
-        address = UInt(bitPattern: memory)
-        self.count = count
-    }
-
-    /// The start of the bytes; valid while this body is held.
-    var start: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: address) }
-
-    deinit {
-        free(UnsafeMutableRawPointer(bitPattern: address))
-    }
 }

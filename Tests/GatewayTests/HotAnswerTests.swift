@@ -85,6 +85,37 @@ struct HotAnswerTests {
             #expect(harness.origin.requestCount == 1)
             let logged = try #require(harness.accessLog.all.last)
             #expect(logged.source == .hit && logged.isComplete && logged.bodyBytes == Int64(size))
+            // A large body is sent from a file, the others from plain memory.
+            let kept = try #require(harness.gateway.hotAnswers?.kept(for: harness.origin.url(path).absoluteString))
+            #expect(kept.body.isInFile == (size > HeldBody.fileThreshold))
+        }
+    }
+
+    @Test func aBodyInAFileIsSentWholeToManyClientsAtOnceAndNamesNoFile() async throws {
+        try await Self.run { harness in
+            let size = 3 * Self.chunk + 5
+            let path = "/size/\(size)"
+            let folder = URL(fileURLWithPath: harness.cache.store.path).deletingLastPathComponent().path
+            _ = try await harness.get(path)
+            let namesBefore = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+            let (hot, target, _) = try await Self.keep(path, harness)
+            #expect(try #require(hot.kept(for: target)).body.isInFile)
+            let request = HTTPRequest(method: .get, url: harness.origin.url(path))
+            let clients = 24
+            let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
+                for _ in 0..<clients {
+                    group.addTask { try await GatewayHarness.send(request, via: harness.proxied).body }
+                }
+                return try await group.reduce(into: [Data]()) { $0.append($1) }
+            }
+            await harness.accessLog.waitForCount(3 + clients)
+
+            #expect(bodies.count == clients)
+            #expect(bodies.allSatisfy { $0 == StoredHitTests.body(size: size) })
+            #expect(Self.memoryAnswers(harness) == 1 + clients, "the second of keep's requests, then every client")
+            #expect(harness.origin.requestCount == 1)
+            // The kept body's file has no name, so a process that dies leaves nothing beside the store.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == namesBefore)
         }
     }
 

@@ -1,0 +1,88 @@
+import Glibc
+
+/// A kept answer's body, freed when the last holder lets it go: in `malloc` memory of its own or,
+/// when large, in a file without a name beside the store, which the server hands the kernel with
+/// `sendfile` so that a hit does not copy the body into its socket.
+///
+/// The file is made with `O_TMPFILE`: it has no name from the start, so nothing is left in the
+/// folder when the process ends, however it ends. It is written once with `write`, so that the
+/// page cache holds it in large folios where the file system has them, and mapped for reading, so
+/// that the body's bytes are in memory once. (A `memfd` was measured too: its pages are 4 KiB
+/// each unless the machine turns on huge pages for shared memory, and `sendfile` from it saved no
+/// CPU; see docs/benchmarks.md.)
+final class HeldBody: Sendable {
+    /// Bodies of more bytes than this go to a file when one can be made.
+    static let fileThreshold = 256 * 1024
+
+    /// The address of the bytes, as a number (a pointer is not `Sendable`): `malloc` memory, or the
+    /// file's mapping.
+    private let address: UInt
+    /// The size in bytes.
+    let count: Int
+    /// The file, or -1 for a body in `malloc` memory.
+    private let file: Int32
+
+    /// Owns `count` bytes at `memory`, which came from `malloc`.
+    init(taking memory: UnsafeMutableRawPointer?, count: Int) {
+        address = UInt(bitPattern: memory)
+        self.count = count
+        file = -1
+    }
+
+    private init(file: Int32, mapping: UnsafeMutableRawPointer, count: Int) {
+        address = UInt(bitPattern: mapping)
+        self.count = count
+        self.file = file
+    }
+
+    /// A copy of `bytes` in a file without a name in `folder`, mapped for reading; `nil` when none
+    /// can be made (a file system without `O_TMPFILE`, no room, no descriptor left), for the caller
+    /// to keep the bytes in memory instead.
+    static func inFile(copying bytes: UnsafeRawBufferPointer, folder: String) -> HeldBody? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }
+        // O_TMPFILE, which Glibc's module does not bring to Swift: __O_TMPFILE with O_DIRECTORY.
+        let temporaryFile: Int32 = 0o20000000 | O_DIRECTORY
+        let file = open(folder, temporaryFile | O_RDWR | O_CLOEXEC, 0o600)
+        guard file >= 0 else { return nil }
+        var written = 0
+        while written < bytes.count {
+            let count = pwrite(file, base + written, bytes.count - written, off_t(written))
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                close(file)
+                return nil
+            }
+            written += count
+        }
+        let mapping = mmap(nil, bytes.count, PROT_READ, MAP_SHARED, file, 0)
+        guard let mapping, mapping != MAP_FAILED else {
+            close(file)
+            return nil
+        }
+        return HeldBody(file: file, mapping: mapping, count: bytes.count)
+    }
+
+    /// Whether the body is in a file.
+    var isInFile: Bool { file >= 0 }
+
+    /// The start of the bytes; valid while this body is held. Those of a body in a file are mapped
+    /// for reading only.
+    var start: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: address) }
+
+    /// A descriptor of the body's file for one response to send from and then close; `nil` for a
+    /// body in `malloc` memory, or when no descriptor is left (the bytes at ``start`` are the same).
+    func fileForResponse() -> Int32? {
+        guard file >= 0 else { return nil }
+        let copy = fcntl(file, F_DUPFD_CLOEXEC, 0)
+        return copy >= 0 ? copy : nil
+    }
+
+    deinit {
+        if file >= 0 {
+            munmap(start, count)
+            close(file)
+        } else {
+            free(start)
+        }
+    }
+}

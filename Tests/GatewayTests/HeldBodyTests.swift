@@ -1,0 +1,78 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import Gateway
+
+/// A kept body (``HeldBody``): in plain memory, or in a file without a name whose descriptors each
+/// response sends from and closes, holding the bytes it was made from.
+struct HeldBodyTests {
+    private static func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+    }
+
+    private static func contents(_ body: HeldBody) -> [UInt8] {
+        Array(UnsafeRawBufferPointer(start: body.start, count: body.count))
+    }
+
+    /// The bytes read from `file` from its start, up to `limit`; then closes it.
+    private static func read(closing file: Int32, limit: Int) -> [UInt8] {
+        defer { close(file) }
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var done = 0
+        while done < limit {
+            let got = bytes.withUnsafeMutableBytes { pread(file, $0.baseAddress! + done, limit - done, off_t(done)) }
+            guard got > 0 else { break }
+            done += got
+        }
+        return Array(bytes[..<done])
+    }
+
+    private static func withFolder(_ body: (String) throws -> Void) throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "held-body-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try body(folder.path)
+    }
+
+    @Test func aBodyInMemoryHasNoFile() throws {
+        let bytes = Self.bytes(399)
+        let memory = try #require(malloc(bytes.count))
+        memory.copyMemory(from: bytes, byteCount: bytes.count)
+        let body = HeldBody(taking: memory, count: bytes.count)
+        #expect(!body.isInFile)
+        #expect(body.fileForResponse() == nil)
+        #expect(Self.contents(body) == bytes)
+    }
+
+    @Test(arguments: [HeldBody.fileThreshold + 1, 3 * HeldBody.fileThreshold + 5])
+    func aBodyInAFileIsReadWholeThroughEachResponsesOwnDescriptor(count: Int) throws {
+        try Self.withFolder { folder in
+            let bytes = Self.bytes(count)
+            let body = try #require(bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, folder: folder) })
+            #expect(body.isInFile)
+            #expect(body.count == count)
+            #expect(Self.contents(body) == bytes)
+            // The file has no name.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+
+            let first = try #require(body.fileForResponse())
+            let second = try #require(body.fileForResponse())
+            #expect(first != second)
+            // Each is the whole body, and closing one, as a finished response does, leaves the others.
+            #expect(Self.read(closing: first, limit: count + 1) == bytes)
+            #expect(Self.read(closing: second, limit: count + 1) == bytes)
+            #expect(Self.contents(body) == bytes)
+            #expect(Self.read(closing: try #require(body.fileForResponse()), limit: count + 1) == bytes)
+        }
+    }
+
+    @Test func noFileIsMadeInAFolderThatIsNotThere() throws {
+        try Self.withFolder { folder in
+            let bytes = Self.bytes(HeldBody.fileThreshold + 1)
+            let missing = folder + "/not-there"
+            #expect(bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, folder: missing) } == nil)
+            #expect(!FileManager.default.fileExists(atPath: missing))
+        }
+    }
+}
