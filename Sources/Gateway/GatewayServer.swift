@@ -583,7 +583,7 @@ public final class GatewayServer: Sendable {
             else { return nil }  // Damage and all else are left to the usual path.
             if body.count > HeldBody.fileThreshold,
                 let inFile = HeldBody.inFile(copying: UnsafeRawBufferPointer(start: start, count: body.count),
-                                             folder: hotAnswers.fileFolder) {
+                                             in: hotAnswers.bodyFiles) {
                 body = inFile  // Where it cannot be made, the body stays in memory.
             }
         default:

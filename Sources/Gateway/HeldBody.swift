@@ -21,45 +21,50 @@ final class HeldBody: Sendable {
     let count: Int
     /// The file, or -1 for a body in `malloc` memory.
     private let file: Int32
+    /// What counts the file, for a body in one.
+    private let files: BodyFiles?
 
     /// Owns `count` bytes at `memory`, which came from `malloc`.
     init(taking memory: UnsafeMutableRawPointer?, count: Int) {
         address = UInt(bitPattern: memory)
         self.count = count
         file = -1
+        files = nil
     }
 
-    private init(file: Int32, mapping: UnsafeMutableRawPointer, count: Int) {
+    private init(file: Int32, mapping: UnsafeMutableRawPointer, count: Int, files: BodyFiles) {
         address = UInt(bitPattern: mapping)
         self.count = count
         self.file = file
+        self.files = files
     }
 
-    /// A copy of `bytes` in a file without a name in `folder`, mapped for reading; `nil` when none
-    /// can be made (a file system without `O_TMPFILE`, no room, no descriptor left), for the caller
-    /// to keep the bytes in memory instead.
-    static func inFile(copying bytes: UnsafeRawBufferPointer, folder: String) -> HeldBody? {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }
+    /// A copy of `bytes` in a file without a name in `files`' folder, mapped for reading; `nil`
+    /// when none can be made (as many files held as `files` allows, a file system without
+    /// `O_TMPFILE`, no room, no descriptor left), for the caller to keep the bytes in memory instead.
+    static func inFile(copying bytes: UnsafeRawBufferPointer, in files: BodyFiles) -> HeldBody? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty, files.reserve() else { return nil }
         // O_TMPFILE, which Glibc's module does not bring to Swift: __O_TMPFILE with O_DIRECTORY.
         let temporaryFile: Int32 = 0o20000000 | O_DIRECTORY
-        let file = open(folder, temporaryFile | O_RDWR | O_CLOEXEC, 0o600)
-        guard file >= 0 else { return nil }
+        let file = open(files.folder, temporaryFile | O_RDWR | O_CLOEXEC, 0o600)
+        guard file >= 0 else {
+            files.release()
+            return nil
+        }
         var written = 0
         while written < bytes.count {
             let count = pwrite(file, base + written, bytes.count - written, off_t(written))
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                close(file)
-                return nil
-            }
+            guard count > 0 else { break }
             written += count
         }
-        let mapping = mmap(nil, bytes.count, PROT_READ, MAP_SHARED, file, 0)
+        let mapping = written == bytes.count ? mmap(nil, bytes.count, PROT_READ, MAP_SHARED, file, 0) : nil
         guard let mapping, mapping != MAP_FAILED else {
             close(file)
+            files.release()
             return nil
         }
-        return HeldBody(file: file, mapping: mapping, count: bytes.count)
+        return HeldBody(file: file, mapping: mapping, count: bytes.count, files: files)
     }
 
     /// Whether the body is in a file.
@@ -81,6 +86,7 @@ final class HeldBody: Sendable {
         if file >= 0 {
             munmap(start, count)
             close(file)
+            files?.release()
         } else {
             free(start)
         }

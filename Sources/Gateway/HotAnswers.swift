@@ -63,7 +63,7 @@ final class HotAnswers: Sendable {
 
     private let memory: AnswerMemory<Kept, Made>
     /// Where large bodies are kept, in files without a name (``HeldBody``): the store's folder.
-    let fileFolder: String
+    let bodyFiles: BodyFiles
 
     /// What an answer counts besides its body: its head and bookkeeping, about a kilobyte.
     static var slotOverhead: Int { AnswerMemory<Kept, Made>.slotOverhead }
@@ -72,7 +72,7 @@ final class HotAnswers: Sendable {
     /// more than ``HeldBody/fileThreshold`` bytes go to files without a name in `fileFolder`.
     init(capacity: Int, fileFolder: String) {
         memory = AnswerMemory(capacity: capacity)
-        self.fileFolder = fileFolder
+        bodyFiles = BodyFiles(folder: fileFolder)
     }
 
     /// The request fields that can change what the store answers to a `GET`, besides its URL.

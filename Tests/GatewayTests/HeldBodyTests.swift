@@ -49,8 +49,10 @@ struct HeldBodyTests {
     func aBodyInAFileIsReadWholeThroughEachResponsesOwnDescriptor(count: Int) throws {
         try Self.withFolder { folder in
             let bytes = Self.bytes(count)
-            let body = try #require(bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, folder: folder) })
+            let files = BodyFiles(folder: folder)
+            let body = try #require(bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, in: files) })
             #expect(body.isInFile)
+            #expect(files.count == 1)
             #expect(body.count == count)
             #expect(Self.contents(body) == bytes)
             // The file has no name.
@@ -70,9 +72,30 @@ struct HeldBodyTests {
     @Test func noFileIsMadeInAFolderThatIsNotThere() throws {
         try Self.withFolder { folder in
             let bytes = Self.bytes(HeldBody.fileThreshold + 1)
-            let missing = folder + "/not-there"
-            #expect(bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, folder: missing) } == nil)
-            #expect(!FileManager.default.fileExists(atPath: missing))
+            let files = BodyFiles(folder: folder + "/not-there")
+            #expect(bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, in: files) } == nil)
+            #expect(!FileManager.default.fileExists(atPath: files.folder))
+            #expect(files.count == 0, "a file not made is not counted")
+        }
+    }
+
+    @Test func noMoreFilesAreHeldThanTheLimitAllows() throws {
+        try Self.withFolder { folder in
+            let bytes = Self.bytes(HeldBody.fileThreshold + 1)
+            let files = BodyFiles(folder: folder, limit: 2)
+            func make() -> HeldBody? { bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, in: files) } }
+            var first = make()
+            let second = make()
+            #expect(first != nil && second != nil)
+            #expect(make() == nil, "a third file is over the limit")
+            #expect(files.count == 2)
+
+            first = nil  // Freed: its file is closed and no longer counted.
+            #expect(files.count == 1)
+            let third = try #require(make())
+            #expect(Self.contents(third) == bytes)
+            #expect(files.count == 2)
+            _ = (first, second)
         }
     }
 }

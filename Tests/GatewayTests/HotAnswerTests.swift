@@ -100,6 +100,7 @@ struct HotAnswerTests {
             let namesBefore = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
             let (hot, target, _) = try await Self.keep(path, harness)
             #expect(try #require(hot.kept(for: target)).body.isInFile)
+            #expect(hot.bodyFiles.count == 1)
             let request = HTTPRequest(method: .get, url: harness.origin.url(path))
             let clients = 24
             let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
