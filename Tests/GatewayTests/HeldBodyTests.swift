@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WebCacheTestSupport
 
 @testable import Gateway
 
@@ -76,6 +77,23 @@ struct HeldBodyTests {
             #expect(bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, in: files) } == nil)
             #expect(!FileManager.default.fileExists(atPath: files.folder))
             #expect(files.count == 0, "a file not made is not counted")
+        }
+    }
+
+    @Test(.enabled(if: Mounts.areAvailable, "mounting a small file system needs root"))
+    func aBodyThatDoesNotFitOnTheDiskStaysOutOfAFile() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "held-body-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Mounts.with { mounts in
+            try await mounts.tmpfs(at: folder.path, size: "512k")
+            let files = BodyFiles(folder: folder.path)
+            let bytes = Self.bytes(1024 * 1024)
+            #expect(bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, in: files) } == nil)
+            #expect(files.count == 0)
+            // What was written is given back: a body that fits is kept in a file there.
+            let fits = Self.bytes(HeldBody.fileThreshold + 1)
+            let body = try #require(fits.withUnsafeBytes { HeldBody.inFile(copying: $0, in: files) })
+            #expect(Self.contents(body) == fits)
         }
     }
 
