@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -220,6 +221,13 @@ static inline void *cmhd_socket_context(struct MHD_Connection *connection) {
  * response. */
 static inline enum MHD_Result cmhd_declare_no_length(struct MHD_Response *response) {
     return MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END);
+}
+
+/* Opens a new file without a name in `folder` for reading and writing, closed on exec (O_TMPFILE,
+ * which glibc's headers name only for _GNU_SOURCE; its value differs between architectures).
+ * Returns -1 with errno set where the file system has no such files. */
+static inline int cmhd_open_unnamed_file(const char *folder) {
+    return open(folder, __O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 }
 
 #endif

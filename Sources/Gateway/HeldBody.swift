@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Glibc
 
 /// A kept answer's body, freed when the last holder lets it go: in `malloc` memory of its own or,
@@ -44,9 +45,7 @@ final class HeldBody: Sendable {
     /// `O_TMPFILE`, no room, no descriptor left), for the caller to keep the bytes in memory instead.
     static func inFile(copying bytes: UnsafeRawBufferPointer, in files: BodyFiles) -> HeldBody? {
         guard let base = bytes.baseAddress, !bytes.isEmpty, files.reserve() else { return nil }
-        // O_TMPFILE, which Glibc's module does not bring to Swift: __O_TMPFILE with O_DIRECTORY.
-        let temporaryFile: Int32 = 0o20000000 | O_DIRECTORY
-        let file = open(files.folder, temporaryFile | O_RDWR | O_CLOEXEC, 0o600)
+        let file = cmhd_open_unnamed_file(files.folder)
         guard file >= 0 else {
             files.release()
             return nil
