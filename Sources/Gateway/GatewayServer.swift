@@ -571,21 +571,25 @@ public final class GatewayServer: Sendable {
     ) -> HotAnswers.Kept? {
         guard let hotAnswers, answer.source == .hit, head.status == 200, head.sendsBody, answer.answersEveryRequest
         else { return nil }
-        var body: HeldBody
+        let body: HeldBody
         switch answer.body {
         case .copied(let copied) where hotAnswers.admits(size: copied.count):
             guard let memory = copied.take() else { return nil }
             body = HeldBody(taking: memory, count: copied.count)
         case .stored(let bodyID, let size) where hotAnswers.admits(size: Int(size)):
+            var copier = cache.store.bodyCopier(bodyID: bodyID)
+            if size > HeldBody.fileThreshold,
+                let inFile = HeldBody.inFile(count: Int(size), in: hotAnswers.bodyFiles, copying: { buffer in
+                    try copier.copy(into: buffer)
+                }) {
+                body = inFile
+                break
+            }
+            // Where no file can be made, the body is kept in memory; damage is found again there.
             body = HeldBody(taking: malloc(max(1, Int(size))), count: Int(size))
             guard let start = body.start,
                 (try? cache.store.copyBody(bodyID: bodyID, into: UnsafeMutableRawBufferPointer(start: start, count: body.count))) != nil
             else { return nil }  // Damage and all else are left to the usual path.
-            if body.count > HeldBody.fileThreshold,
-                let inFile = HeldBody.inFile(copying: UnsafeRawBufferPointer(start: start, count: body.count),
-                                             in: hotAnswers.bodyFiles) {
-                body = inFile  // Where it cannot be made, the body stays in memory.
-            }
         default:
             return nil
         }

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CacheStore
 import Glibc
 
 /// A kept answer's body, freed when the last holder lets it go: in `malloc` memory of its own or,
@@ -40,30 +41,50 @@ final class HeldBody: Sendable {
         self.files = files
     }
 
-    /// A copy of `bytes` in a file without a name in `files`' folder, mapped for reading; `nil`
-    /// when none can be made (as many files held as `files` allows, a file system without
-    /// `O_TMPFILE`, no room, no descriptor left), for the caller to keep the bytes in memory instead.
-    static func inFile(copying bytes: UnsafeRawBufferPointer, in files: BodyFiles) -> HeldBody? {
-        guard let base = bytes.baseAddress, !bytes.isEmpty, files.reserve() else { return nil }
+    /// A body of `count` bytes in a file without a name in `files`' folder, mapped for reading, its
+    /// bytes given piece by piece by `copy`, which fills the start of the buffer it is handed and
+    /// returns how many bytes it put there, 0 at the end (as ``CacheStore/BodyCopier`` does): the
+    /// body is never in memory twice. `nil` when `copy` throws or gives other than `count` bytes, or
+    /// when no file can be made (as many held as `files` allows, a file system without `O_TMPFILE`,
+    /// no room, no descriptor left), for the caller to keep the body in memory instead.
+    static func inFile(
+        count: Int, in files: BodyFiles, copying copy: (UnsafeMutableRawBufferPointer) throws -> Int
+    ) -> HeldBody? {
+        guard count > 0, files.reserve() else { return nil }
         let file = cmhd_open_unnamed_file(files.folder)
         guard file >= 0 else {
             files.release()
             return nil
         }
-        var written = 0
-        while written < bytes.count {
-            let count = pwrite(file, base + written, bytes.count - written, off_t(written))
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            written += count
-        }
-        let mapping = written == bytes.count ? mmap(nil, bytes.count, PROT_READ, MAP_SHARED, file, 0) : nil
+        let written = (try? write(into: file, count: count, copying: copy)) ?? -1
+        let mapping = written == count ? mmap(nil, count, PROT_READ, MAP_SHARED, file, 0) : nil
         guard let mapping, mapping != MAP_FAILED else {
             close(file)
             files.release()
             return nil
         }
-        return HeldBody(file: file, mapping: mapping, count: bytes.count, files: files)
+        return HeldBody(file: file, mapping: mapping, count: count, files: files)
+    }
+
+    /// Writes what `copy` gives into `file` through a buffer of one stored chunk; returns the bytes written,
+    /// which fall short of what `copy` gave when a write fails, and stops past `count`.
+    private static func write(
+        into file: Int32, count: Int, copying copy: (UnsafeMutableRawBufferPointer) throws -> Int
+    ) throws -> Int {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: CacheStore.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var written = 0
+        while written <= count, case let given = try copy(buffer), given > 0 {
+            var done = 0
+            while done < given {
+                let sent = pwrite(file, buffer.baseAddress! + done, given - done, off_t(written + done))
+                if sent < 0, errno == EINTR { continue }
+                guard sent > 0 else { return written + done }
+                done += sent
+            }
+            written += given
+        }
+        return written
     }
 
     /// Whether the body is in a file.

@@ -12,6 +12,23 @@ struct HeldBodyTests {
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
     }
 
+    private struct Refused: Error {}
+
+    /// A body of `bytes` in a file, given to it `piece` bytes at a time; `give` may change what is
+    /// given: the bytes and whether to go on.
+    private static func inFile(
+        _ bytes: [UInt8], in files: BodyFiles, piece: Int = 100_000,
+        give: (_ offset: Int, _ piece: ArraySlice<UInt8>) throws -> ArraySlice<UInt8> = { $1 }
+    ) -> HeldBody? {
+        var offset = 0
+        return HeldBody.inFile(count: bytes.count, in: files) { buffer in
+            let next = try give(offset, bytes[offset..<min(bytes.count, offset + piece)])
+            next.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            offset += next.count
+            return next.count
+        }
+    }
+
     private static func contents(_ body: HeldBody) -> [UInt8] {
         Array(UnsafeRawBufferPointer(start: body.start, count: body.count))
     }
@@ -51,7 +68,7 @@ struct HeldBodyTests {
         try Self.withFolder { folder in
             let bytes = Self.bytes(count)
             let files = BodyFiles(folder: folder)
-            let body = try #require(bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, in: files) })
+            let body = try #require(Self.inFile(bytes, in: files))
             #expect(body.isInFile)
             #expect(files.count == 1)
             #expect(body.count == count)
@@ -70,11 +87,29 @@ struct HeldBodyTests {
         }
     }
 
+    @Test func aBodyWhoseCopyFailsOrGivesOtherThanItsSizeIsNotMade() throws {
+        try Self.withFolder { folder in
+            let bytes = Self.bytes(3 * HeldBody.fileThreshold)
+            let files = BodyFiles(folder: folder)
+            // The store's copy throws (a damaged or deleted body) after some pieces.
+            #expect(Self.inFile(bytes, in: files) { offset, piece in
+                if offset >= 300_000 { throw Refused() }
+                return piece
+            } == nil)
+            // It ends early, or gives more than the body's size.
+            #expect(Self.inFile(bytes, in: files) { offset, piece in offset >= 500_000 ? [] : piece } == nil)
+            #expect(Self.inFile(bytes, in: files) { _, piece in piece.isEmpty ? [1] : piece } == nil)
+            #expect(files.count == 0)
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            #expect(names.isEmpty)
+        }
+    }
+
     @Test func noFileIsMadeInAFolderThatIsNotThere() throws {
         try Self.withFolder { folder in
             let bytes = Self.bytes(HeldBody.fileThreshold + 1)
             let files = BodyFiles(folder: folder + "/not-there")
-            #expect(bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, in: files) } == nil)
+            #expect(Self.inFile(bytes, in: files) == nil)
             #expect(!FileManager.default.fileExists(atPath: files.folder))
             #expect(files.count == 0, "a file not made is not counted")
         }
@@ -88,11 +123,11 @@ struct HeldBodyTests {
             try await mounts.tmpfs(at: folder.path, size: "512k")
             let files = BodyFiles(folder: folder.path)
             let bytes = Self.bytes(1024 * 1024)
-            #expect(bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, in: files) } == nil)
+            #expect(Self.inFile(bytes, in: files) == nil)
             #expect(files.count == 0)
             // What was written is given back: a body that fits is kept in a file there.
             let fits = Self.bytes(HeldBody.fileThreshold + 1)
-            let body = try #require(fits.withUnsafeBytes { HeldBody.inFile(copying: $0, in: files) })
+            let body = try #require(Self.inFile(fits, in: files))
             #expect(Self.contents(body) == fits)
         }
     }
@@ -101,7 +136,7 @@ struct HeldBodyTests {
         try Self.withFolder { folder in
             let bytes = Self.bytes(HeldBody.fileThreshold + 1)
             let files = BodyFiles(folder: folder, limit: 2)
-            func make() -> HeldBody? { bytes.withUnsafeBytes { HeldBody.inFile(copying: $0, in: files) } }
+            func make() -> HeldBody? { Self.inFile(bytes, in: files) }
             var first = make()
             let second = make()
             #expect(first != nil && second != nil)
