@@ -52,10 +52,7 @@ struct URLKeyTable<Value> {
         _ key: URLKey, default defaultValue: @autoclosure () -> Value, _ body: (inout Value) -> Result
     ) -> Result {
         var (bucket, found) = find(key)
-        if !found {
-            add(key, defaultValue(), at: bucket)
-            bucket = find(key).bucket
-        }
+        if !found { bucket = add(key, defaultValue(), at: bucket) }
         return body(&values[bucket]!)
     }
 
@@ -92,11 +89,16 @@ struct URLKeyTable<Value> {
         return (bucket, false)
     }
 
-    private mutating func add(_ key: URLKey, _ value: Value, at bucket: Int) {
+    /// Puts `key` and `value` in the empty `bucket`; returns the bucket that holds the key then,
+    /// another one when the table had to grow.
+    @discardableResult
+    private mutating func add(_ key: URLKey, _ value: Value, at bucket: Int) -> Int {
         keys[bucket] = key
         values[bucket] = value
         count += 1
-        if 2 * count > values.count { grow() }
+        guard 2 * count > values.count else { return bucket }
+        grow()
+        return find(key).bucket
     }
 
     private mutating func grow() {
