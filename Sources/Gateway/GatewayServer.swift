@@ -577,13 +577,14 @@ public final class GatewayServer: Sendable {
             guard let memory = copied.take() else { return nil }
             body = HeldBody(taking: memory, count: copied.count)
         case .stored(let bodyID, let size) where hotAnswers.admits(size: Int(size)):
-            var copier = cache.store.bodyCopier(bodyID: bodyID)
-            if size > HeldBody.fileThreshold,
-                let inFile = HeldBody.inFile(count: Int(size), in: hotAnswers.bodyFiles, copying: { buffer in
+            if size > HeldBody.fileThreshold {
+                var copier = cache.store.bodyCopier(bodyID: bodyID)
+                if let inFile = HeldBody.inFile(count: Int(size), in: hotAnswers.bodyFiles, copying: { buffer in
                     try copier.copy(into: buffer)
                 }) {
-                body = inFile
-                break
+                    body = inFile
+                    break
+                }
             }
             // Where no file can be made, the body is kept in memory; damage is found again there.
             body = HeldBody(taking: malloc(max(1, Int(size))), count: Int(size))
