@@ -10,6 +10,11 @@ final class ConnectionRequest {
     let target: String
     var method = HTTPMethod.get
     var headers: HTTPHeaders = [:]
+    /// The bytes of the head as sent (``GatewayServer/headBytes(of:)``), once it has arrived.
+    var headBytes = 0
+    /// The bytes of the connection's buffer left for the response's head beside this request's
+    /// (``ConnectionBuffer``), once its head has arrived.
+    var responseHeadRoom = Int.max
     /// The body as it arrives, handed on to the submitted request; `nil` without content.
     var bodyStream: RequestBodyStream?
     /// How many body bytes have arrived.

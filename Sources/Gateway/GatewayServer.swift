@@ -242,8 +242,7 @@ public final class GatewayServer: Sendable {
                 context,
                 UInt32(configuration.idleTimeout), UInt32(configuration.connectionLimit),
                 UInt32(configuration.admission.connectionsPerClient),
-                // The connection's memory: the largest request head, and room for the response's.
-                max(64 * 1024, configuration.admission.maximumHeaderBytes + 16 * 1024),
+                ConnectionBuffer.size(maximumHeaderBytes: configuration.admission.maximumHeaderBytes),
                 UInt32(min(ProcessInfo.processInfo.activeProcessorCount, configuration.connectionLimit)))
         }
         guard let handle else {
@@ -309,6 +308,20 @@ public final class GatewayServer: Sendable {
         let response = await handler.respond(to: job.request)
         // The upload was read to its end, or is no longer wanted: its connection stops waiting.
         defer { job.request.bodyStream?.cancel() }
+        let headBytes = ConnectionBuffer.responseBytes(response.headers)
+        if headBytes > job.request.responseHeadRoom {
+            let url = (try? job.request.url.get())?.absoluteString ?? job.request.target
+            let message = warnOfOversizedHead(url: url, headBytes: headBytes, room: job.request.responseHeadRoom)
+            let body = Data((message + "\n").utf8)
+            guard job.exchange.deliverHead(Exchange.Head(status: 502, headers: Self.textHeaders,
+                                                         length: .known(UInt64(body.count))))
+            else { return }
+            let sent = await job.exchange.push(body)
+            job.exchange.finish(failed: !sent)
+            logAnswer(method: job.request.method, target: job.request.target, url: url, status: 502, source: nil,
+                      bodyBytes: sent ? Int64(body.count) : 0, isComplete: sent)
+            return
+        }
         // The client already got another answer (the gateway's own, such as 413 or 503).
         guard job.exchange.deliverHead(Exchange.Head(status: response.status, headers: response.headers,
                                                      length: response.length))
@@ -370,6 +383,10 @@ public final class GatewayServer: Sendable {
             request.started = true
             request.method = HTTPMethod(rawValue: String(cString: method))
             request.headers = Self.headers(of: connection)
+            request.headBytes = Self.headBytes(of: request)
+            let buffer = ConnectionBuffer.size(maximumHeaderBytes: configuration.admission.maximumHeaderBytes)
+            request.responseHeadRoom = buffer - ConnectionBuffer.requestBytes(
+                headBytes: request.headBytes, target: request.target, headers: request.headers)
             if let deadline = Self.headDeadline(of: connection) { watchdog.headArrived(deadline) }
             request.client = Self.clientAddress(of: connection)
             if let refusal = admissionRefusal(of: request, from: request.client) {
@@ -446,7 +463,8 @@ public final class GatewayServer: Sendable {
     private func proxyRequest(for request: ConnectionRequest) -> ProxyRequest {
         ProxyRequest(method: request.method, target: request.target, url: request.url(upstream: configuration.upstream),
                      headers: request.headers, bodyStream: request.bodyStream,
-                     refusesPrivateAddresses: !AddressRange.isLoopback(request.client))
+                     refusesPrivateAddresses: !AddressRange.isLoopback(request.client),
+                     responseHeadRoom: request.responseHeadRoom)
     }
 
     /// Answers `request` with `message` without loading anything, and logs it like any other answer.
@@ -547,9 +565,35 @@ public final class GatewayServer: Sendable {
         _ response: OpaquePointer?, answering request: ConnectionRequest, with answer: StoredAnswer,
         head: ProxyHandler.ClientHead, bodyBytes: Int64, stream: StoredBodyStream?, on connection: OpaquePointer
     ) -> MHD_Result {
+        if let refused = refuseOversized(head.headers, url: answer.url.absoluteString, for: request, on: connection) {
+            if let response { MHD_destroy_response(response) }
+            return refused
+        }
         noteHit(on: answer, url: answer.url.absoluteString, status: head.status, bodyBytes: bodyBytes, stream: stream,
                 for: request)
         return Self.queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
+    }
+
+    /// Answers `request` 502 when a response head with `headers` would not fit beside its head in
+    /// the connection's buffer (the server would close the connection without sending it); `nil`
+    /// when it fits.
+    private func refuseOversized(
+        _ headers: HTTPHeaders, url: String, for request: ConnectionRequest, on connection: OpaquePointer
+    ) -> MHD_Result? {
+        let headBytes = ConnectionBuffer.responseBytes(headers)
+        guard headBytes > request.responseHeadRoom else { return nil }
+        return answerByItself(request, on: connection, status: 502,
+                              warnOfOversizedHead(url: url, headBytes: headBytes, room: request.responseHeadRoom))
+    }
+
+    /// Logs as a warning, and returns, why a response head of `headBytes` for `url` is not sent with
+    /// `room` bytes left for it.
+    private func warnOfOversizedHead(url: String, headBytes: Int, room: Int) -> String {
+        let message = "The response head for \(url) is about \(headBytes) bytes, more than the \(max(0, room)) bytes "
+            + "the gateway's connection buffer has left beside the request's head (a larger request-head limit, "
+            + "--max-request-head, makes the buffer larger)."
+        configuration.logger.warning(message)
+        return message
     }
 
     /// Records a hit on the stored `answer`, answering `request`, and notes what to log once the
@@ -623,6 +667,11 @@ public final class GatewayServer: Sendable {
         on connection: OpaquePointer
     ) -> MHD_Result {
         guard let response else { return MHD_Result.NO }
+        if kept.headBytes > request.responseHeadRoom,
+            let refused = refuseOversized(kept.head.headers, url: kept.url, for: request, on: connection)
+        {
+            return refused
+        }
         noteHit(on: kept.answer, url: kept.url, status: kept.head.status, bodyBytes: Int64(kept.body.count),
                 stream: nil, for: request)
         return MHD_queue_response(connection, UInt32(kept.head.status), response.response)
@@ -749,6 +798,9 @@ public final class GatewayServer: Sendable {
         }
     }
 
+    /// The fields of a plain-text answer from the gateway itself.
+    private static let textHeaders: HTTPHeaders = ["Content-Type": "text/plain; charset=utf-8"]
+
     /// Queues a short plain-text answer from the gateway itself.
     private static func queueText(
         _ connection: OpaquePointer, status: Int, _ message: String, headers: HTTPHeaders = [:]
@@ -759,7 +811,9 @@ public final class GatewayServer: Sendable {
         }
         guard let response else { return MHD_Result.NO }
         defer { MHD_destroy_response(response) }
-        _ = MHD_add_response_header(response, "Content-Type", "text/plain; charset=utf-8")
+        for field in textHeaders {
+            _ = MHD_add_response_header(response, field.name, field.value)
+        }
         for field in headers {
             _ = MHD_add_response_header(response, field.name, field.value)
         }

@@ -22,6 +22,8 @@ final class HotAnswers: Sendable {
         let freshness: StoredAnswer.Freshness
         /// The head the client gets, but for its `Age`.
         let head: ProxyHandler.ClientHead
+        /// What that head takes of a connection's buffer (``ConnectionBuffer/responseBytes(_:)``).
+        let headBytes: Int
         /// The body's bytes.
         let body: HeldBody
         /// The store's change count before the answer was read.
@@ -38,6 +40,7 @@ final class HotAnswers: Sendable {
             self.answer = answer
             self.freshness = freshness
             self.head = head
+            headBytes = ConnectionBuffer.responseBytes(head.headers)
             self.body = body
             self.changeCount = changeCount
             url = answer.url.absoluteString

@@ -17,4 +17,7 @@ struct ProxyRequest: Sendable {
     /// Whether a forward request (absolute-form) may reach only public addresses: the client is not
     /// loopback. Checked on the address the transport connects to.
     var refusesPrivateAddresses = false
+    /// The most bytes the response's head may take (``ConnectionBuffer/responseBytes(_:)``): the
+    /// room left beside the request's head in its connection's buffer.
+    var responseHeadRoom = Int.max
 }

@@ -66,6 +66,29 @@ struct ServeCommandTests {
         #expect(errors.contains("stopping on signal 15"))
     }
 
+    /// `--max-request-head` sets the largest request head accepted: a head of 20,000 bytes is
+    /// answered 431 by default and served with the limit at 24,000.
+    @Test func theRequestHeadLimitIsAnOption() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let origin = OriginServer { request in .text("served \(request.path)") }
+        try origin.start()
+        defer { origin.stop() }
+        let start = "GET /large HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Filler: "
+        let head = start + String(repeating: "a", count: 20_000 - start.utf8.count - 4) + "\r\n\r\n"
+        var replies: [String] = []
+        for options in [[], ["--max-request-head", "24000"]] {
+            let (process, _, gateway) = try await startGateway(before: origin, options)
+            let port = try #require(gateway.port)
+            replies.append(try await TestSocket.exchange(from: "127.0.0.1", to: "127.0.0.1", port: UInt16(port), head))
+            process.send(SIGTERM)
+            #expect(await process.finish().termination == .exited(0))
+        }
+        #expect(replies.first?.hasPrefix("HTTP/1.1 431") == true, "\(replies.first?.prefix(200) ?? "")")
+        #expect(replies.first?.contains("is 20000 bytes, more than the gateway accepts (16384 bytes)") == true)
+        #expect(replies.last?.hasPrefix("HTTP/1.1 200") == true, "\(replies.last?.prefix(200) ?? "")")
+        #expect(replies.last?.hasSuffix("served /large") == true)
+    }
+
     @Test func accessLogLinesWaitInMemoryAndAreAllWrittenWhenTheGatewayStops() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let origin = OriginServer { request in
@@ -143,6 +166,9 @@ struct ServeCommandTests {
         (["--flush-hits", "often"], "'often'"),
         (["--log-flush", "2 days"], "'2 days'"),
         (["--memory-cache", "lots"], "'lots'"),
+        (["--max-request-head", "lots"], "'lots'"),
+        (["--max-request-head", "1000"], "'1000'"),
+        (["--max-request-head", "2000000"], "'2000000'"),
     ])
     func badValuesAreUsageErrorsThatNameThem(options: [String], named: String) async throws {
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -26,8 +26,9 @@ extension GatewayServer {
         public var allowsUnauthenticatedClients = false
         /// The largest request head accepted, in bytes (its request line and field lines, each with
         /// its line end); a larger one is answered 431, or cut off once it outgrows the connection's
-        /// buffer (64 KiB, or this limit and 16 KiB when that is more).
-        public var maximumHeaderBytes = 32 * 1024
+        /// buffer. That buffer is this limit and 16 KiB for the response's head: a response head
+        /// that does not fit beside the request's is answered 502.
+        public var maximumHeaderBytes = 16 * 1024
         /// The most connections one client address may hold open at once.
         public var connectionsPerClient = 32
         /// Requests per second each client address may send on average, and how many at once;
@@ -77,11 +78,10 @@ extension GatewayServer {
             return AdmissionRefusal(status: 429, message: "Too many requests from \(clientText); slow down and try again.",
                                     headers: ["Retry-After": "1"])
         }
-        let headBytes = Self.headBytes(of: request)
-        if headBytes > admission.maximumHeaderBytes {
+        if request.headBytes > admission.maximumHeaderBytes {
             return AdmissionRefusal(
                 status: 431,
-                message: "The request head for \(request.target) is \(headBytes) bytes, more than the gateway "
+                message: "The request head for \(request.target) is \(request.headBytes) bytes, more than the gateway "
                     + "accepts (\(admission.maximumHeaderBytes) bytes).")
         }
         if let credential = admission.credential, !credential.isShown(in: request.headers) {

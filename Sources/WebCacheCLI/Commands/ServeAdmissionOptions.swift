@@ -17,11 +17,15 @@ enum ServeAdmissionOptions {
                    defaultValue: "none on loopback, else 100"),
         OptionSpec(names: ["--head-timeout"], kind: .value(name: "seconds"),
                    help: "Cut off a client that takes longer to send a request head.", defaultValue: "30"),
+        OptionSpec(names: ["--max-request-head"], kind: .value(name: "bytes"),
+                   help: "The largest request head accepted (431 beyond); each connection's buffer is this and "
+                       + "16 KiB for the response head (1024 to 1048576).",
+                   defaultValue: "16384"),
     ]
 
     /// The admission rules the options give.
     ///
-    /// - Throws: ``UsageError`` naming a bad range, rate or timeout, a secret variable that is unset
+    /// - Throws: ``UsageError`` naming a bad range, rate, timeout or head size, a secret variable that is unset
     ///   or empty, or a secret file that cannot be read or is empty.
     static func admission(_ context: CommandContext, bindAddress: String) throws -> GatewayServer.Admission {
         let arguments = context.arguments
@@ -46,6 +50,11 @@ enum ServeAdmissionOptions {
         }
         if let seconds = try arguments.value("head-timeout", "seconds", { Double($0).flatMap { $0 > 0 ? $0 : nil } }) {
             admission.headTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+        if let bytes = try arguments.value("max-request-head", "bytes", {
+            Int($0).flatMap { (1024...(1 << 20)).contains($0) ? $0 : nil }
+        }) {
+            admission.maximumHeaderBytes = bytes
         }
         return admission
     }
