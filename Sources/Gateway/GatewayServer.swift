@@ -503,7 +503,6 @@ public final class GatewayServer: Sendable {
     /// as for any request; so also when the stored body of one chunk turns out damaged or gone: the
     /// loader finds that again, removes the damaged copy and fetches it anew.
     private func answerFromStore(_ request: ConnectionRequest, on connection: OpaquePointer) -> MHD_Result? {
-        guard let handler else { return nil }
         // Taken before the store is read, so that what is kept is never newer than its count says.
         let changeCount = hotAnswers != nil && HotAnswers.isPlain(request) ? try? cache.store.changeCount() : nil
         if let hotAnswers, let changeCount,
@@ -514,7 +513,8 @@ public final class GatewayServer: Sendable {
             memoryAnswers.add(1, ordering: .relaxed)
             return send(ready, for: request, on: connection)
         }
-        guard let (answer, head) = handler.storedAnswer(to: proxyRequest(for: request)) else { return nil }
+        // The handler (a struct of references, copied whole) only past the answers kept in memory.
+        guard let handler, let (answer, head) = handler.storedAnswer(to: proxyRequest(for: request)) else { return nil }
         if let changeCount, let kept = keep(answer, head: head, changeCount: changeCount, for: request.target) {
             return send(kept, response: Self.response(kept, head: head).map(PreparedResponse.init), for: request,
                         on: connection)
