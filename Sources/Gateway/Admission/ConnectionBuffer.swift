@@ -40,10 +40,14 @@ enum ConnectionBuffer {
         return headBytes + copied + entries * entryBytes
     }
 
-    /// What a response head with `headers` takes of the buffer: `name: value` and a line end for
-    /// each field, and ``addedBytes``.
+    /// What a response head with `headers` takes of the buffer: its field lines, and ``addedBytes``.
     static func responseBytes(_ headers: HTTPHeaders) -> Int {
-        var count = addedBytes
+        addedBytes + fieldLineBytes(headers)
+    }
+
+    /// The bytes of `headers` as field lines in a head: `name: value` and a line end for each.
+    static func fieldLineBytes(_ headers: HTTPHeaders) -> Int {
+        var count = 0
         for field in headers {
             count += field.name.utf8.count + 2 + field.value.utf8.count + 2
         }

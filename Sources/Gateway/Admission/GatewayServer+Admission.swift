@@ -104,11 +104,8 @@ extension GatewayServer {
     /// The bytes of `request`'s head as an HTTP/1.1 client sends it: `METHOD target HTTP/1.1`, then
     /// `name: value` for each field, each line ended by CR LF, and the empty line.
     static func headBytes(of request: ConnectionRequest) -> Int {
-        var count = request.method.rawValue.utf8.count + 1 + request.target.utf8.count + 1 + 8 + 2 + 2
-        for field in request.headers {
-            count += field.name.utf8.count + 2 + field.value.utf8.count + 2
-        }
-        return count
+        request.method.rawValue.utf8.count + 1 + request.target.utf8.count + 1 + 8 + 2 + 2
+            + ConnectionBuffer.fieldLineBytes(request.headers)
     }
 
     /// `a.b.c.d`, or the IPv6 text, of 4 or 16 address bytes.
