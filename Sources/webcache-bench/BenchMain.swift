@@ -15,8 +15,8 @@ import HTTPCore
 
 /// Store benchmark and test helper.
 ///
-/// - `webcache-bench store [--directory <dir>]`: measures hit lookups against a raw SQLite SELECT,
-///   writes per second and pruning, and prints a table.
+/// - `webcache-bench store [--directory <dir>] [--hits]`: measures hit lookups against a raw SQLite
+///   SELECT, writes per second and pruning (with `--hits`, the hit lookups alone), and prints a table.
 /// - `webcache-bench loader [--directory <dir>] [--count hit|memory|select --loads <n>]`: the loader's hit
 ///   path, from the store and from its memory, against a raw SQLite SELECT; with `--count`, only `n`
 ///   untimed loads of one side, for callgrind.
@@ -39,7 +39,9 @@ struct BenchMain {
         do {
             switch mode {
             case "store":
-                try await StoreBenchmark(directory: option("--directory", in: arguments)).run()
+                try await StoreBenchmark(
+                    directory: option("--directory", in: arguments), hitsOnly: arguments.contains("--hits")
+                ).run()
             case "loader":
                 var count: LoaderBenchmark.Count?
                 if let side = option("--count", in: arguments) {

@@ -7,6 +7,8 @@ import HTTPCore
 /// large bodies.
 struct StoreBenchmark {
     let directory: String?
+    /// Whether to measure the hit lookups (a) alone.
+    var hitsOnly = false
 
     private static let lookupIterations = 50_000
     private static let writeCount = 10_000
@@ -28,17 +30,20 @@ struct StoreBenchmark {
         rows.append(("(a) hit lookup, entry() + bodyData() (no hit recorded)", String(format: "%.2f µs", hits.sync)))
         rows.append(("(a) raw SELECT of the same row + body chunk, C API", String(format: "%.2f µs", hits.raw)))
         rows.append(("(a) ratio lookup() / raw (goal ≤ 2)", String(format: "%.2f", hits.lookup / hits.raw)))
-        for (writers, name) in [(1, "one writer"), (8, "8 writers at once")] {
-            let writes = try await measureWrites(
-                path: folder.appendingPathComponent("writes-\(writers).sqlite").path, writers: writers)
-            rows.append(("(b) writes per second, 10,000 entries of 1 KiB, \(name)", String(format: "%.0f /s", writes)))
+        if !hitsOnly {
+            for (writers, name) in [(1, "one writer"), (8, "8 writers at once")] {
+                let writes = try await measureWrites(
+                    path: folder.appendingPathComponent("writes-\(writers).sqlite").path, writers: writers)
+                rows.append(
+                    ("(b) writes per second, 10,000 entries of 1 KiB, \(name)", String(format: "%.0f /s", writes)))
+            }
+            let prune = try await measurePrune(path: folder.appendingPathComponent("prune.sqlite").path)
+            rows.append(("(c) fill 100,000 entries (1 KiB bodies)", String(format: "%.2f s", prune.fill)))
+            rows.append(("(c) prune 100,000 entries (one transaction)", String(format: "%.2f s", prune.prune)))
+            let streamed = try await measureStreaming(path: folder.appendingPathComponent("stream.sqlite").path)
+            rows.append(
+                ("(d) stream 100 bodies of 1 MiB (16 KiB writes), save, close", String(format: "%.2f s", streamed)))
         }
-        let prune = try await measurePrune(path: folder.appendingPathComponent("prune.sqlite").path)
-        rows.append(("(c) fill 100,000 entries (1 KiB bodies)", String(format: "%.2f s", prune.fill)))
-        rows.append(("(c) prune 100,000 entries (one transaction)", String(format: "%.2f s", prune.prune)))
-        let streamed = try await measureStreaming(path: folder.appendingPathComponent("stream.sqlite").path)
-        rows.append(
-            ("(d) stream 100 bodies of 1 MiB (16 KiB writes), save, close", String(format: "%.2f s", streamed)))
 
         let width = rows.map(\.0.count).max() ?? 0
         print("| " + "measure".padding(toLength: width, withPad: " ", startingAt: 0) + " | value |")

@@ -38,6 +38,27 @@ struct HitReadTests {
         #expect(try hitRead("https://example.test/none").entries.isEmpty)
     }
 
+    /// `lookup` reads an entry and its body in one statement's snapshot: an entry replaced again and
+    /// again while it is looked up is found every time, with the body it names. (Read one after the
+    /// other, the entry could be found and its body then be gone with the entry that replaced it.)
+    @Test func lookupFindsAnEntryReplacedWhileItReadsWithTheBodyItNames() async throws {
+        let url = "https://example.test/replaced"
+        let bodies = [makeBody(size: CacheStore.chunkSize + 1_000, seed: 1), makeBody(size: 5_000, seed: 2)]
+        try await store.save(makeEntry(url), body: bodies[0])
+        let store = store
+        async let replaced: Void = {
+            for round in 1...300 { try await store.save(makeEntry(url), body: bodies[round % 2]) }
+        }()
+        for _ in 0..<1_000 {
+            let hit = try #require(try await store.lookup(url: url, at: referenceDate))
+            #expect(bodies.contains(hit.body))
+            #expect(hit.entry.bodySize == Int64(hit.body.count))
+            #expect(hit.entry.bodyHash == SHA256.hash(hit.body))
+        }
+        try await replaced
+        #expect(try await store.lookup(url: url, at: referenceDate)?.body == bodies[0])
+    }
+
     /// The body's record comes with the entry's row; its chunks are read after it, in order and checked.
     @Test func readsEmptyAndSeveralChunkBodiesWhole() async throws {
         let empty = "https://example.test/empty"

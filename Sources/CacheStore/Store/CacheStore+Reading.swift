@@ -306,8 +306,9 @@ extension CacheStore {
 
     /// Reads an entry and its whole body, and records a hit.
     ///
-    /// This is the hit path: one reader lock, a few indexed reads, and a hit recorded in memory; no write
-    /// transaction, except a batched flush when many hits are waiting. For large bodies prefer
+    /// This is the hit path: one reader lock, one statement that reads the entry with its body's record
+    /// and, while it steps (in the same snapshot), the body's chunks, and a hit recorded in memory; no
+    /// write transaction, except a batched flush when many hits are waiting. For large bodies prefer
     /// ``entry(partition:method:url:varyKey:)`` and ``bodyChunks(bodyID:)``.
     ///
     /// - Returns: The entry and body, or `nil` when nothing is stored.
@@ -317,22 +318,27 @@ extension CacheStore {
         partition: String = "guest", method: HTTPMethod = .get, url: String, varyKey: String = "",
         at date: Date = Date()
     ) async throws -> CachedResponse? {
-        let bodyQuery = columns.wholeBodyQuery
-        let selection = columns.entrySelection
+        let (query, chunksQuery) = (columns.identityQuery, columns.chunksQuery)
         let read = try read("look up \(url)") { connection -> (CacheEntry, BodyRead)? in
-            guard
-                let entry = try Self.readEntry(
-                    partition: partition, method: method, url: url, varyKey: varyKey, selection: selection, connection
-                ),
-                let bodyID = entry.bodyID
-            else { return nil }
-            return (entry, try Self.readBody(bodyID, query: bodyQuery, connection))
+            var found: (CacheEntry, BodyRead)?
+            let identity: [DatabaseValue] = [.text(partition), .text(method.rawValue), .text(url), .text(varyKey)]
+            try connection.forEachRow(query, identity) { row in
+                let entry = CacheEntry(row: row)
+                // The body's record (columns 18, 21, 22) came with the entry; a body still being staged
+                // has no hash yet.
+                guard let bodyID = entry.bodyID, let hash = entry.bodyHash, !row.isNull(18) else {
+                    found = (entry, .missing)
+                    return
+                }
+                let check = BodyCheck(bodyID: bodyID, size: row.int64(21), chunkCount: row.int64(22), hash: hash)
+                found = (entry, try Self.readChunks(check, query: chunksQuery, connection))
+            }
+            return found
         }
         guard let (entry, body) = read else { return nil }
         let response: CachedResponse
         switch body {
         case .missing:
-            // Replaced or removed between the two reads.
             return nil
         case .damaged:
             throw damagedBodyError(bodyID: entry.bodyID ?? 0, url: url)
