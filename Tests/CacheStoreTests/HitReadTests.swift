@@ -59,6 +59,18 @@ struct HitReadTests {
         #expect(try await store.lookup(url: url, at: referenceDate)?.body == bodies[0])
     }
 
+    /// `lookup` reads the entry's own columns, as the other hit paths do: its hit count is what was
+    /// folded into the row, and `entry(id:)` adds the hits recorded since.
+    @Test func lookupGivesTheHitsFoldedIntoTheEntryAndEntryByIDAddsTheRest() async throws {
+        let url = "https://example.test/counted"
+        let saved = try await store.save(makeEntry(url), body: makeBody(size: 100, seed: 3))
+        _ = try await store.lookup(url: url, at: referenceDate)
+        let second = try #require(try await store.lookup(url: url, at: referenceDate))
+        try await store.flushAccessLog()
+        #expect(second.entry.hitCount == 0)
+        #expect(try store.entry(id: try #require(saved.id))?.hitCount == 2)
+    }
+
     /// The body's record comes with the entry's row; its chunks are read after it, in order and checked.
     @Test func readsEmptyAndSeveralChunkBodiesWhole() async throws {
         let empty = "https://example.test/empty"

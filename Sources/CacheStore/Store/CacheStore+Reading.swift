@@ -311,6 +311,9 @@ extension CacheStore {
     /// write transaction, except a batched flush when many hits are waiting. For large bodies prefer
     /// ``entry(partition:method:url:varyKey:)`` and ``bodyChunks(bodyID:)``.
     ///
+    /// The entry's ``CacheEntry/hitCount`` and ``CacheEntry/lastAccess`` are those folded into its row,
+    /// as on every hit path: hits recorded since, this one among them, are added by ``entry(id:)``.
+    ///
     /// - Returns: The entry and body, or `nil` when nothing is stored.
     /// - Throws: ``CacheStore/Error``; ``Error/Code/damagedBody`` when the body's bytes are no longer
     ///   those stored.

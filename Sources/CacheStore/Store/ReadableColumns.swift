@@ -22,8 +22,9 @@ struct ReadableColumns: Sendable {
     /// yet folded, and ``CacheEntry/ofVariants``), with its body's recorded size and chunk count
     /// (columns 21 and 22): made once, as the hit path asks for it on every load.
     let variantsQuery: SQLQuery
-    /// ``entrySelection`` for one identity (``CacheEntry/byIdentity``) with its body's recorded size
-    /// and chunk count (columns 21 and 22): the one statement of a ``CacheStore/lookup(partition:method:url:varyKey:at:)``.
+    /// One complete entry by identity (``CacheEntry/byIdentity``), its own columns as in
+    /// ``variantsQuery``, with its body's recorded size and chunk count (columns 21 and 22): the one
+    /// statement of ``CacheStore/lookup(partition:method:url:varyKey:at:)``.
     let identityQuery: SQLQuery
     /// A whole body with its record and its chunks in order, checked as they are read; made once too.
     let wholeBodyQuery: SQLQuery
@@ -71,14 +72,14 @@ struct ReadableColumns: Sendable {
         let unfoldedHits = version >= 10
         lastAccess = unfoldedHits ? AccessLog.lastAccessColumn : "e.last_access"
         entrySelection = CacheEntry.selection(from: entries, unfoldedHits: unfoldedHits)
-        identityQuery = SQLQuery(
-            CacheEntry.selection(from: entries, unfoldedHits: unfoldedHits, more: ", b.size, b.chunk_count")
-                + CacheEntry.byIdentity)
         // The hit path reads the entry's own columns only: joining the hits not yet folded cost a hit
         // 1,700 instructions (8 %) for two fields a served response never reads.
         variantsQuery = SQLQuery(
             CacheEntry.selection(from: entries, unfoldedHits: false, more: ", b.size, b.chunk_count")
                 + CacheEntry.ofVariants)
+        identityQuery = SQLQuery(
+            CacheEntry.selection(from: entries, unfoldedHits: false, more: ", b.size, b.chunk_count")
+                + CacheEntry.byIdentity)
         func fresh(more: String) -> FreshQueries {
             func query(urls: String) -> SQLQuery {
                 SQLQuery("""
