@@ -2,16 +2,21 @@
 # Compares CurlTransport with curl's own --parallel mode: N GETs of one 27 KB file from a local
 # webcache-origin, 16 in flight, in the same run. Prints requests/s for each (best of ROUNDS
 # interleaved runs, default 3) and the ratio.
-# Usage: [ROUNDS=3] scripts/bench-transport.sh [N] [PARALLEL]
+# Usage: [ROUNDS=3] [BIN_DIR=DIR] scripts/bench-transport.sh [N] [PARALLEL]
+#   BIN_DIR holds release builds of webcache-transport-bench and webcache-origin (default: made here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 count=${1:-5000}
 parallel=${2:-16}
 
-swift build -c release --product webcache-origin >/dev/null
-swift build -c release --product webcache-transport-bench >/dev/null
-bin=$(swift build -c release --show-bin-path)
+if [[ -n "${BIN_DIR:-}" ]]; then
+    bin=$BIN_DIR
+else
+    swift build -c release --product webcache-origin >/dev/null
+    swift build -c release --product webcache-transport-bench >/dev/null
+    bin=$(swift build -c release --show-bin-path)
+fi
 
 work=$(mktemp -d)
 origin_pid=""

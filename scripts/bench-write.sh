@@ -8,6 +8,8 @@
 #     with an fsync (the disk's floor), each the median of three runs in turns;
 #   - a loader hit (`webcache-bench loader`) beside a raw SQLite SELECT of the same row, from the store
 #     and, repeated, from the loader's memory, also each right after the same cache stored another URL.
+#   - the store's own hit (`CacheStore.lookup`, `webcache-bench store --hits`) beside a raw SELECT of
+#     the same row and chunk.
 # The last column holds the CPU time (user + system, every thread) of each side, and for the hit the
 # instructions of one load of each side (callgrind, which a busy machine does not change; lib.sh's
 # callgrind_count), also without the body's copies: valgrind counts each byte a `rep movsb` copies
@@ -159,6 +161,10 @@ hit=$(awk -F'|' '/loader hit/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/load
 select=$(awk -F'|' '/raw SELECT/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 memory=$(awk -F'|' '/from the loader.s memory/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 after_save=$(awk -F'|' '/each after the same cache stored/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
+echo "store lookup: webcache-bench store --hits" >&2
+"$bin/webcache-bench" store --hits --directory "$work" >"$work/store.txt"
+lookup=$(awk -F'|' '/lookup\(\)/ && /µs/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/store.txt")
+lookup_select=$(awk -F'|' '/raw SELECT/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/store.txt")
 # Instructions a hit and a SELECT: each side counted after the same setup and warm-up with no loads
 # and with $counted_loads, the difference divided by $counted_loads; then the same without the
 # instructions of memcpy and memmove. Work of other threads that a run meets by chance (a worker
@@ -184,14 +190,15 @@ for side in hit select memory; do
 done
 python3 - "$files" "$stored" "$stored_cpu" "$null" "$null_cpu" "$filed" "$filed_cpu" "$large_mib" "$large_time" \
     "$large_cpu" "$dd_time" "$dd_cpu" "$hit" "$select" "$memory" "$after_save" "$floor" "$floor_cpu" "$unsynced" \
-    "$unsynced_cpu" "${per_load[@]}" <<'PY'
+    "$unsynced_cpu" "$lookup" "$lookup_select" "${per_load[@]}" <<'PY'
 import sys
 (files, stored, stored_cpu, null, null_cpu, filed, filed_cpu, large_mib, large_time, large_cpu, dd_time, dd_cpu,
- hit, select, memory, after_save, floor, floor_cpu, unsynced, unsynced_cpu, hit_instructions, hit_uncopied,
- select_instructions, select_uncopied, memory_instructions, memory_uncopied) = sys.argv[1:]
+ hit, select, memory, after_save, floor, floor_cpu, unsynced, unsynced_cpu, lookup, lookup_select, hit_instructions,
+ hit_uncopied, select_instructions, select_uncopied, memory_instructions, memory_uncopied) = sys.argv[1:]
 files, large_mib = int(files), int(large_mib)
-stored, null, filed, large_time, dd_time, hit, select, memory, after_save, floor, unsynced = map(
-    float, (stored, null, filed, large_time, dd_time, hit, select, memory, after_save, floor, unsynced))
+stored, null, filed, large_time, dd_time, hit, select, memory, after_save, floor, unsynced, lookup, lookup_select = map(
+    float, (stored, null, filed, large_time, dd_time, hit, select, memory, after_save, floor, unsynced, lookup,
+            lookup_select))
 
 print("| what | webcache | peer / limit in the same run | ratio | "
       "CPU time (user + sys) or instructions, webcache / peer |")
@@ -221,4 +228,7 @@ print(f"| repeated loader hit, from the loader's memory (same run) | {memory:.2f
       f"without memcpy: {memory_uncopied:,} / {select_uncopied:,} ({memory_uncopied / select_uncopied:.2f}x) |")
 print(f"| repeated loader hit, each right after the same cache stored another URL (same run) | {after_save:.2f} µs | "
       f"raw SQLite SELECT of the same row {select:.2f} µs | {after_save / select:.2f}x the SELECT's time | |")
+print(f"| store lookup, entry and 10 KB body, hit recorded (webcache-bench store --hits) | {lookup:.2f} µs | "
+      f"raw SQLite SELECT of the same row and chunk {lookup_select:.2f} µs (goal: at most 2x) | "
+      f"{lookup / lookup_select:.2f}x the SELECT's time | |")
 PY
