@@ -74,7 +74,8 @@ final class Loader: Sendable {
                 method: method, url: current, headers: headers, body: body, bodyStream: bodyStream,
                 refusesPrivateAddresses: request.refusesPrivateAddresses)
             hop.decodesContent = request.decodesContent
-            var response = try await loadOne(hop, policy: policy, limit: request.maximumBodySize, context: context)
+            var response = try await loadOneReadingReplacements(
+                hop, policy: policy, limit: request.maximumBodySize, context: context)
             let dropsContent = response.status == 303
                 || ((response.status == 301 || response.status == 302) && method == .post)
             // A streamed body was sent once and cannot be sent again to the redirect's target.
@@ -157,6 +158,35 @@ final class Loader: Sendable {
         return next
     }
 
+    /// ``loadOne(_:policy:limit:context:)``, again when the stored entry it was serving was replaced
+    /// (or removed) by another writer before its body was read: the body went with the entry, and the
+    /// next try reads what took its place. After ``replacedEntryTries`` such tries the last one's error
+    /// is thrown.
+    private func loadOneReadingReplacements(
+        _ request: HTTPRequest, policy: CachePolicy, limit: Int64?, context: RequestContext
+    ) async throws -> WebResponse {
+        var tries = 1
+        while true {
+            do {
+                return try await loadOne(request, policy: policy, limit: limit, context: context)
+            } catch let gone as StoredBodyGone {
+                guard tries < Self.replacedEntryTries else { throw gone.error }
+                logger.debug("\(request.url.redactedForMessages): the stored entry was replaced; reading it again")
+                tries += 1
+            }
+        }
+    }
+
+    /// How many times a load reads the store again when the entry it was serving was replaced under it.
+    static let replacedEntryTries = 3
+
+    /// Thrown when the body of a stored entry being served is no longer in the store (another writer
+    /// replaced or removed the entry since it was read), before any of it was delivered; `error` is
+    /// what the load throws if it gives up.
+    struct StoredBodyGone: Error {
+        let error: WebCacheError
+    }
+
     /// Loads one request without following redirects.
     private func loadOne(
         _ request: HTTPRequest, policy: CachePolicy, limit: Int64?, context: RequestContext
@@ -170,6 +200,7 @@ final class Loader: Sendable {
         }
         let key = request.url.cacheKey
         let entries: [CacheEntry]
+        var loneBody: Data?
         if policy.followsProtocol {
             // A fresh hit kept in memory reads nothing from the store but its change count.
             let checkedAt = clock()
@@ -193,7 +224,9 @@ final class Loader: Sendable {
             }
             entries = variants
         } else {
-            entries = try lookupVariants(of: key, context: context)
+            // Served from the store as it is: a lone variant's body is read with it, fresh or not, so
+            // that another writer replacing the entry meanwhile cannot take the body away first.
+            (entries, loneBody) = try lookupVariants(of: key, context: context, withBodyIfFreshAt: .distantPast)
         }
         let stored = entries.map(\.storedResponse)
         // A complete stored response answers ranges itself (``serve``); parts only stand in for none.
@@ -210,7 +243,7 @@ final class Loader: Sendable {
                 let fresh = stored[index].isFresh(now: now)
                 return try await serveStored(entries[index], request: request, source: fresh ? .hit : .stale,
                                              age: stored[index].currentAge(now: now), limit: limit, context: context,
-                                             refetchingIfDamaged: policy != .returnCacheDataDontLoad)
+                                             refetchingIfDamaged: policy != .returnCacheDataDontLoad, body: loneBody)
             }
             if case .returnCacheDataDontLoad = policy {
                 throw WebCacheError(
@@ -555,6 +588,9 @@ final class Loader: Sendable {
             return try read()
         } catch let error as CacheStore.Error where error.code == .damagedBody {
             throw await damage(of: entry, url: url, cause: error, discarding: discardsDamage, streamed: streamed)
+        } catch let error as CacheStore.Error where error.code == .bodyMissing && !streamed {
+            throw StoredBodyGone(
+                error: WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error))
         } catch {
             throw WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error)
         }
