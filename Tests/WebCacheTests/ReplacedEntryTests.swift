@@ -14,8 +14,8 @@ import Testing
 struct ReplacedEntryTests {
     static let texts = ["the first version\n", "the second, longer version of the page\n"]
 
-    /// A stale entry is served from the store without its body in the entry's read (only a lone fresh
-    /// one's is read with it), so the body is read after.
+    /// Under a cache-only policy a stale lone entry is served as stored, its body read in the entry's
+    /// own read; a body read after it and found gone would make the load read the store again.
     @Test func aStaleEntryReplacedWhileItIsServedIsServedWhole() async throws {
         try await withCache(origin: { _ in
             .text(Self.texts[0], headers: ["Cache-Control": "max-age=0"])

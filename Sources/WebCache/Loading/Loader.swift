@@ -588,11 +588,13 @@ final class Loader: Sendable {
             return try read()
         } catch let error as CacheStore.Error where error.code == .damagedBody {
             throw await damage(of: entry, url: url, cause: error, discarding: discardsDamage, streamed: streamed)
-        } catch let error as CacheStore.Error where error.code == .bodyMissing && !streamed {
-            throw StoredBodyGone(
-                error: WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error))
         } catch {
-            throw WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error)
+            let failure = WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error)
+            // Gone with a replaced entry before any of it was delivered: the load may read the store again.
+            if !streamed, let error = error as? CacheStore.Error, error.code == .bodyMissing {
+                throw StoredBodyGone(error: failure)
+            }
+            throw failure
         }
     }
 
