@@ -565,7 +565,10 @@ public final class GatewayServer: Sendable {
         _ response: OpaquePointer?, answering request: ConnectionRequest, with answer: StoredAnswer,
         head: ProxyHandler.ClientHead, bodyBytes: Int64, stream: StoredBodyStream?, on connection: OpaquePointer
     ) -> MHD_Result {
-        if let refused = refuseOversized(head.headers, url: answer.url.absoluteString, for: request, on: connection) {
+        if let refused = refuseOversized(
+            headBytes: ConnectionBuffer.responseBytes(head.headers), url: answer.url.absoluteString, for: request,
+            on: connection)
+        {
             if let response { MHD_destroy_response(response) }
             return refused
         }
@@ -574,13 +577,12 @@ public final class GatewayServer: Sendable {
         return Self.queue(response, status: head.status, headers: head.headers, length: head.length, on: connection)
     }
 
-    /// Answers `request` 502 when a response head with `headers` would not fit beside its head in
-    /// the connection's buffer (the server would close the connection without sending it); `nil`
-    /// when it fits.
+    /// Answers `request` 502 when a response head taking `headBytes` of the connection's buffer
+    /// (``ConnectionBuffer/responseBytes(_:)``) would not fit beside its head (the server would close
+    /// the connection without sending it); `nil` when it fits.
     private func refuseOversized(
-        _ headers: HTTPHeaders, url: String, for request: ConnectionRequest, on connection: OpaquePointer
+        headBytes: Int, url: String, for request: ConnectionRequest, on connection: OpaquePointer
     ) -> MHD_Result? {
-        let headBytes = ConnectionBuffer.responseBytes(headers)
         guard headBytes > request.responseHeadRoom else { return nil }
         return answerByItself(request, on: connection, status: 502,
                               warnOfOversizedHead(url: url, headBytes: headBytes, room: request.responseHeadRoom))
@@ -667,9 +669,7 @@ public final class GatewayServer: Sendable {
         on connection: OpaquePointer
     ) -> MHD_Result {
         guard let response else { return MHD_Result.NO }
-        if kept.headBytes > request.responseHeadRoom,
-            let refused = refuseOversized(kept.head.headers, url: kept.url, for: request, on: connection)
-        {
+        if let refused = refuseOversized(headBytes: kept.headBytes, url: kept.url, for: request, on: connection) {
             return refused
         }
         noteHit(on: kept.answer, url: kept.url, status: kept.head.status, bodyBytes: Int64(kept.body.count),
