@@ -91,6 +91,24 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         firstIndex(named: name) != nil
     }
 
+    /// The indices of the lines named `name` (case-insensitive), in order.
+    public func indices(named name: String) -> [Int] {
+        var indices: [Int] = []
+        var next = firstIndex(named: name)
+        while let index = next {
+            indices.append(index)
+            next = firstIndex(named: name, from: index + 1)
+        }
+        return indices
+    }
+
+    /// Sets the value of the line at `index`, keeping its name and place: for a caller that knows
+    /// where the line is (``indices(named:)`` of headers this copy was made from) and need not look.
+    public mutating func setValue(_ value: String, at index: Int) {
+        // Written only when it changes: writing into lines shared with another copy copies them all.
+        if fields[index].value != value { fields[index].value = value }
+    }
+
     /// The index of the first line from `start` on named `name` (case-insensitive). Names of another
     /// length are passed over on their byte counts, and no line is copied out of the array: a lookup
     /// asked of every field of a response retained and released both strings of each line.

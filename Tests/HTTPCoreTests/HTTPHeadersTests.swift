@@ -21,6 +21,18 @@ struct HTTPHeadersTests {
         #expect(spread["etag"] == "\"e\"")
     }
 
+    @Test func indicesNameEveryLineOfANameAndSetValueKeepsItsPlace() {
+        var headers: HTTPHeaders = ["Vary": "a", "ETag": "\"e\"", "vary": "b", "Varx": "x", "VARY": "c"]
+        #expect(headers.indices(named: "VARY") == [0, 2, 4])
+        #expect(headers.indices(named: "Age").isEmpty)
+        let copy = headers
+        headers.setValue("z", at: 2)
+        #expect(headers.fields.map(\.name) == ["Vary", "ETag", "vary", "Varx", "VARY"])
+        #expect(headers["Vary"] == "a, z, c")
+        // The copy it was made from keeps its value.
+        #expect(copy["Vary"] == "a, b, c")
+    }
+
     @Test func lookupsFindOnlyTheNameAmongNamesOfItsLengthAndLongerOnes() {
         // Names as long as the one asked for, and names it begins, sit before, between and after
         // its lines.

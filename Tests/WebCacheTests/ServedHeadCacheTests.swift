@@ -58,4 +58,28 @@ import Testing
                 headers: fields, requestTime: stored.requestTime, responseTime: stored.responseTime))
         }
     }
+
+    /// A hit's fields set `Age` and `Content-Length` where the head found their lines, as the
+    /// subscripts would: in place, appended, or every line of a repeated name replaced by one.
+    @Test func servesAgeAndLengthAsTheSubscriptsSetThem() {
+        let shapes: [HTTPHeaders] = [
+            ["Content-Type": "text/plain"],
+            ["Age": "7", "Content-Type": "text/plain", "Content-Length": "12"],
+            ["content-length": "12", "Content-Type": "text/plain", "AGE": "7"],
+            ["Age": "7", "Content-Type": "text/plain", "age": "9"],
+            ["Content-Length": "12", "Content-Type": "text/plain", "Content-Length": "12", "Age": "1"],
+            ["Content-Encoding": "gzip", "Content-Encoding": "br", "Content-Length": "40"],
+        ]
+        for fields in shapes {
+            let head = ServedHeadCache().head(of: entry(fields))
+            for (age, length) in [(0.0, nil), (42.9, nil), (0, "12"), (42, "4096"), (3, "40")] as [(Double, String?)] {
+                var expected = head.served
+                if age > 0 { expected["Age"] = String(Int(age)) }
+                if let length { expected["Content-Length"] = length }
+                #expect(head.headers(age: age, contentLength: length).fields == expected.fields,
+                        "fields \(fields.fields), age \(age), length \(length ?? "none")")
+            }
+            #expect(head.coding == head.served["Content-Encoding"])
+        }
+    }
 }

@@ -12,8 +12,8 @@ final class MemoryHit: RememberedAnswer {
     /// Whether it answered a caller that takes content decoded.
     let decodesContent: Bool
     let status: Int
-    /// The fields served before `Age` (``ServedHeadCache/Head/served``).
-    let served: HTTPHeaders
+    /// The entry's head, which gives the fields served with `Age` (``ServedHeadCache/Head/headers(age:contentLength:)``).
+    let head: ServedHeadCache.Head
     /// The stored body's `Content-Length`, which ``Loader/serve`` sets after `Age`.
     let contentLength: String?
     let body: Data
@@ -31,7 +31,7 @@ final class MemoryHit: RememberedAnswer {
         self.partition = partition
         self.decodesContent = decodesContent
         status = entry.status
-        served = head.served
+        self.head = head
         contentLength = entry.bodyID != nil ? String(entry.bodySize) : nil
         self.body = body
         entryID = entry.id
@@ -83,8 +83,7 @@ extension Loader {
             limit.map({ Int64(found.answer.body.count) <= $0 }) ?? true
         else { return nil }
         let hit = found.answer
-        var headers = Self.servedHeaders(hit.served, age: found.age)
-        if let length = hit.contentLength { headers["Content-Length"] = length }
+        let headers = hit.head.headers(age: found.age, contentLength: hit.contentLength)
         if let id = hit.entryID { _ = store.recordHit(entryID: id, at: clock()) }
         memoryHits.add(1, ordering: .relaxed)
         logger.debug("hit \(request.url.redactedForMessages) (memory)")
@@ -100,7 +99,7 @@ extension Loader {
         request: HTTPRequest, context: RequestContext
     ) {
         guard let memory, response.source == .hit, entry.status == 200, !entry.variesByRequest,
-            Self.decoder(for: request, headers: head.served) == nil
+            Self.decoder(for: request, coding: head.coding) == nil
         else { return }
         let hit = MemoryHit(entry: entry, head: head, body: body, changeCount: place.changeCount,
                             partition: context.partition, decodesContent: request.decodesContent)

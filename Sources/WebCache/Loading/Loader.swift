@@ -496,21 +496,27 @@ final class Loader: Sendable {
         head: ServedHeadCache.Head? = nil, limit: Int64?, context: RequestContext, discardsDamage: Bool = true,
         body storedBytes: Data? = nil
     ) async throws -> WebResponse {
-        var headers = servedHeaders(of: entry, age: age, head: head)
-        let decoder = Self.decoder(for: request, headers: headers)
-        let coding = decoder != nil ? headers.removeContentCoding() : nil
-        // Decoded now: the origin's strong tag names the coded bytes.
-        if coding != nil { headers.weakenEntityTag() }
+        let head = head ?? heads.head(of: entry)
+        let decoder = Self.decoder(for: request, coding: head.coding)
         // Ranges count in the bytes served, so not of content decoded as it is read.
-        if decoder == nil, let ranged = try await servedRanges(
-            of: entry, request: request, headers: headers, source: source, age: age, limit: limit,
+        if decoder == nil, request.headers.contains("Range"), let ranged = try await servedRanges(
+            of: entry, request: request, headers: head.headers(age: age), source: source, age: age, limit: limit,
             discardsDamage: discardsDamage)
         {
             if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
             return ranged
         }
-        // The stored body's length is known, whatever framing the origin used (RFC 9110 §8.6).
-        if decoder == nil, entry.bodyID != nil { headers["Content-Length"] = String(entry.bodySize) }
+        var headers: HTTPHeaders
+        var coding: String?
+        if decoder != nil {
+            headers = head.headers(age: age)
+            coding = headers.removeContentCoding()
+            // Decoded now: the origin's strong tag names the coded bytes.
+            if coding != nil { headers.weakenEntityTag() }
+        } else {
+            // The stored body's length is known, whatever framing the origin used (RFC 9110 §8.6).
+            headers = head.headers(age: age, contentLength: entry.bodyID != nil ? String(entry.bodySize) : nil)
+        }
         if let limit, request.method != .head, entry.bodySize > limit {
             throw WebCacheError(
                 .tooLarge,
@@ -533,26 +539,10 @@ final class Loader: Sendable {
                            body: body)
     }
 
-    /// The fields stored `entry` is served with when `age` seconds old, before any decoding or range:
-    /// hop-by-hop fields and `Set-Cookie` removed (entries lose `Set-Cookie` when saved; one saved
-    /// before that rule keeps it in the file, and must not set an old session's cookie now), `Age`
-    /// when above 0, and a weak `ETag` for a copy stored decoded (the origin's strong tag names the
-    /// coded bytes). All but `Age` come from the entry's `head`, looked up in ``heads`` when not given.
-    func servedHeaders(of entry: CacheEntry, age: TimeInterval, head: ServedHeadCache.Head? = nil) -> HTTPHeaders {
-        Self.servedHeaders((head ?? heads.head(of: entry)).served, age: age)
-    }
-
-    /// `served` with `Age` when `age` is above 0.
-    static func servedHeaders(_ served: HTTPHeaders, age: TimeInterval) -> HTTPHeaders {
-        var headers = served
-        if age > 0 { headers["Age"] = String(Int(age)) }
-        return headers
-    }
-
-    /// The decoder of a stored body served with `headers`, when it is stored as an origin coded it
-    /// and `request` takes content decoded.
-    static func decoder(for request: HTTPRequest, headers: HTTPHeaders) -> ContentDecoder? {
-        request.decodesContent ? headers["Content-Encoding"].flatMap(ContentDecoder.init(coding:)) : nil
+    /// The decoder of a stored body whose served `Content-Encoding` is `coding`
+    /// (``ServedHeadCache/Head/coding``), when `request` takes content decoded.
+    static func decoder(for request: HTTPRequest, coding: String?) -> ContentDecoder? {
+        request.decodesContent ? coding.flatMap(ContentDecoder.init(coding:)) : nil
     }
 
     /// The stored body of `entry`: read at once when it fits in one chunk (one query, and the entry

@@ -14,11 +14,16 @@ import Synchronization
 /// is unchanged, so comparing them costs one comparison of their storage.
 final class ServedHeadCache: Sendable {
     /// The worked-out head of one entry.
-    struct Head: Sendable {
+    final class Head: Sendable {
         /// The fields served before `Age` is added.
         let served: HTTPHeaders
         /// `corrected_initial_age` (RFC 9111 §4.2.3).
         let initialAge: TimeInterval
+        /// The `Content-Encoding` of ``served`` (its lines joined), `nil` when it has none.
+        let coding: String?
+        /// Where ``served`` has its `Age` and `Content-Length` lines, which every hit sets.
+        private let ageLines: [Int]
+        private let lengthLines: [Int]
         // What they were worked out from.
         private let stored: HTTPHeaders
         private let requestTime: Date
@@ -29,12 +34,35 @@ final class ServedHeadCache: Sendable {
             var served = Loader.storedHeaders(entry.headers)
             if entry.decodedFrom != nil { served.weakenEntityTag() }
             self.served = served
+            coding = served["Content-Encoding"]
+            ageLines = served.indices(named: "Age")
+            lengthLines = served.indices(named: "Content-Length")
             initialAge = StoredResponse.correctedInitialAge(
                 headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime)
             stored = entry.headers
             requestTime = entry.requestTime
             responseTime = entry.responseTime
             decodedFrom = entry.decodedFrom
+        }
+
+        /// ``served`` with `Age` when `age` is above 0, then `contentLength` as `Content-Length` when
+        /// given: each set as the subscript sets it (its line's value replaced in place, else a line
+        /// appended), without looking for the lines on every hit.
+        func headers(age: TimeInterval, contentLength: String? = nil) -> HTTPHeaders {
+            var headers = served
+            // With one line of each at most, setting `Age` moves no other line.
+            guard ageLines.count <= 1, lengthLines.count <= 1 else {
+                if age > 0 { headers["Age"] = String(Int(age)) }
+                if let contentLength { headers["Content-Length"] = contentLength }
+                return headers
+            }
+            if age > 0 { Self.set("Age", to: String(Int(age)), line: ageLines.first, in: &headers) }
+            if let contentLength { Self.set("Content-Length", to: contentLength, line: lengthLines.first, in: &headers) }
+            return headers
+        }
+
+        private static func set(_ name: String, to value: String, line: Int?, in headers: inout HTTPHeaders) {
+            if let line { headers.setValue(value, at: line) } else { headers.append(name: name, value: value) }
         }
 
         /// Whether this head was worked out from what `entry` holds now.

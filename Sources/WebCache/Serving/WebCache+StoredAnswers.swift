@@ -96,18 +96,16 @@ extension Loader {
             }
         }
         let entry = chosen.entry
-        var headers = servedHeaders(of: entry, age: chosen.age, head: head)
+        let served = head ?? heads.head(of: entry)
         // Content stored coded, for a caller that takes it decoded, is decoded by the loader.
-        if Self.decoder(for: hop, headers: headers) != nil { return nil }
+        if Self.decoder(for: hop, coding: served.coding) != nil { return nil }
+        // The stored body's length is known, whatever framing the origin used (RFC 9110 §8.6).
+        let headers = served.headers(age: chosen.age, contentLength: entry.bodyID != nil ? String(entry.bodySize) : nil)
         var body = StoredAnswer.Body.none
-        if let bodyID = entry.bodyID {
-            // The stored body's length is known, whatever framing the origin used (RFC 9110 §8.6).
-            headers["Content-Length"] = String(entry.bodySize)
-            if request.method != .head {
-                if let limit = request.maximumBodySize, entry.bodySize > limit { return nil }
-                // A copy is made only of an only variant, so it is of this entry.
-                body = copied.map { .copied($0) } ?? .stored(id: bodyID, size: entry.bodySize)
-            }
+        if let bodyID = entry.bodyID, request.method != .head {
+            if let limit = request.maximumBodySize, entry.bodySize > limit { return nil }
+            // A copy is made only of an only variant, so it is of this entry.
+            body = copied.map { .copied($0) } ?? .stored(id: bodyID, size: entry.bodySize)
         }
         return StoredAnswer(url: url, status: entry.status, headers: headers, source: chosen.source, age: chosen.age,
                             body: body, entry: entry, discardsDamage: policy != .returnCacheDataDontLoad)
