@@ -26,8 +26,9 @@
 #   of tiny URLs and on each site: their rows give the run of median wall time of each, and the ratio
 #   of the two medians with the lowest and highest of the rounds' own ratios (one run swung from
 #   1.47x to 1.97x on a busy machine, and wget2's time on a site follows its file system by a factor
-#   of two to four). The warm runs follow the last cold ones, once; the peak memory of a site is the
-#   highest of its cold rounds.
+#   of two to four). The warm runs follow the last cold ones: ROUNDS runs over each list of tiny URLs
+#   (their median, with the fastest and slowest), once over each site; the peak memory of a site is
+#   the highest of its cold rounds.
 # Prints one markdown table on standard output; progress goes to standard error.
 set -euo pipefail
 
@@ -128,7 +129,10 @@ for n in "${url_counts[@]}"; do
         rm -f "$work/store-tiny-$n.sqlite"*
         preload "webcache-tiny-$n-cold-$round" "$work/store-tiny-$n.sqlite" "$work/tiny-$n.txt" --no-requisites
     done
-    preload "webcache-tiny-$n-warm" "$work/store-tiny-$n.sqlite" "$work/tiny-$n.txt" --no-requisites
+    # Warm: the same store again, ROUNDS times (a single run moved by a fifth from one full run to the next).
+    for round in $(seq "$rounds"); do
+        preload "webcache-tiny-$n-warm-$round" "$work/store-tiny-$n.sqlite" "$work/tiny-$n.txt" --no-requisites
+    done
     if [[ "$instructions" != 0 && "$n" == 10000 ]]; then
         echo "Counting instructions for $n URLs ..." >&2
         rm -f "$work/store-count.sqlite"*
@@ -242,7 +246,11 @@ for n in url_counts:
     cell, ratio = in_rounds(cell, "%.2fx" % (wall / cwall) if cwall else "", ours, theirs, "curl")
     rows.append(("%s tiny URLs, cold" % format(count, ","), cell, peer, ratio,
                  instruction_count("webcache-tiny-%s-cold" % n)))
-    wall, cell = webcache_cell("webcache-tiny-%s-warm" % n)
+    warm = ["webcache-tiny-%s-warm-%d" % (n, number) for number in range(1, rounds + 1)]
+    wall, cell = webcache_cell(median_round(warm))
+    if rounds > 1:
+        walls = sorted(time_stats(name)[0] for name in warm)
+        cell += ", median of %d runs (%.3f s to %.3f s)" % (rounds, walls[0], walls[-1])
     limit = count / 100000.0
     rows.append(("%s tiny URLs, warm (all fresh)" % format(count, ","), cell + ", %s URLs/s" % format(int(count / wall) if wall else 0, ","),
                  "goal: 100,000 URLs/s = %.3f s" % limit, "%.2fx" % (wall / limit),
