@@ -12,7 +12,8 @@ final class MemoryHit: RememberedAnswer {
     /// Whether it answered a caller that takes content decoded.
     let decodesContent: Bool
     let status: Int
-    /// The entry's head, which gives the fields served with `Age` (``ServedHeadCache/Head/headers(age:contentLength:)``).
+    /// The entry's head, which gives the fields served with `Age`
+    /// (``ServedHeadCache/Head/headers(age:contentLength:)``).
     let head: ServedHeadCache.Head
     /// The stored body's `Content-Length`, which ``Loader/serve`` sets after `Age`.
     let contentLength: String?

@@ -6,8 +6,9 @@ import Synchronization
 
 /// What every hit on a stored entry works out alike from its head, worked out once per entry: the
 /// fields it is served with before `Age` (hop-by-hop fields and `Set-Cookie` removed, the tag of a
-/// decoded copy weakened) and its corrected initial age (RFC 9111 §4.2.3), which parses its `Date`
-/// and `Age`. Together they were a tenth of a hit.
+/// decoded copy weakened), their coding and where their `Age` and `Content-Length` lines are, and
+/// its corrected initial age (RFC 9111 §4.2.3), which parses its `Date` and `Age`. Together they
+/// were a tenth of a hit.
 ///
 /// Kept in a few slots by entry id. A slot is used only for an entry with the stored fields, times
 /// and coding it was worked out from; the store hands out the same decoded fields while an entry
@@ -15,7 +16,9 @@ import Synchronization
 final class ServedHeadCache: Sendable {
     /// The worked-out head of one entry.
     final class Head: Sendable {
-        /// The fields served before `Age` is added.
+        /// The fields served before `Age` is added: the entry's, less what ``Loader/storedHeaders(_:)``
+        /// removes (also from an entry saved before that rule, whose old `Set-Cookie` must not be
+        /// served now), with a decoded copy's `ETag` weakened (the origin's strong tag names the coded bytes).
         let served: HTTPHeaders
         /// `corrected_initial_age` (RFC 9111 §4.2.3).
         let initialAge: TimeInterval
@@ -57,7 +60,9 @@ final class ServedHeadCache: Sendable {
                 return headers
             }
             if age > 0 { Self.set("Age", to: String(Int(age)), line: ageLines.first, in: &headers) }
-            if let contentLength { Self.set("Content-Length", to: contentLength, line: lengthLines.first, in: &headers) }
+            if let contentLength {
+                Self.set("Content-Length", to: contentLength, line: lengthLines.first, in: &headers)
+            }
             return headers
         }
 
