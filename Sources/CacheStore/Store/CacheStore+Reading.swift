@@ -86,17 +86,24 @@ extension CacheStore {
         try connection.forEachRow(columns.variantsQuery, [.text(partition), .text(method.rawValue), .text(url)]) { row in
             let entry = CacheEntry(
                 row: row, partition: partition, method: method, url: url, decodedHeaders: connection.decodedHeaders)
-            // The body's record came with the entry (columns 18, 21, 22): only its chunks are left. Its
-            // hash (column 18) is the entry's own copy.
-            if entries.isEmpty, let bodyID = entry.bodyID, let hash = entry.bodyHash, entry.freshUntil > now,
-                entry.bodySize <= bodyLimit, !row.isNull(18)
+            // The body's record came with the entry: only its chunks are left.
+            if entries.isEmpty, entry.freshUntil > now, entry.bodySize <= bodyLimit,
+                let check = bodyCheck(of: entry, in: row)
             {
-                body = try readBody(
-                    entry, BodyCheck(bodyID: bodyID, size: row.int64(21), chunkCount: row.int64(22), hash: hash))
+                body = try readBody(entry, check)
             }
             entries.append(entry)
         }
         return (entries, body)
+    }
+
+    /// The check of `entry`'s body from its record, which came with the entry in `row` (columns 18,
+    /// 21 and 22 of ``ReadableColumns/variantsQuery`` and ``ReadableColumns/identityQuery``; the
+    /// hash, column 18, is the entry's own copy); `nil` for an entry without a body or with one still
+    /// being staged (no hash yet).
+    private static func bodyCheck(of entry: CacheEntry, in row: Statement) -> BodyCheck? {
+        guard let bodyID = entry.bodyID, let hash = entry.bodyHash, !row.isNull(18) else { return nil }
+        return BodyCheck(bodyID: bodyID, size: row.int64(21), chunkCount: row.int64(22), hash: hash)
     }
 
     /// The entry with identity (`partition`, `method`, `url`, `varyKey`), if stored.
@@ -327,13 +334,10 @@ extension CacheStore {
             let identity: [DatabaseValue] = [.text(partition), .text(method.rawValue), .text(url), .text(varyKey)]
             try connection.forEachRow(query, identity) { row in
                 let entry = CacheEntry(row: row)
-                // The body's record (columns 18, 21, 22) came with the entry; a body still being staged
-                // has no hash yet.
-                guard let bodyID = entry.bodyID, let hash = entry.bodyHash, !row.isNull(18) else {
+                guard let check = Self.bodyCheck(of: entry, in: row) else {
                     found = (entry, .missing)
                     return
                 }
-                let check = BodyCheck(bodyID: bodyID, size: row.int64(21), chunkCount: row.int64(22), hash: hash)
                 found = (entry, try Self.readChunks(check, query: chunksQuery, connection))
             }
             return found

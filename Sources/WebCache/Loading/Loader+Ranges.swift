@@ -7,8 +7,9 @@ import Synchronization
 extension Loader {
     // MARK: - Ranges of complete entries (RFC 9110 §14)
 
-    /// The answer to a GET with `Range` from the complete stored `entry`, served with `headers`:
-    /// 206 with one part or `multipart/byteranges`, or 416; `nil` when the whole response is to be
+    /// The answer to a GET with `Range` from the complete stored `entry`, served with the fields of its
+    /// `head` at `age` (made only for a request with `Range`): 206 with one part or
+    /// `multipart/byteranges`, or 416; `nil` when the whole response is to be
     /// served (no usable `Range`, an `If-Range` that does not hold; see
     /// ``RangeRequest/answer(request:stored:length:)``).
     ///
@@ -19,10 +20,11 @@ extension Loader {
     /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/tooLarge`` when the bytes to send
     ///   are over `limit`, or ``WebCacheError/Code/damaged`` when a body read at once is damaged.
     func servedRanges(
-        of entry: CacheEntry, request: HTTPRequest, headers: HTTPHeaders, source: ResponseSource, age: TimeInterval,
-        limit: Int64?, discardsDamage: Bool
+        of entry: CacheEntry, request: HTTPRequest, head: ServedHeadCache.Head, source: ResponseSource,
+        age: TimeInterval, limit: Int64?, discardsDamage: Bool
     ) async throws -> WebResponse? {
         guard request.method == .get, request.headers.contains("Range"), let bodyID = entry.bodyID else { return nil }
+        let headers = head.headers(age: age)
         let served = StoredResponse(status: entry.status, headers: headers, requestTime: entry.requestTime,
                                     responseTime: entry.responseTime, varyKey: entry.varyKey)
         let length = entry.bodySize

@@ -499,15 +499,15 @@ final class Loader: Sendable {
         let head = head ?? heads.head(of: entry)
         let decoder = Self.decoder(for: request, coding: head.coding)
         // Ranges count in the bytes served, so not of content decoded as it is read.
-        if decoder == nil, request.headers.contains("Range"), let ranged = try await servedRanges(
-            of: entry, request: request, headers: head.headers(age: age), source: source, age: age, limit: limit,
+        if decoder == nil, let ranged = try await servedRanges(
+            of: entry, request: request, head: head, source: source, age: age, limit: limit,
             discardsDamage: discardsDamage)
         {
             if let id = entry.id { _ = store.recordHit(entryID: id, at: clock()) }
             return ranged
         }
         var headers: HTTPHeaders
-        var coding: String?
+        let coding: String?
         if decoder != nil {
             headers = head.headers(age: age)
             coding = headers.removeContentCoding()
@@ -516,6 +516,7 @@ final class Loader: Sendable {
         } else {
             // The stored body's length is known, whatever framing the origin used (RFC 9110 §8.6).
             headers = head.headers(age: age, contentLength: entry.bodyID != nil ? String(entry.bodySize) : nil)
+            coding = nil
         }
         if let limit, request.method != .head, entry.bodySize > limit {
             throw WebCacheError(
