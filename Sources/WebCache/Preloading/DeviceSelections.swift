@@ -5,11 +5,12 @@ import HTTPCore
 /// The device choices of one preload run: a ``PageSelection`` for each document (page or frame),
 /// and which stylesheets belong to which documents, with the media they were loaded under.
 ///
-/// The scheduling loop owns it. A stylesheet is fetched once per run however many documents use
-/// it; what it holds that depends on a document (a `url()` in a style rule, a face's family) is
-/// kept, so that a document that finds the stylesheet later is decided on it too. What belongs to
-/// one document (its selection, where its references were found, its place among a stylesheet's
-/// documents) goes when the document is finished, so a long run keeps only its open documents.
+/// The scheduling loop owns it, and only it: a copy would share the open documents' selections. A
+/// stylesheet is fetched once per run however many documents use it; what it holds that depends on
+/// a document (a `url()` in a style rule, a face's family) is kept, so that a document that finds
+/// the stylesheet later is decided on it too. What belongs to one document (its selection, where
+/// its references were found, its place among a stylesheet's documents) goes when the document is
+/// finished, so a long run keeps only its open documents.
 struct DeviceSelections {
     /// Where a decided reference was found: the item that held it, the URL it was read from, and
     /// whether it came from a public address (``AddressPolicy/isFromPublicAddress(_:)``).
@@ -28,9 +29,18 @@ struct DeviceSelections {
 
     /// A document not finished yet: its selection, and the schedule's key of its item, kept so that
     /// asking whether the document has settled needs no key made from its URL each time.
-    private struct OpenDocument {
+    ///
+    /// A class, so that the selection is changed where the dictionary holds it: a copy taken out and
+    /// changed would copy the selection's lists while the dictionary still shared them, and listing
+    /// the open documents after each response would copy every selection.
+    private final class OpenDocument {
         var selection: PageSelection
         let key: URLKey
+
+        init(selection: PageSelection, key: URLKey) {
+            self.selection = selection
+            self.key = key
+        }
     }
 
     let chooser: ReferenceChooser
@@ -117,7 +127,7 @@ struct DeviceSelections {
     private mutating func decide(in document: URL, _ body: (inout PageSelection) -> [PageSelection.Choice])
         -> [Decided]
     {
-        guard var open = selections[document] else { return [] }
+        guard let open = selections[document] else { return [] }
         var choices = body(&open.selection)
         var decided: [Decided] = []
         var index = 0
@@ -145,7 +155,6 @@ struct DeviceSelections {
                     held.references, inheritedMedia: mediaOfSheet[sheet] ?? [], origin: held.origin)
             }
         }
-        selections[document] = open
         return decided
     }
 }
