@@ -85,10 +85,15 @@ import Glibc
             .respond(status: 200, headers: ["Content-Type": "text/html"], body: Data("<p>hi".utf8))
         }
         #expect(!ProcessTable.processes(inGroup: browser.processID).isEmpty)
+        // The folder the browser made in the temporary directory for its singleton socket
+        let singleton = try #require(Browser.singletonFolder(ofProfile: browser.profilePath))
+        #expect(FileManager.default.fileExists(atPath: singleton + "/SingletonSocket"))
+        #expect(!singleton.hasPrefix(browser.profilePath))
         await browser.close()
         #expect(ProcessTable.processes(inGroup: browser.processID).isEmpty)
         #expect(ProcessTable.processes(mentioning: browser.profilePath).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: browser.profilePath))
+        #expect(!FileManager.default.fileExists(atPath: singleton))
     }
 
     @Test func aCrashFailsThePageWithAReasonAndLeavesNothingBehind() async throws {
@@ -118,9 +123,11 @@ import Glibc
         // Then the page fails saying so, and closing leaves no process
         #expect(error?.code == .browserFailed)
         #expect(error?.message.contains("exited or crashed") == true)
+        let singleton = try #require(Browser.singletonFolder(ofProfile: browser.profilePath))
         await browser.close()
         #expect(ProcessTable.processes(inGroup: browser.processID).isEmpty)
         #expect(ProcessTable.processes(mentioning: browser.profilePath).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: singleton))
     }
 
     @Test func cancellingALoadInsideWithEndsTheBrowser() async throws {

@@ -180,7 +180,27 @@ public final class Browser: Sendable {
             // A cancelled task (a run stopped by Ctrl-C) still waits: the sleep then returns at once.
             if (try? await Task.sleep(for: .milliseconds(20))) == nil { usleep(20_000) }
         }
+        if let singleton = Self.singletonFolder(ofProfile: profilePath) {
+            try? FileManager.default.removeItem(atPath: singleton)
+        }
         try? FileManager.default.removeItem(atPath: profilePath)
+    }
+
+    /// The folder the browser made in its temporary directory for the socket that keeps it the
+    /// profile's only instance, named by the profile's `SingletonSocket` link; `nil` when there is
+    /// none. The browser removes it when it quits by itself, never when it is killed, as `close()`
+    /// kills it: without this, every browser a run started would leave a folder behind.
+    static func singletonFolder(ofProfile profile: String) -> String? {
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: profile + "/SingletonSocket")
+        else { return nil }
+        let socket = URL(fileURLWithPath: target)
+        let folder = socket.deletingLastPathComponent().standardizedFileURL.path
+        // Only a folder of the socket's own: never the profile, nor a root or temporary directory.
+        let temporary = URL(fileURLWithPath: NSTemporaryDirectory()).standardizedFileURL.path
+        guard target.hasPrefix("/"), socket.lastPathComponent == "SingletonSocket",
+            folder != "/", folder != temporary, folder != URL(fileURLWithPath: profile).standardizedFileURL.path
+        else { return nil }
+        return folder
     }
 
     /// Kills the browser without closing the connection, as a crash would (for tests).
