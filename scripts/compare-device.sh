@@ -50,11 +50,12 @@ log_since() {
         grep -v -e '\.html$' -e '^/favicon\.ico$' -e '^/icons/' -e '\.webmanifest$' | sort -u
 }
 
-# chromium NAME WIDTH HEIGHT RATIO ARGS...: one headless run with a fresh profile.
+# chromium NAME WIDTH HEIGHT RATIO ARGS...: one headless run with a fresh profile, its temporary
+# directory the work folder (the folder it makes there for its singleton socket outlives it).
 chromium() {
     local name=$1 width=$2 height=$3 ratio=$4
     shift 4
-    "$chromium" --headless=new --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+    TMPDIR="$work" "$chromium" --headless=new --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
         --user-data-dir="$work/profile-$name-$RANDOM" --window-size="$width,$height" \
         --force-device-scale-factor="$ratio" --virtual-time-budget=5000 "$@" 2>"$work/chromium.log"

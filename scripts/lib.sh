@@ -116,11 +116,12 @@ NGINX
 
 # chromium_shot CHROMIUM WORK OUTPUT URL [ARG...]: a PNG screenshot of URL in one headless run of
 # CHROMIUM with a fresh profile (so its own cache holds nothing) in WORK, a 1024x900 window and a
-# fixed time budget; ARGs go to the browser (a proxy). Its log is WORK/chromium.log.
+# fixed time budget; ARGs go to the browser (a proxy). Its log is WORK/chromium.log. Its temporary
+# directory is WORK too: the folder it makes there for its singleton socket outlives it.
 chromium_shot() {
     local chromium=$1 work=$2 output=$3 url=$4
     shift 4
-    "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+    TMPDIR="$work" "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
         --user-data-dir="$work/profile-$(basename "$output" .png)" --window-size=1024,900 \
         --virtual-time-budget=5000 --screenshot="$output" "$@" "$url" >"$work/chromium.log" 2>&1

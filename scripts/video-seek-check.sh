@@ -63,7 +63,9 @@ wait "${pids[0]}" 2>/dev/null || true
 
 # 3. The gateway, offline, and the browser through it, until the page signals.
 start_offline_gateway "$bin" "$work/store.sqlite" "$work"
-"$chromium" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+# Its temporary directory in the work folder: the folder it makes there for its singleton socket
+# outlives it.
+TMPDIR="$work" "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
     --disable-component-update --disable-sync --autoplay-policy=no-user-gesture-required \
     --user-data-dir="$work/profile" --proxy-server="${gateway%/}" --proxy-bypass-list='<-loopback>' \
     --remote-debugging-port=0 "${origin}index.html" >"$work/chromium.log" 2>&1 &

@@ -212,6 +212,7 @@ struct ChildProcessTests {
     }
 
     @Test func extraDescriptorsArriveAsThreeAndFourInTheirOrder() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         // Given two pipes: the child reads a line from the first on 3 and writes it to the second on 4
         var toChild: [Int32] = [0, 0]
         var fromChild: [Int32] = [0, 0]

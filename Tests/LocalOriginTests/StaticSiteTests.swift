@@ -5,15 +5,18 @@ import WebCacheTestSupport
 @testable import LocalOrigin
 
 @Suite struct StaticSiteTests {
+    /// The site's root and, beside it, the file the traversal tests reach for; removed with the test.
+    let folder: TemporaryFolder
     let root: URL
     let site: StaticSite
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appending(path: "static-site-\(UUID().uuidString)")
+        folder = try TemporaryFolder(prefix: "static-site")
+        root = folder.url.appending(path: "site")
         try FileManager.default.createDirectory(at: root.appending(path: "css"), withIntermediateDirectories: true)
         try Data("<html>home</html>".utf8).write(to: root.appending(path: "index.html"))
         try Data("body{}".utf8).write(to: root.appending(path: "css/site.css"))
-        try Data("secret".utf8).write(to: root.deletingLastPathComponent().appending(path: "outside-\(UUID()).txt"))
+        try folder.write(Data("secret".utf8), to: "outside.txt")
         site = StaticSite(root: root)
     }
 

@@ -58,8 +58,10 @@ import Glibc
 
         // When the browser is killed while it holds the first page
         let killed = Mutex(false)
-        site.arm {
-            guard let leader = fixture.browserLeader else { return }
+        // Weakly: the site's action is kept by the fixture's origin, so a strong capture would keep
+        // the fixture, its origin and its folder for the rest of the test process.
+        site.arm { [weak fixture] in
+            guard let leader = fixture?.browserLeader else { return }
             kill(leader, SIGKILL)
             killed.withLock { $0 = true }
         }
@@ -84,8 +86,8 @@ import Glibc
             ["preload", "--render", "--store", fixture.store, try fixture.urlFile(["/hold"])],
             output: OutputFile(path: fixture.home.path("out.txt")), error: OutputFile(path: fixture.home.path("err.txt")))
         let browserWasUp = Mutex(false)
-        site.arm {
-            browserWasUp.withLock { $0 = fixture.browserLeader != nil }
+        site.arm { [weak fixture] in
+            browserWasUp.withLock { $0 = fixture?.browserLeader != nil }
             run.send(SIGTERM)
         }
         let termination = await run.finish().termination

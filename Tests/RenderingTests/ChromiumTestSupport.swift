@@ -1,5 +1,5 @@
 import Foundation
-import Rendering
+@testable import Rendering
 import Synchronization
 import Testing
 
@@ -39,8 +39,8 @@ enum SharedChromium {
     }
 
     /// Kills every process that names a shared browser's profile and those of its group (the
-    /// browser's own process leads one), waits until none runs and removes the profile, as
-    /// `Browser.close()` does, but without tasks: the process is exiting.
+    /// browser's own process leads one), waits until none runs and removes the profile and the
+    /// browser's singleton folder, as `Browser.close()` does, but without tasks: the process is exiting.
     private static func endSharedBrowsers() {
         for profile in sharedProfiles.withLock({ $0 }) {
             var groups = Set<pid_t>()
@@ -51,6 +51,9 @@ enum SharedChromium {
                 guard !running.isEmpty else { break }
                 for pid in running { kill(pid, SIGKILL) }
                 usleep(20_000)
+            }
+            if let singleton = Browser.singletonFolder(ofProfile: profile) {
+                try? FileManager.default.removeItem(atPath: singleton)
             }
             try? FileManager.default.removeItem(atPath: profile)
         }
