@@ -14,8 +14,10 @@
 # (webcache's JSON summary; curl's and wget2's own counts). The last row compares the peak memory of
 # the largest site with that of the smallest: flat is 1.0, the goal at most 1.2.
 # Instructions (valgrind --tool=callgrind, the same figure however busy the machine is) are counted
-# for the 10,000-URL runs with INSTRUCTIONS=1 when valgrind and a C compiler are installed (off by
-# default: it takes minutes), through lib.sh's callgrind_count.
+# for the 10,000-URL runs and the cold and warm run of the smallest site with INSTRUCTIONS=1 when
+# valgrind and a C compiler are installed (off by default: it takes minutes), through lib.sh's
+# callgrind_count. They move by about 1 % from run to run (group commits form differently), where a
+# change to the per-URL path shows in several.
 #
 # Usage: scripts/bench-scale.sh [BIN_DIR]
 #   BIN_DIR holds webcache (default: a release build made here).
@@ -182,6 +184,15 @@ for pages in "${page_counts[@]}"; do
     preload "webcache-site-$pages-warm" "$work/store-site-$pages.sqlite" "$work/pages-$pages.txt"
     wget2_site "wget2-site-$pages-warm"
     rm -rf "$work/store-site-$pages.sqlite"* "$work/mirror-$pages"
+    if [[ "$instructions" != 0 && "$pages" == "${page_counts[0]}" ]]; then
+        echo "Counting instructions for the site of $pages pages ..." >&2
+        rm -f "$work/store-count.sqlite"*
+        count "webcache-site-$pages-cold" "$bin/webcache" preload "$work/pages-$pages.txt" \
+            --store "$work/store-count.sqlite" --concurrency "$concurrency" --per-host "$concurrency"
+        count "webcache-site-$pages-warm" "$bin/webcache" preload "$work/pages-$pages.txt" \
+            --store "$work/store-count.sqlite" --concurrency "$concurrency" --per-host "$concurrency"
+        rm -f "$work/store-count.sqlite"*
+    fi
 done
 
 PYTHONPATH="$root/scripts" python3 - "$work" "${url_counts[*]}" "${page_counts[*]}" "$instructions" "$rounds" <<'PYTHON'
@@ -275,7 +286,7 @@ for pages in page_counts:
         if phase == "cold":
             cell, ratio = in_rounds(cell, ratio, ours, theirs, "wget2")
         what = "%s pages × 20 images (%s URLs, 1–8 KB), %s" % (format(int(pages), ","), format(urls, ","), phase)
-        rows.append((what, cell, peer, ratio, ""))
+        rows.append((what, cell, peer, ratio, instruction_count("webcache-site-%s-%s" % (pages, phase))))
         if phase == "cold":
             # The same webcache runs beside wget2 followed by a sync: both on disk at the end.
             synced = ["wget2-synced-site-%s-cold-%d" % (pages, number) for number in range(1, rounds + 1)]
