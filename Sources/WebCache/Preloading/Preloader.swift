@@ -573,7 +573,10 @@ struct Preloader: Sendable {
                 return
             }
         }
-        guard let url = URL(string: text), url.isHTTP else { return }
+        // A plain URL (nearly every one a page holds) is read from its bytes and needs no check of
+        // its host or port below: ``HTTPURLCheck/plainURL(_:)`` passes only URLs that pass it.
+        let plain = HTTPURLCheck.plainURL(text)
+        guard let url = plain ?? URL(string: text), plain != nil || url.isHTTP else { return }
         if reference.kind == .link {
             // Navigation: follow same-site links from pages while depth allows, within the same
             // host and address rules as requisites.
@@ -601,7 +604,7 @@ struct Preloader: Sendable {
         guard !schedule.hasSeen(key) else { return }
         // A URL that cannot be requested (a port past 65535, a host that cannot be) fails here, with
         // the reason, instead of in the transport.
-        if let problem = HTTPURLCheck.problem(with: url) {
+        if plain == nil, let problem = HTTPURLCheck.problem(with: url) {
             let reason = "the URL \(problem.reason)"
             schedule.settle(url, reason: reason)
             report.failures.append(.init(url: url.redactedForMessages, reason: reason))
