@@ -14,4 +14,10 @@ extension CacheEntry {
     var variesByRequest: Bool {
         !varyKey.isEmpty || headers.contains("Vary")
     }
+
+    /// The `Content-Length` its stored body is served with, whatever framing the origin used (RFC 9110
+    /// §8.6): the body's length is known. `nil` for an entry without a body.
+    var servedContentLength: String? {
+        bodyID != nil ? String(bodySize) : nil
+    }
 }

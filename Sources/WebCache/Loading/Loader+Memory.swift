@@ -33,7 +33,7 @@ final class MemoryHit: RememberedAnswer {
         self.decodesContent = decodesContent
         status = entry.status
         self.head = head
-        contentLength = entry.bodyID != nil ? String(entry.bodySize) : nil
+        contentLength = entry.servedContentLength
         self.body = body
         entryID = entry.id
         freshness = StoredAnswer.Freshness(

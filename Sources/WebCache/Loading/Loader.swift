@@ -514,8 +514,7 @@ final class Loader: Sendable {
             // Decoded now: the origin's strong tag names the coded bytes.
             if coding != nil { headers.weakenEntityTag() }
         } else {
-            // The stored body's length is known, whatever framing the origin used (RFC 9110 §8.6).
-            headers = head.headers(age: age, contentLength: entry.bodyID != nil ? String(entry.bodySize) : nil)
+            headers = head.headers(age: age, contentLength: entry.servedContentLength)
             coding = nil
         }
         if let limit, request.method != .head, entry.bodySize > limit {

@@ -99,8 +99,7 @@ extension Loader {
         let served = head ?? heads.head(of: entry)
         // Content stored coded, for a caller that takes it decoded, is decoded by the loader.
         if Self.decoder(for: hop, coding: served.coding) != nil { return nil }
-        // The stored body's length is known, whatever framing the origin used (RFC 9110 §8.6).
-        let headers = served.headers(age: chosen.age, contentLength: entry.bodyID != nil ? String(entry.bodySize) : nil)
+        let headers = served.headers(age: chosen.age, contentLength: entry.servedContentLength)
         var body = StoredAnswer.Body.none
         if let bodyID = entry.bodyID, request.method != .head {
             if let limit = request.maximumBodySize, entry.bodySize > limit { return nil }
