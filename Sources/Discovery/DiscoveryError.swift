@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// An error from the Discovery module, such as a web app manifest that is not valid JSON.
 public struct DiscoveryError: Error, Sendable, CustomStringConvertible {
@@ -32,7 +33,6 @@ public struct DiscoveryError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        guard let cause else { return message }
-        return "\(message) Underlying error: \(cause)."
+        MessageText.withCause(message, cause)
     }
 }

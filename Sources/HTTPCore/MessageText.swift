@@ -12,4 +12,13 @@ public enum MessageText {
         }.joined()
         return visible.count > limit ? String(visible.prefix(limit - 3)) + "..." : visible
     }
+
+    /// `message` followed by the sentence of the error under it, when there is one: "… Underlying
+    /// error: <cause>.", with one full stop however the cause's text ends. The errors' descriptions
+    /// of every module end so.
+    public static func withCause(_ message: String, _ cause: (any Error)?) -> String {
+        guard let cause else { return message }
+        let underlying = String(describing: cause)
+        return "\(message) Underlying error: \(underlying)" + (underlying.hasSuffix(".") ? "" : ".")
+    }
 }

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// An authorization provider could not produce a token.
 ///
 /// Messages name the command, file or endpoint involved, never a token or a command's output.
@@ -47,8 +49,6 @@ public struct AuthorizationError: Error, Sendable, CustomStringConvertible {
 
     /// The message, followed by the underlying error when there is one.
     public var description: String {
-        guard let cause else { return message }
-        let underlying = String(describing: cause)
-        return "\(message) Underlying error: \(underlying)" + (underlying.hasSuffix(".") ? "" : ".")
+        MessageText.withCause(message, cause)
     }
 }

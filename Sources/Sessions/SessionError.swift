@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// A request could not be given a session, or the instance refused it.
 public struct SessionError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure; new codes may be added.
@@ -16,7 +18,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         /// The authorization provider failed; ``SessionError/cause`` holds its error.
         public static let tokenUnavailable = Code("tokenUnavailable")
 
-        /// The code's name, such as `commandFailed`.
+        /// The code's name, such as `tokenUnavailable`.
         public var description: String { name }
     }
 
@@ -36,8 +38,6 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
 
     /// The message, followed by the underlying error when there is one.
     public var description: String {
-        guard let cause else { return message }
-        let underlying = String(describing: cause)
-        return "\(message) Underlying error: \(underlying)" + (underlying.hasSuffix(".") ? "" : ".")
+        MessageText.withCause(message, cause)
     }
 }

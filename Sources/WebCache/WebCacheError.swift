@@ -1,3 +1,4 @@
+import HTTPCore
 import Transport
 
 /// An error from the webcache library: a code to switch on, a message for people, and the cause.
@@ -62,6 +63,6 @@ public struct WebCacheError: Error, Sendable, CustomStringConvertible {
         // added (a transport error's libcurl code and text); say it once.
         if message.contains(underlying) { return message }
         if underlying.hasPrefix(message) { return underlying }
-        return "\(message) Underlying error: \(underlying)" + (underlying.hasSuffix(".") ? "" : ".")
+        return MessageText.withCause(message, cause)
     }
 }

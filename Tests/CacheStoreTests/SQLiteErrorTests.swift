@@ -39,4 +39,15 @@ struct SQLiteErrorTests {
         #expect(error.cause is SQLiteError)
         try await store.close()
     }
+
+    /// A cause whose text ends its sentence is not given a second full stop.
+    @Test func endsTheUnderlyingSentenceOnce() {
+        struct Cause: Error, CustomStringConvertible {
+            var description: String
+        }
+        let error = CacheStore.Error(
+            code: .database, message: "Could not read the store.", cause: Cause(description: "The disk failed."))
+        #expect(error.description == "Could not read the store. Underlying error: The disk failed.")
+    }
 }
+

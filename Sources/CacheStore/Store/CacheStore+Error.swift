@@ -1,3 +1,5 @@
+import HTTPCore
+
 extension CacheStore {
     /// An error of the cache store: what went wrong (``code``), a sentence naming the store file or
     /// the object involved (``message``), and the underlying error, such as an ``SQLiteError``.
@@ -54,8 +56,7 @@ extension CacheStore {
         }
 
         public var description: String {
-            guard let cause else { return message }
-            return "\(message) Underlying error: \(cause)."
+            MessageText.withCause(message, cause)
         }
 
         /// The sentence that ends messages about a damaged store at `path`: how to see the damage,
