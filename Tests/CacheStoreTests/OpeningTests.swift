@@ -189,6 +189,50 @@ struct OpeningTests {
         #expect(leftovers == ["race.sqlite"])
     }
 
+    @Test func creatingAStoreRemovesTheFilesOfCreationsWhoseProcessIsGone() async throws {
+        // Given files a killed creation left (no process has this id; Linux's ids stop at 2^22),
+        // beside those of a creation still running here, a recent one, and another store's
+        let path = folder.path("store.sqlite")
+        let gone = path + StoreFile.creatingMark + "2147483647-\(UUID().uuidString)"
+        let running = path + StoreFile.creatingMark + "\(getpid())-\(UUID().uuidString)"
+        let recent = path + StoreFile.creatingMark + "2147483647-\(UUID().uuidString)"
+        let otherStore = folder.path("other.sqlite") + StoreFile.creatingMark + "2147483647-\(UUID().uuidString)"
+        let hourAgo = Date().addingTimeInterval(-3600)
+        for file in [gone, gone + "-wal", gone + "-shm", running, recent, otherStore] {
+            #expect(FileManager.default.createFile(atPath: file, contents: Data("partial".utf8)))
+            if file != recent {
+                try FileManager.default.setAttributes([.modificationDate: hourAgo], ofItemAtPath: file)
+            }
+        }
+        // When the store is created
+        let store = try CacheStore(path: path)
+        try await store.close()
+        // Then the abandoned creation's files are gone, and the others stay
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: folder.url.path))
+        for file in [gone, gone + "-wal", gone + "-shm"] {
+            #expect(!names.contains(URL(fileURLWithPath: file).lastPathComponent), "\(file)")
+        }
+        for file in [running, recent, otherStore] {
+            #expect(names.contains(URL(fileURLWithPath: file).lastPathComponent), "\(file)")
+        }
+        #expect(names.contains("store.sqlite"))
+    }
+
+    @Test func anOpenStoreLeavesCreationFilesAlone() async throws {
+        // Given an existing store and an abandoned creation's file beside it
+        let path = folder.path("store.sqlite")
+        try await CacheStore(path: path).close()
+        let gone = path + StoreFile.creatingMark + "2147483647-\(UUID().uuidString)"
+        #expect(FileManager.default.createFile(atPath: gone, contents: Data("partial".utf8)))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: gone)
+        // When the store is opened again, nothing is created, and nothing is swept
+        try await CacheStore(path: path).close()
+        #expect(FileManager.default.fileExists(atPath: gone))
+        // Then the next creation of that store would sweep it
+        StoreFile.removeAbandonedCreations(of: path)
+        #expect(!FileManager.default.fileExists(atPath: gone))
+    }
+
     @Test func version3DeletesEntriesKeyedByAPlainCredentialAndLeavesNoTraceOfIt() async throws {
         // Given a store of schema version 2 with responses that varied on Cookie and Authorization,
         // stored under the plain values as that version did, beside ones that varied on other fields

@@ -18,11 +18,15 @@ enum StoreFile {
     /// store at once, one wins and the other opens the winner's file. SQLite creates the `-wal` and
     /// `-shm` files with the database file's permissions, so they are 0600 too. An existing file keeps
     /// its mode: it may not be ours to change.
+    ///
+    /// A creation killed before the link leaves its temporary file (with SQLite's `-wal` and `-shm`
+    /// beside it); the next creation of the same store removes those (``removeAbandonedCreations(of:)``).
     @discardableResult
     static func createIfMissing(path: String, retryingFor limit: Double) throws -> Bool {
         var info = stat()
         if stat(path, &info) == 0 { return false }
-        let temporary = path + ".creating-\(getpid())-\(UUID().uuidString)"
+        removeAbandonedCreations(of: path)
+        let temporary = path + creatingMark + "\(getpid())-\(UUID().uuidString)"
         defer { unlink(temporary) }
         let descriptor = open(temporary, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw fileSystemError(errno, creating: path) }
@@ -41,6 +45,36 @@ enum StoreFile {
         let code = errno
         if code == EEXIST { return false }
         throw fileSystemError(code, creating: path)
+    }
+
+    /// What follows a store's path in the names of its files being created, before the creator's
+    /// process id, a hyphen and a UUID.
+    static let creatingMark = ".creating-"
+
+    /// How long a creation's temporary file must have been left unchanged before another process
+    /// may take it for abandoned; building a store takes milliseconds.
+    static let abandonedAfter: TimeInterval = 60
+
+    /// Removes the temporary files of creations of the store at `path` that were abandoned: their
+    /// creator's process is gone (`kill(pid, 0)` finds none) and the file was last changed more than
+    /// ``abandonedAfter`` ago, with their `-wal` and `-shm` files. A creation still running, in this
+    /// process or another one, is left alone; a file that cannot be read or removed is left as it is.
+    static func removeAbandonedCreations(of path: String, now: Date = Date()) {
+        let url = URL(fileURLWithPath: path)
+        let prefix = url.lastPathComponent + creatingMark
+        let folder = url.deletingLastPathComponent().path
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) && !name.hasSuffix("-wal") && !name.hasSuffix("-shm") {
+            let rest = name.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0,
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            let file = folder + "/" + name
+            guard let changed = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
+                now.timeIntervalSince(changed) > abandonedAfter
+            else { continue }
+            for suffix in ["-wal", "-shm", ""] { unlink(file + suffix) }
+        }
     }
 
     /// Builds the schema in the file at `temporary` and closes it. No other process knows the file,
