@@ -20,7 +20,7 @@ enum StoreFile {
     /// its mode: it may not be ours to change.
     ///
     /// A creation killed before the link leaves its temporary file (with SQLite's `-wal` and `-shm`
-    /// beside it); the next creation of the same store removes those (``removeAbandonedCreations(of:)``).
+    /// beside it); the next creation of the same store removes those (``removeAbandonedCreations(of:now:)``).
     @discardableResult
     static func createIfMissing(path: String, retryingFor limit: Double) throws -> Bool {
         var info = stat()
