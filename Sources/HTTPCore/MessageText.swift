@@ -18,7 +18,12 @@ public enum MessageText {
     /// of every module end so.
     public static func withCause(_ message: String, _ cause: (any Error)?) -> String {
         guard let cause else { return message }
-        let underlying = String(describing: cause)
-        return "\(message) Underlying error: \(underlying)" + (underlying.hasSuffix(".") ? "" : ".")
+        return withUnderlying(message, String(describing: cause))
+    }
+
+    /// `message` followed by `underlying`, the text of the error under it, as
+    /// ``withCause(_:_:)`` writes it; for a caller that has described the error already.
+    public static func withUnderlying(_ message: String, _ underlying: String) -> String {
+        "\(message) Underlying error: \(underlying)" + (underlying.hasSuffix(".") ? "" : ".")
     }
 }

@@ -63,6 +63,6 @@ public struct WebCacheError: Error, Sendable, CustomStringConvertible {
         // added (a transport error's libcurl code and text); say it once.
         if message.contains(underlying) { return message }
         if underlying.hasPrefix(message) { return underlying }
-        return MessageText.withCause(message, cause)
+        return MessageText.withUnderlying(message, underlying)
     }
 }
