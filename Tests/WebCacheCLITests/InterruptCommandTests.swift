@@ -125,7 +125,7 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         let summary = try #require(stdout.lines.first)
         let match = try #require(
             summary.firstMatch(
-                of: /^Interrupted: preloaded (\d+) of 42 page\(s\)(?:, (\d+) of them without all they need)?: (\d+) resources in the store/),
+                of: /^Interrupted: preloaded (\d+) of 42 page\(s\)(?:, (\d+) of them without all they need)?: (\d+) resource\(s\) in the store/),
             "\(stdout.lines)")
         let (preloaded, missing, completed) = (Int(match.1)!, match.2.map { Int($0)! } ?? 0, Int(match.3)!)
         let storedAfter = await stored(pages + [url("/page.html")])

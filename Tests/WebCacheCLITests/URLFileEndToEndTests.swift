@@ -96,7 +96,7 @@ final class URLFileEndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(result.exitCode == 1)
         let reported = result.stderr.split(separator: "\n").filter { $0.hasPrefix("webcache: \(list):") }
         #expect(reported.count == 21, "\(result.stderr)")
-        #expect(reported.first == "webcache: \(list):1: 'not a url 1' contains spaces or control characters")
+        #expect(reported.first == "webcache: \(list):1: 'not a url 1' contains spaces or control characters.")
         #expect(reported[19].hasPrefix("webcache: \(list):20: "))
         #expect(reported.last == "webcache: \(list): ... and 30 more lines that cannot be used")
         #expect(result.stdout.contains("50 line(s) of the URL file were skipped."), "\(result.stdout)")

@@ -35,10 +35,10 @@ struct URLListFileTests {
     }
 
     @Test(arguments: [
-        ("https://a.test/a b\n", "urls.txt:1: 'https://a.test/a b' contains spaces or control characters"),
+        ("https://a.test/a b\n", "urls.txt:1: 'https://a.test/a b' contains spaces or control characters."),
         ("ok\nhttps://a.test/\u{7}bell\n",
-         "urls.txt:2: 'https://a.test/\\u{7}bell' contains spaces or control characters"),
-        ("https://a.test/\u{7F}\n", "urls.txt:1: 'https://a.test/\\u{7f}' contains spaces or control characters"),
+         "urls.txt:2: 'https://a.test/\\u{7}bell' contains spaces or control characters."),
+        ("https://a.test/\u{7F}\n", "urls.txt:1: 'https://a.test/\\u{7f}' contains spaces or control characters."),
     ])
     func reportsLinesWithSpacesOrControlCharacters(text: String, problem: String) throws {
         let file = try list(text)
@@ -51,7 +51,7 @@ struct URLListFileTests {
         data.append(contentsOf: [0x68, 0x74, 0xFF, 0xFE, 0x0A])
         data.append(Data("https://a.test/three\n".utf8))
         let file = try URLListFile(data: data, name: "list.txt")
-        #expect(file.problems.map(\.description) == ["list.txt:2: line is not valid UTF-8 text"])
+        #expect(file.problems.map(\.description) == ["list.txt:2: line is not valid UTF-8 text."])
         #expect(file.entries.map(\.line) == [1, 3])
     }
 
@@ -61,7 +61,7 @@ struct URLListFileTests {
         #expect(file.problems.count == 1)
         #expect(file.problems.first?.line == 2)
         #expect(file.problems.first?.description
-            == "urls.txt:2: line is \(long.utf8.count) bytes long; the limit is \(URLListFile.maximumLineLength)")
+            == "urls.txt:2: line is \(long.utf8.count) bytes long; the limit is \(URLListFile.maximumLineLength).")
         #expect(file.entries.map(\.text) == ["https://a.test/", "https://b.test/"])
     }
 
@@ -85,7 +85,7 @@ struct URLListFileTests {
         let lines = URLListFile.report(file.problems).split(separator: "\n")
 
         #expect(lines.count == URLListFile.reportedProblemLimit + 1)
-        #expect(lines.first == "webcache: urls.txt:1: 'bad line 1' contains spaces or control characters")
+        #expect(lines.first == "webcache: urls.txt:1: 'bad line 1' contains spaces or control characters.")
         #expect(lines[19].hasPrefix("webcache: urls.txt:20: 'bad line 20'"))
         #expect(lines.last == "webcache: urls.txt: ... and 30 more lines that cannot be used")
         #expect(URLListFile.report(Array(file.problems.prefix(20))).split(separator: "\n").count == 20)

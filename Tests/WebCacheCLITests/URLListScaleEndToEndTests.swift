@@ -35,8 +35,8 @@ final class URLListScaleEndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(cold.exitCode == 1, "\(cold.stderr)")
         let reported = cold.stderr.split(separator: "\n").filter { $0.hasPrefix("webcache: \(list):") }
         #expect(reported == [
-            "webcache: \(list):701: 'not a url' contains spaces or control characters",
-            "webcache: \(list):901: line is 100006 bytes long; the limit is 8192",
+            "webcache: \(list):701: 'not a url' contains spaces or control characters.",
+            "webcache: \(list):901: line is 100006 bytes long; the limit is 8192.",
         ])
         #expect(cold.stdout.hasPrefix("Preloaded 400 page(s)"), "\(cold.stdout)")
         #expect(cold.stdout.contains("2 line(s) of the URL file were skipped."), "\(cold.stdout)")
@@ -89,7 +89,7 @@ final class URLListScaleEndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(reported.count == 21, "\(warm.stderr)")
         #expect(reported.prefix(20).map { $0.split(separator: ":")[2] } == badLines.prefix(20).map { "\($0)"[...] })
         #expect(reported.contains("webcache: \(list): ... and 10 more lines that cannot be used"))
-        #expect(reported[0].hasSuffix("'not a url' contains spaces or control characters"))
+        #expect(reported[0].hasSuffix("'not a url' contains spaces or control characters."))
         #expect(reported[2].contains("user name or password"), "\(reported[2])")
         #expect(reported[4].contains("99999"), "\(reported[4])")
         let pages = try await withCacheStore(at: store) { try $0.pages().count }
@@ -112,8 +112,8 @@ final class URLListScaleEndToEndTests: OriginStoreFixture, @unchecked Sendable {
         // Then
         let stderr = String(decoding: error, as: UTF8.self)
         #expect(termination == .exited(1), "\(stderr)")
-        #expect(stderr.contains("webcache: <stdin>:2: line is 100000 bytes long; the limit is 8192"), "\(stderr)")
-        #expect(stderr.contains("webcache: <stdin>:4: contains NUL bytes; the rest of the list is not read"),
+        #expect(stderr.contains("webcache: <stdin>:2: line is 100000 bytes long; the limit is 8192."), "\(stderr)")
+        #expect(stderr.contains("webcache: <stdin>:4: contains NUL bytes; the rest of the list is not read."),
                 "\(stderr)")
         #expect(String(decoding: output, as: UTF8.self).hasPrefix("Preloaded 2 page(s)"))
         #expect(!server.requests.contains { $0.path == "/pages/3.html" })

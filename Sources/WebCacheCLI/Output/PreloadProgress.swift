@@ -97,7 +97,7 @@ final class PreloadProgress: Sendable {
         if report.pagesMissingRequisites > 0 {
             text += ", \(report.pagesMissingRequisites) of them without all they need"
         }
-        text += ": \(report.completed) resources in the store (\(sources)); "
+        text += ": \(report.completed) resource(s) in the store (\(sources)); "
         text += "\(ValueParsers.formatBytes(report.networkBytes)) over the network in \(report.requests) request(s), "
         text += String(format: "%.2fs.\n", report.duration)
         if !report.failures.isEmpty {

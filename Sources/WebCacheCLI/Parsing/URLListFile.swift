@@ -70,14 +70,14 @@ struct URLListFile: Sendable {
     static func classify(_ rawLine: some Collection<UInt8>, line lineNumber: Int, file name: String) -> Line? {
         if rawLine.count > URLListFile.maximumLineLength {
             return .problem(Problem(file: name, line: lineNumber,
-                                    reason: "line is \(rawLine.count) bytes long; the limit is \(URLListFile.maximumLineLength)"))
+                                    reason: "line is \(rawLine.count) bytes long; the limit is \(URLListFile.maximumLineLength)."))
         }
         // Most lines are a URL alone, in printable ASCII: no spaces, so no comment after it either.
         if let first = rawLine.first, first != UInt8(ascii: "#"), rawLine.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
             return .entry((lineNumber, String(decoding: rawLine, as: UTF8.self)))
         }
         guard let decoded = String(validating: rawLine, as: UTF8.self) else {
-            return .problem(Problem(file: name, line: lineNumber, reason: "line is not valid UTF-8 text"))
+            return .problem(Problem(file: name, line: lineNumber, reason: "line is not valid UTF-8 text."))
         }
         // A comment is a `#` at the start of the line or after white space; a `#` inside a URL is a fragment.
         var text = Substring(decoded)
@@ -90,7 +90,7 @@ struct URLListFile: Sendable {
         if trimmed.isEmpty { return nil }
         if trimmed.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }) {
             return .problem(Problem(file: name, line: lineNumber,
-                                    reason: "'\(URLListFile.excerpt(trimmed))' contains spaces or control characters"))
+                                    reason: "'\(URLListFile.excerpt(trimmed))' contains spaces or control characters."))
         }
         return .entry((lineNumber, trimmed))
     }

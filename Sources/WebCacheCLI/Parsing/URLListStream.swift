@@ -103,7 +103,7 @@ final class URLListStream: Sendable {
                 state.skipping = nil
                 state.lineNumber += 1
                 return .some(.problem(.init(file: name, line: state.lineNumber,
-                                            reason: "contains NUL bytes; the rest of the list is not read")))
+                                            reason: "contains NUL bytes; the rest of the list is not read.")))
             }
             if state.atEnd {
                 guard state.start < state.buffer.count || state.skipping != nil else { return nil }
@@ -132,7 +132,7 @@ final class URLListStream: Sendable {
             state.skipping = nil
             let length = skipped + bytes.count
             return .some(.problem(.init(file: name, line: state.lineNumber,
-                                        reason: "line is \(length) bytes long; the limit is \(URLListFile.maximumLineLength)")))
+                                        reason: "line is \(length) bytes long; the limit is \(URLListFile.maximumLineLength).")))
         }
         return .some(URLListFile.classify(bytes, line: state.lineNumber, file: name))
     }

@@ -35,7 +35,7 @@ import WebCacheTestSupport
                                         "--all-candidates"])
 
         #expect(outcome.exitCode == 0, "stderr: \(outcome.stderr)")
-        #expect(outcome.stdout.contains("Preloaded 2 page(s): \(site.allPaths.count) resources in the store"),
+        #expect(outcome.stdout.contains("Preloaded 2 page(s): \(site.allPaths.count) resource(s) in the store"),
                 "stdout: \(outcome.stdout)")
         let paths = Set(server.requests.map(\.path))
         #expect(paths == site.allPaths)
@@ -58,7 +58,7 @@ import WebCacheTestSupport
             "--all-candidates"])
 
         #expect(text.exitCode == 1)
-        #expect(text.stdout.contains("Preloaded 2 of 3 page(s): \(site.allPaths.count) resources"), "\(text.stdout)")
+        #expect(text.stdout.contains("Preloaded 2 of 3 page(s): \(site.allPaths.count) resource(s)"), "\(text.stdout)")
         let summary = try #require(json.stdout.split(separator: "\n").last)
         let fields = try #require(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
         #expect(fields["pages"] as? Int == 3)
