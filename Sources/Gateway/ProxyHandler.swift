@@ -36,7 +36,7 @@ struct ProxyHandler: Sendable {
         case .success(let mapped): url = mapped
         case .failure(let unmappable): return .text(400, unmappable.message)
         }
-        if configuration.offline && !request.method.isSafe {
+        if configuration.offline && !request.method.isAnsweredFromStore {
             return .text(504, "The gateway is offline: \(request.method.rawValue) \(url.absoluteString) "
                              + "cannot be sent to the origin.")
         }

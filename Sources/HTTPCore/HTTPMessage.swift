@@ -22,6 +22,12 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConv
         ["GET", "HEAD", "OPTIONS", "TRACE"].contains(rawValue)
     }
 
+    /// GET and HEAD: the methods a stored response answers (RFC 9111 §4). Other safe methods, such
+    /// as OPTIONS and TRACE, go to the origin and leave the store as it is.
+    public var isAnsweredFromStore: Bool {
+        rawValue == "GET" || rawValue == "HEAD"
+    }
+
     public var description: String { rawValue }
 }
 

@@ -328,12 +328,18 @@ struct GatewayServerTests {
             let stored = try await harness.get("/stored")
             let missing = try await harness.get("/missing")
             let post = try await harness.get("/stored", method: .post, body: Data("x".utf8))
+            // A stored GET response answers GET and HEAD alone (RFC 9111 §4), not the other safe methods.
+            let options = try await harness.get("/stored", method: .options)
+            let trace = try await harness.get("/stored", method: HTTPMethod(rawValue: "TRACE"))
             #expect(stored.status == 200)
             #expect(stored.servedAs == "stale")
             #expect(String(decoding: stored.body, as: UTF8.self) == "kept /stored")
             #expect(missing.status == 504)
             #expect(String(decoding: missing.body, as: UTF8.self).contains("/missing"))
             #expect(post.status == 504)
+            #expect(options.status == 504)
+            #expect(trace.status == 504)
+            #expect(options.servedAs == nil)
         }
         #expect(origin.requestCount == 1)
         await cache.close()

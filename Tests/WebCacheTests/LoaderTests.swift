@@ -354,6 +354,30 @@ struct LoaderTests {
         }
     }
 
+    @Test(arguments: [HTTPMethod.options, HTTPMethod(rawValue: "TRACE")])
+    func otherSafeMethodsGoToTheOriginAndLeaveTheStoredGET(method: HTTPMethod) async throws {
+        try await withCache(origin: { request in
+            if request.method == method { return OriginResponse(status: 405, headers: ["Allow": "GET"]) }
+            return .text("body", headers: ["Cache-Control": "max-age=600"])
+        }) { (origin, cache) async throws in
+            _ = try await cache.data(for: WebRequest("m"))
+            let answer = try await cache.data(for: WebRequest("m", method: method))
+            #expect(answer.source == .network)
+            #expect(answer.status == 405)
+            #expect(origin.requests.last?.method == method)
+            #expect(origin.requestCount == 2)
+            // Neither stored nor invalidating: the GET is still a hit.
+            #expect(try await cache.data(for: WebRequest("m")).source == .hit)
+            #expect(origin.requestCount == 2)
+            // Cache-only: the store does not answer it and the network is not asked.
+            let error = await #expect(throws: WebCacheError.self) {
+                _ = try await cache.data(for: WebRequest("m", method: method), policy: .returnCacheDataDontLoad)
+            }
+            #expect(error?.code == .notCached)
+            #expect(origin.requestCount == 2)
+        }
+    }
+
     // MARK: - Bad input
 
     @Test(arguments: ["ftp://example.com/file", "mailto:someone@example.com"])

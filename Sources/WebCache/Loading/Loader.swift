@@ -53,19 +53,19 @@ final class Loader: Sendable {
     func load(
         _ url: URL, request: WebRequest, policy: CachePolicy, context: RequestContext
     ) async throws -> WebResponse {
-        if store.configuration.readOnly, policy != .returnCacheDataDontLoad || !request.method.isSafe {
+        if store.configuration.readOnly, policy != .returnCacheDataDontLoad || !request.method.isAnsweredFromStore {
             throw WebCacheError(
                 .store,
                 "The store '\(store.path)' was opened for reading only, so \(url.redactedForMessages) can only be "
-                    + "loaded from it, with a safe method and the cache-only policy; anything else may store or "
+                    + "loaded from it, with GET or HEAD and the cache-only policy; anything else may store or "
                     + "remove entries.")
         }
         var current = url
         var method = request.method
         var body = request.body
-        // Safe methods are answered from the store or sent without content: their stream is not read.
-        var bodyStream = request.method.isSafe ? nil : request.bodyStream
-        if request.method.isSafe { request.bodyStream?.cancel() }
+        // GET and HEAD are answered from the store or sent without content: their stream is not read.
+        var bodyStream = request.method.isAnsweredFromStore ? nil : request.bodyStream
+        if request.method.isAnsweredFromStore { request.bodyStream?.cancel() }
         var redirects: [URL] = []
         var visited: Set<String> = []
         var headers = requestHeaders(request, to: url)
@@ -191,8 +191,14 @@ final class Loader: Sendable {
     private func loadOne(
         _ request: HTTPRequest, policy: CachePolicy, limit: Int64?, context: RequestContext
     ) async throws -> WebResponse {
-        guard request.method.isSafe else {
-            return try await passThroughUnsafe(request, limit: limit, context: context)
+        guard request.method.isAnsweredFromStore else {
+            // A stored GET response answers neither OPTIONS nor TRACE, nor any method that changes state.
+            if case .returnCacheDataDontLoad = policy {
+                throw WebCacheError(
+                    .notCached, "\(request.method.rawValue) \(request.url.redactedForMessages) is not answered "
+                        + "from the store, and the policy forbids the network.")
+            }
+            return try await passThrough(request, limit: limit, context: context)
         }
         if case .reloadIgnoringCacheData = policy {
             // Nothing stored is read: not a variant, nor the parts that only stand in for a range.
@@ -413,10 +419,11 @@ final class Loader: Sendable {
                                age: stored.currentAge(now: now), limit: bodyLimit, context: context)
     }
 
-    // MARK: - Unsafe methods
+    // MARK: - Methods the store does not answer
 
-    /// Sends an unsafe request to the network, then invalidates what RFC 9111 §4.4 says it changed.
-    private func passThroughUnsafe(
+    /// Sends a request of a method other than GET and HEAD to the network, then invalidates what
+    /// RFC 9111 §4.4 says an unsafe one changed.
+    private func passThrough(
         _ request: HTTPRequest, limit: Int64?, context: RequestContext
     ) async throws -> WebResponse {
         let response = try await send(request, context: context)
