@@ -21,9 +21,11 @@ struct ConditionalRequest: Sendable {
     /// wins over `If-Modified-Since` and uses the weak comparison.
     func isNotModified(responseHeaders headers: HTTPHeaders) -> Bool {
         if let tags = ifNoneMatch {
+            // `*` matches any current representation, with a tag or without (RFC 9110 §13.1.2).
+            if tags.contains("*") { return true }
             guard let etag = headers["ETag"]?.trimmingHTTPWhitespace() else { return false }
             let opaque = { (tag: String) in tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag }
-            return tags.contains { $0 == "*" || opaque($0) == opaque(etag) }
+            return tags.contains { opaque($0) == opaque(etag) }
         }
         guard let since = ifModifiedSince,
             let modified = headers["Last-Modified"].flatMap({ HTTPDate.parse($0) })

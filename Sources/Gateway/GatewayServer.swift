@@ -396,7 +396,16 @@ public final class GatewayServer: Sendable {
                           bodyBytes: Int64(refusal.message.utf8.count + 1), isComplete: result == MHD_Result.YES)
                 return result
             }
-            let declared = request.headers["Content-Length"].flatMap { Int($0.trimmingHTTPWhitespace()) }
+            let (declared, framingIsValid) = Self.declaredLength(of: request.headers)
+            if !framingIsValid {
+                let message = "The request for \(request.target) declares its length as \""
+                    + request.headers.values(for: "Content-Length").joined(separator: ", ")
+                    + "\": a message has one length, a decimal number (RFC 9112 §6.3)."
+                let result = Self.queueText(connection, status: 400, message, headers: ["Connection": "close"])
+                logAnswer(method: request.method, target: request.target, url: mappedURL(of: request), status: 400,
+                          source: nil, bodyBytes: Int64(message.utf8.count + 1), isComplete: result == MHD_Result.YES)
+                return result
+            }
             if let declared, declared > configuration.maximumRequestBodySize {
                 request.tooLarge = true
             } else if (declared ?? 0) > 0 || request.headers.contains("Transfer-Encoding") {
@@ -475,6 +484,22 @@ public final class GatewayServer: Sendable {
         logAnswer(method: request.method, target: request.target, url: mappedURL(of: request), status: status,
                   source: nil, bodyBytes: Int64(message.utf8.count + 1), isComplete: result == MHD_Result.YES)
         return result
+    }
+
+    /// The length a request's `Content-Length` fields declare, `nil` without one. Several fields or
+    /// list members are one length only when they are the same number (RFC 9110 §8.6); anything
+    /// else (differing numbers, a sign, other characters, a number too large) leaves the message's
+    /// framing invalid (RFC 9112 §6.3), and `isValid` false.
+    static func declaredLength(of headers: HTTPHeaders) -> (length: Int?, isValid: Bool) {
+        let members = headers.listValues(for: "Content-Length")
+        guard let first = members.first else {
+            // A field with nothing in it is no number either.
+            return (nil, !headers.contains("Content-Length"))
+        }
+        guard first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let length = Int(first),
+            members.dropFirst().allSatisfy({ $0 == first })
+        else { return (nil, false) }
+        return (length, true)
     }
 
     /// The URL `request` maps to, as the access log names it; `nil` when it maps to none.

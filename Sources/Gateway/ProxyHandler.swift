@@ -101,13 +101,12 @@ struct ProxyHandler: Sendable {
                 location, upstream: configuration.upstream, gateway: gatewayURL)
         }
 
-        // A 304, like the answer to HEAD, declares the length a 200 to GET would have (RFC 9110
-        // §8.6, §9.3.2), or none when that is not known.
         let declared = responseHeaders["Content-Length"].flatMap { UInt64($0.trimmingHTTPWhitespace()) }
 
-        // RFC 9110 §13.2.2: If-None-Match and If-Modified-Since are evaluated before Range.
+        // RFC 9110 §13.2.2: If-None-Match and If-Modified-Since are evaluated before Range, so a
+        // 206 or 416 made for the client's Range gives way to 304 as a 200 does.
         let isRead = method == .get || method == .head
-        if isRead, let conditions, status == 200 || status == 206,
+        if isRead, let conditions, status == 200 || status == 206 || status == 416,
             conditions.isNotModified(responseHeaders: responseHeaders)
         {
             // The client already has the body.
@@ -115,18 +114,31 @@ struct ProxyHandler: Sendable {
                 ConditionalRequest.notModifiedFields.contains($0.name.lowercased())
                     || ["age", "x-webcache", "via"].contains($0.name.lowercased())
             })
-            return ClientHead(status: 304, headers: kept, length: declared.map { .known($0) } ?? .undeclared,
+            // A 304 declares the length a 200 to GET would have (RFC 9110 §8.6), or none when that
+            // is not known: never the length of the range a 206 carried.
+            let whole = status == 200 ? declared : Self.completeLength(inContentRangeOf: responseHeaders)
+            return ClientHead(status: 304, headers: kept, length: whole.map { .known($0) } ?? .undeclared,
                               sendsBody: false)
         }
         if status == 204 || (100..<200).contains(status) {
             return ClientHead(status: status, headers: headers, length: .none, sendsBody: false)
         }
+        // The answer to HEAD declares the length a 200 to GET would have (RFC 9110 §9.3.2).
         if method == .head || status == 304 {
             return ClientHead(status: status, headers: headers, length: declared.map { .known($0) } ?? .undeclared,
                               sendsBody: false)
         }
         return ClientHead(status: status, headers: headers, length: declared.map { .known($0) } ?? .unknown,
                           sendsBody: true)
+    }
+
+    /// The complete length a 206 of one part or a 416 states in its `Content-Range`; `nil` for a
+    /// multipart 206, which states it in each part alone.
+    static func completeLength(inContentRangeOf headers: HTTPHeaders) -> UInt64? {
+        guard let value = headers["Content-Range"], let length = ContentRange(parsing: value)?.completeLength,
+            length >= 0
+        else { return nil }
+        return UInt64(length)
     }
 
     /// Whether `request` already passed through this gateway: it points at the gateway itself.

@@ -75,6 +75,19 @@ struct RangeTests {
         let unchanged = try await harness.get("/video", headers: ["Range": "bytes=0-9", "If-None-Match": #""v1""#])
         #expect(unchanged.status == 304)
         #expect(unchanged.body.isEmpty)
+        // A 304 declares the length a 200 would have (RFC 9110 §8.6), not the range's, or none.
+        #expect(unchanged.headers["Content-Length"] == "1000000")
+        let unchangedParts = try await harness.get(
+            "/video", headers: ["Range": "bytes=0-9,20-29", "If-None-Match": #""v1""#])
+        #expect(unchangedParts.status == 304)
+        #expect(unchangedParts.headers["Content-Length"] == nil)
+        // ... and before a range that cannot be satisfied: the client's copy is current.
+        for tag in [#""v1""#, "*"] {
+            let unchangedPast = try await harness.get(
+                "/video", headers: ["Range": "bytes=1000000-", "If-None-Match": tag])
+            #expect(unchangedPast.status == 304, "\(tag)")
+            #expect(unchangedPast.headers["Content-Length"] == "1000000")
+        }
     }
 
     @Test func rangesOfACompleteEntryComeFromTheStoreOnlineAndOffline() async throws {

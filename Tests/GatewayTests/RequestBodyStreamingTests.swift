@@ -74,6 +74,39 @@ struct RequestBodyStreamingTests {
         }
     }
 
+    /// A request whose length fields disagree has no one framing: a proxy that read one of them and
+    /// forwarded the other would let a client smuggle a request past it (RFC 9112 §6.3, §11.2).
+    @Test(arguments: ["Content-Length: 3\r\nContent-Length: 4", "Content-Length: 3, 4", "Content-Length: +4"])
+    func aRequestWhoseLengthIsNotOneNumberIsRefusedAndNotForwarded(fields: String) async throws {
+        try await GatewayHarness.run(origin: { _ in .text("forwarded") }) { harness in
+            let reply = try await RawClient.exchange(port: harness.gateway.port, """
+                POST \(harness.origin.url("/p").absoluteString) HTTP/1.1\r
+                Host: 127.0.0.1\r
+                \(fields)\r
+                Connection: close\r
+                \r
+                abcd
+                """)
+            #expect(reply.statusLine.hasPrefix("HTTP/1.1 400"), "\(reply.statusLine)")
+            #expect(harness.origin.requestCount == 0)
+        }
+    }
+
+    @Test func theDeclaredLengthIsOneDecimalNumber() {
+        func declared(_ values: [String]) -> (Int?, Bool) {
+            let fields = values.map { HTTPField(name: "Content-Length", value: $0) }
+            return GatewayServer.declaredLength(of: HTTPHeaders(fields))
+        }
+        #expect(declared([]) == (nil, true))
+        #expect(declared(["5"]) == (5, true))
+        #expect(declared([" 5 "]) == (5, true))
+        #expect(declared(["5", "5"]) == (5, true))
+        #expect(declared(["5, 5"]) == (5, true))
+        for invalid in [["3", "4"], ["3, 4"], ["-1"], ["+3"], ["0x10"], [""], ["1 2"], ["99999999999999999999999"]] {
+            #expect(declared(invalid) == (nil, false), "\(invalid)")
+        }
+    }
+
     /// Sends all of `data` on `socket`, off the task's thread.
     private static func send(_ data: Data, on socket: Int32) async throws {
         let sent = await blocking {
