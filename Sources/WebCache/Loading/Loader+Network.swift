@@ -120,7 +120,8 @@ extension Loader {
         _ response: TransportResponse, to request: HTTPRequest, context: RequestContext, limit: Int64?,
         lead: InFlightFetches.Lead?
     ) -> WebResponse {
-        let draft = storableDraft(request: request, response: response, context: context)
+        let decision = storableDraft(request: request, response: response, context: context)
+        let draft = try? decision.get()
         if draft == nil { logger.debug("not storing \(request.url.redactedForMessages)") }
         let pump = NetworkBodyPump(
             body: response.body, draft: draft, store: store, url: request.url, limit: limit, logger: logger,
@@ -130,15 +131,24 @@ extension Loader {
                                  headers: Self.servedHeaders(of: response), source: .network,
                                  body: WebResponse.Body(pull: { try await pump.next() }, network: response.body))
         served.remoteAddress = response.remoteAddress
+        if case .failure(let refusal) = decision { served.notStoredReason = refusal.reason }
         return served
     }
 
-    /// What to save for a network response, or `nil` when it must not be stored: an entry, and for a
-    /// 206 that may be kept (``HTTPCachePolicy/storedPart(of:)``) the part it is.
+    /// Why a network response is not stored.
+    struct NotStored: Error {
+        /// A short phrase, such as "response has no-store".
+        var reason: String
+    }
+
+    /// What to save for a network response, or why it must not be stored: an entry, and for a 206
+    /// that may be kept (``HTTPCachePolicy/storedPart(of:)``) the part it is.
     func storableDraft(
         request: HTTPRequest, response: TransportResponse, context: RequestContext
-    ) -> StorageDraft? {
-        guard request.method == .get else { return nil }
+    ) -> Result<StorageDraft, NotStored> {
+        guard request.method == .get else {
+            return .failure(NotStored(reason: CacheStorability.Reason.methodNotCacheable.rawValue))
+        }
         // Conditional fields this loader added are not part of the request the entry answers.
         var plain = request
         for name in ["If-None-Match", "If-Modified-Since"] { plain.headers.remove(name) }
@@ -149,10 +159,11 @@ extension Loader {
             request: plain, response: response.head, directives: stored?.cacheControl,
             credentialsArePartitioned: context.isPartitioned)
         guard case .storable = storability, let stored else {
-            if case .notStorable(let reason) = storability {
-                logger.debug("\(request.url.redactedForMessages): \(reason.rawValue)")
+            let reason = if case .notStorable(let reason) = storability { reason.rawValue } else {
+                "the response cannot be stored"
             }
-            return nil
+            logger.debug("\(request.url.redactedForMessages): \(reason)")
+            return .failure(NotStored(reason: reason))
         }
         let key = request.url.cacheKey
         // A server error says the origin failed, not what the resource is: it may stand for the
@@ -161,8 +172,9 @@ extension Loader {
         if response.head.status >= 500,
             (try? store.variants(partition: context.partition, method: .get, url: key.absoluteString))?.isEmpty == false
         {
-            logger.debug("\(request.url.redactedForMessages): a \(response.head.status) does not replace the stored response")
-            return nil
+            let reason = "a \(response.head.status) does not replace the stored response"
+            logger.debug("\(request.url.redactedForMessages): \(reason)")
+            return .failure(NotStored(reason: reason))
         }
         let headers = Self.storedHeaders(response.head.headers)
         let entry = CacheEntry(
@@ -171,15 +183,16 @@ extension Loader {
             requestTime: response.requestTime, responseTime: response.responseTime,
             freshUntil: stored.freshUntil, staleUntil: stored.staleUntil, decodedFrom: response.decodedContentCoding
         )
-        guard response.head.status == 206 else { return StorageDraft(entry: entry, part: nil) }
+        guard response.head.status == 206 else { return .success(StorageDraft(entry: entry, part: nil)) }
         guard response.decodedContentCoding == nil, let contentRange = HTTPCachePolicy.storedPart(of: response.head),
             let range = contentRange.range, let completeLength = contentRange.completeLength
-        else { return nil }
+        else { return .failure(NotStored(reason: CacheStorability.Reason.partialContent.rawValue)) }
         var complete = headers
         complete.remove("Content-Range")
         complete["Content-Length"] = String(completeLength)
-        return StorageDraft(entry: entry, part: .init(first: range.first, length: range.length,
-                                                      completeLength: completeLength, completeHeaders: complete))
+        return .success(StorageDraft(entry: entry, part: .init(first: range.first, length: range.length,
+                                                               completeLength: completeLength,
+                                                               completeHeaders: complete)))
     }
 
     /// The fields a network response is served with: as received, with a strong `ETag` made weak

@@ -93,8 +93,8 @@ extension Loader {
         logger.debug(
             "asking for bytes \(missing.lowerBound)-\(missing.upperBound) of \(request.url.redactedForMessages)")
         let response = try await send(outgoing, context: context)
-        guard response.head.status == 206, let draft = storableDraft(request: outgoing, response: response,
-                                                                     context: context),
+        guard response.head.status == 206,
+            let draft = try? storableDraft(request: outgoing, response: response, context: context).get(),
             let part = draft.part
         else {
             if response.head.status == 206, missing != range.first...range.last {

@@ -25,6 +25,10 @@ public struct PreloadReport: Sendable, Hashable {
     public var requests = 0
     /// URLs that could not be stored.
     public var failures: [Problem] = []
+    /// URLs fetched whose responses the caching rules keep out of the store, with why (such as
+    /// "response has no-store"): the pages that need them are not complete offline. Not failures:
+    /// the origin asked for it.
+    public var notStored: [Problem] = []
     /// References left out on purpose.
     public var skipped: [Problem] = []
     /// URLs the run found (pages included) that it neither stored nor failed on, because it was

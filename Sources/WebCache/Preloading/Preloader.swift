@@ -119,6 +119,8 @@ struct Preloader: Sendable {
     private enum Outcome: Sendable {
         /// Stored; `scanned` is the SHA-256 of the body when it was read for references at its own URL.
         case stored(status: Int, networkBytes: Int64, source: ResponseSource, scanned: Data?)
+        /// Fetched, and kept out of the store by the caching rules, for `reason` (such as `no-store`).
+        case notStored(status: Int, networkBytes: Int64, reason: String)
         case failed(String)
         /// The run was cancelled before the fetch ended: it neither stored nor failed.
         case cancelled
@@ -423,6 +425,12 @@ struct Preloader: Sendable {
                             report.sources[source, default: 0] += 1
                             report.networkBytes += bytes
                             events(.fetched(url: item.url, status: status, bytes: bytes, source: source))
+                        case .notStored(let status, let bytes, let reason):
+                            // Its page's record says why the page is not complete offline.
+                            schedule.finish(item, failure: "not stored: \(reason)")
+                            report.notStored.append(.init(url: item.url.redactedForMessages, reason: reason))
+                            report.networkBytes += bytes
+                            events(.fetched(url: item.url, status: status, bytes: bytes, source: .network))
                         case .failed(let reason):
                             schedule.finish(item, failure: reason)
                             report.failures.append(.init(url: item.url.redactedForMessages, reason: reason))
@@ -672,6 +680,10 @@ struct Preloader: Sendable {
                     let networkBytes = response.source == .network ? bytes : 0
                     if response.status >= 400 {
                         failure = ("HTTP \(response.status)", nil, false)
+                    } else if response.source == .network, let reason = response.notStoredReason {
+                        messages.send(.finished(item, .notStored(status: response.status, networkBytes: networkBytes,
+                                                                 reason: reason)))
+                        return
                     } else {
                         messages.send(.finished(item, .stored(status: response.status, networkBytes: networkBytes,
                                                               source: response.source, scanned: scanned)))

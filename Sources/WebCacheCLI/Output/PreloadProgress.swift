@@ -104,6 +104,10 @@ final class PreloadProgress: Sendable {
             text += "\(report.failures.count) failed:\n"
             for problem in report.failures { text += "  \(problem.url): \(problem.reason)\n" }
         }
+        if !report.notStored.isEmpty {
+            text += "\(report.notStored.count) fetched and not stored, as their responses ask:\n"
+            for problem in report.notStored { text += "  \(problem.url): \(problem.reason)\n" }
+        }
         if !report.skipped.isEmpty {
             text += "\(report.skipped.count) skipped.\n"
         }
@@ -151,7 +155,8 @@ final class PreloadProgress: Sendable {
             ("pages_missing_requisites", .int(report.pagesMissingRequisites)), ("completed", .int(report.completed)),
             ("network", .int(report.sources[.network] ?? 0)), ("revalidated", .int(report.sources[.revalidated] ?? 0)),
             ("hit", .int(report.sources[.hit] ?? 0)), ("stale", .int(report.sources[.stale] ?? 0)),
-            ("failed", .int(report.failures.count)), ("skipped", .int(report.skipped.count)),
+            ("failed", .int(report.failures.count)), ("not_stored", .int(report.notStored.count)),
+            ("skipped", .int(report.skipped.count)),
             ("unfinished", .int(report.unfinished)), ("pages_capped", .int(report.cappedPages.count)),
             ("passed_through", .int(report.passedThrough)), ("requests", .int(report.requests)), ("network_bytes", .int(Int(report.networkBytes))),
             ("seconds", .double(report.duration)),
