@@ -868,7 +868,8 @@ struct Preloader: Sendable {
     /// that a refresh without `--media` does not make a page forget its videos. A page whose own
     /// fetch failed was not read (or not to its end), so it keeps every requisite recorded before:
     /// the stored copy of the page still needs them, and an origin's outage must not make `pin` and
-    /// `prune --page` forget them. `comparingFirst` is `false` in a run into a store that held no
+    /// `prune --page` forget them. So does a page one of whose stylesheets, frames or manifests
+    /// failed: what it needed through that one is recorded nowhere else. `comparingFirst` is `false` in a run into a store that held no
     /// entry, whose pages are new to it, and pages the store held nothing for when they were looked
     /// up are not compared either (``CacheStore/setEdges(_:partition:keepingKinds:keepingEveryEdgeOf:skipped:comparingFirst:knownNew:discovery:scanned:)``).
     /// The `confirmed` pages need what their records list and were not read for more: their
@@ -900,13 +901,23 @@ struct Preloader: Sendable {
                 skippedByPage[pageURL] = skipped.filter { !needed.contains($0.key) }.values
                     .sorted { $0.resourceURL < $1.resourceURL }
             }
-            if pageFailure != nil || confirmed.contains(page.key) { keptPages.insert(pageURL) }
+            // A stylesheet, frame or manifest that failed was not read either: what the page needed
+            // through it stays recorded, since its stored copy still needs it.
+            let readAll = pageFailure == nil
+                && !requisites.contains { $0.failure != nil && Self.referencingKinds.contains($0.kind) }
+            if !readAll || confirmed.contains(page.key) { keptPages.insert(pageURL) }
         }
         try await loader.store.setEdges(
             edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: keptPages,
             skipped: skippedByPage, comparingFirst: comparingFirst, knownNew: newPages, discovery: discovery,
             scanned: scanned)
     }
+
+    /// The kinds of requisite that lead to more requisites: what a page needs through one of them
+    /// is found only by reading it.
+    private static let referencingKinds: Set<String> = [
+        Reference.Kind.stylesheet.rawValue, Reference.Kind.document.rawValue, Reference.Kind.manifest.rawValue,
+    ]
 
     /// Takes back, from its stored edges, what a page whose references were let go needs, when
     /// another page references it (as a frame): that page needs it too. A store that cannot be read

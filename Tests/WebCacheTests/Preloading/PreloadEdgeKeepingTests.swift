@@ -67,6 +67,39 @@ import WebCache
         await rig.stop()
     }
 
+    /// A stylesheet that fails in a later run was not read: the image the page needs through it
+    /// stays in the page's record, so that `prune --page` of another page that shares the image,
+    /// or `pin`, does not take it for unneeded.
+    @Test func aRunWhoseStylesheetFailsKeepsWhatThePageNeedsThroughIt() async throws {
+        let stylesheetFails = Mutex(false)
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/index.html": .text("<link rel=stylesheet href=site.css>", contentType: "text/html")
+            case "/site.css" where stylesheetFails.withLock({ $0 }): .text("Unavailable", status: 503)
+            case "/site.css": .text("body { background: url(bg.png) }", contentType: "text/css")
+            case "/bg.png": OriginResponse(headers: ["Content-Type": "image/png"], body: .bytes(preloadFiller(500)))
+            default: .text("Not found", status: 404)
+            }
+        }
+        let first = await rig.cache.preload(["index.html"])
+        #expect(first.failures.isEmpty, "\(first.failures)")
+        #expect(try Self.edgeKinds(rig)[rig.url("bg.png")] == "image")
+
+        stylesheetFails.withLock { $0 = true }
+        var again = PreloadOptions()
+        again.revalidatesFreshEntries = true
+        again.retries = 0
+        let second = await rig.cache.preload(["index.html"], options: again)
+
+        #expect(second.failures.map(\.url) == [rig.url("site.css")], "\(second.failures)")
+        let kinds = try Self.edgeKinds(rig)
+        #expect(kinds[rig.url("site.css")] == "stylesheet")
+        #expect(kinds[rig.url("bg.png")] == "image")
+        let edges = try rig.cache.store.edges(forPage: rig.url("index.html"))
+        #expect(edges.first { $0.resourceURL == rig.url("site.css") }?.failure != nil)
+        await rig.stop()
+    }
+
     @Test func aRunWithMediaReplacesTheMediaEdges() async throws {
         let videoRemoved = Mutex(false)
         let rig = try PreloadRig.start { request in
