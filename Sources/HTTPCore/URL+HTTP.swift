@@ -18,6 +18,7 @@ extension URL {
         if components.path.isEmpty, components.host != nil {
             components.path = "/"
         }
+        components.percentEncodedPath = URL.removingDotSegments(components.percentEncodedPath)
         components.fragment = nil
         return components.url ?? absoluteURL
     }
@@ -65,9 +66,81 @@ extension URL {
             {
                 return false
             }
-            // No fragment in the path or query.
-            return memchr(bytes.baseAddress! + index, Int32(UInt8(ascii: "#")), count - index) == nil
+            // A port is written as its number: not empty, no leading zero (an IPv6 address's colons
+            // are inside its brackets).
+            var portStart = index
+            while portStart > authorityStart, bytes[portStart - 1] != UInt8(ascii: ":"),
+                bytes[portStart - 1] != UInt8(ascii: "]")
+            {
+                portStart -= 1
+            }
+            if portStart > authorityStart, bytes[portStart - 1] == UInt8(ascii: ":"),
+                portStart == index || (bytes[portStart] == UInt8(ascii: "0") && portStart + 1 < index)
+            {
+                return false
+            }
+            let path = UnsafeBufferPointer(rebasing: bytes[index...])
+            // No fragment in the path or query, and a path without `.` or `..` segments.
+            return memchr(path.baseAddress!, Int32(UInt8(ascii: "#")), path.count) == nil
+                && !URL.hasDotSegment(path)
         }
+    }
+
+    /// Whether the path at the start of `bytes` (up to a `?` or the end) has a `.` or `..` segment,
+    /// or an escaped dot (`%2E`) that may spell one. Most paths hold dots only in file names, which
+    /// a `memchr` passes over.
+    private static func hasDotSegment(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = memchr(bytes.baseAddress!, Int32(UInt8(ascii: "?")), bytes.count)
+            .map { bytes.baseAddress!.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
+        func endsSegment(_ index: Int) -> Bool { index == count || bytes[index] == UInt8(ascii: "/") }
+        var index = 0
+        while index < count {
+            guard let found = memchr(bytes.baseAddress! + index, Int32(UInt8(ascii: ".")), count - index) else {
+                break
+            }
+            let dot = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            if dot > 0, bytes[dot - 1] == UInt8(ascii: "/"),
+                endsSegment(dot + 1) || (bytes[dot + 1] == UInt8(ascii: ".") && endsSegment(dot + 2))
+            {
+                return true
+            }
+            index = dot + 1
+        }
+        // `%2E` is a dot (RFC 3986 §2.3); any in the path goes the full way.
+        index = 0
+        while index + 2 < count {
+            guard let found = memchr(bytes.baseAddress! + index, Int32(UInt8(ascii: "%")), count - index - 2) else {
+                break
+            }
+            let percent = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            if bytes[percent + 1] == UInt8(ascii: "2"), bytes[percent + 2] | 0x20 == UInt8(ascii: "e") { return true }
+            index = percent + 1
+        }
+        return false
+    }
+
+    /// `path` (percent-encoded) without its `.` and `..` segments (RFC 3986 §5.2.4), `%2E` read as
+    /// a dot, as the request line that libcurl sends for it has them removed.
+    static func removingDotSegments(_ path: String) -> String {
+        guard path.contains(".") || path.contains("%") else { return path }
+        func isDot(_ segment: Substring) -> Bool { segment == "." || segment.lowercased() == "%2e" }
+        func isDotDot(_ segment: Substring) -> Bool {
+            ["..", ".%2e", "%2e.", "%2e%2e"].contains(segment.lowercased())
+        }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        var kept: [Substring] = []
+        for (position, segment) in segments.enumerated() {
+            let isLast = position == segments.count - 1
+            if isDot(segment) {
+                if isLast { kept.append("") }
+            } else if isDotDot(segment) {
+                if kept.count > 1 { kept.removeLast() }
+                if isLast { kept.append("") }
+            } else {
+                kept.append(segment)
+            }
+        }
+        return kept.joined(separator: "/")
     }
 
     /// Whether both URLs have the same origin: scheme, host and port, default ports included (RFC 6454).

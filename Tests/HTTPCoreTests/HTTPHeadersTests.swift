@@ -136,6 +136,19 @@ struct CacheKeyTests {
         ("http://u:p@example.com/", "http://u:p@example.com/"),
         ("http://[::1]:8080/x", "http://[::1]:8080/x"),
         ("http://example.com/already/a/key?x=1", "http://example.com/already/a/key?x=1"),
+        // Dot segments go (RFC 3986 §5.2.4), as in the request line libcurl sends; a query keeps its dots.
+        ("http://example.com/css/../css/main.css", "http://example.com/css/main.css"),
+        ("http://example.com/css/./main.css", "http://example.com/css/main.css"),
+        ("http://example.com/a/b/..", "http://example.com/a/"),
+        ("http://example.com/a/.", "http://example.com/a/"),
+        ("http://example.com/../x", "http://example.com/x"),
+        ("http://example.com/a/%2E%2e/b", "http://example.com/b"),
+        ("http://example.com/a//../b", "http://example.com/a/b"),
+        ("http://example.com/a.b/..c/.d/e..?q=/../", "http://example.com/a.b/..c/.d/e..?q=/../"),
+        // A port is its number.
+        ("http://127.0.0.1:028931/x", "http://127.0.0.1:28931/x"),
+        ("http://example.com:/x", "http://example.com/x"),
+        ("http://[::1]:08080/x", "http://[::1]:8080/x"),
     ])
     func normalisesSpellingsOfOneResource(input: String, expected: String) throws {
         #expect(try #require(URL(string: input)).cacheKey.absoluteString == expected)
@@ -150,6 +163,11 @@ struct CacheKeyTests {
         ("http://", false), ("https://", false), ("http:///", false), ("http://a#/", false), ("http://a?b/", false),
         ("http://a%41/", false), ("https:/a/", false), ("httpx://a/", false), ("http://a/b?c#", false), ("http://:80/", false),
         ("https://a:4430/", true),
+        ("http://a/b/../c", false), ("http://a/./c", false), ("http://a/b/..", false), ("http://a/b/.", false),
+        ("http://a/b/.?q", false), ("http://a/%2e/c", false), ("http://a/%2E%2E/c", false),
+        ("http://a/b.c/d..e/.f/..g", true), ("http://a/b?x=/../", true), ("http://a/%20", true),
+        ("http://a:08080/", false), ("http://a:/", false), ("http://[::1]:8080/x", true), ("http://[::1]/x", true),
+        ("http://[::1]:080/x", false),
     ])
     func recognisesKeysWithoutRebuildingThem(text: String, isKey: Bool) throws {
         #expect(URL.isInCacheKeyForm(text) == isKey)
