@@ -7,6 +7,10 @@ import WebCacheTestSupport
 
 @testable import CacheStore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The real `webcache` executable against a real origin on 127.0.0.1, with a store in a temporary folder.
 @Suite(.timeLimit(.minutes(5)))
 final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
@@ -49,6 +53,35 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(second.stderr.hasPrefix("webcache: hit 200 \(url("/style.css"))"))
         #expect(requestsAfterFirst == 1)
         #expect(server.requestCount == requestsAfterFirst)
+    }
+
+    /// `-o` writes into what its path names, as a shell's `>` does: a pipe (or a device such as
+    /// `/dev/null`) is written to, not replaced by a new file; `-` is standard output.
+    @Test func theOutputFileIsWrittenInPlace() async throws {
+        let fifo = folder.path("body.fifo")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let reader = Task.detached { () -> Data in
+            guard let handle = FileHandle(forReadingAtPath: fifo) else { return Data() }
+            defer { try? handle.close() }
+            return (try? handle.readToEnd()) ?? Data()
+        }
+        let piped = try await run("get", url("/style.css"), "-o", fifo)
+        #expect(piped.exitCode == 0, "\(piped.stderr)")
+        var status = stat()
+        // Had the pipe been replaced, its reader would wait for ever: it is asked only if the pipe is there.
+        try #require(stat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the pipe was replaced")
+        #expect(String(decoding: await reader.value, as: UTF8.self) == TestOrigin.stylesheet)
+
+        let dash = try await run("get", url("/style.css"), "-o", "-")
+        #expect(dash.stdout == TestOrigin.stylesheet)
+        let file = folder.path("body.css")
+        #expect(try await run("get", url("/style.css"), "-o", file).exitCode == 0)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == TestOrigin.stylesheet)
+
+        let missing = folder.path("missing/body.css")
+        let refused = try await run("get", url("/style.css"), "-o", missing)
+        #expect(refused.exitCode == 1)
+        #expect(refused.stderr == "Error: Cannot write the output file '\(missing)': No such file or directory.\n")
     }
 
     @Test func includesTheHeadersWithCookiesRedacted() async throws {

@@ -92,15 +92,16 @@ struct HelpAndUsageTests {
         #expect(result.stderr == "Error: There is no store at '\(expected)'; give the path of one with --store.\n")
     }
 
-    /// Commands that read or revalidate what is stored (`get` with the cache-only policy among them)
-    /// refuse a path with no store, and leave none.
-    @Test(arguments: ["refresh", "inspect", "verify", "prune", "get"])
+    /// Commands that read or revalidate what is stored (`get` with the cache-only policy and `serve
+    /// --offline` among them) refuse a path with no store, and leave none.
+    @Test(arguments: ["refresh", "inspect", "verify", "prune", "get", "serve"])
     func aMissingStoreIsNamedAndNotCreated(command: String) async throws {
         let path = folder.url.appendingPathComponent("mistyped.sqlite").path
         let extra =
             switch command {
             case "prune": ["--expired"]
             case "get": ["--policy", "cache-only", "http://127.0.0.1:9/page.html"]
+            case "serve": ["--offline", "--port", "0"]
             default: [String]()
             }
         let result = try await webcache.run([command, "--store", path] + extra)

@@ -100,6 +100,16 @@ struct InputOptionTests {
         #expect(stderr.hasPrefix("Error: \(message)"), "\(stderr)")
     }
 
+    /// A bare number is seconds everywhere else; to prune, where "30" meant as days would remove
+    /// nearly everything, it needs its unit.
+    @Test(arguments: ["30", " 7 ", "1.5"])
+    func pruneRefusesAnAgeWithoutAUnit(age: String) async {
+        let (stderr, code) = await run(["prune", "--older-than", age, "--dry-run"])
+        #expect(code == 64)
+        #expect(stderr.hasPrefix("Error: The value '\(age)' for '--older-than <duration>' has no unit; give one of "
+            + "s, m, h, d or w, as in 30d"), "\(stderr)")
+    }
+
     @Test func acceptsHostsAsTheEngineComparesThem() throws {
         let parsed = try ArgumentParser.parse(
             ["urls.txt", "--allow-host", "A.Test", "--allow-host", "[::1]", "--allow-host", "bücher.example",

@@ -10,7 +10,8 @@ import Foundation
 /// let wouldGo = try await store.prune(criteria, dryRun: true)
 /// ```
 public struct PruneCriteria: Sendable, Hashable {
-    /// Entries no longer servable at this instant: past `fresh_until` and past `stale_until`, if any.
+    /// Entries that no rule serves without a request at this instant: past `fresh_until` and past
+    /// `stale_until`, if any. The offline policies serve them all the same.
     public var expiredAt: Date?
     /// Entries stored before this instant.
     public var storedBefore: Date?

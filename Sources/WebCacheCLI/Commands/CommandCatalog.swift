@@ -19,7 +19,7 @@ enum CommandCatalog {
                        defaultValue: "default"),
             OptionSpec(names: ["--max-stale"], kind: .value(name: "duration"),
                        help: "With --policy offline: how stale an entry may be when the network fails (e.g. 7d)."),
-            OptionSpec(names: ["--output", "-o"], kind: .value(name: "file"), help: "Write the body to this file."),
+            OptionSpec(names: ["--output", "-o"], kind: .value(name: "file"), help: "Write the body to this file ('-': standard output)."),
         ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
     )
 
@@ -58,6 +58,8 @@ enum CommandCatalog {
         options: PreloadScopeOptions.specs + [
             OptionSpec(names: ["--host"], kind: .repeatedValue(name: "host"),
                        help: "Only pages on this host (repeatable)."),
+            OptionSpec(names: ["--no-requisites"], kind: .flag,
+                       help: "Revalidate only the pages; what they need stays as stored, and recorded."),
             OptionSpec(names: ["--json"], kind: .flag, help: "Write one JSON event per line to standard output."),
         ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
     )
@@ -92,7 +94,10 @@ enum CommandCatalog {
             file system (it rewrites the store, so it needs about the store's size in free disk).
             """,
         options: [
-            OptionSpec(names: ["--expired"], kind: .flag, help: "Entries that can no longer be served, not even stale."),
+            OptionSpec(names: ["--expired"], kind: .flag,
+                       help: "Entries past their freshness lifetime and any stale-while-revalidate or stale-if-error "
+                           + "window (no-cache ones as soon as stored): online they are revalidated before use, "
+                           + "offline they are still served."),
             OptionSpec(names: ["--older-than"], kind: .value(name: "duration"), help: "Entries stored longer ago than this (e.g. 30d)."),
             OptionSpec(names: ["--host"], kind: .value(name: "host"),
                        help: "Entries from this host, as inspect lists it (an IPv6 address with or without brackets)."),

@@ -2,6 +2,9 @@ import CacheStore
 import Foundation
 import HTTPCore
 import WebCache
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `webcache get URL`: loads one URL through the store; the body goes to standard output (or a
 /// file), how it was served goes to standard error. With the cache-only policy the store must exist,
@@ -40,15 +43,7 @@ enum GetCommand {
             }
             context.stdout.write(head + "\n")
         }
-        let output: FileHandle?
-        if let path = arguments.value("output") {
-            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                throw CLIError("Cannot write the output file '\(path)'.")
-            }
-            output = handle
-        } else {
-            output = nil
-        }
+        let output = try arguments.value("output").flatMap(openOutput)
         var bytes = 0
         for try await chunk in response.body {
             bytes += chunk.count
@@ -63,6 +58,18 @@ enum GetCommand {
         let redirects = response.redirects.isEmpty ? "" : ", after \(response.redirects.count) redirect(s)"
         context.stderr.write("webcache: \(response.source) \(response.status) \(response.url.redactedForMessages) (\(bytes) bytes\(age)\(redirects))\n")
         return response.status >= 400 ? ExitCode.failure : ExitCode.success
+    }
+
+    /// The file `path` names, opened in place for writing and emptied (made if missing), so that a
+    /// device or a pipe, `/dev/null` say, is written to rather than replaced by a new file; `nil`
+    /// for `-`, standard output.
+    private static func openOutput(_ path: String) throws -> FileHandle? {
+        if path == "-" { return nil }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            throw CLIError("Cannot write the output file '\(path)': \(String(cString: strerror(errno))).")
+        }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     private static func cachePolicy(_ arguments: ParsedArguments) throws(UsageError) -> CachePolicy {

@@ -5,7 +5,9 @@ import WebCache
 enum RefreshCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let arguments = context.arguments
-        let options = try PreloadScopeOptions.options(from: arguments)
+        var scope = try PreloadScopeOptions.options(from: arguments)
+        scope.includesRequisites = !arguments.flag("no-requisites")
+        let options = scope
         let hosts = Set(try HostArgument.all(arguments, "host").map(\.urlHost))
         // Refreshing revalidates what is stored: a mistyped path must not create an empty store.
         try context.requireExistingStore()
@@ -13,8 +15,8 @@ enum RefreshCommand {
         defer { signals.stop() }
         return try await context.withCache(adjusting: { $0.limitConnections(to: options) }) { cache in
             let pages = try cache.preloadedPages(hosts: hosts)
-            let progress = PreloadProgress(json: arguments.flag("json"), pages: pages.count, stdout: context.stdout,
-                                           stderr: context.stderr)
+            let progress = PreloadProgress(json: arguments.flag("json"), pages: pages.count, verb: "Refreshed",
+                                           stdout: context.stdout, stderr: context.stderr)
             let (report, signal) = await signals.cancelling(reporting: progress.stopping) {
                 await cache.refresh(pages, options: options, events: progress.handle)
             }

@@ -13,6 +13,8 @@ import Glibc
 enum ServeCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         var configuration = try gatewayConfiguration(context)
+        // Offline, a store that is not there has nothing to serve: a mistyped path must not make an empty one.
+        if configuration.offline { try context.requireExistingStore() }
         let delay = try context.arguments.value("log-flush", "duration", ValueParsers.milliseconds)
         let accessLog = AccessLogWriter(output: context.stdout, delay: delay ?? .milliseconds(100))
         configuration.accessLog = { entry in accessLog.append(entry.line) }

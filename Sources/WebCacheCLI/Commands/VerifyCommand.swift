@@ -32,7 +32,9 @@ enum VerifyCommand {
             if context.arguments.flag("json") {
                 try JSONOutput.write(report, to: context.stdout)
             } else if report.ok {
-                context.stdout.write("ok: \(report.entries) entries, \(report.bodies) bodies checked\n")
+                let entries = report.entries == 1 ? "1 entry" : "\(report.entries) entries"
+                let bodies = report.bodies == 1 ? "1 body" : "\(report.bodies) bodies"
+                context.stdout.write("ok: \(entries), \(bodies) checked\n")
             } else {
                 context.stdout.write(result.problems.map { "problem: \($0)\n" }.joined())
             }

@@ -15,14 +15,19 @@ final class PreloadProgress: Sendable {
     }
 
     private let json: Bool
+    /// What the summary says the run did, in the past tense: "Preloaded" or "Refreshed".
+    private let verb: String
     private let stdout: any TextOutput
     private let stderr: any TextOutput
     private let state = Mutex(State())
 
-    /// - Parameter pages: the number of pages given, which the progress line counts from (pages
-    ///   read from a list as the run goes are counted by ``countListedPage()``).
-    init(json: Bool, pages: Int = 0, stdout: any TextOutput, stderr: any TextOutput) {
+    /// - Parameters:
+    ///   - pages: the number of pages given, which the progress line counts from (pages read from a
+    ///     list as the run goes are counted by ``countListedPage()``).
+    ///   - verb: what the summary says the run did, in the past tense.
+    init(json: Bool, pages: Int = 0, verb: String = "Preloaded", stdout: any TextOutput, stderr: any TextOutput) {
         self.json = json
+        self.verb = verb
         self.stdout = stdout
         self.stderr = stderr
         state.withLock { $0.discovered = pages }
@@ -92,7 +97,7 @@ final class PreloadProgress: Sendable {
             .map { "\(report.sources[$0] ?? 0) \($0)" }.joined(separator: ", ")
         let preloaded = report.pages - report.failedPages - report.unfinishedPages
         let pages = preloaded == report.pages && !interrupted ? "\(report.pages)" : "\(preloaded) of \(report.pages)"
-        var text = interrupted ? "Interrupted: preloaded" : "Preloaded"
+        var text = interrupted ? "Interrupted: \(verb.lowercased())" : verb
         text += " \(pages) page(s)"
         if report.pagesMissingRequisites > 0 {
             text += ", \(report.pagesMissingRequisites) of them without all they need"
