@@ -107,6 +107,31 @@ final class ArchiveRoundTripTests: ArchiveSite, @unchecked Sendable {
         Self.expectSameEntries(try Self.entries(of: copy), as: try Self.entries(of: store), tolerance: 0.000_01)
     }
 
+    @Test func aDeflatedWACZMemberWhoseFirstRecordIsAResponseImportsWhole() async throws {
+        try await preload()
+        let warc = folder.path("data.warc")
+        _ = try await run("export", "--store", store, "--warc", warc)
+        // Without its warcinfo record, the file starts with the page's response record.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: warc))
+        let second = try #require(bytes.firstRange(of: Data("\r\nWARC/1.1\r\n".utf8), in: 1..<bytes.count))
+        let noInfo = try folder.write(bytes[(second.lowerBound + 2)...], to: "noinfo.warc")
+        let wacz = folder.path("deflated.wacz")
+        let script = """
+            import zipfile, sys
+            with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
+                z.write(sys.argv[2], 'archive/data.warc')
+            """
+        let zip = try await ExternalTools.run("/usr/bin/python3", ["-c", script, wacz, noInfo])
+        try #require(zip.exitCode == 0, "\(zip.error)")
+        let copy = folder.path("copy.sqlite")
+
+        let imported = try await run("import", "--store", copy, wacz)
+
+        #expect(imported.exitCode == 0, "\(imported.stderr)")
+        #expect(imported.stderr.isEmpty, "\(imported.stderr)")
+        Self.expectSameEntries(try Self.entries(of: copy), as: try Self.entries(of: store), tolerance: 0.000_01)
+    }
+
     @Test func aWARCWrittenByWgetImportsAndIsServedOffline() async throws {
         // Given a WARC that GNU wget wrote from the site
         let work = folder.path("wget")

@@ -26,9 +26,11 @@ struct WARCReaderTests {
         return path
     }
 
-    /// Every record's block and error message, in order.
-    private func readAll(_ path: String) async throws -> (blocks: [String], errors: [String], offsets: [Int64]) {
-        let reader = try await WARCReader(source: FileByteSource(path: path))
+    /// Every record's block and error message, in order, read from the file or from `source`.
+    private func readAll(
+        _ path: String, source: (any ByteSource)? = nil
+    ) async throws -> (blocks: [String], errors: [String], offsets: [Int64]) {
+        let reader = try await WARCReader(source: source ?? FileByteSource(path: path))
         var blocks: [String] = []
         var errors: [String] = []
         var offsets: [Int64] = []
@@ -56,6 +58,36 @@ struct WARCReaderTests {
 
         #expect(read.errors == [])
         #expect(read.blocks == ["first", "", big, "last\r\n\r\n"])
+        #expect(read.offsets.first == 0)
+    }
+
+    /// Bytes that cannot be sought, at most `pieceSize` a read, as a pipe or an inflated zip member gives them.
+    private final class PipeSource: ByteSource {
+        private var data: Data
+        private let pieceSize: Int
+
+        init(_ data: Data, pieceSize: Int) {
+            self.data = data
+            self.pieceSize = pieceSize
+        }
+
+        func read(maxLength: Int) async throws -> Data {
+            let piece = data.prefix(min(maxLength, pieceSize))
+            data = data.dropFirst(piece.count)
+            return Data(piece)
+        }
+    }
+
+    @Test(arguments: [false, true], [1, 1 << 20])
+    func recordsRoundTripFromASourceThatCannotSeek(compressed: Bool, pieceSize: Int) async throws {
+        let folder = try TemporaryFolder()
+        let path = try makeFile(["first", "", "last\r\n\r\n"], compressed: compressed, in: folder)
+        let source = PipeSource(try Data(contentsOf: URL(fileURLWithPath: path)), pieceSize: pieceSize)
+
+        let read = try await readAll(path, source: source)
+
+        #expect(read.errors == [])
+        #expect(read.blocks == ["first", "", "last\r\n\r\n"])
         #expect(read.offsets.first == 0)
     }
 

@@ -51,15 +51,20 @@ public final class WARCReader {
     ///
     /// - Throws: What reading `source` throws.
     public init(source: any ByteSource) async throws {
-        let first = try await source.read(maxLength: 2)
+        var first = Data()
+        while first.count < 2 {
+            let piece = try await source.read(maxLength: 2 - first.count)
+            if piece.isEmpty { break }
+            first.append(piece)
+        }
         isCompressed = first.count == 2 && first[first.startIndex] == 0x1F && first[first.startIndex + 1] == 0x8B
-        let whole = PrefixedByteSource(prefix: first, base: source)
         if isCompressed {
-            members = GzipMemberReader(source: whole)
+            members = GzipMemberReader(source: PrefixedByteSource(prefix: first, base: source))
             plain = nil
         } else {
+            // The window holds the bytes read; the source goes on after them, seekable or not.
             members = nil
-            plain = source is any SeekableByteSource ? source : whole
+            plain = source
             window = first
         }
     }
