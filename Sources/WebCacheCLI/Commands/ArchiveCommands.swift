@@ -10,7 +10,8 @@ extension CommandCatalog {
             record, then per entry a response record (a revisit record when an earlier record holds the same \
             body) and its request record, with SHA-256 block and payload digests. With --har: HAR 1.2, bodies \
             as text or base64. Headers are as received; a body stored decoded from a content coding is written \
-            decoded, its coding named in X-WebCache-Decoded-From. Without a selection option, every entry.
+            decoded, its coding named in X-WebCache-Decoded-From. Without a selection option, every entry. FILE \
+            is never '-', the store, or a file SQLite keeps beside it.
             """,
         options: [
             OptionSpec(names: ["--warc"], kind: .value(name: "file"), help: "Write a WARC file (.warc or .warc.gz)."),
