@@ -66,6 +66,47 @@ final class ArchiveRoundTripTests: ArchiveSite, @unchecked Sendable {
         #expect(check.exitCode == 0, "\(check.output)")
     }
 
+    @Test(arguments: [204, 304])
+    func aResponseWithoutContentIsExportedWithoutAContentLength(status: Int) async throws {
+        // Given a store with a response of `status`, as received: without Content-Length
+        let path = folder.path("empty.sqlite")
+        let url = "https://example.test/empty"
+        try await withCacheStore(at: path) { store in
+            let entry = CacheEntry(
+                url: url, status: status, headers: ["Cache-Control": "max-age=600", "ETag": "\"e\""],
+                requestTime: Date(), responseTime: Date(), freshUntil: Date().addingTimeInterval(600))
+            try await store.save(entry, body: Data())
+        }
+        let warc = folder.path("empty.warc")
+        let har = folder.path("empty.har")
+
+        // When
+        let exportWARC = try await run("export", "--store", path, "--warc", warc)
+        let exportHAR = try await run("export", "--store", path, "--har", har)
+        let check = try await ExternalTools.run(try ExternalTools.warcio, ["check", warc])
+        let copy = folder.path("copy.sqlite")
+        let imported = try await run("import", "--store", copy, warc, har)
+
+        // Then
+        #expect(exportWARC.exitCode == 0, "\(exportWARC.stderr)")
+        #expect(exportHAR.exitCode == 0, "\(exportHAR.stderr)")
+        #expect(check.exitCode == 0, "\(check.output)")
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: warc)), as: UTF8.self)
+        let records = text.components(separatedBy: "WARC/1.1\r\n")
+        let record = try #require(records.first { $0.contains("WARC-Type: response") })
+        let head = try #require(record.components(separatedBy: "\r\n\r\n").dropFirst().first)
+        #expect(head.hasPrefix("HTTP/1.1 \(status) "), "\(head)")
+        #expect(!head.lowercased().contains("content-length"), "\(head)")
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har)))
+        let entries = ((object as? [String: Any])?["log"] as? [String: Any])?["entries"] as? [[String: Any]]
+        let headers = try #require((entries?.first?["response"] as? [String: Any])?["headers"] as? [[String: String]])
+        #expect(headers.map { $0["name"] ?? "" }.sorted() == ["Cache-Control", "ETag"])
+        #expect(imported.exitCode == 0, "\(imported.stderr)")
+        let copied = try #require(try Self.entries(of: copy).first)
+        #expect(copied.entry.status == status)
+        #expect(copied.entry.headers == ["Cache-Control": "max-age=600", "ETag": "\"e\""])
+    }
+
     @Test func aHARExportImportsAsTheSameEntries() async throws {
         try await preload()
         let original = try Self.entries(of: store)

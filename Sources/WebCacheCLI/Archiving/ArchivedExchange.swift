@@ -11,7 +11,7 @@ import HTTPCore
 /// (``CacheEntry/decodedFrom``) is written decoded: its headers have no `Content-Encoding` (the
 /// store removed it when it decoded), get the `Content-Length` of the decoded bytes, and name the
 /// coding in `X-WebCache-Decoded-From`. A `Transfer-Encoding` is dropped (the store keeps content,
-/// not framing) and a missing `Content-Length` is added.
+/// not framing) and a missing `Content-Length` is added, except to a 1xx, 204 or 304.
 enum ArchivedExchange {
     /// The response field that names the content coding a body was decoded from before it was stored.
     static let decodedFromField = "X-WebCache-Decoded-From"
@@ -31,11 +31,17 @@ enum ArchivedExchange {
             headers.remove("Content-Length")
             headers.append(name: decodedFromField, value: coding)
         }
-        if headers.values(for: "Content-Length") != [String(entry.bodySize)] {
+        if !getsNoContentLength(entry.status), headers.values(for: "Content-Length") != [String(entry.bodySize)] {
             headers.remove("Content-Length")
             headers.append(name: "Content-Length", value: String(entry.bodySize))
         }
         return headers
+    }
+
+    /// Whether a response of `status` gets no `Content-Length` made for its content (RFC 9110 §8.6):
+    /// a 1xx or 204 must not have one, and a 304's would give the length of the 200 it stands for.
+    static func getsNoContentLength(_ status: Int) -> Bool {
+        (100..<200).contains(status) || status == 204 || status == 304
     }
 
     /// The request head for `entry`: `GET` with its target, `Host`, and the fields its Vary key
