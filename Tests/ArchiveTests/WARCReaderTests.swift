@@ -91,6 +91,38 @@ struct WARCReaderTests {
         #expect(read.offsets.first == 0)
     }
 
+    @Test(arguments: [false, true])
+    func aBlockThatDisagreesWithItsContentLengthIsRefusedAndItsRecordLeftOut(compressed: Bool) async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("test" + (compressed ? ".warc.gz" : ".warc"))
+        let writer = try WARCWriter(path: path, compressionLevel: compressed ? 6 : nil)
+        func header(_ length: Int) -> WARCHeader {
+            WARCHeader(fields: [
+                "WARC-Type": "resource", "WARC-Record-ID": WARCHeader.makeRecordID(),
+                "WARC-Target-URI": "https://example.test/\(length)", "Content-Length": String(length),
+            ])
+        }
+        try writer.writeRecord(header(3), block: Data("one".utf8))
+
+        // Shorter, after more than the writer buffers has gone to the file; then longer.
+        try writer.beginRecord(header(3 << 20))
+        try writer.writeBlock(Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+        let short = #expect(throws: ArchiveError.self) { try writer.endRecord() }
+        try writer.beginRecord(header(5))
+        let long = #expect(throws: ArchiveError.self) { try writer.writeBlock(Data("too long".utf8)) }
+        try writer.discardRecord()
+        try writer.writeRecord(header(5), block: Data("three".utf8))
+        try writer.close()
+
+        #expect(short?.reason == "The record's block is 1048576 bytes shorter than its Content-Length.")
+        #expect(long?.reason == "The record's block is longer than its Content-Length.")
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+        #expect(size.map(Int64.init) == writer.bytesWritten)
+        let read = try await readAll(path)
+        #expect(read.errors == [])
+        #expect(read.blocks == ["one", "three"])
+    }
+
     @Test func aTruncatedGzipMemberIsReportedAtItsOffsetAfterTheSoundRecords() async throws {
         let folder = try TemporaryFolder()
         let path = try makeFile(["one", "two", String(repeating: "x", count: 5000)], compressed: true, in: folder)
