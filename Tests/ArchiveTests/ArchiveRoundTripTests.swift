@@ -27,7 +27,7 @@ final class ArchiveRoundTripTests: ArchiveSite, @unchecked Sendable {
 
         // Then
         #expect(export.exitCode == 0, "\(export.stderr)")
-        #expect(export.stdout.hasPrefix("Exported 7 entries (1 as revisit records)"))
+        #expect(export.stdout.hasPrefix("Exported 7 entries (1 as a revisit record) and "))
         #expect(check.exitCode == 0, "warcio check: \(check.output) \(check.error)")
         #expect(check.output.components(separatedBy: "digest pass").count - 1 == 13, "\(check.output)")
         #expect(!check.output.contains("fail"))

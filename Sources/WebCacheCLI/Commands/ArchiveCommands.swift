@@ -8,10 +8,12 @@ extension CommandCatalog {
         discussion: """
             With --warc: WARC 1.1, each record gzip-compressed on its own when FILE ends in .gz; a warcinfo \
             record, then per entry a response record (a revisit record when an earlier record holds the same \
-            body) and its request record, with SHA-256 block and payload digests. With --har: HAR 1.2, bodies \
-            as text or base64. Headers are as received; a body stored decoded from a content coding is written \
-            decoded, its coding named in X-WebCache-Decoded-From. Without a selection option, every entry. FILE \
-            is never '-', the store, or a file SQLite keeps beside it.
+            body) and its request record, with SHA-256 block and payload digests; a partial entry as a 206 \
+            response for each of its parts. With --har: HAR 1.2, bodies as text or base64. Headers are as \
+            received; a body stored decoded from a content coding is written decoded, its coding named in \
+            X-WebCache-Decoded-From. Without a selection option, every entry. FILE is never '-', the store, or \
+            a file SQLite keeps beside it. An entry whose body cannot be read is reported by URL and left out, \
+            and the exit code is then 1.
             """,
         options: [
             OptionSpec(names: ["--warc"], kind: .value(name: "file"), help: "Write a WARC file (.warc or .warc.gz)."),

@@ -2,14 +2,21 @@ import CacheStore
 import Foundation
 
 /// `webcache export --warc FILE | --har FILE [--page URL] [--host HOST] [--partition NAME]`: writes
-/// stored entries to an archive. The store is opened for reading only.
+/// stored entries to an archive. The store is opened for reading only. An entry that cannot be
+/// exported is reported on standard error with its URL and left out; the exit code is then 1.
 enum ExportCommand {
     /// The report, as JSON.
     struct Report: Encodable {
         var file: String
         var format: String
+        /// Entries written, partial ones included.
         var entries: Int
         var revisits: Int
+        var partialEntries: Int
+        /// The 206 records (or HAR entries) the partial entries' parts were written as.
+        var parts: Int
+        /// Entries left out because they could not be read.
+        var failed: Int
         var bodyBytes: Int64
     }
 
@@ -28,17 +35,24 @@ enum ExportCommand {
         if let page = arguments.value("page") {
             selection.pageURL = CommandContext.storedForms(of: page).last
         }
+        let stderr = context.stderr
         let report = try await context.withExistingStore(readOnly: true) { store in
             do {
                 if warc != nil {
-                    let summary = try await WARCExport(store: store, selection: selection, path: file)
-                        .run(version: CommandLineInterface.version)
-                    return Report(file: file, format: "warc", entries: summary.responses + summary.revisits,
-                                  revisits: summary.revisits, bodyBytes: summary.bodyBytes)
+                    let summary = try await WARCExport(store: store, selection: selection, path: file) {
+                        stderr.write($0 + "\n")
+                    }.run(version: CommandLineInterface.version)
+                    return Report(file: file, format: "warc",
+                                  entries: summary.responses + summary.revisits + summary.partialEntries,
+                                  revisits: summary.revisits, partialEntries: summary.partialEntries,
+                                  parts: summary.parts, failed: summary.failed, bodyBytes: summary.bodyBytes)
                 }
-                let (entries, bytes) = try await HARExport(store: store, selection: selection, path: file)
-                    .run(version: CommandLineInterface.version)
-                return Report(file: file, format: "har", entries: entries, revisits: 0, bodyBytes: bytes)
+                let summary = try await HARExport(store: store, selection: selection, path: file) {
+                    stderr.write($0 + "\n")
+                }.run(version: CommandLineInterface.version)
+                return Report(file: file, format: "har", entries: summary.entries, revisits: 0,
+                              partialEntries: summary.partialEntries, parts: summary.parts, failed: summary.failed,
+                              bodyBytes: summary.bodyBytes)
             } catch {
                 throw CLIError("Could not export to '\(file)': \(ArchiveImport.reason(error))")
             }
@@ -46,12 +60,31 @@ enum ExportCommand {
         if arguments.flag("json") {
             try JSONOutput.write(report, to: context.stdout)
         } else {
-            let revisits = report.format == "warc" ? " (\(report.revisits) as revisit records)" : ""
-            context.stdout.write(
-                "Exported \(report.entries) entries\(revisits) and \(ValueParsers.formatBytes(report.bodyBytes)) of "
-                    + "bodies to '\(file)'.\n")
+            context.stdout.write(summaryLine(report))
+        }
+        guard report.failed == 0 else {
+            context.stderr.write(
+                "Error: \(ValueParsers.formatCount(report.failed, "entry", "entries")) could not be exported; "
+                    + "'\(file)' holds the rest.\n")
+            return ExitCode.failure
         }
         return ExitCode.success
+    }
+
+    /// `Exported 7 entries (1 as a revisit record) and 311.2 KiB of bodies to 'site.warc'.`, with the
+    /// partial entries and their parts when there are any.
+    private static func summaryLine(_ report: Report) -> String {
+        var details: [String] = []
+        if report.format == "warc" {
+            details.append("\(report.revisits) as \(report.revisits == 1 ? "a revisit record" : "revisit records")")
+        }
+        if report.partialEntries > 0 {
+            details.append(ValueParsers.formatCount(report.partialEntries, "partial entry", "partial entries")
+                + " as " + ValueParsers.formatCount(report.parts, "part", "parts"))
+        }
+        let detail = details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")"
+        return "Exported \(ValueParsers.formatCount(report.entries, "entry", "entries"))\(detail) and "
+            + "\(ValueParsers.formatBytes(report.bodyBytes)) of bodies to '\(report.file)'.\n"
     }
 
     /// The files SQLite keeps beside a store, by suffix: the write-ahead log, its shared-memory index
