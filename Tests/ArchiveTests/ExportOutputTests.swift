@@ -57,6 +57,21 @@ final class ExportOutputTests: ArchiveSite, @unchecked Sendable {
         #expect(try await run("verify", "--store", store).exitCode == 0)
     }
 
+    @Test(arguments: ["--warc", "--har"])
+    func anOutputThroughASymbolicLinkIsWrittenToTheFileItNames(option: String) async throws {
+        try await preload()
+        try FileManager.default.createDirectory(atPath: folder.path("archives"), withIntermediateDirectories: true)
+        let link = folder.path("latest")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "archives/site")
+
+        let export = try await run("export", "--store", store, option, link)
+
+        #expect(export.exitCode == 0, "\(export.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "archives/site")
+        let archive = try Data(contentsOf: URL(fileURLWithPath: folder.path("archives/site")))
+        #expect(archive.starts(with: Data((option == "--warc" ? "WARC/1.1\r\n" : "{\"log\":").utf8)))
+    }
+
     @Test func aRelativePathToTheStoreIsRefused() async throws {
         try await preload()
         let webcache = try BuiltProducts.executable(named: "webcache").path

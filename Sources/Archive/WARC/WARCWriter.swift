@@ -28,17 +28,17 @@ public final class WARCWriter {
     /// The bytes written to the file so far (compressed).
     public private(set) var bytesWritten: Int64 = 0
 
-    /// Creates (or truncates) the file at `path`; `compressionLevel` 1 to 9 compresses each record
+    /// Creates (or truncates) the file at `path`, as a shell's `>` does: through a symbolic link, and
+    /// never replacing what is there by a new file. `compressionLevel` 1 to 9 compresses each record
     /// as a gzip member, `nil` writes plain WARC.
     ///
     /// - Throws: ``ArchiveError`` when the file cannot be created.
     public init(path: String, compressionLevel: Int32? = 6) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else {
-            throw ArchiveError(reason: "The file cannot be created.")
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw ArchiveError(reason: "The file cannot be created: \(String(cString: strerror(errno))).")
         }
-        self.handle = handle
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         compressor = compressionLevel.map { GzipMemberWriter(level: $0) }
     }
 
