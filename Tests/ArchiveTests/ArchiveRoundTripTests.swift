@@ -39,7 +39,7 @@ final class ArchiveRoundTripTests: ArchiveSite, @unchecked Sendable {
         #expect(types.map { $0["warc-type"] ?? "" }.filter { $0 == "revisit" }.count == 1)
         #expect(types.map { $0["warc-type"] ?? "" }.filter { $0 == "request" }.count == 7)
         #expect(imported.exitCode == 0, "\(imported.stderr)")
-        #expect(imported.stdout.hasPrefix("Imported 7 entries (1 from revisit records"))
+        #expect(imported.stdout.hasPrefix("Imported 7 entries (1 from a revisit record, "))
         let copied = try Self.entries(of: copy)
         Self.expectSameEntries(copied, as: original, tolerance: 0.000_01)
         let images = copied.filter { $0.entry.url.hasSuffix(".svg") }

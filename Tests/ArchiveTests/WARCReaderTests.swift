@@ -123,6 +123,20 @@ struct WARCReaderTests {
         #expect(read.blocks == ["one", "three"])
     }
 
+    @Test(arguments: [false, true])
+    func aFileThatDoesNotStartWithARecordIsNotAWARCFile(compressed: Bool) async throws {
+        let folder = try TemporaryFolder()
+        let text = Data("\r\njust some text\nWARC/1.1 is not at the start of a line here\n".utf8)
+        let compressor = GzipMemberWriter()
+        let path = try folder.write(compressed ? compressor.compress(text) + compressor.finishMember() : text,
+                                    to: compressed ? "notes.warc.gz" : "notes.warc")
+
+        let read = try await readAll(path)
+
+        #expect(read.blocks == [])
+        #expect(read.errors == ["test: The file does not start with a WARC record, so it is not a WARC file."])
+    }
+
     @Test func aTruncatedGzipMemberIsReportedAtItsOffsetAfterTheSoundRecords() async throws {
         let folder = try TemporaryFolder()
         let path = try makeFile(["one", "two", String(repeating: "x", count: 5000)], compressed: true, in: folder)

@@ -34,7 +34,8 @@ extension CommandCatalog {
             revisit record, with the body it names) becomes an entry received at the time the archive \
             gives, so its age and freshness are as if it had been fetched then. Records that are not HTTP \
             responses to GET are skipped and counted. A damaged record is reported as FILE@OFFSET: reason \
-            (FILE#entry N for HAR) and the import goes on; the exit code is then 1. Entries are saved in \
+            (FILE#entry N for HAR), and a file that is missing, unreadable, empty or not an archive as \
+            FILE: reason; the import goes on, and the exit code is then 1. Entries are saved in \
             batches through the store's transactions: an import stopped at any point leaves the store sound. \
             The store is created when it does not exist.
             """,
