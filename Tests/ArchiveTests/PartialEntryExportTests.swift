@@ -143,6 +143,37 @@ final class PartialEntryExportTests: ArchiveSite, @unchecked Sendable {
         #expect(urls.count == 6 && !urls.contains(css), "\(urls)")
     }
 
+    @Test func anEntrySharingTheBodyOfOneLeftOutIsWrittenWithTheBodyNotAsARevisit() async throws {
+        // Given the two images with the same bytes, the first stored recording a byte more than it holds
+        try await preload()
+        let images = try Self.entries(of: store).map(\.entry).filter { $0.url.hasSuffix(".svg") }
+            .sorted { ($0.id ?? 0) < ($1.id ?? 0) }
+        try #require(images.count == 2 && images[0].bodyID == images[1].bodyID)
+        let (first, second) = (images[0].url, images[1].url)
+        let damage = try await ExternalTools.run(
+            "/usr/bin/sqlite3", [store, "UPDATE entry SET body_size = body_size + 1 WHERE url = '\(first)'"])
+        try #require(damage.exitCode == 0, "\(damage.error)")
+        let warc = folder.path("site.warc")
+
+        // When
+        let export = try await run("export", "--store", store, "--warc", warc)
+        let check = try await ExternalTools.run(try ExternalTools.warcio, ["check", warc])
+        let copy = folder.path("copy.sqlite")
+        let imported = try await run("import", "--store", copy, warc)
+
+        // Then
+        #expect(export.exitCode == 1)
+        #expect(export.stderr.hasPrefix("\(first): The stored body holds "), "\(export.stderr)")
+        #expect(export.stdout.hasPrefix("Exported 6 entries (0 as revisit records) and "), "\(export.stdout)")
+        #expect(check.exitCode == 0, "\(check.output)")
+        let types = try await Self.records(of: warc).filter { $0.header.targetURI?.hasSuffix(".svg") == true }
+            .map { "\($0.header.type) \($0.header.targetURI ?? "")" }
+        #expect(types == ["response \(second)", "request \(second)"])
+        #expect(imported.exitCode == 0, "\(imported.stderr)")
+        let copied = try Self.entries(of: copy).first { $0.entry.url == second }
+        #expect(copied?.body == Data(Self.image.utf8))
+    }
+
     @Test(arguments: ["parts.warc", "parts.har"])
     func aPartialEntryWithADamagedPartIsReportedAndLeftOutWhole(name: String) async throws {
         // Given the second part's bytes zeroed in the file
