@@ -27,7 +27,7 @@ final class ArchiveRoundTripTests: ArchiveSite, @unchecked Sendable {
 
         // Then
         #expect(export.exitCode == 0, "\(export.stderr)")
-        #expect(export.stdout.hasPrefix("Exported 7 entries (1 as revisit records)"))
+        #expect(export.stdout.hasPrefix("Exported 7 entries (1 as a revisit record) and "))
         #expect(check.exitCode == 0, "warcio check: \(check.output) \(check.error)")
         #expect(check.output.components(separatedBy: "digest pass").count - 1 == 13, "\(check.output)")
         #expect(!check.output.contains("fail"))
@@ -39,7 +39,7 @@ final class ArchiveRoundTripTests: ArchiveSite, @unchecked Sendable {
         #expect(types.map { $0["warc-type"] ?? "" }.filter { $0 == "revisit" }.count == 1)
         #expect(types.map { $0["warc-type"] ?? "" }.filter { $0 == "request" }.count == 7)
         #expect(imported.exitCode == 0, "\(imported.stderr)")
-        #expect(imported.stdout.hasPrefix("Imported 7 entries (1 from revisit records"))
+        #expect(imported.stdout.hasPrefix("Imported 7 entries (1 from a revisit record, "))
         let copied = try Self.entries(of: copy)
         Self.expectSameEntries(copied, as: original, tolerance: 0.000_01)
         let images = copied.filter { $0.entry.url.hasSuffix(".svg") }
@@ -64,6 +64,47 @@ final class ArchiveRoundTripTests: ArchiveSite, @unchecked Sendable {
         #expect(record.contains(String(repeating: "hello gzip ", count: 100)))
         let check = try await ExternalTools.run(try ExternalTools.warcio, ["check", warc])
         #expect(check.exitCode == 0, "\(check.output)")
+    }
+
+    @Test(arguments: [204, 304])
+    func aResponseWithoutContentIsExportedWithoutAContentLength(status: Int) async throws {
+        // Given a store with a response of `status`, as received: without Content-Length
+        let path = folder.path("empty.sqlite")
+        let url = "https://example.test/empty"
+        try await withCacheStore(at: path) { store in
+            let entry = CacheEntry(
+                url: url, status: status, headers: ["Cache-Control": "max-age=600", "ETag": "\"e\""],
+                requestTime: Date(), responseTime: Date(), freshUntil: Date().addingTimeInterval(600))
+            try await store.save(entry, body: Data())
+        }
+        let warc = folder.path("empty.warc")
+        let har = folder.path("empty.har")
+
+        // When
+        let exportWARC = try await run("export", "--store", path, "--warc", warc)
+        let exportHAR = try await run("export", "--store", path, "--har", har)
+        let check = try await ExternalTools.run(try ExternalTools.warcio, ["check", warc])
+        let copy = folder.path("copy.sqlite")
+        let imported = try await run("import", "--store", copy, warc, har)
+
+        // Then
+        #expect(exportWARC.exitCode == 0, "\(exportWARC.stderr)")
+        #expect(exportHAR.exitCode == 0, "\(exportHAR.stderr)")
+        #expect(check.exitCode == 0, "\(check.output)")
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: warc)), as: UTF8.self)
+        let records = text.components(separatedBy: "WARC/1.1\r\n")
+        let record = try #require(records.first { $0.contains("WARC-Type: response") })
+        let head = try #require(record.components(separatedBy: "\r\n\r\n").dropFirst().first)
+        #expect(head.hasPrefix("HTTP/1.1 \(status) "), "\(head)")
+        #expect(!head.lowercased().contains("content-length"), "\(head)")
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har)))
+        let entries = ((object as? [String: Any])?["log"] as? [String: Any])?["entries"] as? [[String: Any]]
+        let headers = try #require((entries?.first?["response"] as? [String: Any])?["headers"] as? [[String: String]])
+        #expect(headers.map { $0["name"] ?? "" }.sorted() == ["Cache-Control", "ETag"])
+        #expect(imported.exitCode == 0, "\(imported.stderr)")
+        let copied = try #require(try Self.entries(of: copy).first)
+        #expect(copied.entry.status == status)
+        #expect(copied.entry.headers == ["Cache-Control": "max-age=600", "ETag": "\"e\""])
     }
 
     @Test func aHARExportImportsAsTheSameEntries() async throws {
@@ -104,6 +145,31 @@ final class ArchiveRoundTripTests: ArchiveSite, @unchecked Sendable {
         let imported = try await run("import", "--store", copy, wacz)
 
         #expect(imported.exitCode == 0, "\(imported.stderr)")
+        Self.expectSameEntries(try Self.entries(of: copy), as: try Self.entries(of: store), tolerance: 0.000_01)
+    }
+
+    @Test func aDeflatedWACZMemberWhoseFirstRecordIsAResponseImportsWhole() async throws {
+        try await preload()
+        let warc = folder.path("data.warc")
+        _ = try await run("export", "--store", store, "--warc", warc)
+        // Without its warcinfo record, the file starts with the page's response record.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: warc))
+        let second = try #require(bytes.firstRange(of: Data("\r\nWARC/1.1\r\n".utf8), in: 1..<bytes.count))
+        let noInfo = try folder.write(bytes[(second.lowerBound + 2)...], to: "noinfo.warc")
+        let wacz = folder.path("deflated.wacz")
+        let script = """
+            import zipfile, sys
+            with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
+                z.write(sys.argv[2], 'archive/data.warc')
+            """
+        let zip = try await ExternalTools.run("/usr/bin/python3", ["-c", script, wacz, noInfo])
+        try #require(zip.exitCode == 0, "\(zip.error)")
+        let copy = folder.path("copy.sqlite")
+
+        let imported = try await run("import", "--store", copy, wacz)
+
+        #expect(imported.exitCode == 0, "\(imported.stderr)")
+        #expect(imported.stderr.isEmpty, "\(imported.stderr)")
         Self.expectSameEntries(try Self.entries(of: copy), as: try Self.entries(of: store), tolerance: 0.000_01)
     }
 

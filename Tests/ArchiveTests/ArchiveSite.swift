@@ -10,7 +10,8 @@ import WebCacheTestSupport
 ///
 /// The page needs a stylesheet, two images with the same bytes under two URLs (so an export holds a
 /// revisit record), a text the origin always sends gzip-coded (stored decoded), a text that varies
-/// by `Accept-Language`, and a binary file.
+/// by `Accept-Language`, and a binary file. Outside the page: a binary file served in ranges, for
+/// partial entries, and an empty text.
 class ArchiveSite: @unchecked Sendable {  // Every stored property is a constant.
     let folder: TemporaryFolder
     let server: OriginServer
@@ -26,6 +27,8 @@ class ArchiveSite: @unchecked Sendable {  // Every stored property is a constant
     static let stylesheet = "body { color: teal }\n"
     static let image = "<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'/>\n"
     static let binary = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) })
+    /// Served in ranges at `/ranged.bin`.
+    static let ranged = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) })
     /// "hello gzip " 100 times, gzip-coded.
     static let codedText = Data(base64Encoded: "H4sIAIylDGsC/8tIzcnJV0ivyixQyBhljjJHmaNMcpkATFbXD0wEAAA=")!
 
@@ -51,6 +54,11 @@ class ArchiveSite: @unchecked Sendable {  // Every stored property is a constant
                     headers: ["Content-Type": "text/plain", "Content-Encoding": "gzip", "Cache-Control": "max-age=600",
                               "ETag": "\"gz\""],
                     body: .bytes(Self.codedText))
+            case "/ranged.bin":
+                return .ranged(Self.ranged, headers: ["Content-Type": "application/octet-stream", "ETag": "\"r1\"",
+                                                      "Cache-Control": "max-age=600"], request: request)
+            case "/empty.txt":
+                return .text("", headers: cache)
             case "/vary.txt":
                 return .text(
                     "language: \(request.headers["Accept-Language"] ?? "none")\n",

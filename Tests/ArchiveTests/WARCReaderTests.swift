@@ -26,9 +26,11 @@ struct WARCReaderTests {
         return path
     }
 
-    /// Every record's block and error message, in order.
-    private func readAll(_ path: String) async throws -> (blocks: [String], errors: [String], offsets: [Int64]) {
-        let reader = try await WARCReader(source: FileByteSource(path: path))
+    /// Every record's block and error message, in order, read from the file or from `source`.
+    private func readAll(
+        _ path: String, source: (any ByteSource)? = nil
+    ) async throws -> (blocks: [String], errors: [String], offsets: [Int64]) {
+        let reader = try await WARCReader(source: source ?? FileByteSource(path: path))
         var blocks: [String] = []
         var errors: [String] = []
         var offsets: [Int64] = []
@@ -57,6 +59,82 @@ struct WARCReaderTests {
         #expect(read.errors == [])
         #expect(read.blocks == ["first", "", big, "last\r\n\r\n"])
         #expect(read.offsets.first == 0)
+    }
+
+    /// Bytes that cannot be sought, at most `pieceSize` a read, as a pipe or an inflated zip member gives them.
+    private final class PipeSource: ByteSource {
+        private var data: Data
+        private let pieceSize: Int
+
+        init(_ data: Data, pieceSize: Int) {
+            self.data = data
+            self.pieceSize = pieceSize
+        }
+
+        func read(maxLength: Int) async throws -> Data {
+            let piece = data.prefix(min(maxLength, pieceSize))
+            data = data.dropFirst(piece.count)
+            return Data(piece)
+        }
+    }
+
+    @Test(arguments: [false, true], [1, 1 << 20])
+    func recordsRoundTripFromASourceThatCannotSeek(compressed: Bool, pieceSize: Int) async throws {
+        let folder = try TemporaryFolder()
+        let path = try makeFile(["first", "", "last\r\n\r\n"], compressed: compressed, in: folder)
+        let source = PipeSource(try Data(contentsOf: URL(fileURLWithPath: path)), pieceSize: pieceSize)
+
+        let read = try await readAll(path, source: source)
+
+        #expect(read.errors == [])
+        #expect(read.blocks == ["first", "", "last\r\n\r\n"])
+        #expect(read.offsets.first == 0)
+    }
+
+    @Test(arguments: [false, true])
+    func aBlockThatDisagreesWithItsContentLengthIsRefusedAndItsRecordLeftOut(compressed: Bool) async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("test" + (compressed ? ".warc.gz" : ".warc"))
+        let writer = try WARCWriter(path: path, compressionLevel: compressed ? 6 : nil)
+        func header(_ length: Int) -> WARCHeader {
+            WARCHeader(fields: [
+                "WARC-Type": "resource", "WARC-Record-ID": WARCHeader.makeRecordID(),
+                "WARC-Target-URI": "https://example.test/\(length)", "Content-Length": String(length),
+            ])
+        }
+        try writer.writeRecord(header(3), block: Data("one".utf8))
+
+        // Shorter, after more than the writer buffers has gone to the file; then longer.
+        try writer.beginRecord(header(3 << 20))
+        try writer.writeBlock(Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+        let short = #expect(throws: ArchiveError.self) { try writer.endRecord() }
+        try writer.beginRecord(header(5))
+        let long = #expect(throws: ArchiveError.self) { try writer.writeBlock(Data("too long".utf8)) }
+        try writer.discardRecord()
+        try writer.writeRecord(header(5), block: Data("three".utf8))
+        try writer.close()
+
+        #expect(short?.reason == "The record's block is 1048576 bytes shorter than its Content-Length.")
+        #expect(long?.reason == "The record's block is longer than its Content-Length.")
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+        #expect(size.map(Int64.init) == writer.bytesWritten)
+        let read = try await readAll(path)
+        #expect(read.errors == [])
+        #expect(read.blocks == ["one", "three"])
+    }
+
+    @Test(arguments: [false, true])
+    func aFileThatDoesNotStartWithARecordIsNotAWARCFile(compressed: Bool) async throws {
+        let folder = try TemporaryFolder()
+        let text = Data("\r\njust some text\nWARC/1.1 is not at the start of a line here\n".utf8)
+        let compressor = GzipMemberWriter()
+        let path = try folder.write(compressed ? compressor.compress(text) + compressor.finishMember() : text,
+                                    to: compressed ? "notes.warc.gz" : "notes.warc")
+
+        let read = try await readAll(path)
+
+        #expect(read.blocks == [])
+        #expect(read.errors == ["test: The file does not start with a WARC record, so it is not a WARC file."])
     }
 
     @Test func aTruncatedGzipMemberIsReportedAtItsOffsetAfterTheSoundRecords() async throws {

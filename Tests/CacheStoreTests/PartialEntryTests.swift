@@ -134,6 +134,17 @@ struct PartialEntryTests {
         #expect(statistics.totals.entryCount == 1)
     }
 
+    @Test func aPartialEntryIsNeverTheFirstEntryOfTheEmptyBody() async throws {
+        let partial = try await savePart(0..<100)
+        let empty = try await store.save(makeEntry("https://example.test/empty"), body: Data())
+        let emptyBody = try #require(empty.bodyID)
+        #expect(partial.bodyID == emptyBody)
+
+        let first = try store.firstEntry(withBodyID: emptyBody)
+
+        #expect(first?.id == empty.id)
+    }
+
     @Test func pruningAPartialEntryFreesItsParts() async throws {
         try await savePart(0..<100_000)
         try await savePart(200_000..<300_000)

@@ -68,6 +68,11 @@ struct ValueParserTests {
         #expect(ValueParsers.formatDuration(seconds) == text)
     }
 
+    @Test(arguments: [(0, "0 entries"), (1, "1 entry"), (2, "2 entries"), (1_000, "1000 entries")])
+    func formatsCountsWithTheirNoun(count: Int, text: String) {
+        #expect(ValueParsers.formatCount(count, "entry", "entries") == text)
+    }
+
     @Test func countsStayInTheirRange() {
         let parse = ValueParsers.count(in: 1...64)
         #expect(parse("8") == 8)

@@ -54,6 +54,12 @@ public final class GzipMemberWriter {
         return tail
     }
 
+    /// Drops the current member unfinished: what it compressed and has not returned yet is lost, and
+    /// the next ``compress(_:)`` starts a new member.
+    public func discardMember() {
+        deflateReset(&stream)
+    }
+
     private func run(_ data: Data, flush: Int32) -> Data {
         var output = Data()
         data.withUnsafeBytes { source in

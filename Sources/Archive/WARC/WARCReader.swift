@@ -5,7 +5,9 @@ import Foundation
 ///
 /// A damaged record throws an ``ArchiveError`` with its offset (of its gzip member, when compressed);
 /// the next call of ``nextRecord()`` goes on with the record after it: in a compressed file the next
-/// gzip member, in an uncompressed one the next line that starts with `WARC/`.
+/// gzip member, in an uncompressed one the next line that starts with `WARC/`. A file that does not
+/// start with a record (after blank lines) is not a WARC file: the first call throws an error without
+/// an offset, and the reader ends there.
 ///
 /// ```swift
 /// let reader = try await WARCReader(source: FileByteSource(path: path))
@@ -34,6 +36,8 @@ public final class WARCReader {
     private var current: Record?
     private var damaged: Damage?
     private var ended = false
+    /// Whether a record's version line was found: the file is a WARC file.
+    private var startsLikeWARC = false
 
     /// What a damaged record leaves to skip.
     private enum Damage {
@@ -51,15 +55,20 @@ public final class WARCReader {
     ///
     /// - Throws: What reading `source` throws.
     public init(source: any ByteSource) async throws {
-        let first = try await source.read(maxLength: 2)
+        var first = Data()
+        while first.count < 2 {
+            let piece = try await source.read(maxLength: 2 - first.count)
+            if piece.isEmpty { break }
+            first.append(piece)
+        }
         isCompressed = first.count == 2 && first[first.startIndex] == 0x1F && first[first.startIndex + 1] == 0x8B
-        let whole = PrefixedByteSource(prefix: first, base: source)
         if isCompressed {
-            members = GzipMemberReader(source: whole)
+            members = GzipMemberReader(source: PrefixedByteSource(prefix: first, base: source))
             plain = nil
         } else {
+            // The window holds the bytes read; the source goes on after them, seekable or not.
             members = nil
-            plain = source is any SeekableByteSource ? source : whole
+            plain = source
             window = first
         }
     }
@@ -68,6 +77,8 @@ public final class WARCReader {
     /// What is left of the previous record's block is skipped (and its end checked).
     ///
     /// - Throws: ``ArchiveError`` with the record's offset when it is damaged; call again to go on.
+    ///   ``ArchiveError`` without an offset when the file does not start with a record: it is not a
+    ///   WARC file, and the reader ends.
     public func nextRecord() async throws -> Record? {
         if let damage = damaged {
             damaged = nil
@@ -118,8 +129,13 @@ public final class WARCReader {
         let provisional = Record(header: WARCHeader(), offset: offset)
         while window.count - index < 5, try await fill(for: provisional) {}
         guard window[(window.startIndex + index)...].starts(with: Data("WARC/".utf8)) else {
+            guard startsLikeWARC else {
+                ended = true
+                throw ArchiveError(reason: "The file does not start with a WARC record, so it is not a WARC file.")
+            }
             throw fail(provisional, "The record does not start with a WARC version line.")
         }
+        startsLikeWARC = true
         var end: Range<Data.Index>?
         while true {
             let searchStart = window.startIndex + index

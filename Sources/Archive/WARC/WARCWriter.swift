@@ -5,7 +5,8 @@ import HTTPCore
 /// streaming each block so that memory stays flat whatever its size.
 ///
 /// The header is written first, so its `Content-Length` and digests must be known before the
-/// block; ``WARCHeader`` has the factories for the record types webcache writes.
+/// block; ``WARCHeader`` has the factories for the record types webcache writes. A block that turns
+/// out longer or shorter than its `Content-Length` is refused, and its record left out of the file.
 ///
 /// ```swift
 /// let writer = try WARCWriter(path: "site.warc.gz")
@@ -21,21 +22,23 @@ public final class WARCWriter {
     private var buffer = Data()
     private var blockRemaining: Int64 = 0
     private var inRecord = false
+    /// Where the current record starts, counted as ``bytesWritten``.
+    private var recordStart: Int64 = 0
 
     /// The bytes written to the file so far (compressed).
     public private(set) var bytesWritten: Int64 = 0
 
-    /// Creates (or truncates) the file at `path`; `compressionLevel` 1 to 9 compresses each record
+    /// Creates (or truncates) the file at `path`, as a shell's `>` does: through a symbolic link, and
+    /// never replacing what is there by a new file. `compressionLevel` 1 to 9 compresses each record
     /// as a gzip member, `nil` writes plain WARC.
     ///
     /// - Throws: ``ArchiveError`` when the file cannot be created.
     public init(path: String, compressionLevel: Int32? = 6) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else {
-            throw ArchiveError(reason: "The file cannot be created.")
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw ArchiveError(reason: "The file cannot be created: \(String(cString: strerror(errno))).")
         }
-        self.handle = handle
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         compressor = compressionLevel.map { GzipMemberWriter(level: $0) }
     }
 
@@ -45,21 +48,35 @@ public final class WARCWriter {
     public func beginRecord(_ header: WARCHeader, compressible: Bool = true) throws {
         precondition(!inRecord, "A WARC record was begun before the previous one ended.")
         inRecord = true
+        recordStart = bytesWritten
         compressor?.startMember(compressing: compressible)
         blockRemaining = header.contentLength ?? 0
         try emit(header.serialized())
     }
 
     /// Writes the next bytes of the current record's block.
+    ///
+    /// - Throws: ``ArchiveError`` when the bytes go past the block's `Content-Length`: the record is
+    ///   then left out of the file, as by ``discardRecord()``.
     public func writeBlock(_ data: Data) throws {
-        precondition(Int64(data.count) <= blockRemaining, "A WARC block is longer than its Content-Length.")
+        guard Int64(data.count) <= blockRemaining else {
+            try discardRecord()
+            throw ArchiveError(reason: "The record's block is longer than its Content-Length.")
+        }
         blockRemaining -= Int64(data.count)
         try emit(data)
     }
 
     /// Ends the current record (and its gzip member).
+    ///
+    /// - Throws: ``ArchiveError`` when the block is shorter than its `Content-Length`: the record is
+    ///   then left out of the file, as by ``discardRecord()``.
     public func endRecord() throws {
-        precondition(blockRemaining == 0, "A WARC block is shorter than its Content-Length.")
+        guard blockRemaining == 0 else {
+            let missing = blockRemaining
+            try discardRecord()
+            throw ArchiveError(reason: "The record's block is \(missing) bytes shorter than its Content-Length.")
+        }
         try emit(Data("\r\n\r\n".utf8))
         if let compressor { try output(compressor.finishMember()) }
         inRecord = false
@@ -80,6 +97,23 @@ public final class WARCWriter {
         if type.hasPrefix("audio/") || type.hasPrefix("video/") { return false }
         return !["font/woff", "font/woff2", "application/font-woff", "application/zip", "application/gzip",
                  "application/x-gzip", "application/zstd", "application/pdf"].contains(type)
+    }
+
+    /// Leaves the current record out of the file, for a block that cannot be written whole: what it
+    /// wrote is taken back, and the next record starts where it would have. Does nothing between records.
+    public func discardRecord() throws {
+        guard inRecord else { return }
+        inRecord = false
+        blockRemaining = 0
+        compressor?.discardMember()
+        let flushed = bytesWritten - Int64(buffer.count)
+        if recordStart >= flushed {
+            buffer.removeLast(Int(bytesWritten - recordStart))
+        } else {
+            buffer.removeAll(keepingCapacity: true)
+            try handle.truncate(atOffset: UInt64(recordStart))
+        }
+        bytesWritten = recordStart
     }
 
     /// Writes a whole record whose block is in memory.

@@ -22,8 +22,9 @@ extension CacheStore {
         }
     }
 
-    /// The entry in `scope` with the lowest id whose body is `bodyID`: the one an export writes the
-    /// body with, the others referring to it.
+    /// The complete entry in `scope` with the lowest id whose body is `bodyID`: the one an export
+    /// writes the body with, the others referring to it. Partial entries, which point at the empty
+    /// body and hold their bytes in parts, are never it.
     ///
     /// - Throws: ``CacheStore/Error``.
     public nonisolated func firstEntry(withBodyID bodyID: Int64, in scope: EntryScope = EntryScope()) throws
@@ -34,7 +35,8 @@ extension CacheStore {
         return try read("look up body \(bodyID)") { connection in
             var found: CacheEntry?
             try connection.forEachRow(
-                selection + " WHERE e.body_id = ?" + condition + " ORDER BY e.id LIMIT 1",
+                selection + " WHERE e.body_id = ? AND e.complete_length IS NULL" + condition
+                    + " ORDER BY e.id LIMIT 1",
                 [.integer(bodyID)] + values
             ) { row in
                 found = CacheEntry(row: row)

@@ -8,7 +8,9 @@ import HTTPCore
 /// several saves at once so that they share transactions (group commit: one transaction per batch).
 /// An entry is written whole or not at all, so an import stopped at any point leaves the store sound.
 ///
-/// A damaged record is reported as `FILE@OFFSET: reason` and skipped; the import goes on.
+/// A damaged record is reported as `FILE@OFFSET: reason` and skipped; a file that cannot be read or
+/// is not an archive (missing, a folder, empty, of another format) as `FILE: reason`. The import goes
+/// on with the next record or file.
 final class ArchiveImport {
     /// What an import did.
     struct Summary: Sendable, Encodable {
@@ -16,6 +18,8 @@ final class ArchiveImport {
         var fromRevisits = 0
         var skipped = 0
         var damaged = 0
+        /// Files (or WACZ members) of which nothing could be read: missing, unreadable, not archives.
+        var filesNotImported = 0
         var bodyBytes: Int64 = 0
     }
 
@@ -60,18 +64,45 @@ final class ArchiveImport {
         self.report = report
     }
 
+    /// Imports the file at `path` by its name: `.har` as HAR, `.wacz` or `.zip` as WACZ, anything else
+    /// as WARC. A path that is missing, a folder or unreadable is reported, and nothing imported from it.
+    func importFile(_ path: String) async {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            let reason = errno == ENOENT ? "does not exist" : "cannot be read: \(String(cString: strerror(errno)))"
+            return noteFileNotImported("\(path): The file \(reason).")
+        }
+        guard status.st_mode & S_IFMT != S_IFDIR else {
+            return noteFileNotImported("\(path): It is a folder, not an archive file.")
+        }
+        let lower = path.lowercased()
+        if lower.hasSuffix(".har") {
+            await importHAR(path: path, name: path)
+        } else if lower.hasSuffix(".wacz") || lower.hasSuffix(".zip") {
+            await importWACZ(path: path, name: path)
+        } else {
+            do {
+                await importWARC(from: try FileByteSource(path: path), name: path)
+            } catch {
+                noteFileNotImported("\(path): \(Self.reason(error))")
+            }
+        }
+    }
+
     // MARK: - WARC
 
     /// Imports the records of one WARC file (compressed or not) read from `source`; `name` is the file
-    /// name used in messages.
+    /// name used in messages. A file without any record is reported as not a WARC file.
     func importWARC(from source: any ByteSource, name: String) async {
         let reader: WARCReader
         do {
             reader = try await WARCReader(source: source)
         } catch {
-            noteDamage(error, in: name)
+            noteFileNotImported(error, in: name)
             return
         }
+        let problemsBefore = summary.damaged + summary.filesNotImported
+        var records = 0
         await withTaskGroup(of: SaveOutcome.self) { group in
             var inFlight = 0
             while true {
@@ -79,6 +110,11 @@ final class ArchiveImport {
                 do {
                     guard let next = try await reader.nextRecord() else { break }
                     record = next
+                    records += 1
+                } catch let error as ArchiveError where error.offset == nil && records == 0 {
+                    // The file does not start with a record.
+                    noteFileNotImported(error.message(file: name))
+                    break
                 } catch let error as ArchiveError {
                     await flushPending(into: &group, inFlight: &inFlight)
                     noteDamage(error.message(file: name))
@@ -119,6 +155,9 @@ final class ArchiveImport {
             for await outcome in group { note(outcome) }
         }
         requests = [:]
+        if records == 0, summary.damaged + summary.filesNotImported == problemsBefore {
+            noteFileNotImported("\(name): The file holds no WARC record, so it is not a WARC file.")
+        }
     }
 
     /// Imports every WARC file a WACZ (zip) file holds, in the order of its directory.
@@ -127,16 +166,18 @@ final class ArchiveImport {
         do {
             archive = try ZipArchive(path: path)
         } catch {
-            noteDamage(error, in: name)
+            noteFileNotImported(error, in: name)
             return
         }
         let warcs = archive.members.filter { $0.name.hasSuffix(".warc") || $0.name.hasSuffix(".warc.gz") }
-        if warcs.isEmpty { noteDamage("\(name): The zip file holds no .warc or .warc.gz file, so it is not a WACZ file.") }
+        if warcs.isEmpty {
+            noteFileNotImported("\(name): The zip file holds no .warc or .warc.gz file, so it is not a WACZ file.")
+        }
         for member in warcs {
             do {
                 await importWARC(from: try await archive.contents(of: member), name: "\(name):\(member.name)")
             } catch {
-                noteDamage(error, in: name)
+                noteFileNotImported(error, in: name)
             }
         }
     }
@@ -305,21 +346,27 @@ final class ArchiveImport {
         do {
             har = try HARReader(path: path)
         } catch {
-            noteDamage(error, in: name)
+            noteFileNotImported(error, in: name)
             return
         }
         await withTaskGroup(of: SaveOutcome.self) { group in
             var inFlight = 0
+            var entries = 0
             while true {
                 let next: (index: Int, entry: Result<HAREntry, ArchiveError>)?
                 do {
                     next = try await har.next()
+                } catch let error as ArchiveError where entries == 0 && error.entry == nil {
+                    // Not a HAR file (not JSON, no log.entries), or one cut before its first entry.
+                    noteFileNotImported(error, in: name)
+                    break
                 } catch {
                     // What was read before stays imported.
                     noteDamage(error, in: name)
                     break
                 }
                 guard let (index, result) = next else { break }
+                entries += 1
                 let place = "\(name)#entry \(index)"
                 do {
                     let entry = try result.get()
@@ -422,6 +469,16 @@ final class ArchiveImport {
 
     private func noteDamage(_ message: String) {
         summary.damaged += 1
+        report(message)
+    }
+
+    /// Reports `error` of the file `name`, of which nothing could be imported.
+    private func noteFileNotImported(_ error: any Error, in name: String) {
+        noteFileNotImported((error as? ArchiveError)?.message(file: name) ?? "\(name): \(Self.reason(error))")
+    }
+
+    private func noteFileNotImported(_ message: String) {
+        summary.filesNotImported += 1
         report(message)
     }
 

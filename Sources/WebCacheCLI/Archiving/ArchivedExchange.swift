@@ -11,7 +11,7 @@ import HTTPCore
 /// (``CacheEntry/decodedFrom``) is written decoded: its headers have no `Content-Encoding` (the
 /// store removed it when it decoded), get the `Content-Length` of the decoded bytes, and name the
 /// coding in `X-WebCache-Decoded-From`. A `Transfer-Encoding` is dropped (the store keeps content,
-/// not framing) and a missing `Content-Length` is added.
+/// not framing) and a missing `Content-Length` is added, except to a 1xx, 204 or 304.
 enum ArchivedExchange {
     /// The response field that names the content coding a body was decoded from before it was stored.
     static let decodedFromField = "X-WebCache-Decoded-From"
@@ -31,11 +31,30 @@ enum ArchivedExchange {
             headers.remove("Content-Length")
             headers.append(name: decodedFromField, value: coding)
         }
-        if headers.values(for: "Content-Length") != [String(entry.bodySize)] {
+        if !getsNoContentLength(entry.status), headers.values(for: "Content-Length") != [String(entry.bodySize)] {
             headers.remove("Content-Length")
             headers.append(name: "Content-Length", value: String(entry.bodySize))
         }
         return headers
+    }
+
+    /// The response fields an archive gets for `part` of partial `entry`, as a 206 of its own: the
+    /// entry's fields with the part's `Content-Range` and `Content-Length` (the entry keeps those of
+    /// the part stored last).
+    static func responseHeaders(of entry: CacheEntry, part: EntryPart) -> HTTPHeaders {
+        var headers = entry.headers
+        for name in ["Transfer-Encoding", "Content-Range", "Content-Length"] { headers.remove(name) }
+        let range = ByteRange(first: part.first, last: part.span.upperBound)
+        headers.append(name: "Content-Range",
+                       value: ContentRange(range: range, completeLength: entry.completeLength).description)
+        headers.append(name: "Content-Length", value: String(part.length))
+        return headers
+    }
+
+    /// Whether a response of `status` gets no `Content-Length` made for its content (RFC 9110 §8.6):
+    /// a 1xx or 204 must not have one, and a 304's would give the length of the 200 it stands for.
+    static func getsNoContentLength(_ status: Int) -> Bool {
+        (100..<200).contains(status) || status == 204 || status == 304
     }
 
     /// The request head for `entry`: `GET` with its target, `Host`, and the fields its Vary key
@@ -56,6 +75,14 @@ enum ArchivedExchange {
             headers.append(name: String(line[..<colon]), value: value)
         }
         return HTTPMessageHead(startLine: "\(entry.method.rawValue) \(target) HTTP/1.1", headers: headers)
+    }
+
+    /// The request head for `part` of partial `entry`: that of ``requestHead(of:)`` asking for the
+    /// part's bytes with `Range`.
+    static func requestHead(of entry: CacheEntry, part: EntryPart) -> HTTPMessageHead {
+        var head = requestHead(of: entry)
+        head.headers.append(name: "Range", value: "bytes=\(part.first)-\(part.span.upperBound)")
+        return head
     }
 
     /// The WARC extension fields for `entry`: partition, Vary key (percent-encoded, it has line

@@ -26,6 +26,22 @@ struct ExportSelection: Sendable {
         }
     }
 
+    /// The parts of partial `entry`, ordered by position, each with bytes.
+    ///
+    /// - Throws: ``ExportFailure`` when they cannot be read, are gone, or one is empty.
+    static func parts(of entry: CacheEntry, in store: CacheStore) throws(ExportFailure) -> [EntryPart] {
+        let variants = try ExportFailure.reading {
+            try store.partialVariants(partition: entry.partition, method: entry.method, url: entry.url)
+        }
+        guard let parts = variants.first(where: { $0.entry.id == entry.id })?.parts, !parts.isEmpty else {
+            throw ExportFailure(reason: "The partial entry has no parts in the store any more.")
+        }
+        guard parts.allSatisfy({ $0.length > 0 }) else {
+            throw ExportFailure(reason: "A part of the partial entry is empty.")
+        }
+        return parts
+    }
+
     /// The page's entries, then those of every resource it needs, in each partition the page is in.
     private func pageBatches(_ pageURL: String, in store: CacheStore) throws -> [[CacheEntry]] {
         var batches: [[CacheEntry]] = []
@@ -43,5 +59,21 @@ struct ExportSelection: Sendable {
             }
         }
         return batches
+    }
+}
+
+/// Why one entry could not be exported (its body cannot be read, or is not what its entry
+/// records): reported with the entry's URL, and the export goes on with the next entry.
+struct ExportFailure: Error {
+    /// What is wrong, as a sentence.
+    var reason: String
+
+    /// Runs `read`, a read of the store, making what it throws the entry's failure.
+    static func reading<T>(_ read: () throws -> T) throws(ExportFailure) -> T {
+        do {
+            return try read()
+        } catch {
+            throw ExportFailure(reason: ArchiveImport.reason(error))
+        }
     }
 }

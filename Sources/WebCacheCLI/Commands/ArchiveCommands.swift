@@ -8,9 +8,12 @@ extension CommandCatalog {
         discussion: """
             With --warc: WARC 1.1, each record gzip-compressed on its own when FILE ends in .gz; a warcinfo \
             record, then per entry a response record (a revisit record when an earlier record holds the same \
-            body) and its request record, with SHA-256 block and payload digests. With --har: HAR 1.2, bodies \
-            as text or base64. Headers are as received; a body stored decoded from a content coding is written \
-            decoded, its coding named in X-WebCache-Decoded-From. Without a selection option, every entry.
+            body) and its request record, with SHA-256 block and payload digests; a partial entry as a 206 \
+            response for each of its parts. With --har: HAR 1.2, bodies as text or base64. Headers are as \
+            received; a body stored decoded from a content coding is written decoded, its coding named in \
+            X-WebCache-Decoded-From. Without a selection option, every entry. FILE is never '-', the store, or \
+            a file SQLite keeps beside it. An entry whose body cannot be read is reported by URL and left out, \
+            and the exit code is then 1.
             """,
         options: [
             OptionSpec(names: ["--warc"], kind: .value(name: "file"), help: "Write a WARC file (.warc or .warc.gz)."),
@@ -31,7 +34,8 @@ extension CommandCatalog {
             revisit record, with the body it names) becomes an entry received at the time the archive \
             gives, so its age and freshness are as if it had been fetched then. Records that are not HTTP \
             responses to GET are skipped and counted. A damaged record is reported as FILE@OFFSET: reason \
-            (FILE#entry N for HAR) and the import goes on; the exit code is then 1. Entries are saved in \
+            (FILE#entry N for HAR), and a file that is missing, unreadable, empty or not an archive as \
+            FILE: reason; the import goes on, and the exit code is then 1. Entries are saved in \
             batches through the store's transactions: an import stopped at any point leaves the store sound. \
             The store is created when it does not exist.
             """,

@@ -2,14 +2,21 @@ import CacheStore
 import Foundation
 
 /// `webcache export --warc FILE | --har FILE [--page URL] [--host HOST] [--partition NAME]`: writes
-/// stored entries to an archive. The store is opened for reading only.
+/// stored entries to an archive. The store is opened for reading only. An entry that cannot be
+/// exported is reported on standard error with its URL and left out; the exit code is then 1.
 enum ExportCommand {
     /// The report, as JSON.
     struct Report: Encodable {
         var file: String
         var format: String
+        /// Entries written, partial ones included.
         var entries: Int
         var revisits: Int
+        var partialEntries: Int
+        /// The 206 records (or HAR entries) the partial entries' parts were written as.
+        var parts: Int
+        /// Entries left out because they could not be read.
+        var failed: Int
         var bodyBytes: Int64
     }
 
@@ -20,6 +27,7 @@ enum ExportCommand {
         guard (warc == nil) != (har == nil), let file = warc ?? har else {
             throw UsageError("Give exactly one of --warc <file> and --har <file>", command: arguments.spec)
         }
+        try checkOutput(file, store: context.storeExists ? context.storePath : nil, command: arguments.spec)
         var selection = ExportSelection(scope: EntryScope(partition: arguments.value("partition")))
         if let host = arguments.value("host") {
             selection.scope.host = try HostArgument(host, for: "--host <host>", command: arguments.spec).storedHost
@@ -27,17 +35,24 @@ enum ExportCommand {
         if let page = arguments.value("page") {
             selection.pageURL = CommandContext.storedForms(of: page).last
         }
+        let stderr = context.stderr
         let report = try await context.withExistingStore(readOnly: true) { store in
             do {
                 if warc != nil {
-                    let summary = try await WARCExport(store: store, selection: selection, path: file)
-                        .run(version: CommandLineInterface.version)
-                    return Report(file: file, format: "warc", entries: summary.responses + summary.revisits,
-                                  revisits: summary.revisits, bodyBytes: summary.bodyBytes)
+                    let summary = try await WARCExport(store: store, selection: selection, path: file) {
+                        stderr.write($0 + "\n")
+                    }.run(version: CommandLineInterface.version)
+                    return Report(file: file, format: "warc",
+                                  entries: summary.responses + summary.revisits + summary.partialEntries,
+                                  revisits: summary.revisits, partialEntries: summary.partialEntries,
+                                  parts: summary.parts, failed: summary.failed, bodyBytes: summary.bodyBytes)
                 }
-                let (entries, bytes) = try await HARExport(store: store, selection: selection, path: file)
-                    .run(version: CommandLineInterface.version)
-                return Report(file: file, format: "har", entries: entries, revisits: 0, bodyBytes: bytes)
+                let summary = try await HARExport(store: store, selection: selection, path: file) {
+                    stderr.write($0 + "\n")
+                }.run(version: CommandLineInterface.version)
+                return Report(file: file, format: "har", entries: summary.entries, revisits: 0,
+                              partialEntries: summary.partialEntries, parts: summary.parts, failed: summary.failed,
+                              bodyBytes: summary.bodyBytes)
             } catch {
                 throw CLIError("Could not export to '\(file)': \(ArchiveImport.reason(error))")
             }
@@ -45,11 +60,85 @@ enum ExportCommand {
         if arguments.flag("json") {
             try JSONOutput.write(report, to: context.stdout)
         } else {
-            let revisits = report.format == "warc" ? " (\(report.revisits) as revisit records)" : ""
-            context.stdout.write(
-                "Exported \(report.entries) entries\(revisits) and \(ValueParsers.formatBytes(report.bodyBytes)) of "
-                    + "bodies to '\(file)'.\n")
+            context.stdout.write(summaryLine(report))
+        }
+        guard report.failed == 0 else {
+            context.stderr.write(
+                "Error: \(ValueParsers.formatCount(report.failed, "entry", "entries")) could not be exported; "
+                    + "'\(file)' holds the rest.\n")
+            return ExitCode.failure
         }
         return ExitCode.success
+    }
+
+    /// `Exported 7 entries (1 as a revisit record) and 311.2 KiB of bodies to 'site.warc'.`, with the
+    /// partial entries and their parts when there are any.
+    private static func summaryLine(_ report: Report) -> String {
+        var details: [String] = []
+        if report.format == "warc" {
+            details.append("\(report.revisits) as \(report.revisits == 1 ? "a revisit record" : "revisit records")")
+        }
+        if report.partialEntries > 0 {
+            details.append(ValueParsers.formatCount(report.partialEntries, "partial entry", "partial entries")
+                + " as " + ValueParsers.formatCount(report.parts, "part", "parts"))
+        }
+        let detail = details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")"
+        return "Exported \(ValueParsers.formatCount(report.entries, "entry", "entries"))\(detail) and "
+            + "\(ValueParsers.formatBytes(report.bodyBytes)) of bodies to '\(report.file)'.\n"
+    }
+
+    /// The files SQLite keeps beside a store, by suffix: the write-ahead log, its shared-memory index
+    /// and the rollback journal.
+    private static let storeCompanions = [("-wal", "the write-ahead log"), ("-shm", "the shared-memory index"),
+                                          ("-journal", "the rollback journal")]
+
+    /// Refuses an output that is not a file to create: `-` (standard output carries the summary),
+    /// and the store being read or a file SQLite keeps beside it, which the archive would overwrite.
+    /// Paths are compared after symbolic links, `.` and `..` are resolved, and existing files by
+    /// device and inode (a hard link).
+    private static func checkOutput(_ file: String, store: String?, command: CommandSpec) throws(UsageError) {
+        if file == "-" {
+            throw UsageError("The output file '-' is not standard output here: export writes the archive to a "
+                             + "file and its summary to standard output. Give a file name ('./-' for a file "
+                             + "named '-').", command: command)
+        }
+        guard let store else { return }
+        let output = resolvedPath(file)
+        let storeFile = resolvedPath(store)
+        var outputStatus = stat()
+        let outputExists = stat(output, &outputStatus) == 0
+        for (suffix, role) in [("", "")] + storeCompanions {
+            var status = stat()
+            let same: Bool
+            if outputExists, stat(storeFile + suffix, &status) == 0 {
+                same = status.st_dev == outputStatus.st_dev && status.st_ino == outputStatus.st_ino
+            } else {
+                same = output == storeFile + suffix
+            }
+            guard same else { continue }
+            let what = suffix.isEmpty ? "the store '\(store)'" : "'\(store + suffix)', \(role) of the store '\(store)'"
+            throw UsageError("The output file '\(file)' is \(what): the export would overwrite it. Give another "
+                             + "file.", command: command)
+        }
+    }
+
+    /// `path` made absolute, with its folder's symbolic links, `.` and `..` resolved, and then the
+    /// links its last name leads through, also to a file that is not there yet.
+    private static func resolvedPath(_ path: String) -> String {
+        var url = URL(fileURLWithPath: path)
+        // At most as many links as the system follows in one path (Linux's MAXSYMLINKS).
+        for _ in 0..<40 {
+            let folder = url.deletingLastPathComponent().path
+            let realFolder = realpath(folder, nil).map { pointer in
+                defer { free(pointer) }
+                return URL(fileURLWithPath: String(cString: pointer), isDirectory: true)
+            } ?? URL(fileURLWithPath: folder, isDirectory: true)
+            let resolved = realFolder.appendingPathComponent(url.lastPathComponent).path
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: resolved) else {
+                return resolved
+            }
+            url = URL(fileURLWithPath: target, relativeTo: realFolder)
+        }
+        return url.standardizedFileURL.path
     }
 }

@@ -1,49 +1,51 @@
-import Archive
 import CacheStore
 import Foundation
 
 /// `webcache import FILE...`: stores the responses of WARC, WACZ and HAR files. Exits 1 when any
-/// record was damaged (the others are imported).
+/// record was damaged or any file could not be imported (missing, unreadable, not an archive); the
+/// others are imported.
 enum ImportCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let files = context.arguments.positionals
-        for file in files where !FileManager.default.isReadableFile(atPath: file) {
-            throw CLIError("The archive '\(file)' does not exist or cannot be read.")
-        }
         _ = try context.makeLogger()
         try CacheStore.createFolder(forStoreAt: context.storePath)
         let stderr = context.stderr
         let summary = try await withCacheStore(at: context.storePath) { store in
             let importer = ArchiveImport(store: store) { stderr.write($0 + "\n") }
-            for file in files {
-                let lower = file.lowercased()
-                if lower.hasSuffix(".har") {
-                    await importer.importHAR(path: file, name: file)
-                } else if lower.hasSuffix(".wacz") || lower.hasSuffix(".zip") {
-                    await importer.importWACZ(path: file, name: file)
-                } else {
-                    do {
-                        await importer.importWARC(from: try FileByteSource(path: file), name: file)
-                    } catch {
-                        stderr.write("\(file): \(ArchiveImport.reason(error))\n")
-                    }
-                }
-            }
+            for file in files { await importer.importFile(file) }
             return importer.summary
         }
         if context.arguments.flag("json") {
             try JSONOutput.write(summary, to: context.stdout)
         } else {
-            context.stdout.write(
-                "Imported \(summary.imported) entries (\(summary.fromRevisits) from revisit records, "
-                    + "\(ValueParsers.formatBytes(summary.bodyBytes)) of bodies); skipped \(summary.skipped) records "
-                    + "that are not HTTP responses to store; \(summary.damaged) damaged.\n")
+            context.stdout.write(summaryLine(summary))
         }
-        guard summary.damaged == 0 else {
-            let noun = summary.damaged == 1 ? "record was" : "records were"
-            context.stderr.write("Error: \(summary.damaged) \(noun) damaged and not imported; the rest was.\n")
+        var problems: [String] = []
+        if summary.filesNotImported > 0 {
+            problems.append(
+                ValueParsers.formatCount(summary.filesNotImported, "file", "files") + " could not be imported")
+        }
+        if summary.damaged > 0 {
+            problems.append(ValueParsers.formatCount(summary.damaged, "record was", "records were")
+                + " damaged and not imported")
+        }
+        guard problems.isEmpty else {
+            context.stderr.write("Error: \(problems.joined(separator: " and ")); everything else was imported.\n")
             return ExitCode.failure
         }
         return ExitCode.success
+    }
+
+    /// `Imported 7 entries (1 from a revisit record, 294.3 KiB of bodies); skipped 2 records that are
+    /// not HTTP responses to store; 0 damaged.`, and the files not imported when there are any.
+    private static func summaryLine(_ summary: ArchiveImport.Summary) -> String {
+        let revisits = summary.fromRevisits == 1 ? "a revisit record" : "revisit records"
+        let skipped = summary.skipped == 1
+            ? "1 record that is not an HTTP response" : "\(summary.skipped) records that are not HTTP responses"
+        let files = summary.filesNotImported == 0
+            ? "" : "; " + ValueParsers.formatCount(summary.filesNotImported, "file", "files") + " not imported"
+        return "Imported \(ValueParsers.formatCount(summary.imported, "entry", "entries")) (\(summary.fromRevisits) "
+            + "from \(revisits), \(ValueParsers.formatBytes(summary.bodyBytes)) of bodies); skipped \(skipped) to "
+            + "store; \(summary.damaged) damaged\(files).\n"
     }
 }

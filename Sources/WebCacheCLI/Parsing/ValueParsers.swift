@@ -110,6 +110,11 @@ enum ValueParsers {
         }
     }
 
+    /// Formats a count with its noun for people: `1 entry`, `3 entries`, `0 entries`.
+    static func formatCount(_ count: Int, _ singular: String, _ plural: String) -> String {
+        "\(count) \(count == 1 ? singular : plural)"
+    }
+
     /// Formats bytes for people: `812 B`, `14.2 KiB`, `3.0 MiB`.
     static func formatBytes(_ bytes: Int64) -> String {
         scaled(bytes, by: 1024, units: ["B", "KiB", "MiB", "GiB", "TiB"])
