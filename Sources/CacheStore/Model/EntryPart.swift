@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// One part of a partial entry (RFC 9111 §3.3): a stored body holding the representation's bytes
 /// from ``first`` on.
 public struct EntryPart: Sendable, Hashable {
@@ -61,4 +63,13 @@ public struct PartialEntry: Sendable, Hashable {
 
     /// The length of the complete representation.
     public var completeLength: Int64 { entry.completeLength ?? 0 }
+
+    /// The header fields of the complete response that parts stored with `headers` make once they
+    /// hold all `completeLength` bytes: theirs, without `Content-Range`, with that `Content-Length`.
+    public static func completeHeaders(_ headers: HTTPHeaders, completeLength: Int64) -> HTTPHeaders {
+        var complete = headers
+        complete.remove("Content-Range")
+        complete["Content-Length"] = String(completeLength)
+        return complete
+    }
 }
