@@ -31,6 +31,27 @@ struct MergeTests {
         try await store.save(entry, body: Data(body.utf8))
     }
 
+    /// A representation of 1 MB, in parts through ``savePart(_:of:in:)``.
+    private static let video = Data((0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 10) })
+    private static let videoURL = "https://a.test/video.webm"
+
+    /// Saves bytes `range` of ``video`` as a part, as a gateway stores a 206 answering a Range request.
+    private func savePart(_ range: Range<Int>, of url: String = videoURL, in store: CacheStore) async throws {
+        let headers: HTTPHeaders = [
+            "ETag": #""v1""#, "Content-Type": "video/webm",
+            "Content-Range": "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(Self.video.count)",
+        ]
+        let entry = CacheEntry(
+            url: url, status: 206, headers: headers, requestTime: Self.start, responseTime: Self.start,
+            freshUntil: Self.start.addingTimeInterval(600))
+        var writer = store.makeBodyWriter()
+        try await writer.write(Self.video.subdata(in: range))
+        try await store.savePart(
+            entry, first: Int64(range.lowerBound), completeLength: Int64(Self.video.count),
+            completeHeaders: PartialEntry.completeHeaders(headers, completeLength: Int64(Self.video.count)),
+            body: writer)
+    }
+
     @Test func theResponseReceivedLastWinsAndEverythingElseComesAlong() async throws {
         // Given
         let first = folder.path("first.sqlite")
@@ -77,6 +98,34 @@ struct MergeTests {
         let reports = try #require(try JSONSerialization.jsonObject(with: again.stdoutData) as? [[String: Any]])
         #expect(reports.first?["merged"] as? Int == 0)
         #expect(reports.first?["older"] as? Int == 3)
+    }
+
+    @Test func aPartialEntryComesWithItsPartsAndServesTheRangesTheyHold() async throws {
+        // Given a store holding two ranges of a response
+        let part = folder.path("part.sqlite")
+        try await withCacheStore(at: part) { store in
+            try await savePart(1_000..<2_000, in: store)
+            try await savePart(5_000..<6_000, in: store)
+        }
+        let merged = folder.path("partm.sqlite")
+
+        // When
+        let result = try await webcache.run(["merge", part, "--into", merged])
+
+        // Then the merged store holds both parts, and serves a range from them
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        try await withCacheStore(at: merged) { store in
+            let partial = try #require(try store.partialVariants(url: Self.videoURL).first)
+            #expect(partial.parts.map(\.span) == [1_000...1_999, 5_000...5_999])
+        }
+        let range = try await webcache.run([
+            "get", Self.videoURL, "-H", "Range: bytes=5100-5199", "--policy", "cache-only", "--store", merged,
+        ])
+        #expect(range.exitCode == 0, "\(range.stderr)")
+        #expect(range.stderr.contains(" 206 "), "\(range.stderr)")
+        #expect(range.stdoutData == Self.video.subdata(in: 5_100..<5_200))
+        let verify = try await webcache.run(["verify", "--store", merged])
+        #expect(verify.exitCode == 0, "\(verify.stdout)")
     }
 
     @Test func aMissingSourceIsNamedAndNothingIsCreated() async throws {

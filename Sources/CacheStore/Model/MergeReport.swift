@@ -6,7 +6,8 @@ public struct MergeReport: Sendable, Hashable {
     public var mergedEntries: Int
     /// Entries left out because the store already held a response received at the same time or later.
     public var olderEntries: Int
-    /// Bodies copied; the others were already stored (bodies are shared by their SHA-256).
+    /// Bodies copied, of entries and of partial entries' parts; the others were already stored (bodies
+    /// are shared by their SHA-256).
     public var copiedBodies: Int
     /// Page → resource edges added or updated.
     public var mergedEdges: Int

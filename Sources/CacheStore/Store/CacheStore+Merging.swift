@@ -4,7 +4,9 @@ import HTTPCore
 extension CacheStore {
     /// Adds what `source` holds to this store, in one transaction: entries with their partitions and
     /// pins, their bodies (copied chunk by chunk unless a body with the same SHA-256 is stored
-    /// already) and the pages' edges.
+    /// already), partial entries with their parts (each part's body copied or shared in the same way,
+    /// and stored as ``savePart(_:first:completeLength:completeHeaders:body:)`` stores one) and the
+    /// pages' edges.
     ///
     /// For the same partition, method, URL and Vary key, the response received last wins (by
     /// ``CacheEntry/responseTime``; the entry already here wins a tie); a pin in either store is kept.
@@ -69,25 +71,61 @@ extension CacheStore {
             }
             return
         }
-        guard let hash = entry.bodyHash, let sourceBodyID = entry.bodyID else { return }
-        let bodyID: Int64
-        if let existing = try Self.bodyID(withHash: hash, connection) {
-            bodyID = existing
-        } else {
-            let check = try source.bodyCheck(bodyID: sourceBodyID)
-            bodyID = try insertBody(connection, hash: hash, size: check.size, chunkCount: check.chunkCount, at: now)
-            var reader = source.bodyChunks(bodyID: sourceBodyID)
-            var seq: Int64 = 0
-            while let chunk = try reader.next() {
-                try insertChunk(connection, bodyID: bodyID, seq: seq, data: chunk)
-                seq += 1
-            }
-            report.copiedBodies += 1
+        if entry.isPartial {
+            try mergeParts(of: entry, from: source, at: now, report: &report, connection)
+            return
         }
+        guard let sourceBodyID = entry.bodyID else { return }
+        let check = try source.bodyCheck(bodyID: sourceBodyID)
+        let bodyID = try copyBody(check, from: source, at: now, report: &report, connection)
         guard case .success(let headers) = HeaderCoding.encode(entry.headers) else { return }
         _ = try upsert(
-            entry, headers: headers, bodyID: bodyID, bodyHash: hash, bodySize: entry.bodySize, at: now, pageEdges: nil,
-            connection)
+            entry, headers: headers, bodyID: bodyID, bodyHash: check.hash, bodySize: entry.bodySize, at: now,
+            pageEdges: nil, connection)
         report.mergedEntries += 1
+    }
+
+    /// Merges partial entry `entry` of `source` with its parts: each part's body is copied if needed,
+    /// and the part stored as the store stores one
+    /// (``storePart(_:of:headers:completeHeaders:completeFields:at:_:)``), so that parts that come to
+    /// hold every byte make a complete entry.
+    private static func mergeParts(
+        of entry: CacheEntry, from source: CacheStore, at now: Date, report: inout MergeReport,
+        _ connection: Connection
+    ) throws {
+        guard let completeLength = entry.completeLength, let entryID = entry.id else { return }
+        let completeFields = PartialEntry.completeHeaders(entry.headers, completeLength: completeLength)
+        guard case .success(let headers) = HeaderCoding.encode(entry.headers),
+            case .success(let completeHeaders) = HeaderCoding.encode(completeFields)
+        else { return }
+        for part in try source.parts(ofEntry: entryID) {
+            let check = try source.bodyCheck(bodyID: part.bodyID)
+            let bodyID = try copyBody(check, from: source, at: now, report: &report, connection)
+            let stored = try storePart(
+                EntryPart(first: part.first, length: part.length, bodyID: bodyID), of: entry, headers: headers,
+                completeHeaders: completeHeaders, completeFields: completeFields, at: now, connection)
+            guard stored.isPartial else { break }
+        }
+        report.mergedEntries += 1
+    }
+
+    /// The id here of the body of `source` that `check` was made for: the stored body with the same
+    /// SHA-256, or a copy made chunk by chunk, each chunk checked as it is read.
+    ///
+    /// - Throws: ``Error/Code/damagedBody`` when the body no longer matches its checksums.
+    private static func copyBody(
+        _ check: BodyCheck, from source: CacheStore, at now: Date, report: inout MergeReport, _ connection: Connection
+    ) throws -> Int64 {
+        if let existing = try Self.bodyID(withHash: check.hash, connection) { return existing }
+        let bodyID = try insertBody(
+            connection, hash: check.hash, size: check.size, chunkCount: check.chunkCount, at: now)
+        var reader = source.bodyChunks(bodyID: check.bodyID)
+        var seq: Int64 = 0
+        while let chunk = try reader.next() {
+            try insertChunk(connection, bodyID: bodyID, seq: seq, data: chunk)
+            seq += 1
+        }
+        report.copiedBodies += 1
+        return bodyID
     }
 }

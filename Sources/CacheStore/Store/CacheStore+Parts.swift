@@ -34,6 +34,16 @@ extension CacheStore {
         }
     }
 
+    /// The parts of partial entry `entryID`, ordered by position; none for a complete entry.
+    ///
+    /// - Throws: ``CacheStore/Error``.
+    nonisolated func parts(ofEntry entryID: Int64) throws -> [EntryPart] {
+        guard columns.hasParts else { return [] }
+        return try read("read the parts of entry \(entryID)") { connection in
+            try Self.readParts(entryID: entryID, connection)
+        }
+    }
+
     private static func readParts(entryID: Int64, _ connection: Connection) throws -> [EntryPart] {
         var parts: [EntryPart] = []
         try connection.forEachRow(
