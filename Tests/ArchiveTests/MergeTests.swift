@@ -76,8 +76,10 @@ struct MergeTests {
         // Then
         #expect(result.exitCode == 0, "\(result.stderr)")
         #expect(result.stdout == """
-            Merged '\(first)': 3 entries added or newer, 0 older left out, 3 bodies copied, 1 page edges.
-            Merged '\(second)': 2 entries added or newer, 1 older left out, 1 bodies copied, 1 page edges.
+            Merged '\(first)': 3 entries added or newer, 0 older left out, 0 parts of complete entries left out, \
+            3 bodies copied, 1 page edges.
+            Merged '\(second)': 2 entries added or newer, 1 older left out, 0 parts of complete entries left out, \
+            1 bodies copied, 1 page edges.
 
             """)
         try await withCacheStore(at: merged) { store in
@@ -124,6 +126,36 @@ struct MergeTests {
         #expect(range.exitCode == 0, "\(range.stderr)")
         #expect(range.stderr.contains(" 206 "), "\(range.stderr)")
         #expect(range.stdoutData == Self.video.subdata(in: 5_100..<5_200))
+        let verify = try await webcache.run(["verify", "--store", merged])
+        #expect(verify.exitCode == 0, "\(verify.stdout)")
+    }
+
+    @Test func aNewerPartDoesNotReplaceTheCompleteResponseItIsPartOf() async throws {
+        // Given the whole response in one store, and a part of it received later in another
+        let complete = folder.path("complete.sqlite")
+        try await withCacheStore(at: complete) { store in
+            let entry = CacheEntry(
+                url: Self.videoURL, status: 200, headers: ["ETag": #""v1""#, "Content-Type": "video/webm"],
+                requestTime: Self.start.addingTimeInterval(-60), responseTime: Self.start.addingTimeInterval(-60),
+                freshUntil: Self.start.addingTimeInterval(600))
+            try await store.save(entry, body: Self.video)
+        }
+        let part = folder.path("part.sqlite")
+        try await withCacheStore(at: part) { store in try await savePart(1_000..<2_000, in: store) }
+        let merged = folder.path("merged.sqlite")
+
+        // When
+        let result = try await webcache.run(["merge", complete, part, "--into", merged, "--json"])
+
+        // Then the part is left out, and the whole response is still read from the store
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let reports = try #require(try JSONSerialization.jsonObject(with: result.stdoutData) as? [[String: Any]])
+        #expect(reports.last?["heldWhole"] as? Int == 1)
+        let get = try await webcache.run(["get", Self.videoURL, "--policy", "cache-only", "--store", merged])
+        #expect(get.exitCode == 0, "\(get.stderr)")
+        // Compared as a whole: a failure then shows no difference of a million bytes.
+        let isWhole = get.stdoutData == Self.video
+        #expect(isWhole, "\(get.stdoutData.count) bytes")
         let verify = try await webcache.run(["verify", "--store", merged])
         #expect(verify.exitCode == 0, "\(verify.stdout)")
     }

@@ -20,6 +20,11 @@ public struct EntryPart: Sendable, Hashable {
     /// The positions the part holds, in the complete representation.
     public var span: ClosedRange<Int64> { first...(first + length - 1) }
 
+    /// Whether this part holds every byte of `other`.
+    func holds(_ other: EntryPart) -> Bool {
+        span.contains(other.span.lowerBound) && span.contains(other.span.upperBound)
+    }
+
     /// Where the bytes `range` of a representation are among `parts`: the pieces to read, in
     /// order, each a part and the positions to read of it (from 0, in the part's own body), and the
     /// spans no part holds. Where parts overlap, the one that reaches furthest is read, so that a

@@ -44,7 +44,7 @@ extension CacheStore {
         }
     }
 
-    private static func readParts(entryID: Int64, _ connection: Connection) throws -> [EntryPart] {
+    static func readParts(entryID: Int64, _ connection: Connection) throws -> [EntryPart] {
         var parts: [EntryPart] = []
         try connection.forEachRow(
             """
@@ -179,11 +179,11 @@ extension CacheStore {
     /// those it holds; returns the parts after.
     private static func addPart(_ part: EntryPart, entryID: Int64, _ connection: Connection) throws -> [EntryPart] {
         let parts = try readParts(entryID: entryID, connection)
-        if parts.contains(where: { $0.span.contains(part.span.lowerBound) && $0.span.contains(part.span.upperBound) }) {
+        if parts.contains(where: { $0.holds(part) }) {
             try connection.run("DELETE FROM body WHERE id = ? AND ref_count = 0", [.integer(part.bodyID)])
             return parts
         }
-        for held in parts where part.span.contains(held.span.lowerBound) && part.span.contains(held.span.upperBound) {
+        for held in parts where part.holds(held) {
             try connection.run(
                 "DELETE FROM entry_part WHERE entry_id = ? AND first = ?", [.integer(entryID), .integer(held.first)])
         }

@@ -35,8 +35,8 @@ enum MergeCommand {
             for report in reports {
                 context.stdout.write(
                     "Merged '\(report.sourcePath)': \(report.mergedEntries) entries added or newer, "
-                        + "\(report.olderEntries) older left out, \(report.copiedBodies) bodies copied, "
-                        + "\(report.mergedEdges) page edges.\n")
+                        + "\(report.olderEntries) older left out, \(report.heldWhole) parts of complete entries left "
+                        + "out, \(report.copiedBodies) bodies copied, \(report.mergedEdges) page edges.\n")
             }
         }
         return ExitCode.success
@@ -47,6 +47,7 @@ enum MergeCommand {
         var source: String
         var merged: Int
         var older: Int
+        var heldWhole: Int
         var copiedBodies: Int
         var edges: Int
 
@@ -54,6 +55,7 @@ enum MergeCommand {
             source = report.sourcePath
             merged = report.mergedEntries
             older = report.olderEntries
+            heldWhole = report.heldWhole
             copiedBodies = report.copiedBodies
             edges = report.mergedEdges
         }
