@@ -6,7 +6,8 @@ import WebCacheTestSupport
 @testable import CacheStore
 
 /// `webcache merge` with the real executable: the response received last wins, bodies are shared by
-/// hash, pins, partitions and page edges come along, and verify holds after.
+/// hash, pins, partitions, page edges and partial entries' parts come along, and verify holds after;
+/// a source that cannot be merged is named and the others are merged.
 @Suite(.timeLimit(.minutes(1)))
 struct MergeTests {
     let folder: TemporaryFolder
@@ -158,6 +159,80 @@ struct MergeTests {
         #expect(isWhole, "\(get.stdoutData.count) bytes")
         let verify = try await webcache.run(["verify", "--store", merged])
         #expect(verify.exitCode == 0, "\(verify.stdout)")
+    }
+
+    /// A store at `name` holding one entry of `url`; its body's bytes zeroed in the file when `damaged`.
+    private func makeSource(_ name: String, url: String, damaged: Bool = false) async throws -> String {
+        let path = folder.path(name)
+        try await withCacheStore(at: path) { store in
+            try await save(url, body: "body of \(name)", offset: 0, in: store)
+            guard damaged else { return }
+            try await store.write("damage the body") { connection in
+                try connection.run("UPDATE body_chunk SET data = zeroblob(length(data))")
+            }
+        }
+        return path
+    }
+
+    @Test func unusableSourcesAreNamedAndTheOthersMerged() async throws {
+        // Given a missing source, one that is not SQLite, one with a damaged body, and two sound ones
+        let missing = folder.path("nope.sqlite")
+        let junk = try folder.write(Data("not a store\n".utf8), to: "junk.sqlite")
+        let first = try await makeSource("a.sqlite", url: "https://a.test/a")
+        let damaged = try await makeSource("damaged.sqlite", url: "https://a.test/d", damaged: true)
+        let second = try await makeSource("b.sqlite", url: "https://a.test/b")
+        let merged = folder.path("merged.sqlite")
+
+        // When
+        let result = try await webcache.run(["merge", missing, junk, first, damaged, second, "--into", merged])
+
+        // Then each unusable source is named, and the others are merged
+        #expect(result.exitCode == 1)
+        let errors = result.stderr.split(separator: "\n").map(String.init)
+        #expect(errors.count == 3, "\(result.stderr)")
+        #expect(errors.first == "Error: There is no store at '\(missing)'.")
+        #expect(errors.dropFirst().first?.hasPrefix("Error: Could not merge '\(junk)' into '\(merged)': ") == true)
+        #expect(errors.last?.hasPrefix("Error: Could not merge '\(damaged)' into '\(merged)': ") == true)
+        #expect(errors.allSatisfy { $0.hasSuffix(".") && !$0.hasSuffix("..") }, "\(errors)")
+        #expect(result.stdout.split(separator: "\n").map { $0.prefix(while: { $0 != ":" }) } == [
+            "Merged '\(first)'", "Merged '\(second)'",
+        ])
+        let stored = try await withCacheStore(at: merged) { store in
+            try ["https://a.test/a", "https://a.test/b", "https://a.test/d"].map { try store.entry(url: $0) != nil }
+        }
+        #expect(stored == [true, true, false])
+        let verify = try await webcache.run(["verify", "--store", merged])
+        #expect(verify.exitCode == 0, "\(verify.stdout)")
+    }
+
+    @Test(arguments: ["junk", "damaged", "both"])
+    func noNewStoreIsLeftWhenNoSourceCanBeMerged(sources kind: String) async throws {
+        var sources: [String] = []
+        if kind != "damaged" { sources.append(try folder.write(Data("not a store\n".utf8), to: "junk.sqlite")) }
+        if kind != "junk" {
+            sources.append(try await makeSource("damaged.sqlite", url: "https://a.test/d", damaged: true))
+        }
+        let merged = folder.path("out/merged.sqlite")
+
+        let result = try await webcache.run(["merge"] + sources + ["--into", merged])
+
+        #expect(result.exitCode == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.split(separator: "\n").count == sources.count, "\(result.stderr)")
+        for suffix in ["", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: merged + suffix), "\(kind): \(suffix)")
+        }
+    }
+
+    @Test func aStoreThatExistedKeepsWhatItHeldWhenNoSourceCanBeMerged() async throws {
+        let merged = try await makeSource("merged.sqlite", url: "https://a.test/kept")
+        let junk = try folder.write(Data("not a store\n".utf8), to: "junk.sqlite")
+
+        let result = try await webcache.run(["merge", junk, "--into", merged])
+
+        #expect(result.exitCode == 1)
+        let kept = try await withCacheStore(at: merged) { store in try store.entry(url: "https://a.test/kept") }
+        #expect(kept != nil)
     }
 
     @Test func aMissingSourceIsNamedAndNothingIsCreated() async throws {
