@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import HTTPCore
 import Testing
 import WebCacheTestSupport
 
@@ -9,6 +10,8 @@ import WebCacheTestSupport
 /// them: each kind of problem is reported, and names the body, entry or row that is wrong.
 @Suite(.timeLimit(.minutes(5)))
 struct VerificationTests {
+    typealias Kind = VerifyReport.Problem.Kind
+
     let folder: TemporaryFolder
 
     init() throws {
@@ -221,6 +224,39 @@ struct VerificationTests {
         #expect(damaged.messages == [
             "Entry \(damaged.bigEntryID) for https://a.test/big records a body size that differs from its body."
         ])
+    }
+
+    @Test(arguments: [
+        ("every part gone", "", Kind.missingBody, "records 2000 bytes in parts, but has no parts."),
+        ("a part gone", " AND first = 5000", Kind.bodySize, "records 2000 bytes in parts, but its parts hold 1000."),
+    ])
+    func aPartialEntryWhosePartsAreGoneIsFound(case: String, which: String, kind: Kind, says: String) async throws {
+        // Given a partial entry of two parts, whose parts went (with their bodies) as another program took them
+        let path = folder.path("partial.sqlite")
+        let url = "https://a.test/video.webm"
+        let store = try CacheStore(path: path, configuration: configuration())
+        var entryID: Int64 = -1
+        for first in [1_000, 5_000] {
+            let headers: HTTPHeaders = ["ETag": #""v1""#, "Content-Range": "bytes \(first)-\(first + 999)/10000"]
+            var writer = store.makeBodyWriter()
+            try await writer.write(makeBody(size: 1_000, seed: UInt8(first / 1_000)))
+            let saved = try await store.savePart(
+                makeEntry(url, headers: headers), first: Int64(first), completeLength: 10_000,
+                completeHeaders: PartialEntry.completeHeaders(headers, completeLength: 10_000), body: writer)
+            entryID = saved.id ?? -1
+        }
+        #expect(try await store.verify().isSound)
+        try await store.close()
+        try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+            .execute(sql: "PRAGMA foreign_keys = ON; DELETE FROM entry_part WHERE entry_id = \(entryID)\(which)")
+
+        // When
+        let report = try await withCacheStore(at: path) { try await $0.verify() }
+
+        // Then
+        #expect(report.problems.map(\.kind) == [kind], "\(`case`)")
+        #expect(report.problems.map(\.message) == ["Partial entry \(entryID) for \(url) \(says)"], "\(`case`)")
+        #expect(report.problems.first?.urls == [url], "\(`case`)")
     }
 
     @Test func aWrongReferenceCountIsFound() async throws {

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// One part of a partial entry (RFC 9111 §3.3): a stored body holding the representation's bytes
 /// from ``first`` on.
 public struct EntryPart: Sendable, Hashable {
@@ -17,6 +19,11 @@ public struct EntryPart: Sendable, Hashable {
 
     /// The positions the part holds, in the complete representation.
     public var span: ClosedRange<Int64> { first...(first + length - 1) }
+
+    /// Whether this part holds every byte of `other`.
+    func holds(_ other: EntryPart) -> Bool {
+        span.contains(other.span.lowerBound) && span.contains(other.span.upperBound)
+    }
 
     /// Where the bytes `range` of a representation are among `parts`: the pieces to read, in
     /// order, each a part and the positions to read of it (from 0, in the part's own body), and the
@@ -61,4 +68,13 @@ public struct PartialEntry: Sendable, Hashable {
 
     /// The length of the complete representation.
     public var completeLength: Int64 { entry.completeLength ?? 0 }
+
+    /// The header fields of the complete response that parts stored with `headers` make once they
+    /// hold all `completeLength` bytes: theirs, without `Content-Range`, with that `Content-Length`.
+    public static func completeHeaders(_ headers: HTTPHeaders, completeLength: Int64) -> HTTPHeaders {
+        var complete = headers
+        complete.remove("Content-Range")
+        complete["Content-Length"] = String(completeLength)
+        return complete
+    }
 }

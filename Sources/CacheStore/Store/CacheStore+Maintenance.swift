@@ -254,9 +254,9 @@ extension CacheStore {
     // MARK: - Verification
 
     /// Checks the whole store from one snapshot: SQLite's `integrity_check` and foreign keys, every
-    /// body's chunks re-hashed and measured against its hash and size, reference counts, totals, and
-    /// entries pointing at missing bodies. Runs on a background queue; the store stays usable
-    /// meanwhile.
+    /// body's chunks re-hashed and measured against its hash and size, reference counts, totals,
+    /// entries pointing at missing bodies, and partial entries whose parts do not hold the bytes they
+    /// record. Runs on a background queue; the store stays usable meanwhile.
     ///
     /// A part of the file that SQLite reports damaged is a problem of its own, and the checks go on
     /// past it with what can still be read (see ``StoreVerification``). Problems about a body name the

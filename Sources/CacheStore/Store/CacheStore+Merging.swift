@@ -4,10 +4,15 @@ import HTTPCore
 extension CacheStore {
     /// Adds what `source` holds to this store, in one transaction: entries with their partitions and
     /// pins, their bodies (copied chunk by chunk unless a body with the same SHA-256 is stored
-    /// already) and the pages' edges.
+    /// already), partial entries with their parts (each part's body copied or shared in the same way,
+    /// and stored as ``savePart(_:first:completeLength:completeHeaders:body:)`` stores one) and the
+    /// pages' edges.
     ///
     /// For the same partition, method, URL and Vary key, the response received last wins (by
     /// ``CacheEntry/responseTime``; the entry already here wins a tie); a pin in either store is kept.
+    /// Partial entries and complete ones of the same representation (the same strong `ETag`) follow
+    /// the store's rule for parts instead (RFC 9111 §3.4): a complete entry is never replaced by a part
+    /// of itself and replaces the parts of itself, and parts are combined, which may complete the entry.
     /// Edges are added to a page's, and an edge in both takes the source's kind and failure.
     ///
     /// - Returns: What was merged.
@@ -17,7 +22,8 @@ extension CacheStore {
         let now = configuration.clock()
         return try write("merge the store '\(source.path)'") { connection in
             var report = MergeReport(
-                sourcePath: source.path, mergedEntries: 0, olderEntries: 0, copiedBodies: 0, mergedEdges: 0)
+                sourcePath: source.path, mergedEntries: 0, olderEntries: 0, heldWhole: 0, copiedBodies: 0,
+                mergedEdges: 0)
             var lastID: Int64 = 0
             while true {
                 let page = try source.entries(after: lastID, limit: 256)
@@ -46,48 +52,115 @@ extension CacheStore {
         }
     }
 
-    /// Merges one entry of `source`: replaces an older response, copies the body if needed.
+    /// Merges one entry of `source`: replaces an older response, copies the body if needed. A complete
+    /// response replaces the parts of its own representation whatever their age, as it holds every
+    /// byte of them; partial entries go to ``mergeParts(of:existing:isNewer:from:at:report:_:)``.
     private static func merge(
         _ entry: CacheEntry, from source: CacheStore, at now: Date, report: inout MergeReport,
         _ connection: Connection
     ) throws {
-        let identity: [DatabaseValue] = [
-            .text(entry.partition), .text(entry.method.rawValue), .text(entry.url), .text(entry.varyKey),
-        ]
-        var existingTime: Date?
-        try connection.forEachRow(
-            "SELECT response_time FROM entry WHERE partition = ? AND method = ? AND url = ? AND vary_key = ?", identity
-        ) { row in
-            existingTime = row.date(0)
-        }
-        if let existingTime, existingTime >= entry.responseTime {
-            report.olderEntries += 1
-            if entry.pinned {
-                try connection.run(
-                    "UPDATE entry SET pinned = 1 WHERE partition = ? AND method = ? AND url = ? AND vary_key = ?",
-                    identity)
-            }
+        let existing = try readEntry(
+            partition: entry.partition, method: entry.method, url: entry.url, varyKey: entry.varyKey,
+            selection: CacheEntry.selection, condition: CacheEntry.byAnyIdentity, connection)
+        let isNewer = existing.map { entry.responseTime > $0.responseTime } ?? true
+        if entry.isPartial {
+            try mergeParts(
+                of: entry, existing: existing, isNewer: isNewer, from: source, at: now, report: &report, connection)
             return
         }
-        guard let hash = entry.bodyHash, let sourceBodyID = entry.bodyID else { return }
-        let bodyID: Int64
-        if let existing = try Self.bodyID(withHash: hash, connection) {
-            bodyID = existing
-        } else {
-            let check = try source.bodyCheck(bodyID: sourceBodyID)
-            bodyID = try insertBody(connection, hash: hash, size: check.size, chunkCount: check.chunkCount, at: now)
-            var reader = source.bodyChunks(bodyID: sourceBodyID)
-            var seq: Int64 = 0
-            while let chunk = try reader.next() {
-                try insertChunk(connection, bodyID: bodyID, seq: seq, data: chunk)
-                seq += 1
-            }
-            report.copiedBodies += 1
+        let completesParts = existing.map { $0.isPartial && sameStrongTag($0.etag, entry.etag) } ?? false
+        guard isNewer || completesParts else {
+            report.olderEntries += 1
+            try keepPin(of: entry, on: existing, connection)
+            return
         }
+        guard let sourceBodyID = entry.bodyID else { return }
+        let check = try source.bodyCheck(bodyID: sourceBodyID)
+        let bodyID = try copyBody(check, from: source, at: now, report: &report, connection)
         guard case .success(let headers) = HeaderCoding.encode(entry.headers) else { return }
         _ = try upsert(
-            entry, headers: headers, bodyID: bodyID, bodyHash: hash, bodySize: entry.bodySize, at: now, pageEdges: nil,
-            connection)
+            entry, headers: headers, bodyID: bodyID, bodyHash: check.hash, bodySize: entry.bodySize, at: now,
+            pageEdges: nil, connection)
         report.mergedEntries += 1
+    }
+
+    /// Merges partial entry `entry` of `source` with its parts, by the store's rule for a part and the
+    /// entry `existing` of its identity (``fit(ofPartOf:existing:)``): left out when `existing` holds
+    /// the representation whole; its parts joined to those of the same representation, under the
+    /// fields of the newer entry; replacing `existing` when `isNewer` (received later), else left out.
+    /// Each part's body is copied if needed, and the part stored as the store stores one
+    /// (``storePart(_:of:headers:completeHeaders:completeFields:at:_:)``), so that parts that come to
+    /// hold every byte make a complete entry.
+    private static func mergeParts(
+        of entry: CacheEntry, existing: CacheEntry?, isNewer: Bool, from source: CacheStore, at now: Date,
+        report: inout MergeReport, _ connection: Connection
+    ) throws {
+        guard let completeLength = entry.completeLength, let entryID = entry.id else { return }
+        var parts = try source.parts(ofEntry: entryID)
+        // An entry whose parts are gone (which verify reports) holds no byte to merge.
+        guard !parts.isEmpty else { return }
+        var fields = entry
+        switch fit(ofPartOf: entry, existing: existing) {
+        case .heldWhole:
+            report.heldWhole += 1
+            try keepPin(of: entry, on: existing, connection)
+            return
+        case .joins:
+            guard let existing, !isNewer else { break }
+            // Parts held already add nothing; the others join under the fields of the entry here.
+            let held = try readParts(entryID: existing.id ?? 0, connection)
+            parts.removeAll { part in held.contains { $0.holds(part) } }
+            guard !parts.isEmpty else {
+                report.olderEntries += 1
+                try keepPin(of: entry, on: existing, connection)
+                return
+            }
+            fields = existing
+            fields.pinned = existing.pinned || entry.pinned
+        case .startsAnew:
+            guard !isNewer else { break }
+            report.olderEntries += 1
+            try keepPin(of: entry, on: existing, connection)
+            return
+        }
+        let completeFields = PartialEntry.completeHeaders(fields.headers, completeLength: completeLength)
+        guard case .success(let headers) = HeaderCoding.encode(fields.headers),
+            case .success(let completeHeaders) = HeaderCoding.encode(completeFields)
+        else { return }
+        for part in parts {
+            let check = try source.bodyCheck(bodyID: part.bodyID)
+            let bodyID = try copyBody(check, from: source, at: now, report: &report, connection)
+            let stored = try storePart(
+                EntryPart(first: part.first, length: part.length, bodyID: bodyID), of: fields, headers: headers,
+                completeHeaders: completeHeaders, completeFields: completeFields, at: now, connection)
+            guard stored.isPartial else { break }
+        }
+        report.mergedEntries += 1
+    }
+
+    /// Pins `existing`, the entry here that `entry` of the source was left out for, when `entry` is pinned.
+    private static func keepPin(of entry: CacheEntry, on existing: CacheEntry?, _ connection: Connection) throws {
+        guard entry.pinned, let id = existing?.id else { return }
+        try connection.run("UPDATE entry SET pinned = 1 WHERE id = ?", [.integer(id)])
+    }
+
+    /// The id here of the body of `source` that `check` was made for: the stored body with the same
+    /// SHA-256, or a copy made chunk by chunk, each chunk checked as it is read.
+    ///
+    /// - Throws: ``Error/Code/damagedBody`` when the body no longer matches its checksums.
+    private static func copyBody(
+        _ check: BodyCheck, from source: CacheStore, at now: Date, report: inout MergeReport, _ connection: Connection
+    ) throws -> Int64 {
+        if let existing = try Self.bodyID(withHash: check.hash, connection) { return existing }
+        let bodyID = try insertBody(
+            connection, hash: check.hash, size: check.size, chunkCount: check.chunkCount, at: now)
+        var reader = source.bodyChunks(bodyID: check.bodyID)
+        var seq: Int64 = 0
+        while let chunk = try reader.next() {
+            try insertChunk(connection, bodyID: bodyID, seq: seq, data: chunk)
+            seq += 1
+        }
+        report.copiedBodies += 1
+        return bodyID
     }
 }

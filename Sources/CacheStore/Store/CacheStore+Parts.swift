@@ -34,7 +34,17 @@ extension CacheStore {
         }
     }
 
-    private static func readParts(entryID: Int64, _ connection: Connection) throws -> [EntryPart] {
+    /// The parts of partial entry `entryID`, ordered by position; none for a complete entry.
+    ///
+    /// - Throws: ``CacheStore/Error``.
+    nonisolated func parts(ofEntry entryID: Int64) throws -> [EntryPart] {
+        guard columns.hasParts else { return [] }
+        return try read("read the parts of entry \(entryID)") { connection in
+            try Self.readParts(entryID: entryID, connection)
+        }
+    }
+
+    static func readParts(entryID: Int64, _ connection: Connection) throws -> [EntryPart] {
         var parts: [EntryPart] = []
         try connection.forEachRow(
             """
@@ -86,37 +96,70 @@ extension CacheStore {
         return try await queuedWrite("save a part of \(entry.url)", evicts: true, touching: .url(entry.url)) {
             [partial] connection in
             let bodyID = try Self.resolveBody(of: body, hash: hash, at: now, url: entry.url, connection)
-            let existing = try Self.readEntry(
-                partition: entry.partition, method: entry.method, url: entry.url, varyKey: entry.varyKey,
-                selection: CacheEntry.selection, condition: CacheEntry.byAnyIdentity, connection)
-            let sameTag = Self.sameStrongTag(existing?.etag, entry.etag)
-            if let existing, !existing.isPartial, sameTag {
-                try connection.run("DELETE FROM body WHERE id = ? AND ref_count = 0", [.integer(bodyID)])
-                return existing
-            }
-            let keepsParts = existing?.completeLength == completeLength && sameTag
-            let saved = try Self.upsert(
-                partial, headers: headers, bodyID: try Self.emptyBodyID(connection, at: now), bodySize: 0, at: now,
-                pageEdges: nil, keepingParts: keepsParts, connection)
-            let entryID = saved.id ?? 0
-            let parts = try Self.addPart(
-                EntryPart(first: first, length: body.size, bodyID: bodyID), entryID: entryID, connection)
-            let cover = EntryPart.cover(0...(completeLength - 1), with: parts)
-            if cover.missing.isEmpty {
-                try Self.assemble(
-                    entryID: entryID, length: completeLength, pieces: cover.pieces, headers: finalHeaders,
-                    fields: completeHeaders, at: now, connection)
-            } else {
-                try connection.run(
-                    "UPDATE entry SET body_size = (SELECT coalesce(sum(b.size), 0) FROM entry_part p "
-                        + "JOIN body b ON b.id = p.body_id WHERE p.entry_id = ?1) WHERE id = ?1",
-                    [.integer(entryID)])
-            }
-            guard let stored = try Self.readEntry(id: entryID, selection: CacheEntry.selection, connection) else {
-                throw Error(code: .database, message: "The entry for \(entry.url) vanished while a part was saved.")
-            }
-            return stored
+            return try Self.storePart(
+                EntryPart(first: first, length: body.size, bodyID: bodyID), of: partial, headers: headers,
+                completeHeaders: finalHeaders, completeFields: completeHeaders, at: now, connection)
         }
+    }
+
+    /// What a part of a representation does to the stored entry of the same identity (RFC 9111 §3.4).
+    enum PartFit {
+        /// The stored entry is complete with the same strong `ETag`: it holds every byte already, and is kept.
+        case heldWhole
+        /// The stored entry is partial with the same strong `ETag` and complete length: the part joins its parts.
+        case joins
+        /// No entry is stored, or one of another validator or length: the part replaces it and starts anew.
+        case startsAnew
+    }
+
+    /// What a part of `partial`'s representation (its ``CacheEntry/completeLength`` set) does to
+    /// `existing`, the stored entry of the same identity.
+    static func fit(ofPartOf partial: CacheEntry, existing: CacheEntry?) -> PartFit {
+        guard let existing, sameStrongTag(existing.etag, partial.etag) else { return .startsAnew }
+        if !existing.isPartial { return .heldWhole }
+        return existing.completeLength == partial.completeLength ? .joins : .startsAnew
+    }
+
+    /// Stores `part`, whose body is stored already, as a part of `partial`'s representation, in the
+    /// transaction of `connection`, as ``savePart(_:first:completeLength:completeHeaders:body:)`` says:
+    /// `partial` (status 206, ``CacheEntry/completeLength`` set, its header fields encoded in
+    /// `headers`) gives the entry's fields, and `completeHeaders` (encoded) / `completeFields` those of
+    /// the complete entry the parts may make. A part body that ends up unused goes.
+    ///
+    /// - Returns: The entry as stored: partial, or complete once every byte is there.
+    static func storePart(
+        _ part: EntryPart, of partial: CacheEntry, headers: String, completeHeaders: String,
+        completeFields: HTTPHeaders, at now: Date, _ connection: Connection
+    ) throws -> CacheEntry {
+        let completeLength = partial.completeLength ?? 0
+        let existing = try Self.readEntry(
+            partition: partial.partition, method: partial.method, url: partial.url, varyKey: partial.varyKey,
+            selection: CacheEntry.selection, condition: CacheEntry.byAnyIdentity, connection)
+        let fit = Self.fit(ofPartOf: partial, existing: existing)
+        if fit == .heldWhole, let existing {
+            try connection.run("DELETE FROM body WHERE id = ? AND ref_count = 0", [.integer(part.bodyID)])
+            return existing
+        }
+        let saved = try Self.upsert(
+            partial, headers: headers, bodyID: try Self.emptyBodyID(connection, at: now), bodySize: 0, at: now,
+            pageEdges: nil, keepingParts: fit == .joins, connection)
+        let entryID = saved.id ?? 0
+        let parts = try Self.addPart(part, entryID: entryID, connection)
+        let cover = EntryPart.cover(0...(completeLength - 1), with: parts)
+        if cover.missing.isEmpty {
+            try Self.assemble(
+                entryID: entryID, length: completeLength, pieces: cover.pieces, headers: completeHeaders,
+                fields: completeFields, at: now, connection)
+        } else {
+            try connection.run(
+                "UPDATE entry SET body_size = (SELECT coalesce(sum(b.size), 0) FROM entry_part p "
+                    + "JOIN body b ON b.id = p.body_id WHERE p.entry_id = ?1) WHERE id = ?1",
+                [.integer(entryID)])
+        }
+        guard let stored = try Self.readEntry(id: entryID, selection: CacheEntry.selection, connection) else {
+            throw Error(code: .database, message: "The entry for \(partial.url) vanished while a part was saved.")
+        }
+        return stored
     }
 
     /// Whether both tags are present, strong, and the same (RFC 9110 §8.8.3.2).
@@ -136,11 +179,11 @@ extension CacheStore {
     /// those it holds; returns the parts after.
     private static func addPart(_ part: EntryPart, entryID: Int64, _ connection: Connection) throws -> [EntryPart] {
         let parts = try readParts(entryID: entryID, connection)
-        if parts.contains(where: { $0.span.contains(part.span.lowerBound) && $0.span.contains(part.span.upperBound) }) {
+        if parts.contains(where: { $0.holds(part) }) {
             try connection.run("DELETE FROM body WHERE id = ? AND ref_count = 0", [.integer(part.bodyID)])
             return parts
         }
-        for held in parts where part.span.contains(held.span.lowerBound) && part.span.contains(held.span.upperBound) {
+        for held in parts where part.holds(held) {
             try connection.run(
                 "DELETE FROM entry_part WHERE entry_id = ? AND first = ?", [.integer(entryID), .integer(held.first)])
         }

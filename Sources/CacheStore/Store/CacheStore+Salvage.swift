@@ -49,9 +49,7 @@ extension CacheStore {
             return report
         } catch {
             try? await store.close()
-            for suffix in ["", "-wal", "-shm"] {
-                try? FileManager.default.removeItem(atPath: newPath + suffix)
-            }
+            removeFiles(ofStoreAt: newPath)
             throw error
         }
     }

@@ -161,6 +161,14 @@ public actor CacheStore {
         }
     }
 
+    /// Removes the store file at `path` with its `-wal` and `-shm` files, those that exist: a store
+    /// just created that is to be left behind after all. The store must be closed.
+    public static func removeFiles(ofStoreAt path: String) {
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
+
     /// The reader connections of a store opened for reading only, after checking its file and schema,
     /// and the store's schema version.
     private static func openReaders(

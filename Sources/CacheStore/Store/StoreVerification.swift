@@ -34,6 +34,8 @@ final class StoreVerification {
     private var report = VerifyReport(problems: [], checkedBodies: 0, checkedEntries: 0)
     /// The URLs of the entries that use each body, among the entries that could be read.
     private var urlsByBody: [Int64: [String]] = [:]
+    /// The bodies of each partial entry's parts, by entry id; `nil` when the parts could not be read.
+    private var partBodies: [Int64: [Int64]]?
 
     init(connection: Connection, checksumColumn: String, hasParts: Bool, cancellation: CancellationFlag) {
         self.connection = connection
@@ -69,13 +71,19 @@ final class StoreVerification {
         }
         if hasParts {
             // A part's body is used by its partial entry, as an entry's body is.
-            try readable("The parts of partial entries cannot be read") {
+            var parts: [Int64: [Int64]] = [:]
+            let read: Void? = try readable("The parts of partial entries cannot be read") {
                 try connection.forEachRow(
-                    "SELECT p.body_id, e.url FROM entry_part p JOIN entry e ON e.id = p.entry_id ORDER BY p.body_id"
+                    """
+                    SELECT p.body_id, e.url, p.entry_id FROM entry_part p JOIN entry e ON e.id = p.entry_id \
+                    ORDER BY p.body_id
+                    """
                 ) { row in
                     urlsByBody[row.int64(0), default: []].append(row.text(1))
+                    parts[row.int64(2), default: []].append(row.int64(0))
                 }
             }
+            partBodies = read.map { parts }
         }
         report.checkedEntries = entries.rows.count
         let bodies = try scan("bodies", "SELECT id, hash, size, chunk_count, ref_count FROM body") { row in
@@ -164,10 +172,14 @@ final class StoreVerification {
         }
     }
 
-    /// Checks that every entry's body exists and has the size the entry records.
+    /// Checks that every entry's body exists and has the size the entry records, and that the parts
+    /// of a partial entry hold the bytes it records.
     private func checkBodiesOfEntries(_ entries: [Int64: EntryRow], bodies: ScanResult<BodyRow>) {
         for id in entries.keys.sorted() {
             guard let entry = entries[id] else { continue }
+            if entry.isPartial, let partBodies, bodies.isComplete {
+                checkParts(of: id, entry, bodies: partBodies[id] ?? [], sizes: bodies.rows)
+            }
             if let body = bodies.rows[entry.bodyID] {
                 if body.size != entry.bodySize, !entry.isPartial {
                     problem(
@@ -177,6 +189,18 @@ final class StoreVerification {
             } else if bodies.isComplete {
                 problem(.missingBody, "Entry \(id) for \(entry.url) points at a missing body.", urls: [entry.url])
             }
+        }
+    }
+
+    /// Compares the bytes that partial entry `id` records with those its parts' bodies hold.
+    private func checkParts(of id: Int64, _ entry: EntryRow, bodies: [Int64], sizes: [Int64: BodyRow]) {
+        let held = bodies.reduce(0) { $0 + (sizes[$1]?.size ?? 0) }
+        guard held != entry.bodySize else { return }
+        let subject = "Partial entry \(id) for \(entry.url) records \(entry.bodySize) bytes in parts"
+        if bodies.isEmpty {
+            problem(.missingBody, "\(subject), but has no parts.", urls: [entry.url])
+        } else {
+            problem(.bodySize, "\(subject), but its parts hold \(held).", urls: [entry.url])
         }
     }
 

@@ -187,9 +187,7 @@ extension Loader {
         guard response.decodedContentCoding == nil, let contentRange = HTTPCachePolicy.storedPart(of: response.head),
             let range = contentRange.range, let completeLength = contentRange.completeLength
         else { return .failure(NotStored(reason: CacheStorability.Reason.partialContent.rawValue)) }
-        var complete = headers
-        complete.remove("Content-Range")
-        complete["Content-Length"] = String(completeLength)
+        let complete = PartialEntry.completeHeaders(headers, completeLength: completeLength)
         return .success(StorageDraft(entry: entry, part: .init(first: range.first, length: range.length,
                                                                completeLength: completeLength,
                                                                completeHeaders: complete)))

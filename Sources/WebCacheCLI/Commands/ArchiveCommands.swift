@@ -50,8 +50,11 @@ extension CommandCatalog {
         discussion: """
             Entries, bodies (shared by their SHA-256), page edges, pins and partitions of each SOURCE are added \
             to the --into store, one transaction per source. For the same partition, URL and variant, the \
-            response received last wins. The sources are only read; the --into store is created when it does \
-            not exist.
+            response received last wins. Partial entries (kept ranges) come with their parts, and parts of a \
+            representation are combined; a complete entry is never replaced by a part of itself. The sources \
+            are only read; the --into store is created when it does not exist. A source that is missing, is not \
+            a store or has damaged bodies is named and the others are merged; exits 1 then. A new --into store \
+            into which no source could be merged is not left behind.
             """,
         arguments: [ArgumentSpec(name: "source", help: "A store to merge; several may follow.", isRepeated: true)],
         options: [
