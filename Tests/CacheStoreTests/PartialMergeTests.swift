@@ -8,7 +8,8 @@ import WebCacheTestSupport
 
 /// ``CacheStore/merge(from:)`` of partial entries (RFC 9111 §3.3, §3.4), between real store files: a
 /// partial entry comes with its parts and their bodies, and the store's own rule for parts decides
-/// between a partial and a complete entry of the same representation.
+/// between a partial and a complete entry of the same representation. ``CacheStore/salvage(from:into:configuration:)``
+/// copies a partial entry with every part, or loses it whole.
 @Suite(.timeLimit(.minutes(1)))
 struct PartialMergeTests {
     let folder: TemporaryFolder
@@ -121,6 +122,59 @@ struct PartialMergeTests {
         #expect(error.code == .damagedBody)
         #expect(try rowCount(target, "entry") == 0)
         #expect(try rowCount(target, "body") == 0)
+    }
+
+    // MARK: - Salvage
+
+    @Test func salvageCopiesAPartialEntryWithItsParts() async throws {
+        // Given a store with a partial entry of two parts, and a sound entry
+        try await source.save(makeEntry("https://example.test/sound"), body: Data("sound".utf8))
+        try await savePart(1_000..<2_000, in: source)
+        try await savePart(300_000..<Self.full.count, in: source)
+        try await source.close()
+
+        // When
+        let recovered = folder.path("recovered.sqlite")
+        let report = try await CacheStore.salvage(from: source.path, into: recovered)
+
+        // Then the partial entry comes with its parts and their bytes
+        #expect(report.savedEntries == 2)
+        #expect(report.lostEntries == 0)
+        let store = try CacheStore(path: recovered, configuration: configuration())
+        let salvaged = try #require(try store.partialVariants(url: Self.url).first)
+        #expect(salvaged.parts.map(\.span) == [1_000...1_999, 300_000...Int64(Self.full.count - 1)])
+        for part in salvaged.parts {
+            #expect(try store.bodyData(bodyID: part.bodyID) == Self.bytes(of: part))
+        }
+        #expect(try store.totals() == scannedTotals(store))
+        #expect(try await store.verify().problems.isEmpty)
+        try await store.close()
+    }
+
+    @Test func salvageLosesAPartialEntryWhosePartIsDamagedAndNothingElse() async throws {
+        // Given a store whose partial entry's second part was zeroed in the file, beside a sound entry
+        try await source.save(makeEntry("https://example.test/sound"), body: Data("sound".utf8))
+        try await savePart(1_000..<2_000, in: source)
+        try await savePart(5_000..<6_000, in: source)
+        let bodyID = try #require(try source.partialVariants(url: Self.url).first?.parts.last?.bodyID)
+        try await source.close()
+        try Connection(path: source.path, flags: SQLITE_OPEN_READWRITE)
+            .execute(sql: "UPDATE body_chunk SET data = zeroblob(length(data)) WHERE body_id = \(bodyID)")
+
+        // When
+        let recovered = folder.path("recovered.sqlite")
+        let report = try await CacheStore.salvage(from: source.path, into: recovered)
+
+        // Then the partial entry is lost whole, named, and the sound entry saved
+        #expect(report.savedEntries == 1)
+        #expect(report.lostEntries == 1)
+        #expect(report.problems
+            == ["\(Self.url) was lost: the body of its part from byte 5000 no longer hashes to its SHA-256."])
+        let store = try CacheStore(path: recovered, configuration: configuration())
+        #expect(try store.partialVariants(url: Self.url).isEmpty)
+        #expect(try rowCount(store, "entry_part") == 0)
+        #expect(try await store.verify().problems.isEmpty)
+        try await store.close()
     }
 
     @Test func aPartialEntryWithoutItsPartsIsLeftOut() async throws {

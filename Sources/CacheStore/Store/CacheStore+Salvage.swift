@@ -4,8 +4,8 @@ import Foundation
 extension CacheStore {
     // MARK: - Salvage
 
-    /// Copies every entry of the damaged store at `damagedPath` whose body still verifies, with the
-    /// page → resource edges, into a new store at `newPath`.
+    /// Copies every entry of the damaged store at `damagedPath` whose body still verifies (a partial
+    /// entry with every part), with the page → resource edges, into a new store at `newPath`.
     ///
     /// The damaged file is opened read-only (and, if SQLite cannot open it so, as immutable) and is
     /// never written. Entries are found through three scans (by row id forwards and backwards, and
@@ -111,25 +111,47 @@ extension CacheStore {
     /// leaves this store unchanged. Errors of this store itself (a full disk) are rethrown as they are.
     private func copyEntry(id: Int64, columns: [String], from source: SalvageSource) throws {
         let entry = try source.entryRow(id: id, columns: columns)
+        // A partial entry's bytes are its parts: it comes with all of them, whose sizes add up to its
+        // own, or not at all.
+        let parts = try source.parts(of: entry)
+        if let length = columns.firstIndex(of: "complete_length"), entry.values[length] != .null,
+            let size = columns.firstIndex(of: "body_size"),
+            case .integer(let recorded) = entry.values[size], parts.reduce(0, { $0 + $1.body.size }) != recorded
+        {
+            throw SalvageSource.RowFailure(
+                message: "\(entry.name) was lost: its parts hold \(parts.reduce(0) { $0 + $1.body.size }) bytes, "
+                    + "not the \(recorded) it records.")
+        }
         let now = configuration.clock()
         do {
             try write("save the salvaged entry for \(entry.url)") { connection in
-                let bodyID: Int64
-                if let existing = try Self.bodyID(withHash: entry.body.hash, connection) {
-                    bodyID = existing
-                } else {
+                // The id in this store of the entry's body, or of its `part`'s: found by its hash, or
+                // made and its chunks copied.
+                func copied(part: (first: Int64, body: SalvageSource.Body)?) throws -> Int64 {
+                    let body = part?.body ?? entry.body
+                    if let existing = try Self.bodyID(withHash: body.hash, connection) { return existing }
                     try connection.run(
                         "INSERT INTO body (hash, size, chunk_count, created_at) VALUES (?, ?, ?, ?)",
-                        [.blob(entry.body.hash), .integer(entry.body.size), .integer(entry.body.chunkCount), .date(now)]
+                        [.blob(body.hash), .integer(body.size), .integer(body.chunkCount), .date(now)]
                     )
-                    bodyID = connection.lastInsertedRowID
-                    try source.copyChunks(of: entry, into: connection, bodyID: bodyID)
+                    let bodyID = connection.lastInsertedRowID
+                    try source.copyChunks(of: entry, part: part, into: connection, bodyID: bodyID)
+                    return bodyID
                 }
+                let bodyID = try copied(part: nil)
                 let names = (columns + ["body_id"]).joined(separator: ", ")
                 let marks = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
                 try connection.run(
                     "INSERT INTO entry (\(names)) VALUES (\(marks))", entry.values + [.integer(bodyID)]
                 )
+                let entryID = connection.lastInsertedRowID
+                for part in parts {
+                    let partBodyID = try copied(part: part)
+                    try connection.run(
+                        "INSERT INTO entry_part (entry_id, first, body_id) VALUES (?, ?, ?)",
+                        [.integer(entryID), .integer(part.first), .integer(partBodyID)]
+                    )
+                }
             }
         } catch let error as Error {
             if let failure = error.cause as? SalvageSource.RowFailure { throw failure }

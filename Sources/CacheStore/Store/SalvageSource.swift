@@ -236,10 +236,39 @@ final class SalvageSource {
         return entry
     }
 
-    /// Copies the chunks of `entry`'s body into `destination` under `bodyID`, checking their order,
-    /// total size and SHA-256. A problem of the damaged store throws ``RowFailure``; an error of
-    /// `destination` is rethrown as it is.
-    func copyChunks(of entry: EntryRow, into destination: Connection, bodyID: Int64) throws {
+    /// The parts of partial entry `entry` (none for a complete one), in order, each with its body's
+    /// record: where the part starts in the representation.
+    func parts(of entry: EntryRow) throws(RowFailure) -> [(first: Int64, body: Body)] {
+        var parts: [(first: Int64, body: Body)] = []
+        do {
+            try connection.forEachRow(
+                """
+                SELECT p.first, b.id, b.hash, b.size, b.chunk_count FROM entry_part p \
+                JOIN body b ON b.id = p.body_id WHERE p.entry_id = ? ORDER BY p.first
+                """,
+                [.integer(entry.id)]
+            ) { row in
+                parts.append((row.int64(0), Body(id: row.int64(1), hash: row.blob(2), size: row.int64(3),
+                                                 chunkCount: row.int64(4))))
+            }
+        } catch {
+            throw RowFailure(
+                message: "\(entry.name) was lost: the record of its parts cannot be read because \(Self.reason(error)).")
+        }
+        if parts.contains(where: { $0.body.hash.count != 32 }) {
+            throw RowFailure(message: "\(entry.name) was lost: the body of one of its parts is missing.")
+        }
+        return parts
+    }
+
+    /// Copies the chunks of `entry`'s body, or of the body of its part from byte `part` on, into
+    /// `destination` under `bodyID`, checking their order, total size and SHA-256. A problem of the
+    /// damaged store throws ``RowFailure``; an error of `destination` is rethrown as it is.
+    func copyChunks(
+        of entry: EntryRow, part: (first: Int64, body: Body)? = nil, into destination: Connection, bodyID: Int64
+    ) throws {
+        let body = part?.body ?? entry.body
+        let its = part.map { "the body of its part from byte \($0.first)" } ?? "its body"
         let lost = "\(entry.name) was lost"
         let statement: Statement
         do {
@@ -247,9 +276,9 @@ final class SalvageSource {
                 sql: "SELECT seq, data FROM body_chunk WHERE body_id = ? ORDER BY seq"
             )
         } catch {
-            throw RowFailure(message: "\(lost): its body cannot be read because \(Self.reason(error)).")
+            throw RowFailure(message: "\(lost): \(its) cannot be read because \(Self.reason(error)).")
         }
-        statement.bind([.integer(entry.body.id)])
+        statement.bind([.integer(body.id)])
         defer { statement.reset() }
         var hasher = SHA256()
         var size: Int64 = 0
@@ -260,11 +289,11 @@ final class SalvageSource {
                 hasRow = try statement.step()
             } catch {
                 throw RowFailure(
-                    message: "\(lost): part \(seq + 1) of its body cannot be read because \(Self.reason(error)).")
+                    message: "\(lost): part \(seq + 1) of \(its) cannot be read because \(Self.reason(error)).")
             }
             guard hasRow else { break }
             guard statement.int64(0) == seq else {
-                throw RowFailure(message: "\(lost): part \(seq + 1) of its body is missing.")
+                throw RowFailure(message: "\(lost): part \(seq + 1) of \(its) is missing.")
             }
             let data = statement.blob(1)
             hasher.update(data)
@@ -272,14 +301,14 @@ final class SalvageSource {
             try CacheStore.insertChunk(destination, bodyID: bodyID, seq: seq, data: data)
             seq += 1
         }
-        guard seq == entry.body.chunkCount, size == entry.body.size else {
+        guard seq == body.chunkCount, size == body.size else {
             throw RowFailure(
-                message: "\(lost): its body has \(seq) parts of \(size) bytes in all, not the \(entry.body.chunkCount) "
-                    + "parts of \(entry.body.size) bytes recorded."
+                message: "\(lost): \(its) has \(seq) parts of \(size) bytes in all, not the \(body.chunkCount) "
+                    + "parts of \(body.size) bytes recorded."
             )
         }
-        guard hasher.finalize() == entry.body.hash else {
-            throw RowFailure(message: "\(lost): its body no longer hashes to its SHA-256.")
+        guard hasher.finalize() == body.hash else {
+            throw RowFailure(message: "\(lost): \(its) no longer hashes to its SHA-256.")
         }
     }
 }
