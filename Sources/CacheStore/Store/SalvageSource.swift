@@ -252,8 +252,8 @@ final class SalvageSource {
                                                  chunkCount: row.int64(4))))
             }
         } catch {
-            throw RowFailure(
-                message: "\(entry.name) was lost: the record of its parts cannot be read because \(Self.reason(error)).")
+            throw RowFailure(message: "\(entry.name) was lost: the record of its parts cannot be read because "
+                                 + "\(Self.reason(error)).")
         }
         if parts.contains(where: { $0.body.hash.count != 32 }) {
             throw RowFailure(message: "\(entry.name) was lost: the body of one of its parts is missing.")

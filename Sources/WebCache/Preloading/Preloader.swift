@@ -869,9 +869,9 @@ struct Preloader: Sendable {
     /// fetch failed was not read (or not to its end), so it keeps every requisite recorded before:
     /// the stored copy of the page still needs them, and an origin's outage must not make `pin` and
     /// `prune --page` forget them. So does a page one of whose stylesheets, frames or manifests
-    /// failed: what it needed through that one is recorded nowhere else. `comparingFirst` is `false` in a run into a store that held no
-    /// entry, whose pages are new to it, and pages the store held nothing for when they were looked
-    /// up are not compared either (``CacheStore/setEdges(_:partition:keepingKinds:keepingEveryEdgeOf:skipped:comparingFirst:knownNew:discovery:scanned:)``).
+    /// failed: what it needed through that one is recorded nowhere else. `comparingFirst` is `false`
+    /// in a run into a store that held no entry, whose pages are new to it, and pages the store held
+    /// nothing for when they were looked up are not compared either (``CacheStore/setEdges(_:partition:keepingKinds:keepingEveryEdgeOf:skipped:comparingFirst:knownNew:discovery:scanned:)``).
     /// The `confirmed` pages need what their records list and were not read for more: their
     /// recorded edges and skips are kept as for a page whose fetch failed.
     private func writeEdges(

@@ -19,7 +19,8 @@ enum CommandCatalog {
                        defaultValue: "default"),
             OptionSpec(names: ["--max-stale"], kind: .value(name: "duration"),
                        help: "With --policy offline: how stale an entry may be when the network fails (e.g. 7d)."),
-            OptionSpec(names: ["--output", "-o"], kind: .value(name: "file"), help: "Write the body to this file ('-': standard output)."),
+            OptionSpec(names: ["--output", "-o"], kind: .value(name: "file"),
+                       help: "Write the body to this file ('-': standard output)."),
         ] + CommonOptions.store + CommonOptions.network + CommonOptions.identity + CommonOptions.logging
     )
 

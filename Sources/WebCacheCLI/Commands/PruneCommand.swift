@@ -127,7 +127,9 @@ enum PruneCommand {
         }
         if let age = try arguments.value("older-than", "duration", ValueParsers.duration) {
             // A bare number would be seconds: "30" meant as days would remove nearly everything.
-            if let raw = arguments.value("older-than"), raw.trimmingCharacters(in: .whitespaces).last?.isNumber == true {
+            if let raw = arguments.value("older-than"),
+                raw.trimmingCharacters(in: .whitespaces).last?.isNumber == true
+            {
                 throw UsageError("The value '\(raw)' for '--older-than <duration>' has no unit; give one of s, m, "
                                      + "h, d or w, as in 30d", command: arguments.spec)
             }

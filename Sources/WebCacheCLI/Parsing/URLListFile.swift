@@ -69,8 +69,9 @@ struct URLListFile: Sendable {
     /// a problem, or `nil` for a blank or comment line.
     static func classify(_ rawLine: some Collection<UInt8>, line lineNumber: Int, file name: String) -> Line? {
         if rawLine.count > URLListFile.maximumLineLength {
+            let limit = URLListFile.maximumLineLength
             return .problem(Problem(file: name, line: lineNumber,
-                                    reason: "line is \(rawLine.count) bytes long; the limit is \(URLListFile.maximumLineLength)."))
+                                    reason: "line is \(rawLine.count) bytes long; the limit is \(limit)."))
         }
         // Most lines are a URL alone, in printable ASCII: no spaces, so no comment after it either.
         if let first = rawLine.first, first != UInt8(ascii: "#"), rawLine.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {

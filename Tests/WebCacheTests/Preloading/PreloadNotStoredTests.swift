@@ -28,7 +28,8 @@ struct PreloadNotStoredTests {
         #expect(report.failures.isEmpty, "\(report.failures)")
         #expect(report.succeeded)
         let notStored = Dictionary(uniqueKeysWithValues: report.notStored.map { ($0.url, $0.reason) })
-        #expect(notStored == [rig.url("secret.png"): "response has no-store", rig.url("any.png"): "response has Vary: *"])
+        #expect(notStored == [rig.url("secret.png"): "response has no-store",
+                              rig.url("any.png"): "response has Vary: *"])
         // The page and the image that may be kept.
         #expect(report.sources == [.network: 2], "\(report.sources)")
         #expect(report.completed == 2)
