@@ -397,10 +397,13 @@ public final class GatewayServer: Sendable {
                 return result
             }
             let (declared, framingIsValid) = Self.declaredLength(of: request.headers)
-            if !framingIsValid {
-                let message = "The request for \(request.target) declares its length as \""
-                    + request.headers.values(for: "Content-Length").joined(separator: ", ")
-                    + "\": a message has one length, a decimal number (RFC 9112 §6.3)."
+            let hosts = request.headers.values(for: "Host").count
+            if !framingIsValid || hosts > 1 {
+                let message = hosts > 1
+                    ? "The request for \(request.target) has \(hosts) Host fields: a request has one (RFC 9112 §3.2)."
+                    : "The request for \(request.target) declares its length as \""
+                        + request.headers.values(for: "Content-Length").joined(separator: ", ")
+                        + "\": a message has one length, a decimal number (RFC 9112 §6.3)."
                 let result = Self.queueText(connection, status: 400, message, headers: ["Connection": "close"])
                 logAnswer(method: request.method, target: request.target, url: mappedURL(of: request), status: 400,
                           source: nil, bodyBytes: Int64(message.utf8.count + 1), isComplete: result == MHD_Result.YES)

@@ -295,6 +295,26 @@ struct GatewayServerTests {
         }
     }
 
+    /// RFC 9112 §3.2: an HTTP/1.1 request without Host, or any request with two Host lines, is
+    /// answered 400 and goes no further; HTTP/1.0 did not need one.
+    @Test func aRequestWithoutOneHostIsABadRequest() async throws {
+        try await GatewayHarness.run(origin: Origins.validated("x", cacheControl: "max-age=60")) { harness in
+            let target = harness.origin.url("/page").absoluteString
+            let missing = try await RawClient.exchange(
+                port: harness.gateway.port, "GET \(target) HTTP/1.1\r\nConnection: close\r\n\r\n")
+            let twice = try await RawClient.exchange(
+                port: harness.gateway.port,
+                "GET \(target) HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\nConnection: close\r\n\r\n")
+            #expect(missing.statusLine.hasPrefix("HTTP/1.1 400"), "\(missing.statusLine)")
+            #expect(twice.statusLine.hasPrefix("HTTP/1.1 400"), "\(twice.statusLine)")
+            #expect(twice.body.contains("2 Host fields"))
+            #expect(harness.origin.requestCount == 0)
+            let old = try await RawClient.exchange(port: harness.gateway.port, "GET \(target) HTTP/1.0\r\n\r\n")
+            #expect(old.statusLine.contains(" 200"), "\(old.statusLine)")
+            #expect(harness.origin.requestCount == 1)
+        }
+    }
+
     @Test func connectIsRefusedWith501() async throws {
         try await GatewayHarness.run(origin: Origins.validated("x", cacheControl: "max-age=60")) { harness in
             let reply = try await RawClient.exchange(port: harness.gateway.port, """
