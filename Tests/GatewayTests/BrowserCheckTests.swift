@@ -24,7 +24,9 @@ extension BrowserChecks {
         func offlinePageComesFromTheStoreAndLooksLikeTheOnlineOne() async throws {
             let (termination, text) = try await CheckScript.run("browser-check.sh")
             #expect(termination == .exited(0), "\(text)")
-            #expect(text.contains("index.html 200 hit"))
+            // The page says no-cache: offline it is served without the request it asks for, so stale.
+            #expect(text.contains("index.html 200 stale"))
+            #expect(text.contains("css/main.css 200 hit"))
             #expect(text.contains("PASS: all"))
             #expect(text.contains("PASS: the offline page is pixel-identical to the online one"))
         }

@@ -341,6 +341,20 @@ struct LoaderTests {
         }
     }
 
+    /// Served from the store as it is (cache-only, as offline), a `no-cache` response is said to be
+    /// stale, whatever its lifetime: it may not be used without a request (RFC 9111 §5.2.2.4).
+    @Test func aNoCacheResponseServedWithoutARequestIsStale() async throws {
+        try await withCache(origin: { _ in
+            .text("page", headers: ["Cache-Control": "no-cache, max-age=600", "ETag": "\"p\""])
+        }) { (origin, cache) async throws in
+            _ = try await cache.data(for: WebRequest("p"))
+            let kept = try await cache.data(for: WebRequest("p"), policy: .returnCacheDataDontLoad)
+            #expect(kept.source == .stale)
+            #expect(kept.text == "page")
+            #expect(origin.requestCount == 1)
+        }
+    }
+
     @Test func headIsAnsweredFromAStoredGET() async throws {
         try await withCache(origin: { _ in .text("body", headers: ["Cache-Control": "max-age=600"]) }) {
             (origin, cache) async throws in

@@ -246,7 +246,8 @@ final class Loader: Sendable {
         switch policy {
         case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
             if let index = HTTPCachePolicy.matchingVariants(stored, request: request.headers).first {
-                let fresh = stored[index].isFresh(now: now)
+                // Fresh for reuse without a request: `no-cache` makes a response stale at once.
+                let fresh = now < stored[index].freshUntil
                 return try await serveStored(entries[index], request: request, source: fresh ? .hit : .stale,
                                              age: stored[index].currentAge(now: now), limit: limit, context: context,
                                              refetchingIfDamaged: policy != .returnCacheDataDontLoad, body: loneBody)

@@ -84,7 +84,8 @@ extension Loader {
             guard let matching = HTTPCachePolicy.matchingVariants(stored, request: hop.headers).first else { return nil }
             switch policy {
             case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
-                chosen = (entries[matching], stored[matching].isFresh(now: now) ? .hit : .stale,
+                // Fresh for reuse without a request: `no-cache` makes a response stale at once.
+                chosen = (entries[matching], now < stored[matching].freshUntil ? .hit : .stale,
                           stored[matching].currentAge(now: now))
             case .useProtocolCachePolicy, .offlineFallback:
                 guard case .fresh(let index, let age) = HTTPCachePolicy.decide(request: hop, variants: stored, now: now),
