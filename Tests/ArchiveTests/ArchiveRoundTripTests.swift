@@ -47,6 +47,18 @@ final class ArchiveRoundTripTests: ArchiveSite, @unchecked Sendable {
         #expect(try await run("verify", "--store", copy).exitCode == 0)
     }
 
+    @Test func aPageTheStoreKnowsNothingOfIsNamedAndNothingIsWritten() async throws {
+        try await preload()
+        let warc = folder.path("none.warc")
+
+        let export = try await run("export", "--store", store, "--warc", warc, "--page", url("/mistyped.html"))
+
+        #expect(export.exitCode == 1)
+        #expect(export.stderr == "Error: '\(url("/mistyped.html"))' is neither a recorded page nor an entry in the "
+            + "store '\(store)'; nothing was written.\n")
+        #expect(!FileManager.default.fileExists(atPath: warc))
+    }
+
     @Test func aDecodedBodyIsExportedAsTheBytesItHoldsAndSaysSo() async throws {
         try await preload()
         let warc = folder.path("site.warc")

@@ -76,6 +76,13 @@ struct HelpAndUsageTests {
         (["logout", "--guest", "--token-file", "token.txt"],
          "Error: --guest cannot be combined with --token-file\n"
             + "Usage: \(CommandCatalog.logout.usage)\n  See 'webcache logout --help' for more information.\n"),
+        // Options that would do nothing without another are refused, not ignored.
+        (["get", "--max-stale", "1d", "http://127.0.0.1:9/"],
+         "Error: --max-stale <duration> limits the offline policy; give it with --policy offline\n"
+            + "Usage: \(CommandCatalog.get.usage)\n  See 'webcache get --help' for more information.\n"),
+        (["preload", "urls.txt", "--max-media-size", "1MB"],
+         "Error: --max-media-size needs --media\n"
+            + "Usage: \(CommandCatalog.preload.usage)\n  See 'webcache preload --help' for more information.\n"),
     ])
     func usageErrorsExitWith64OnStandardError(arguments: [String], expected: String) async throws {
         let result = try await webcache.run(arguments)

@@ -71,6 +71,22 @@ struct RefreshCommandTests {
         #expect(counts.allSatisfy { $0.done <= $0.total }, "progress: \(terminal.text)")
     }
 
+    @Test func aHostNoStoredPageIsOnIsNamedAndNothingIsAsked() async throws {
+        let site = try await Preloaded { request in
+            .text("<p>\(request.path)</p>", contentType: "text/html", headers: ["Cache-Control": "max-age=600"])
+        }
+        defer { site.stop() }
+        let asked = site.server.requestCount
+        let stderr = BufferedOutput()
+
+        let code = await site.refresh(["--host", "nothere.example"], stderr: stderr)
+
+        #expect(code == 1)
+        #expect(stderr.text == "Error: No page in the store '\(site.store)' is on 'nothere.example'; inspect lists "
+            + "the hosts.\n")
+        #expect(site.server.requestCount == asked)
+    }
+
     @Test func noRequisitesRevalidatesThePagesAloneAndTheSummarySaysRefreshed() async throws {
         let asked = Mutex<[String]>([])
         let site = try await Preloaded { request in

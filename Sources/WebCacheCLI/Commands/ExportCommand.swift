@@ -37,6 +37,13 @@ enum ExportCommand {
         }
         let stderr = context.stderr
         let report = try await context.withExistingStore(readOnly: true) { store in
+            // A page the store knows nothing of is most likely mistyped: an empty archive would not say so.
+            if let page = selection.pageURL, try store.pages(partition: selection.scope.partition, url: page).isEmpty,
+                try store.entries(url: page).isEmpty
+            {
+                throw CLIError("'\(page)' is neither a recorded page nor an entry in the store '\(store.path)'; "
+                                   + "nothing was written.")
+            }
             do {
                 if warc != nil {
                     let summary = try await WARCExport(store: store, selection: selection, path: file) {

@@ -74,6 +74,11 @@ enum GetCommand {
 
     private static func cachePolicy(_ arguments: ParsedArguments) throws(UsageError) -> CachePolicy {
         let maxStale = try arguments.value("max-stale", "duration", ValueParsers.duration)
+        // Only the offline policy serves stale responses on a limit; elsewhere the option would do nothing.
+        if maxStale != nil, arguments.value("policy") != "offline" {
+            throw UsageError("--max-stale <duration> limits the offline policy; give it with --policy offline",
+                             command: arguments.spec)
+        }
         switch arguments.value("policy") ?? "default" {
         case "default": return .useProtocolCachePolicy
         case "reload": return .reloadIgnoringCacheData

@@ -91,8 +91,12 @@ enum PreloadScopeOptions {
         if let size = try arguments.value("max-resource-size", "size", ValueParsers.byteSize) {
             options.maximumResourceSize = size
         }
-        options.maximumMediaSize = try arguments.value("max-media-size", "size", ValueParsers.byteSize)
-            ?? options.maximumMediaSize
+        if let size = try arguments.value("max-media-size", "size", ValueParsers.byteSize) {
+            guard options.includesMedia else {
+                throw UsageError("--max-media-size needs --media", command: arguments.spec)
+            }
+            options.maximumMediaSize = size
+        }
         options.allowedHosts = Set(try HostArgument.all(arguments, "allow-host").map(\.urlHost))
         options.deniedHosts = Set(try HostArgument.all(arguments, "deny-host").map(\.urlHost))
         options.device = try device(from: arguments)

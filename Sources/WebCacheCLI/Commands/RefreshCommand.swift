@@ -15,6 +15,11 @@ enum RefreshCommand {
         defer { signals.stop() }
         return try await context.withCache(adjusting: { $0.limitConnections(to: options) }) { cache in
             let pages = try cache.preloadedPages(hosts: hosts)
+            // A host given that no stored page is on is most likely mistyped: say so rather than refresh nothing.
+            if !hosts.isEmpty, pages.isEmpty {
+                let names = hosts.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                throw CLIError("No page in the store '\(context.storePath)' is on \(names); inspect lists the hosts.")
+            }
             let progress = PreloadProgress(json: arguments.flag("json"), pages: pages.count, verb: "Refreshed",
                                            stdout: context.stdout, stderr: context.stderr)
             let (report, signal) = await signals.cancelling(reporting: progress.stopping) {

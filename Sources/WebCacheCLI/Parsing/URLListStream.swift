@@ -131,8 +131,9 @@ final class URLListStream: Sendable {
         if let skipped = state.skipping {
             state.skipping = nil
             let length = skipped + bytes.count
+            let limit = URLListFile.maximumLineLength
             return .some(.problem(.init(file: name, line: state.lineNumber,
-                                        reason: "line is \(length) bytes long; the limit is \(URLListFile.maximumLineLength).")))
+                                        reason: "line is \(length) bytes long; the limit is \(limit).")))
         }
         return .some(URLListFile.classify(bytes, line: state.lineNumber, file: name))
     }
