@@ -290,6 +290,27 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(after["entries"] as? Int == 0)
     }
 
+    /// Pinned entries are not evicted: a limit they alone pass is not reached, and the command says so.
+    @Test func aLimitThePinnedEntriesPassIsNamedAsNotReached() async throws {
+        try await storePageAndStylesheet()
+        #expect(try await run("pin", url("/page.html")).exitCode == 0)
+        let page = "\(TestOrigin.page.utf8.count) B"
+
+        let planned = try await run("prune", "--max-size", "0", "--dry-run")
+        let evicted = try await run("prune", "--max-size", "0", "--json")
+
+        #expect(planned.exitCode == 1)
+        #expect(planned.stderr == "Error: the bodies would still take \(page), more than the limit of 0 B: what is "
+            + "left is pinned (unpin some, or give a larger limit).\n")
+        #expect(evicted.exitCode == 1)
+        #expect(evicted.stderr == "Error: the bodies still take \(page), more than the limit of 0 B: what is left "
+            + "is pinned (unpin some, or give a larger limit).\n")
+        let report = try jsonObject(evicted)
+        #expect(report["entries"] as? Int == 1)
+        #expect(report["bodyBytesLeft"] as? Int == TestOrigin.page.utf8.count)
+        #expect(try await run("inspect", url("/page.html")).exitCode == 0)
+    }
+
     @Test func compactsTheStoreFileAfterPruning() async throws {
         // Given a store grown by large bodies, most of which are then removed
         try await withCacheStore(at: store) { store in

@@ -33,6 +33,9 @@ enum PruneCommand {
         var pageRecords: Int
         /// With `--max-size`: the limit as understood, in bytes.
         var byteLimit: Int64?
+        /// With `--max-size`: the bytes of bodies left (that would be left), above the limit when
+        /// what is left is pinned.
+        var bodyBytesLeft: Int64?
         /// Whether entries were to be removed at all (`false` for `--compact` alone).
         var removesEntries: Bool
         /// With `--page`: the pages whose records went (would go), and those whose records stay
@@ -68,7 +71,11 @@ enum PruneCommand {
                                 entryBytes: result?.entryBytes ?? 0, freedBytes: result?.freedBytes ?? 0,
                                 urls: result?.urls ?? [], pageRecords: result?.pageRecordCount ?? 0,
                                 removesEntries: result != nil)
-            if case .fit(let byteLimit) = plan { report.byteLimit = byteLimit }
+            if case .fit(let byteLimit) = plan {
+                report.byteLimit = byteLimit
+                let bodyBytes = try store.totals().bodyBytes
+                report.bodyBytesLeft = dryRun ? bodyBytes - (result?.freedBytes ?? 0) : bodyBytes
+            }
             if let named {
                 let removed = result?.pages ?? []
                 report.removedPages = removed.map { Report.Page(partition: $0.partition, url: $0.url) }
@@ -85,6 +92,14 @@ enum PruneCommand {
                 try JSONOutput.write(report, to: context.stdout)
             } else {
                 context.stdout.write(text(report))
+            }
+            // Pinned entries are not evicted: a limit they alone pass is not reached, and the caller is told.
+            if let limit = report.byteLimit, let left = report.bodyBytesLeft, left > limit {
+                let size = ValueParsers.formatBytes
+                context.stderr.write("Error: the bodies \(dryRun ? "would " : "")still take \(size(left)), more than "
+                                         + "the limit of \(size(limit)): what is left is pinned (unpin some, or give "
+                                         + "a larger limit).\n")
+                return ExitCode.failure
             }
             return ExitCode.success
         }
