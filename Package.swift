@@ -133,7 +133,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "LocalOriginTests", dependencies: ["LocalOrigin", "WebCacheTestSupport"], swiftSettings: swiftSettings
+            name: "LocalOriginTests", dependencies: ["LocalOrigin", "ChildProcess", "WebCacheTestSupport"],
+            swiftSettings: swiftSettings
         ),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "WebCacheTestSupport"], swiftSettings: swiftSettings),
         .testTarget(

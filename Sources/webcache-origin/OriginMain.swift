@@ -80,10 +80,12 @@ struct OriginMain {
         var handler = appTokens.isEmpty ? StaticSite(root: folder).handler
             : SinglePageApp(root: folder, tokens: appTokens).handler
         if let logPath {
-            guard FileManager.default.createFile(atPath: logPath, contents: nil),
-                let file = FileHandle(forWritingAtPath: logPath)
-            else { fail("The log file '\(logPath)' cannot be written.") }
-            let log = RequestLogFile(file: file)
+            // Opened in place to append, as its help says: the file (or the pipe) it names is kept.
+            let descriptor = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                fail("The log file '\(logPath)' cannot be written: \(String(cString: strerror(errno))).")
+            }
+            let log = RequestLogFile(file: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
             handler = { [handler] request in
                 log.append("\(request.method.rawValue) \(request.target)\n")
                 return handler(request)
