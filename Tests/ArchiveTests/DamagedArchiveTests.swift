@@ -146,6 +146,31 @@ final class DamagedArchiveTests: ArchiveSite, @unchecked Sendable {
         try await expectSound(target)
     }
 
+    /// An entry's time is what its response's age is counted from: one that is not a date is not
+    /// stored as if fetched now.
+    @Test func aHAREntryWithoutAReadableTimeIsReportedByNumberAndTheOthersImported() async throws {
+        try await preload()
+        let har = folder.path("site.har")
+        _ = try await run("export", "--store", store, "--har", har)
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har)))
+            as? [String: Any])
+        var log = try #require(object["log"] as? [String: Any])
+        var entries = try #require(log["entries"] as? [[String: Any]])
+        entries[1]["startedDateTime"] = "yesterday"
+        log["entries"] = entries
+        object["log"] = log
+        let damaged = try folder.write(try JSONSerialization.data(withJSONObject: object), to: "undated.har")
+        let target = try await makeTarget()
+
+        let result = try await run("import", "--store", target, damaged)
+
+        #expect(result.exitCode == 1)
+        #expect(result.stderr.hasPrefix("\(damaged)#entry 1: The entry's startedDateTime 'yesterday' is not a date, "
+            + "so its response's age cannot be known.\n"), "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Imported 6 entries"), "\(result.stdout)")
+        try await expectSound(target)
+    }
+
     @Test func aFileThatIsNoArchiveIsReportedAndNothingChanges() async throws {
         let target = try await makeTarget()
         let notes = try folder.write(Data("just some text\n".utf8), to: "notes.warc")

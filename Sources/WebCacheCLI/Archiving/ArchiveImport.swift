@@ -370,12 +370,19 @@ final class ArchiveImport {
                 let place = "\(name)#entry \(index)"
                 do {
                     let entry = try result.get()
+                    // Its time is what its age is counted from: an entry without one is not stored as if fetched now.
+                    guard let start = HARDate.parse(entry.startedDateTime) else {
+                        noteDamage("\(place): The entry's startedDateTime '\(entry.startedDateTime)' is not a "
+                                       + "date, so its response's age cannot be known.")
+                        continue
+                    }
                     let bytes = try entry.response.content.bytes()
                     var body = store.makeBodyWriter()
                     try await body.write(bytes)
                     await save(
                         PendingResponse(
-                            exchange: exchange(for: entry), body: body, recordID: "", concurrentTo: [],
+                            exchange: exchange(for: entry, startedAt: start), body: body, recordID: "",
+                            concurrentTo: [],
                             digestLabel: nil, place: place, revisit: false),
                         into: &group, inFlight: &inFlight)
                 } catch {
@@ -386,8 +393,8 @@ final class ArchiveImport {
         }
     }
 
-    private func exchange(for entry: HAREntry) -> ArchivedExchange.Exchange {
-        let start = HARDate.parse(entry.startedDateTime) ?? Date()
+    /// The exchange `entry` records, its request sent at `start` (its `startedDateTime`).
+    private func exchange(for entry: HAREntry, startedAt start: Date) -> ArchivedExchange.Exchange {
         var headers = HTTPHeaders(entry.response.headers.map { HTTPField(name: $0.name, value: $0.value) })
         var decodedFrom: String?
         // HAR content is decoded unless webcache marked it coded.
