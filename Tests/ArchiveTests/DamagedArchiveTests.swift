@@ -116,7 +116,8 @@ final class DamagedArchiveTests: ArchiveSite, @unchecked Sendable {
         try await expectSound(target)
     }
 
-    @Test func aHAREntryWithInvalidBase64IsReportedByNumberAndTheOthersImported() async throws {
+    /// The preloaded site exported as HAR, its entries changed by `edit`, written as `name`.
+    private func editedHAR(_ name: String, _ edit: (inout [[String: Any]]) throws -> Void) async throws -> String {
         try await preload()
         let har = folder.path("site.har")
         _ = try await run("export", "--store", store, "--har", har)
@@ -124,17 +125,24 @@ final class DamagedArchiveTests: ArchiveSite, @unchecked Sendable {
             as? [String: Any])
         var log = try #require(object["log"] as? [String: Any])
         var entries = try #require(log["entries"] as? [[String: Any]])
-        let index = try #require(entries.firstIndex {
-            (($0["response"] as? [String: Any])?["content"] as? [String: Any])?["encoding"] as? String == "base64"
-        })
-        var response = try #require(entries[index]["response"] as? [String: Any])
-        var content = try #require(response["content"] as? [String: Any])
-        content["text"] = "this is *not* base64!"
-        response["content"] = content
-        entries[index]["response"] = response
+        try edit(&entries)
         log["entries"] = entries
         object["log"] = log
-        let damaged = try folder.write(try JSONSerialization.data(withJSONObject: object), to: "damaged.har")
+        return try folder.write(try JSONSerialization.data(withJSONObject: object), to: name)
+    }
+
+    @Test func aHAREntryWithInvalidBase64IsReportedByNumberAndTheOthersImported() async throws {
+        var index = 0
+        let damaged = try await editedHAR("damaged.har") { entries in
+            index = try #require(entries.firstIndex {
+                (($0["response"] as? [String: Any])?["content"] as? [String: Any])?["encoding"] as? String == "base64"
+            })
+            var response = try #require(entries[index]["response"] as? [String: Any])
+            var content = try #require(response["content"] as? [String: Any])
+            content["text"] = "this is *not* base64!"
+            response["content"] = content
+            entries[index]["response"] = response
+        }
         let target = try await makeTarget()
 
         let result = try await run("import", "--store", target, damaged)
@@ -149,17 +157,7 @@ final class DamagedArchiveTests: ArchiveSite, @unchecked Sendable {
     /// An entry's time is what its response's age is counted from: one that is not a date is not
     /// stored as if fetched now.
     @Test func aHAREntryWithoutAReadableTimeIsReportedByNumberAndTheOthersImported() async throws {
-        try await preload()
-        let har = folder.path("site.har")
-        _ = try await run("export", "--store", store, "--har", har)
-        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har)))
-            as? [String: Any])
-        var log = try #require(object["log"] as? [String: Any])
-        var entries = try #require(log["entries"] as? [[String: Any]])
-        entries[1]["startedDateTime"] = "yesterday"
-        log["entries"] = entries
-        object["log"] = log
-        let damaged = try folder.write(try JSONSerialization.data(withJSONObject: object), to: "undated.har")
+        let damaged = try await editedHAR("undated.har") { entries in entries[1]["startedDateTime"] = "yesterday" }
         let target = try await makeTarget()
 
         let result = try await run("import", "--store", target, damaged)
