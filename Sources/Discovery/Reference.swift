@@ -144,6 +144,12 @@ extension Reference {
         case link
         /// Anything else that is fetched, such as `link rel=preload as=fetch`.
         case other
+
+        /// Whether a resource of this kind leads to more requisites (a stylesheet, a frame, a
+        /// manifest): what a page needs through it is found only by reading it.
+        public var leadsToRequisites: Bool {
+            self == .stylesheet || self == .document || self == .manifest
+        }
     }
 }
 

@@ -114,13 +114,13 @@ extension CacheStore {
         // A partial entry's bytes are its parts: it comes with all of them, whose sizes add up to its
         // own, or not at all.
         let parts = try source.parts(of: entry)
+        let held = parts.reduce(0) { $0 + $1.body.size }
         if let length = columns.firstIndex(of: "complete_length"), entry.values[length] != .null,
-            let size = columns.firstIndex(of: "body_size"),
-            case .integer(let recorded) = entry.values[size], parts.reduce(0, { $0 + $1.body.size }) != recorded
+            let size = columns.firstIndex(of: "body_size"), case .integer(let recorded) = entry.values[size],
+            held != recorded
         {
             throw SalvageSource.RowFailure(
-                message: "\(entry.name) was lost: its parts hold \(parts.reduce(0) { $0 + $1.body.size }) bytes, "
-                    + "not the \(recorded) it records.")
+                message: "\(entry.name) was lost: its parts hold \(held) bytes, not the \(recorded) it records.")
         }
         let now = configuration.clock()
         do {

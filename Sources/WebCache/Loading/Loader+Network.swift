@@ -122,7 +122,6 @@ extension Loader {
     ) -> WebResponse {
         let decision = storableDraft(request: request, response: response, context: context)
         let draft = try? decision.get()
-        if draft == nil { logger.debug("not storing \(request.url.redactedForMessages)") }
         let pump = NetworkBodyPump(
             body: response.body, draft: draft, store: store, url: request.url, limit: limit, logger: logger,
             onFinish: { outcome in lead?.resolve(outcome) }
@@ -131,7 +130,10 @@ extension Loader {
                                  headers: Self.servedHeaders(of: response), source: .network,
                                  body: WebResponse.Body(pull: { try await pump.next() }, network: response.body))
         served.remoteAddress = response.remoteAddress
-        if case .failure(let refusal) = decision { served.notStoredReason = refusal.reason }
+        if case .failure(let refusal) = decision {
+            logger.debug("not storing \(request.url.redactedForMessages): \(refusal.reason)")
+            served.notStoredReason = refusal.reason
+        }
         return served
     }
 
@@ -162,7 +164,6 @@ extension Loader {
             let reason = if case .notStorable(let reason) = storability { reason.rawValue } else {
                 "the response cannot be stored"
             }
-            logger.debug("\(request.url.redactedForMessages): \(reason)")
             return .failure(NotStored(reason: reason))
         }
         let key = request.url.cacheKey
@@ -172,9 +173,7 @@ extension Loader {
         if response.head.status >= 500,
             (try? store.variants(partition: context.partition, method: .get, url: key.absoluteString))?.isEmpty == false
         {
-            let reason = "a \(response.head.status) does not replace the stored response"
-            logger.debug("\(request.url.redactedForMessages): \(reason)")
-            return .failure(NotStored(reason: reason))
+            return .failure(NotStored(reason: "a \(response.head.status) does not replace the stored response"))
         }
         let headers = Self.storedHeaders(response.head.headers)
         let entry = CacheEntry(

@@ -246,8 +246,8 @@ final class Loader: Sendable {
         switch policy {
         case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
             if let index = HTTPCachePolicy.matchingVariants(stored, request: request.headers).first {
-                // Fresh for reuse without a request: `no-cache` makes a response stale at once.
-                let fresh = now < stored[index].freshUntil
+                // Fresh for reuse without a request (the stored column): `no-cache` makes a response stale at once.
+                let fresh = entries[index].isFresh(at: now)
                 return try await serveStored(entries[index], request: request, source: fresh ? .hit : .stale,
                                              age: stored[index].currentAge(now: now), limit: limit, context: context,
                                              refetchingIfDamaged: policy != .returnCacheDataDontLoad, body: loneBody)

@@ -43,7 +43,7 @@ struct PreloadItem: Sendable {
     /// for the same reason.
     var tier: Int {
         switch kind {
-        case .stylesheet?, .document?, .manifest?: 0
+        case let kind? where kind.leadsToRequisites: 0
         case nil: 1
         default: 2
         }

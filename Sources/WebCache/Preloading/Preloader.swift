@@ -903,8 +903,9 @@ struct Preloader: Sendable {
             }
             // A stylesheet, frame or manifest that failed was not read either: what the page needed
             // through it stays recorded, since its stored copy still needs it.
-            let readAll = pageFailure == nil
-                && !requisites.contains { $0.failure != nil && Self.referencingKinds.contains($0.kind) }
+            let readAll = pageFailure == nil && !requisites.contains {
+                $0.failure != nil && Reference.Kind(rawValue: $0.kind)?.leadsToRequisites == true
+            }
             if !readAll || confirmed.contains(page.key) { keptPages.insert(pageURL) }
         }
         try await loader.store.setEdges(
@@ -912,12 +913,6 @@ struct Preloader: Sendable {
             skipped: skippedByPage, comparingFirst: comparingFirst, knownNew: newPages, discovery: discovery,
             scanned: scanned)
     }
-
-    /// The kinds of requisite that lead to more requisites: what a page needs through one of them
-    /// is found only by reading it.
-    private static let referencingKinds: Set<String> = [
-        Reference.Kind.stylesheet.rawValue, Reference.Kind.document.rawValue, Reference.Kind.manifest.rawValue,
-    ]
 
     /// Takes back, from its stored edges, what a page whose references were let go needs, when
     /// another page references it (as a frame): that page needs it too. A store that cannot be read

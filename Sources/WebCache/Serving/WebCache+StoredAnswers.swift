@@ -84,8 +84,8 @@ extension Loader {
             guard let matching = HTTPCachePolicy.matchingVariants(stored, request: hop.headers).first else { return nil }
             switch policy {
             case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
-                // Fresh for reuse without a request: `no-cache` makes a response stale at once.
-                chosen = (entries[matching], now < stored[matching].freshUntil ? .hit : .stale,
+                // Fresh for reuse without a request (the stored column): `no-cache` makes a response stale at once.
+                chosen = (entries[matching], entries[matching].isFresh(at: now) ? .hit : .stale,
                           stored[matching].currentAge(now: now))
             case .useProtocolCachePolicy, .offlineFallback:
                 guard case .fresh(let index, let age) = HTTPCachePolicy.decide(request: hop, variants: stored, now: now),

@@ -32,8 +32,8 @@ enum VerifyCommand {
             if context.arguments.flag("json") {
                 try JSONOutput.write(report, to: context.stdout)
             } else if report.ok {
-                let entries = report.entries == 1 ? "1 entry" : "\(report.entries) entries"
-                let bodies = report.bodies == 1 ? "1 body" : "\(report.bodies) bodies"
+                let entries = ValueParsers.formatCount(report.entries, "entry", "entries")
+                let bodies = ValueParsers.formatCount(report.bodies, "body", "bodies")
                 context.stdout.write("ok: \(entries), \(bodies) checked\n")
             } else {
                 context.stdout.write(result.problems.map { "problem: \($0)\n" }.joined())
