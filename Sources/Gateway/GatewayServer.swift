@@ -400,12 +400,19 @@ public final class GatewayServer: Sendable {
             // Counted in place: every request passes here, and a list of the values would be made for each.
             var hosts = 0
             for field in request.headers where field.name.caseInsensitiveEquals("Host") { hosts += 1 }
-            if !framingIsValid || hosts > 1 {
-                let message = hosts > 1
-                    ? "The request for \(request.target) has \(hosts) Host fields: a request has one (RFC 9112 §3.2)."
-                    : "The request for \(request.target) declares its length as \""
+            let malformed = Self.malformedField(in: request.headers)
+            if !framingIsValid || hosts > 1 || malformed != nil {
+                let message = if let malformed {
+                    "The request for \(request.target) has a field \(String(reflecting: malformed.name)) whose "
+                        + (malformed.name.isHTTPToken ? "value holds a CR" : "name is not a token")
+                        + ": the gateway forwards only well-formed fields (RFC 9110 §5.1, §5.5)."
+                } else if hosts > 1 {
+                    "The request for \(request.target) has \(hosts) Host fields: a request has one (RFC 9112 §3.2)."
+                } else {
+                    "The request for \(request.target) declares its length as \""
                         + request.headers.values(for: "Content-Length").joined(separator: ", ")
                         + "\": a message has one length, a decimal number (RFC 9112 §6.3)."
+                }
                 let result = Self.queueText(connection, status: 400, message, headers: ["Connection": "close"])
                 logAnswer(method: request.method, target: request.target, url: mappedURL(of: request), status: 400,
                           source: nil, bodyBytes: Int64(message.utf8.count + 1), isComplete: result == MHD_Result.YES)
@@ -505,6 +512,13 @@ public final class GatewayServer: Sendable {
             members.dropFirst().allSatisfy({ $0 == first })
         else { return (nil, false) }
         return (length, true)
+    }
+
+    /// The first of a request's `headers` whose name is not a token (RFC 9110 §5.1: `Bad Name`,
+    /// `Content-Length :`) or whose value holds a CR (§5.5), which the HTTP server lets through and
+    /// the gateway would otherwise forward, or fail to, as something the client did not send.
+    static func malformedField(in headers: HTTPHeaders) -> HTTPField? {
+        headers.first { !$0.name.isHTTPToken || $0.value.utf8.contains(UInt8(ascii: "\r")) }
     }
 
     /// The URL `request` maps to, as the access log names it; `nil` when it maps to none.

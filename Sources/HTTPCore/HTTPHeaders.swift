@@ -276,6 +276,25 @@ private func withoutHTTPWhitespace<Bytes: BidirectionalCollection<UInt8>>(_ byte
     return bytes[first...last]
 }
 
+extension StringProtocol {
+    /// Whether the string is an HTTP token (RFC 9110 §5.6.2), as a field name or a method must be:
+    /// one or more letters, digits and ``!#$%&'*+-.^_`|~``, nothing else.
+    public var isHTTPToken: Bool {
+        !isEmpty && utf8.allSatisfy(isTokenByte)
+    }
+}
+
+/// Whether `byte` may stand in an HTTP token (`tchar`, RFC 9110 §5.6.2).
+private func isTokenByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "a")...UInt8(ascii: "z"):
+        return true
+    default:
+        return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    }
+}
+
 @usableFromInline
 func asciiLower(_ byte: UInt8) -> UInt8 {
     (byte >= 65 && byte <= 90) ? byte + 32 : byte

@@ -193,9 +193,7 @@ struct OriginConnection {
         let method = String(requestLine[0])
         let target = String(requestLine[1])
         let version = String(requestLine[2])
-        let tokenCharacters = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~")
-            .union(CharacterSet(charactersIn: "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"))
-        guard !method.isEmpty, method.unicodeScalars.allSatisfy(tokenCharacters.contains),
+        guard method.isHTTPToken,
             target.hasPrefix("/") || target == "*" || target.hasPrefix("http://"),
             version == "HTTP/1.1" || version == "HTTP/1.0"
         else {
@@ -207,7 +205,7 @@ struct OriginConnection {
                 return .failure(Problem(status: 400, message: "The header line '\(line.prefix(80))' has no colon."))
             }
             let name = String(line[..<colon])
-            guard !name.isEmpty, name.unicodeScalars.allSatisfy(tokenCharacters.contains) else {
+            guard name.isHTTPToken else {
                 return .failure(Problem(status: 400, message: "The header name '\(name.prefix(80))' is malformed."))
             }
             headers.append(name: name, value: line[line.index(after: colon)...].trimmingHTTPWhitespace())

@@ -315,6 +315,30 @@ struct GatewayServerTests {
         }
     }
 
+    /// RFC 9110 §5.1, §5.5: a field whose name is not a token (a space in it or before its colon, a
+    /// control character) or whose value holds a CR is answered 400 naming it and goes no further,
+    /// where the gateway answered 502 or forwarded it as something else.
+    @Test func aMalformedFieldIsABadRequestThatNamesIt() async throws {
+        try await GatewayHarness.run(origin: Origins.validated("x", cacheControl: "max-age=60")) { harness in
+            let target = harness.origin.url("/page").absoluteString
+            let fields = ["Bad Name: v", "Content-Length : 0", "X-\u{01}: v", "X-Value: a\rb"]
+            let names = ["\"Bad Name\"", "\"Content-Length \"", "\"X-\\u{01}\"", "\"X-Value\""]
+            for (field, name) in zip(fields, names) {
+                let reply = try await RawClient.exchange(
+                    port: harness.gateway.port,
+                    "GET \(target) HTTP/1.1\r\nHost: a.test\r\n\(field)\r\nConnection: close\r\n\r\n")
+                #expect(reply.statusLine.hasPrefix("HTTP/1.1 400"), "\(field): \(reply.statusLine)")
+                #expect(reply.body.contains("has a field \(name) whose"), "\(reply.body)")
+            }
+            #expect(harness.origin.requestCount == 0)
+            let fine = try await RawClient.exchange(
+                port: harness.gateway.port,
+                "GET \(target) HTTP/1.1\r\nHost: a.test\r\nX-Fine: a b\r\nConnection: close\r\n\r\n")
+            #expect(fine.statusLine.contains(" 200"), "\(fine.statusLine)")
+            #expect(harness.origin.requestCount == 1)
+        }
+    }
+
     @Test func connectIsRefusedWith501() async throws {
         try await GatewayHarness.run(origin: Origins.validated("x", cacheControl: "max-age=60")) { harness in
             let reply = try await RawClient.exchange(port: harness.gateway.port, """
