@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HTTPCore
 
 /// The web session of one identity on one instance: its token, its cookies, and the decisions of
@@ -65,6 +66,10 @@ public actor Session {
     /// The store partition of this session's identity (see ``SessionIdentity``).
     public nonisolated var partitionName: String { configuration.identity.partitionName }
 
+    /// Counts ``logout()`` calls, read without waiting for the actor (``signOutCount``).
+    private let signOutCounter = Atomic<Int>(0)
+    /// The count as the actor sees it: changed only by ``logout()``, on the actor.
+    private var signOuts = 0
     private var machine = SessionStateMachine()
     /// The token in use; meaningful once `hasToken` is set (`nil` then means guest).
     private var currentToken: AuthorizationToken?
@@ -122,6 +127,11 @@ public actor Session {
         }
     }
 
+    /// How many times the session has been signed out. Work that begins under one count and would
+    /// send a request or take a response under a later one is refused (``SessionError/Code/signedOut``):
+    /// pass the count read when the work began to ``prepare(_:replaying:signOutCount:)``.
+    public nonisolated var signOutCount: Int { signOutCounter.load(ordering: .acquiring) }
+
     /// The state of the session (for tests and diagnostics).
     var state: SessionStateMachine.State { machine.state }
 
@@ -134,15 +144,26 @@ public actor Session {
     /// - Parameters:
     ///   - request: the request about to be sent.
     ///   - previous: the ticket of the attempt that ``process(response:finalURL:for:)`` asked to replay.
+    ///   - signOutCount: ``signOutCount`` as it was when the request's work began (a background
+    ///     revalidation: when it was scheduled); `nil` for now.
     /// - Returns: the ticket to hand to ``process(response:finalURL:for:)`` with the response.
-    /// - Throws: ``SessionError`` with code `tokenUnavailable` when the provider fails.
+    /// - Throws: ``SessionError`` with code `tokenUnavailable` when the provider fails, `signedOut` when
+    ///   the session was signed out since `signOutCount` (or since `previous` was prepared).
     public func prepare(
         _ request: inout HTTPRequest,
-        replaying previous: SessionTicket? = nil
+        replaying previous: SessionTicket? = nil,
+        signOutCount: Int? = nil
     ) async throws(SessionError) -> SessionTicket {
         request.headers.remove("Authorization")
         request.headers.remove("Cookie")
         let url = request.url
+        if let begun = previous?.signOutCount ?? signOutCount, begun != signOuts {
+            throw SessionError(
+                code: .signedOut,
+                message: "The user signed out after the request for \(Self.name(of: url)) was begun; it was not sent.")
+        }
+        // Read before any wait: a sign-out while the provider is asked leaves the ticket behind.
+        let begunUnder = signOuts
         let attempt = previous.map { $0.attempt + 1 } ?? 0
         guard isInstance(url) else {
             attachCookies(to: &request)
@@ -152,7 +173,8 @@ public actor Session {
                 credential: .cookies,
                 isGuest: false,
                 isInstanceRequest: false,
-                tokenGeneration: tokenGeneration
+                tokenGeneration: tokenGeneration,
+                signOutCount: begunUnder
             )
         }
         let cookiesAvailable = cookieJar.containsCookies(for: url, now: clock())
@@ -165,7 +187,8 @@ public actor Session {
                 credential: .cookies,
                 isGuest: false,
                 isInstanceRequest: true,
-                tokenGeneration: tokenGeneration
+                tokenGeneration: tokenGeneration,
+                signOutCount: begunUnder
             )
         case .sendBearer(let forceRefresh):
             let (token, generation) = try await obtainToken(
@@ -173,6 +196,12 @@ public actor Session {
                 replacing: previous?.tokenGeneration,
                 for: url
             )
+            guard begunUnder == signOuts else {
+                throw SessionError(
+                    code: .signedOut,
+                    message: "The user signed out while a token for the request for \(Self.name(of: url)) was "
+                        + "asked for; it was not sent.")
+            }
             if let token {
                 request.headers["Authorization"] = token.authorizationHeaderValue
                 return SessionTicket(
@@ -181,7 +210,8 @@ public actor Session {
                     credential: .bearer,
                     isGuest: false,
                     isInstanceRequest: true,
-                    tokenGeneration: generation
+                    tokenGeneration: generation,
+                    signOutCount: begunUnder
                 )
             }
             attachCookies(to: &request)
@@ -191,7 +221,8 @@ public actor Session {
                 credential: .cookies,
                 isGuest: true,
                 isInstanceRequest: true,
-                tokenGeneration: generation
+                tokenGeneration: generation,
+                signOutCount: begunUnder
             )
         }
     }
@@ -203,6 +234,13 @@ public actor Session {
     ///   - finalURL: where the request ended up, when the transport followed redirects; `nil` otherwise.
     ///   - ticket: the ticket ``prepare(_:replaying:)`` returned for the request.
     public func process(response: HTTPResponseHead, finalURL: URL? = nil, for ticket: SessionTicket) -> SessionOutcome {
+        guard ticket.signOutCount == signOuts else {
+            // Neither its cookies nor its answer may bring back the session that was signed out.
+            return .fail(SessionError(
+                code: .signedOut,
+                message: "The user signed out while the request for \(Self.name(of: ticket.url)) was on its way; "
+                    + "its response was dropped."))
+        }
         let now = clock()
         let responseURL = finalURL ?? ticket.url
         let jarChanged = cookieJar.store(from: response, for: responseURL, now: now)
@@ -260,7 +298,10 @@ public actor Session {
     /// Forgets the token (here and in the provider's cache) and removes every cookie.
     ///
     /// The store deletes the partition's private entries; the next request starts a new session.
+    /// Requests prepared before, whose responses arrive after, are dropped (``SessionError/Code/signedOut``).
     public func logout() async {
+        signOuts += 1
+        signOutCounter.store(signOuts, ordering: .releasing)
         machine.loggedOut()
         currentToken = nil
         hasToken = false

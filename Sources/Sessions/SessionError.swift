@@ -17,6 +17,9 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         public static let guestRedirectedToLogin = Code("guestRedirectedToLogin")
         /// The authorization provider failed; ``SessionError/cause`` holds its error.
         public static let tokenUnavailable = Code("tokenUnavailable")
+        /// The user signed out (``Session/logout()``) after the request's work began: it is not sent,
+        /// or its response is dropped, so that nothing of the signed-out session comes back.
+        public static let signedOut = Code("signedOut")
 
         /// The code's name, such as `tokenUnavailable`.
         public var description: String { name }

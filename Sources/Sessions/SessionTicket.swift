@@ -25,4 +25,7 @@ public struct SessionTicket: Sendable, Hashable {
     public let isInstanceRequest: Bool
     /// Which token the session held when the request was prepared; a refresh increments it.
     let tokenGeneration: Int
+    /// How many times the session had been signed out (``Session/signOutCount``) when the request's
+    /// work began.
+    public let signOutCount: Int
 }

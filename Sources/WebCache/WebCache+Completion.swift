@@ -8,18 +8,24 @@ import Foundation
 /// can then only mean the async form, whose trailing closure is the events handler.
 extension WebCache {
     /// Completion-handler form of ``load(_:policy:)``: the response's body still streams.
+    /// - Returns: the task that loads; cancelling it stops the load, and `completion` gets a
+    ///   `CancellationError`.
+    @discardableResult
     public func load(
         _ request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy,
         completion: @escaping @Sendable (Result<WebResponse, any Error>) -> Void
-    ) {
+    ) -> Task<Void, Never> {
         complete(completion) { try await self.load(request, policy: policy) }
     }
 
     /// Completion-handler form of ``data(for:policy:)``.
+    /// - Returns: the task that loads; cancelling it stops the load and the reading of its body, and
+    ///   `completion` gets a `CancellationError`.
+    @discardableResult
     public func data(
         for request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy,
         completion: @escaping @Sendable (Result<LoadedResponse, any Error>) -> Void
-    ) {
+    ) -> Task<Void, Never> {
         complete(completion) { try await self.data(for: request, policy: policy) }
     }
 

@@ -114,9 +114,13 @@ public final class WebCache: Sendable {
         loader.memory?.bytes ?? 0
     }
 
+    /// The context of work begun now: a signed-in user's ends with their session, at ``logout()``.
     var context: RequestContext {
         guard let session else { return .guest }
-        return RequestContext(partition: session.partitionName, session: SessionSending(session: session))
+        let begun = session.signOutCount
+        return RequestContext(partition: session.partitionName,
+                              session: SessionSending(session: session, signOutCount: begun),
+                              isCurrent: { session.signOutCount == begun })
     }
 
     // MARK: - Loading
@@ -235,7 +239,9 @@ public final class WebCache: Sendable {
     }
 
     /// Signs out: drops the user's token and cookies, and deletes the user's private entries from the
-    /// store in one transaction. Guest entries stay.
+    /// store in one transaction. Guest entries stay. Work begun before for the user (a load whose
+    /// response is still on its way, a background revalidation) sends nothing more, and what it
+    /// receives is neither stored nor taken into the cookies: it fails with the reason.
     /// - Throws: ``WebCacheError`` when the store cannot be changed or the saved cookies cannot be deleted.
     public func logout() async throws {
         if let session {

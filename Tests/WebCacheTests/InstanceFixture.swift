@@ -39,12 +39,16 @@ final class InstanceFixture {
     let origin: OriginServer
     let folder: TemporaryFolder
     let exchangeTransport: CurlTransport
+    /// Answers a request in the instance's place when it returns a response (a held or streamed
+    /// answer); runs on the server's threads.
+    let override = Shared<(@Sendable (OriginRequest) -> OriginResponse?)?>(nil)
     private var caches: [WebCache] = []
 
     init() throws {
         folder = try TemporaryFolder()
         let instance = instance
-        origin = OriginServer { instance.handle($0) }
+        let override = override
+        origin = OriginServer { request in override.value?(request) ?? instance.handle(request) }
         try origin.start()
         exchangeTransport = try CurlTransport()
     }

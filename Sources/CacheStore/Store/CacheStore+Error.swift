@@ -39,6 +39,9 @@ extension CacheStore {
             public static let readOnly = Code("readOnly")
             /// The store was closed.
             public static let closed = Code("closed")
+            /// A save's condition (`onlyIf`) no longer held when its transaction ran: the work it came
+            /// from was withdrawn (its user signed out), and nothing was saved.
+            public static let withdrawn = Code("withdrawn")
         }
 
         /// The kind of failure.

@@ -73,12 +73,15 @@ extension CacheStore {
     /// transaction: its body is assembled from the parts (each chunk checked as it is read), its
     /// status becomes 200 and its header fields `completeHeaders`, and the parts go.
     ///
+    /// `condition` is asked as ``save(_:body:pageEdges:onlyIf:)`` asks it.
+    ///
     /// - Returns: The entry as stored: partial, or complete once every byte is there.
     /// - Throws: ``CacheStore/Error``; ``Error/Code/damagedBody`` when a part read to assemble the
-    ///   body is damaged (nothing is then changed).
+    ///   body is damaged (nothing is then changed); ``Error/Code/withdrawn`` when `condition` no longer held.
     @discardableResult
     public nonisolated func savePart(
-        _ entry: CacheEntry, first: Int64, completeLength: Int64, completeHeaders: HTTPHeaders, body: BodyWriter
+        _ entry: CacheEntry, first: Int64, completeLength: Int64, completeHeaders: HTTPHeaders, body: BodyWriter,
+        onlyIf condition: (@Sendable () -> Bool)? = nil
     ) async throws -> CacheEntry {
         precondition(body.store === self, "A BodyWriter must be saved by the store that made it.")
         precondition(first >= 0 && body.size > 0 && first + body.size <= completeLength,
@@ -95,6 +98,7 @@ extension CacheStore {
         let now = configuration.clock()
         return try await queuedWrite("save a part of \(entry.url)", evicts: true, touching: .url(entry.url)) {
             [partial] connection in
+            try Self.requireCondition(condition, url: entry.url)
             let bodyID = try Self.resolveBody(of: body, hash: hash, at: now, url: entry.url, connection)
             return try Self.storePart(
                 EntryPart(first: first, length: body.size, bodyID: bodyID), of: partial, headers: headers,

@@ -67,11 +67,17 @@ extension CacheStore {
     /// page's edges are replaced in the same transaction. With a ``Configuration/byteLimit``, eviction
     /// runs afterwards in a transaction of its own.
     ///
+    /// `condition`, when given, is asked in the transaction, after every change queued before it:
+    /// when it no longer holds (the user whose partition the entry is for signed out, and the
+    /// partition was emptied), nothing is saved.
+    ///
     /// - Returns: The entry as stored, with its id, body id, size and hash.
-    /// - Throws: ``CacheStore/Error``; ``Error/Code/bodyMissing`` when the staged chunks were collected.
+    /// - Throws: ``CacheStore/Error``; ``Error/Code/bodyMissing`` when the staged chunks were collected,
+    ///   ``Error/Code/withdrawn`` when `condition` no longer held.
     @discardableResult
     public nonisolated func save(
-        _ entry: CacheEntry, body: BodyWriter, pageEdges: [PageEdge]? = nil
+        _ entry: CacheEntry, body: BodyWriter, pageEdges: [PageEdge]? = nil,
+        onlyIf condition: (@Sendable () -> Bool)? = nil
     ) async throws -> CacheEntry {
         precondition(body.store === self, "A BodyWriter must be saved by the store that made it.")
         let headers = try encodedHeaders(of: entry)
@@ -82,6 +88,7 @@ extension CacheStore {
         return try await queuedWrite(
             "save the entry for \(entry.url)", evicts: true, touching: .url(entry.url)
         ) { connection in
+            try Self.requireCondition(condition, url: entry.url)
             let bodyID = try Self.resolveBody(
                 of: body, hash: hash, lastChecksum: lastChecksum, at: now, url: entry.url, connection)
             return try Self.upsert(
@@ -125,6 +132,14 @@ extension CacheStore {
                 pageEdges: pageEdges, connection
             )
         }
+    }
+
+    /// Throws ``Error/Code/withdrawn`` when `condition` is given and no longer holds.
+    static func requireCondition(_ condition: (@Sendable () -> Bool)?, url: String) throws {
+        guard let condition, !condition() else { return }
+        throw Error(code: .withdrawn,
+                    message: "The entry for \(url) was not saved: the work it came from was withdrawn (its user "
+                        + "signed out) before it could be.")
     }
 
     /// The id of the complete body that the bytes streamed through `body` make: the body with

@@ -18,6 +18,7 @@ actor NetworkBodyPump {
     private let limit: Int64?
     private let logger: Logger
     private let onFinish: @Sendable (InFlightFetches.Outcome) -> Void
+    private let condition: (@Sendable () -> Bool)?
     private var received: Int64 = 0
     private var storeFailure: (any Error)?
     private var finished = false
@@ -25,9 +26,11 @@ actor NetworkBodyPump {
     /// - Parameters:
     ///   - draft: what to save once the body is complete, or `nil` when the response is not stored.
     ///   - onFinish: told once how the transfer ended (for coalesced followers).
+    ///   - condition: asked when the entry is saved (``RequestContext/isCurrent``).
     init(
         body: Transport.ResponseBody, draft: StorageDraft?, store: CacheStore, url: URL, limit: Int64?,
-        logger: Logger, onFinish: @escaping @Sendable (InFlightFetches.Outcome) -> Void
+        logger: Logger, condition: (@Sendable () -> Bool)? = nil,
+        onFinish: @escaping @Sendable (InFlightFetches.Outcome) -> Void
     ) {
         self.iterator = body.makeAsyncIterator()
         self.writer = draft == nil ? nil : store.makeBodyWriter()
@@ -37,6 +40,7 @@ actor NetworkBodyPump {
         self.limit = limit
         self.logger = logger
         self.onFinish = onFinish
+        self.condition = condition
     }
 
     deinit {
@@ -111,16 +115,22 @@ actor NetworkBodyPump {
                 }
                 let saved = try await store.savePart(
                     draft.entry, first: part.first, completeLength: part.completeLength,
-                    completeHeaders: part.completeHeaders, body: active)
+                    completeHeaders: part.completeHeaders, body: active, onlyIf: condition)
                 logger.debug("stored bytes \(part.first)-\(part.first + received - 1) of \(url.redactedForMessages)"
                              + (saved.isPartial ? "" : ", which completes it"))
                 return
             }
-            let saved = try await store.save(draft.entry, body: active)
+            let saved = try await store.save(draft.entry, body: active, onlyIf: condition)
             logger.debug("stored \(url.redactedForMessages) (\(received) bytes)")
             onFinish(.stored(saved, source: .network))
         } catch {
             onFinish(.notStored)
+            if let refusal = error as? CacheStore.Error, refusal.code == .withdrawn {
+                try? await active.discard()
+                throw WebCacheError(.authorization,
+                                    "The user signed out while the response from \(url.redactedForMessages) was "
+                                        + "being received; it was not stored.", cause: refusal)
+            }
             throw WebCacheError(.store,
                                 "The response from \(url.redactedForMessages) was received but could not be stored.",
                                 cause: error)

@@ -62,7 +62,7 @@ struct Preloader: Sendable {
         // Redirects obey the address policy too: a public resource may not redirect to a private address.
         self.context = RequestContext(
             partition: context.partition, session: CountingSending(inner: context.session, count: requestCount),
-            allowsRedirect: { from, to in addresses.allows(to, from: from) })
+            allowsRedirect: { from, to in addresses.allows(to, from: from) }, isCurrent: context.isCurrent)
     }
 
     /// What the requisites this engine finds for a page depend on besides the bytes it reads: the

@@ -10,6 +10,8 @@ import Transport
 /// A request with a streamed body is not replayed (the stream is spent): it fails with a clear error.
 struct SessionSending: RequestSending {
     let session: Session
+    /// The session's ``Session/signOutCount`` when the work began: a sign-out since ends it.
+    var signOutCount: Int?
 
     func send(_ request: HTTPRequest, through transport: any HTTPTransport, logger: Logger) async throws
         -> TransportResponse
@@ -38,7 +40,7 @@ struct SessionSending: RequestSending {
 
     private func prepare(_ request: inout HTTPRequest, replaying ticket: SessionTicket?) async throws -> SessionTicket {
         do {
-            return try await session.prepare(&request, replaying: ticket)
+            return try await session.prepare(&request, replaying: ticket, signOutCount: signOutCount)
         } catch {
             throw WebCacheError(.authorization, error.message, cause: error)
         }
