@@ -120,8 +120,8 @@ enum ArchivedExchange {
     enum Refusal: Error {
         /// Not an HTTP(S) GET with a usable status, or not a response a cache keeps: skipped, not damaged.
         case notCacheable(String)
-        /// The archive says something that cannot be stored as it says it (a 206 whose bytes have no
-        /// place): reported with this sentence, and left out.
+        /// The archive says something that cannot be stored as it says it (a request URL that is not
+        /// one, a 206 whose bytes have no place): reported with this sentence, and left out.
         case unusable(String)
     }
 
@@ -173,8 +173,23 @@ enum ArchivedExchange {
 
     /// The entry for `exchange`, of any status from 100 to 599.
     private static func entry(for exchange: Exchange) throws(Refusal) -> CacheEntry {
-        guard let url = URL(string: exchange.url), url.isHTTP else {
-            throw .notCacheable("its target '\(MessageText.excerpt(exchange.url, limit: 100))' is not an HTTP URL")
+        let target = MessageText.excerpt(exchange.url, limit: 100)
+        guard !exchange.url.isEmpty else {
+            throw .unusable("The request has no URL, so its response belongs to no resource.")
+        }
+        guard let url = URL(string: exchange.url) else {
+            throw .unusable("The request URL '\(target)' is not a URL, so its response belongs to no resource.")
+        }
+        guard let scheme = url.scheme?.lowercased(), !scheme.isEmpty else {
+            throw .unusable(
+                "The request URL '\(target)' is not an absolute URL, so its response belongs to no resource.")
+        }
+        // Another scheme's URL (data:, blob:, as browsers record them) names no HTTP response.
+        guard scheme == "http" || scheme == "https" else {
+            throw .notCacheable("its target '\(target)' is not an HTTP URL")
+        }
+        guard url.isHTTP else {
+            throw .unusable("The request URL '\(target)' has no host, so its response belongs to no resource.")
         }
         guard exchange.method.uppercased() == "GET" else {
             throw .notCacheable("it answers a \(exchange.method) request; only GET responses are stored")
