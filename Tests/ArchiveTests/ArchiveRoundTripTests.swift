@@ -119,6 +119,42 @@ final class ArchiveRoundTripTests: ArchiveSite, @unchecked Sendable {
         #expect(copied.entry.headers == ["Cache-Control": "max-age=600", "ETag": "\"e\""])
     }
 
+    /// RFC 9110 §8.6 lets a 304 carry the length of the 200 it stands for, as the gateway sends it: an
+    /// archive keeps that length, not the empty body's.
+    @Test func a304KeepsTheContentLengthOfThe200ItStandsFor() async throws {
+        // Given a store with a 304 as received, declaring the length of its 200
+        let path = folder.path("not-modified.sqlite")
+        let fields: HTTPHeaders = ["Cache-Control": "max-age=600", "ETag": "\"e\"", "Content-Length": "1234"]
+        try await withCacheStore(at: path) { store in
+            let entry = CacheEntry(
+                url: "https://example.test/unchanged", status: 304, headers: fields, requestTime: Date(),
+                responseTime: Date(), freshUntil: Date().addingTimeInterval(600))
+            try await store.save(entry, body: Data())
+        }
+        let warc = folder.path("not-modified.warc")
+        let har = folder.path("not-modified.har")
+
+        // When
+        let exportWARC = try await run("export", "--store", path, "--warc", warc)
+        let exportHAR = try await run("export", "--store", path, "--har", har)
+        let copies = [folder.path("from-warc.sqlite"), folder.path("from-har.sqlite")]
+        let importWARC = try await run("import", "--store", copies[0], warc)
+        let importHAR = try await run("import", "--store", copies[1], har)
+
+        // Then
+        for result in [exportWARC, exportHAR, importWARC, importHAR] {
+            #expect(result.exitCode == 0, "\(result.stderr)")
+        }
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: warc)), as: UTF8.self)
+        #expect(text.contains("HTTP/1.1 304 Not Modified\r\nCache-Control: max-age=600\r\nETag: \"e\"\r\n"
+            + "Content-Length: 1234\r\n\r\n"), "\(text)")
+        for copy in copies {
+            let copied = try #require(try Self.entries(of: copy).first)
+            #expect(copied.entry.status == 304 && copied.entry.headers == fields, "\(copy)")
+            #expect(copied.body.isEmpty)
+        }
+    }
+
     @Test func aHARExportImportsAsTheSameEntries() async throws {
         try await preload()
         let original = try Self.entries(of: store)

@@ -93,6 +93,25 @@ class ArchiveSite: @unchecked Sendable {  // Every stored property is a constant
         try #require(entries.count == 7, "preload stored \(entries.map(\.entry.url))")
     }
 
+    /// The positions of the two parts ``storeParts()`` stores, each 1,000 bytes long.
+    static let partStarts = [1_000, 5_000]
+
+    /// Stores bytes 1000-1999 and 5000-5999 of `/ranged.bin` as `get` with a Range header does: one
+    /// partial entry with two parts. Then the empty text, whose body is the empty body the partial
+    /// entry points at.
+    func storeParts() async throws {
+        for first in Self.partStarts {
+            let got = try await run("get", "--store", store, "-H", "Range: bytes=\(first)-\(first + 999)",
+                                    url("/ranged.bin"))
+            try #require(got.exitCode == 0, "\(got.stderr)")
+        }
+        let empty = try await run("get", "--store", store, url("/empty.txt"))
+        try #require(empty.exitCode == 0, "\(empty.stderr)")
+        let entries = try Self.entries(of: store).map(\.entry)
+        let partial = try #require(entries.first { $0.url == url("/ranged.bin") })
+        try #require(partial.isPartial && partial.bodySize == 2_000, "\(partial)")
+    }
+
     /// An entry with its body, as compared across stores.
     struct StoredEntry: Sendable {
         var entry: CacheEntry

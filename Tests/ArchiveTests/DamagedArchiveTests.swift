@@ -169,6 +169,96 @@ final class DamagedArchiveTests: ArchiveSite, @unchecked Sendable {
         try await expectSound(target)
     }
 
+    /// A HAR entry's request URL, as a test writes it.
+    enum RequestURL: Sendable {
+        case text(String)
+        case null
+        case missing
+    }
+
+    /// An entry's response is stored under its request's URL: one without a URL is not stored under
+    /// none or skipped in silence.
+    @Test(arguments: [
+        (RequestURL.text("http://exa mple.test/"), "The request URL 'http://exa mple.test/' is not a URL, so its "
+            + "response belongs to no resource."),
+        (.text("not a url"), "The request URL 'not a url' is not an absolute URL, so its response belongs to no "
+            + "resource."),
+        (.text("/style.css"), "The request URL '/style.css' is not an absolute URL, so its response belongs to no "
+            + "resource."),
+        (.text(""), "The request has no URL, so its response belongs to no resource."),
+        (.text("http:///style.css"), "The request URL 'http:///style.css' has no host, so its response belongs to "
+            + "no resource."),
+        (.null, "The entry's 'request.url' is null."),
+        (.missing, "The entry has no 'request.url'."),
+    ])
+    func aHAREntryWhoseRequestURLIsNotAURLIsReportedByNumberAndTheOthersImported(
+        url: RequestURL, reason: String
+    ) async throws {
+        let damaged = try await editedHAR("unnamed.har") { entries in
+            var request = try #require(entries[1]["request"] as? [String: Any])
+            switch url {
+            case .text(let text): request["url"] = text
+            case .null: request["url"] = NSNull()
+            case .missing: request["url"] = nil
+            }
+            entries[1]["request"] = request
+        }
+        let target = try await makeTarget()
+
+        let result = try await run("import", "--store", target, damaged)
+
+        #expect(result.exitCode == 1)
+        #expect(result.stderr == "\(damaged)#entry 1: \(reason)\n"
+            + "Error: 1 record was damaged and not imported; everything else was imported.\n", "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Imported 6 entries"), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("; skipped 0 records that are not HTTP responses to store; 1 damaged.\n"),
+                "\(result.stdout)")
+        try await expectSound(target)
+    }
+
+    /// A browser records requests for `data:` URLs among the others: they are URLs, of no HTTP response.
+    @Test func aHAREntryForAnotherSchemeIsSkippedAndCounted() async throws {
+        let data = try await editedHAR("data.har") { entries in
+            var request = try #require(entries[1]["request"] as? [String: Any])
+            request["url"] = "data:text/plain,hello"
+            entries[1]["request"] = request
+        }
+        let target = try await makeTarget()
+
+        let result = try await run("import", "--store", target, data)
+
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Imported 6 entries"), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("; skipped 1 record that is not an HTTP response to store; 0 damaged.\n"),
+                "\(result.stdout)")
+    }
+
+    @Test func aWARCResponseWhoseTargetHasNoHostIsReportedByOffset() async throws {
+        let path = folder.path("nohost.warc")
+        let writer = try WARCWriter(path: path, compressionLevel: nil)
+        var offsets: [Int64] = []
+        for target in ["http:///a.txt", "https://example.test/b.txt"] {
+            let block = Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: max-age=60\r\n\r\nhi".utf8)
+            offsets.append(writer.bytesWritten)
+            try writer.writeRecord(
+                WARCHeader.http(
+                    type: "response", recordID: WARCHeader.makeRecordID(), targetURI: target, date: Date(),
+                    blockLength: Int64(block.count), blockDigest: SHA256.hash(block), payloadDigest: nil),
+                block: block)
+        }
+        try writer.close()
+        let target = try await makeTarget()
+
+        let result = try await run("import", "--store", target, path)
+
+        #expect(result.exitCode == 1)
+        #expect(result.stderr == "\(path)@\(offsets[0]): The request URL 'http:///a.txt' has no host, so its "
+            + "response belongs to no resource.\n"
+            + "Error: 1 record was damaged and not imported; everything else was imported.\n")
+        #expect(try urls(at: target) == ["https://example.test/b.txt", "https://kept.test/"])
+        try await expectSound(target)
+    }
+
     @Test func aFileThatIsNoArchiveIsReportedAndNothingChanges() async throws {
         let target = try await makeTarget()
         let notes = try folder.write(Data("just some text\n".utf8), to: "notes.warc")

@@ -61,6 +61,20 @@ struct HARReaderTests {
         #expect(incomplete.message(file: "x.har") == "x.har#entry 2: The entry has no 'startedDateTime'.")
     }
 
+    @Test func aMemberThatIsNullOrOfAnotherTypeIsNamed() async throws {
+        let null = Self.entry(0).replacingOccurrences(of: #""url": "https://example.com/0""#, with: #""url": null"#)
+        let number = Self.entry(1).replacingOccurrences(of: #""status": 200"#, with: #""status": "200""#)
+        let results = try await Self.readAll(#"{"log": {"entries": [\#(null), \#(number)]}}"#, readSize: 64)
+        guard results.count == 2, case .failure(let isNull) = results[0], case .failure(let mistyped) = results[1]
+        else {
+            Issue.record("\(results)")
+            return
+        }
+        #expect(isNull.message(file: "x.har") == "x.har#entry 0: The entry's 'request.url' is null.")
+        #expect(mistyped.message(file: "x.har")
+            == "x.har#entry 1: The entry's 'response.status' is not of the type HAR 1.2 gives it.")
+    }
+
     @Test func aFileCutInsideAnEntryKeepsTheEntriesBeforeIt() async throws {
         let text = #"{"log": {"entries": [\#(Self.entry(0)), \#(Self.entry(1))"#
         let cut = String(text.dropLast(40))

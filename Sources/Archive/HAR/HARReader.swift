@@ -201,9 +201,19 @@ public final class HARReader {
         } catch let DecodingError.keyNotFound(key, context) {
             let path = (context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: ".")
             return .failure(ArchiveError(entry: index, reason: "The entry has no '\(path)'."))
+        } catch let DecodingError.valueNotFound(_, context) where !context.codingPath.isEmpty {
+            return .failure(ArchiveError(entry: index, reason: "The entry's '\(path(of: context))' is null."))
+        } catch let DecodingError.typeMismatch(_, context) where !context.codingPath.isEmpty {
+            return .failure(ArchiveError(
+                entry: index, reason: "The entry's '\(path(of: context))' is not of the type HAR 1.2 gives it."))
         } catch {
             return .failure(ArchiveError(entry: index, reason: "The entry is not a valid HAR entry."))
         }
+    }
+
+    /// The member a decoding error is about, such as `request.url`.
+    private static func path(of context: DecodingError.Context) -> String {
+        context.codingPath.map(\.stringValue).joined(separator: ".")
     }
 
     // MARK: - Bytes

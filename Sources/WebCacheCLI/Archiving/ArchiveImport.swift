@@ -1,6 +1,7 @@
 import Archive
 import CacheStore
 import Foundation
+import HTTPCaching
 import HTTPCore
 
 /// Imports WARC, WACZ and HAR files into a store through the store's own write path: each entry's
@@ -8,14 +9,20 @@ import HTTPCore
 /// several saves at once so that they share transactions (group commit: one transaction per batch).
 /// An entry is written whole or not at all, so an import stopped at any point leaves the store sound.
 ///
-/// A damaged record is reported as `FILE@OFFSET: reason` and skipped; a file that cannot be read or
-/// is not an archive (missing, a folder, empty, of another format) as `FILE: reason`. The import goes
-/// on with the next record or file.
+/// A 206 response is saved as a part of a partial entry by the store's rule for parts
+/// (``CacheStore/savePart(_:first:completeLength:completeHeaders:body:)``), in the archive's order.
+///
+/// A damaged record is reported as `FILE@OFFSET: reason` and skipped, and so is a 206 whose bytes have
+/// no known place (no single `Content-Range` of a known complete length); a file that cannot be read
+/// or is not an archive (missing, a folder, empty, of another format) as `FILE: reason`. The import
+/// goes on with the next record or file.
 final class ArchiveImport {
     /// What an import did.
     struct Summary: Sendable, Encodable {
         var imported = 0
         var fromRevisits = 0
+        /// 206 responses saved as parts of partial entries (not among `imported`).
+        var parts = 0
         var skipped = 0
         var damaged = 0
         /// Files (or WACZ members) of which nothing could be read: missing, unreadable, not archives.
@@ -51,6 +58,7 @@ final class ArchiveImport {
     /// What one save came to.
     private enum SaveOutcome: Sendable {
         case saved(bodyID: Int64?, digestLabel: String?, bytes: Int64, revisit: Bool)
+        case savedPart(bytes: Int64)
         case failed(String)
     }
 
@@ -426,14 +434,27 @@ final class ArchiveImport {
         await save(item, into: &group, inFlight: &inFlight)
     }
 
-    /// Starts saving `item`, first waiting for one save to end when a batch is in flight.
+    /// Starts saving `item`, first waiting for one save to end when a batch is in flight. A part is
+    /// saved once the saves before it have ended, and before any other starts: parts are combined in
+    /// the archive's order, and the entry keeps the fields of the one saved last, as when received.
     private func save(_ item: PendingResponse, into group: inout TaskGroup<SaveOutcome>, inFlight: inout Int) async {
         let entry: CacheEntry
         do {
-            entry = try ArchivedExchange.entry(for: item.exchange)
+            switch try ArchivedExchange.stored(for: item.exchange) {
+            case .entry(let whole):
+                entry = whole
+            case .part(let partial, let range, let completeLength):
+                while let outcome = await group.next() { note(outcome) }
+                inFlight = 0
+                note(await savePart(item, of: partial, range: range, completeLength: completeLength))
+                return
+            }
         } catch {
             try? await item.body.discard()
-            summary.skipped += 1
+            switch error {
+            case .notCacheable: summary.skipped += 1
+            case .unusable(let reason): noteDamage("\(item.place): \(reason)")
+            }
             return
         }
         if inFlight >= Self.batchSize, let outcome = await group.next() {
@@ -457,6 +478,29 @@ final class ArchiveImport {
         inFlight += 1
     }
 
+    /// Saves the body of `item` as the bytes `range` of `partial`'s representation of `completeLength`
+    /// bytes, through the store's rule for parts; a body of another length than the range is refused.
+    private func savePart(
+        _ item: PendingResponse, of partial: CacheEntry, range: ByteRange, completeLength: Int64
+    ) async -> SaveOutcome {
+        guard item.body.byteCount == range.length else {
+            try? await item.body.discard()
+            return .failed(
+                "\(item.place): The 206 response for \(partial.url) holds \(item.body.byteCount) bytes, not the "
+                    + "\(range.length) of its Content-Range.")
+        }
+        do {
+            try await store.savePart(
+                partial, first: range.first, completeLength: completeLength,
+                completeHeaders: PartialEntry.completeHeaders(partial.headers, completeLength: completeLength),
+                body: item.body)
+            return .savedPart(bytes: range.length)
+        } catch {
+            try? await item.body.discard()
+            return .failed("\(item.place): \(Self.reason(error))")
+        }
+    }
+
     private func note(_ outcome: SaveOutcome) {
         switch outcome {
         case .saved(let bodyID, let label, let bytes, let revisit):
@@ -464,6 +508,9 @@ final class ArchiveImport {
             summary.bodyBytes += bytes
             if revisit { summary.fromRevisits += 1 }
             if let bodyID, let label, WARCDigest.sha256(fromLabel: label) == nil { bodiesByDigest[label] = bodyID }
+        case .savedPart(let bytes):
+            summary.parts += 1
+            summary.bodyBytes += bytes
         case .failed(let message):
             noteDamage(message)
         }

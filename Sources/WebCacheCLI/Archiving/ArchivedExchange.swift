@@ -118,22 +118,83 @@ enum ArchivedExchange {
 
     /// Why an archived exchange is not stored.
     enum Refusal: Error {
-        /// Not an HTTP(S) GET with a usable status: skipped, not damaged.
+        /// Not an HTTP(S) GET with a usable status, or not a response a cache keeps: skipped, not damaged.
         case notCacheable(String)
+        /// The archive says something that cannot be stored as it says it (a request URL that is not
+        /// one, a 206 whose bytes have no place): reported with this sentence, and left out.
+        case unusable(String)
     }
 
-    /// The entry to save for `exchange`, as if it had been fetched at its response time: its age
-    /// and freshness come from the archived headers and times (RFC 9111 §4.2).
+    /// What an archived exchange is stored as.
+    enum Stored {
+        /// A response, saved as an entry.
+        case entry(CacheEntry)
+        /// A 206: the bytes `range` of a representation of `completeLength` bytes, saved as a part of
+        /// the partial entry `entry` stands for, by the store's rule for parts (RFC 9111 §3.3, §3.4).
+        case part(CacheEntry, range: ByteRange, completeLength: Int64)
+    }
+
+    /// What to store for `exchange`, as if it had been fetched at its response time: its age and
+    /// freshness come from the archived headers and times (RFC 9111 §4.2). A 206 is a part when it
+    /// carries one range of a known complete length (`Content-Range: bytes FIRST-LAST/LENGTH`) and is
+    /// one the store keeps as a part (``HTTPCachePolicy/storedPart(of:)``: a strong `ETag`, no
+    /// content coding).
     ///
-    /// - Throws: ``Refusal`` when the exchange is not one the store keeps.
-    static func entry(for exchange: Exchange) throws(Refusal) -> CacheEntry {
-        guard let url = URL(string: exchange.url), url.isHTTP else {
-            throw .notCacheable("its target '\(MessageText.excerpt(exchange.url, limit: 100))' is not an HTTP URL")
+    /// - Throws: ``Refusal`` when the exchange is not one the store keeps, or cannot be stored as
+    ///   the archive gives it.
+    static func stored(for exchange: Exchange) throws(Refusal) -> Stored {
+        let entry = try entry(for: exchange)
+        guard entry.status == 206 else { return .entry(entry) }
+        let what = "The 206 response for \(entry.url)"
+        if let type = entry.headers["Content-Type"]?.trimmingHTTPWhitespace().lowercased(),
+            type.hasPrefix("multipart/byteranges")
+        {
+            throw .unusable("\(what) is multipart/byteranges: the ranges it holds are not kept as parts.")
+        }
+        let values = entry.headers.values(for: "Content-Range")
+        guard values.count == 1 else {
+            let fields = values.isEmpty ? "no Content-Range" : "\(values.count) Content-Range fields"
+            throw .unusable("\(what) has \(fields), so the place of its bytes in the whole is not known.")
+        }
+        guard let contentRange = ContentRange(parsing: values[0]), let range = contentRange.range,
+            let completeLength = contentRange.completeLength
+        else {
+            throw .unusable(
+                "\(what) has the Content-Range '\(MessageText.excerpt(values[0], limit: 100))', which is not one "
+                    + "range of a known complete length (bytes FIRST-LAST/LENGTH).")
+        }
+        guard entry.decodedFrom == nil,
+            HTTPCachePolicy.storedPart(of: HTTPResponseHead(status: 206, headers: entry.headers)) != nil
+        else {
+            throw .notCacheable("a part without a strong ETag, or of content with a coding, is not kept")
+        }
+        return .part(entry, range: range, completeLength: completeLength)
+    }
+
+    /// The entry for `exchange`, of any status from 100 to 599.
+    private static func entry(for exchange: Exchange) throws(Refusal) -> CacheEntry {
+        let target = MessageText.excerpt(exchange.url, limit: 100)
+        guard !exchange.url.isEmpty else {
+            throw .unusable("The request has no URL, so its response belongs to no resource.")
+        }
+        guard let url = URL(string: exchange.url) else {
+            throw .unusable("The request URL '\(target)' is not a URL, so its response belongs to no resource.")
+        }
+        guard let scheme = url.scheme?.lowercased(), !scheme.isEmpty else {
+            throw .unusable(
+                "The request URL '\(target)' is not an absolute URL, so its response belongs to no resource.")
+        }
+        // Another scheme's URL (data:, blob:, as browsers record them) names no HTTP response.
+        guard scheme == "http" || scheme == "https" else {
+            throw .notCacheable("its target '\(target)' is not an HTTP URL")
+        }
+        guard url.isHTTP else {
+            throw .unusable("The request URL '\(target)' has no host, so its response belongs to no resource.")
         }
         guard exchange.method.uppercased() == "GET" else {
             throw .notCacheable("it answers a \(exchange.method) request; only GET responses are stored")
         }
-        guard (100...599).contains(exchange.status), exchange.status != 206 else {
+        guard (100...599).contains(exchange.status) else {
             throw .notCacheable("its status \(exchange.status) is not one a cache stores")
         }
         var headers = exchange.responseHeaders

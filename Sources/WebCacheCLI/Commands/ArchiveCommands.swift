@@ -32,10 +32,12 @@ extension CommandCatalog {
         discussion: """
             FILE is a .warc, .warc.gz, .wacz (a zip of WARC files) or .har. Each HTTP response (and each \
             revisit record, with the body it names) becomes an entry received at the time the archive \
-            gives, so its age and freshness are as if it had been fetched then. Records that are not HTTP \
-            responses to GET are skipped and counted. A damaged record is reported as FILE@OFFSET: reason \
-            (FILE#entry N for HAR), and a file that is missing, unreadable, empty or not an archive as \
-            FILE: reason; the import goes on, and the exit code is then 1. Entries are saved in \
+            gives, so its age and freshness are as if it had been fetched then. A 206 with one Content-Range \
+            of a known complete length is stored as a part of a partial entry, as a 206 from the network is, so \
+            an exported partial entry comes back with its parts. Records that are not HTTP responses to GET are \
+            skipped and counted. A damaged record, and a 206 whose bytes have no known place, is reported as \
+            FILE@OFFSET: reason (FILE#entry N for HAR), and a file that is missing, unreadable, empty or not an \
+            archive as FILE: reason; the import goes on, and the exit code is then 1. Entries are saved in \
             batches through the store's transactions: an import stopped at any point leaves the store sound. \
             The store is created when it does not exist.
             """,
