@@ -2,8 +2,10 @@ import Foundation
 
 extension URL {
     /// The URL as a cache key: scheme and host lowercased, the default port (80 for http, 443 for
-    /// https) and the fragment removed, and an empty path written `/`. Two spellings of one
-    /// resource give one key, so an entry stored under one is found, and invalidated, under the other.
+    /// https) and the fragment removed, an empty path written `/`, escapes of unreserved characters
+    /// decoded and the others' hex digits in upper case (RFC 3986 §6.2.2.1, §6.2.2.2), and `.` and
+    /// `..` segments removed. Two spellings of one resource give one key, so an entry stored under
+    /// one is found, and invalidated, under the other.
     public var cacheKey: URL {
         let text = absoluteString
         if URL.isInCacheKeyForm(text) {
@@ -18,7 +20,8 @@ extension URL {
         if components.path.isEmpty, components.host != nil {
             components.path = "/"
         }
-        components.percentEncodedPath = URL.removingDotSegments(components.percentEncodedPath)
+        components.percentEncodedPath = URL.removingDotSegments(URL.normalizingEscapes(components.percentEncodedPath))
+        if let query = components.percentEncodedQuery { components.percentEncodedQuery = URL.normalizingEscapes(query) }
         components.fragment = nil
         return components.url ?? absoluteURL
     }
@@ -31,7 +34,8 @@ extension URL {
     }
 
     /// Whether `text` is already a cache key: `http` or `https` in lower case, a lower-case host
-    /// without credentials or a default port, a path, no fragment. Checked on the bytes, because
+    /// without credentials or a default port, a path without dot segments and a query without
+    /// escapes to normalise, no fragment. Checked on the bytes, because
     /// every load asks, and rebuilding the URL through `URLComponents` costs more than the lookup.
     static func isInCacheKeyForm(_ text: String) -> Bool {
         var text = text
@@ -80,15 +84,87 @@ extension URL {
                 return false
             }
             let path = UnsafeBufferPointer(rebasing: bytes[index...])
-            // No fragment in the path or query, and a path without `.` or `..` segments.
+            // No fragment in the path or query, a path without `.` or `..` segments, and no escape
+            // that the key writes otherwise.
             return memchr(path.baseAddress!, Int32(UInt8(ascii: "#")), path.count) == nil
-                && !URL.hasDotSegment(path)
+                && !URL.hasDotSegment(path) && !URL.hasEscapeToNormalize(path)
         }
     }
 
-    /// Whether the path at the start of `bytes` (up to a `?` or the end) has a `.` or `..` segment,
-    /// or an escaped dot (`%2E`) that may spell one. Most paths hold dots only in file names, which
-    /// a `memchr` passes over.
+    /// Whether `bytes` hold an escape that ``normalizingEscapes(_:)`` writes otherwise: one of an
+    /// unreserved character (`%41`, `%2E`: a dot that may spell a dot segment), or with a lower-case
+    /// hex digit (`%2f`). Most URLs hold no `%`, which a `memchr` passes over.
+    private static func hasEscapeToNormalize(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index + 2 < bytes.count {
+            guard let found = memchr(bytes.baseAddress! + index, Int32(UInt8(ascii: "%")), bytes.count - index - 2)
+            else { break }
+            let percent = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            let high = bytes[percent + 1]
+            let low = bytes[percent + 2]
+            if let value = hexValue(high).flatMap({ high in hexValue(low).map { high << 4 | $0 } }),
+                isUnreserved(value) || (high >= UInt8(ascii: "a") && high <= UInt8(ascii: "f"))
+                    || (low >= UInt8(ascii: "a") && low <= UInt8(ascii: "f"))
+            {
+                return true
+            }
+            index = percent + 1
+        }
+        return false
+    }
+
+    /// `text` (percent-encoded) with its escapes of unreserved characters decoded and the hex
+    /// digits of the others in upper case (RFC 3986 §6.2.2.1, §6.2.2.2); a `%` not followed by two
+    /// hex digits stays as it is.
+    static func normalizingEscapes(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
+        let bytes = Array(text.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
+                let value = high << 4 | low
+                if isUnreserved(value) {
+                    result.append(value)
+                } else {
+                    let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
+                    result += [UInt8(ascii: "%"), digits[Int(high)], digits[Int(low)]]
+                }
+                index += 3
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// The value of a hex digit, `nil` for another byte.
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
+    /// Whether `byte` is an unreserved character (RFC 3986 §2.3): a letter, a digit, `-`, `.`, `_`, `~`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
+    /// Whether the path at the start of `bytes` (up to a `?` or the end) has a `.` or `..` segment.
+    /// Most paths hold dots only in file names, which a `memchr` passes over.
     private static func hasDotSegment(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = memchr(bytes.baseAddress!, Int32(UInt8(ascii: "?")), bytes.count)
             .map { bytes.baseAddress!.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
@@ -106,27 +182,16 @@ extension URL {
             }
             index = dot + 1
         }
-        // `%2E` is a dot (RFC 3986 §2.3); any in the path goes the full way.
-        index = 0
-        while index + 2 < count {
-            guard let found = memchr(bytes.baseAddress! + index, Int32(UInt8(ascii: "%")), count - index - 2) else {
-                break
-            }
-            let percent = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            if bytes[percent + 1] == UInt8(ascii: "2"), bytes[percent + 2] | 0x20 == UInt8(ascii: "e") { return true }
-            index = percent + 1
-        }
         return false
     }
 
-    /// `path` (percent-encoded) without its `.` and `..` segments (RFC 3986 §5.2.4), `%2E` read as
-    /// a dot, as the request line that libcurl sends for it has them removed.
+    /// `path` (percent-encoded, its escaped dots decoded by ``normalizingEscapes(_:)``) without its
+    /// `.` and `..` segments (RFC 3986 §5.2.4), as the request line that libcurl sends for it has
+    /// them removed.
     static func removingDotSegments(_ path: String) -> String {
-        guard path.contains(".") || path.contains("%") else { return path }
-        func isDot(_ segment: Substring) -> Bool { segment == "." || segment.lowercased() == "%2e" }
-        func isDotDot(_ segment: Substring) -> Bool {
-            ["..", ".%2e", "%2e.", "%2e%2e"].contains(segment.lowercased())
-        }
+        guard path.contains(".") else { return path }
+        func isDot(_ segment: Substring) -> Bool { segment == "." }
+        func isDotDot(_ segment: Substring) -> Bool { segment == ".." }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         var kept: [Substring] = []
         for (position, segment) in segments.enumerated() {

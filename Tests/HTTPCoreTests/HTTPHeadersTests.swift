@@ -149,6 +149,10 @@ struct CacheKeyTests {
         ("http://127.0.0.1:028931/x", "http://127.0.0.1:28931/x"),
         ("http://example.com:/x", "http://example.com/x"),
         ("http://[::1]:08080/x", "http://[::1]:8080/x"),
+        // Escapes of unreserved characters are the characters, other escapes are upper case.
+        ("http://a/key/%61", "http://a/key/a"), ("http://a/%7euser/a%2Db%5F", "http://a/~user/a-b_"),
+        ("http://a/%c3%a9?q=%2f%7E", "http://a/%C3%A9?q=%2F~"), ("http://a/b%2Fc", "http://a/b%2Fc"),
+        ("http://a/x/%2E%2E/y", "http://a/y"), ("http://a/x%2E/y", "http://a/x./y"),
     ])
     func normalisesSpellingsOfOneResource(input: String, expected: String) throws {
         #expect(try #require(URL(string: input)).cacheKey.absoluteString == expected)
@@ -168,6 +172,8 @@ struct CacheKeyTests {
         ("http://a/b.c/d..e/.f/..g", true), ("http://a/b?x=/../", true), ("http://a/%20", true),
         ("http://a:08080/", false), ("http://a:/", false), ("http://[::1]:8080/x", true), ("http://[::1]/x", true),
         ("http://[::1]:080/x", false),
+        ("http://a/%61", false), ("http://a/%2f", false), ("http://a/x?q=%7E", false), ("http://a/x?q=%e9", false),
+        ("http://a/%2F", true), ("http://a/%C3%A9?q=%2F", true), ("http://a/%25", true),
     ])
     func recognisesKeysWithoutRebuildingThem(text: String, isKey: Bool) throws {
         #expect(URL.isInCacheKeyForm(text) == isKey)

@@ -1,3 +1,4 @@
+import CacheStore
 import Foundation
 import HTTPCore
 import LocalOrigin
@@ -26,6 +27,19 @@ struct LoaderTests {
             #expect(second.age >= 5)
             #expect(second.headers["Age"].flatMap { Int($0) }.map { $0 >= 5 } == true)
             #expect(origin.requestCount == 1)
+        }
+    }
+
+    /// RFC 3986 §6.2.2: `/key/%61` and `/key/a` are one resource, as are `%c3%a9` and `%C3%A9`: a
+    /// spelling stored under one is a hit under the others, where it was a second fetch and entry.
+    @Test func spellingsThatDifferInEscapesShareAnEntry() async throws {
+        try await withCache(origin: { _ in .text("hello", headers: ["Cache-Control": "max-age=600"]) }) {
+            (origin, cache) async throws in
+            #expect(try await cache.data(for: WebRequest("key/a?q=%c3%a9")).source == .network)
+            #expect(try await cache.data(for: WebRequest("key/%61?q=%C3%A9")).source == .hit)
+            #expect(try await cache.data(for: WebRequest("key/%61?q=%c3%a9")).source == .hit)
+            #expect(origin.requestCount == 1)
+            #expect(try cache.store.totals().entryCount == 1)
         }
     }
 
