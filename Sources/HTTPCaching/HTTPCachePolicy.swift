@@ -44,8 +44,8 @@ public enum HTTPCachePolicy {
         credentialsArePartitioned: Bool = false
     ) -> CacheStorability {
         guard request.method == .get else { return .notStorable(.methodNotCacheable) }
-        guard response.status >= 200 else { return .notStorable(.nonFinalStatus) }
-        if response.status == 304 { return .notStorable(.notModified) }
+        let byStatus = storability(status: response.status)
+        guard byStatus == .storable else { return byStatus }
         if response.status == 206, storedPart(of: response) == nil { return .notStorable(.partialContent) }
         if RequestCacheControl(headers: request.headers).noStore { return .notStorable(.requestNoStore) }
         let directives = directives ?? ResponseCacheControl(headers: response.headers)
@@ -68,6 +68,15 @@ public enum HTTPCachePolicy {
             || response.headers.contains("Expires")
             || StoredResponse.heuristicallyCacheableStatuses.contains(response.status)
         return permitted ? .storable : .notStorable(.noCachingPermission)
+    }
+
+    /// Whether a response of `status` may be stored as far as its status goes (RFC 9111 §3), the part
+    /// of ``storability(request:response:directives:credentialsArePartitioned:)`` that needs no more:
+    /// an interim (1xx) response is not final, and a 304 updates the stored responses it validates
+    /// (§4.3.4) instead of being stored. Any other status leaves it to the rest of the rule.
+    public static func storability(status: Int) -> CacheStorability {
+        if status < 200 { return .notStorable(.nonFinalStatus) }
+        return status == 304 ? .notStorable(.notModified) : .storable
     }
 
     /// The final status codes defined by RFC 9110 §15 whose caching this cache handles, for

@@ -12,6 +12,10 @@ import HTTPCore
 /// A 206 response is saved as a part of a partial entry by the store's rule for parts
 /// (``CacheStore/savePart(_:first:completeLength:completeHeaders:body:)``), in the archive's order.
 ///
+/// A WARC block that holds interim (1xx) responses before the final one is imported as its final one.
+/// A response a cache does not store (an interim one alone, a 304: ``HTTPCachePolicy/storability(status:)``)
+/// is skipped and counted, as are records that are not HTTP responses.
+///
 /// A damaged record is reported as `FILE@OFFSET: reason` and skipped, and so is a 206 whose bytes have
 /// no known place (no single `Content-Range` of a known complete length); a file that cannot be read
 /// or is not an archive (missing, a folder, empty, of another format) as `FILE: reason`. The import
@@ -264,7 +268,7 @@ final class ArchiveImport {
         while let piece = try await reader.readBlock() {
             if block.count < 1 << 20 { block.append(piece) }
         }
-        guard let (head, _) = try HTTPMessageHead.parse(block) else {
+        guard let (head, _) = try Self.finalResponseHead(in: block, ended: true) else {
             throw ArchiveError(reason: "The revisit record holds no complete HTTP response head.")
         }
         let label = header.fields["WARC-Payload-Digest"]
@@ -303,7 +307,7 @@ final class ArchiveImport {
             var payload = piece
             if head == nil {
                 buffer.append(piece)
-                guard let (parsed, start) = try HTTPMessageHead.parse(buffer) else {
+                guard let (parsed, content) = try Self.finalResponseHead(in: buffer, ended: false) else {
                     guard buffer.count < 1 << 20 else {
                         throw ArchiveError(reason: "The response's HTTP head is longer than 1 MiB.")
                     }
@@ -316,17 +320,38 @@ final class ArchiveImport {
                 if parsed.headers.listValues(for: "Transfer-Encoding").last?.lowercased() == "chunked" {
                     dechunker = ChunkedDecoder()
                 }
-                payload = buffer.subdata(in: start..<buffer.endIndex)
+                payload = content
                 buffer = Data()
             }
             if dechunker != nil { payload = try dechunker!.decode(payload) }
             if !payload.isEmpty { try await body.write(payload) }
         }
+        // A block of interim responses only: the last one is its response.
+        if head == nil { head = try Self.finalResponseHead(in: buffer, ended: true)?.head }
         guard let head else { throw ArchiveError(reason: "The response record holds no complete HTTP response head.") }
         if let expected, let hasher, hasher.finalize() != expected {
             throw ArchiveError(reason: "The record's block does not match its WARC-Block-Digest: it is damaged.")
         }
         return head
+    }
+
+    /// The head of the final response in a response or revisit record's `block`, with the content after it, or
+    /// `nil` while `block` does not hold it whole. Some recorders write the interim (1xx) responses that
+    /// came first into the same block; they have no content (RFC 9110 §15.2), and the final response
+    /// follows them. A 101 is the last HTTP response of its connection: what follows is another
+    /// protocol's. When the block has `ended` after interim responses only, the last one is returned.
+    private static func finalResponseHead(
+        in block: Data, ended: Bool
+    ) throws -> (head: HTTPMessageHead, content: Data)? {
+        var rest = block
+        while let (head, start) = try HTTPMessageHead.parse(rest) {
+            let content = rest.subdata(in: start..<rest.endIndex)
+            guard let status = head.status, (100..<200).contains(status), status != 101,
+                !(ended && content.isEmpty)
+            else { return (head, content) }
+            rest = content
+        }
+        return nil
     }
 
     private func exchange(for record: WARCReader.Record, head: HTTPMessageHead) -> ArchivedExchange.Exchange {

@@ -118,7 +118,8 @@ enum ArchivedExchange {
 
     /// Why an archived exchange is not stored.
     enum Refusal: Error {
-        /// Not an HTTP(S) GET with a usable status, or not a response a cache keeps: skipped, not damaged.
+        /// Not an HTTP(S) GET with a usable status, or not a response a cache keeps (an interim 1xx, a
+        /// 304): skipped, not damaged; with the reason.
         case notCacheable(String)
         /// The archive says something that cannot be stored as it says it (a request URL that is not
         /// one, a 206 whose bytes have no place): reported with this sentence, and left out.
@@ -171,7 +172,8 @@ enum ArchivedExchange {
         return .part(entry, range: range, completeLength: completeLength)
     }
 
-    /// The entry for `exchange`, of any status from 100 to 599.
+    /// The entry for `exchange`, of a final status from 200 to 599 but 304 (the loader's rule,
+    /// ``HTTPCachePolicy/storability(status:)``).
     private static func entry(for exchange: Exchange) throws(Refusal) -> CacheEntry {
         let target = MessageText.excerpt(exchange.url, limit: 100)
         guard !exchange.url.isEmpty else {
@@ -196,6 +198,10 @@ enum ArchivedExchange {
         }
         guard (100...599).contains(exchange.status) else {
             throw .notCacheable("its status \(exchange.status) is not one a cache stores")
+        }
+        // The loader's rule: an interim (1xx) response is not final, a 304 answers a conditional request.
+        if case .notStorable(let reason) = HTTPCachePolicy.storability(status: exchange.status) {
+            throw .notCacheable(reason.rawValue)
         }
         var headers = exchange.responseHeaders
         headers.remove("Transfer-Encoding")

@@ -34,8 +34,10 @@ extension CommandCatalog {
             revisit record, with the body it names) becomes an entry received at the time the archive \
             gives, so its age and freshness are as if it had been fetched then. A 206 with one Content-Range \
             of a known complete length is stored as a part of a partial entry, as a 206 from the network is, so \
-            an exported partial entry comes back with its parts. Records that are not HTTP responses to GET are \
-            skipped and counted. A damaged record, and a 206 whose bytes have no known place, is reported as \
+            an exported partial entry comes back with its parts. A WARC record that holds interim (1xx) \
+            responses before the final one is imported as its final one. Records that are not HTTP responses to \
+            GET, and responses a cache does not store (a 304, or an interim response alone), are skipped and \
+            counted. A damaged record, and a 206 whose bytes have no known place, is reported as \
             FILE@OFFSET: reason (FILE#entry N for HAR), and a file that is missing, unreadable, empty or not an \
             archive as FILE: reason; the import goes on, and the exit code is then 1. Entries are saved in \
             batches through the store's transactions: an import stopped at any point leaves the store sound. \
