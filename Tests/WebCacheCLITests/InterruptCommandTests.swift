@@ -42,6 +42,13 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         return (process, stdout, stderr)
     }
 
+    /// The lines of standard error that are not about `/held.html`: on a machine slow enough for the
+    /// run to reach the transport's idle timeout (30 s) before it is stopped, the held request times
+    /// out and is tried again, which webcache says.
+    private static func besidesTheHeldPage(_ lines: [String]) -> [String] {
+        lines.filter { !$0.contains("/held.html") }
+    }
+
     /// Polls until `condition` holds, for a minute at most (a loaded machine can take that long to
     /// start webcache and its first fetches); whether it did.
     private func waitUntil(_ condition: () async throws -> Bool) async throws -> Bool {
@@ -121,7 +128,8 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         let termination = await process.finish().termination
 
         #expect(termination == .exited(130), "\(stderr.lines)")
-        #expect(stderr.lines == ["webcache: stopping on signal 2 (a second one stops at once)"])
+        #expect(Self.besidesTheHeldPage(stderr.lines)
+                    == ["webcache: stopping on signal 2 (a second one stops at once)"])
         let summary = try #require(stdout.lines.first)
         let match = try #require(
             summary.firstMatch(
@@ -155,7 +163,8 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         let termination = await process.finish().termination
 
         #expect(termination == .exited(143), "\(stderr.lines)")
-        #expect(stderr.lines == ["webcache: stopping on signal 15 (a second one stops at once)"])
+        #expect(Self.besidesTheHeldPage(stderr.lines)
+                    == ["webcache: stopping on signal 15 (a second one stops at once)"])
         #expect(stdout.lines.first?.hasPrefix("Interrupted: preloaded ") == true, "\(stdout.lines)")
         let verify = try await run("verify")
         #expect(verify.exitCode == 0, "\(verify.stdout)")

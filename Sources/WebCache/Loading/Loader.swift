@@ -588,13 +588,22 @@ final class Loader: Sendable {
         } catch let error as CacheStore.Error where error.code == .damagedBody {
             throw await damage(of: entry, url: url, cause: error, discarding: discardsDamage, streamed: streamed)
         } catch {
-            let failure = WebCacheError(.store, "The stored body of \(entry.url) could not be read.", cause: error)
+            let failure = Self.storedBodyError(entry, error)
             // Gone with a replaced entry before any of it was delivered: the load may read the store again.
             if !streamed, let error = error as? CacheStore.Error, error.code == .bodyMissing {
                 throw StoredBodyGone(error: failure)
             }
             throw failure
         }
+    }
+
+    /// The error for a stored body of `entry` that could not be read for `error`, other than damage;
+    /// it says so when the cache was closed under the read.
+    static func storedBodyError(_ entry: CacheEntry, _ error: any Error) -> WebCacheError {
+        let closed = (error as? CacheStore.Error)?.code == .closed
+        return WebCacheError(
+            .store, "The stored body of \(entry.url) could not be read" + (closed ? ": the cache was closed." : "."),
+            cause: error)
     }
 
     /// The error for the damaged stored body of `entry`, after removing the body and the entries

@@ -98,9 +98,7 @@ actor NetworkBodyPump {
         }
         guard let active = writer, storeFailure == nil else {
             onFinish(.notStored)
-            throw WebCacheError(.store,
-                                "The response from \(url.redactedForMessages) was received but could not be stored.",
-                                cause: storeFailure)
+            throw notStored(storeFailure)
         }
         writer = nil
         do {
@@ -131,10 +129,19 @@ actor NetworkBodyPump {
                                     "The user signed out while the response from \(url.redactedForMessages) was "
                                         + "being received; it was not stored.", cause: refusal)
             }
-            throw WebCacheError(.store,
-                                "The response from \(url.redactedForMessages) was received but could not be stored.",
-                                cause: error)
+            throw notStored(error)
         }
+    }
+
+    /// The error for a received response that the store did not take, for `cause`; it says so
+    /// when the cache was closed meanwhile.
+    private func notStored(_ cause: (any Error)?) -> WebCacheError {
+        let closed = (cause as? CacheStore.Error)?.code == .closed
+        return WebCacheError(
+            .store,
+            "The response from \(url.redactedForMessages) was received but "
+                + (closed ? "the cache was closed before it could be stored." : "could not be stored."),
+            cause: cause)
     }
 
     private func fail() async {

@@ -41,7 +41,7 @@ extension WebCache {
     /// does when it finds a streamed body damaged.
     public func storedBodyFailed(_ answer: StoredAnswer, with error: any Error) async -> WebCacheError {
         guard let damage = error as? CacheStore.Error, damage.code == .damagedBody else {
-            return WebCacheError(.store, "The stored body of \(answer.entry.url) could not be read.", cause: error)
+            return Loader.storedBodyError(answer.entry, error)
         }
         return await loader.damage(of: answer.entry, url: answer.url, cause: damage, discarding: answer.discardsDamage,
                                    streamed: true)
