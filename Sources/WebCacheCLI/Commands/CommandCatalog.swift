@@ -114,7 +114,8 @@ enum CommandCatalog {
             OptionSpec(names: ["--include-pinned"], kind: .flag, help: "Let the criteria remove pinned entries too."),
             OptionSpec(names: ["--compact"], kind: .flag,
                        help: "Then shrink the store file to what it holds (alone: only that)."),
-            OptionSpec(names: ["--dry-run", "-n"], kind: .flag, help: "Show what would be removed; remove nothing."),
+            OptionSpec(names: ["--dry-run", "-n"], kind: .flag,
+                       help: "Show what would be removed; remove nothing (the store is only read)."),
             OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
         ] + CommonOptions.store + CommonOptions.logging
     )

@@ -3,9 +3,9 @@ import Foundation
 import HTTPCore
 
 /// `webcache prune`: removes the entries that match every criterion given, or, with `--max-size`,
-/// evicts least recently used entries until the store fits; `--dry-run` only lists them. `--page`
-/// removes a whole page (see ``PruneCriteria/page``). With `--compact`, the store file then gives
-/// the space back to the file system.
+/// evicts least recently used entries until the store fits; `--dry-run` only lists them, with the
+/// store opened for reading only. `--page` removes a whole page (see ``PruneCriteria/page``). With
+/// `--compact`, the store file then gives the space back to the file system.
 enum PruneCommand {
     /// What to remove, from the command line.
     enum Plan: Equatable {
@@ -51,7 +51,8 @@ enum PruneCommand {
         let plan = try makePlan(context.arguments, now: Date())
         let dryRun = context.arguments.flag("dry-run")
         let compacts = context.arguments.flag("compact")
-        return try await context.withExistingStore { store in
+        // A dry run only reads, so it works on a store that cannot be written, and changes nothing.
+        return try await context.withExistingStore(readOnly: dryRun) { store in
             let result: PruneResult?
             var named: [StoredPage]?
             switch plan {
