@@ -131,9 +131,7 @@ struct CommandContext: Sendable {
     }
 
     private func applyIdentityOptions(to configuration: inout WebCache.Configuration) throws {
-        if let instance = arguments.value("instance") {
-            configuration.instanceURL = try arguments.url(instance, for: "--instance <url>")
-        }
+        configuration.instanceURL = try arguments.instanceURL()
         let sources = ["token-command", "token-file", "jwt-command"].filter { arguments.value($0) != nil }
         if sources.count > 1 {
             throw UsageError("Give only one of --token-command, --token-file and --jwt-command", command: arguments.spec)

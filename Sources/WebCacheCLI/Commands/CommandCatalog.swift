@@ -73,13 +73,13 @@ enum CommandCatalog {
             every stored variant of it, in every partition, with its headers (credentials and cookies redacted). \
             The store is only read, so a store whose file or folder cannot be written works.
             """,
-        arguments: [ArgumentSpec(name: "url", help: "Show this entry's metadata; with --pages, only this page.",
-                                 isOptional: true)],
+        arguments: [ArgumentSpec(name: "url", help: "Show this entry's metadata; with --pages, only this page. "
+                                     + "Relative to --instance if not absolute.", isOptional: true)],
         options: [
             OptionSpec(names: ["--pages"], kind: .flag,
                        help: "Per preloaded page: whether everything it needs is stored, and what failed."),
             OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
-        ] + CommonOptions.store + CommonOptions.logging
+        ] + CommonOptions.store + [CommonOptions.instance] + CommonOptions.logging
     )
 
     static let prune = CommandSpec(
@@ -108,7 +108,8 @@ enum CommandCatalog {
                            + "[^abc] none of it; case-sensitive; '[[]' matches a '['."),
             OptionSpec(names: ["--partition"], kind: .value(name: "name"), help: "Entries in this partition."),
             OptionSpec(names: ["--page"], kind: .value(name: "url"),
-                       help: "This page (an absolute URL) and the resources it needs that no other page needs."),
+                       help: "This page (relative to --instance if not absolute) and the resources it needs that "
+                           + "no other page needs."),
             OptionSpec(names: ["--max-size"], kind: .value(name: "size"),
                        help: "Evict least recently used entries until the store holds at most this much."),
             OptionSpec(names: ["--include-pinned"], kind: .flag, help: "Let the criteria remove pinned entries too."),
@@ -117,18 +118,18 @@ enum CommandCatalog {
             OptionSpec(names: ["--dry-run", "-n"], kind: .flag,
                        help: "Show what would be removed; remove nothing (the store is only read)."),
             OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
-        ] + CommonOptions.store + CommonOptions.logging
+        ] + CommonOptions.store + [CommonOptions.instance] + CommonOptions.logging
     )
 
     static let pin = CommandSpec(
         name: "pin",
         abstract: "Keep an entry, or a page with everything it needs, out of eviction.",
-        arguments: [ArgumentSpec(name: "url", help: "The entry or page URL.")],
+        arguments: [ArgumentSpec(name: "url", help: "The entry or page URL; relative to --instance if not absolute.")],
         options: [
             OptionSpec(names: ["--unpin"], kind: .flag, help: "Let it be evicted again."),
             OptionSpec(names: ["--partition"], kind: .value(name: "name"),
                        help: "Only in this partition; without it, every partition that holds the URL."),
-        ] + CommonOptions.store + CommonOptions.logging
+        ] + CommonOptions.store + [CommonOptions.instance] + CommonOptions.logging
     )
 
     static let verify = CommandSpec(

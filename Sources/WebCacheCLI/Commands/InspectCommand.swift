@@ -7,7 +7,10 @@ import HTTPCore
 /// with `--pages`, for every preloaded page whether everything it needs is stored.
 enum InspectCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
-        let url = context.arguments.positionals.first
+        var url: String?
+        if let text = context.arguments.positionals.first {
+            url = try context.arguments.requestURL(text, for: "<url>").absoluteString
+        }
         let json = context.arguments.flag("json")
         let now = Date()
         return try await context.withExistingStore(readOnly: true) { store in

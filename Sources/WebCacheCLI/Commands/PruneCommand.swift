@@ -127,10 +127,10 @@ enum PruneCommand {
     /// Turns the options into a plan.
     ///
     /// - Throws: ``UsageError`` for a bad duration, size, host (``HostArgument``), glob pattern
-    ///   (``GlobPattern``) or page URL (``HTTPURLCheck``; prune has no `--instance`, so the URL must
-    ///   be absolute), for no criterion at all (pruning everything needs `--url-pattern '*'`) unless
-    ///   `--compact` is given, for `--max-size` combined with criteria, and for `--compact` with
-    ///   `--dry-run`.
+    ///   (``GlobPattern``) or page URL (``ParsedArguments/requestURL(_:for:)``: relative to
+    ///   `--instance`, which a relative one needs), for no criterion at all (pruning everything
+    ///   needs `--url-pattern '*'`) unless `--compact` is given, for `--max-size` combined with
+    ///   criteria, and for `--compact` with `--dry-run`.
     static func makePlan(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> Plan {
         let compacts = arguments.flag("compact")
         if compacts && arguments.flag("dry-run") {
@@ -161,8 +161,7 @@ enum PruneCommand {
         }
         criteria.partition = try nonEmpty(arguments, "partition", "name")
         if let page = arguments.value("page") {
-            _ = try arguments.url(page, for: "--page <url>")
-            criteria.page = page
+            criteria.page = try arguments.requestURL(page, for: "--page <url>").absoluteString
         }
         criteria.includePinned = arguments.flag("include-pinned")
         let maxSize = try arguments.value("max-size", "size", ValueParsers.byteSize)
