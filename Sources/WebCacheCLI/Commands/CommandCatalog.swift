@@ -13,7 +13,8 @@ enum CommandCatalog {
             """,
         arguments: [ArgumentSpec(name: "url", help: "The URL to load; relative to --instance if not absolute.")],
         options: [
-            OptionSpec(names: ["--include", "-i"], kind: .flag, help: "Write the status line and headers before the body."),
+            OptionSpec(names: ["--include", "-i"], kind: .flag,
+                       help: "Write the status line (HTTP/1.1 200 OK) and headers before the body, as curl -i."),
             OptionSpec(names: ["--policy"], kind: .value(name: "policy"),
                        help: "default (RFC 9111), reload, cache-else-load, cache-only (never the network) or offline (the network, else what is stored).",
                        defaultValue: "default"),

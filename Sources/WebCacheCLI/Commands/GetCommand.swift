@@ -37,7 +37,10 @@ enum GetCommand {
         let response = try await cache.load(WebRequest(url, headers: headers), policy: policy)
 
         if arguments.flag("include") {
-            var head = "HTTP \(response.status)\n"
+            // As curl -i prints it: the protocol version the response came over (HTTP/1.1 for one from
+            // the store), the status code and its reason phrase.
+            let reason = HTTPStatus.reasonPhrase(response.status).map { " \($0)" } ?? ""
+            var head = "\(response.httpVersion ?? "HTTP/1.1") \(response.status)\(reason)\n"
             for field in response.headers.redacted() {
                 head += "\(field.name): \(field.value)\n"
             }
