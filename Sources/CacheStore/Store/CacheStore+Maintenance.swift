@@ -220,15 +220,17 @@ extension CacheStore {
 
     // MARK: - Statistics
 
-    /// Figures for `inspect` at `now`, from one snapshot, computed on a background queue.
+    /// Figures for `inspect` at `now`, from one snapshot, computed on a background queue: counted
+    /// from the rows, with the running totals beside them.
     ///
     /// - Throws: ``CacheStore/Error``; `CancellationError` when the calling task is cancelled.
     public nonisolated func statistics(at now: Date = Date()) async throws -> StoreStatistics {
         let hasParts = columns.hasParts
         return try await readInBackground("compute statistics") { connection, cancellation in
             var statistics = StoreStatistics(
-                totals: try Self.readTotals(connection), freshCount: 0, staleServableCount: 0, expiredCount: 0,
-                pinnedCount: 0, partialCount: 0, hosts: [], partitions: [], stagedBytes: 0
+                totals: try Self.countTotals(connection), runningTotals: try Self.readTotals(connection),
+                freshCount: 0, staleServableCount: 0, expiredCount: 0, pinnedCount: 0, partialCount: 0, hosts: [],
+                partitions: [], stagedBytes: 0
             )
             if hasParts {
                 statistics.partialCount =
@@ -274,6 +276,28 @@ extension CacheStore {
     }
 
     // MARK: - Verification
+
+    /// Sets the running totals to the figures counted from the rows, in one transaction (writing
+    /// their row again if it is missing): the repair of the totals ``verify()`` finds to differ from
+    /// the rows. The store's triggers keep them exact; only damage to the file, or a change made
+    /// around them, makes them differ, and then eviction and ``totals()`` go by wrong figures.
+    ///
+    /// - Returns: The totals now recorded.
+    /// - Throws: ``CacheStore/Error``.
+    @discardableResult
+    public func recomputeTotals() throws -> StoreTotals {
+        try write("recompute the running totals", touching: .nothingServed) { connection in
+            let counted = try Self.countTotals(connection)
+            try connection.run(
+                """
+                INSERT OR REPLACE INTO store_totals (id, entry_count, entry_bytes, body_count, body_bytes) \
+                VALUES (1, ?, ?, ?, ?)
+                """,
+                [.integer(counted.entryCount), .integer(counted.entryBytes), .integer(counted.bodyCount),
+                 .integer(counted.bodyBytes)])
+            return counted
+        }
+    }
 
     /// Checks the whole store from one snapshot: SQLite's `integrity_check` and foreign keys, every
     /// body's chunks re-hashed and measured against its hash and size, reference counts, totals,

@@ -70,7 +70,8 @@ enum CommandCatalog {
         name: "inspect",
         abstract: "Show what the store holds: totals, hosts, pages, or one entry.",
         discussion: """
-            Without a URL: entries, bytes, distinct bodies, freshness, pins, partitions and hosts. With a URL: \
+            Without a URL: entries, bytes, distinct bodies, freshness, pins, partitions and hosts, counted from \
+            the rows (a warning says when the store's running totals disagree with them). With a URL: \
             every stored variant of it, in every partition, with its headers (credentials and cookies redacted). \
             The store is only read, so a store whose file or folder cannot be written works.
             """,
@@ -137,13 +138,19 @@ enum CommandCatalog {
         name: "verify",
         abstract: "Check the store's integrity: SQLite's own check, every body's hash and chunk checksums.",
         discussion: """
-            The store is only read, so a store whose file or folder cannot be written works. Each problem names \
-            the URLs of the entries it affects, where they can be read. A part of the file \
+            Without --repair the store is only read, so a store whose file or folder cannot be written works. \
+            Each problem names the URLs of the entries it affects, where they can be read. A part of the file \
             that SQLite reports damaged is a problem of its own, and the checks go on past it. Exits 1 when \
-            there is any problem; 'webcache salvage' then copies what is still sound into a new store.
+            there is any problem; 'webcache salvage' then copies what is still sound into a new store. Running \
+            totals that disagree with the rows (which inspect warns of, and eviction goes by) are put right in \
+            place with --repair.
             """,
-        options: [OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output.")]
-            + CommonOptions.store + CommonOptions.logging
+        options: [
+            OptionSpec(names: ["--repair"], kind: .flag,
+                       help: "Recompute running totals that disagree with the rows, in one transaction (this "
+                           + "writes the store)."),
+            OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
+        ] + CommonOptions.store + CommonOptions.logging
     )
 
     static let logout = CommandSpec(
