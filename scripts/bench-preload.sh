@@ -156,7 +156,7 @@ def webcache_counts(name):
         if event["event"] == "fetched":
             found.add(path_of(event["url"]))
         elif event["event"] == "summary":
-            requests, body, failed = event["requests"], event["network_bytes"], event["failed"]
+            requests, body, failed = event["requests"], event["networkBytes"], event["failed"]
     return requests, body, len(found & requisites), failed
 
 def wget2_counts(name, folder):

@@ -158,7 +158,7 @@ public final class WebCache: Sendable {
     ///   name or address, a port outside 1 to 65535), also when it carries a user name or password.
     public func resolve(_ reference: String) throws -> URL {
         if let url = resolvedReferences.url(for: reference) { return url }
-        let url = try resolveWithoutCredentials(reference)
+        let url = try Self.resolve(reference, against: configuration.instanceURL)
         resolvedReferences.keep(url, for: reference)
         return url
     }
@@ -172,11 +172,15 @@ public final class WebCache: Sendable {
         // of a list a program wrote is, is taken from its bytes (``HTTPURLCheck/plainURL(_:)``).
         if let url = HTTPURLCheck.plainURL(reference) { return PreloadPage(key: url) }
         // Not kept among the references resolved lately: a list names each page once.
-        return PreloadPage(checked: try resolveWithoutCredentials(reference))
+        return PreloadPage(checked: try Self.resolve(reference, against: configuration.instanceURL))
     }
 
-    private func resolveWithoutCredentials(_ reference: String) throws -> URL {
-        let url = try resolveAllowingCredentials(reference)
+    /// Resolves a URL string as a cache configured with `instanceURL` does (``resolve(_:)``), without
+    /// a cache: for what names a stored URL, so that it means what it means to a load or a preload.
+    /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/invalidURL``, as ``resolve(_:)``;
+    ///   its cause is the ``HTTPURLCheck/Problem`` when the URL is one no connection can use.
+    public static func resolve(_ reference: String, against instanceURL: URL?) throws(WebCacheError) -> URL {
+        let url = try resolveAllowingCredentials(reference, against: instanceURL)
         // A password in a URL would be sent by the transport and kept in the store's keys, readable by
         // anyone who inspects it; credentials come from the configured provider only.
         guard url.user == nil, url.password == nil else {
@@ -186,7 +190,9 @@ public final class WebCache: Sendable {
         return url
     }
 
-    private func resolveAllowingCredentials(_ reference: String) throws -> URL {
+    private static func resolveAllowingCredentials(
+        _ reference: String, against instanceURL: URL?
+    ) throws(WebCacheError) -> URL {
         let trimmed = Self.trimmingWhitespace(reference)
         if trimmed.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F })
             || trimmed.unicodeScalars.contains(where: { $0.value > 0x7F && $0.properties.isWhitespace })
@@ -200,7 +206,7 @@ public final class WebCache: Sendable {
             }
             url = absolute
         } else {
-            guard let instanceURL = configuration.instanceURL else {
+            guard let instanceURL else {
                 throw WebCacheError(.invalidURL,
                                     "'\(URLReference.excerpt(reference))' is a relative URL, and no instance URL is "
                                         + "configured to resolve it against.")
@@ -213,7 +219,7 @@ public final class WebCache: Sendable {
         }
         // A host or port no connection can use fails here, naming the input, rather than in the transport.
         if let problem = HTTPURLCheck.problem(with: url) {
-            throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' \(problem).")
+            throw WebCacheError(.invalidURL, "'\(URLReference.excerpt(reference))' \(problem).", cause: problem)
         }
         return url
     }

@@ -57,12 +57,15 @@ struct CommandContext: Sendable {
     ///
     /// The signed-in user's partition is the one the credentials prove (``resolveIdentity(of:online:)``);
     /// `online` is `false` for commands that must not ask the instance (cache-only reads, an offline gateway).
+    /// Online, a `--token-file` that cannot be read is a usage error before anything is asked or stored:
+    /// every request that needs the session would fail on it.
     func withCache<T: Sendable>(
         online: Bool = true,
         adjusting adjust: (inout WebCache.Configuration) -> Void = { _ in },
         _ body: (WebCache) async throws -> T
     ) async throws -> T {
         var configuration = try makeConfiguration()
+        if online, let file = arguments.value("token-file") { try checkInputFile(file, option: "token-file") }
         adjust(&configuration)
         let binding = try await resolveIdentity(of: &configuration, online: online)
         return try await withCache(configuration: configuration, binding: binding, body)
@@ -108,7 +111,8 @@ struct CommandContext: Sendable {
     }
 
     /// Refuses a file named by `--option` that does not exist, is a directory or may not be read,
-    /// before any work starts (libcurl would find out only at the first TLS connection).
+    /// before any work starts (libcurl would find out only at the first TLS connection, a token
+    /// provider at each request that needs the session).
     private func checkInputFile(_ path: String, option: String) throws(UsageError) {
         do throws(InputFile.Error) {
             try InputFile.checkReadable(path: path)
@@ -127,9 +131,7 @@ struct CommandContext: Sendable {
     }
 
     private func applyIdentityOptions(to configuration: inout WebCache.Configuration) throws {
-        if let instance = arguments.value("instance") {
-            configuration.instanceURL = try arguments.url(instance, for: "--instance <url>")
-        }
+        configuration.instanceURL = try arguments.instanceURL()
         let sources = ["token-command", "token-file", "jwt-command"].filter { arguments.value($0) != nil }
         if sources.count > 1 {
             throw UsageError("Give only one of --token-command, --token-file and --jwt-command", command: arguments.spec)

@@ -9,6 +9,8 @@ public enum CommandLineInterface {
     /// What a command line asks for, before anything runs.
     enum Invocation: Sendable {
         case help(String)
+        /// No subcommand: the root help goes to standard error, as a usage error.
+        case missingSubcommand(String)
         case version
         case run(CommandSpec, ParsedArguments)
     }
@@ -16,7 +18,8 @@ public enum CommandLineInterface {
     /// Parses the arguments after the program name.
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         guard let first = arguments.first else {
-            return .help(HelpFormatter.rootHelp(abstract: CommandCatalog.abstract, subcommands: CommandCatalog.all))
+            return .missingSubcommand(
+                HelpFormatter.rootHelp(abstract: CommandCatalog.abstract, subcommands: CommandCatalog.all))
         }
         switch first {
         case "-h", "--help":
@@ -48,8 +51,9 @@ public enum CommandLineInterface {
     }
 
     /// Parses and runs a command line, writing to the given outputs.
-    /// - Returns: the exit code: 0 on success, 1 when something failed, 64 for a usage error, 130 or
-    ///   143 when `preload` or `refresh` was stopped by SIGINT or SIGTERM.
+    /// - Returns: the exit code: 0 on success, 1 when something failed, 64 for a usage error (no
+    ///   subcommand at all among them), 130 or 143 when `preload` or `refresh` was stopped by SIGINT
+    ///   or SIGTERM.
     public static func run(
         _ arguments: [String],
         stdout: any TextOutput = FileDescriptorOutput.standardOutput,
@@ -67,6 +71,9 @@ public enum CommandLineInterface {
         case .help(let text):
             stdout.write(text)
             return ExitCode.success
+        case .missingSubcommand(let text):
+            stderr.write(text)
+            return ExitCode.usage
         case .version:
             stdout.write("\(version)\n")
             return ExitCode.success

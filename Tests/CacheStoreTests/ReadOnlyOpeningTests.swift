@@ -33,6 +33,11 @@ struct ReadOnlyOpeningTests {
         // When
         let store = try CacheStore(path: path, configuration: readingOnly)
         let hit = try await store.lookup(url: "https://example.test/")
+        // (a prune's dry run only reads, so it plans on a store opened so; the prune itself is refused)
+        let plan = try await store.prune(PruneCriteria(urlPattern: "*"), dryRun: true)
+        let prune = await #expect(throws: CacheStore.Error.self) {
+            try await store.prune(PruneCriteria(urlPattern: "*"))
+        }
         let pin = await #expect(throws: CacheStore.Error.self) {
             try await store.setPinned(true, url: "https://example.test/")
         }
@@ -43,6 +48,8 @@ struct ReadOnlyOpeningTests {
 
         // Then
         #expect(hit?.body == makeBody(size: 900, seed: 1))
+        #expect(plan.urls == ["https://example.test/"])
+        #expect(prune?.code == .readOnly)
         #expect(pin?.code == .readOnly)
         #expect(pin?.message == "The cache store '\(path)' was opened for reading only; it cannot be changed.")
         #expect(save?.code == .readOnly)

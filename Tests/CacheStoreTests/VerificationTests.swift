@@ -137,6 +137,37 @@ struct VerificationTests {
         ])
         #expect(damaged.report.problems.first?.urls == ["https://a.test/big"])
         #expect(damaged.report.checkedBodies == 2)
+        #expect(damaged.messages.last == "The running totals disagree with the rows: entries 7 (the rows hold 2).")
+    }
+
+    /// The running totals are only ever wrong in a damaged store: the figures `inspect` shows are
+    /// counted from the rows, with the totals beside them, and recomputing the totals puts them right
+    /// in one transaction, a missing row of them included.
+    @Test(arguments: [
+        ("UPDATE store_totals SET entry_count = 0, body_bytes = 1", "The running totals disagree with the rows: "
+            + "entries 0 (the rows hold 2), body bytes 1 (the rows hold \(2 * CacheStore.chunkSize + 110))."),
+        ("DELETE FROM store_totals", "The running totals are missing from the store."),
+    ])
+    func runningTotalsThatDisagreeWithTheRowsAreNamedAndRecomputed(damage: String, message: String) async throws {
+        let damaged = try await verify { _ in damage }
+        #expect(damaged.kinds == [.totals])
+        #expect(damaged.messages == [message])
+        let bytes = Int64(2 * CacheStore.chunkSize + 110)
+        let counted = StoreTotals(entryCount: 2, entryBytes: bytes, bodyCount: 2, bodyBytes: bytes)
+
+        let store = try CacheStore(path: folder.path("damaged.sqlite"), configuration: configuration())
+        let before = try await store.statistics()
+        let recomputed = try await store.recomputeTotals()
+        let after = try await store.statistics()
+        let report = try await store.verify()
+        try await store.close()
+
+        #expect(before.totals == counted)
+        #expect(before.runningTotals != counted)
+        #expect(before.hosts.map(\.entryCount) == [2])
+        #expect(recomputed == counted)
+        #expect(after.runningTotals == counted)
+        #expect(report.isSound, "\(report.problems)")
     }
 
     @Test func aDeletedChunkRowIsFoundWithTheBytesItTookAway() async throws {

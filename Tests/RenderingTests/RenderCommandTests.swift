@@ -46,7 +46,7 @@ import WebCacheTestSupport
         #expect(second.exitCode == 0, "\(second.everything)")
         let summary = try #require(second.stdout.split(separator: "\n").last { $0.contains(#""event":"summary""#) })
         #expect(summary.contains(#""network":0,"#), "\(summary)")
-        #expect(summary.contains(#""network_bytes":0,"#), "\(summary)")
+        #expect(summary.contains(#""networkBytes":0,"#), "\(summary)")
         let gets = fixture.server.requests.filter { $0.method == .get }
         #expect(!gets.isEmpty)
         #expect(gets.allSatisfy { $0.headers["If-None-Match"] != nil }, "\(gets.map(\.target))")

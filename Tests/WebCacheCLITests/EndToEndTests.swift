@@ -84,14 +84,32 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(refused.stderr == "Error: Cannot write the output file '\(missing)': No such file or directory.\n")
     }
 
-    @Test func includesTheHeadersWithCookiesRedacted() async throws {
+    @Test func includesTheStatusLineAndTheHeadersWithCookiesRedacted() async throws {
         let result = try await run("get", "-i", url("/page.html"))
         #expect(result.exitCode == 0)
-        #expect(result.stdout.hasPrefix("HTTP 200\n"))
+        #expect(result.stdout.hasPrefix("HTTP/1.1 200 OK\n"))
         #expect(result.stdout.contains("ETag: \"page-1\"\n"))
         #expect(result.stdout.contains("Set-Cookie: <redacted>\n"))
         #expect(!result.stdout.contains("s3cr3t"))
         #expect(result.stdout.hasSuffix("\n\n" + TestOrigin.page))
+        // A response from the store has no protocol of its own: it is written as HTTP/1.1
+        let hit = try await run("get", "-i", url("/page.html"))
+        #expect(hit.stderr.hasPrefix("webcache: hit 200 "), "\(hit.stderr)")
+        #expect(hit.stdout.hasPrefix("HTTP/1.1 200 OK\n"), "\(hit.stdout)")
+        #expect(hit.stdout.contains("\nETag: \"page-1\"\n"), "\(hit.stdout)")
+        let missing = try await run("get", "-i", url("/nothing-here"))
+        #expect(missing.stdout.hasPrefix("HTTP/1.1 404 Not Found\n"), "\(missing.stdout)")
+    }
+
+    /// The status line names the protocol the response came over, as curl -i does.
+    @Test(.enabled(if: HTTP2Proxy.isAvailable, "needs nginx and openssl"))
+    func theStatusLineOfAResponseOverHTTP2SaysSo() async throws {
+        let proxy = try await HTTP2Proxy(origin: server.baseURL)
+        let page = proxy.url("style.css").absoluteString
+        let result = try await run("get", "-i", "--cacert", proxy.certificatePath, page)
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("HTTP/2 200 OK\n"), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("\n\n" + TestOrigin.stylesheet))
     }
 
     @Test func resolvesARelativeURLAgainstTheInstance() async throws {
@@ -102,15 +120,54 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
     }
 
     @Test(arguments: [
-        ("ftp://example.test/file", "'ftp://example.test/file' is not an http or https URL."),
-        ("relative/page.html", "'relative/page.html' is a relative URL"),
+        ("ftp://example.test/file", "it is not an http or https URL"),
+        ("relative/page.html", "it is a relative URL, and there is no --instance <url> to resolve it against"),
+        ("http://user:secret@example.test/", "'http://***@example.test/' carries a user name or password"),
     ])
-    func refusesABadURLNamingIt(input: String, message: String) async throws {
+    func refusesABadURLNamingItBeforeMakingAStore(input: String, reason: String) async throws {
         let result = try await run("get", input)
-        #expect(result.exitCode == 1)
+        #expect(result.exitCode == 64)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.hasPrefix("Error: \(message)"))
+        // (naming it without its password)
+        let named = input.replacingOccurrences(of: "user:secret", with: "***")
+        #expect(result.stderr.hasPrefix("Error: The value '\(named)' is invalid for '<url>': \(reason)"),
+                "\(result.stderr)")
         #expect(server.requestCount == 0)
+        #expect(!FileManager.default.fileExists(atPath: store))
+    }
+
+    /// A URL given to a command resolves against --instance as the lines of a preload's list do
+    /// (`1.html` against `…/pages` is `…/pages/1.html`), so that every command names what was stored.
+    @Test func theCommandsThatTakeAURLResolveItAgainstTheInstanceAsPreloadDoes() async throws {
+        let instance = url("/pages")
+        let list = try folder.write(Data("1.html\n".utf8), to: "urls.txt")
+        let preload = try await run("preload", list, "--instance", instance)
+        try #require(preload.exitCode == 0, "preload failed: \(preload.stderr)")
+        let page = url("/pages/1.html")
+        func run(_ arguments: String...) async throws -> WebcacheRunner.Result {
+            let result = try await webcache.run(arguments + ["--instance", instance, "--store", store])
+            #expect(result.exitCode == 0, "\(arguments): \(result.stderr)")
+            return result
+        }
+
+        let get = try await run("get", "--policy", "cache-only", "1.html")
+        #expect(get.stdout == TestOrigin.numberedPage("/pages/1.html"))
+        let entry = try jsonObject(try await run("inspect", "1.html", "--json"))
+        #expect(entry["url"] as? String == page)
+        let record = try await run("inspect", "--pages", "1.html")
+        #expect(record.stdout.hasPrefix("complete: \(page) (partition guest): "), "\(record.stdout)")
+        let pin = try await run("pin", "1.html")
+        #expect(pin.stdout == "Pinned 8 entries in partition guest: the page and the stored resources it needs "
+            + "(\(page)).\n")
+        let unpin = try await run("pin", "--unpin", "1.html")
+        #expect(unpin.stdout.hasPrefix("Unpinned 8 entries in partition guest: "), "\(unpin.stdout)")
+        let archive = folder.path("page.har")
+        let export = try await run("export", "--har", archive, "--page", "1.html")
+        #expect(export.stdout.hasPrefix("Exported 8 entries and "), "\(export.stdout)")
+        let prune = try await run("prune", "--dry-run", "--page", "1.html")
+        #expect(prune.stdout.contains("would remove the record of the page: \(page) (partition guest)\n"),
+                "\(prune.stdout)")
+        #expect(prune.stdout.contains("Would remove 8 entries ("), "\(prune.stdout)")
     }
 
     @Test func failsOnAnHTTPError() async throws {

@@ -16,7 +16,7 @@ struct HelpAndUsageTests {
     }
 
     @Test func rootHelpGoesToStandardOutput() async throws {
-        for arguments in [["--help"], ["-h"], ["help"], []] {
+        for arguments in [["--help"], ["-h"], ["help"]] {
             let result = try await webcache.run(arguments)
             #expect(result.exitCode == 0, "\(arguments)")
             #expect(result.stderr.isEmpty)
@@ -27,6 +27,17 @@ struct HelpAndUsageTests {
             }
             #expect(result.stdout.hasSuffix("  See 'webcache help <subcommand>' for detailed help.\n"))
         }
+    }
+
+    /// `webcache` alone asks for nothing: the list of commands goes to standard error, and the exit
+    /// code is that of every usage error.
+    @Test func noSubcommandIsAUsageErrorThatListsTheCommands() async throws {
+        let help = try await webcache.run(["--help"])
+        let result = try await webcache.run([])
+        #expect(result.exitCode == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == help.stdout)
+        #expect(result.stderr.contains("\nSUBCOMMANDS:\n  get "))
     }
 
     @Test(arguments: ["inspect", "prune", "pin", "verify", "logout"])

@@ -41,7 +41,20 @@ struct InputOptionTests {
          "The value 'http://[zz::1]/' is invalid for '<url>': it has the host '[zz::1]', which is not a valid IPv6 "
             + "address"),
         (["pin", "index.html"],
-         "The value 'index.html' is invalid for '<url>': it is not an absolute http or https URL"),
+         "The value 'index.html' is invalid for '<url>': it is a relative URL, and there is no --instance <url> to "
+            + "resolve it against"),
+        (["inspect", "--pages", "index.html"],
+         "The value 'index.html' is invalid for '<url>': it is a relative URL, and there is no --instance <url> to "
+            + "resolve it against"),
+        (["export", "--har", "out.har", "--page", "nav/home"],
+         "The value 'nav/home' is invalid for '--page <url>': it is a relative URL, and there is no --instance <url> "
+            + "to resolve it against"),
+        (["view", "index.html", "--screenshot", "shot.png"],
+         "The value 'index.html' is invalid for '<url>': it is a relative URL, and there is no --instance <url> to "
+            + "resolve it against"),
+        (["inspect", "http://a.test:99999/", "--instance", "http://a.test/"],
+         "The value 'http://a.test:99999/' is invalid for '<url>': it has the port 99999, which is not a number from "
+            + "1 to 65535"),
         (["prune", "--page", "http://127.0.0.1:0/"],
          "The value 'http://127.0.0.1:0/' is invalid for '--page <url>': it has the port 0, which is not a number "
             + "from 1 to 65535"),

@@ -199,12 +199,12 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         #expect(summary["network"] as? Int == fetched.count)
         #expect(summary["failed"] as? Int == 0)
         let fetchedPages = fetched.filter { $0.hasSuffix(".html") }
-        let (total, failed, unfinished) = (summary["pages"] as? Int, summary["pages_failed"] as? Int,
-                                           summary["pages_unfinished"] as? Int)
+        let (total, failed, unfinished) = (summary["pages"] as? Int, summary["pagesFailed"] as? Int,
+                                           summary["pagesUnfinished"] as? Int)
         #expect(total == 41 && failed == 0 && unfinished == 41 - fetchedPages.count, "\(summary)")
         #expect(!fetched.contains(url("/held.html")), "\(fetched)")
         #expect((summary["unfinished"] as? Int ?? 0) > 0, "\(summary)")
-        let missing = try #require(summary["pages_missing_requisites"] as? Int, "\(summary)")
+        let missing = try #require(summary["pagesMissingRequisites"] as? Int, "\(summary)")
         let storedFetched = await stored(fetched)
         #expect(storedFetched == Set(fetched), "every resource reported fetched is in the store")
         let verify = try await run("verify")
@@ -234,7 +234,7 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         #expect(termination == .exited(130), "\(stderr.lines)")
         let summary = try #require(jsonLines(stdout).last)
         #expect(summary["event"] as? String == "summary" && summary["interrupted"] as? Bool == true, "\(summary)")
-        #expect((summary["pages_unfinished"] as? Int ?? 0) > 0, "\(summary)")
+        #expect((summary["pagesUnfinished"] as? Int ?? 0) > 0, "\(summary)")
         let states = try await pageStates()
         #expect(states.count == 13 && states.values.allSatisfy { $0 }, "no page forgot what it needs: \(states)")
     }

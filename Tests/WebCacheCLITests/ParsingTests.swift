@@ -112,7 +112,7 @@ struct ParsingTests {
         #expect(lines[lines.count - 2] == "  -h, --help              Show help information.")
         // Every short label has its description in column 26; long labels continue on the next line there.
         #expect(lines.contains("  --expired               Entries past their freshness lifetime and any"))
-        #expect(lines.contains("  -n, --dry-run           Show what would be removed; remove nothing."))
+        #expect(lines.contains("  -n, --dry-run           Show what would be removed; remove nothing (the store"))
         // Descriptions wrap at 80 columns, continuing in column 26.
         #expect(lines.contains("  --store <path>          The store file. (default:"))
         #expect(lines.contains("                          $XDG_CACHE_HOME/webcache/store.sqlite)"))

@@ -37,7 +37,7 @@ struct PrunePlanTests {
 
     @Test func helpListsThePageOption() {
         let help = HelpFormatter.help(for: CommandCatalog.prune)
-        #expect(help.contains("\n  --page <url>            This page (an absolute URL) and the resources it needs"))
+        #expect(help.contains("\n  --page <url>            This page (relative to --instance if not absolute) and"))
         #expect(help.contains("--page removes a whole page"))
         #expect(CommandCatalog.prune.usage.contains(" [--page <url>] "))
     }
@@ -64,7 +64,8 @@ struct PrunePlanTests {
         (["--max-size", "1G", "--include-pinned"], "--max-size evicts by last access alone"),
         (["--max-size", "1G", "--page", "https://a.test/"], "--max-size evicts by last access alone"),
         (["--page", "page.html"],
-         "The value 'page.html' is invalid for '--page <url>': it is not an absolute http or https URL"),
+         "The value 'page.html' is invalid for '--page <url>': it is a relative URL, and there is no --instance "
+            + "<url> to resolve it against"),
         (["--page", "ftp://a.test/page.html"], "The value 'ftp://a.test/page.html' is invalid for '--page <url>'"),
         (["--compact", "--dry-run"], "--compact rewrites the store, which --dry-run promises not to do"),
         (["--compact", "--include-pinned"], "Give at least one of"),

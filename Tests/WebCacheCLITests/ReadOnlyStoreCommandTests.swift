@@ -80,6 +80,27 @@ final class ReadOnlyStoreCommandTests: Sendable {
         }
     }
 
+    /// A dry run only reads: it lists what would go from a store it may not write, and leaves the
+    /// store file byte for byte as it was.
+    @Test(arguments: Setup.allCases)
+    func aDryRunPruneListsWhatWouldGoAndChangesNothing(setup: Setup) async throws {
+        try await withReadOnlyStore(setup) { path in
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let page = server.url("/page.html").absoluteString
+            for command in [
+                ["prune", "--dry-run", "--url-pattern", "*"], ["prune", "-n", "--max-size", "1"],
+                ["prune", "--dry-run", "--page", page],
+            ] {
+                let result = try await webcache.run(command + ["--store", path])
+                let name = command.joined(separator: " ")
+                #expect(result.exitCode == 0, "\(name): \(result.stderr)")
+                #expect(result.stdout.contains("Would remove 3 entries ("), "\(name): \(result.stdout)")
+                #expect(result.stdout.hasSuffix("Nothing was removed (--dry-run).\n"), "\(name): \(result.stdout)")
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        }
+    }
+
     @Test(arguments: Setup.allCases)
     func theCommandsThatWriteRefuseBeforeSendingAnything(setup: Setup) async throws {
         try await withReadOnlyStore(setup) { path in

@@ -151,6 +151,27 @@ final class SignedInCommandTests: Sendable {
         #expect(!result.everything.contains("tok-unknown"))
     }
 
+    /// A token file that cannot be read would fail every request that needs the session: it is
+    /// refused once, as a usage error naming it, before anything is asked for or stored.
+    @Test(arguments: ["absent.txt", "a-folder"])
+    func aTokenFileThatCannotBeReadIsRefusedBeforeAnyRequest(name: String) async throws {
+        let tokenFile = folder.path(name)
+        let isFolder = name == "a-folder"
+        if isFolder { try FileManager.default.createDirectory(atPath: tokenFile, withIntermediateDirectories: false) }
+        let reason = isFolder ? "is a directory" : "does not exist"
+        for command in [["preload", urlFile], ["get", "nav/a.html"]] {
+            let result = try await run(command, identity: ["--token-file", tokenFile], whoami: false)
+            let name = command[0]
+            #expect(result.exitCode == 64, "\(name): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(name): \(result.stdout)")
+            #expect(result.stderr.hasPrefix(
+                "Error: The value '\(tokenFile)' is invalid for '--token-file <file>': the file \(reason)\nUsage: "),
+                    "\(name): \(result.stderr)")
+        }
+        #expect(server.requestCount == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.path("store.sqlite")))
+    }
+
     @Test func aJWTCommandIsExchangedAtTheTokenEndpoint() async throws {
         let (result, events) = try await preload(
             identity: ["--jwt-command", "printf signed-alice", "--token-endpoint", "oauth_token.do"])

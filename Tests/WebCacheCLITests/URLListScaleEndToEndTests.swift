@@ -79,7 +79,7 @@ final class URLListScaleEndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(warm.exitCode == 1)
         let summary = try #require(warm.stdout.split(separator: "\n").last.map(String.init))
         for field in ["\"pages\":1000", "\"hit\":1000", "\"network\":0", "\"revalidated\":0", "\"requests\":0",
-                      "\"failed\":0", "\"invalid_lines\":30"] {
+                      "\"failed\":0", "\"invalidLines\":30"] {
             #expect(summary.contains(field), "\(field) in \(summary)")
         }
         let fetched = warm.stdout.split(separator: "\n").filter { $0.contains("\"event\":\"fetched\"") }

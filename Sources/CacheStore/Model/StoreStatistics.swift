@@ -10,8 +10,12 @@ public struct StoreStatistics: Sendable, Hashable {
         public var entryBytes: Int64
     }
 
-    /// The running totals.
+    /// The counts and bytes of entries and bodies, counted from the rows.
     public var totals: StoreTotals
+    /// The running totals the store keeps (``CacheStore/totals()``), which eviction goes by: equal to
+    /// ``totals`` unless the file was damaged or changed around the store's triggers, which
+    /// ``CacheStore/verify()`` reports and ``CacheStore/recomputeTotals()`` puts right.
+    public var runningTotals: StoreTotals
     /// Entries fresh at the instant asked for.
     public var freshCount: Int64
     /// Entries stale at that instant but still inside their stale window.

@@ -105,7 +105,8 @@ extension CacheStore {
 
     // MARK: - Pruning
 
-    /// Removes the entries matching `criteria` in one transaction, or, with `dryRun`, only reports them.
+    /// Removes the entries matching `criteria` in one transaction, or, with `dryRun`, only reports them
+    /// (``prunePlan(_:)``, which only reads).
     /// With ``PruneCriteria/page``, the page's record goes too when none of its own entries stays.
     ///
     /// - Returns: The count, URLs and bytes of the entries, the pages whose records go, and in a real
@@ -114,47 +115,68 @@ extension CacheStore {
     ///   recorded edges (in the partition of the criteria, if set), and then nothing is removed.
     @discardableResult
     public func prune(_ criteria: PruneCriteria, dryRun: Bool = false) throws -> PruneResult {
+        if dryRun { return try prunePlan(criteria) }
         let (condition, values) = criteria.condition
-        let action = dryRun ? "list entries to prune" : "prune entries"
-        return try write(action, touchedBy: { dryRun ? .nothingServed : .urls($0.urls) }) { connection in
-            var leaving: [StoredPage] = []
-            if let page = criteria.page {
-                let pages = try Self.recordedPages(page, partition: criteria.partition, connection)
-                guard !pages.isEmpty else {
-                    let scope = criteria.partition.map { " (partition \($0))" } ?? ""
-                    throw Error(
-                        code: .unknownPage,
-                        message: "'\(page)' is not a page with recorded resources in the cache store '\(path)'"
-                            + "\(scope).")
-                }
-                leaving = try pages.filter { try Self.goesWhole($0, condition: condition, values, connection) }
-            }
-            // The named page's own record is reported as such, not among the pages that went with their entries.
-            let namedWithEntries = try leaving.count { page in
-                try connection.int64(
-                    "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ?)",
-                    [.text(page.partition), .text(page.url)]) == 1
-            }
-            var result =
-                dryRun
-                ? try Self.selectEntries(connection, condition: condition, values)
-                : try Self.deleteEntries(connection, condition: condition, values)
-            if dryRun {
-                result.pageRecordCount = try Self.countPagesGoingWhole(condition: condition, values, connection)
-            }
-            result.pageRecordCount = max(0, result.pageRecordCount - namedWithEntries)
-            if !dryRun {
-                for page in leaving {
-                    for table in ["page_edge", "page_skip", "page_basis"] {
-                        try connection.run(
-                            "DELETE FROM \(table) WHERE partition = ? AND page_url = ?",
-                            [.text(page.partition), .text(page.url)])
-                    }
+        return try write("prune entries", touchedBy: { .urls($0.urls) }) { connection in
+            let named = try Self.namedPagesGoing(criteria, condition: condition, values, path: path, connection)
+            var result = try Self.deleteEntries(connection, condition: condition, values)
+            result.pageRecordCount = max(0, result.pageRecordCount - named.withEntries)
+            for page in named.pages {
+                for table in ["page_edge", "page_skip", "page_basis"] {
+                    try connection.run(
+                        "DELETE FROM \(table) WHERE partition = ? AND page_url = ?",
+                        [.text(page.partition), .text(page.url)])
                 }
             }
-            result.pages = leaving
+            result.pages = named.pages
             return result
         }
+    }
+
+    /// What ``prune(_:dryRun:)`` would remove now, without removing anything: it only reads, so it
+    /// works on a store opened for reading only.
+    ///
+    /// - Returns: The count, URLs and bytes of the entries, and the pages whose records would go.
+    /// - Throws: ``CacheStore/Error``; ``CacheStore/Error/Code/unknownPage`` as ``prune(_:dryRun:)``.
+    public nonisolated func prunePlan(_ criteria: PruneCriteria) throws -> PruneResult {
+        let (condition, values) = criteria.condition
+        let path = path
+        return try read("list entries to prune") { connection in
+            try connection.readTransaction {
+                let named = try Self.namedPagesGoing(criteria, condition: condition, values, path: path, connection)
+                var result = try Self.selectEntries(connection, condition: condition, values)
+                let going = try Self.countPagesGoingWhole(condition: condition, values, connection)
+                result.pageRecordCount = max(0, going - named.withEntries)
+                result.pages = named.pages
+                return result
+            }
+        }
+    }
+
+    /// The pages of ``PruneCriteria/page`` whose records go with the entries that match `condition`
+    /// (none without a page), and how many of them have entries of their own: those are reported as
+    /// the named page's records, not among the pages that went with their entries.
+    ///
+    /// - Throws: ``CacheStore/Error/Code/unknownPage`` when the page has no recorded edges.
+    private static func namedPagesGoing(
+        _ criteria: PruneCriteria, condition: String, _ values: [DatabaseValue], path: String,
+        _ connection: Connection
+    ) throws -> (pages: [StoredPage], withEntries: Int) {
+        guard let page = criteria.page else { return ([], 0) }
+        let pages = try recordedPages(page, partition: criteria.partition, connection)
+        guard !pages.isEmpty else {
+            let scope = criteria.partition.map { " (partition \($0))" } ?? ""
+            throw Error(
+                code: .unknownPage,
+                message: "'\(page)' is not a page with recorded resources in the cache store '\(path)'\(scope).")
+        }
+        let leaving = try pages.filter { try goesWhole($0, condition: condition, values, connection) }
+        let withEntries = try leaving.count { page in
+            try connection.int64(
+                "SELECT EXISTS (SELECT 1 FROM entry WHERE partition = ? AND url = ?)",
+                [.text(page.partition), .text(page.url)]) == 1
+        }
+        return (leaving, withEntries)
     }
 
     /// The partitions where `pageURL` has recorded edges, only `partition` when given.
@@ -198,15 +220,17 @@ extension CacheStore {
 
     // MARK: - Statistics
 
-    /// Figures for `inspect` at `now`, from one snapshot, computed on a background queue.
+    /// Figures for `inspect` at `now`, from one snapshot, computed on a background queue: counted
+    /// from the rows, with the running totals beside them.
     ///
     /// - Throws: ``CacheStore/Error``; `CancellationError` when the calling task is cancelled.
     public nonisolated func statistics(at now: Date = Date()) async throws -> StoreStatistics {
         let hasParts = columns.hasParts
         return try await readInBackground("compute statistics") { connection, cancellation in
             var statistics = StoreStatistics(
-                totals: try Self.readTotals(connection), freshCount: 0, staleServableCount: 0, expiredCount: 0,
-                pinnedCount: 0, partialCount: 0, hosts: [], partitions: [], stagedBytes: 0
+                totals: try Self.countTotals(connection), runningTotals: try Self.readTotals(connection),
+                freshCount: 0, staleServableCount: 0, expiredCount: 0, pinnedCount: 0, partialCount: 0, hosts: [],
+                partitions: [], stagedBytes: 0
             )
             if hasParts {
                 statistics.partialCount =
@@ -252,6 +276,28 @@ extension CacheStore {
     }
 
     // MARK: - Verification
+
+    /// Sets the running totals to the figures counted from the rows, in one transaction (writing
+    /// their row again if it is missing): the repair of the totals ``verify()`` finds to differ from
+    /// the rows. The store's triggers keep them exact; only damage to the file, or a change made
+    /// around them, makes them differ, and then eviction and ``totals()`` go by wrong figures.
+    ///
+    /// - Returns: The totals now recorded.
+    /// - Throws: ``CacheStore/Error``.
+    @discardableResult
+    public func recomputeTotals() throws -> StoreTotals {
+        try write("recompute the running totals", touching: .nothingServed) { connection in
+            let counted = try Self.countTotals(connection)
+            try connection.run(
+                """
+                INSERT OR REPLACE INTO store_totals (id, entry_count, entry_bytes, body_count, body_bytes) \
+                VALUES (1, ?, ?, ?, ?)
+                """,
+                [.integer(counted.entryCount), .integer(counted.entryBytes), .integer(counted.bodyCount),
+                 .integer(counted.bodyBytes)])
+            return counted
+        }
+    }
 
     /// Checks the whole store from one snapshot: SQLite's `integrity_check` and foreign keys, every
     /// body's chunks re-hashed and measured against its hash and size, reference counts, totals,

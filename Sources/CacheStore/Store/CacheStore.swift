@@ -439,11 +439,35 @@ public actor CacheStore {
         }
     }
 
-    /// The running totals, read through `connection`.
+    /// The running totals, read through `connection`; zeros when their row is missing.
     static func readTotals(_ connection: Connection) throws -> StoreTotals {
-        var totals = StoreTotals(entryCount: 0, entryBytes: 0, bodyCount: 0, bodyBytes: 0)
+        try recordedTotals(connection) ?? StoreTotals(entryCount: 0, entryBytes: 0, bodyCount: 0, bodyBytes: 0)
+    }
+
+    /// The running totals, read through `connection`; `nil` when their row is missing.
+    static func recordedTotals(_ connection: Connection) throws -> StoreTotals? {
+        var totals: StoreTotals?
         try connection.forEachRow(
             "SELECT entry_count, entry_bytes, body_count, body_bytes FROM store_totals WHERE id = 1"
+        ) { row in
+            totals = StoreTotals(
+                entryCount: row.int64(0), entryBytes: row.int64(1), bodyCount: row.int64(2), bodyBytes: row.int64(3)
+            )
+        }
+        return totals
+    }
+
+    /// The figures of the running totals counted from the rows, read through `connection` (a scan of
+    /// the entries and of the bodies, not of their bytes). A body still being written counts only
+    /// once it is complete, as the triggers count it.
+    static func countTotals(_ connection: Connection) throws -> StoreTotals {
+        var totals = StoreTotals(entryCount: 0, entryBytes: 0, bodyCount: 0, bodyBytes: 0)
+        try connection.forEachRow(
+            """
+            SELECT (SELECT count(*) FROM entry), (SELECT coalesce(sum(body_size), 0) FROM entry), \
+            (SELECT count(*) FROM body WHERE hash IS NOT NULL), \
+            (SELECT coalesce(sum(size), 0) FROM body WHERE hash IS NOT NULL)
+            """
         ) { row in
             totals = StoreTotals(
                 entryCount: row.int64(0), entryBytes: row.int64(1), bodyCount: row.int64(2), bodyBytes: row.int64(3)

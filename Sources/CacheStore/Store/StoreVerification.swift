@@ -204,16 +204,21 @@ final class StoreVerification {
         }
     }
 
-    /// Compares the running totals with the rows.
+    /// Compares the running totals with the rows, naming each figure that differs.
     private func checkTotals(_ entries: [Int64: EntryRow], _ bodies: [Int64: BodyRow]) throws {
-        let totals = try readable("The running totals cannot be read") { try CacheStore.readTotals(connection) }
-        guard let totals else { return }
+        let read = try readable("The running totals cannot be read") { try CacheStore.recordedTotals(connection) }
+        guard let read else { return }
+        guard let totals = read else {
+            problem(.totals, "The running totals are missing from the store.")
+            return
+        }
         let complete = bodies.values.filter { $0.hash != nil }
         let scanned = StoreTotals(
             entryCount: Int64(entries.count), entryBytes: entries.values.reduce(0) { $0 + $1.bodySize },
             bodyCount: Int64(complete.count), bodyBytes: complete.reduce(0) { $0 + $1.size })
-        if totals != scanned {
-            problem(.totals, "The running totals \(totals) differ from a full scan \(scanned).")
+        let differences = totals.differences(fromCounted: scanned)
+        if !differences.isEmpty {
+            problem(.totals, "The running totals disagree with the rows: \(differences.joined(separator: ", ")).")
         }
     }
 

@@ -130,6 +130,7 @@ extension Loader {
                                  headers: Self.servedHeaders(of: response), source: .network,
                                  body: WebResponse.Body(pull: { try await pump.next() }, network: response.body))
         served.remoteAddress = response.remoteAddress
+        served.httpVersion = response.httpVersion
         if case .failure(let refusal) = decision {
             logger.debug("not storing \(request.url.redactedForMessages): \(refusal.reason)")
             served.notStoredReason = refusal.reason
@@ -252,6 +253,7 @@ extension Loader {
         var webResponse = try await serve(entry, request: request, source: .revalidated,
                                           age: freshened.currentAge(now: clock()), limit: limit, context: context)
         webResponse.remoteAddress = response.remoteAddress
+        webResponse.httpVersion = response.httpVersion
         _ = try await storeCall("update \(request.url.redactedForMessages) after a 304") {
             try await store.updateMetadata(updates)
         }

@@ -440,6 +440,7 @@ final class Loader: Sendable {
                                  headers: Self.servedHeaders(of: response), source: .network,
                                  body: WebResponse.Body(pull: { try await pump.next() }))
         served.remoteAddress = response.remoteAddress
+        served.httpVersion = response.httpVersion
         served.notStoredReason = CacheStorability.Reason.methodNotCacheable.rawValue
         return served
     }

@@ -21,6 +21,9 @@ public struct WebResponse: Sendable {
     /// revalidated) and went to the address its host resolved to; `nil` for a response from the
     /// store, through a proxy, or from a host the transport configuration maps to an address.
     public var remoteAddress: String?
+    /// The protocol version the response came over, such as `HTTP/1.1` or `HTTP/2`, when it came over
+    /// the network (or was revalidated); `nil` for a response from the store.
+    public var httpVersion: String?
     /// Why the loader does not store this network response, such as "response has no-store" (RFC
     /// 9111 §3); `nil` when it is stored as its body is read, or came from the store.
     public var notStoredReason: String?

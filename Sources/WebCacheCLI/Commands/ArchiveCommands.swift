@@ -19,11 +19,11 @@ extension CommandCatalog {
             OptionSpec(names: ["--warc"], kind: .value(name: "file"), help: "Write a WARC file (.warc or .warc.gz)."),
             OptionSpec(names: ["--har"], kind: .value(name: "file"), help: "Write a HAR file."),
             OptionSpec(names: ["--page"], kind: .value(name: "url"),
-                       help: "Only this page and the resources it needs."),
+                       help: "Only this page (relative to --instance if not absolute) and the resources it needs."),
             OptionSpec(names: ["--host"], kind: .value(name: "host"), help: "Only entries from this host."),
             OptionSpec(names: ["--partition"], kind: .value(name: "name"), help: "Only entries in this partition."),
             OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
-        ] + CommonOptions.store + CommonOptions.logging
+        ] + CommonOptions.store + [CommonOptions.instance] + CommonOptions.logging
     )
 
     static let `import` = CommandSpec(

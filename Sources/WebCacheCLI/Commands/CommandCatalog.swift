@@ -13,7 +13,8 @@ enum CommandCatalog {
             """,
         arguments: [ArgumentSpec(name: "url", help: "The URL to load; relative to --instance if not absolute.")],
         options: [
-            OptionSpec(names: ["--include", "-i"], kind: .flag, help: "Write the status line and headers before the body."),
+            OptionSpec(names: ["--include", "-i"], kind: .flag,
+                       help: "Write the status line (HTTP/1.1 200 OK) and headers before the body, as curl -i."),
             OptionSpec(names: ["--policy"], kind: .value(name: "policy"),
                        help: "default (RFC 9111), reload, cache-else-load, cache-only (never the network) or offline (the network, else what is stored).",
                        defaultValue: "default"),
@@ -69,17 +70,18 @@ enum CommandCatalog {
         name: "inspect",
         abstract: "Show what the store holds: totals, hosts, pages, or one entry.",
         discussion: """
-            Without a URL: entries, bytes, distinct bodies, freshness, pins, partitions and hosts. With a URL: \
+            Without a URL: entries, bytes, distinct bodies, freshness, pins, partitions and hosts, counted from \
+            the rows (a warning says when the store's running totals disagree with them). With a URL: \
             every stored variant of it, in every partition, with its headers (credentials and cookies redacted). \
             The store is only read, so a store whose file or folder cannot be written works.
             """,
-        arguments: [ArgumentSpec(name: "url", help: "Show this entry's metadata; with --pages, only this page.",
-                                 isOptional: true)],
+        arguments: [ArgumentSpec(name: "url", help: "Show this entry's metadata; with --pages, only this page. "
+                                     + "Relative to --instance if not absolute.", isOptional: true)],
         options: [
             OptionSpec(names: ["--pages"], kind: .flag,
                        help: "Per preloaded page: whether everything it needs is stored, and what failed."),
             OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
-        ] + CommonOptions.store + CommonOptions.logging
+        ] + CommonOptions.store + [CommonOptions.instance] + CommonOptions.logging
     )
 
     static let prune = CommandSpec(
@@ -108,39 +110,47 @@ enum CommandCatalog {
                            + "[^abc] none of it; case-sensitive; '[[]' matches a '['."),
             OptionSpec(names: ["--partition"], kind: .value(name: "name"), help: "Entries in this partition."),
             OptionSpec(names: ["--page"], kind: .value(name: "url"),
-                       help: "This page (an absolute URL) and the resources it needs that no other page needs."),
+                       help: "This page (relative to --instance if not absolute) and the resources it needs that "
+                           + "no other page needs."),
             OptionSpec(names: ["--max-size"], kind: .value(name: "size"),
                        help: "Evict least recently used entries until the store holds at most this much."),
             OptionSpec(names: ["--include-pinned"], kind: .flag, help: "Let the criteria remove pinned entries too."),
             OptionSpec(names: ["--compact"], kind: .flag,
                        help: "Then shrink the store file to what it holds (alone: only that)."),
-            OptionSpec(names: ["--dry-run", "-n"], kind: .flag, help: "Show what would be removed; remove nothing."),
+            OptionSpec(names: ["--dry-run", "-n"], kind: .flag,
+                       help: "Show what would be removed; remove nothing (the store is only read)."),
             OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
-        ] + CommonOptions.store + CommonOptions.logging
+        ] + CommonOptions.store + [CommonOptions.instance] + CommonOptions.logging
     )
 
     static let pin = CommandSpec(
         name: "pin",
         abstract: "Keep an entry, or a page with everything it needs, out of eviction.",
-        arguments: [ArgumentSpec(name: "url", help: "The entry or page URL.")],
+        arguments: [ArgumentSpec(name: "url", help: "The entry or page URL; relative to --instance if not absolute.")],
         options: [
             OptionSpec(names: ["--unpin"], kind: .flag, help: "Let it be evicted again."),
             OptionSpec(names: ["--partition"], kind: .value(name: "name"),
                        help: "Only in this partition; without it, every partition that holds the URL."),
-        ] + CommonOptions.store + CommonOptions.logging
+        ] + CommonOptions.store + [CommonOptions.instance] + CommonOptions.logging
     )
 
     static let verify = CommandSpec(
         name: "verify",
         abstract: "Check the store's integrity: SQLite's own check, every body's hash and chunk checksums.",
         discussion: """
-            The store is only read, so a store whose file or folder cannot be written works. Each problem names \
-            the URLs of the entries it affects, where they can be read. A part of the file \
+            Without --repair the store is only read, so a store whose file or folder cannot be written works. \
+            Each problem names the URLs of the entries it affects, where they can be read. A part of the file \
             that SQLite reports damaged is a problem of its own, and the checks go on past it. Exits 1 when \
-            there is any problem; 'webcache salvage' then copies what is still sound into a new store.
+            there is any problem; 'webcache salvage' then copies what is still sound into a new store. Running \
+            totals that disagree with the rows (which inspect warns of, and eviction goes by) are put right in \
+            place with --repair.
             """,
-        options: [OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output.")]
-            + CommonOptions.store + CommonOptions.logging
+        options: [
+            OptionSpec(names: ["--repair"], kind: .flag,
+                       help: "Recompute running totals that disagree with the rows, in one transaction (this "
+                           + "writes the store)."),
+            OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
+        ] + CommonOptions.store + CommonOptions.logging
     )
 
     static let logout = CommandSpec(

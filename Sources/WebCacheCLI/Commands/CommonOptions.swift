@@ -35,9 +35,12 @@ enum CommonOptions {
                    help: "Give up connecting after this long.", defaultValue: "10", showInUsage: false),
     ]
 
+    /// The instance, for the commands that take URLs: relative ones resolve against it.
+    static let instance = OptionSpec(names: ["--instance"], kind: .value(name: "url"),
+                                     help: "The instance URL; relative URLs resolve against it.", showInUsage: false)
+
     static let identity: [OptionSpec] = [
-        OptionSpec(names: ["--instance"], kind: .value(name: "url"),
-                   help: "The instance URL; relative URLs resolve against it.", showInUsage: false),
+        instance,
         OptionSpec(names: ["--token-command"], kind: .value(name: "command"),
                    help: "A command that prints an OAuth access token; run again when a fresh one is needed.",
                    showInUsage: false),

@@ -33,7 +33,8 @@ enum ExportCommand {
             selection.scope.host = try HostArgument(host, for: "--host <host>", command: arguments.spec).storedHost
         }
         if let page = arguments.value("page") {
-            selection.pageURL = CommandContext.storedForms(of: page).last
+            selection.pageURL = CommandContext.storedForms(
+                of: try arguments.requestURL(page, for: "--page <url>").absoluteString).last
         }
         let stderr = context.stderr
         let report = try await context.withExistingStore(readOnly: true) { store in

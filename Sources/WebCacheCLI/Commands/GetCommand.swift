@@ -13,6 +13,7 @@ import Glibc
 enum GetCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let arguments = context.arguments
+        let url = try arguments.requestURL(arguments.positionals[0], for: "<url>")
         let policy = try cachePolicy(arguments)
         // `-H` and `-A` belong to the one request asked for, and follow it only as far as its origin.
         let headers = try context.requestHeaders()
@@ -22,8 +23,7 @@ enum GetCommand {
         do {
             return try await context.withCache(online: !cacheOnly, adjusting: { $0.requestHeaders = [:]; $0.readOnly = cacheOnly }) {
                 cache in
-                try await load(arguments.positionals[0], headers: headers, policy: policy, cache: cache,
-                               context: context)
+                try await load(url.absoluteString, headers: headers, policy: policy, cache: cache, context: context)
             }
         } catch where !cacheOnly && CLIError.storeError(in: error, code: .readOnly) != nil {
             throw CLIError("\(CLIError.describe(error)) Only --policy cache-only reads it, as it stores nothing.")
@@ -37,7 +37,10 @@ enum GetCommand {
         let response = try await cache.load(WebRequest(url, headers: headers), policy: policy)
 
         if arguments.flag("include") {
-            var head = "HTTP \(response.status)\n"
+            // As curl -i prints it: the protocol version the response came over (HTTP/1.1 for one from
+            // the store), the status code and its reason phrase.
+            let reason = HTTPStatus.reasonPhrase(response.status).map { " \($0)" } ?? ""
+            var head = "\(response.httpVersion ?? "HTTP/1.1") \(response.status)\(reason)\n"
             for field in response.headers.redacted() {
                 head += "\(field.name): \(field.value)\n"
             }

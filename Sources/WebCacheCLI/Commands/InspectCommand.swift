@@ -3,11 +3,15 @@ import Foundation
 import HTTPCore
 
 /// `webcache inspect [URL] [--pages] [--json]`: what the store holds. Without arguments, totals,
-/// freshness counts, hosts and partitions; with a URL, the metadata of every stored variant of it;
-/// with `--pages`, for every preloaded page whether everything it needs is stored.
+/// freshness counts, hosts and partitions, counted from the rows (a warning on standard error says
+/// when the running totals the store keeps disagree); with a URL, the metadata of every stored
+/// variant of it; with `--pages`, for every preloaded page whether everything it needs is stored.
 enum InspectCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
-        let url = context.arguments.positionals.first
+        var url: String?
+        if let text = context.arguments.positionals.first {
+            url = try context.arguments.requestURL(text, for: "<url>").absoluteString
+        }
         let json = context.arguments.flag("json")
         let now = Date()
         return try await context.withExistingStore(readOnly: true) { store in
@@ -26,7 +30,16 @@ enum InspectCommand {
                     context.stdout.write(report.text(now: now))
                 }
             } else {
-                let report = Totals(store: store.path, statistics: try await store.statistics(at: now))
+                let statistics = try await store.statistics(at: now)
+                let differences = statistics.runningTotals.differences(fromCounted: statistics.totals)
+                if !differences.isEmpty {
+                    context.stderr.write(
+                        "webcache: warning: the running totals of the store disagree with its rows ("
+                            + differences.joined(separator: ", ") + "); the figures here are counted from the rows, "
+                            + "but eviction (prune --max-size) goes by the totals. 'webcache verify --repair --store "
+                            + "\(store.path)' recomputes them.\n")
+                }
+                let report = Totals(store: store.path, statistics: statistics)
                 if json {
                     try JSONOutput.write(report, to: context.stdout)
                 } else {

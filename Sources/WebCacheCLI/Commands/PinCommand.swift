@@ -5,8 +5,7 @@ import Foundation
 /// (when the page has recorded resources), or a single entry, out of eviction; or lets it go again.
 enum PinCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
-        let url = context.arguments.positionals[0]
-        _ = try context.arguments.url(url, for: "<url>")
+        let url = try context.arguments.requestURL(context.arguments.positionals[0], for: "<url>").absoluteString
         let pinned = !context.arguments.flag("unpin")
         let onlyPartition = try context.arguments.value("partition", "name") { $0.isEmpty ? nil : $0 }
         return try await context.withExistingStore { store in

@@ -3,9 +3,9 @@ import Foundation
 import HTTPCore
 
 /// `webcache prune`: removes the entries that match every criterion given, or, with `--max-size`,
-/// evicts least recently used entries until the store fits; `--dry-run` only lists them. `--page`
-/// removes a whole page (see ``PruneCriteria/page``). With `--compact`, the store file then gives
-/// the space back to the file system.
+/// evicts least recently used entries until the store fits; `--dry-run` only lists them, with the
+/// store opened for reading only. `--page` removes a whole page (see ``PruneCriteria/page``). With
+/// `--compact`, the store file then gives the space back to the file system.
 enum PruneCommand {
     /// What to remove, from the command line.
     enum Plan: Equatable {
@@ -51,7 +51,8 @@ enum PruneCommand {
         let plan = try makePlan(context.arguments, now: Date())
         let dryRun = context.arguments.flag("dry-run")
         let compacts = context.arguments.flag("compact")
-        return try await context.withExistingStore { store in
+        // A dry run only reads, so it works on a store that cannot be written, and changes nothing.
+        return try await context.withExistingStore(readOnly: dryRun) { store in
             let result: PruneResult?
             var named: [StoredPage]?
             switch plan {
@@ -126,10 +127,10 @@ enum PruneCommand {
     /// Turns the options into a plan.
     ///
     /// - Throws: ``UsageError`` for a bad duration, size, host (``HostArgument``), glob pattern
-    ///   (``GlobPattern``) or page URL (``HTTPURLCheck``; prune has no `--instance`, so the URL must
-    ///   be absolute), for no criterion at all (pruning everything needs `--url-pattern '*'`) unless
-    ///   `--compact` is given, for `--max-size` combined with criteria, and for `--compact` with
-    ///   `--dry-run`.
+    ///   (``GlobPattern``) or page URL (``ParsedArguments/requestURL(_:for:)``: relative to
+    ///   `--instance`, which a relative one needs), for no criterion at all (pruning everything
+    ///   needs `--url-pattern '*'`) unless `--compact` is given, for `--max-size` combined with
+    ///   criteria, and for `--compact` with `--dry-run`.
     static func makePlan(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> Plan {
         let compacts = arguments.flag("compact")
         if compacts && arguments.flag("dry-run") {
@@ -160,8 +161,7 @@ enum PruneCommand {
         }
         criteria.partition = try nonEmpty(arguments, "partition", "name")
         if let page = arguments.value("page") {
-            _ = try arguments.url(page, for: "--page <url>")
-            criteria.page = page
+            criteria.page = try arguments.requestURL(page, for: "--page <url>").absoluteString
         }
         criteria.includePinned = arguments.flag("include-pinned")
         let maxSize = try arguments.value("max-size", "size", ValueParsers.byteSize)

@@ -6,6 +6,7 @@ import WebCache
 enum ViewCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let arguments = context.arguments
+        let url = try arguments.requestURL(arguments.positionals[0], for: "<url>").absoluteString
         var options = ViewOptions()
         options.render = try PreloadScopeOptions.renderOptions(from: arguments)
         options.device = try PreloadScopeOptions.device(from: arguments)
@@ -19,7 +20,6 @@ enum ViewCommand {
             throw UsageError("Give --screenshot <file> or --pdf <file>: there is no display for a window "
                              + "(DISPLAY is not set)", command: arguments.spec)
         }
-        let url = arguments.positionals[0]
         if options.showsWindow {
             context.stderr.write("Showing \(url) offline in a window; close it (or press Ctrl-C) to end.\n")
         }

@@ -89,7 +89,7 @@ final class PreloadProgress: Sendable {
         if json {
             var fields = PreloadProgress.summaryFields(report)
             fields.insert(("interrupted", .bool(interrupted)), at: 1)
-            fields.append(("invalid_lines", .int(fileProblems)))
+            fields.append(("invalidLines", .int(fileProblems)))
             stdout.write(JSONLine.encode(fields) + "\n")
             return
         }
@@ -153,18 +153,19 @@ final class PreloadProgress: Sendable {
         }
     }
 
+    /// The summary's fields, named in camelCase as every other command's `--json` report is.
     static func summaryFields(_ report: PreloadReport) -> [(String, JSONLine.Value)] {
         [
-            ("event", "summary"), ("pages", .int(report.pages)), ("pages_failed", .int(report.failedPages)),
-            ("pages_unfinished", .int(report.unfinishedPages)),
-            ("pages_missing_requisites", .int(report.pagesMissingRequisites)), ("completed", .int(report.completed)),
+            ("event", "summary"), ("pages", .int(report.pages)), ("pagesFailed", .int(report.failedPages)),
+            ("pagesUnfinished", .int(report.unfinishedPages)),
+            ("pagesMissingRequisites", .int(report.pagesMissingRequisites)), ("completed", .int(report.completed)),
             ("network", .int(report.sources[.network] ?? 0)), ("revalidated", .int(report.sources[.revalidated] ?? 0)),
             ("hit", .int(report.sources[.hit] ?? 0)), ("stale", .int(report.sources[.stale] ?? 0)),
-            ("failed", .int(report.failures.count)), ("not_stored", .int(report.notStored.count)),
+            ("failed", .int(report.failures.count)), ("notStored", .int(report.notStored.count)),
             ("skipped", .int(report.skipped.count)),
-            ("unfinished", .int(report.unfinished)), ("pages_capped", .int(report.cappedPages.count)),
-            ("passed_through", .int(report.passedThrough)), ("requests", .int(report.requests)), ("network_bytes", .int(Int(report.networkBytes))),
-            ("seconds", .double(report.duration)),
+            ("unfinished", .int(report.unfinished)), ("pagesCapped", .int(report.cappedPages.count)),
+            ("passedThrough", .int(report.passedThrough)), ("requests", .int(report.requests)),
+            ("networkBytes", .int(Int(report.networkBytes))), ("seconds", .double(report.duration)),
         ]
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import WebCache
 
 /// What the parser read from the command line for one subcommand, before it becomes a typed command.
 struct ParsedArguments: Sendable {
@@ -34,6 +35,33 @@ struct ParsedArguments: Sendable {
         } catch {
             throw UsageError("The value '\(MessageText.excerpt(text, limit: 100))' is invalid for '\(option)': "
                              + "it \(error)", command: spec)
+        }
+    }
+
+    /// `--instance`, checked, or `nil` when it is not given.
+    func instanceURL() throws(UsageError) -> URL? {
+        guard let text = value("instance") else { return nil }
+        return try url(text, for: "--instance <url>")
+    }
+
+    /// The URL that `text`, given for `option` (as help spells it), names: resolved against
+    /// `--instance` when relative exactly as `get` loads a URL and `preload` reads a URL file
+    /// (``WebCache/resolve(_:against:)``), so that a command names a stored URL as it was fetched.
+    ///
+    /// - Throws: ``UsageError`` naming the value when it is relative and there is no `--instance`, or
+    ///   is no URL webcache can request.
+    func requestURL(_ text: String, for option: String) throws(UsageError) -> URL {
+        let instance = try instanceURL()
+        let invalid = "The value '\(MessageText.excerpt(text, limit: 100))' is invalid for '\(option)'"
+        if instance == nil, URL.scheme(ofReference: text.trimmingCharacters(in: .whitespaces)) == nil {
+            throw UsageError("\(invalid): it is a relative URL, and there is no --instance <url> to resolve it "
+                             + "against", command: spec)
+        }
+        do {
+            return try WebCache.resolve(text, against: instance)
+        } catch {
+            let reason = (error.cause as? HTTPURLCheck.Problem).map { "it \($0)" } ?? error.message
+            throw UsageError("\(invalid): \(reason)", command: spec)
         }
     }
 

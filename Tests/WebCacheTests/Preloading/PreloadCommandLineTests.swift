@@ -62,8 +62,8 @@ import WebCacheTestSupport
         let summary = try #require(json.stdout.split(separator: "\n").last)
         let fields = try #require(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
         #expect(fields["pages"] as? Int == 3)
-        #expect(fields["pages_failed"] as? Int == 1)
-        #expect(fields["pages_unfinished"] as? Int == 0)
+        #expect(fields["pagesFailed"] as? Int == 1)
+        #expect(fields["pagesUnfinished"] as? Int == 0)
         #expect(fields["interrupted"] as? Bool == false)
     }
 
@@ -95,6 +95,11 @@ import WebCacheTestSupport
         let summary = try #require(objects.last)
         #expect(summary["completed"] as? Int == site.allPaths.count)
         #expect(summary["failed"] as? Int == 0)
+        // Every field is named in camelCase, as in every other command's --json report
+        let keys = Set(objects.flatMap(\.keys))
+        #expect(keys.allSatisfy { $0.allSatisfy(\.isLetter) && $0.first?.isLowercase == true }, "\(keys.sorted())")
+        #expect(keys.isSuperset(of: ["pagesFailed", "pagesMissingRequisites", "notStored", "networkBytes",
+                                     "invalidLines"]), "\(keys.sorted())")
     }
 
     @Test func badLinesAreReportedWithTheirLineAndTheGoodOnesStored() async throws {

@@ -52,7 +52,7 @@ import WebCacheTestSupport
         #expect(summary["event"] as? String == "summary")
         #expect(summary["pages"] as? Int == site.pages.count)
         #expect(summary["revalidated"] as? Int == site.allPaths.count)
-        #expect(summary["network_bytes"] as? Int == 0)
+        #expect(summary["networkBytes"] as? Int == 0)
         #expect(summary["failed"] as? Int == 0)
     }
 
