@@ -180,7 +180,7 @@ public final class RawClient {
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let bytes = Array(text.utf8)
-        guard Glibc.send(socket, bytes, bytes.count, 0) == bytes.count else {
+        guard Glibc.send(socket, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
             throw Failure(description: "Sending failed.")
         }
         var received = [UInt8]()
