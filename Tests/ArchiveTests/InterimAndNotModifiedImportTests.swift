@@ -107,18 +107,7 @@ final class InterimAndNotModifiedImportTests: ArchiveSite, @unchecked Sendable {
                         as: UTF8.self) + response.body)
             })
         }
-        let entries: [[String: Any]] = responses.map { response in
-            [
-                "startedDateTime": HARDate.format(Date()), "time": 1,
-                "request": ["method": "GET", "url": response.url, "headers": [[String: String]]()],
-                "response": [
-                    "status": response.status,
-                    "headers": response.headers.map { ["name": $0.name, "value": $0.value] },
-                    "content": ["size": response.body.utf8.count, "text": response.body],
-                ],
-            ]
-        }
-        let json = try JSONSerialization.data(withJSONObject: ["log": ["version": "1.2", "entries": entries]])
+        let json = try HARFixture.document(responses.map { ($0.url, $0.status, $0.headers, $0.body) })
         return try folder.write(json, to: "skipped.har")
     }
 

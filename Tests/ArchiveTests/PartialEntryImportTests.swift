@@ -182,18 +182,7 @@ final class PartialEntryImportTests: ArchiveSite, @unchecked Sendable {
     /// Writes ``responses`` as a HAR file; returns its path and the place of each entry.
     private func writeHAR() throws -> (path: String, places: [String]) {
         let path = folder.path("ranges.har")
-        let entries: [[String: Any]] = Self.responses.map { response in
-            [
-                "startedDateTime": HARDate.format(Date()), "time": 1,
-                "request": ["method": "GET", "url": response.url, "headers": [[String: String]]()],
-                "response": [
-                    "status": response.status,
-                    "headers": response.headers.map { ["name": $0.name, "value": $0.value] },
-                    "content": ["size": response.body.utf8.count, "text": response.body],
-                ],
-            ]
-        }
-        let json = try JSONSerialization.data(withJSONObject: ["log": ["version": "1.2", "entries": entries]])
+        let json = try HARFixture.document(Self.responses.map { ($0.url, $0.status, $0.headers, $0.body) })
         _ = try folder.write(json, to: "ranges.har")
         return (path, Self.responses.indices.map { "\(path)#entry \($0)" })
     }
