@@ -155,7 +155,11 @@ public final class Browser: Sendable {
             "--disable-crash-reporter", "--disable-breakpad", "--disable-gpu", "--hide-scrollbars", "--mute-audio",
             // Its own HTTP cache is off (each tab also disables it): every request reaches the interception.
             "--disk-cache-size=1", "--media-cache-size=1",
-            "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
+            // A frame of another site stays in its page's process, where the tab's interception sees its
+            // requests (in a process of its own, it would be a target the tab's session does not cover).
+            "--disable-site-isolation-trials",
+            "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,"
+                + "IsolateOrigins,site-per-process",
         ]
         if configuration.isolatesNetwork {
             arguments += ["--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>"]

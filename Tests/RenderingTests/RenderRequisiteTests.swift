@@ -1,0 +1,63 @@
+import Foundation
+import HTTPCore
+import LocalOrigin
+import Testing
+import WebCacheTestSupport
+
+/// What a rendered page's requests count for: the frames of other sites, the browser's own favicon
+/// request, requisites that fail, and responses that ask not to be stored.
+@Suite(.timeLimit(.minutes(3))) struct RenderRequisiteTests {
+    static let pixel = try! Data(contentsOf: Repository.root.appendingPathComponent("examples/app/img/pattern.png"))
+
+    static func png(_ cacheControl: String = "max-age=600") -> OriginResponse {
+        OriginResponse(status: 200, headers: ["Content-Type": "image/png", "Cache-Control": cacheControl],
+                       body: .bytes(pixel))
+    }
+
+    static func html(_ text: String) -> OriginResponse {
+        .text(text, contentType: "text/html", headers: ["Cache-Control": "max-age=600"])
+    }
+
+    static let notFound = OriginResponse.text("not here", status: 404)
+
+    @Test func aFrameOfAnotherSiteIsAnsweredThroughTheStoreAndShowsOffline() async throws {
+        // The page is on 127.0.0.1 and its frame on localhost: another site, which site isolation
+        // would give a process of its own.
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/":
+                Self.html("""
+                    <p>outer</p><script>
+                    const frame = document.createElement('iframe');
+                    frame.src = 'http://localhost:' + location.port + '/xframe.html';
+                    document.body.append(frame);
+                    </script>
+                    """)
+            case "/xframe.html":
+                Self.html("""
+                    <img src=/img/x.png><script>
+                    fetch('/api/data.json').then(r => r.json()).then(d => document.body.append(d.text));
+                    </script>
+                    """)
+            case "/img/x.png", "/favicon.ico": Self.png()
+            case "/api/data.json":
+                .text(#"{"text": "from the API"}"#, contentType: "application/json",
+                      headers: ["Cache-Control": "max-age=600"])
+            default: Self.notFound
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--render-timeout", "20s", "--store",
+                                                  fixture.store, try fixture.urlFile(["/"])])
+        let asked = Set(fixture.server.requests.map(\.target))
+        #expect(asked.isSuperset(of: ["/", "/xframe.html", "/img/x.png", "/api/data.json"]), "\(asked)")
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        #expect(!preload.stdout.contains("still busy"), "\(preload.everything)")
+        let before = fixture.server.requests.count
+        let view = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--store",
+                                               fixture.store, "--screenshot", fixture.home.path("shot.png")])
+        #expect(view.exitCode == 0, "\(view.everything)")
+        #expect(!view.everything.contains("not in the store"), "\(view.everything)")
+        #expect(fixture.server.requests.count == before)
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
+}
