@@ -60,4 +60,38 @@ import WebCacheTestSupport
         #expect(fixture.server.requests.count == before)
         #expect(fixture.leftoverBrowsers.isEmpty)
     }
+
+    @Test func theBrowsersOwnFaviconRequestIsNoRequisiteAndADeclaredIconIs() async throws {
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/plain": Self.html("<p>no icon</p>")
+            case "/declared": Self.html("<link rel=icon href=/favicon.ico><p>an icon</p>")
+            default: Self.notFound
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--settle", "1s", "--store", fixture.store,
+                                                  try fixture.urlFile(["/plain", "/declared"])])
+        #expect(fixture.server.requests.contains { $0.target == "/favicon.ico" }, "\(preload.everything)")
+        let inspect = try await fixture.webcache(["inspect", "--pages", "--store", fixture.store])
+        let lines = inspect.stdout.split(separator: "\n")
+        let plain = fixture.server.url("/plain").absoluteString
+        let declared = fixture.server.url("/declared").absoluteString
+        #expect(lines.contains { $0.hasPrefix("complete: \(plain) ") }, "\(inspect.everything)")
+        #expect(lines.contains { $0.hasPrefix("incomplete: \(declared) ") }, "\(inspect.everything)")
+    }
+
+    @Test func aRequisiteThatFailsIsAFailureOfTheRun() async throws {
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/": Self.html(#"<p>a script is missing</p><script src="/js/missing.js"></script>"#)
+            case "/favicon.ico": Self.png()
+            default: Self.notFound
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--store", fixture.store,
+                                                  try fixture.urlFile(["/"])])
+        #expect(preload.exitCode == 1, "\(preload.everything)")
+        #expect(preload.stdout.contains("1 failed:\n  \(fixture.server.url("/js/missing.js")): HTTP 404"),
+                "\(preload.everything)")
+    }
 }

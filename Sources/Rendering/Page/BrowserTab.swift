@@ -28,7 +28,8 @@ public final class BrowserTab: Sendable {
         case tick
         case answered(fetchID: String, documentStatus: Int?)
         case navigated(error: String?)
-        case afterLoadDone
+        /// The after-load script ran; the icons the document declares.
+        case afterLoadDone(icons: [String])
         /// A command failed in a way that means the browser is gone or hangs.
         case browserFailed(any Error)
         /// The connection closed.
@@ -87,10 +88,12 @@ public final class BrowserTab: Sendable {
         var documentStatus: Int?
         var contentLoadedAt: ContinuousClock.Instant?
         var loadedAt: ContinuousClock.Instant?
+        var iconURLs: [String] = []
         /// How the page has loaded so far, for the load that ends now.
         func pageLoad(hitCap: Bool) -> PageLoad {
-            PageLoad(hitCap: hitCap, documentStatus: documentStatus, contentLoadedAfter: contentLoadedAt.map { $0 - start },
-                     loadedAfter: loadedAt.map { $0 - start })
+            PageLoad(hitCap: hitCap, documentStatus: documentStatus,
+                     contentLoadedAfter: contentLoadedAt.map { $0 - start }, loadedAfter: loadedAt.map { $0 - start },
+                     iconURLs: iconURLs)
         }
         /// How the first load went, once it is done (a shown tab goes on after it).
         var loaded: PageLoad?
@@ -145,7 +148,8 @@ public final class BrowserTab: Sendable {
                     if let error, !error.isEmpty, error != "net::ERR_ABORTED" {
                         throw RenderingError(.navigationFailed, "\(url.absoluteString) could not be loaded: \(error).")
                     }
-                case .afterLoadDone:
+                case .afterLoadDone(let icons):
+                    iconURLs = icons
                     action = lifecycle.afterLoadDone(at: now)
                 case .browserFailed(let error):
                     let what = if case DevToolsError.unresponsive = error { "stopped answering" } else { "exited or crashed" }
@@ -166,12 +170,15 @@ public final class BrowserTab: Sendable {
                     let script = Self.afterLoadScript(scrolls: settings.scrolls)
                     group.addTask { [self] in
                         do {
-                            try await send("Runtime.evaluate", ["expression": .string(script), "awaitPromise": true])
-                            input.yield(.afterLoadDone)
+                            let result = try await send("Runtime.evaluate", [
+                                "expression": .string(script), "awaitPromise": true, "returnByValue": true,
+                            ])
+                            let icons = result["result"]?["value"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                            input.yield(.afterLoadDone(icons: icons))
                         } catch DevToolsError.protocolError where whenLoaded != nil {
                             // The user of a shown tab followed a link while it ran: the page is gone,
                             // and the one that replaced it is what the window shows.
-                            input.yield(.afterLoadDone)
+                            input.yield(.afterLoadDone(icons: []))
                         } catch {
                             input.yield(Self.failure(of: error, doing: "run its after-load script"))
                         }
@@ -294,7 +301,8 @@ public final class BrowserTab: Sendable {
 
     /// What runs after the load event: with `scrolls`, a viewport at a time to the bottom, letting
     /// lazy content start, and back to the top; then two frames (at most half a second), so that
-    /// the page has laid out and asked for the lazy images near the viewport.
+    /// the page has laid out and asked for the lazy images near the viewport. Its value is the list
+    /// of icons the document declares.
     static func afterLoadScript(scrolls: Bool) -> String {
         let scroll = """
             for (let y = 0; y < document.scrollingElement.scrollHeight; y += innerHeight) {
@@ -313,6 +321,7 @@ public final class BrowserTab: Sendable {
               ]);
               \(scrolls ? scroll : "")
               await frames();
+              return [...document.querySelectorAll('link[rel~="icon" i]')].map(link => link.href);
             })()
             """
     }

@@ -31,4 +31,7 @@ public struct PageLoad: Sendable, Hashable {
     /// fired, when they did.
     public var contentLoadedAfter: Duration?
     public var loadedAfter: Duration?
+    /// The icons the document declares (`<link rel=icon>`), as absolute URLs, when the after-load
+    /// script ran: a favicon request for another URL is the browser's own, not the page's.
+    public var iconURLs: [String] = []
 }

@@ -224,7 +224,11 @@ struct RenderPreloader: Sendable {
     // MARK: - Recording
 
     /// Adds a rendered page to the report and writes its edges: the page first, then every URL it
-    /// requested with GET or HEAD whose response may be stored, in the order asked, each once.
+    /// requested with GET or HEAD whose response may be stored, in the order asked, each once. A
+    /// response of 400 or more, or a request that failed, is a failure of the run, as in the static
+    /// preload, and recorded on the page's edge. The favicon the browser asks for of its own accord
+    /// (the document declares no such icon) is not the page's: listed when it loads, left out when
+    /// it does not.
     private func record(
         _ page: URL, load: PageLoad, records: [RequestAnswerer.Record], report: inout PreloadReport,
         events: SerialEvents
@@ -240,24 +244,33 @@ struct RenderPreloader: Sendable {
         var edges = [PageEdge(resourceURL: key.absoluteString, kind: "page", failure: pageFailure)]
         var listed: Set<URL> = [key]
         var counted: Set<URL> = []
+        let document = records.last(where: \.isPageDocument)?.url ?? key
+        let browsersFavicon = URL(string: "/favicon.ico", relativeTo: document)?.absoluteURL.cacheKey
+        let declaredIcons = Set(load.iconURLs.compactMap { URL(string: $0)?.cacheKey })
         for record in records {
+            let isBrowsersFavicon = record.url == browsersFavicon && record.kind == "other"
+                && !declaredIcons.contains(record.url)
             switch record.outcome {
             case .loaded(let status, let source, let bytes, let stored):
                 report.networkBytes += bytes
                 if source == .network || source == .revalidated { report.requests += 1 }
                 guard stored else { continue }
-                if counted.insert(record.url).inserted { report.sources[source, default: 0] += 1 }
-                guard listed.insert(record.url).inserted else { continue }
-                edges.append(PageEdge(resourceURL: record.url.absoluteString, kind: record.kind,
-                                      failure: status >= 400 ? "HTTP \(status)" : nil))
+                let failure = status >= 400 ? "HTTP \(status)" : nil
+                if failure == nil, counted.insert(record.url).inserted { report.sources[source, default: 0] += 1 }
+                guard !(isBrowsersFavicon && failure != nil), listed.insert(record.url).inserted else { continue }
+                edges.append(PageEdge(resourceURL: record.url.absoluteString, kind: record.kind, failure: failure))
+                if let failure {
+                    Self.add(.init(url: record.url.redactedForMessages, reason: failure), to: &report.failures)
+                }
             case .passedThrough:
                 report.requests += 1
                 report.passedThrough += 1
             case .failed(let reason):
+                guard !isBrowsersFavicon else { continue }
                 if record.method == "GET" || record.method == "HEAD", listed.insert(record.url).inserted {
                     edges.append(PageEdge(resourceURL: record.url.absoluteString, kind: record.kind, failure: reason))
                 }
-                report.failures.append(.init(url: record.url.redactedForMessages, reason: reason))
+                Self.add(.init(url: record.url.redactedForMessages, reason: reason), to: &report.failures)
             case .abandoned:
                 continue
             }
@@ -273,6 +286,11 @@ struct RenderPreloader: Sendable {
             report.failures.append(.init(url: page.redactedForMessages, reason: reason))
             events.send(.failed(url: page, reason: reason))
         }
+    }
+
+    /// Adds `problem` to `list` unless it is there already (a URL several pages need).
+    private static func add(_ problem: PreloadReport.Problem, to list: inout [PreloadReport.Problem]) {
+        if !list.contains(problem) { list.append(problem) }
     }
 
     private func fail(_ page: URL, reason: String, report: inout PreloadReport, events: SerialEvents) {
