@@ -94,4 +94,22 @@ import WebCacheTestSupport
         #expect(preload.stdout.contains("1 failed:\n  \(fixture.server.url("/js/missing.js")): HTTP 404"),
                 "\(preload.everything)")
     }
+
+    @Test func aResponseThatMayNotBeStoredIsListedAndRecorded() async throws {
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/": Self.html("<img src=/live.png>")
+            case "/live.png": Self.png("no-store")
+            case "/favicon.ico": Self.png()
+            default: Self.notFound
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--store", fixture.store,
+                                                  try fixture.urlFile(["/"])])
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        #expect(preload.stdout.contains("1 fetched and not stored, as their responses ask:\n"
+            + "  \(fixture.server.url("/live.png")): response has no-store"), "\(preload.everything)")
+        let inspect = try await fixture.webcache(["inspect", "--pages", "--store", fixture.store])
+        #expect(inspect.stdout.contains("not stored: response has no-store"), "\(inspect.everything)")
+    }
 }

@@ -224,11 +224,11 @@ struct RenderPreloader: Sendable {
     // MARK: - Recording
 
     /// Adds a rendered page to the report and writes its edges: the page first, then every URL it
-    /// requested with GET or HEAD whose response may be stored, in the order asked, each once. A
-    /// response of 400 or more, or a request that failed, is a failure of the run, as in the static
-    /// preload, and recorded on the page's edge. The favicon the browser asks for of its own accord
-    /// (the document declares no such icon) is not the page's: listed when it loads, left out when
-    /// it does not.
+    /// requested with GET or HEAD, in the order asked, each once. A response of 400 or more, or a
+    /// request that failed, is a failure of the run, as in the static preload; one the caching rules
+    /// keep out of the store is listed as not stored. Both are recorded on the page's edge. The
+    /// favicon the browser asks for of its own accord (the document declares no such icon) is not
+    /// the page's: listed when it loads, left out when it does not.
     private func record(
         _ page: URL, load: PageLoad, records: [RequestAnswerer.Record], report: inout PreloadReport,
         events: SerialEvents
@@ -251,16 +251,17 @@ struct RenderPreloader: Sendable {
             let isBrowsersFavicon = record.url == browsersFavicon && record.kind == "other"
                 && !declaredIcons.contains(record.url)
             switch record.outcome {
-            case .loaded(let status, let source, let bytes, let stored):
+            case .loaded(let status, let source, let bytes, let notStored):
                 report.networkBytes += bytes
                 if source == .network || source == .revalidated { report.requests += 1 }
-                guard stored else { continue }
-                let failure = status >= 400 ? "HTTP \(status)" : nil
+                let failure = status >= 400 ? "HTTP \(status)" : notStored.map { "not stored: \($0)" }
                 if failure == nil, counted.insert(record.url).inserted { report.sources[source, default: 0] += 1 }
                 guard !(isBrowsersFavicon && failure != nil), listed.insert(record.url).inserted else { continue }
                 edges.append(PageEdge(resourceURL: record.url.absoluteString, kind: record.kind, failure: failure))
-                if let failure {
-                    Self.add(.init(url: record.url.redactedForMessages, reason: failure), to: &report.failures)
+                if status >= 400 {
+                    Self.add(.init(url: record.url.redactedForMessages, reason: "HTTP \(status)"), to: &report.failures)
+                } else if let notStored {
+                    Self.add(.init(url: record.url.redactedForMessages, reason: notStored), to: &report.notStored)
                 }
             case .passedThrough:
                 report.requests += 1

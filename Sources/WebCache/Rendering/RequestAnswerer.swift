@@ -34,9 +34,9 @@ struct RequestAnswerer: Sendable {
     /// What became of one request.
     struct Record: Sendable {
         enum Outcome: Sendable {
-            /// Answered through the store (GET or HEAD): `stored` is `false` for a response that may
-            /// not be stored (`no-store`), which the page gets and the store does not.
-            case loaded(status: Int, source: ResponseSource, networkBytes: Int64, stored: Bool)
+            /// Answered through the store (GET or HEAD): `notStored` says why the store did not keep
+            /// a response the page got (such as "response has no-store"); `nil` when it did.
+            case loaded(status: Int, source: ResponseSource, networkBytes: Int64, notStored: String?)
             /// A request of another method, sent to the network as it was and not stored.
             case passedThrough(status: Int)
             /// Not answered with a response: the loader's reason, or why it was refused.
@@ -122,10 +122,9 @@ struct RequestAnswerer: Sendable {
             var headers = response.headers
             for name in Self.withheldFields { headers.remove(name) }
             if isStoredMethod {
-                let storable = !(response.headers["Cache-Control"].map { $0.lowercased().contains("no-store") } ?? false)
                 record.outcome = .loaded(status: response.status, source: response.source,
                                          networkBytes: response.source == .network ? Int64(body.count) : 0,
-                                         stored: storable)
+                                         notStored: response.source == .network ? response.notStoredReason : nil)
             } else {
                 record.outcome = .passedThrough(status: response.status)
             }
