@@ -69,7 +69,9 @@ import WebCacheTestSupport
             default: Self.notFound
             }
         }
-        let preload = try await fixture.webcache(["preload", "--render", "--settle", "1s", "--store", fixture.store,
+        // The browser asks for the icon by itself soon after the load event; three quiet seconds leave
+        // it time to on a busy machine (the test checks that it did).
+        let preload = try await fixture.webcache(["preload", "--render", "--settle", "3s", "--store", fixture.store,
                                                   try fixture.urlFile(["/plain", "/declared"])])
         #expect(fixture.server.requests.contains { $0.target == "/favicon.ico" }, "\(preload.everything)")
         let inspect = try await fixture.webcache(["inspect", "--pages", "--store", fixture.store])
