@@ -139,7 +139,7 @@ enum SupportsCondition {
     // MARK: - What Chromium supports
 
     /// Properties Chromium has long supported, standard and `-webkit-` prefixed.
-    static let properties: Set<String> = [
+    private static let properties: Set<String> = [
         "accent-color", "align-content", "align-items", "align-self", "all", "anchor-name", "animation",
         "animation-composition", "animation-delay", "animation-direction", "animation-duration",
         "animation-fill-mode", "animation-iteration-count", "animation-name", "animation-play-state",
@@ -197,7 +197,7 @@ enum SupportsCondition {
     ]
 
     /// The values of `display` (CSS Display Level 3 §2, and the legacy `-webkit-box`).
-    static let displayKeywords: Set<String> = [
+    private static let displayKeywords: Set<String> = [
         "block", "inline", "flow", "flow-root", "table", "flex", "grid", "ruby", "math", "list-item",
         "inline-block", "inline-table", "inline-flex", "inline-grid", "contents", "none", "table-row-group",
         "table-header-group", "table-footer-group", "table-row", "table-cell", "table-column-group",
@@ -206,7 +206,7 @@ enum SupportsCondition {
     ]
 
     /// Keywords of other properties' values.
-    static let keywords: Set<String> = [
+    private static let keywords: Set<String> = [
         "inherit", "initial", "unset", "revert", "revert-layer", "auto", "none", "normal", "hidden", "visible",
         "clip", "scroll", "static", "relative", "absolute", "fixed", "sticky", "block", "inline", "flex", "grid",
         "subgrid", "row", "column", "row-reverse", "column-reverse", "wrap", "nowrap", "wrap-reverse", "dense",
@@ -235,7 +235,7 @@ enum SupportsCondition {
     ]
 
     /// Functions of values.
-    static let functions: Set<String> = [
+    private static let functions: Set<String> = [
         "calc", "min", "max", "clamp", "var", "env", "attr", "rgb", "rgba", "hsl", "hsla", "hwb", "lab", "lch",
         "oklab", "oklch", "color", "color-mix", "light-dark", "url", "image-set", "-webkit-image-set",
         "linear-gradient", "radial-gradient", "conic-gradient", "repeating-linear-gradient",
@@ -250,7 +250,7 @@ enum SupportsCondition {
     ]
 
     /// Units of dimensions.
-    static let units: Set<String> = [
+    private static let units: Set<String> = [
         "px", "em", "rem", "ex", "rex", "ch", "rch", "cap", "rcap", "ic", "ric", "lh", "rlh", "vw", "vh", "vi",
         "vb", "vmin", "vmax", "svw", "svh", "lvw", "lvh", "dvw", "dvh", "svi", "svb", "lvi", "lvb", "dvi", "dvb",
         "svmin", "svmax", "lvmin", "lvmax", "dvmin", "dvmax", "cqw", "cqh", "cqi", "cqb", "cqmin", "cqmax",
@@ -259,7 +259,7 @@ enum SupportsCondition {
     ]
 
     /// Pseudo-classes Chromium knows (Selectors Level 4 and HTML).
-    static let pseudoClasses: Set<String> = [
+    private static let pseudoClasses: Set<String> = [
         "root", "scope", "link", "any-link", "visited", "hover", "active", "focus", "focus-within",
         "focus-visible", "target", "checked", "disabled", "enabled", "indeterminate", "default", "required",
         "optional", "valid", "invalid", "user-valid", "user-invalid", "in-range", "out-of-range", "read-only",
@@ -269,13 +269,13 @@ enum SupportsCondition {
     ]
 
     /// Functional pseudo-classes Chromium knows.
-    static let pseudoClassFunctions: Set<String> = [
+    private static let pseudoClassFunctions: Set<String> = [
         "is", "where", "not", "has", "nth-child", "nth-last-child", "nth-of-type", "nth-last-of-type", "lang",
         "dir", "host", "host-context", "state", "-webkit-any",
     ]
 
     /// Pseudo-elements Chromium knows.
-    static let pseudoElements: Set<String> = [
+    private static let pseudoElements: Set<String> = [
         "before", "after", "first-line", "first-letter", "marker", "placeholder", "selection", "backdrop",
         "file-selector-button", "cue", "target-text", "spelling-error", "grammar-error", "view-transition",
         "-webkit-scrollbar", "-webkit-scrollbar-thumb", "-webkit-scrollbar-track", "-webkit-input-placeholder",
@@ -287,5 +287,5 @@ enum SupportsCondition {
     ]
 
     /// `font-format()` formats Chromium loads.
-    static let fontFormats: Set<String> = ["woff", "woff2", "truetype", "opentype", "collection"]
+    private static let fontFormats: Set<String> = ["woff", "woff2", "truetype", "opentype", "collection"]
 }
