@@ -28,6 +28,8 @@ struct CSSRuleContext: Sendable {
 
     private enum Block: Sendable {
         case media(String), style(String), fontFace, keyframes, other
+        /// An `@supports` rule: its condition and whether the device's engine meets it.
+        case supports(String, Truth)
     }
 
     /// The UTF-8 of the current prelude or declaration, as far as it is copied: the part read from
@@ -63,6 +65,9 @@ struct CSSRuleContext: Sendable {
         var property: DeclaredProperty.ImageLonghand
         var media: [String]
         var isImportant: Bool
+        /// Whether it is in an `@supports` rule whose condition is not known to hold: it then
+        /// replaces no earlier declaration.
+        var isConditional: Bool
     }
 
     /// The most image declarations and style-rule URLs kept for the cascade; past them, URLs are
@@ -146,12 +151,14 @@ struct CSSRuleContext: Sendable {
         var item = item
         let media = mediaStack
         let selector = currentSelector
+        let unmet = unmetSupportsCondition
         if item.construct == .importRule {
             // Browsers fetch an imported stylesheet whatever its media, which then holds for its rules.
             item.condition = Reference.Condition(media: media, isStylesheet: true)
             importTextStart = text.count + pending.count
-        } else if !media.isEmpty || selector != nil {
+        } else if !media.isEmpty || selector != nil || unmet != nil {
             item.condition = Reference.Condition(media: media, selector: selector)
+            item.condition?.unmetSupportsCondition = unmet
         }
         if held.count >= Self.maximumHeld { release(into: &found) }
         held.append(item)
@@ -265,6 +272,7 @@ struct CSSRuleContext: Sendable {
                     && CSSTokenizer.equalsLowercased(UnsafeBufferPointer(rebasing: bytes.prefix(word.utf8CodeUnitCount)), word)
             }
             if starts(with: "@media") { return .media(trimmedOfSpaces(bytes, from: 6)) }
+            if starts(with: "@supports") { return supports(trimmedOfSpaces(bytes, from: 9)) }
             if starts(with: "@font-face") { return .fontFace }
             if starts(with: "@keyframes") || starts(with: "@-webkit-keyframes") { return .keyframes }
             return .other
@@ -272,9 +280,15 @@ struct CSSRuleContext: Sendable {
         if let read { return read }
         let lowered = prelude.lowercased()
         if lowered.hasPrefix("@media") { return .media(trimmedOfSpaces(prelude.dropFirst(6))) }
+        if lowered.hasPrefix("@supports") { return supports(trimmedOfSpaces(prelude.dropFirst(9))) }
         if lowered.hasPrefix("@font-face") { return .fontFace }
         if lowered.hasPrefix("@keyframes") || lowered.hasPrefix("@-webkit-keyframes") { return .keyframes }
         return .other
+    }
+
+    /// The block of an `@supports` rule with `condition`, evaluated once.
+    private static func supports(_ condition: String) -> Block {
+        .supports(condition, SupportsCondition.evaluate(condition))
     }
 
     /// The end of the stylesheet: what is held is released.
@@ -332,7 +346,9 @@ struct CSSRuleContext: Sendable {
         var item = item
         var next = later[index]
         while let replacing = next {
-            item.condition?.replacedUnder.append(declarations[replacing].media)
+            if !declarations[replacing].isConditional {
+                item.condition?.replacedUnder.append(declarations[replacing].media)
+            }
             next = later[replacing]
         }
         return item
@@ -342,6 +358,19 @@ struct CSSRuleContext: Sendable {
 
     private var mediaStack: [String] {
         blocks.compactMap { if case .media(let media) = $0 { media } else { nil } }
+    }
+
+    /// The condition of the outermost enclosing `@supports` rule that the device's engine does not meet.
+    private var unmetSupportsCondition: String? {
+        for block in blocks {
+            if case .supports(let condition, .false) = block { return condition }
+        }
+        return nil
+    }
+
+    /// Whether an enclosing `@supports` rule's condition is not known to hold.
+    private var isConditional: Bool {
+        blocks.contains { if case .supports(_, let truth) = $0 { truth != .true } else { false } }
     }
 
     private var currentSelector: String? {
@@ -459,7 +488,7 @@ struct CSSRuleContext: Sendable {
             let selectorHash = hash(ofSelector: selector)
             imageDeclarations.append(ImageDeclaration(
                 selector: selector, selectorHash: selectorHash, property: longhand, media: mediaStack,
-                isImportant: important != nil))
+                isImportant: important != nil, isConditional: isConditional))
             recorded = imageDeclarations.count - 1
         }
         if namesFonts { readFonts(property: property, value: value, selector: selector) }
@@ -552,6 +581,8 @@ struct CSSRuleContext: Sendable {
             }
             return
         }
+        // A rule the engine does not apply uses no font.
+        guard unmetSupportsCondition == nil else { return }
         let shorthand = property == .font
         let families = bytes.withUnsafeBufferPointer { value in
             recentFontValues.families(in: value, shorthand: shorthand) {

@@ -7,6 +7,9 @@ extension Reference {
         /// media, a `<style media>` or `<link rel=preload media>`, the `media` of the `<link>` or
         /// `@import` that loaded the stylesheet.
         public var media: [String]
+        /// The condition of an enclosing `@supports` rule that is false in the device's engine
+        /// (``SupportsCondition``): a browser applies none of the rules inside it.
+        public var unmetSupportsCondition: String?
         /// The selector of the style rule that holds a `url()`: fetched only when an element of the
         /// page matches it (nested rules are written out as `:is(parent) child`).
         public var selector: String?

@@ -82,6 +82,22 @@ struct DeviceChoiceTests {
         (#"<style media="print">body { background: url(p.png) }</style>"#, [], []),
         (#"<nav class=m></nav><style>.m { @media (width < 600px) { & { background: url(nested.png) } } }</style>"#,
          [], ["nested.png"]),
+        // @supports: the rules of a condition Chromium does not meet apply nowhere and replace nothing
+        // (CSS Conditional 3 §2); those of an undecided condition are kept, and replace nothing either.
+        (#"<p class=a></p><p class=b></p><style>@supports (display:grid){.a{background:url(d-sup.png)}}"#
+            + #"@supports not (display:grid){.b{background:url(d-nosup.png)}}</style>"#,
+         ["d-sup.png"], ["d-sup.png"]),
+        (#"<p class=sp></p><style>@supports (display: grid) { .sp { background: url(sp-grid.png) } }"#
+            + #"@supports (display: -ms-grid) { .sp { background: url(sp-ms.png) } }</style>"#,
+         ["sp-grid.png"], ["sp-grid.png"]),
+        (#"<p class=u></p><style>.u { background: url(u-base.png) }"#
+            + #"@supports (frobnicate: 1) { .u { background: url(u-new.png) } }"#
+            + #"@supports selector(:has(a)) { @media (max-width: 600px) { .u { background: url(u-has.png) } } }"#
+            + "</style>",
+         ["u-base.png", "u-new.png"], ["u-has.png"]),
+        (#"<p>x</p><style>@supports (-moz-appearance: none) { @font-face { font-family: F; src: url(f.woff2) }"#
+            + #" p { font-family: F } }</style>"#,
+         [], []),
         // @font-face: the first src the device loads, when a rule names the family (CSS Fonts 4 §4.3).
         (#"<p>text</p><style>@font-face { font-family: Body; src: local(Body), url(b.woff2) format("woff2"), url(b.woff) format("woff") }"#
             + #"@font-face { font-family: Unused; src: url(u.woff2) format("woff2") } p { font: 16px/1.4 Body, serif }</style>"#,
@@ -132,13 +148,15 @@ struct DeviceChoiceTests {
     /// Every choice says why.
     @Test func choicesSayWhy() throws {
         var scanner = HTMLScanner(documentURL: pageURL)
-        let references = scanner.feed(Array(#"<img src="a.jpg" srcset="b.jpg 2x"><style>.no { background: url(n.png) }</style>"#.utf8))
-            + scanner.finish()
+        let html = #"<img src="a.jpg" srcset="b.jpg 2x"><style>.no { background: url(n.png) }"#
+            + #"@supports (display: -ms-grid) { body { background: url(ms.png) } }</style>"#
+        let references = scanner.feed(Array(html.utf8)) + scanner.finish()
         var selection = PageSelection(chooser: ReferenceChooser(device: .desktop))
         let choices = selection.add(references) + selection.completeDocument(scanner.documentTree)
         let reasons = Dictionary(uniqueKeysWithValues: choices.map { ($0.reference.url.lastPathComponent, $0.reason) })
         #expect(reasons["b.jpg"] == "1280x800 at 1x takes a.jpg instead")
         #expect(reasons["n.png"] == "no element of the page matches '.no'")
+        #expect(reasons["ms.png"] == "its @supports condition '(display: -ms-grid)' is false in Chromium")
         #expect(choices.first { $0.reference.url.lastPathComponent == "a.jpg" }?.fetches == true)
     }
 }

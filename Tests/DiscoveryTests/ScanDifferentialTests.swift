@@ -131,6 +131,11 @@ import WebCacheTestSupport
             ]
             return "(" + fields.map { "\($0.0): \(canonical($0.1))" }.joined(separator: ", ") + ")"
         }
+        if let condition = value as? Reference.Condition, condition.unmetSupportsCondition == nil {
+            // Rendered as before it had the field, which only an `@supports` Chromium does not meet sets.
+            let fields = Mirror(reflecting: condition).children.filter { $0.label != "unmetSupportsCondition" }
+            return "(" + fields.map { "\($0.label ?? ""): \(canonical($0.value))" }.joined(separator: ", ") + ")"
+        }
         if let element = value as? DocumentTree.Element {
             // Rendered as when it stored its attributes in a dictionary.
             let fields: [(String, Any)] = [

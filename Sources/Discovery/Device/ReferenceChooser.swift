@@ -8,6 +8,8 @@ import Foundation
 ///
 /// - the `srcset`/`<picture>`/`<link rel=preload as=image>` candidate of ``ImageSelection``, and
 ///   the `image-set()` option;
+/// - nothing in an `@supports` rule whose condition Chromium does not meet (``SupportsCondition``;
+///   an undecided condition holds);
 /// - nothing whose media queries (`@media`, `@import … media`, `<style media>`, preload `media`)
 ///   do not match, except stylesheets, which browsers fetch whatever their `media`;
 /// - a `url()` in a style rule only when an element of the page matches the rule's selector
@@ -88,6 +90,9 @@ public struct ReferenceChooser: Sendable, Hashable {
         if let failing = media.first(where: { !MediaQueryList($0).matches(device) }) {
             return .skip(reason: "its media query '\(failing)' does not match \(device.summary)")
         }
+        if let unmet = condition.unmetSupportsCondition {
+            return .skip(reason: "its @supports condition '\(unmet)' is false in Chromium")
+        }
         if reference.kind == .icon, reference.source.manifestMember != nil {
             return fetchesAllIcons ? .fetch(reason: "every icon is fetched (--icons all)")
                 : .skip(reason: "manifest icons are fetched only with --icons all")
@@ -143,11 +148,6 @@ public struct ReferenceChooser: Sendable, Hashable {
         }
     }
 
-    /// Technologies of `tech()` that Chromium supports (CSS Fonts Level 4 §4.3.1).
-    private static let supportedFontTechnologies: Set<String> = [
-        "variations", "palettes", "color-colrv0", "color-colrv1", "color-cbdt", "features-opentype",
-    ]
-
     private func decide(_ face: Reference.FontFaceSource, device: DeviceProfile, page: PageState) -> Decision {
         // CSS Fonts Level 4 §4.3: the first entry the browser can use; `local()` entries name fonts
         // installed on the device, which a device profile assumes absent.
@@ -157,7 +157,7 @@ public struct ReferenceChooser: Sendable, Hashable {
                     let base = format.hasSuffix("-variations") ? String(format.dropLast(11)) : format
                     return device.fontFormats.contains(base)
                 })
-                && entry.technologies.allSatisfy(Self.supportedFontTechnologies.contains)
+                && entry.technologies.allSatisfy(SupportsCondition.fontTechnologies.contains)
         }
         guard first == face.entry else {
             return .skip(reason: first == nil

@@ -52,6 +52,35 @@ struct PreloadDeviceTests {
         await rig.stop()
     }
 
+    /// Rules under an `@supports` condition Chromium does not meet are not fetched, and do not
+    /// replace those of a condition it meets.
+    @Test func skipsWhatAnUnmetSupportsConditionHolds() async throws {
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/index.html":
+                return .text(#"<link rel=stylesheet href="s.css"><div class="sp"></div>"#, contentType: "text/html")
+            case "/s.css":
+                return .text("""
+                    @supports (display: grid) { .sp { background: url(sp-grid.png) } }
+                    @supports not (display: grid) { .sp { background: url(sp-float.png) } }
+                    """, contentType: "text/css")
+            default:
+                return .text("image", contentType: "image/png")
+            }
+        }
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["index.html"], events: events.handler)
+
+        #expect(report.failures.isEmpty)
+        #expect(Set(rig.requestCounts.keys) == ["/index.html", "/s.css", "/sp-grid.png"])
+        let skipped = events.all.reduce(into: [String: String]()) {
+            if case .selected(let url, _, _, false, let reason) = $1 { $0[url.path] = reason }
+        }
+        #expect(skipped["/sp-float.png"] == "its @supports condition 'not (display: grid)' is false in Chromium")
+        await rig.stop()
+    }
+
     @Test func aPhoneTakesItsOwnCandidates() async throws {
         let rig = try PreloadRig.start { request in
             switch request.path {
