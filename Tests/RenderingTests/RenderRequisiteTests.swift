@@ -82,6 +82,22 @@ import WebCacheTestSupport
         #expect(lines.contains { $0.hasPrefix("incomplete: \(declared) ") }, "\(inspect.everything)")
     }
 
+    /// An event stream never ends: the browser's request for one is failed and never reaches the
+    /// origin (Chromium 156 types it `Other`, so its `Accept: text/event-stream` tells it).
+    @Test func anEventStreamIsFailedAndNotSent() async throws {
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/": Self.html(#"<img src=/a.png><script>new EventSource("/sse")</script>"#)
+            case "/a.png", "/favicon.ico": Self.png()
+            default: Self.notFound
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--store", fixture.store,
+                                                  try fixture.urlFile(["/"])])
+        #expect(fixture.server.requests.contains { $0.target == "/a.png" }, "\(preload.everything)")
+        #expect(!fixture.server.requests.contains { $0.target == "/sse" }, "\(preload.everything)")
+    }
+
     @Test func aRequisiteThatFailsIsAFailureOfTheRun() async throws {
         let fixture = try AppFixture { request in
             switch request.path {

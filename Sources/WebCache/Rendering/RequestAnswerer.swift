@@ -85,7 +85,8 @@ struct RequestAnswerer: Sendable {
         var record = Record(url: url.cacheKey, method: request.method, kind: kind,
                             isPageDocument: request.isPageDocument, outcome: .failed(""))
         let method = HTTPMethod(rawValue: request.method)
-        if request.resourceType == "EventSource" {
+        // Chromium may type an event stream's request `Other`; its Accept field says what it is.
+        if request.resourceType == "EventSource" || request.headers["Accept"] == "text/event-stream" {
             record.outcome = .failed("an event stream never ends; it is not stored")
             return (.fail, record)
         }
