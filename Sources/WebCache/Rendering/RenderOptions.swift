@@ -1,4 +1,5 @@
 import Foundation
+import Rendering
 
 /// How pages are rendered in headless Chromium for ``PreloadOptions/render`` and ``WebCache/view(_:options:)``.
 public struct RenderOptions: Sendable, Hashable {
@@ -24,4 +25,16 @@ public struct RenderOptions: Sendable, Hashable {
     /// The defaults: Chromium from the search path, 300 ms settle time, 30 s per page, no scrolling,
     /// no recording.
     public init() {}
+
+    /// Why no browser can be started with these options (the one given is not an executable file,
+    /// or none is on the search path), naming what to do; `nil` when one is found. A caller asks
+    /// before any work, where each page would otherwise fail with it.
+    public var browserProblem: String? {
+        do {
+            _ = try BrowserLocator.locate(explicit: chromiumPath, searchPath: ProcessInfo.processInfo.environment["PATH"])
+            return nil
+        } catch {
+            return error.message
+        }
+    }
 }

@@ -76,6 +76,8 @@ enum PreloadScopeOptions {
             render.timeout = .milliseconds(Int64(seconds * 1000))
         }
         render.scrolls = arguments.flag("scroll")
+        // Checked once before any work, where every page would fail with it.
+        if let problem = render.browserProblem { throw UsageError(problem, command: arguments.spec) }
         return render
     }
 
