@@ -130,8 +130,7 @@ extension URL {
                 if isUnreserved(value) {
                     result.append(value)
                 } else {
-                    let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
-                    result += [UInt8(ascii: "%"), digits[Int(high)], digits[Int(low)]]
+                    result += [UInt8(ascii: "%"), upperHexDigit(high), upperHexDigit(low)]
                 }
                 index += 3
             } else {
@@ -150,6 +149,11 @@ extension URL {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
         default: nil
         }
+    }
+
+    /// The upper-case hex digit of `value` (0 to 15).
+    private static func upperHexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     /// Whether `byte` is an unreserved character (RFC 3986 §2.3): a letter, a digit, `-`, `.`, `_`, `~`.
@@ -190,15 +194,13 @@ extension URL {
     /// them removed.
     static func removingDotSegments(_ path: String) -> String {
         guard path.contains(".") else { return path }
-        func isDot(_ segment: Substring) -> Bool { segment == "." }
-        func isDotDot(_ segment: Substring) -> Bool { segment == ".." }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         var kept: [Substring] = []
         for (position, segment) in segments.enumerated() {
             let isLast = position == segments.count - 1
-            if isDot(segment) {
+            if segment == "." {
                 if isLast { kept.append("") }
-            } else if isDotDot(segment) {
+            } else if segment == ".." {
                 if kept.count > 1 { kept.removeLast() }
                 if isLast { kept.append("") }
             } else {

@@ -66,10 +66,9 @@ public actor Session {
     /// The store partition of this session's identity (see ``SessionIdentity``).
     public nonisolated var partitionName: String { configuration.identity.partitionName }
 
-    /// Counts ``logout()`` calls, read without waiting for the actor (``signOutCount``).
+    /// Counts ``logout()`` calls (``signOutCount``): changed only by ``logout()``, on the actor, and
+    /// read without waiting for it.
     private let signOutCounter = Atomic<Int>(0)
-    /// The count as the actor sees it: changed only by ``logout()``, on the actor.
-    private var signOuts = 0
     private var machine = SessionStateMachine()
     /// The token in use; meaningful once `hasToken` is set (`nil` then means guest).
     private var currentToken: AuthorizationToken?
@@ -157,13 +156,13 @@ public actor Session {
         request.headers.remove("Authorization")
         request.headers.remove("Cookie")
         let url = request.url
-        if let begun = previous?.signOutCount ?? signOutCount, begun != signOuts {
+        if let begun = previous?.signOutCount ?? signOutCount, begun != self.signOutCount {
             throw SessionError(
                 code: .signedOut,
                 message: "The user signed out after the request for \(Self.name(of: url)) was begun; it was not sent.")
         }
         // Read before any wait: a sign-out while the provider is asked leaves the ticket behind.
-        let begunUnder = signOuts
+        let begunUnder = self.signOutCount
         let attempt = previous.map { $0.attempt + 1 } ?? 0
         guard isInstance(url) else {
             attachCookies(to: &request)
@@ -196,7 +195,7 @@ public actor Session {
                 replacing: previous?.tokenGeneration,
                 for: url
             )
-            guard begunUnder == signOuts else {
+            guard begunUnder == self.signOutCount else {
                 throw SessionError(
                     code: .signedOut,
                     message: "The user signed out while a token for the request for \(Self.name(of: url)) was "
@@ -234,7 +233,7 @@ public actor Session {
     ///   - finalURL: where the request ended up, when the transport followed redirects; `nil` otherwise.
     ///   - ticket: the ticket ``prepare(_:replaying:)`` returned for the request.
     public func process(response: HTTPResponseHead, finalURL: URL? = nil, for ticket: SessionTicket) -> SessionOutcome {
-        guard ticket.signOutCount == signOuts else {
+        guard ticket.signOutCount == self.signOutCount else {
             // Neither its cookies nor its answer may bring back the session that was signed out.
             return .fail(SessionError(
                 code: .signedOut,
@@ -300,8 +299,7 @@ public actor Session {
     /// The store deletes the partition's private entries; the next request starts a new session.
     /// Requests prepared before, whose responses arrive after, are dropped (``SessionError/Code/signedOut``).
     public func logout() async {
-        signOuts += 1
-        signOutCounter.store(signOuts, ordering: .releasing)
+        signOutCounter.wrappingAdd(1, ordering: .releasing)
         machine.loggedOut()
         currentToken = nil
         hasToken = false

@@ -56,7 +56,7 @@ enum SupportsCondition {
                 return fontTechnologies.contains(tech) ? .true : .unknown
             case "font-format":
                 guard argument.count == 1, let format = argument[0].identifier?.lowercased() else { return .false }
-                return fontFormats.contains(format) ? .true : .unknown
+                return DeviceProfile.chromiumFontFormats.contains(format) ? .true : .unknown
             default: return .unknown
             }
         default:
@@ -285,7 +285,4 @@ enum SupportsCondition {
     static let fontTechnologies: Set<String> = [
         "variations", "palettes", "color-colrv0", "color-colrv1", "color-cbdt", "features-opentype",
     ]
-
-    /// `font-format()` formats Chromium loads.
-    private static let fontFormats: Set<String> = ["woff", "woff2", "truetype", "opentype", "collection"]
 }

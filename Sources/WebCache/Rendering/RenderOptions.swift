@@ -31,10 +31,16 @@ public struct RenderOptions: Sendable, Hashable {
     /// before any work, where each page would otherwise fail with it.
     public var browserProblem: String? {
         do {
-            _ = try BrowserLocator.locate(explicit: chromiumPath, searchPath: ProcessInfo.processInfo.environment["PATH"])
+            _ = try browserPath()
             return nil
         } catch {
             return error.message
         }
+    }
+
+    /// The browser's executable: ``chromiumPath``, or the one found on the search path.
+    /// - Throws: ``RenderingError`` naming what to do when there is none.
+    func browserPath() throws(RenderingError) -> String {
+        try BrowserLocator.locate(explicit: chromiumPath, searchPath: ProcessInfo.processInfo.environment["PATH"])
     }
 }

@@ -58,9 +58,7 @@ struct RenderPreloader: Sendable {
     /// The browser configuration for `render`.
     /// - Throws: ``RenderingError`` when no browser is found.
     static func browserConfiguration(_ render: RenderOptions) throws -> Browser.Configuration {
-        let path = try BrowserLocator.locate(explicit: render.chromiumPath,
-                                             searchPath: ProcessInfo.processInfo.environment["PATH"])
-        var configuration = Browser.Configuration(executable: path)
+        var configuration = Browser.Configuration(executable: try render.browserPath())
         configuration.commandTimeout = render.commandTimeout
         return configuration
     }
