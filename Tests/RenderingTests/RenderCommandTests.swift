@@ -119,4 +119,23 @@ import WebCacheTestSupport
         let image = try PNGImage(Data(contentsOf: URL(fileURLWithPath: shot)))
         #expect(image.width == 800 && image.height == 600)
     }
+
+    @Test func viewOfAPageNotInTheStoreIsRefusedBeforeTheBrowserStarts() async throws {
+        let fixture = try AppFixture { _ in .text("<p>a page</p>", contentType: "text/html") }
+        let preload = try await fixture.webcache(["preload", "--store", fixture.store, try fixture.urlFile(["/"])])
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        // A browser that leaves a mark when it is started
+        let marker = fixture.home.path("browser-started")
+        let browser = try fixture.home.write(Data("#!/bin/sh\ntouch '\(marker)'\nexec chromium \"$@\"\n".utf8),
+                                             to: "marked-chromium")
+        #expect(chmod(browser, 0o755) == 0)
+        let shot = fixture.home.path("missing.png")
+        let page = fixture.server.url("/never.html").absoluteString
+        let view = try await fixture.webcache(["view", page, "--screenshot", shot, "--chromium", browser,
+                                               "--store", fixture.store])
+        #expect(view.exitCode == 1, "\(view.everything)")
+        #expect(view.stderr.contains("\(page) is not in the store: preload it first"), "\(view.everything)")
+        #expect(!FileManager.default.fileExists(atPath: shot), "a capture of the 504 page was written")
+        #expect(!FileManager.default.fileExists(atPath: marker), "a browser was started")
+    }
 }

@@ -61,11 +61,21 @@ extension WebCache {
     /// - Parameters:
     ///   - url: the page, absolute or relative to the instance URL.
     ///   - options: the browser, the device, and what to capture.
-    /// - Throws: ``WebCacheError`` for a URL that cannot be used; ``RenderingError`` when no browser is
+    ///   - whenOpened: called once the window has opened (``ViewOptions/showsWindow``), before the page
+    ///     has loaded in it.
+    /// - Throws: ``WebCacheError`` for a URL that cannot be used, and `notCached` when the store holds
+    ///   no response for the page (before a browser starts); ``RenderingError`` when no browser is
     ///   found or the browser fails.
-    public func view(_ url: String, options: ViewOptions) async throws -> ViewReport {
+    public func view(
+        _ url: String, options: ViewOptions, whenOpened: (@Sendable () -> Void)? = nil
+    ) async throws -> ViewReport {
         // Loaded as given: a fragment can pick a single-page app's route.
         let page = try resolve(url)
+        // Any stored response (whatever its variant or freshness) is something to show; none is not.
+        guard try !loader.lookupVariants(of: page.cacheKey, context: context).isEmpty else {
+            throw WebCacheError(
+                .notCached, "\(page.redactedForMessages) is not in the store: preload it first, then view it.")
+        }
         let answerer = RequestAnswerer(
             loader: loader, context: context, policy: .returnCacheDataDontLoad, revalidatesFreshEntries: false,
             maximumBodySize: nil, allowedHosts: [], deniedHosts: [])
@@ -77,6 +87,7 @@ extension WebCache {
         browserConfiguration.isHeadless = !options.showsWindow
         return try await Browser.with(browserConfiguration) { browser in
             let tab = try await browser.openTab()
+            if options.showsWindow { whenOpened?() }
             let address = RequestAnswerer.PageAddress()
             let answer: @Sendable (InterceptedRequest) async -> InterceptedAnswer = { request in
                 let (answer, record) = await answerer.answer(request, of: address)

@@ -20,11 +20,11 @@ enum ViewCommand {
             throw UsageError("Give --screenshot <file> or --pdf <file>: there is no display for a window "
                              + "(DISPLAY is not set)", command: arguments.spec)
         }
-        if options.showsWindow {
-            context.stderr.write("Showing \(url) offline in a window; close it (or press Ctrl-C) to end.\n")
-        }
+        let stderr = context.stderr
         return try await context.withCache(adjusting: { $0.readOnly = true }) { cache in
-            let report = try await cache.view(url, options: options)
+            let report = try await cache.view(url, options: options, whenOpened: {
+                stderr.write("Showing \(url) offline in a window; close it (or press Ctrl-C) to end.\n")
+            })
             for (path, data) in [(screenshot, report.screenshot), (pdf, report.pdf)] {
                 guard let path, let data else { continue }
                 do {
