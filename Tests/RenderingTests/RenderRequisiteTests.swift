@@ -135,4 +135,25 @@ import WebCacheTestSupport
         let inspect = try await fixture.webcache(["inspect", "--pages", "--store", fixture.store])
         #expect(inspect.stdout.contains("not stored: response has no-store"), "\(inspect.everything)")
     }
+
+    /// Chromium finishes loading a `fetch()` response marked `no-store` only once the page reads
+    /// its body: one the page never reads does not hold the page until the cap.
+    @Test func aFetchedResponseThePageNeverReadsDoesNotHoldThePage() async throws {
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/": Self.html("<img src=/a.png><script>fetch('/live.json')</script>")
+            case "/live.json":
+                .text(#"{"live": true}"#, contentType: "application/json", headers: ["Cache-Control": "no-store"])
+            case "/a.png", "/favicon.ico": Self.png()
+            default: Self.notFound
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--render-timeout", "20s", "--store",
+                                                  fixture.store, try fixture.urlFile(["/"])])
+        #expect(fixture.server.requests.contains { $0.target == "/live.json" }, "\(preload.everything)")
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        #expect(!preload.stdout.contains("still busy"), "\(preload.everything)")
+        #expect(preload.stdout.contains("\(fixture.server.url("/live.json")): response has no-store"),
+                "\(preload.everything)")
+    }
 }

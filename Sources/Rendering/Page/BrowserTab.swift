@@ -228,6 +228,14 @@ public final class BrowserTab: Sendable {
             return lifecycle.requestStarted("network:" + id, at: now)
         case "Network.loadingFinished", "Network.loadingFailed":
             guard let id = params["requestId"]?.stringValue else { return .none }
+            let action = lifecycle.requestEnded("network:" + id, at: now)
+            // Ended at its response already: its body reaching the page may lead it to ask for more.
+            return action == .none ? lifecycle.activity(at: now) : action
+        case "Network.responseReceived" where answer != nil:
+            // Intercepted, it was answered with its whole body: it ends here, since the browser
+            // finishes loading a `fetch()` response that is not stored (`no-store`) only once the
+            // page reads it, which the page may never do.
+            guard let id = params["requestId"]?.stringValue else { return .none }
             return lifecycle.requestEnded("network:" + id, at: now)
         case "Page.loadEventFired":
             return lifecycle.loadEventFired(at: now)
