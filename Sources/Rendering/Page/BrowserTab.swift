@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import Synchronization
 
 /// One tab of a ``Browser`` (a page target, attached with a flattened session).
 public final class BrowserTab: Sendable {
@@ -89,11 +90,13 @@ public final class BrowserTab: Sendable {
         var contentLoadedAt: ContinuousClock.Instant?
         var loadedAt: ContinuousClock.Instant?
         var iconURLs: [String] = []
+        let document = DocumentAnswer()
+        var stoppedNavigations: [String] = []
         /// How the page has loaded so far, for the load that ends now.
         func pageLoad(hitCap: Bool) -> PageLoad {
             PageLoad(hitCap: hitCap, documentStatus: documentStatus,
                      contentLoadedAfter: contentLoadedAt.map { $0 - start }, loadedAfter: loadedAt.map { $0 - start },
-                     iconURLs: iconURLs)
+                     iconURLs: iconURLs, stoppedNavigations: stoppedNavigations)
         }
         /// How the first load went, once it is done (a shown tab goes on after it).
         var loaded: PageLoad?
@@ -140,7 +143,9 @@ public final class BrowserTab: Sendable {
                 case .event(let event):
                     if event.method == "Page.domContentEventFired", contentLoadedAt == nil { contentLoadedAt = now }
                     if event.method == "Page.loadEventFired", loadedAt == nil { loadedAt = now }
-                    action = handle(event, lifecycle: &lifecycle, now: now, answer: answer, group: &group, input: input)
+                    let navigations = settings.stopsNavigations ? document : nil
+                    action = handle(event, lifecycle: &lifecycle, now: now, answer: answer, stopping: navigations,
+                                    stopped: &stoppedNavigations, group: &group, input: input)
                 case .answered(let fetchID, let status):
                     if let status { documentStatus = status }
                     action = lifecycle.requestEnded("fetch:" + fetchID, at: now)
@@ -215,11 +220,25 @@ public final class BrowserTab: Sendable {
         }
     }
 
-    /// Reacts to one event of the tab.
+    /// Whether the page's own document has been answered with a response that is not a redirect: a
+    /// document request of the tab's main frame after that is a navigation away from it.
+    private final class DocumentAnswer: Sendable {
+        private let answered = Mutex(false)
+
+        var isAnswered: Bool { answered.withLock { $0 } }
+
+        func markAnswered() {
+            answered.withLock { $0 = true }
+        }
+    }
+
+    /// Reacts to one event of the tab. With `stopping`, a navigation away from the page's answered
+    /// document is stopped (and its URL added to `stopped`) instead of answered.
     private func handle(
         _ event: DevToolsEvent, lifecycle: inout PageLifecycle, now: ContinuousClock.Instant,
-        answer: (@Sendable (InterceptedRequest) async -> InterceptedAnswer)?,
-        group: inout ThrowingTaskGroup<Void, any Error>, input: AsyncStream<Input>.Continuation
+        answer: (@Sendable (InterceptedRequest) async -> InterceptedAnswer)?, stopping: DocumentAnswer?,
+        stopped: inout [String], group: inout ThrowingTaskGroup<Void, any Error>,
+        input: AsyncStream<Input>.Continuation
     ) -> PageLifecycle.Action {
         let params = event.params
         switch event.method {
@@ -239,19 +258,33 @@ public final class BrowserTab: Sendable {
             return lifecycle.requestEnded("network:" + id, at: now)
         case "Page.loadEventFired":
             return lifecycle.loadEventFired(at: now)
+        case "Page.frameStoppedLoading" where !stopped.isEmpty && params["frameId"]?.stringValue == targetID:
+            // A navigation stopped while the document loaded leaves it without a load event: it has
+            // loaded as far as it will.
+            return lifecycle.loadEventFired(at: now)
         case "Fetch.requestPaused":
             guard let answer, let fetchID = params["requestId"]?.stringValue else { return .none }
             let request = interceptedRequest(params)
+            // A navigation of the main frame away from the page's document (a script setting
+            // `location`, a form sent): aborted, so the document stays, and what the page holds is
+            // what its own document loaded.
+            let stops = request.isPageDocument && stopping?.isAnswered == true
+            if stops { stopped.append(request.url) }
             group.addTask { [self] in
-                let reply = await answer(request)
+                let reply = stops ? nil : await answer(request)
                 var status: Int?
                 do {
                     switch reply {
-                    case .respond(let code, let headers, let body):
-                        if request.isPageDocument { status = code }
+                    case .respond(let code, let headers, let body)?:
+                        if request.isPageDocument {
+                            status = code
+                            if !(300..<400).contains(code) { stopping?.markAnswered() }
+                        }
                         try await send("Fetch.fulfillRequest", Self.fulfilment(fetchID, code, headers, body))
-                    case .fail:
+                    case .fail?:
                         try await send("Fetch.failRequest", ["requestId": .string(fetchID), "errorReason": "Failed"])
+                    case nil:
+                        try await send("Fetch.failRequest", ["requestId": .string(fetchID), "errorReason": "Aborted"])
                     }
                 } catch let error as DevToolsError {
                     // The page may have given the request up meanwhile: only a gone or hung browser matters.

@@ -163,8 +163,10 @@ struct RenderPreloader: Sendable {
         let records = RecordList()
         let pageID = recorder?.pageID() ?? ""
         let started = Date()
-        let settings = Self.settings(device: DeviceProfileSettings(options.device), render: render,
+        var settings = Self.settings(device: DeviceProfileSettings(options.device), render: render,
                                      userAgent: userAgent)
+        // What the page's document navigates to is not the page's (the offline view follows it).
+        settings.stopsNavigations = true
         let tab: BrowserTab
         do {
             tab = try await browser.openTab()
@@ -238,6 +240,14 @@ struct RenderPreloader: Sendable {
             pageFailure = reason
         }
         if load.hitCap { report.cappedPages.append(page.redactedForMessages) }
+        for target in load.stoppedNavigations {
+            guard let url = URL(parsing: target) else { continue }
+            let reason = "the page navigated to it; the navigation was stopped (list it to preload it)"
+            let problem = PreloadReport.Problem(url: url.redactedForMessages, reason: reason)
+            guard !report.skipped.contains(problem) else { continue }
+            report.skipped.append(problem)
+            events.send(.skipped(url: url, reason: reason))
+        }
         let key = page.cacheKey
         var edges = [PageEdge(resourceURL: key.absoluteString, kind: "page", failure: pageFailure)]
         var listed: Set<URL> = [key]
