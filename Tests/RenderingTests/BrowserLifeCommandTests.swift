@@ -121,4 +121,36 @@ import Glibc
         #expect(view.stderr.contains("--screenshot"), "\(view.everything)")
         #expect(fixture.server.requestCount == 0)
     }
+
+    @Test func sigintCountsWhatWasStoredAndNeitherRestartsNorBlamesTheBrowser() async throws {
+        // Given two pages rendered one at a time: the first renders whole, the second is held at its image
+        let site = HoldingSite()
+        let fixture = try AppFixture(handler: site.respond)
+        let out = OutputFile(path: fixture.home.path("out.txt"))
+        let err = OutputFile(path: fixture.home.path("err.txt"))
+        let run = try fixture.runner.start(
+            ["preload", "--render", "-j", "1", "--store", fixture.store, try fixture.urlFile(["/a", "/hold"])],
+            output: out, error: err)
+
+        // When SIGINT arrives while the browser holds the second page, its document stored
+        site.arm { run.send(SIGINT) }
+        let termination = await run.finish().termination
+
+        // Then the summary counts both pages (the second without all it needs) and what was stored,
+        // no browser failure is reported, and the exit code is the interrupt's
+        #expect(site.acted.withLock { $0 })
+        #expect(termination == .exited(130), "\(out.lines) \(err.lines)")
+        let summary = try #require(out.lines.first, "\(err.lines)")
+        let match = try #require(summary.firstMatch(
+            of: /^Interrupted: preloaded (\d+) of 2 page\(s\)(?:, \d+ of them without [^:]*)?: (\d+) resource/),
+            "\(out.lines)")
+        let stored = try await fixture.storedEntries()
+        #expect(stored.isSuperset(of: ["GET \(fixture.server.url("/a"))", "GET \(fixture.server.url("/hold"))"]))
+        #expect(Int(match.1) == 2, "\(summary)")
+        let completed = Int(match.2) ?? 0
+        #expect(completed >= 2 && completed <= stored.count, "\(summary) \(stored)")
+        #expect(!err.lines.contains { $0.contains("browser failed") || $0.contains("starting a new one") },
+                "\(err.lines)")
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
 }
