@@ -153,4 +153,44 @@ import Glibc
                 "\(err.lines)")
         #expect(fixture.leftoverBrowsers.isEmpty)
     }
+
+    /// When process `pid` started, in clock ticks after boot (`/proc/PID/stat`'s 22nd field).
+    private static func startTime(of pid: pid_t) throws -> UInt64 {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
+        return try #require(UInt64(fields[19]))
+    }
+
+    @Test func aRunRemovesTheProfileFoldersOfRunsThatAreGoneAndKeepsThoseOfLiveOnes() async throws {
+        let fixture = try AppFixture()
+        let ownStart = try Self.startTime(of: getpid())
+        // A run killed outright left its profile, and its singleton folder beside it; its process is gone.
+        let ended = try ChildProcess.spawn("/bin/true", [])
+        _ = await ended.finish()
+        let dead = fixture.temporary + "/webcache-chromium-\(ended.pid)-\(ownStart)-\(UUID().uuidString)"
+        let singleton = fixture.temporary + "/org.chromium.Chromium.left"
+        // A folder named for this process's id, with another start time: a run gone whose id was reused.
+        let reused = fixture.temporary + "/webcache-chromium-\(getpid())-\(ownStart + 1)-\(UUID().uuidString)"
+        // This process's own, as a live run's; and a name that says no owner.
+        let live = fixture.temporary + "/webcache-chromium-\(getpid())-\(ownStart)-\(UUID().uuidString)"
+        let unowned = fixture.temporary + "/webcache-chromium-\(UUID().uuidString)"
+        for folder in [dead, singleton, reused, live, unowned] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/Local State"))
+        }
+        try FileManager.default.createSymbolicLink(atPath: dead + "/SingletonSocket",
+                                                   withDestinationPath: singleton + "/SingletonSocket")
+
+        let result = try await fixture.webcache(["preload", "--render"] + fixture.signedIn
+            + [try fixture.urlFile(["/"])])
+
+        #expect(result.exitCode == 0, "\(result.everything)")
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: fixture.temporary))
+        let name = { (path: String) in URL(fileURLWithPath: path).lastPathComponent }
+        #expect(!left.contains(name(dead)) && !left.contains(name(singleton)) && !left.contains(name(reused)),
+                "\(left)")
+        #expect(left.contains(name(live)) && left.contains(name(unowned)), "\(left)")
+        #expect(FileManager.default.fileExists(atPath: live + "/Local State"))
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
 }
