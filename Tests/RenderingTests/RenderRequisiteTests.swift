@@ -188,4 +188,54 @@ import WebCacheTestSupport
         #expect(preload.stdout.contains("\(fixture.server.url("/live.json")): response has no-store"),
                 "\(preload.everything)")
     }
+
+    /// A service worker the page registers is a target of its own: its script, and the script that
+    /// imports, are answered through the store as the page's requests, and the offline view finds
+    /// them.
+    /// The page holds a request until the origin has served the worker's import, so that it cannot
+    /// settle before (a safety net of 15 s for a worker that is never fetched).
+    @Test func aServiceWorkersScriptsAreStoredAsThePagesAndFoundOffline() async throws {
+        let imported = DispatchSemaphore(value: 0)
+        let script = { @Sendable (text: String) in
+            OriginResponse.text(text, contentType: "text/javascript", headers: ["Cache-Control": "max-age=600"])
+        }
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/":
+                return Self.html("""
+                    <p>a page with a worker</p><script>
+                    navigator.serviceWorker.register('/sw.js');
+                    fetch('/after-worker.json').then(r => r.text());
+                    </script>
+                    """)
+            case "/sw.js":
+                return script("importScripts('/lib.js');")
+            case "/lib.js":
+                imported.signal()
+                return script("self.addEventListener('install', () => {});")
+            case "/after-worker.json":
+                _ = imported.wait(timeout: .now() + 15)
+                return .text("{}", contentType: "application/json", headers: ["Cache-Control": "max-age=600"])
+            case "/favicon.ico":
+                return Self.png()
+            default:
+                return Self.notFound
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--render-timeout", "60s", "--store",
+                                                  fixture.store, try fixture.urlFile(["/"])])
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        let asked = Set(fixture.server.requests.map(\.target))
+        #expect(asked.isSuperset(of: ["/sw.js", "/lib.js"]), "\(asked)")
+        let stored = try await fixture.storedEntries()
+        let worker = ["GET \(fixture.server.url("/sw.js"))", "GET \(fixture.server.url("/lib.js"))"]
+        #expect(stored.isSuperset(of: worker), "\(stored)")
+
+        fixture.server.stop()
+        let view = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--store",
+                                               fixture.store, "--screenshot", fixture.home.path("shot.png")])
+        #expect(view.exitCode == 0, "\(view.everything)")
+        #expect(!view.everything.contains("not in the store"), "\(view.everything)")
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
 }
