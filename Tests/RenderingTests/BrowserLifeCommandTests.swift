@@ -121,4 +121,76 @@ import Glibc
         #expect(view.stderr.contains("--screenshot"), "\(view.everything)")
         #expect(fixture.server.requestCount == 0)
     }
+
+    @Test func sigintCountsWhatWasStoredAndNeitherRestartsNorBlamesTheBrowser() async throws {
+        // Given two pages rendered one at a time: the first renders whole, the second is held at its image
+        let site = HoldingSite()
+        let fixture = try AppFixture(handler: site.respond)
+        let out = OutputFile(path: fixture.home.path("out.txt"))
+        let err = OutputFile(path: fixture.home.path("err.txt"))
+        let run = try fixture.runner.start(
+            ["preload", "--render", "-j", "1", "--store", fixture.store, try fixture.urlFile(["/a", "/hold"])],
+            output: out, error: err)
+
+        // When SIGINT arrives while the browser holds the second page, its document stored
+        site.arm { run.send(SIGINT) }
+        let termination = await run.finish().termination
+
+        // Then the summary counts both pages (the second without all it needs) and what was stored,
+        // no browser failure is reported, and the exit code is the interrupt's
+        #expect(site.acted.withLock { $0 })
+        #expect(termination == .exited(130), "\(out.lines) \(err.lines)")
+        let summary = try #require(out.lines.first, "\(err.lines)")
+        let match = try #require(summary.firstMatch(
+            of: /^Interrupted: preloaded (\d+) of 2 page\(s\)(?:, \d+ of them without [^:]*)?: (\d+) resource/),
+            "\(out.lines)")
+        let stored = try await fixture.storedEntries()
+        #expect(stored.isSuperset(of: ["GET \(fixture.server.url("/a"))", "GET \(fixture.server.url("/hold"))"]))
+        #expect(Int(match.1) == 2, "\(summary)")
+        let completed = Int(match.2) ?? 0
+        #expect(completed >= 2 && completed <= stored.count, "\(summary) \(stored)")
+        #expect(!err.lines.contains { $0.contains("browser failed") || $0.contains("starting a new one") },
+                "\(err.lines)")
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
+
+    /// When process `pid` started, in clock ticks after boot (`/proc/PID/stat`'s 22nd field).
+    private static func startTime(of pid: pid_t) throws -> UInt64 {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
+        return try #require(UInt64(fields[19]))
+    }
+
+    @Test func aRunRemovesTheProfileFoldersOfRunsThatAreGoneAndKeepsThoseOfLiveOnes() async throws {
+        let fixture = try AppFixture()
+        let ownStart = try Self.startTime(of: getpid())
+        // A run killed outright left its profile, and its singleton folder beside it; its process is gone.
+        let ended = try ChildProcess.spawn("/bin/true", [])
+        _ = await ended.finish()
+        let dead = fixture.temporary + "/webcache-chromium-\(ended.pid)-\(ownStart)-\(UUID().uuidString)"
+        let singleton = fixture.temporary + "/org.chromium.Chromium.left"
+        // A folder named for this process's id, with another start time: a run gone whose id was reused.
+        let reused = fixture.temporary + "/webcache-chromium-\(getpid())-\(ownStart + 1)-\(UUID().uuidString)"
+        // This process's own, as a live run's; and a name that says no owner.
+        let live = fixture.temporary + "/webcache-chromium-\(getpid())-\(ownStart)-\(UUID().uuidString)"
+        let unowned = fixture.temporary + "/webcache-chromium-\(UUID().uuidString)"
+        for folder in [dead, singleton, reused, live, unowned] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/Local State"))
+        }
+        try FileManager.default.createSymbolicLink(atPath: dead + "/SingletonSocket",
+                                                   withDestinationPath: singleton + "/SingletonSocket")
+
+        let result = try await fixture.webcache(["preload", "--render"] + fixture.signedIn
+            + [try fixture.urlFile(["/"])])
+
+        #expect(result.exitCode == 0, "\(result.everything)")
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: fixture.temporary))
+        let name = { (path: String) in URL(fileURLWithPath: path).lastPathComponent }
+        #expect(!left.contains(name(dead)) && !left.contains(name(singleton)) && !left.contains(name(reused)),
+                "\(left)")
+        #expect(left.contains(name(live)) && left.contains(name(unowned)), "\(left)")
+        #expect(FileManager.default.fileExists(atPath: live + "/Local State"))
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
 }

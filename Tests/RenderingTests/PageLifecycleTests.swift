@@ -62,4 +62,14 @@ import Testing
         #expect(page.requestEnded("b", at: at(200)) == .none)
         #expect(page.tick(at: at(400)) == .none)
     }
+
+    @Test func activityWithoutARequestRestartsTheSettleTime() {
+        var page = lifecycle()
+        _ = page.loadEventFired(at: at(0))
+        _ = page.afterLoadDone(at: at(0))
+        #expect(page.activity(at: at(200)) == .none)
+        #expect(page.tick(at: at(400)) == .none)
+        #expect(page.tick(at: at(500)) == .finish(.settled))
+        #expect(page.activity(at: at(600)) == .none)
+    }
 }

@@ -135,4 +135,107 @@ import WebCacheTestSupport
         let inspect = try await fixture.webcache(["inspect", "--pages", "--store", fixture.store])
         #expect(inspect.stdout.contains("not stored: response has no-store"), "\(inspect.everything)")
     }
+
+    /// A navigation the page's script starts (after its load event, or with `location.replace`
+    /// while it loads) is stopped: the page's record holds what its own document loaded, and the
+    /// target is neither asked for nor attributed to it, but listed as skipped.
+    @Test func aNavigationThePagesScriptStartsIsStoppedAndNotThePages() async throws {
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/start": OriginResponse(status: 302, headers: ["Location": "/page.html"])
+            case "/page.html":
+                Self.html("<img src=/own.png><script>"
+                    + "addEventListener('load', () => location.href = '/other.html')</script>")
+            case "/replace.html": Self.html("<img src=/own.png><script>location.replace('/other.html')</script>")
+            case "/other.html": Self.html("<img src=/other.png>")
+            case "/own.png", "/other.png", "/favicon.ico": Self.png()
+            default: Self.notFound
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--render-timeout", "20s", "--store",
+                                                  fixture.store, try fixture.urlFile(["/start", "/replace.html"])])
+        let asked = Set(fixture.server.requests.map(\.target))
+        #expect(asked.isSuperset(of: ["/start", "/page.html", "/replace.html", "/own.png"]), "\(asked)")
+        #expect(asked.isDisjoint(with: ["/other.html", "/other.png"]), "\(asked)")
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        #expect(preload.stdout.contains("1 skipped."), "\(preload.everything)")
+        #expect(!preload.stdout.contains("still busy"), "\(preload.everything)")
+        let other = fixture.server.url("/other.html")
+        #expect(preload.stderr.contains("skipped \(other): the page navigated to it"), "\(preload.everything)")
+        let inspect = try await fixture.webcache(["inspect", "--pages", "--store", fixture.store])
+        for page in ["/start", "/replace.html"] {
+            #expect(inspect.stdout.contains("complete: \(fixture.server.url(page)) "), "\(inspect.everything)")
+        }
+    }
+
+    /// Chromium finishes loading a `fetch()` response marked `no-store` only once the page reads
+    /// its body: one the page never reads does not hold the page until the cap.
+    @Test func aFetchedResponseThePageNeverReadsDoesNotHoldThePage() async throws {
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/": Self.html("<img src=/a.png><script>fetch('/live.json')</script>")
+            case "/live.json":
+                .text(#"{"live": true}"#, contentType: "application/json", headers: ["Cache-Control": "no-store"])
+            case "/a.png", "/favicon.ico": Self.png()
+            default: Self.notFound
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--render-timeout", "20s", "--store",
+                                                  fixture.store, try fixture.urlFile(["/"])])
+        #expect(fixture.server.requests.contains { $0.target == "/live.json" }, "\(preload.everything)")
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        #expect(!preload.stdout.contains("still busy"), "\(preload.everything)")
+        #expect(preload.stdout.contains("\(fixture.server.url("/live.json")): response has no-store"),
+                "\(preload.everything)")
+    }
+
+    /// A service worker the page registers is a target of its own: its script, and the script that
+    /// imports, are answered through the store as the page's requests, and the offline view finds
+    /// them.
+    /// The page holds a request until the origin has served the worker's import, so that it cannot
+    /// settle before (a safety net of 15 s for a worker that is never fetched).
+    @Test func aServiceWorkersScriptsAreStoredAsThePagesAndFoundOffline() async throws {
+        let imported = DispatchSemaphore(value: 0)
+        let script = { @Sendable (text: String) in
+            OriginResponse.text(text, contentType: "text/javascript", headers: ["Cache-Control": "max-age=600"])
+        }
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/":
+                return Self.html("""
+                    <p>a page with a worker</p><script>
+                    navigator.serviceWorker.register('/sw.js');
+                    fetch('/after-worker.json').then(r => r.text());
+                    </script>
+                    """)
+            case "/sw.js":
+                return script("importScripts('/lib.js');")
+            case "/lib.js":
+                imported.signal()
+                return script("self.addEventListener('install', () => {});")
+            case "/after-worker.json":
+                _ = imported.wait(timeout: .now() + 15)
+                return .text("{}", contentType: "application/json", headers: ["Cache-Control": "max-age=600"])
+            case "/favicon.ico":
+                return Self.png()
+            default:
+                return Self.notFound
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--render-timeout", "60s", "--store",
+                                                  fixture.store, try fixture.urlFile(["/"])])
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        let asked = Set(fixture.server.requests.map(\.target))
+        #expect(asked.isSuperset(of: ["/sw.js", "/lib.js"]), "\(asked)")
+        let stored = try await fixture.storedEntries()
+        let worker = ["GET \(fixture.server.url("/sw.js"))", "GET \(fixture.server.url("/lib.js"))"]
+        #expect(stored.isSuperset(of: worker), "\(stored)")
+
+        fixture.server.stop()
+        let view = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--store",
+                                               fixture.store, "--screenshot", fixture.home.path("shot.png")])
+        #expect(view.exitCode == 0, "\(view.everything)")
+        #expect(!view.everything.contains("not in the store"), "\(view.everything)")
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
 }

@@ -8,9 +8,11 @@ import Glibc
 /// commands on the browser's descriptor 3, replies and events on 4, each message ended by a NUL).
 ///
 /// Each browser gets a fresh profile folder that is removed when it closes, so nothing of one run
-/// (its HTTP cache, cookies, storage) reaches another. The browser leads a process group of its own;
-/// ``close()`` kills the whole group and any process still naming the profile (Chromium's crash
-/// handler detaches itself), so no Chromium process outlives it, whatever state it was in.
+/// (its HTTP cache, cookies, storage) reaches another; its name says what process owns it, so that
+/// a later launch removes the folders of processes killed before they could (``ProfileFolder``).
+/// The browser leads a process group of its own; ``close()`` kills the whole group and any process
+/// still naming the profile (Chromium's crash handler detaches itself), so no Chromium process
+/// outlives it, whatever state it was in.
 ///
 /// ```swift
 /// try await Browser.with(Browser.Configuration(executable: "/usr/bin/chromium")) { browser in
@@ -82,8 +84,9 @@ public final class Browser: Sendable {
     /// Starts a browser and waits until it answers.
     /// - Throws: ``RenderingError`` naming the executable when it cannot be started or does not come up.
     public static func launch(_ configuration: Configuration) async throws -> Browser {
-        let profile = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("webcache-chromium-\(UUID().uuidString)").path
+        let temporary = NSTemporaryDirectory()
+        ProfileFolder.removeAbandoned(in: temporary)
+        let profile = URL(fileURLWithPath: temporary).appendingPathComponent(ProfileFolder.newName()).path
         do {
             try FileManager.default.createDirectory(atPath: profile, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])

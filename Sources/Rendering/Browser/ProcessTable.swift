@@ -22,6 +22,13 @@ public enum ProcessTable {
         }
     }
 
+    /// When process `pid` started, in clock ticks after the machine booted; `nil` when no process
+    /// has that id, or it is a zombie (it has ended).
+    public static func startTime(of pid: pid_t) -> UInt64? {
+        guard let fields = statFields(pid), fields.count > 19, fields[0] != "Z" else { return nil }
+        return UInt64(fields[19])
+    }
+
     private static func allProcesses() -> [pid_t] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { pid_t($0) }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import Synchronization
 
 /// One tab of a ``Browser`` (a page target, attached with a flattened session).
 public final class BrowserTab: Sendable {
@@ -26,7 +27,8 @@ public final class BrowserTab: Sendable {
     private enum Input: Sendable {
         case event(DevToolsEvent)
         case tick
-        case answered(fetchID: String, documentStatus: Int?)
+        /// An intercepted request was answered; `key` is what the lifecycle counts it as.
+        case answered(key: String, documentStatus: Int?)
         case navigated(error: String?)
         /// The after-load script ran; the icons the document declares.
         case afterLoadDone(icons: [String])
@@ -72,8 +74,10 @@ public final class BrowserTab: Sendable {
         let events = connection.events(for: sessionID)
         // A tab that is shown ends when it is detached: the browser says so on its own session.
         let browserEvents = whenLoaded == nil ? nil : connection.events(for: nil)
+        let workers = WorkerSessions()
         defer {
             connection.stopEvents(for: sessionID)
+            for worker in workers.all { connection.stopEvents(for: worker) }
             if browserEvents != nil { connection.stopEvents(for: nil) }
         }
         do {
@@ -89,11 +93,13 @@ public final class BrowserTab: Sendable {
         var contentLoadedAt: ContinuousClock.Instant?
         var loadedAt: ContinuousClock.Instant?
         var iconURLs: [String] = []
+        let document = DocumentAnswer()
+        var stoppedNavigations: [String] = []
         /// How the page has loaded so far, for the load that ends now.
         func pageLoad(hitCap: Bool) -> PageLoad {
             PageLoad(hitCap: hitCap, documentStatus: documentStatus,
                      contentLoadedAfter: contentLoadedAt.map { $0 - start }, loadedAfter: loadedAt.map { $0 - start },
-                     iconURLs: iconURLs)
+                     iconURLs: iconURLs, stoppedNavigations: stoppedNavigations)
         }
         /// How the first load went, once it is done (a shown tab goes on after it).
         var loaded: PageLoad?
@@ -140,10 +146,12 @@ public final class BrowserTab: Sendable {
                 case .event(let event):
                     if event.method == "Page.domContentEventFired", contentLoadedAt == nil { contentLoadedAt = now }
                     if event.method == "Page.loadEventFired", loadedAt == nil { loadedAt = now }
-                    action = handle(event, lifecycle: &lifecycle, now: now, answer: answer, group: &group, input: input)
-                case .answered(let fetchID, let status):
+                    let navigations = settings.stopsNavigations ? document : nil
+                    action = handle(event, lifecycle: &lifecycle, now: now, answer: answer, stopping: navigations,
+                                    stopped: &stoppedNavigations, workers: workers, group: &group, input: input)
+                case .answered(let key, let status):
                     if let status { documentStatus = status }
-                    action = lifecycle.requestEnded("fetch:" + fetchID, at: now)
+                    action = lifecycle.requestEnded(key, at: now)
                 case .navigated(let error):
                     if let error, !error.isEmpty, error != "net::ERR_ABORTED" {
                         throw RenderingError(.navigationFailed, "\(url.absoluteString) could not be loaded: \(error).")
@@ -201,7 +209,11 @@ public final class BrowserTab: Sendable {
     /// Enables what the page loop listens to, turns the browser's HTTP cache off, and sets the device.
     private func prepare(_ settings: RenderSettings, intercepting: Bool) async throws {
         if intercepting {
-            try await send("Fetch.enable", ["patterns": [["urlPattern": "*", "requestStage": "Request"]]])
+            try await send("Fetch.enable", Self.everyRequest)
+            // Workers the page starts (its service worker) are targets of their own, attached to
+            // this session and held until told to run, so that their requests are answered too.
+            try await send("Target.setAutoAttach", ["autoAttach": true, "waitForDebuggerOnStart": true,
+                                                    "flatten": true])
         }
         try await send("Network.enable")
         try await send("Network.setCacheDisabled", ["cacheDisabled": true])
@@ -215,11 +227,40 @@ public final class BrowserTab: Sendable {
         }
     }
 
-    /// Reacts to one event of the tab.
+    /// Whether the page's own document has been answered with a response that is not a redirect: a
+    /// document request of the tab's main frame after that is a navigation away from it.
+    private final class DocumentAnswer: Sendable {
+        private let answered = Mutex(false)
+
+        var isAnswered: Bool { answered.withLock { $0 } }
+
+        func markAnswered() {
+            answered.withLock { $0 = true }
+        }
+    }
+
+    /// The `Fetch.enable` parameters that intercept every request before it is sent.
+    private static let everyRequest: JSONValue = ["patterns": [["urlPattern": "*", "requestStage": "Request"]]]
+
+    /// The sessions of the workers attached to a tab while it loads a page.
+    private final class WorkerSessions: Sendable {
+        private let sessions = Mutex<[String]>([])
+
+        var all: [String] { sessions.withLock { $0 } }
+
+        func add(_ session: String) {
+            sessions.withLock { $0.append(session) }
+        }
+    }
+
+    /// Reacts to one event of the tab or of a worker attached to it. With `stopping`, a navigation
+    /// away from the page's answered document is stopped (and its URL added to `stopped`) instead
+    /// of answered.
     private func handle(
         _ event: DevToolsEvent, lifecycle: inout PageLifecycle, now: ContinuousClock.Instant,
-        answer: (@Sendable (InterceptedRequest) async -> InterceptedAnswer)?,
-        group: inout ThrowingTaskGroup<Void, any Error>, input: AsyncStream<Input>.Continuation
+        answer: (@Sendable (InterceptedRequest) async -> InterceptedAnswer)?, stopping: DocumentAnswer?,
+        stopped: inout [String], workers: WorkerSessions, group: inout ThrowingTaskGroup<Void, any Error>,
+        input: AsyncStream<Input>.Continuation
     ) -> PageLifecycle.Action {
         let params = event.params
         switch event.method {
@@ -228,22 +269,65 @@ public final class BrowserTab: Sendable {
             return lifecycle.requestStarted("network:" + id, at: now)
         case "Network.loadingFinished", "Network.loadingFailed":
             guard let id = params["requestId"]?.stringValue else { return .none }
+            let action = lifecycle.requestEnded("network:" + id, at: now)
+            // Ended at its response already: its body reaching the page may lead it to ask for more.
+            return action == .none ? lifecycle.activity(at: now) : action
+        case "Network.responseReceived" where answer != nil:
+            // Intercepted, it was answered with its whole body: it ends here, since the browser
+            // finishes loading a `fetch()` response that is not stored (`no-store`) only once the
+            // page reads it, which the page may never do.
+            guard let id = params["requestId"]?.stringValue else { return .none }
             return lifecycle.requestEnded("network:" + id, at: now)
         case "Page.loadEventFired":
             return lifecycle.loadEventFired(at: now)
+        case "Page.frameStoppedLoading" where !stopped.isEmpty && params["frameId"]?.stringValue == targetID:
+            // A navigation stopped while the document loaded leaves it without a load event: it has
+            // loaded as far as it will.
+            return lifecycle.loadEventFired(at: now)
+        case "Target.attachedToTarget":
+            // A worker of the page (a service worker, whose script is fetched once it runs), attached
+            // only when intercepting: its requests are intercepted on its own session and answered
+            // as the page's.
+            guard let worker = params["sessionId"]?.stringValue else { return .none }
+            let workerEvents = connection.events(for: worker)
+            workers.add(worker)
+            group.addTask {
+                for await event in workerEvents { input.yield(.event(event)) }
+            }
+            group.addTask { [connection] in
+                _ = try? await connection.send("Fetch.enable", Self.everyRequest, session: worker)
+                _ = try? await connection.send("Runtime.runIfWaitingForDebugger", session: worker)
+            }
+            return .none
         case "Fetch.requestPaused":
             guard let answer, let fetchID = params["requestId"]?.stringValue else { return .none }
+            // Answered on the session it was paused on: the tab's, or a worker's.
+            let session = event.sessionID ?? sessionID
+            let key = session == sessionID ? "fetch:" + fetchID : "fetch:\(session)/\(fetchID)"
             let request = interceptedRequest(params)
+            // A navigation of the main frame away from the page's document (a script setting
+            // `location`, a form sent): aborted, so the document stays, and what the page holds is
+            // what its own document loaded.
+            let stops = request.isPageDocument && stopping?.isAnswered == true
+            if stops { stopped.append(request.url) }
             group.addTask { [self] in
-                let reply = await answer(request)
+                let reply = stops ? nil : await answer(request)
                 var status: Int?
                 do {
                     switch reply {
-                    case .respond(let code, let headers, let body):
-                        if request.isPageDocument { status = code }
-                        try await send("Fetch.fulfillRequest", Self.fulfilment(fetchID, code, headers, body))
-                    case .fail:
-                        try await send("Fetch.failRequest", ["requestId": .string(fetchID), "errorReason": "Failed"])
+                    case .respond(let code, let headers, let body)?:
+                        if request.isPageDocument {
+                            status = code
+                            if !(300..<400).contains(code) { stopping?.markAnswered() }
+                        }
+                        try await connection.send("Fetch.fulfillRequest", Self.fulfilment(fetchID, code, headers, body),
+                                                  session: session)
+                    case .fail?:
+                        try await connection.send("Fetch.failRequest", ["requestId": .string(fetchID),
+                                                                        "errorReason": "Failed"], session: session)
+                    case nil:
+                        try await connection.send("Fetch.failRequest", ["requestId": .string(fetchID),
+                                                                        "errorReason": "Aborted"], session: session)
                     }
                 } catch let error as DevToolsError {
                     // The page may have given the request up meanwhile: only a gone or hung browser matters.
@@ -254,9 +338,9 @@ public final class BrowserTab: Sendable {
                 } catch {
                     return
                 }
-                input.yield(.answered(fetchID: fetchID, documentStatus: status))
+                input.yield(.answered(key: key, documentStatus: status))
             }
-            return lifecycle.requestStarted("fetch:" + fetchID, at: now)
+            return lifecycle.requestStarted(key, at: now)
         default:
             return .none
         }

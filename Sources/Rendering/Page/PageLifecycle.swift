@@ -69,6 +69,14 @@ struct PageLifecycle: Sendable, Hashable {
         return check(now)
     }
 
+    /// Something happened that may lead the page to ask for more, though no request it counts
+    /// started or ended (a response's body reached the page after its request had ended).
+    mutating func activity(at now: ContinuousClock.Instant) -> Action {
+        guard !isDone else { return .none }
+        lastActivity = max(lastActivity, now)
+        return check(now)
+    }
+
     /// The page's load event fired.
     mutating func loadEventFired(at now: ContinuousClock.Instant) -> Action {
         guard phase == .loading else { return .none }

@@ -16,6 +16,10 @@ public struct RenderSettings: Sendable, Hashable {
     /// Whether the page is scrolled to its bottom after its load event, so that lazy content loads
     /// (and back to the top before it is done, so that a screenshot shows the top).
     public var scrolls = false
+    /// Whether a navigation away from the page's document (a script setting `location`, a form
+    /// sent) is stopped, so that the document stays and what the page loads is its own; when
+    /// `false`, the tab follows it. Only with interception.
+    public var stopsNavigations = false
 
     /// The defaults: a 1280×800 desktop window, 300 ms settle time, a 30 s cap, no scrolling.
     public init() {}
@@ -34,4 +38,6 @@ public struct PageLoad: Sendable, Hashable {
     /// The icons the document declares (`<link rel=icon>`), as absolute URLs, when the after-load
     /// script ran: a favicon request for another URL is the browser's own, not the page's.
     public var iconURLs: [String] = []
+    /// The URLs the page navigated to that were stopped (``RenderSettings/stopsNavigations``).
+    public var stoppedNavigations: [String] = []
 }

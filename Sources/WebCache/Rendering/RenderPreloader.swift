@@ -28,6 +28,8 @@ struct RenderPreloader: Sendable {
     private enum PageOutcome: Sendable {
         case rendered(URL, PageLoad, [RequestAnswerer.Record])
         case failed(URL, String, browserFailed: Bool)
+        /// The run was interrupted while the page rendered: what its requests had become by then.
+        case interrupted(URL, [RequestAnswerer.Record])
     }
 
     init(loader: Loader, context: RequestContext, options: PreloadOptions, render: RenderOptions, logger: Logger) {
@@ -90,7 +92,8 @@ struct RenderPreloader: Sendable {
                 let before = waiting.count
                 let browserFailed = try await renderWithOneBrowser(
                     configuration, waiting: &waiting, recorder: recorder, report: &report, events: serialEvents)
-                guard browserFailed else { break }
+                // Interrupted, the browser is closed on purpose: no failure, and no new one.
+                guard browserFailed, !Task.isCancelled else { break }
                 fruitless = waiting.count < before ? 0 : fruitless + 1
                 if fruitless >= Self.maximumFruitlessBrowsers { break }
                 logger.warning("The browser failed; starting a new one for the \(waiting.count) pages left.")
@@ -113,7 +116,7 @@ struct RenderPreloader: Sendable {
             report.failures.append(.init(url: recorder.path, reason: "the HAR file is not whole: \(problem)"))
         }
         report.interrupted = Task.isCancelled
-        report.unfinished = waiting.count
+        report.unfinished += waiting.count
         report.unfinishedPages = waiting.count
         report.duration = Date().timeIntervalSince(started)
         return report
@@ -137,6 +140,14 @@ struct RenderPreloader: Sendable {
                     switch outcome {
                     case .rendered(let page, let load, let records):
                         await record(page, load: load, records: records, report: &report, events: events)
+                    case .interrupted(let page, let records):
+                        // A page whose document was answered was preloaded, without all it needs;
+                        // the others are unfinished. Either keeps what an earlier run recorded.
+                        if records.contains(where: \.isAnsweredDocument) {
+                            await record(page, load: nil, records: records, report: &report, events: events)
+                        } else {
+                            waiting.append(page)
+                        }
                     case .failed(let page, let reason, let byBrowser):
                         if Task.isCancelled {
                             // Given up, not failed: it keeps what an earlier run recorded.
@@ -163,8 +174,10 @@ struct RenderPreloader: Sendable {
         let records = RecordList()
         let pageID = recorder?.pageID() ?? ""
         let started = Date()
-        let settings = Self.settings(device: DeviceProfileSettings(options.device), render: render,
+        var settings = Self.settings(device: DeviceProfileSettings(options.device), render: render,
                                      userAgent: userAgent)
+        // What the page's document navigates to is not the page's (the offline view follows it).
+        settings.stopsNavigations = true
         let tab: BrowserTab
         do {
             tab = try await browser.openTab()
@@ -184,6 +197,8 @@ struct RenderPreloader: Sendable {
                 return answer
             }
             outcome = .rendered(page, load, records.all)
+        } catch _ where Task.isCancelled {
+            outcome = .interrupted(page, records.all)
         } catch let error as RenderingError {
             outcome = .failed(page, error.message, browserFailed: error.code == .browserFailed)
         } catch {
@@ -196,6 +211,8 @@ struct RenderPreloader: Sendable {
         do {
             try await tab.close()
         } catch {
+            // A run interrupted closes its browser next: the tab's end is no failure of the browser.
+            if Task.isCancelled { return outcome }
             if case .failed(_, _, true) = outcome { return outcome }
             // A browser that hangs lets a page run to its cap and then does not close its tab.
             let what = if case DevToolsError.unresponsive = error { "stopped answering" } else { "exited or crashed" }
@@ -227,24 +244,41 @@ struct RenderPreloader: Sendable {
     /// keep out of the store is listed as not stored. Both are recorded on the page's edge. The
     /// favicon the browser asks for of its own accord (the document declares no such icon) is not
     /// the page's: listed when it loads, left out when it does not.
+    ///
+    /// Without `load`, the run was interrupted while the page rendered: what its requests became is
+    /// counted, and its edges are not written (the store keeps what an earlier run recorded), since
+    /// the run did not find out all it needs; the page counts among those missing requisites.
     private func record(
-        _ page: URL, load: PageLoad, records: [RequestAnswerer.Record], report: inout PreloadReport,
+        _ page: URL, load: PageLoad?, records: [RequestAnswerer.Record], report: inout PreloadReport,
         events: SerialEvents
     ) async {
-        var pageFailure = load.documentStatus.flatMap { $0 >= 400 ? "HTTP \($0)" : nil }
-        if load.documentStatus == nil, let failed = records.first(where: { $0.isPageDocument }),
+        let documentStatus = if let load { load.documentStatus } else {
+            records.last(where: \.isPageDocument).flatMap { record -> Int? in
+                if case .loaded(let status, _, _, _) = record.outcome { status } else { nil }
+            }
+        }
+        var pageFailure = documentStatus.flatMap { $0 >= 400 ? "HTTP \($0)" : nil }
+        if documentStatus == nil, let failed = records.first(where: { $0.isPageDocument }),
             case .failed(let reason) = failed.outcome
         {
             pageFailure = reason
         }
-        if load.hitCap { report.cappedPages.append(page.redactedForMessages) }
+        if load?.hitCap == true { report.cappedPages.append(page.redactedForMessages) }
+        for target in load?.stoppedNavigations ?? [] {
+            guard let url = URL(parsing: target) else { continue }
+            let reason = "the page navigated to it; the navigation was stopped (list it to preload it)"
+            let problem = PreloadReport.Problem(url: url.redactedForMessages, reason: reason)
+            guard !report.skipped.contains(problem) else { continue }
+            report.skipped.append(problem)
+            events.send(.skipped(url: url, reason: reason))
+        }
         let key = page.cacheKey
         var edges = [PageEdge(resourceURL: key.absoluteString, kind: "page", failure: pageFailure)]
         var listed: Set<URL> = [key]
         var counted: Set<URL> = []
         let document = records.last(where: \.isPageDocument)?.url ?? key
         let browsersFavicon = URL(string: "/favicon.ico", relativeTo: document)?.absoluteURL.cacheKey
-        let declaredIcons = Set(load.iconURLs.compactMap { URL(string: $0)?.cacheKey })
+        let declaredIcons = Set((load?.iconURLs ?? []).compactMap { URL(string: $0)?.cacheKey })
         for record in records {
             let isBrowsersFavicon = record.url == browsersFavicon && record.kind == "other"
                 && !declaredIcons.contains(record.url)
@@ -271,12 +305,17 @@ struct RenderPreloader: Sendable {
                 }
                 Self.add(.init(url: record.url.redactedForMessages, reason: reason), to: &report.failures)
             case .abandoned:
-                continue
+                // Given up by a page that was done is nothing; by an interrupted run, unfinished.
+                if load == nil { report.unfinished += 1 }
             }
         }
         if let pageFailure {
             report.failedPages += 1
             report.failures.append(.init(url: page.redactedForMessages, reason: pageFailure))
+        }
+        guard load != nil else {
+            if pageFailure == nil { report.pagesMissingRequisites += 1 }
+            return
         }
         do {
             try await answerer.loader.store.setEdges([key.absoluteString: edges], partition: answerer.context.partition)

@@ -51,6 +51,17 @@ struct RequestAnswerer: Sendable {
         var kind: String
         var isPageDocument: Bool
         var outcome: Outcome
+
+        /// Whether it is the page's document answered for good: with a response that is not a
+        /// redirect, or failed.
+        var isAnsweredDocument: Bool {
+            guard isPageDocument else { return false }
+            switch outcome {
+            case .loaded(let status, _, _, _): return !(300..<400).contains(status)
+            case .failed: return true
+            case .passedThrough, .abandoned: return false
+            }
+        }
     }
 
     let loader: Loader
