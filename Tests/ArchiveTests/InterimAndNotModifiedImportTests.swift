@@ -8,7 +8,8 @@ import WebCacheTestSupport
 
 /// `import` keeps what a cache stores (RFC 9111 §3), as the library does with what it receives: a
 /// WARC block that holds interim (1xx) responses before the final one is imported as its final one;
-/// a response that is only interim, and a 304, are skipped and counted, not stored and not damage.
+/// a response that is only interim is skipped and counted, not stored and not damage; a 304 freshens
+/// the stored response it validates (§4.3.4), or is skipped when it validates none.
 @Suite(.timeLimit(.minutes(2)))
 final class InterimAndNotModifiedImportTests: ArchiveSite, @unchecked Sendable {
     private static let resource = "https://example.test/page.txt"
@@ -79,8 +80,8 @@ final class InterimAndNotModifiedImportTests: ArchiveSite, @unchecked Sendable {
         #expect(verify.exitCode == 0, "\(verify.stdout)")
     }
 
-    /// A response a cache does not store, as a recorder writes it.
-    private struct Skipped: Sendable {
+    /// A response as a recorder writes it.
+    private struct Response: Sendable {
         var url: String
         var status: Int
         var headers: HTTPHeaders
@@ -88,18 +89,18 @@ final class InterimAndNotModifiedImportTests: ArchiveSite, @unchecked Sendable {
     }
 
     /// An interim response alone, a WebSocket's 101 with the frames after it, a 304 for a URL the store
-    /// holds a 200 of; and the 200 of another URL.
+    /// holds a 200 of with another tag; and the 200 of another URL.
     private static let skipped = [
-        Skipped(url: resource, status: 100, headers: [:], body: ""),
-        Skipped(url: socket, status: 101, headers: ["Upgrade": "websocket", "Connection": "Upgrade"],
+        Response(url: resource, status: 100, headers: [:], body: ""),
+        Response(url: socket, status: 101, headers: ["Upgrade": "websocket", "Connection": "Upgrade"],
                 body: "\u{81}\u{05}hello"),
-        Skipped(url: unchanged, status: 304, headers: ["ETag": "\"u\"", "Cache-Control": "max-age=600"], body: ""),
+        Response(url: unchanged, status: 304, headers: ["ETag": "\"other\"", "Cache-Control": "max-age=600"],
+                body: ""),
+        Response(url: copy, status: 200, headers: ["Cache-Control": "max-age=600"], body: body),
     ]
 
-    /// Writes ``skipped`` and the 200 of ``copy`` as a `format` (`warc` or `har`) file.
-    private func writeArchive(format: String) throws -> String {
-        let kept = Skipped(url: Self.copy, status: 200, headers: ["Cache-Control": "max-age=600"], body: Self.body)
-        let responses = Self.skipped + [kept]
+    /// Writes `responses` as a `format` (`warc` or `har`) file, recorded now.
+    private func writeArchive(_ responses: [Response] = skipped, format: String) throws -> String {
         guard format == "har" else {
             return try writeWARC("skipped.warc", records: responses.map { response in
                 ("response", response.url,
@@ -112,7 +113,7 @@ final class InterimAndNotModifiedImportTests: ArchiveSite, @unchecked Sendable {
     }
 
     @Test(arguments: ["warc", "har"])
-    func aResponseThatIsOnlyInterimOrA304IsSkippedAndCounted(format: String) async throws {
+    func aResponseThatIsOnlyInterimOrA304ThatValidatesNothingIsSkippedAndCounted(format: String) async throws {
         // Given a store holding the 200 the 304 stands for
         let target = folder.path("target.sqlite")
         let stored = CacheEntry(
@@ -125,7 +126,7 @@ final class InterimAndNotModifiedImportTests: ArchiveSite, @unchecked Sendable {
         let imported = try await run("import", "--store", target, archive)
         let verify = try await run("verify", "--store", target)
 
-        // Then
+        // Then the 304 of another tag validates nothing
         #expect(imported.exitCode == 0, "\(imported.stderr)")
         #expect(imported.stderr.isEmpty, "\(imported.stderr)")
         #expect(imported.stdout == "Imported 1 entry (0 from revisit records, 29 B of bodies); skipped 3 records "
@@ -134,6 +135,53 @@ final class InterimAndNotModifiedImportTests: ArchiveSite, @unchecked Sendable {
         #expect(entries.map(\.entry.url) == [Self.copy, Self.unchanged])
         let unchanged = try #require(entries.last)
         #expect(unchanged.entry.status == 200 && unchanged.body == Data("unchanged".utf8))
+        #expect(verify.exitCode == 0, "\(verify.stdout)")
+    }
+
+    @Test(arguments: ["warc", "har"])
+    func a304FreshensTheStoredResponseItValidatesAsTheLoaderDoes(format: String) async throws {
+        // Given a store holding a 200 that went stale an hour ago, and one stored after the archive was made
+        let target = folder.path("target.sqlite")
+        let before = Date().addingTimeInterval(-4_200)
+        let stale = CacheEntry(
+            url: Self.unchanged, status: 200,
+            headers: ["ETag": "\"u\"", "Cache-Control": "max-age=600", "Content-Type": "text/plain"],
+            requestTime: before, responseTime: before, freshUntil: before.addingTimeInterval(600))
+        let later = Date().addingTimeInterval(3_600)
+        let newer = CacheEntry(
+            url: Self.resource, status: 200, headers: ["ETag": "\"n\"", "Cache-Control": "max-age=60"],
+            requestTime: later, responseTime: later, freshUntil: later.addingTimeInterval(60))
+        try await withCacheStore(at: target) { store in
+            _ = try await store.save(stale, body: Data("unchanged".utf8))
+            _ = try await store.save(newer, body: Data("newer".utf8))
+        }
+        // and an archive, recorded now, with 304s that validate both
+        let archive = try writeArchive([
+            Response(url: Self.unchanged, status: 304,
+                    headers: ["ETag": "\"u\"", "Cache-Control": "max-age=900", "X-Checked": "yes"], body: ""),
+            Response(url: Self.resource, status: 304, headers: ["ETag": "\"n\"", "X-Checked": "yes"], body: ""),
+        ], format: format)
+
+        // When
+        let imported = try await run("import", "--store", target, archive)
+        let verify = try await run("verify", "--store", target)
+
+        // Then the stale 200 is fresh again with the 304's fields, its body unchanged; the newer one is kept
+        #expect(imported.exitCode == 0, "\(imported.stderr)")
+        #expect(imported.stdout == "Imported 0 entries (0 from revisit records, 0 B of bodies); skipped 1 record "
+            + "that is not an HTTP response to store; 0 damaged; refreshed 1 stored entry by 304 responses.\n")
+        let entries = try Self.entries(of: target)
+        #expect(entries.map(\.entry.url) == [Self.resource, Self.unchanged])
+        let refreshed = try #require(entries.last)
+        #expect(refreshed.entry.status == 200 && refreshed.body == Data("unchanged".utf8))
+        #expect(refreshed.entry.headers["X-Checked"] == "yes")
+        #expect(refreshed.entry.headers["Cache-Control"] == "max-age=900")
+        #expect(refreshed.entry.headers["Content-Type"] == "text/plain")
+        #expect(refreshed.entry.responseTime > before.addingTimeInterval(4_000))
+        #expect(refreshed.entry.freshUntil > Date().addingTimeInterval(800))
+        let kept = try #require(entries.first)
+        #expect(kept.entry.headers["X-Checked"] == nil)
+        #expect(abs(kept.entry.responseTime.timeIntervalSince(later)) < 1)
         #expect(verify.exitCode == 0, "\(verify.stdout)")
     }
 

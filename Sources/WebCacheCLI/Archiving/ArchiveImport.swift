@@ -13,7 +13,9 @@ import HTTPCore
 /// (``CacheStore/savePart(_:first:completeLength:completeHeaders:body:)``), in the archive's order.
 ///
 /// A WARC block that holds interim (1xx) responses before the final one is imported as its final one.
-/// A response a cache does not store (an interim one alone, a 304: ``HTTPCachePolicy/storability(status:)``)
+/// A 304 freshens the stored responses it validates as the loader applies one it receives (RFC 9111
+/// §4.3.4), unless they were stored from a later response; one that validates none is skipped. An
+/// interim response alone, which a cache does not store (``HTTPCachePolicy/storability(status:)``),
 /// is skipped and counted, as are records that are not HTTP responses.
 ///
 /// A damaged record is reported as `FILE@OFFSET: reason` and skipped, and so is a 206 whose bytes have
@@ -27,6 +29,8 @@ final class ArchiveImport {
         var fromRevisits = 0
         /// 206 responses saved as parts of partial entries (not among `imported`).
         var parts = 0
+        /// Stored entries a 304 of the archive freshened (its records not among `imported`).
+        var refreshed = 0
         var skipped = 0
         var damaged = 0
         /// Files (or WACZ members) of which nothing could be read: missing, unreadable, not archives.
@@ -63,6 +67,8 @@ final class ArchiveImport {
     private enum SaveOutcome: Sendable {
         case saved(bodyID: Int64?, digestLabel: String?, bytes: Int64, revisit: Bool)
         case savedPart(bytes: Int64)
+        /// A 304 applied to `count` stored entries; none when it validates no stored response.
+        case freshened(count: Int)
         case failed(String)
     }
 
@@ -473,6 +479,14 @@ final class ArchiveImport {
                 inFlight = 0
                 note(await savePart(item, of: partial, range: range, completeLength: completeLength))
                 return
+            case .notModified(let url, let partition, let head, let requestTime, let responseTime):
+                // After the saves before it, which may be of the response it validates.
+                try? await item.body.discard()
+                while let outcome = await group.next() { note(outcome) }
+                inFlight = 0
+                note(await freshen(url: url, partition: partition, with: head, requestTime: requestTime,
+                                   responseTime: responseTime, place: item.place))
+                return
             }
         } catch {
             try? await item.body.discard()
@@ -526,6 +540,37 @@ final class ArchiveImport {
         }
     }
 
+    /// Applies a 304 received at `responseTime` to the stored responses of `url` it validates, by the
+    /// loader's rules (RFC 9111 §4.3.4: their fields merged with its fields, their age and freshness
+    /// started again from it); a response stored from an exchange at that time or later is left as it is.
+    private func freshen(
+        url: String, partition: String, with head: HTTPResponseHead, requestTime: Date, responseTime: Date,
+        place: String
+    ) async -> SaveOutcome {
+        do {
+            let entries = try store.variants(partition: partition, method: .get, url: url).filter { !$0.isPartial }
+            let stored = entries.map {
+                StoredResponse(status: $0.status, headers: $0.headers, requestTime: $0.requestTime,
+                               responseTime: $0.responseTime, varyKey: $0.varyKey)
+            }
+            let updates = HTTPCachePolicy.variantsToFreshen(stored, notModified: head).compactMap {
+                index -> MetadataUpdate? in
+                guard let id = entries[index].id, entries[index].responseTime < responseTime else { return nil }
+                let freshened = stored[index].freshened(with: head, requestTime: requestTime, responseTime: responseTime)
+                var headers = HopByHopFields.removed(from: freshened.headers)
+                headers.remove("Set-Cookie")
+                headers.remove("Set-Cookie2")
+                return MetadataUpdate(
+                    entryID: id, headers: headers, requestTime: freshened.requestTime,
+                    responseTime: freshened.responseTime, freshUntil: freshened.freshUntil,
+                    staleUntil: freshened.staleUntil)
+            }
+            return .freshened(count: updates.isEmpty ? 0 : try await store.updateMetadata(updates))
+        } catch {
+            return .failed("\(place): \(Self.reason(error))")
+        }
+    }
+
     private func note(_ outcome: SaveOutcome) {
         switch outcome {
         case .saved(let bodyID, let label, let bytes, let revisit):
@@ -536,6 +581,9 @@ final class ArchiveImport {
         case .savedPart(let bytes):
             summary.parts += 1
             summary.bodyBytes += bytes
+        case .freshened(let count):
+            if count == 0 { summary.skipped += 1 }
+            summary.refreshed += count
         case .failed(let message):
             noteDamage(message)
         }

@@ -133,6 +133,9 @@ enum ArchivedExchange {
         /// A 206: the bytes `range` of a representation of `completeLength` bytes, saved as a part of
         /// the partial entry `entry` stands for, by the store's rule for parts (RFC 9111 §3.3, §3.4).
         case part(CacheEntry, range: ByteRange, completeLength: Int64)
+        /// A 304 to a GET of `url` (its cache key) in `partition`: it freshens the stored responses it
+        /// validates (RFC 9111 §4.3.4) as a 304 received at `responseTime` would, and stores nothing.
+        case notModified(url: String, partition: String, head: HTTPResponseHead, requestTime: Date, responseTime: Date)
     }
 
     /// What to store for `exchange`, as if it had been fetched at its response time: its age and
@@ -144,7 +147,14 @@ enum ArchivedExchange {
     /// - Throws: ``Refusal`` when the exchange is not one the store keeps, or cannot be stored as
     ///   the archive gives it.
     static func stored(for exchange: Exchange) throws(Refusal) -> Stored {
-        let entry = try entry(for: exchange)
+        let url = try requestURL(of: exchange)
+        if exchange.status == 304 {
+            return .notModified(
+                url: url.cacheKey.absoluteString, partition: exchange.partition ?? "guest",
+                head: HTTPResponseHead(status: 304, headers: exchange.responseHeaders),
+                requestTime: exchange.requestTime, responseTime: exchange.responseTime)
+        }
+        let entry = try entry(for: exchange, url: url)
         guard entry.status == 206 else { return .entry(entry) }
         let what = "The 206 response for \(entry.url)"
         if let type = entry.headers["Content-Type"]?.trimmingHTTPWhitespace().lowercased(),
@@ -174,32 +184,11 @@ enum ArchivedExchange {
 
     /// The entry for `exchange`, of a final status from 200 to 599 but 304 (the loader's rule,
     /// ``HTTPCachePolicy/storability(status:)``).
-    private static func entry(for exchange: Exchange) throws(Refusal) -> CacheEntry {
-        let target = MessageText.excerpt(exchange.url, limit: 100)
-        guard !exchange.url.isEmpty else {
-            throw .unusable("The request has no URL, so its response belongs to no resource.")
-        }
-        guard let url = URL(string: exchange.url) else {
-            throw .unusable("The request URL '\(target)' is not a URL, so its response belongs to no resource.")
-        }
-        guard let scheme = url.scheme?.lowercased(), !scheme.isEmpty else {
-            throw .unusable(
-                "The request URL '\(target)' is not an absolute URL, so its response belongs to no resource.")
-        }
-        // Another scheme's URL (data:, blob:, as browsers record them) names no HTTP response.
-        guard scheme == "http" || scheme == "https" else {
-            throw .notCacheable("its target '\(target)' is not an HTTP URL")
-        }
-        guard url.isHTTP else {
-            throw .unusable("The request URL '\(target)' has no host, so its response belongs to no resource.")
-        }
-        guard exchange.method.uppercased() == "GET" else {
-            throw .notCacheable("it answers a \(exchange.method) request; only GET responses are stored")
-        }
+    private static func entry(for exchange: Exchange, url: URL) throws(Refusal) -> CacheEntry {
         guard (100...599).contains(exchange.status) else {
             throw .notCacheable("its status \(exchange.status) is not one a cache stores")
         }
-        // The loader's rule: an interim (1xx) response is not final, a 304 answers a conditional request.
+        // The loader's rule: an interim (1xx) response is not final (a 304 is taken above).
         if case .notStorable(let reason) = HTTPCachePolicy.storability(status: exchange.status) {
             throw .notCacheable(reason.rawValue)
         }
@@ -225,5 +214,31 @@ enum ArchivedExchange {
             varyKey: varyKey, status: exchange.status, headers: headers, requestTime: exchange.requestTime,
             responseTime: exchange.responseTime, freshUntil: stored.freshUntil, staleUntil: stored.staleUntil,
             pinned: exchange.pinned, decodedFrom: decodedFrom)
+    }
+
+    /// The request URL of `exchange`, a GET of an absolute `http` or `https` URL with a host.
+    private static func requestURL(of exchange: Exchange) throws(Refusal) -> URL {
+        let target = MessageText.excerpt(exchange.url, limit: 100)
+        guard !exchange.url.isEmpty else {
+            throw .unusable("The request has no URL, so its response belongs to no resource.")
+        }
+        guard let url = URL(string: exchange.url) else {
+            throw .unusable("The request URL '\(target)' is not a URL, so its response belongs to no resource.")
+        }
+        guard let scheme = url.scheme?.lowercased(), !scheme.isEmpty else {
+            throw .unusable(
+                "The request URL '\(target)' is not an absolute URL, so its response belongs to no resource.")
+        }
+        // Another scheme's URL (data:, blob:, as browsers record them) names no HTTP response.
+        guard scheme == "http" || scheme == "https" else {
+            throw .notCacheable("its target '\(target)' is not an HTTP URL")
+        }
+        guard url.isHTTP else {
+            throw .unusable("The request URL '\(target)' has no host, so its response belongs to no resource.")
+        }
+        guard exchange.method.uppercased() == "GET" else {
+            throw .notCacheable("it answers a \(exchange.method) request; only GET responses are stored")
+        }
+        return url
     }
 }
