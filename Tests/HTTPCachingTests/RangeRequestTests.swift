@@ -116,6 +116,10 @@ struct RangeRequestTests {
         ("§8.8.2.2 a date less than 60 s before Date is weak", [("Last-Modified", httpDate(-30))], httpDate(-30),
          false),
         ("§13.1.5 another date", [("Last-Modified", httpDate(-3600))], httpDate(-3000), false),
+        ("§8.8.3 a weak stored tag makes the date weak too", [("Last-Modified", httpDate(-3600)),
+                                                             ("ETag", #"W/"v1""#)], httpDate(-3600), false),
+        ("§13.1.5 a strong stored tag leaves the date strong", [("Last-Modified", httpDate(-3600)),
+                                                               ("ETag", #""v1""#)], httpDate(-3600), true),
         ("§13.1.5 no Last-Modified", [], httpDate(-3600), false),
         ("§13.1.5 neither a tag nor a date", [("ETag", #""v1""#)], "v1", false),
     ])

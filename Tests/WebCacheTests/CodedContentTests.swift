@@ -46,6 +46,25 @@ struct CodedContentTests {
         }
     }
 
+    @Test func aDecodedCopysLastModifiedDateDoesNotHoldForARange() async throws {
+        let modified = HTTPDate.format(Date().addingTimeInterval(-3_600))
+        try await withCache(origin: { _ in
+            OriginResponse(
+                headers: ["Cache-Control": "max-age=600", "ETag": "\"gz\"", "Last-Modified": modified,
+                          "Content-Encoding": "gzip"],
+                body: .bytes(Self.gzipBytes))
+        }) { (_, cache) async throws in
+            // Stored decoded; the coded bytes the origin sends share its date
+            #expect(try await cache.data(for: WebRequest("coded")).text == Self.gzipText)
+            // A client holding some of the coded bytes asks for the rest under the date
+            let ranged = WebRequest("coded", headers: ["Range": "bytes=5-", "If-Range": modified])
+            let answer = try await cache.data(for: ranged)
+            #expect(answer.source == .hit)
+            #expect(answer.status == 200, "the decoded bytes are another representation: all of them")
+            #expect(answer.text == Self.gzipText)
+        }
+    }
+
     @Test func aCallerThatTakesCodedContentGetsADecodedNoTransformCopyOnlyFromTheCacheAlone() async throws {
         try await withCache(origin: { _ in
             OriginResponse(headers: ["Cache-Control": "max-age=600, no-transform", "Content-Encoding": "gzip"],

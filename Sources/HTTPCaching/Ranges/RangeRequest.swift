@@ -111,7 +111,9 @@ public enum RangeRequest {
     ///   never does);
     /// - an HTTP-date holds when it is the stored `Last-Modified` exactly and that date is a strong
     ///   validator for a cache (RFC 9110 §8.8.2.2): the stored response has a `Date` at least 60
-    ///   seconds after it;
+    ///   seconds after it, and no weak `ETag`, which says that its bytes may differ from those of
+    ///   another representation of the same version (a copy stored decoded, one the origin compressed),
+    ///   so that the date cannot tell them apart either;
     /// - anything else does not hold.
     public static func ifRangeHolds(_ value: String, stored: StoredResponse) -> Bool {
         let trimmed = value.trimmingHTTPWhitespace()
@@ -119,7 +121,9 @@ public enum RangeRequest {
             guard let tag = EntityTag(parsing: trimmed), let current = stored.etag else { return false }
             return tag.stronglyMatches(current)
         }
-        guard let date = HTTPDate.parse(trimmed), let modified = stored.lastModified, let sent = stored.date else {
+        guard let date = HTTPDate.parse(trimmed), let modified = stored.lastModified, let sent = stored.date,
+            stored.etag?.isWeak != true
+        else {
             return false
         }
         return date == modified && sent.timeIntervalSince(modified) >= 60
