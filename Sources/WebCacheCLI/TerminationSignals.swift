@@ -59,6 +59,24 @@ final class TerminationSignals: Sendable {
         }
     }
 
+    /// Runs a command's `operation`, cancelled by the first SIGINT or SIGTERM, so that what it waits
+    /// for (a token command with its children) is stopped with it, rather than left running when the
+    /// signal ends the process.
+    /// - Returns: what `operation` returned, or the shell's exit code for the signal (130 or 143).
+    static func exitCode(_ operation: @escaping @Sendable () async throws -> Int32) async throws -> Int32 {
+        let signals = TerminationSignals()
+        defer { signals.stop() }
+        let (result, signal) = await signals.cancelling(reporting: { _ in }) { () async -> Result<Int32, any Error> in
+            do {
+                return .success(try await operation())
+            } catch {
+                return .failure(error)
+            }
+        }
+        if let signal { return ExitCode.interrupted(by: signal) }
+        return try result.get()
+    }
+
     /// Stops catching the signals: they end the process at once again.
     func stop() {
         TerminationSignals.catching.withLock { $0.removeAll { $0 === self } }

@@ -265,6 +265,24 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         #expect(try await waitUntil { kill(command, 0) == -1 && errno == ESRCH }, "the token command was stopped")
     }
 
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalStopsTheTokenCommandAGetWaitsFor(signal: Int32) async throws {
+        let pidFile = folder.path("token.pid")
+        let (process, _, stderr) = try start(
+            "get", url("/pages/1.html"), "--instance", instance,
+            "--token-command", "echo $$ > '\(pidFile)'; exec sleep 300")
+        let held = try await waitUntil { Self.processID(in: pidFile) != nil }
+        try #require(held, "the token command did not start: \(stderr.lines)")
+        let tokenCommand = try #require(Self.processID(in: pidFile))
+        defer { kill(-tokenCommand, SIGKILL) }
+
+        process.send(signal)
+        let termination = await process.finish().termination
+
+        #expect(termination == .exited(128 + signal), "\(stderr.lines)")
+        #expect(try await waitUntil { kill(tokenCommand, 0) == -1 && errno == ESRCH }, "the token command was stopped")
+    }
+
     @Test func aSecondSignalEndsAPreloadThatIsStillWindingDown() async throws {
         // The token command ignores SIGTERM, so the first signal leaves the preload winding down until
         // the command is killed ten seconds later; the second signal ends it first.

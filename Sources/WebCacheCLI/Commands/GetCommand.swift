@@ -9,9 +9,13 @@ import Glibc
 /// `webcache get URL`: loads one URL through the store; the body goes to standard output (or a
 /// file), how it was served goes to standard error. With the cache-only policy the store must exist,
 /// and is opened for reading only; the other policies may store what they fetch, so a store that cannot be
-/// written is refused before any request.
+/// written is refused before any request. SIGINT or SIGTERM stop it with the token command it waits for.
 enum GetCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
+        try await TerminationSignals.exitCode { try await get(context) }
+    }
+
+    private static func get(_ context: CommandContext) async throws -> Int32 {
         let arguments = context.arguments
         let url = try arguments.requestURL(arguments.positionals[0], for: "<url>")
         let policy = try cachePolicy(arguments)
