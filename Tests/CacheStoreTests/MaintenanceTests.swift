@@ -231,6 +231,22 @@ struct MaintenanceTests {
         try await store.close()
     }
 
+    @Test func anEntryTheOriginConfirmedCountsAsStoredWhenItWasConfirmed() async throws {
+        let store = try CacheStore(path: folder.path("confirmed.sqlite"), configuration: configuration())
+        let saved = try await store.save(makeEntry("https://a.test/page"), body: makeBody(size: 10, seed: 1))
+        let id = try #require(saved.id)
+        // A 304 a day later
+        let confirmed = referenceDate + 86_400
+        try await store.updateMetadata([MetadataUpdate(
+            entryID: id, headers: saved.headers, requestTime: confirmed, responseTime: confirmed,
+            freshUntil: confirmed + 600)])
+
+        #expect(try await store.prune(PruneCriteria(storedBefore: referenceDate + 3_600), dryRun: true).urls == [])
+        #expect(try await store.prune(PruneCriteria(storedBefore: confirmed + 1), dryRun: true).urls
+            == ["https://a.test/page"])
+        try await store.close()
+    }
+
     // MARK: - Statistics
 
     @Test func computesStatisticsAtAnInstant() async throws {

@@ -13,7 +13,8 @@ public struct PruneCriteria: Sendable, Hashable {
     /// Entries that no rule serves without a request at this instant: past `fresh_until` and past
     /// `stale_until`, if any. The offline policies serve them all the same.
     public var expiredAt: Date?
-    /// Entries stored before this instant.
+    /// Entries stored before this instant and not confirmed since: a response the origin validated
+    /// again (a 304 that freshened it, RFC 9111 §4.3.4) counts from that response.
     public var storedBefore: Date?
     /// Entries of this host (compared in lower case).
     public var host: String?
@@ -62,7 +63,7 @@ public struct PruneCriteria: Sendable, Hashable {
             values.append(.date(expiredAt))
         }
         if let storedBefore {
-            terms.append("stored_at < ?")
+            terms.append("max(stored_at, response_time) < ?")
             values.append(.date(storedBefore))
         }
         if let host {

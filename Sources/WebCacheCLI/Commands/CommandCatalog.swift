@@ -102,7 +102,7 @@ enum CommandCatalog {
                        help: "Entries past their freshness lifetime and any stale-while-revalidate or stale-if-error "
                            + "window (no-cache ones as soon as stored): online they are revalidated before use, "
                            + "offline they are still served."),
-            OptionSpec(names: ["--older-than"], kind: .value(name: "duration"), help: "Entries stored longer ago than this (e.g. 30d)."),
+            OptionSpec(names: ["--older-than"], kind: .value(name: "duration"), help: "Entries stored, or last confirmed by the origin, longer ago than this (e.g. 30d)."),
             OptionSpec(names: ["--host"], kind: .value(name: "host"),
                        help: "Entries from this host, as inspect lists it (an IPv6 address with or without brackets)."),
             OptionSpec(names: ["--url-pattern"], kind: .value(name: "glob"),
