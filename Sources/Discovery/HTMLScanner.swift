@@ -103,6 +103,15 @@ public struct HTMLScanner: Sendable {
     public private(set) var documentTree = DocumentTree(knownAttributes: HTMLScanner.attributeFilter)
     /// Font families that the page's `<style>` blocks and `style` attributes name, with their rules' selectors.
     public private(set) var usedFontFamilies: Set<FontFamilyUse> = []
+    /// The characters that the `content`, `quotes` and list styles of the page's `<style>` blocks may show.
+    private var styleCharacters = TextCharacters()
+    /// The characters of the text the page shows so far, and of what its `<style>` blocks add
+    /// (``TextCharacters``); the document tree holds them once the page is scanned.
+    public var textCharacters: TextCharacters {
+        var characters = tokenizer.characters.characters
+        characters.formUnion(styleCharacters)
+        return characters
+    }
 
     /// Creates a scanner for one document.
     ///
@@ -143,7 +152,8 @@ public struct HTMLScanner: Sendable {
         tokenizeDecoded()
         if style != nil { finishStyle() }
         flushPicture()
-        documentTree.finish()
+        tokenizer.finishCharacters()
+        documentTree.finish(text: textCharacters)
         return takeReferences()
     }
 
@@ -291,6 +301,7 @@ public struct HTMLScanner: Sendable {
         block.css.finish()
         reportCSS(block.css.found, element: "style", attribute: nil, media: block.media)
         usedFontFamilies.formUnion(block.css.context.usedFontFamilies)
+        styleCharacters.formUnion(block.css.context.textCharacters)
     }
 
     private mutating func drainText() {
