@@ -55,12 +55,25 @@ struct HTMLTextCharacters: Sendable {
                 carried = Array(bytes[end...])
             }
         }
+        // One pass, eight bytes at a time while they are ASCII without `&`: most runs of text are
+        // short (the whitespace between tags), for which a search call would cost more.
         while index < end {
-            guard let ampersand = ByteSearch.first(UInt8(ascii: "&"), in: bytes, from: index, to: end) else {
-                characters.insert(utf8: UnsafeBufferPointer(rebasing: bytes[index..<end]))
-                return
+            if index + 8 <= end {
+                let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                let ampersands = word ^ 0x2626_2626_2626_2626
+                let hasAmpersand = (ampersands &- 0x0101_0101_0101_0101) & ~ampersands & TextCharacters.highBits != 0
+                if word & TextCharacters.highBits == 0 && !hasAmpersand {
+                    characters.insertASCII(word)
+                    index += 8
+                    continue
+                }
             }
-            characters.insert(utf8: UnsafeBufferPointer(rebasing: bytes[index..<ampersand]))
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "&") else {
+                index = characters.insertCharacter(bytes, at: index)
+                continue
+            }
+            let ampersand = index
             var close = ampersand + 1
             while close < end, close - ampersand < Self.maximumCarried, Self.isReferenceByte(bytes[close]) {
                 close += 1
@@ -104,11 +117,16 @@ struct HTMLTextCharacters: Sendable {
         }
         var nameEnd = 1
         while nameEnd < text.count, Self.isAlphanumeric(text[nameEnd]) { nameEnd += 1 }
+        let hasSemicolon = nameEnd < text.count && text[nameEnd] == UInt8(ascii: ";")
+        if hasSemicolon, let ascii = Self.asciiReference(UnsafeBufferPointer(rebasing: text[1..<nameEnd])) {
+            characters.insert(ascii)
+            return nameEnd + 1
+        }
         let name = String(decoding: text[1..<nameEnd], as: UTF8.self)
-        if nameEnd < text.count, text[nameEnd] == UInt8(ascii: ";") {
+        if hasSemicolon {
             if let value = NamedCharacterReferences.withSemicolon[name] {
                 characters.insert(value)
-            } else if name.count <= NamedCharacterReferences.maximumNameLength + 8 {
+            } else if name.utf8.count <= Self.longestName {
                 // A reference the table lacks (`&Alpha;`) may be any character.
                 characters.insertEverything()
             }
@@ -124,6 +142,24 @@ struct HTMLTextCharacters: Sendable {
         }
         characters.insert(utf8: text)
         return nil
+    }
+
+    /// The length of the longest name HTML defines, `CounterClockwiseContourIntegral`.
+    private static let longestName = 31
+
+    /// The character of `&amp;`, `&lt;`, `&gt;`, `&quot;` and `&apos;` (the references most text
+    /// has), told from the name's bytes without looking it up.
+    private static func asciiReference(_ name: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        func equals(_ word: StaticString) -> Bool {
+            word.utf8CodeUnitCount == name.count && zip(name, UnsafeBufferPointer(start: word.utf8Start,
+                                                                                 count: name.count)).allSatisfy(==)
+        }
+        switch name.count {
+        case 2: return equals("lt") ? 0x3C : equals("gt") ? 0x3E : nil
+        case 3: return equals("amp") ? 0x26 : nil
+        case 4: return equals("quot") ? 0x22 : equals("apos") ? 0x27 : nil
+        default: return nil
+        }
     }
 
     private static func isReferenceByte(_ byte: UInt8) -> Bool {

@@ -15,7 +15,9 @@ extension TextCharacters {
         "none", "decimal", "decimal-leading-zero", "lower-roman", "upper-roman", "lower-alpha", "upper-alpha",
         "lower-latin", "upper-latin", "inside", "outside", "inherit", "initial", "unset", "revert", "revert-layer",
     ]
-    private static let symbolListStyles: Set<String> = ["disc", "circle", "square", "disclosure-open", "disclosure-closed"]
+    private static let symbolListStyles: Set<String> = [
+        "disc", "circle", "square", "disclosure-open", "disclosure-closed",
+    ]
 
     /// Adds what the value of a `content`, `quotes`, `list-style` or `list-style-type` declaration
     /// may show: its strings, quotation marks for `open-quote` and `close-quote`, and the markers of
@@ -44,10 +46,8 @@ extension TextCharacters {
                     // The first argument names the counter; a style, if any, is the last.
                     insert(0x30)
                     let parts = arguments.splitAtTopLevelCommas()
-                    for part in parts.dropFirst() {
-                        for token in part {
-                            if case .string(let text) = token { for scalar in text.unicodeScalars { insert(scalar.value) } }
-                        }
+                    for case .string(let text) in parts.dropFirst().joined() {
+                        for scalar in text.unicodeScalars { insert(scalar.value) }
                     }
                     if parts.count > (name.lowercased() == "counters" ? 2 : 1),
                         let style = parts.last?.first(where: { $0 != .whitespace })?.identifier

@@ -102,7 +102,7 @@ public struct TextCharacters: Sendable, Hashable {
             if index + 8 <= count {
                 let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
                 if word & Self.highBits == 0 {
-                    if !(hasSpace && hasPrintableASCII) { insertASCII(word) }
+                    insertASCII(word)
                     index += 8
                     continue
                 }
@@ -118,15 +118,24 @@ public struct TextCharacters: Sendable, Hashable {
     /// and no byte carries into the next.
     @inline(__always)
     mutating func insertASCII(_ word: UInt64) {
+        guard !(hasSpace && hasPrintableASCII) else { return }
         let printable = (word &+ 0x5F5F_5F5F_5F5F_5F5F) & Self.highBits
         if printable != 0 { hasPrintableASCII = true }
         if printable != Self.highBits {
-            for shift in stride(from: 0, to: 64, by: 8) { insert(UInt32(truncatingIfNeeded: word >> UInt64(shift)) & 0x7F) }
+            for shift in stride(from: 0, to: 64, by: 8) {
+                insert(UInt32(truncatingIfNeeded: word >> UInt64(shift)) & 0x7F)
+            }
         }
     }
 
     /// Adds the character of `bytes` that starts at `index`; returns where the next starts.
+    @inline(__always)
     mutating func insertCharacter(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+        let byte = bytes[index]
+        if byte < 0x80 {
+            if !(hasSpace && hasPrintableASCII) { insert(UInt32(byte)) }
+            return index + 1
+        }
         let (scalar, length) = Self.decode(bytes, at: index)
         insert(scalar)
         return index + length

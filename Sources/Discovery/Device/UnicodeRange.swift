@@ -73,7 +73,8 @@ public struct UnicodeRange: Sendable, Hashable {
     private static func hexDigit(_ byte: UInt8) -> UInt32? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte | 0x20) - 0x61 + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"):
+            UInt32(byte | 0x20) - 0x61 + 10
         default: nil
         }
     }

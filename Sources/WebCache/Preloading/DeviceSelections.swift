@@ -190,8 +190,8 @@ struct DeviceSelections {
                 inheritedMedia: [], unmetSupports: unmetSupportsOfSheet[sheet], origin: 0, to: &open.selection)
             for held in heldBySheet[sheet] ?? [] {
                 choices += Self.add(
-                    held.references, families: [], characters: TextCharacters(), inheritedMedia: mediaOfSheet[sheet] ?? [],
-                    unmetSupports: unmetSupportsOfSheet[sheet], origin: held.origin, to: &open.selection)
+                    held.references, families: [], characters: TextCharacters(),
+                    inheritedMedia: mediaOfSheet[sheet] ?? [], unmetSupports: unmetSupportsOfSheet[sheet], origin: held.origin, to: &open.selection)
             }
         }
         return decided

@@ -814,8 +814,8 @@ struct Preloader: Sendable {
             let hasNewCharacters = shown != characters
             if hasNewCharacters { characters = shown }
             if !found.isEmpty || !newFamilies.isEmpty || hasNewCharacters {
-                messages.send(.found(found, families: newFamilies, characters: hasNewCharacters ? shown : TextCharacters(),
-                                     in: item, base: response.url, fromPublicAddress: fromPublicAddress,
+                messages.send(.found(found, families: newFamilies,
+                                     characters: hasNewCharacters ? shown : TextCharacters(), in: item, base: response.url, fromPublicAddress: fromPublicAddress,
                                      isDocument: scanner.isDocument))
             }
         }

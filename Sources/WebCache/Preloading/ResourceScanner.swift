@@ -188,7 +188,8 @@ enum ResourceScanner {
         switch self {
         case .html(let held):
             let found = held.value.finish()
-            self = .ended(held.value.documentTree, fontFamilies: held.value.usedFontFamilies, characters: TextCharacters())
+            self = .ended(held.value.documentTree, fontFamilies: held.value.usedFontFamilies,
+                          characters: TextCharacters())
             return found
         case .css(let held):
             let found = held.value.finish()
