@@ -58,7 +58,9 @@ import Foundation
 /// Nothing but the current token is kept: an attribute value of more than 64 KiB is dropped, tag
 /// names are cut at 64 bytes, text is kept only inside `<style>` and only until it is tokenized as
 /// CSS (CSS tokens are capped at 64 KiB too), and a document in another encoding than UTF-8 is
-/// converted to UTF-8 64 KiB at a time. A 100 MB page of text therefore scans in constant memory.
+/// converted to UTF-8 64 KiB at a time. The characters of the text (``textCharacters``) take an
+/// 8 KiB bitset once one is not ASCII, and a set of those past U+FFFF. A 100 MB page of text
+/// therefore scans in bounded memory.
 ///
 /// ## Speed
 ///
