@@ -34,7 +34,11 @@ final class FontRangeCommandTests: @unchecked Sendable {  // Every stored proper
                 .text("<!doctype html><link rel=stylesheet href=site.css><p>Привет, мир", contentType: "text/html")
             case "/referenced.html":
                 .text("<!doctype html><link rel=stylesheet href=site.css><p>Hello &#x416;", contentType: "text/html")
+            case "/marked.html":
+                .text("<!doctype html><link rel=stylesheet href=site.css><link rel=stylesheet href=marks.css><p>Hello",
+                      contentType: "text/html")
             case "/site.css": .text(Self.stylesheet, contentType: "text/css")
+            case "/marks.css": .text(#"p::before { content: "№ " }"#, contentType: "text/css")
             case "/grid.css": .text("body { background: url(grid-bg.png) }", contentType: "text/css")
             case "/legacy.css": .text("p { margin: 0 }", contentType: "text/css")
             case "/old.css": .text("body { background: url(old-bg.png) }", contentType: "text/css")
@@ -82,8 +86,11 @@ final class FontRangeCommandTests: @unchecked Sendable {  // Every stored proper
             "/fonts/body-cyrillic.woff2",
         ], "\(cyrillic)")
 
-        // A character reference counts as the character it stands for.
+        // A character reference counts as the character it stands for, and so does a character
+        // that another stylesheet's `content` shows.
         let referenced = try await preload("referenced.html")
         #expect(referenced.paths.contains("/fonts/body-cyrillic.woff2"), "\(referenced)")
+        let marked = try await preload("marked.html")
+        #expect(marked.paths.contains("/fonts/body-cyrillic.woff2"), "\(marked)")
     }
 }
