@@ -18,7 +18,7 @@ quick=0
 if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
 bin=${1:-$root/.build/debug}
 pages_dir=${DEVICE_PAGES:-$root/examples/device-pages}
-pages=(news.html blog.html shop.html)
+pages=(news.html blog.html shop.html intl.html)
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$chromium" ]; then
     "$root/scripts/install-deps.sh" chromium

@@ -19,6 +19,8 @@ struct CSSRuleContext: Sendable {
     /// Font families that declarations name (`font-family`, `font`, and names in custom properties,
     /// which `var()` may pass on), with the selectors of their rules.
     private(set) var usedFontFamilies: Set<FontFamilyUse> = []
+    /// The characters that `content`, `quotes` and list marker strings may render (``TextCharacters``).
+    private(set) var textCharacters = TextCharacters()
     /// The families of the font values declared last.
     private var recentFontValues = RecentFontValues()
     /// The hash of the innermost style rule's selector (``FontFamilyUse/hash(of:)``) once a
@@ -48,6 +50,8 @@ struct CSSRuleContext: Sendable {
     /// Where the current `image-set(`'s arguments start in the text, and the first URL held in it.
     private var imageSet: (textStart: Int, firstHeld: Int)?
     private var faceFamily: String?
+    /// The `@font-face` rule's `unicode-range`; `nil` when it has none or an invalid one.
+    private var faceRange: UnicodeRange?
     private var faceSources: [CSSTokenizer.Found] = []
     /// The image declarations of style rules so far (CSS Cascade Level 4 §6: of two declarations
     /// for the same selector, the later wins), for ``finish(into:)``.
@@ -79,6 +83,7 @@ struct CSSRuleContext: Sendable {
     mutating func reset() {
         ruleSelectorHash = nil
         if !usedFontFamilies.isEmpty { usedFontFamilies = [] }
+        if !textCharacters.isEmpty { textCharacters = TextCharacters() }
         recentFontValues.removeAll()
         text.removeAll()
         pending = 0..<0
@@ -88,6 +93,7 @@ struct CSSRuleContext: Sendable {
         importTextStart = nil
         imageSet = nil
         faceFamily = nil
+        faceRange = nil
         if !faceSources.isEmpty { faceSources = [] }
         if !imageDeclarations.isEmpty { imageDeclarations = [] }
         if !ruleImages.isEmpty { ruleImages = [] }
@@ -205,11 +211,13 @@ struct CSSRuleContext: Sendable {
     /// A `;`: the end of a declaration or of a statement at-rule such as `@import`.
     mutating func endDeclaration(into found: inout [CSSTokenizer.Found]) {
         if let start = importTextStart, !textOverflowed {
-            let media = Self.importMedia(String(
+            let (media, supports) = Self.importConditions(String(
                 decoding: Self.droppingLastCharacter(text.bytes[min(start, text.count)...]), as: UTF8.self))
-            if !media.isEmpty, let index = held.lastIndex(where: { $0.construct == .importRule }) {
+            let unmet = supports.flatMap { Self.importSupports($0) == .false ? $0 : nil }
+            if !media.isEmpty || unmet != nil, let index = held.lastIndex(where: { $0.construct == .importRule }) {
                 var condition = held[index].condition ?? Reference.Condition()
-                condition.media.append(media)
+                if !media.isEmpty { condition.media.append(media) }
+                condition.unmetSupportsCondition = unmet
                 held[index].condition = condition
             }
         }
@@ -241,6 +249,7 @@ struct CSSRuleContext: Sendable {
         }
         if case .fontFace = block {
             faceFamily = nil
+            faceRange = nil
             faceSources = []
         }
         if blocks.count < 256 { blocks.append(block) }
@@ -426,6 +435,7 @@ struct CSSRuleContext: Sendable {
         for var source in faceSources {
             if var face = source.condition?.fontFace {
                 face.family = faceFamily
+                face.unicodeRange = faceRange
                 source.condition?.fontFace = face
             }
             found.append(source)
@@ -475,12 +485,13 @@ struct CSSRuleContext: Sendable {
         let namesFonts: Bool
         switch property {
         case .fontFamily: namesFonts = true
-        case .src: namesFonts = isInFontFace
+        case .src, .unicodeRange: namesFonts = isInFontFace
         case .font: namesFonts = !isInFontFace
         case .custom: namesFonts = !isInFontFace && FontFamilies.mayNameAFamily(declaration[(colon + 1)...])
         default: namesFonts = false
         }
-        guard longhand != nil || namesFonts else { return nil }
+        let showsText = property.showsText && !isInFontFace && unmetSupportsCondition == nil
+        guard longhand != nil || namesFonts || showsText else { return nil }
         let important = Self.lastImportant(in: declaration[(colon + 1)...])
         let value = declaration[(colon + 1)..<(important ?? declaration.endIndex)]
         var recorded: Int?
@@ -492,6 +503,10 @@ struct CSSRuleContext: Sendable {
             recorded = imageDeclarations.count - 1
         }
         if namesFonts { readFonts(property: property, value: value, selector: selector) }
+        if showsText {
+            textCharacters.insert(cssValue: String(decoding: value, as: UTF8.self),
+                                  listStyle: property != .image(.content) && property != .quotes)
+        }
         return recorded
     }
 
@@ -578,6 +593,8 @@ struct CSSRuleContext: Sendable {
                 faceFamily = FontFamilies.names(inFamilyList: value).first
             } else if property == .src {
                 annotateFontSources(value)
+            } else if property == .unicodeRange {
+                faceRange = UnicodeRange(value)
             }
             return
         }
@@ -623,19 +640,27 @@ struct CSSRuleContext: Sendable {
 
     /// The media query list after an `@import`'s URL, without `layer` and `supports()` (CSS Cascade
     /// Level 5 §2.2 "Importing Style Sheets").
-    static func importMedia(_ text: String) -> String {
+    static func importMedia(_ text: String) -> String { importConditions(text).media }
+
+    /// What follows an `@import`'s URL: its media query list, and the condition of its `supports()`
+    /// (CSS Cascade Level 5 §2.2 "Importing Style Sheets"), `layer` left out.
+    static func importConditions(_ text: String) -> (media: String, supports: String?) {
         var rest = Substring(trimmed(text))
         // After `url("x.css"`, the string's closing parenthesis is still to come.
         if rest.hasPrefix(")") { rest = Substring(trimmed(rest.dropFirst())) }
-        func dropFunction(_ name: String) {
-            guard rest.lowercased().hasPrefix(name + "(") else { return }
+        /// Drops `name(…)` from the start of `rest`; returns what was inside the parentheses.
+        @discardableResult
+        func dropFunction(_ name: String) -> Substring? {
+            guard rest.lowercased().hasPrefix(name + "(") else { return nil }
             var depth = 0
             var index = rest.startIndex
+            var inside: Substring?
             while index < rest.endIndex {
                 if rest[index] == "(" { depth += 1 }
                 if rest[index] == ")" {
                     depth -= 1
                     if depth == 0 {
+                        inside = rest[rest.index(rest.startIndex, offsetBy: name.count + 1)..<index]
                         rest = rest[rest.index(after: index)...]
                         break
                     }
@@ -644,12 +669,25 @@ struct CSSRuleContext: Sendable {
             }
             if depth != 0 { rest = "" }
             rest = Substring(trimmed(rest))
+            return inside
         }
         dropFunction("layer")
         if rest.lowercased() == "layer" || rest.lowercased().hasPrefix("layer ") { rest = rest.dropFirst(5) }
         rest = Substring(trimmed(rest))
-        dropFunction("supports")
-        return String(rest)
+        let supports = dropFunction("supports").map { trimmed($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        return (String(rest), supports)
+    }
+
+    /// Whether Chromium meets an `@import`'s `supports()` condition: a `<supports-condition>`, or a
+    /// bare declaration (`supports(display: grid)`), read as one in parentheses.
+    static func importSupports(_ condition: String) -> Truth {
+        SupportsCondition.evaluate(isBareDeclaration(condition) ? "(\(condition))" : condition)
+    }
+
+    /// Whether the text of a `supports()` is a declaration (`display: grid`), not a condition.
+    static func isBareDeclaration(_ condition: String) -> Bool {
+        let name = condition.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+        return !name.isEmpty && condition.dropFirst(name.count).drop(while: \.isWhitespace).first == ":"
     }
 
     /// ``trimmedOfSpaces(_:)`` of `bytes[start...]`, UTF-8: trimmed of spaces and tabs in place
@@ -731,7 +769,9 @@ struct CSSRuleContext: Sendable {
 
 /// The property of a declaration, as far as the device rules read it.
 private enum DeclaredProperty: Equatable {
-    case fontFamily, font, src
+    case fontFamily, font, src, unicodeRange
+    /// `quotes` and `list-style-type`, whose values show text (as `content` and `list-style` do).
+    case quotes, listStyleType
     /// A custom property (`--name`), which `var()` may pass on as a font family.
     case custom
     /// A property that shows an image, with the longhand it sets (`background` sets `background-image`).
@@ -771,12 +811,12 @@ private enum DeclaredProperty: Equatable {
     }
 
     /// Whether `byte` may start the name of a property other than ``other``: `s`, `f`, `m`, `c`, `b`,
-    /// `l` or `-` in any ASCII case, or a byte of a non-ASCII character (lowered as Unicode). A few
+    /// `l`, `u`, `q` or `-` in any ASCII case, or a byte of a non-ASCII character (lowered as Unicode). A few
     /// other bytes pass too (a carriage return, set with 0x20, is a `-`): the name is then read.
     static func mayStartName(_ byte: UInt8) -> Bool {
         switch byte | 0x20 {
         case UInt8(ascii: "s"), UInt8(ascii: "f"), UInt8(ascii: "m"), UInt8(ascii: "c"), UInt8(ascii: "b"),
-            UInt8(ascii: "l"), UInt8(ascii: "-"):
+            UInt8(ascii: "l"), UInt8(ascii: "u"), UInt8(ascii: "q"), UInt8(ascii: "-"):
             true
         default: byte >= 0x80
         }
@@ -792,13 +832,17 @@ private enum DeclaredProperty: Equatable {
         case 4:
             if equals("font") { return .font }
             if equals("mask") { return .image(.maskImage) }
-        case 6: if equals("cursor") { return .image(.cursor) }
+        case 6:
+            if equals("cursor") { return .image(.cursor) }
+            if equals("quotes") { return .quotes }
         case 7: if equals("content") { return .image(.content) }
         case 10:
             if equals("background") { return .image(.backgroundImage) }
             if equals("list-style") { return .image(.listStyleImage) }
             if equals("mask-image") { return .image(.maskImage) }
         case 11: if equals("font-family") { return .fontFamily }
+        case 13: if equals("unicode-range") { return .unicodeRange }
+        case 15: if equals("list-style-type") { return .listStyleType }
         case 12:
             if equals("border-image") { return .image(.borderImageSource) }
             if equals("-webkit-mask") { return .image(.maskImage) }
@@ -810,6 +854,14 @@ private enum DeclaredProperty: Equatable {
         default: break
         }
         return .other
+    }
+
+    /// Whether the property's value may show text: `content`, `quotes`, and the list styles.
+    var showsText: Bool {
+        switch self {
+        case .quotes, .listStyleType, .image(.content), .image(.listStyleImage): true
+        default: false
+        }
     }
 
     /// The longhand of an image property.

@@ -20,6 +20,9 @@ public struct CSSScanner: Sendable {
     /// Font families that the stylesheet's rules name so far (`font-family`, `font`, custom
     /// properties), in lower case: the `@font-face` rules a page needs.
     public var usedFontFamilies: Set<FontFamilyUse> { tokenizer.context.usedFontFamilies }
+    /// The characters that the stylesheet's `content`, `quotes` and list styles may show so far:
+    /// text of the page for `@font-face` `unicode-range`.
+    public var textCharacters: TextCharacters { tokenizer.context.textCharacters }
 
     private let base: URLCleaner.Base
     private var input: InputDecoder

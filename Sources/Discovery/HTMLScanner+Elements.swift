@@ -12,7 +12,7 @@ extension HTMLScanner {
         // What selectors most often test, kept for the document tree (``DocumentTree``).
         "id", "class", "name", "role", "lang", "dir", "hidden", "disabled", "checked", "selected", "open", "title",
         "alt", "for", "target", "width", "height", "value", "loading", "method", "action", "tabindex", "multiple",
-        "readonly", "required", "placeholder", "aria-hidden", "aria-expanded", "aria-current", "aria-label",
+        "readonly", "required", "placeholder", "label", "aria-hidden", "aria-expanded", "aria-current", "aria-label",
         "aria-selected", "aria-pressed", "aria-disabled", "itemprop", "itemscope", "itemtype", "data-theme",
     ]
 

@@ -58,7 +58,9 @@ import Foundation
 /// Nothing but the current token is kept: an attribute value of more than 64 KiB is dropped, tag
 /// names are cut at 64 bytes, text is kept only inside `<style>` and only until it is tokenized as
 /// CSS (CSS tokens are capped at 64 KiB too), and a document in another encoding than UTF-8 is
-/// converted to UTF-8 64 KiB at a time. A 100 MB page of text therefore scans in constant memory.
+/// converted to UTF-8 64 KiB at a time. The characters of the text (``textCharacters``) take an
+/// 8 KiB bitset once one is not ASCII, and a set of those past U+FFFF. A 100 MB page of text
+/// therefore scans in bounded memory.
 ///
 /// ## Speed
 ///
@@ -103,6 +105,15 @@ public struct HTMLScanner: Sendable {
     public private(set) var documentTree = DocumentTree(knownAttributes: HTMLScanner.attributeFilter)
     /// Font families that the page's `<style>` blocks and `style` attributes name, with their rules' selectors.
     public private(set) var usedFontFamilies: Set<FontFamilyUse> = []
+    /// The characters that the `content`, `quotes` and list styles of the page's `<style>` blocks may show.
+    private var styleCharacters = TextCharacters()
+    /// The characters of the text the page shows so far, and of what its `<style>` blocks add
+    /// (``TextCharacters``); the document tree holds them once the page is scanned.
+    public var textCharacters: TextCharacters {
+        var characters = tokenizer.characters.characters
+        characters.formUnion(styleCharacters)
+        return characters
+    }
 
     /// Creates a scanner for one document.
     ///
@@ -143,7 +154,8 @@ public struct HTMLScanner: Sendable {
         tokenizeDecoded()
         if style != nil { finishStyle() }
         flushPicture()
-        documentTree.finish()
+        tokenizer.finishCharacters()
+        documentTree.finish(text: textCharacters)
         return takeReferences()
     }
 
@@ -291,6 +303,7 @@ public struct HTMLScanner: Sendable {
         block.css.finish()
         reportCSS(block.css.found, element: "style", attribute: nil, media: block.media)
         usedFontFamilies.formUnion(block.css.context.usedFontFamilies)
+        styleCharacters.formUnion(block.css.context.textCharacters)
     }
 
     private mutating func drainText() {

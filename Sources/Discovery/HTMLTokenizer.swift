@@ -13,7 +13,9 @@
 /// with ``ByteSearch`` (`memchr`) to the next byte that can change the state; nothing is allocated
 /// for a token but the strings of the tag name and of the attributes the filter keeps.
 ///
-/// Character references in text are not decoded: text is only kept for CSS. Memory per token is
+/// Text is kept only for CSS; the characters of the text a page shows (in the data state, a
+/// `<textarea>`, an `<xmp>`, `<plaintext>` and CDATA) are gathered in ``characters``, character
+/// references decoded, for `@font-face` `unicode-range`. Memory per token is
 /// bounded: tag names beyond ``maximumNameLength`` UTF-8 bytes are truncated, attribute names
 /// beyond 16 bytes match nothing, and values beyond ``maximumAttributeValueLength`` bytes are dropped.
 struct HTMLTokenizer: Sendable {
@@ -49,6 +51,10 @@ struct HTMLTokenizer: Sendable {
     var allowsCDATA = false
     /// Text kept since the owner last emptied it, as UTF-8.
     var text: [UInt8] = []
+    /// The characters of the text the page shows so far.
+    private(set) var characters = HTMLTextCharacters()
+    /// Whether the raw text being read is shown (a `<textarea>`'s or an `<xmp>`'s).
+    private var rawTextIsShown = false
 
     private let attributeFilter: AttributeNames
     private var state = State.data
@@ -85,6 +91,12 @@ struct HTMLTokenizer: Sendable {
         state = .rawText
         endTagFallback = .rawText
         rawTextEndTag = Array(name.utf8)
+        rawTextIsShown = name == "textarea" || name == "xmp"
+    }
+
+    /// Ends the document's characters: a reference or character cut off by its end is read as it is.
+    mutating func finishCharacters() {
+        characters.finish()
     }
 
     /// Treats what follows as script data up to `</script`, with the escaped states of HTML
@@ -111,6 +123,9 @@ struct HTMLTokenizer: Sendable {
             case .data, .rawText:
                 let end = ByteSearch.firstOrEnd(UInt8(ascii: "<"), in: input, from: index)
                 keepText(input, index, end)
+                if end > index, state == .data || rawTextIsShown {
+                    characters.read(UnsafeBufferPointer(rebasing: input[index..<end]), continues: end == count)
+                }
                 guard end < count else {
                     index = count
                     return nil
@@ -128,6 +143,7 @@ struct HTMLTokenizer: Sendable {
                 continue
             case .plaintext:
                 keepText(input, index, count)
+                characters.read(UnsafeBufferPointer(rebasing: input[index..<count]), continues: true)
                 index = count
                 return nil
             case .comment:
@@ -149,6 +165,9 @@ struct HTMLTokenizer: Sendable {
             case .cdata:
                 let end = ByteSearch.firstOrEnd(UInt8(ascii: "]"), in: input, from: index)
                 keepText(input, index, end)
+                if end > index {
+                    characters.read(UnsafeBufferPointer(rebasing: input[index..<end]), continues: end == count)
+                }
                 guard end < count else {
                     index = count
                     return nil

@@ -8,7 +8,10 @@ extension Reference {
         /// `@import` that loaded the stylesheet.
         public var media: [String]
         /// The condition of an enclosing `@supports` rule that is false in the device's engine
-        /// (``SupportsCondition``): a browser applies none of the rules inside it.
+        /// (``SupportsCondition``): a browser applies none of the rules inside it. For an `@import`, its
+        /// `supports()` condition when false: Chromium fetches the stylesheet and applies none of its
+        /// rules, or, when it is a bare declaration (`supports(display: -ms-grid)`), drops the
+        /// `@import` as invalid.
         public var unmetSupportsCondition: String?
         /// The selector of the style rule that holds a `url()`: fetched only when an element of the
         /// page matches it (nested rules are written out as `:is(parent) child`).
@@ -75,12 +78,16 @@ extension Reference {
         public var entries: [Entry]
         /// The entry this reference is.
         public var entry: Int
+        /// The rule's `unicode-range`: the face is used only for text with a character in it; `nil`
+        /// when the rule has none, or an invalid one, so that it is used for every character.
+        public var unicodeRange: UnicodeRange?
 
         /// Creates a font source.
-        public init(family: String?, entries: [Entry], entry: Int) {
+        public init(family: String?, entries: [Entry], entry: Int, unicodeRange: UnicodeRange? = nil) {
             self.family = family
             self.entries = entries
             self.entry = entry
+            self.unicodeRange = unicodeRange
         }
     }
 

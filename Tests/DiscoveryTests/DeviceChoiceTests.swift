@@ -16,6 +16,7 @@ struct DeviceChoiceTests {
         var selection = PageSelection(chooser: chooser)
         var choices = selection.add(references)
         var families = scanner.usedFontFamilies
+        var characters = TextCharacters()
         for (name, css) in stylesheets.sorted(by: { $0.key < $1.key }) {
             let url = URL(string: name, relativeTo: pageURL)!.absoluteURL
             var cssScanner = CSSScanner(stylesheetURL: url)
@@ -23,8 +24,10 @@ struct DeviceChoiceTests {
             let media = references.first { $0.url == url }?.condition?.media ?? []
             choices += selection.add(found, inheritedMedia: media)
             families.formUnion(cssScanner.usedFontFamilies)
+            characters.formUnion(cssScanner.textCharacters)
         }
         choices += selection.addFontFamilies(families)
+        choices += selection.addTextCharacters(characters)
         choices += selection.completeDocument(scanner.documentTree)
         choices += selection.finish()
         return choices.filter { $0.fetches && $0.reference.isRequisite }.map { relative($0.reference.url) }

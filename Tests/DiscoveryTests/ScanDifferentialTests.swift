@@ -136,6 +136,11 @@ import WebCacheTestSupport
             let fields = Mirror(reflecting: condition).children.filter { $0.label != "unmetSupportsCondition" }
             return "(" + fields.map { "\($0.label ?? ""): \(canonical($0.value))" }.joined(separator: ", ") + ")"
         }
+        if let face = value as? Reference.FontFaceSource, face.unicodeRange == nil {
+            // Rendered as before it had the field, which only an `@font-face` with a valid `unicode-range` sets.
+            let fields = Mirror(reflecting: face).children.filter { $0.label != "unicodeRange" }
+            return "(" + fields.map { "\($0.label ?? ""): \(canonical($0.value))" }.joined(separator: ", ") + ")"
+        }
         if let element = value as? DocumentTree.Element {
             // Rendered as when it stored its attributes in a dictionary.
             let fields: [(String, Any)] = [

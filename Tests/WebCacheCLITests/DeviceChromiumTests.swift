@@ -4,9 +4,10 @@ import Testing
 import WebCacheTestSupport
 
 /// Headless Chromium and `webcache preload` load the same fixture pages (a news front page, a blog
-/// post, a shop) through a local origin that logs every request, with the same viewport and pixel
-/// ratio, on the desktop and the phone profile; the logs are compared. The work is done by
-/// `scripts/compare-device.sh --quick`, which people can also run by hand.
+/// post, a shop, a bilingual article whose font is split by `unicode-range`) through a local origin
+/// that logs every request, with the same viewport and pixel ratio, on the desktop and the phone
+/// profile; the logs are compared. The work is done by `scripts/compare-device.sh --quick`, which
+/// people can also run by hand.
 @Suite(.timeLimit(.minutes(3)))
 struct DeviceChromiumTests {
     static var chromiumIsInstalled: Bool {

@@ -126,8 +126,13 @@ public struct DocumentTree: Sendable {
         if index >= 0, !selfClosing, !Self.isVoid(element), open.count < 512 { open.append(index) }
     }
 
-    /// Ends the document: a page without body content still has its `<head>` and `<body>`.
-    mutating func finish() {
+    /// The characters of the document's text (``HTMLScanner/textCharacters``), set when it ends.
+    public internal(set) var text = TextCharacters()
+
+    /// Ends the document, whose text has `text`: a page without body content still has its
+    /// `<head>` and `<body>`.
+    mutating func finish(text: TextCharacters = TextCharacters()) {
+        self.text = text
         if head == nil { head = append("head", TagAttributes(), under: 0) }
         if body == nil { body = append("body", TagAttributes(), under: 0) }
         open = [0]
@@ -217,6 +222,44 @@ public struct DocumentTree: Sendable {
     private static func classes(in value: String) -> [String] {
         value.split(whereSeparator: { " \t\n\r\u{0C}".contains($0) }).map(String.init)
     }
+
+    // MARK: - Text
+
+    /// The characters the page may show (``TextCharacters``): those of its text, with those of the
+    /// attributes a browser shows (`alt` when the image is missing, `value`, `placeholder`,
+    /// `label`), the markers of list items and disclosure widgets, the quotation marks of `<q>`, the
+    /// ASCII and symbols of form controls' own labels and masks, and the hyphen and ellipsis that
+    /// `hyphens` and `text-overflow` may add. Every character when the tree lost elements.
+    public func shownCharacters() -> TextCharacters {
+        var characters = text
+        guard !isTruncated else {
+            characters.insertEverything()
+            return characters
+        }
+        for element in elements {
+            switch element.name {
+            case "li", "summary", "details", "input", "button", "select":
+                characters.insert(0x30)
+                characters.formUnion(.symbolMarkers)
+            case "q":
+                characters.formUnion(.defaultQuotes)
+            default:
+                break
+            }
+            guard !element.kept.isEmpty else { continue }
+            for key in Self.shownAttributeKeys {
+                guard let value = element.kept[key] else { continue }
+                for scalar in value.unicodeScalars { characters.insert(scalar.value) }
+            }
+        }
+        if !characters.isEmpty {
+            characters.insert(0x2010)
+            characters.insert(0x2026)
+        }
+        return characters
+    }
+
+    private static let shownAttributeKeys = ["alt", "value", "placeholder", "label"].map { AttributeNames.Key($0) }
 
     // MARK: - Lookup
 

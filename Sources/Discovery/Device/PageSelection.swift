@@ -6,12 +6,15 @@
 ///         │
 ///         └─▶ waiting ── completeDocument(tree) ──▶ selectors, icons decided
 ///                     ── addFontFamilies(names) ──▶ faces of those families fetched
+///                     ── addTextCharacters(c) ────▶ faces whose unicode-range has one fetched
 ///                     ── finish() ────────────────▶ what still waits is skipped
 /// ```
 ///
 /// References whose choice needs the page's elements (a `url()` in a style rule, the icons) wait
 /// for ``completeDocument(_:)``; `@font-face` sources wait until a rule names their family, or until
-/// ``finish()`` says every stylesheet of the page has been read.
+/// ``finish()`` says every stylesheet of the page has been read. A face with a `unicode-range` also
+/// waits for the document's text, and for a character of its range in it or in what a stylesheet's
+/// `content` shows (``addTextCharacters(_:)``), or for ``finish()``.
 public struct PageSelection: Sendable {
     /// One decision: the reference, whether it is fetched, and why.
     public struct Choice: Sendable, Hashable {
@@ -81,9 +84,18 @@ public struct PageSelection: Sendable {
         return retry()
     }
 
-    /// The page's document is scanned: selectors can be matched and the icon chosen.
+    /// Characters that a stylesheet of the page may show (``CSSScanner/textCharacters``).
+    public mutating func addTextCharacters(_ characters: TextCharacters) -> [Choice] {
+        guard !state.textCharacters.isSuperset(of: characters) else { return [] }
+        state.textCharacters.formUnion(characters)
+        return retry()
+    }
+
+    /// The page's document is scanned: selectors can be matched, the icon chosen, and the faces
+    /// of its text's characters fetched.
     public mutating func completeDocument(_ tree: DocumentTree) -> [Choice] {
         state.tree = tree
+        state.textCharacters.formUnion(tree.shownCharacters())
         return retry() + decideIcons()
     }
 

@@ -15,7 +15,8 @@ import Foundation
 /// - a `url()` in a style rule only when an element of the page matches the rule's selector
 ///   (decided once the page is scanned, ``decide(_:inheritedMedia:page:)``);
 /// - of an `@font-face` rule, the first `src` entry whose `format()` and `tech()` the device
-///   supports, and only when some rule names the face's family;
+///   supports, only when some rule names the face's family, and, for a face with a
+///   `unicode-range`, when the page's text has a character in it;
 /// - of icons, the last `rel=icon` the device decodes whose `media` matches; `apple-touch-icon`,
 ///   `mask-icon` and manifest icons only when ``fetchesAllIcons``.
 public struct ReferenceChooser: Sendable, Hashable {
@@ -63,6 +64,9 @@ public struct ReferenceChooser: Sendable, Hashable {
         public var fontFamilies: Set<FontFamilyUse> = []
         /// Whether every stylesheet of the page has been read: nothing more will name a family.
         public var isComplete = false
+        /// The characters the page may show so far: its document's (once scanned) and those its
+        /// stylesheets' `content` adds.
+        public var textCharacters = TextCharacters()
 
         /// A page not scanned yet.
         public init() {}
@@ -84,6 +88,16 @@ public struct ReferenceChooser: Sendable, Hashable {
         let condition = reference.condition ?? Reference.Condition()
         let media = inheritedMedia + condition.media
         if condition.isStylesheet {
+            // An `@import … supports()` whose declaration Chromium does not support is invalid there;
+            // one whose condition is false is fetched, and none of its rules apply (Chromium 156).
+            if let unmet = condition.unmetSupportsCondition {
+                if CSSRuleContext.isBareDeclaration(unmet) {
+                    return .skip(reason: "Chromium does not support its supports() declaration '\(unmet)', "
+                        + "which makes the @import invalid")
+                }
+                return .fetch(reason: "a stylesheet is fetched whatever its supports() condition, as Chromium does; "
+                    + "none of its rules apply")
+            }
             return .fetch(reason: media.isEmpty
                 ? "a stylesheet" : "a stylesheet is fetched whatever its media, as browsers do")
         }
@@ -149,6 +163,17 @@ public struct ReferenceChooser: Sendable, Hashable {
     }
 
     private func decide(_ face: Reference.FontFaceSource, device: DeviceProfile, page: PageState) -> Decision {
+        let decision = decideFamily(face, device: device, page: page)
+        guard case .fetch = decision, let range = face.unicodeRange else { return decision }
+        // CSS Fonts Level 4 §4.5: a face is downloaded only for text with a character in its range.
+        guard page.tree != nil else { return .pending }
+        if range.meets(page.textCharacters) { return decision }
+        return page.isComplete
+            ? .skip(reason: "the page's text has no character in the face's unicode-range '\(range.text)'") : .pending
+    }
+
+    /// The decision for a face by its `src` entries and family, whatever its `unicode-range`.
+    private func decideFamily(_ face: Reference.FontFaceSource, device: DeviceProfile, page: PageState) -> Decision {
         // CSS Fonts Level 4 §4.3: the first entry the browser can use; `local()` entries name fonts
         // installed on the device, which a device profile assumes absent.
         let first = face.entries.firstIndex { entry in

@@ -50,6 +50,12 @@ struct DeviceSelections {
     /// What each stylesheet held that a later document must be decided on, and where it was read.
     private var heldBySheet: [URL: [(references: [Reference], origin: Int)]] = [:]
     private var familiesBySheet: [URL: Set<FontFamilyUse>] = [:]
+    /// The characters each stylesheet's `content` and list styles may show, for the documents that
+    /// find it later.
+    private var charactersBySheet: [URL: TextCharacters] = [:]
+    /// The false `supports()` condition of the `@import` that loaded a stylesheet (or one of its
+    /// ancestors): Chromium applies none of its rules, so nothing they hold is fetched.
+    private var unmetSupportsOfSheet: [URL: String] = [:]
     private var origins: [Int: Origin] = [:]
     private var nextOrigin = 0
     /// The origins read from each open document itself, and the stylesheets it uses.
@@ -74,7 +80,8 @@ struct DeviceSelections {
     /// A given page that is not an HTML document (a stylesheet in the URL list) has no document to
     /// decide for it: everything it holds is fetched, as it is for the documents that use it.
     mutating func found(
-        _ references: [Reference], families: Set<FontFamilyUse>, in item: PreloadItem, base: URL,
+        _ references: [Reference], families: Set<FontFamilyUse>, characters: TextCharacters, in item: PreloadItem,
+        base: URL,
         fromPublicAddress: Bool, isDocument: Bool
     ) -> [Decided] {
         if isDocument, selections[item.url] == nil {
@@ -96,15 +103,39 @@ struct DeviceSelections {
             let kept = references.filter { $0.condition != nil || $0.kind == .stylesheet || $0.kind == .icon }
             if !kept.isEmpty { heldBySheet[item.url, default: []].append((kept, origin)) }
             familiesBySheet[item.url, default: []].formUnion(families)
+            if !characters.isEmpty { charactersBySheet[item.url, default: TextCharacters()].formUnion(characters) }
         }
         let documents = isDocument ? [item.url] : Array(documentsOfResource[item.url] ?? [])
         let media = isDocument ? [] : mediaOfSheet[item.url] ?? []
+        let unmet = isDocument ? nil : unmetSupportsOfSheet[item.url]
         for document in documents {
             decided += decide(in: document) { selection in
-                selection.addFontFamilies(families) + selection.add(references, inheritedMedia: media, origin: origin)
+                Self.add(references, families: families, characters: characters, inheritedMedia: media,
+                         unmetSupports: unmet, origin: origin, to: &selection)
             }
         }
         return decided
+    }
+
+    /// Adds what a document or stylesheet holds to a document's selection: in a stylesheet that an
+    /// `@import` with a false `supports()` loaded (`unmetSupports`), its references count as under
+    /// that condition, and its rules name no family and show no text.
+    private static func add(
+        _ references: [Reference], families: Set<FontFamilyUse>, characters: TextCharacters,
+        inheritedMedia: [String], unmetSupports: String?, origin: Int, to selection: inout PageSelection
+    ) -> [PageSelection.Choice] {
+        guard let unmetSupports else {
+            return selection.addFontFamilies(families) + selection.addTextCharacters(characters)
+                + selection.add(references, inheritedMedia: inheritedMedia, origin: origin)
+        }
+        let unapplied = references.map { reference in
+            var reference = reference
+            var condition = reference.condition ?? Reference.Condition()
+            if condition.unmetSupportsCondition == nil { condition.unmetSupportsCondition = unmetSupports }
+            reference.condition = condition
+            return reference
+        }
+        return selection.add(unapplied, inheritedMedia: inheritedMedia, origin: origin)
     }
 
     /// The document at `url` has been scanned to its end.
@@ -148,11 +179,19 @@ struct DeviceSelections {
             if mediaOfSheet[sheet] == nil {
                 mediaOfSheet[sheet] = parentMedia + (choice.reference.condition?.media ?? [])
             }
+            if unmetSupportsOfSheet[sheet] == nil,
+                let unmet = choice.reference.condition?.unmetSupportsCondition ?? unmetSupportsOfSheet[origin.item.url]
+            {
+                unmetSupportsOfSheet[sheet] = unmet
+            }
             // The stylesheet was read before this document found it: decide what it held.
-            choices += open.selection.addFontFamilies(familiesBySheet[sheet] ?? [])
+            choices += Self.add(
+                [], families: familiesBySheet[sheet] ?? [], characters: charactersBySheet[sheet] ?? TextCharacters(),
+                inheritedMedia: [], unmetSupports: unmetSupportsOfSheet[sheet], origin: 0, to: &open.selection)
             for held in heldBySheet[sheet] ?? [] {
-                choices += open.selection.add(
-                    held.references, inheritedMedia: mediaOfSheet[sheet] ?? [], origin: held.origin)
+                choices += Self.add(
+                    held.references, families: [], characters: TextCharacters(),
+                    inheritedMedia: mediaOfSheet[sheet] ?? [], unmetSupports: unmetSupportsOfSheet[sheet], origin: held.origin, to: &open.selection)
             }
         }
         return decided

@@ -101,10 +101,11 @@ struct Preloader: Sendable {
     private enum Message: Sendable {
         /// Time to write the edges of the pages that have ended.
         case recordEdges
-        /// References found in an item, with the font families it names; `isDocument` when it is HTML.
-        /// `fromPublicAddress` tells whether the item's response came from a public address.
-        case found([Reference], families: Set<FontFamilyUse>, in: PreloadItem, base: URL, fromPublicAddress: Bool,
-                   isDocument: Bool)
+        /// References found in an item, with the font families it names and the characters a
+        /// stylesheet shows so far; `isDocument` when it is HTML. `fromPublicAddress` tells whether
+        /// the item's response came from a public address.
+        case found([Reference], families: Set<FontFamilyUse>, characters: TextCharacters, in: PreloadItem, base: URL,
+                   fromPublicAddress: Bool, isDocument: Bool)
         /// A document has been scanned to its end: its elements, for the style rules' selectors.
         case scannedDocument(PreloadItem, DocumentTree)
         /// A listed page the origin confirmed unchanged (a `304`) whose record stands for the run:
@@ -393,10 +394,13 @@ struct Preloader: Sendable {
                     switch message {
                     case .recordEdges:
                         await recordSettledPages()
-                    case .found(let references, let families, let parent, let base, let fromPublicAddress, let isDocument):
+                    case .found(
+                        let references, let families, let characters, let parent, let base, let fromPublicAddress,
+                        let isDocument
+                    ):
                         carryOut(selections.found(
-                            references, families: families, in: parent, base: base, fromPublicAddress: fromPublicAddress,
-                            isDocument: isDocument))
+                            references, families: families, characters: characters, in: parent, base: base,
+                            fromPublicAddress: fromPublicAddress, isDocument: isDocument))
                     case .scannedDocument(let item, let tree):
                         carryOut(selections.scanned(document: item.url, tree: tree))
                     case .confirmed(let page, let record):
@@ -799,14 +803,20 @@ struct Preloader: Sendable {
         var hasher: SHA256?
         if discovery != nil, response.url == item.url, scanner.scans { hasher = SHA256() }
         var families: Set<FontFamilyUse> = []
+        var characters = TextCharacters()
         let fromPublicAddress = addresses.isFromPublicAddress(response)
         func send(_ found: [Reference]) {
             let named = scanner.usedFontFamilies
             let newFamilies = named.count > families.count ? named.subtracting(families) : []
             families.formUnion(newFamilies)
-            if !found.isEmpty || !newFamilies.isEmpty {
-                messages.send(.found(found, families: newFamilies, in: item, base: response.url,
-                                     fromPublicAddress: fromPublicAddress, isDocument: scanner.isDocument))
+            // The characters only grow: when they differ, they have new ones, sent whole.
+            let shown = scanner.textCharacters
+            let hasNewCharacters = shown != characters
+            if hasNewCharacters { characters = shown }
+            if !found.isEmpty || !newFamilies.isEmpty || hasNewCharacters {
+                messages.send(.found(found, families: newFamilies,
+                                     characters: hasNewCharacters ? shown : TextCharacters(), in: item, base: response.url, fromPublicAddress: fromPublicAddress,
+                                     isDocument: scanner.isDocument))
             }
         }
         for try await chunk in response.body {

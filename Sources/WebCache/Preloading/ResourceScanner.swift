@@ -12,8 +12,8 @@ enum ResourceScanner {
     case css(Held<CSSScanner>)
     case manifest(url: URL, collected: Data)
     /// A document or stylesheet scanned to its end: an HTML document's elements, and the font
-    /// families it names.
-    case ended(DocumentTree?, fontFamilies: Set<FontFamilyUse>)
+    /// families it names and a stylesheet's characters (``CSSScanner/textCharacters``).
+    case ended(DocumentTree?, fontFamilies: Set<FontFamilyUse>, characters: TextCharacters)
     case none
 
     /// A scanner held by reference, changed in place. Confined to the task that scans one
@@ -144,8 +144,18 @@ enum ResourceScanner {
         switch self {
         case .html(let held): held.value.usedFontFamilies
         case .css(let held): held.value.usedFontFamilies
-        case .ended(_, let families): families
+        case .ended(_, let families, _): families
         case .manifest, .none: []
+        }
+    }
+
+    /// The characters a stylesheet's `content` and list styles may show so far; a document's are
+    /// in its tree.
+    var textCharacters: TextCharacters {
+        switch self {
+        case .css(let held): held.value.textCharacters
+        case .ended(_, _, let characters): characters
+        case .html, .manifest, .none: TextCharacters()
         }
     }
 
@@ -161,14 +171,14 @@ enum ResourceScanner {
     var isDocument: Bool {
         switch self {
         case .html: true
-        case .ended(let tree, _): tree != nil
+        case .ended(let tree, _, _): tree != nil
         case .css, .manifest, .none: false
         }
     }
 
     /// The elements of an HTML document once it is scanned to its end.
     var documentTree: DocumentTree? {
-        if case .ended(let tree?, _) = self { return tree }
+        if case .ended(let tree?, _, _) = self { return tree }
         return nil
     }
 
@@ -178,11 +188,12 @@ enum ResourceScanner {
         switch self {
         case .html(let held):
             let found = held.value.finish()
-            self = .ended(held.value.documentTree, fontFamilies: held.value.usedFontFamilies)
+            self = .ended(held.value.documentTree, fontFamilies: held.value.usedFontFamilies,
+                          characters: TextCharacters())
             return found
         case .css(let held):
             let found = held.value.finish()
-            self = .ended(nil, fontFamilies: held.value.usedFontFamilies)
+            self = .ended(nil, fontFamilies: held.value.usedFontFamilies, characters: held.value.textCharacters)
             return found
         case .manifest(let url, let collected):
             self = .none
