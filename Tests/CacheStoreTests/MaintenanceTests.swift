@@ -231,6 +231,24 @@ struct MaintenanceTests {
         try await store.close()
     }
 
+    @Test func aDryRunFreesWhatTheRunFreesWhenBodiesAreShared() async throws {
+        let store = try CacheStore(path: folder.path("shared.sqlite"), configuration: configuration())
+        // Two URLs of one body, and a body of its own; one of the two in another partition
+        let shared = makeBody(size: 100, seed: 1)
+        try await store.save(makeEntry("https://a.test/one"), body: shared)
+        try await store.save(makeEntry("https://a.test/one", partition: "user"), body: shared)
+        try await store.save(makeEntry("https://a.test/two"), body: makeBody(size: 30, seed: 2))
+        let criteria = PruneCriteria(partition: "guest")
+
+        let plan = try await store.prune(criteria, dryRun: true)
+        let run = try await store.prune(criteria)
+
+        #expect(plan.entryBytes == 130)
+        #expect(run.freedBytes == 30, "the shared body stays for the other partition")
+        #expect(plan.freedBytes == run.freedBytes)
+        try await store.close()
+    }
+
     @Test func anEntryTheOriginConfirmedCountsAsStoredWhenItWasConfirmed() async throws {
         let store = try CacheStore(path: folder.path("confirmed.sqlite"), configuration: configuration())
         let saved = try await store.save(makeEntry("https://a.test/page"), body: makeBody(size: 10, seed: 1))

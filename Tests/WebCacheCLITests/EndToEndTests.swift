@@ -459,7 +459,7 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(text.stdout.contains("would remove: \(url("/app.js"))\n"))
         #expect(text.stdout.hasSuffix(
             "would remove the record of the page: \(url("/page.html")) (partition guest)\n"
-                + "Would remove 2 entries (\(bytes) B). Nothing was removed (--dry-run).\n"))
+                + "Would remove 2 entries (\(bytes) B, freeing \(bytes) B). Nothing was removed (--dry-run).\n"))
         #expect(json["dryRun"] as? Bool == true)
         #expect(Set(json["urls"] as? [String] ?? []) == [url("/page.html"), url("/app.js")])
         #expect(json["removedPages"] as? [[String: String]] == [["partition": "guest", "url": url("/page.html")]])

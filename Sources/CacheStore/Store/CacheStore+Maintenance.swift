@@ -141,16 +141,35 @@ extension CacheStore {
     public nonisolated func prunePlan(_ criteria: PruneCriteria) throws -> PruneResult {
         let (condition, values) = criteria.condition
         let path = path
+        let hasParts = columns.hasParts
         return try read("list entries to prune") { connection in
             try connection.readTransaction {
                 let named = try Self.namedPagesGoing(criteria, condition: condition, values, path: path, connection)
                 var result = try Self.selectEntries(connection, condition: condition, values)
+                result.freedBytes = try Self.bodyBytesFreed(condition: condition, values, hasParts: hasParts, connection)
                 let going = try Self.countPagesGoingWhole(condition: condition, values, connection)
                 result.pageRecordCount = max(0, going - named.withEntries)
                 result.pages = named.pages
                 return result
             }
         }
+    }
+
+    /// The bytes of the bodies that removing the entries matching `condition` would free: those all of
+    /// whose references (entries, and parts of partial entries) are among them, as the store's
+    /// reference counts go.
+    private static func bodyBytesFreed(
+        condition: String, _ values: [DatabaseValue], hasParts: Bool, _ connection: Connection
+    ) throws -> Int64 {
+        let parts = hasParts
+            ? " UNION ALL SELECT p.body_id FROM entry_part p JOIN going g ON p.entry_id = g.id" : ""
+        return try connection.int64(
+            """
+            WITH going(id, body_id) AS (SELECT id, body_id FROM entry WHERE \(condition)), \
+            refs(body_id) AS (SELECT body_id FROM going\(parts)) \
+            SELECT coalesce(sum(b.size), 0) FROM (SELECT body_id, count(*) AS n FROM refs GROUP BY body_id) r \
+            JOIN body b ON b.id = r.body_id WHERE b.ref_count = r.n
+            """, values) ?? 0
     }
 
     /// The pages of ``PruneCriteria/page`` whose records go with the entries that match `condition`

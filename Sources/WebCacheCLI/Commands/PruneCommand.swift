@@ -222,7 +222,8 @@ enum PruneCommand {
         for page in report.keptPages ?? [] {
             text += "would keep the record of the page: \(page.url) (partition \(page.partition)): \(kept)\n"
         }
-        text += "Would remove \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.entryBytes)))"
+        text += "Would remove \(report.entries) \(noun) (\(ValueParsers.formatBytes(report.entryBytes)), "
+            + "freeing \(ValueParsers.formatBytes(report.freedBytes)))"
         text += report.pageRecords > 0 ? ", and the records of \(pageRecords) that would go with them. " : ". "
         text += "Nothing was removed (--dry-run).\n"
         return text
