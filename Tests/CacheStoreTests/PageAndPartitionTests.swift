@@ -281,11 +281,30 @@ struct PageAndPartitionTests {
         try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edges)
         try await store.save(makeEntry("https://example.test/app.css"), body: Data("css".utf8))
         try await store.save(makeEntry("https://example.test/unrelated.css"), body: Data("u".utf8))
-        #expect(try await store.setPinned(true, page: page) == 2)
+        #expect(try await store.setPinned(true, page: page) == PinChange(entries: 2, changed: 2))
         #expect(try store.entry(url: page)?.pinned == true)
         #expect(try store.entry(url: "https://example.test/app.css")?.pinned == true)
         #expect(try store.entry(url: "https://example.test/unrelated.css")?.pinned == false)
-        #expect(try await store.setPinned(false, page: page) == 2)
+        #expect(try await store.setPinned(true, page: page) == PinChange(entries: 2, changed: 0))
+        #expect(try await store.setPinned(false, page: page) == PinChange(entries: 2, changed: 2))
+        #expect(try store.entry(url: "https://example.test/app.css")?.pinned == false)
+    }
+
+    @Test func unpinningAPageLeavesPinnedWhatAnotherPinnedPageNeeds() async throws {
+        let other = "https://example.test/other.html"
+        try await store.save(makeEntry(page), body: Data("<html>".utf8), pageEdges: edges)
+        try await store.save(makeEntry(other), body: Data("<html>other".utf8), pageEdges: [edges[0]])
+        try await store.save(makeEntry("https://example.test/app.css"), body: Data("css".utf8))
+        try await store.setPinned(true, page: page)
+        // Given the other page, which shares app.css, pinned and then unpinned
+        try await store.setPinned(true, page: other)
+        let change = try await store.setPinned(false, page: other)
+
+        #expect(change == PinChange(entries: 2, changed: 1, neededByPinnedPages: 1))
+        #expect(try store.entry(url: other)?.pinned == false)
+        #expect(try store.entry(url: "https://example.test/app.css")?.pinned == true, "the pinned page needs it")
+        // Once the first page is unpinned as well, nothing holds it
+        #expect(try await store.setPinned(false, page: page) == PinChange(entries: 2, changed: 2))
         #expect(try store.entry(url: "https://example.test/app.css")?.pinned == false)
     }
 

@@ -542,21 +542,40 @@ extension CacheStore {
         }
     }
 
-    /// Pins or unpins a page and every resource of its edges, in `partition`.
+    /// Pins or unpins a page and every resource of its edges, in `partition`. Unpinning leaves pinned
+    /// what another pinned page of the partition (one whose own entry is pinned) needs, so that
+    /// unpinning one page never opens another pinned page to eviction.
     ///
-    /// - Returns: The number of entries changed.
+    /// - Returns: The page's stored entries, those whose pin changed, and those left pinned for others.
     /// - Throws: ``CacheStore/Error``.
     @discardableResult
-    public func setPinned(_ pinned: Bool, page pageURL: String, partition: String = "guest") throws -> Int {
+    public func setPinned(_ pinned: Bool, page pageURL: String, partition: String = "guest") throws -> PinChange {
         try write("pin the page \(pageURL)") { connection in
-            try connection.run(
+            let ofThePage = """
+                partition = ?1 AND url IN (SELECT ?2 UNION SELECT resource_url FROM page_edge \
+                WHERE partition = ?1 AND page_url = ?2)
                 """
-                UPDATE entry SET pinned = ? WHERE partition = ? AND url IN \
-                (SELECT ? UNION SELECT resource_url FROM page_edge WHERE partition = ? AND page_url = ?)
-                """,
-                [.bool(pinned), .text(partition), .text(pageURL), .text(partition), .text(pageURL)]
-            )
-            return Int(connection.changes)
+            // An edge to the entry from another page whose own entry is pinned (found through the index
+            // by resource, which leaves out a page's edge to itself, as the query does).
+            let neededElsewhere = """
+                EXISTS (SELECT 1 FROM page_edge other \
+                JOIN entry page ON page.partition = other.partition AND page.url = other.page_url AND page.pinned \
+                WHERE other.partition = entry.partition AND other.resource_url = entry.url \
+                AND other.page_url != other.resource_url AND other.page_url != ?2)
+                """
+            let bound: [DatabaseValue] = [.text(partition), .text(pageURL)]
+            var change = PinChange(entries: Int(try connection.int64(
+                "SELECT count(*) FROM entry WHERE \(ofThePage)", bound) ?? 0), changed: 0)
+            if !pinned {
+                change.neededByPinnedPages = Int(try connection.int64(
+                    "SELECT count(*) FROM entry WHERE \(ofThePage) AND pinned AND \(neededElsewhere)", bound) ?? 0)
+            }
+            try connection.run(
+                "UPDATE entry SET pinned = ?3 WHERE \(ofThePage) AND pinned != ?3"
+                    + (pinned ? "" : " AND NOT \(neededElsewhere)"),
+                bound + [.bool(pinned)])
+            change.changed = Int(connection.changes)
+            return change
         }
     }
 

@@ -24,9 +24,15 @@ enum PinCommand {
             let verb = pinned ? "Pinned" : "Unpinned"
             var status = ExitCode.success
             for target in targets {
-                let count = target.isPage
-                    ? try await store.setPinned(pinned, page: target.url, partition: target.partition)
-                    : try await store.setPinned(pinned, url: target.url, partition: target.partition)
+                var kept = 0
+                let count: Int
+                if target.isPage {
+                    let change = try await store.setPinned(pinned, page: target.url, partition: target.partition)
+                    count = change.entries
+                    kept = change.neededByPinnedPages
+                } else {
+                    count = try await store.setPinned(pinned, url: target.url, partition: target.partition)
+                }
                 guard count > 0 else {
                     // Only the record of the page's resources is left (its entries were pruned).
                     context.stderr.write(
@@ -37,8 +43,9 @@ enum PinCommand {
                 }
                 let noun = count == 1 ? "entry" : "entries"
                 let what = target.isPage ? "the page and the stored resources it needs" : "the entry"
+                let others = kept == 0 ? "" : "; \(kept) of them stay pinned, as another pinned page needs them"
                 context.stdout.write(
-                    "\(verb) \(count) \(noun) in partition \(target.partition): \(what) (\(target.url)).\n")
+                    "\(verb) \(count) \(noun) in partition \(target.partition): \(what) (\(target.url))\(others).\n")
             }
             return status
         }
