@@ -94,7 +94,7 @@ public final class BrowserTab: Sendable {
         var loadedAt: ContinuousClock.Instant?
         var iconURLs: [String] = []
         let document = DocumentAnswer()
-        var stoppedNavigations: [String] = []
+        var stoppedNavigations: [InterceptedRequest] = []
         /// How the page has loaded so far, for the load that ends now.
         func pageLoad(hitCap: Bool) -> PageLoad {
             PageLoad(hitCap: hitCap, documentStatus: documentStatus,
@@ -254,12 +254,12 @@ public final class BrowserTab: Sendable {
     }
 
     /// Reacts to one event of the tab or of a worker attached to it. With `stopping`, a navigation
-    /// away from the page's answered document is stopped (and its URL added to `stopped`) instead
+    /// away from the page's answered document is stopped (and its request added to `stopped`) instead
     /// of answered.
     private func handle(
         _ event: DevToolsEvent, lifecycle: inout PageLifecycle, now: ContinuousClock.Instant,
         answer: (@Sendable (InterceptedRequest) async -> InterceptedAnswer)?, stopping: DocumentAnswer?,
-        stopped: inout [String], workers: WorkerSessions, group: inout ThrowingTaskGroup<Void, any Error>,
+        stopped: inout [InterceptedRequest], workers: WorkerSessions, group: inout ThrowingTaskGroup<Void, any Error>,
         input: AsyncStream<Input>.Continuation
     ) -> PageLifecycle.Action {
         let params = event.params
@@ -309,7 +309,7 @@ public final class BrowserTab: Sendable {
             // `location`, a form sent): aborted, so the document stays, and what the page holds is
             // what its own document loaded.
             let stops = request.isPageDocument && stopping?.isAnswered == true
-            if stops { stopped.append(request.url) }
+            if stops { stopped.append(request) }
             group.addTask { [self] in
                 let reply = stops ? nil : await answer(request)
                 var status: Int?
