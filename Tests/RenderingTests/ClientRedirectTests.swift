@@ -112,6 +112,34 @@ import WebCacheTestSupport
         }
     }
 
+    /// A `<meta http-equiv=refresh>` to the real page, at once or after a delay longer than the
+    /// settle time, is followed as a script's navigation is.
+    @Test func aMetaRefreshIsFollowed() async throws {
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/now.html": Self.html("<meta http-equiv=refresh content='0; url=/real.html'><p>moving</p>")
+            case "/later.html": Self.html("<meta http-equiv=Refresh content=\"5;URL='/real2.html'\"><p>soon</p>")
+            case "/real.html", "/real2.html": Self.html("<img src=/real.png>")
+            case "/real.png", "/favicon.ico": Self.png()
+            default: RenderRequisiteTests.notFound
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--render-timeout", "20s", "--store",
+                                                  fixture.store, try fixture.urlFile(["/now.html", "/later.html"])])
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        #expect(preload.stdout.contains("Preloaded 4 page(s) (2 followed"), "\(preload.everything)")
+        let followed = Self.followed(preload.stderr)
+        for (from, to) in [("/now.html", "/real.html"), ("/later.html", "/real2.html")] {
+            let line = "webcache: followed navigation to \(fixture.server.url(to)) (from \(fixture.server.url(from)))"
+            #expect(followed.contains(Substring(line)), "\(preload.everything)")
+        }
+        let edges = try await Self.edges(fixture)
+        let image = "image \(fixture.server.url("/real.png"))"
+        for page in ["/real.html", "/real2.html"] {
+            #expect(edges[fixture.server.url(page).absoluteString]?.contains(image) == true, "\(edges)")
+        }
+    }
+
     /// `/a` goes to `/b`, which goes back to `/a`: each is rendered once, and the run ends.
     @Test func aLoopOfNavigationsRendersEachPageOnce() async throws {
         let fixture = try AppFixture { request in

@@ -39,6 +39,7 @@ public struct PageLoad: Sendable, Hashable {
     /// script ran: a favicon request for another URL is the browser's own, not the page's.
     public var iconURLs: [String] = []
     /// The navigations of the page that were stopped (``RenderSettings/stopsNavigations``): the
-    /// document requests they made, in the order made.
+    /// document requests they made, in the order made, then the one its `<meta http-equiv=refresh>`
+    /// would make (a delayed refresh may come after the page is done).
     public var stoppedNavigations: [InterceptedRequest] = []
 }
