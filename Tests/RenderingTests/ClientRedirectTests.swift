@@ -12,14 +12,18 @@ import WebCacheTestSupport
 
     static func html(_ text: String) -> OriginResponse { RenderRequisiteTests.html(text) }
 
-    /// The recorded edges of each page, as `kind URL`, read from the store.
-    static func edges(_ fixture: AppFixture) async throws -> [String: Set<String>] {
-        let query = "SELECT page_url || ' ' || kind || ' ' || resource_url FROM page_edge"
+    /// The lines `query` gives, read from the store.
+    static func rows(_ fixture: AppFixture, _ query: String) async throws -> [Substring] {
         let child = try ChildProcess.spawn("/usr/bin/sqlite3", ["-readonly", fixture.store, query], output: .pipe)
         let (termination, output, _) = await child.finish()
         #expect(termination.succeeded)
+        return String(decoding: output, as: UTF8.self).split(separator: "\n")
+    }
+
+    /// The recorded edges of each page, as `kind URL`, read from the store.
+    static func edges(_ fixture: AppFixture) async throws -> [String: Set<String>] {
         var edges: [String: Set<String>] = [:]
-        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+        for line in try await rows(fixture, "SELECT page_url || ' ' || kind || ' ' || resource_url FROM page_edge") {
             let fields = line.split(separator: " ", maxSplits: 1)
             edges[String(fields[0]), default: []].insert(String(fields[1]))
         }
@@ -71,6 +75,12 @@ import WebCacheTestSupport
         #expect(view.stderr.contains("Viewed \(first) offline"), "\(view.everything)")
         #expect(!view.everything.contains("not in the store"), "\(view.everything)")
         #expect(fixture.server.requests.count == before)
+        // Pinning the first page keeps the document it goes on to, not what that document loads.
+        let pin = try await fixture.webcache(["pin", first, "--store", fixture.store])
+        #expect(pin.exitCode == 0, "\(pin.everything)")
+        let pinned = Set(try await Self.rows(fixture, "SELECT url FROM entry WHERE pinned = 1").map(String.init))
+        #expect(pinned.isSuperset(of: [first, own, second]), "\(pinned)")
+        #expect(!pinned.contains(app), "\(pinned)")
     }
 
     /// Navigations the page's script starts after its load event or while it loads, from a page
