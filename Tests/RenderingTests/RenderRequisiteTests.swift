@@ -136,38 +136,6 @@ import WebCacheTestSupport
         #expect(inspect.stdout.contains("not stored: response has no-store"), "\(inspect.everything)")
     }
 
-    /// A navigation the page's script starts (after its load event, or with `location.replace`
-    /// while it loads) is stopped: the page's record holds what its own document loaded, and the
-    /// target is neither asked for nor attributed to it, but listed as skipped.
-    @Test func aNavigationThePagesScriptStartsIsStoppedAndNotThePages() async throws {
-        let fixture = try AppFixture { request in
-            switch request.path {
-            case "/start": OriginResponse(status: 302, headers: ["Location": "/page.html"])
-            case "/page.html":
-                Self.html("<img src=/own.png><script>"
-                    + "addEventListener('load', () => location.href = '/other.html')</script>")
-            case "/replace.html": Self.html("<img src=/own.png><script>location.replace('/other.html')</script>")
-            case "/other.html": Self.html("<img src=/other.png>")
-            case "/own.png", "/other.png", "/favicon.ico": Self.png()
-            default: Self.notFound
-            }
-        }
-        let preload = try await fixture.webcache(["preload", "--render", "--render-timeout", "20s", "--store",
-                                                  fixture.store, try fixture.urlFile(["/start", "/replace.html"])])
-        let asked = Set(fixture.server.requests.map(\.target))
-        #expect(asked.isSuperset(of: ["/start", "/page.html", "/replace.html", "/own.png"]), "\(asked)")
-        #expect(asked.isDisjoint(with: ["/other.html", "/other.png"]), "\(asked)")
-        #expect(preload.exitCode == 0, "\(preload.everything)")
-        #expect(preload.stdout.contains("1 skipped."), "\(preload.everything)")
-        #expect(!preload.stdout.contains("still busy"), "\(preload.everything)")
-        let other = fixture.server.url("/other.html")
-        #expect(preload.stderr.contains("skipped \(other): the page navigated to it"), "\(preload.everything)")
-        let inspect = try await fixture.webcache(["inspect", "--pages", "--store", fixture.store])
-        for page in ["/start", "/replace.html"] {
-            #expect(inspect.stdout.contains("complete: \(fixture.server.url(page)) "), "\(inspect.everything)")
-        }
-    }
-
     /// Chromium finishes loading a `fetch()` response marked `no-store` only once the page reads
     /// its body: one the page never reads does not hold the page until the cap.
     @Test func aFetchedResponseThePageNeverReadsDoesNotHoldThePage() async throws {

@@ -30,8 +30,9 @@ public final class BrowserTab: Sendable {
         /// An intercepted request was answered; `key` is what the lifecycle counts it as.
         case answered(key: String, documentStatus: Int?)
         case navigated(error: String?)
-        /// The after-load script ran; the icons the document declares.
-        case afterLoadDone(icons: [String])
+        /// The after-load script ran; the icons the document declares, and where its
+        /// `<meta http-equiv=refresh>` goes.
+        case afterLoadDone(icons: [String], refresh: String?)
         /// A command failed in a way that means the browser is gone or hangs.
         case browserFailed(any Error)
         /// The connection closed.
@@ -94,12 +95,21 @@ public final class BrowserTab: Sendable {
         var loadedAt: ContinuousClock.Instant?
         var iconURLs: [String] = []
         let document = DocumentAnswer()
-        var stoppedNavigations: [String] = []
+        var stoppedNavigations: [InterceptedRequest] = []
+        var refreshURL: String?
         /// How the page has loaded so far, for the load that ends now.
         func pageLoad(hitCap: Bool) -> PageLoad {
-            PageLoad(hitCap: hitCap, documentStatus: documentStatus,
-                     contentLoadedAfter: contentLoadedAt.map { $0 - start }, loadedAfter: loadedAt.map { $0 - start },
-                     iconURLs: iconURLs, stoppedNavigations: stoppedNavigations)
+            var navigations = stoppedNavigations
+            // A refresh the document declares with a delay may come after the page is done: it is a
+            // navigation of the page all the same.
+            if settings.stopsNavigations, let refreshURL, !navigations.contains(where: { $0.url == refreshURL }) {
+                navigations.append(InterceptedRequest(url: refreshURL, method: "GET", headers: [:], body: nil,
+                                                      resourceType: "Document", isPageDocument: true))
+            }
+            return PageLoad(hitCap: hitCap, documentStatus: documentStatus,
+                            contentLoadedAfter: contentLoadedAt.map { $0 - start },
+                            loadedAfter: loadedAt.map { $0 - start }, iconURLs: iconURLs,
+                            stoppedNavigations: navigations)
         }
         /// How the first load went, once it is done (a shown tab goes on after it).
         var loaded: PageLoad?
@@ -156,8 +166,9 @@ public final class BrowserTab: Sendable {
                     if let error, !error.isEmpty, error != "net::ERR_ABORTED" {
                         throw RenderingError(.navigationFailed, "\(url.absoluteString) could not be loaded: \(error).")
                     }
-                case .afterLoadDone(let icons):
+                case .afterLoadDone(let icons, let refresh):
                     iconURLs = icons
+                    refreshURL = refresh
                     action = lifecycle.afterLoadDone(at: now)
                 case .browserFailed(let error):
                     let what = if case DevToolsError.unresponsive = error { "stopped answering" } else { "exited or crashed" }
@@ -181,12 +192,13 @@ public final class BrowserTab: Sendable {
                             let result = try await send("Runtime.evaluate", [
                                 "expression": .string(script), "awaitPromise": true, "returnByValue": true,
                             ])
-                            let icons = result["result"]?["value"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                            input.yield(.afterLoadDone(icons: icons))
+                            let value = result["result"]?["value"]
+                            let icons = value?["icons"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                            input.yield(.afterLoadDone(icons: icons, refresh: value?["refresh"]?.stringValue))
                         } catch DevToolsError.protocolError where whenLoaded != nil {
                             // The user of a shown tab followed a link while it ran: the page is gone,
                             // and the one that replaced it is what the window shows.
-                            input.yield(.afterLoadDone(icons: []))
+                            input.yield(.afterLoadDone(icons: [], refresh: nil))
                         } catch {
                             input.yield(Self.failure(of: error, doing: "run its after-load script"))
                         }
@@ -254,12 +266,12 @@ public final class BrowserTab: Sendable {
     }
 
     /// Reacts to one event of the tab or of a worker attached to it. With `stopping`, a navigation
-    /// away from the page's answered document is stopped (and its URL added to `stopped`) instead
+    /// away from the page's answered document is stopped (and its request added to `stopped`) instead
     /// of answered.
     private func handle(
         _ event: DevToolsEvent, lifecycle: inout PageLifecycle, now: ContinuousClock.Instant,
         answer: (@Sendable (InterceptedRequest) async -> InterceptedAnswer)?, stopping: DocumentAnswer?,
-        stopped: inout [String], workers: WorkerSessions, group: inout ThrowingTaskGroup<Void, any Error>,
+        stopped: inout [InterceptedRequest], workers: WorkerSessions, group: inout ThrowingTaskGroup<Void, any Error>,
         input: AsyncStream<Input>.Continuation
     ) -> PageLifecycle.Action {
         let params = event.params
@@ -309,7 +321,7 @@ public final class BrowserTab: Sendable {
             // `location`, a form sent): aborted, so the document stays, and what the page holds is
             // what its own document loaded.
             let stops = request.isPageDocument && stopping?.isAnswered == true
-            if stops { stopped.append(request.url) }
+            if stops { stopped.append(request) }
             group.addTask { [self] in
                 let reply = stops ? nil : await answer(request)
                 var status: Int?
@@ -385,8 +397,10 @@ public final class BrowserTab: Sendable {
 
     /// What runs after the load event: with `scrolls`, a viewport at a time to the bottom, letting
     /// lazy content start, and back to the top; then two frames (at most half a second), so that
-    /// the page has laid out and asked for the lazy images near the viewport. Its value is the list
-    /// of icons the document declares.
+    /// the page has laid out and asked for the lazy images near the viewport. Its value holds the
+    /// icons the document declares (`icons`), and the URL its first `<meta http-equiv=refresh>`
+    /// goes to (`refresh`, without its fragment; `null` for none, or a refresh of the page itself),
+    /// read as the HTML standard reads the attribute.
     static func afterLoadScript(scrolls: Bool) -> String {
         let scroll = """
             for (let y = 0; y < document.scrollingElement.scrollHeight; y += innerHeight) {
@@ -405,7 +419,18 @@ public final class BrowserTab: Sendable {
               ]);
               \(scrolls ? scroll : "")
               await frames();
-              return [...document.querySelectorAll('link[rel~="icon" i]')].map(link => link.href);
+              const icons = [...document.querySelectorAll('link[rel~="icon" i]')].map(link => link.href);
+              const content = document.querySelector('meta[http-equiv="refresh" i]')?.content ?? '';
+              const parts = /^\\s*[\\d.]+\\s*[;,]?\\s*(?:url\\s*=\\s*)?(.*)$/is.exec(content);
+              let target = parts ? parts[1].trim() : '';
+              if (/^['"]/.test(target)) target = target.slice(1).split(target[0])[0];
+              let refresh = null;
+              try {
+                const url = new URL(target, document.baseURI);
+                url.hash = '';
+                if (target && url.href !== location.href.split('#')[0]) refresh = url.href;
+              } catch {}
+              return { icons, refresh };
             })()
             """
     }

@@ -38,6 +38,8 @@ public struct PageLoad: Sendable, Hashable {
     /// The icons the document declares (`<link rel=icon>`), as absolute URLs, when the after-load
     /// script ran: a favicon request for another URL is the browser's own, not the page's.
     public var iconURLs: [String] = []
-    /// The URLs the page navigated to that were stopped (``RenderSettings/stopsNavigations``).
-    public var stoppedNavigations: [String] = []
+    /// The navigations of the page that were stopped (``RenderSettings/stopsNavigations``): the
+    /// document requests they made, in the order made, then the one its `<meta http-equiv=refresh>`
+    /// would make (a delayed refresh may come after the page is done).
+    public var stoppedNavigations: [InterceptedRequest] = []
 }

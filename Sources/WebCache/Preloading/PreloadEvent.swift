@@ -14,6 +14,9 @@ public enum PreloadEvent: Sendable, Hashable {
     case selected(url: URL, kind: String, in: URL, fetched: Bool, reason: String)
     /// A reference was not fetched on purpose (a denied host, a private address), and why.
     case skipped(url: URL, reason: String)
+    /// A rendered page (`from`) navigated by itself to `url` (a client-side redirect: a script
+    /// setting `location`, a form, a meta refresh), which is rendered as a page of its own.
+    case navigated(url: URL, from: URL)
     /// A transient failure will be retried after `delay` seconds.
     case retrying(url: URL, attempt: Int, delay: TimeInterval, reason: String)
 }

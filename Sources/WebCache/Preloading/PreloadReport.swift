@@ -10,6 +10,9 @@ public struct PreloadReport: Sendable, Hashable {
 
     /// Pages asked for (including those reached through links).
     public var pages = 0
+    /// Pages among ``pages`` that were rendered because a rendered page navigated to them by itself
+    /// (``PreloadEvent/navigated(url:from:)``).
+    public var followedPages = 0
     /// Pages whose own fetch failed (their failures are among ``failures``).
     public var failedPages = 0
     /// Pages among ``unfinished``.

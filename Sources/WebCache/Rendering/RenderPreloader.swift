@@ -15,6 +15,11 @@ import Synchronization
 /// task of one task group. When the browser exits, crashes or hangs, the pages it held fail with
 /// the reason (their edges are not written: the store keeps what an earlier run recorded), a new
 /// browser is started, and the run goes on with the pages not yet rendered.
+///
+/// A navigation a page starts by itself while it renders (a client-side redirect: a script setting
+/// `location`, a form, a meta refresh) is stopped in its tab, and its target is rendered as a page
+/// of its own in the same run, within the run's rules, each URL once, at most
+/// ``maximumNavigationHops`` such hops from a listed page.
 struct RenderPreloader: Sendable {
     let answerer: RequestAnswerer
     let options: PreloadOptions
@@ -24,12 +29,33 @@ struct RenderPreloader: Sendable {
 
     /// How a browser that fails before it renders any page is retried: this many starts in a row.
     static let maximumFruitlessBrowsers = 2
+    /// How many navigations a page starts by itself are followed in a row from a listed page, as
+    /// a redirect limit: a target further away is listed as skipped.
+    static let maximumNavigationHops = 5
+
+    /// A page to render: listed, or the target of a navigation a rendered page started.
+    private struct PendingPage: Sendable {
+        var url: URL
+        /// How many navigations away from a listed page it is; 0 for a listed page.
+        var hops = 0
+        /// Whether the page that navigated to it came from a public address: it may not reach a
+        /// private one then, as a requisite of that page may not.
+        var fromPublicAddress = false
+    }
+
+    /// The pages waiting to be rendered (the next one last), and every page the run has taken, by
+    /// cache key, so that none is rendered twice.
+    private struct PageQueue {
+        var waiting: [PendingPage]
+        var seen: Set<URL>
+    }
 
     private enum PageOutcome: Sendable {
-        case rendered(URL, PageLoad, [RequestAnswerer.Record])
-        case failed(URL, String, browserFailed: Bool)
+        /// `fromPublicAddress`: whether the page's document came from a public address.
+        case rendered(PendingPage, PageLoad, [RequestAnswerer.Record], fromPublicAddress: Bool)
+        case failed(PendingPage, String, browserFailed: Bool)
         /// The run was interrupted while the page rendered: what its requests had become by then.
-        case interrupted(URL, [RequestAnswerer.Record])
+        case interrupted(PendingPage, [RequestAnswerer.Record])
     }
 
     init(loader: Loader, context: RequestContext, options: PreloadOptions, render: RenderOptions, logger: Logger) {
@@ -73,9 +99,9 @@ struct RenderPreloader: Sendable {
         var report = PreloadReport()
         var seen: Set<URL> = []
         // Loaded as given (a fragment can pick a single-page app's route), recorded by cache key.
-        var waiting = pages.filter { seen.insert($0.cacheKey).inserted }
-        report.pages = waiting.count
-        waiting.reverse()
+        let listed = pages.filter { seen.insert($0.cacheKey).inserted }
+        report.pages = listed.count
+        var queue = PageQueue(waiting: listed.reversed().map { PendingPage(url: $0) }, seen: seen)
         let serialEvents = SerialEvents(events)
         var recorder: HARRecorder?
         if let path = render.harPath {
@@ -88,36 +114,38 @@ struct RenderPreloader: Sendable {
         do {
             let configuration = try Self.browserConfiguration(render)
             var fruitless = 0
-            while !waiting.isEmpty, !Task.isCancelled {
-                let before = waiting.count
+            while !queue.waiting.isEmpty, !Task.isCancelled {
+                let before = queue.waiting.count
                 let browserFailed = try await renderWithOneBrowser(
-                    configuration, waiting: &waiting, recorder: recorder, report: &report, events: serialEvents)
+                    configuration, queue: &queue, recorder: recorder, report: &report, events: serialEvents)
                 // Interrupted, the browser is closed on purpose: no failure, and no new one.
                 guard browserFailed, !Task.isCancelled else { break }
-                fruitless = waiting.count < before ? 0 : fruitless + 1
+                fruitless = queue.waiting.count < before ? 0 : fruitless + 1
                 if fruitless >= Self.maximumFruitlessBrowsers { break }
-                logger.warning("The browser failed; starting a new one for the \(waiting.count) pages left.")
+                logger.warning("The browser failed; starting a new one for the \(queue.waiting.count) pages left.")
             }
         } catch {
             let reason = error is CancellationError ? nil : "\(error)"
             if let reason {
-                for page in waiting.reversed() { fail(page, reason: reason, report: &report, events: serialEvents) }
-                waiting.removeAll()
+                for page in queue.waiting.reversed() {
+                    fail(page.url, reason: reason, report: &report, events: serialEvents)
+                }
+                queue.waiting.removeAll()
             }
         }
-        if !waiting.isEmpty, !Task.isCancelled {
-            for page in waiting.reversed() {
-                fail(page, reason: "the browser kept failing before it could render it", report: &report,
+        if !queue.waiting.isEmpty, !Task.isCancelled {
+            for page in queue.waiting.reversed() {
+                fail(page.url, reason: "the browser kept failing before it could render it", report: &report,
                      events: serialEvents)
             }
-            waiting.removeAll()
+            queue.waiting.removeAll()
         }
         if let recorder, let problem = recorder.close() {
             report.failures.append(.init(url: recorder.path, reason: "the HAR file is not whole: \(problem)"))
         }
         report.interrupted = Task.isCancelled
-        report.unfinished += waiting.count
-        report.unfinishedPages = waiting.count
+        report.unfinished += queue.waiting.count
+        report.unfinishedPages = queue.waiting.count
         report.duration = Date().timeIntervalSince(started)
         return report
     }
@@ -125,41 +153,51 @@ struct RenderPreloader: Sendable {
     /// Renders waiting pages in one browser until none is left or the browser fails; returns
     /// whether it failed. Pages it held when it failed are failed; the others stay waiting.
     private func renderWithOneBrowser(
-        _ configuration: Browser.Configuration, waiting: inout [URL], recorder: HARRecorder?,
+        _ configuration: Browser.Configuration, queue: inout PageQueue, recorder: HARRecorder?,
         report: inout PreloadReport, events: SerialEvents
     ) async throws -> Bool {
         try await Browser.with(configuration) { browser in
             await withTaskGroup(of: PageOutcome.self) { group in
                 var browserFailed = false
-                func startNext() {
-                    guard !browserFailed, !Task.isCancelled, let page = waiting.popLast() else { return }
-                    group.addTask { await renderPage(page, in: browser, recorder: recorder, events: events) }
+                var running = 0
+                // As many pages as may render at once: a page can add the pages it navigated to.
+                func startPages() {
+                    while running < options.concurrency, !browserFailed, !Task.isCancelled,
+                        let page = queue.waiting.popLast()
+                    {
+                        running += 1
+                        group.addTask { await renderPage(page, in: browser, recorder: recorder, events: events) }
+                    }
                 }
-                for _ in 0..<options.concurrency { startNext() }
+                startPages()
                 while let outcome = await group.next() {
+                    running -= 1
                     switch outcome {
-                    case .rendered(let page, let load, let records):
-                        await record(page, load: load, records: records, report: &report, events: events)
+                    case .rendered(let page, let load, let records, let fromPublicAddress):
+                        let targets = follow(load.stoppedNavigations, of: page, fromPublicAddress: fromPublicAddress,
+                                             records: records, queue: &queue, report: &report, events: events)
+                        await record(page.url, load: load, records: records, navigations: targets, report: &report,
+                                     events: events)
                     case .interrupted(let page, let records):
                         // A page whose document was answered was preloaded, without all it needs;
                         // the others are unfinished. Either keeps what an earlier run recorded.
                         if records.contains(where: \.isAnsweredDocument) {
-                            await record(page, load: nil, records: records, report: &report, events: events)
+                            await record(page.url, load: nil, records: records, report: &report, events: events)
                         } else {
-                            waiting.append(page)
+                            queue.waiting.append(page)
                         }
                     case .failed(let page, let reason, let byBrowser):
                         if Task.isCancelled {
                             // Given up, not failed: it keeps what an earlier run recorded.
-                            waiting.append(page)
+                            queue.waiting.append(page)
                         } else {
-                            fail(page, reason: reason, report: &report, events: events)
+                            fail(page.url, reason: reason, report: &report, events: events)
                         }
                         if byBrowser, !browser.isRunning || !browserFailed {
                             browserFailed = true
                         }
                     }
-                    startNext()
+                    startPages()
                 }
                 return browserFailed
             }
@@ -169,24 +207,25 @@ struct RenderPreloader: Sendable {
     /// Renders one page in a tab of its own, answering its requests through the loader, and records
     /// it in `recorder` when there is one.
     private func renderPage(
-        _ page: URL, in browser: Browser, recorder: HARRecorder?, events: SerialEvents
+        _ pending: PendingPage, in browser: Browser, recorder: HARRecorder?, events: SerialEvents
     ) async -> PageOutcome {
+        let page = pending.url
         let records = RecordList()
         let pageID = recorder?.pageID() ?? ""
         let started = Date()
         var settings = Self.settings(device: DeviceProfileSettings(options.device), render: render,
                                      userAgent: userAgent)
-        // What the page's document navigates to is not the page's (the offline view follows it).
+        // What the page's document navigates to is not the page's: it is rendered as a page of its own.
         settings.stopsNavigations = true
         let tab: BrowserTab
         do {
             tab = try await browser.openTab()
         } catch {
-            return .failed(page, "the browser could not open a tab for it: \(error)", browserFailed: true)
+            return .failed(pending, "the browser could not open a tab for it: \(error)", browserFailed: true)
         }
         let outcome: PageOutcome
         do {
-            let address = RequestAnswerer.PageAddress()
+            let address = RequestAnswerer.PageAddress(fromPublicAddress: pending.fromPublicAddress)
             let load = try await tab.load(page, settings: settings) { [answerer] request in
                 let asked = Date()
                 let (answer, record) = await answerer.answer(request, of: address)
@@ -196,17 +235,17 @@ struct RenderPreloader: Sendable {
                 if let event = Self.event(for: record) { events.send(event) }
                 return answer
             }
-            outcome = .rendered(page, load, records.all)
+            outcome = .rendered(pending, load, records.all, fromPublicAddress: address.isPublic)
         } catch _ where Task.isCancelled {
-            outcome = .interrupted(page, records.all)
+            outcome = .interrupted(pending, records.all)
         } catch let error as RenderingError {
-            outcome = .failed(page, error.message, browserFailed: error.code == .browserFailed)
+            outcome = .failed(pending, error.message, browserFailed: error.code == .browserFailed)
         } catch {
-            outcome = .failed(page, "\(error)", browserFailed: false)
+            outcome = .failed(pending, "\(error)", browserFailed: false)
         }
         // A page that failed keeps its entries' page, without event times.
         var loaded: PageLoad?
-        if case .rendered(_, let load, _) = outcome { loaded = load }
+        if case .rendered(_, let load, _, _) = outcome { loaded = load }
         recorder?.addPage(id: pageID, url: page, started: started, load: loaded)
         do {
             try await tab.close()
@@ -216,7 +255,7 @@ struct RenderPreloader: Sendable {
             if case .failed(_, _, true) = outcome { return outcome }
             // A browser that hangs lets a page run to its cap and then does not close its tab.
             let what = if case DevToolsError.unresponsive = error { "stopped answering" } else { "exited or crashed" }
-            return .failed(page, "The browser \(what) while it rendered \(page.redactedForMessages): \(error)",
+            return .failed(pending, "The browser \(what) while it rendered \(page.redactedForMessages): \(error)",
                            browserFailed: true)
         }
         return outcome
@@ -236,6 +275,55 @@ struct RenderPreloader: Sendable {
         }
     }
 
+    // MARK: - Navigations
+
+    /// Decides what becomes of the navigations `page` started by itself (each stopped in its tab):
+    /// a target the run has not taken yet, allowed by its rules (hosts, private addresses) and at
+    /// most ``maximumNavigationHops`` from a listed page, is rendered as a page of its own next,
+    /// and counted among the pages; one the rules refuse, further away, or sent with another method
+    /// than GET (a form posted: not repeated without its user), is listed as skipped.
+    /// Returns the targets the page's record links to: those this run renders, by this navigation
+    /// or as pages of their own.
+    private func follow(
+        _ targets: [InterceptedRequest], of page: PendingPage, fromPublicAddress: Bool,
+        records: [RequestAnswerer.Record], queue: inout PageQueue, report: inout PreloadReport, events: SerialEvents
+    ) -> [URL] {
+        // The page's own document and redirect hops: navigating to them reloads the page.
+        let own = Set(records.filter(\.isPageDocument).map(\.url)).union([page.url.cacheKey])
+        var linked: [URL] = []
+        for target in targets {
+            guard let url = URL(parsing: target.url), url.isHTTP, !own.contains(url.cacheKey) else { continue }
+            let key = url.cacheKey
+            var skipped: String?
+            if target.method != "GET" {
+                skipped = "the page navigated to it with a \(target.method) request (a form sent), "
+                    + "which is not repeated without its user"
+            } else if queue.seen.contains(key) {
+                if !linked.contains(key) { linked.append(key) }
+                continue
+            } else if let refusal = answerer.refusal(of: url, fromPublicPage: fromPublicAddress) {
+                skipped = "the page navigated to it, and the navigation is not followed: \(refusal)"
+            } else if page.hops >= Self.maximumNavigationHops {
+                skipped = "the page navigated to it after \(page.hops) navigations from a listed page, "
+                    + "the most followed (list it to preload it)"
+            }
+            if let skipped {
+                let problem = PreloadReport.Problem(url: url.redactedForMessages, reason: skipped)
+                guard !report.skipped.contains(problem) else { continue }
+                report.skipped.append(problem)
+                events.send(.skipped(url: url, reason: skipped))
+                continue
+            }
+            queue.seen.insert(key)
+            queue.waiting.append(PendingPage(url: url, hops: page.hops + 1, fromPublicAddress: fromPublicAddress))
+            report.pages += 1
+            report.followedPages += 1
+            events.send(.navigated(url: url, from: page.url))
+            linked.append(key)
+        }
+        return linked
+    }
+
     // MARK: - Recording
 
     /// Adds a rendered page to the report and writes its edges: the page first, then every URL it
@@ -243,14 +331,16 @@ struct RenderPreloader: Sendable {
     /// request that failed, is a failure of the run, as in the static preload; one the caching rules
     /// keep out of the store is listed as not stored. Both are recorded on the page's edge. The
     /// favicon the browser asks for of its own accord (the document declares no such icon) is not
-    /// the page's: listed when it loads, left out when it does not.
+    /// the page's: listed when it loads, left out when it does not. The pages it navigated to by
+    /// itself that this run renders (`navigations`) are recorded last, of kind `navigation`: the
+    /// page's stored copy goes on to them offline.
     ///
     /// Without `load`, the run was interrupted while the page rendered: what its requests became is
     /// counted, and its edges are not written (the store keeps what an earlier run recorded), since
     /// the run did not find out all it needs; the page counts among those missing requisites.
     private func record(
-        _ page: URL, load: PageLoad?, records: [RequestAnswerer.Record], report: inout PreloadReport,
-        events: SerialEvents
+        _ page: URL, load: PageLoad?, records: [RequestAnswerer.Record], navigations: [URL] = [],
+        report: inout PreloadReport, events: SerialEvents
     ) async {
         let documentStatus = if let load { load.documentStatus } else {
             records.last(where: \.isPageDocument).flatMap { record -> Int? in
@@ -264,14 +354,6 @@ struct RenderPreloader: Sendable {
             pageFailure = reason
         }
         if load?.hitCap == true { report.cappedPages.append(page.redactedForMessages) }
-        for target in load?.stoppedNavigations ?? [] {
-            guard let url = URL(parsing: target) else { continue }
-            let reason = "the page navigated to it; the navigation was stopped (list it to preload it)"
-            let problem = PreloadReport.Problem(url: url.redactedForMessages, reason: reason)
-            guard !report.skipped.contains(problem) else { continue }
-            report.skipped.append(problem)
-            events.send(.skipped(url: url, reason: reason))
-        }
         let key = page.cacheKey
         var edges = [PageEdge(resourceURL: key.absoluteString, kind: "page", failure: pageFailure)]
         var listed: Set<URL> = [key]
@@ -308,6 +390,9 @@ struct RenderPreloader: Sendable {
                 // Given up by a page that was done is nothing; by an interrupted run, unfinished.
                 if load == nil { report.unfinished += 1 }
             }
+        }
+        for target in navigations where listed.insert(target).inserted {
+            edges.append(PageEdge(resourceURL: target.absoluteString, kind: "navigation", failure: nil))
         }
         if let pageFailure {
             report.failedPages += 1

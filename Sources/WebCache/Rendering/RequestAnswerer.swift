@@ -21,7 +21,13 @@ import Synchronization
 struct RequestAnswerer: Sendable {
     /// Where one page's document came from, learnt from its responses as the page loads.
     final class PageAddress: Sendable {
-        private let fromPublicAddress = Mutex(false)
+        private let fromPublicAddress: Mutex<Bool>
+
+        /// - Parameter isPublic: whether the page is reached from one that came from a public
+        ///   address (a navigation it started), so that it may not come from a private one itself.
+        init(fromPublicAddress isPublic: Bool = false) {
+            fromPublicAddress = Mutex(isPublic)
+        }
 
         /// Whether the page's document (its last redirect hop so far) came from a public address.
         var isPublic: Bool { fromPublicAddress.withLock { $0 } }
@@ -155,7 +161,7 @@ struct RequestAnswerer: Sendable {
 
     /// Why `url` may not be requested, if it may not: the preload's allowed and denied hosts, and a
     /// private address asked for by a page that came from a public one.
-    private func refusal(of url: URL, fromPublicPage: Bool) -> String? {
+    func refusal(of url: URL, fromPublicPage: Bool) -> String? {
         let host = url.host?.lowercased() ?? ""
         if deniedHosts.contains(host) { return "the host \(host) is denied" }
         if !allowedHosts.isEmpty, !allowedHosts.contains(host) {

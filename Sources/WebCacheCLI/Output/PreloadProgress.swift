@@ -59,6 +59,10 @@ final class PreloadProgress: Sendable {
                 failure = "failed \(url.redactedForMessages): \(reason)"
             case .skipped(let url, let reason):
                 failure = "skipped \(url.redactedForMessages): \(reason)"
+            case .navigated(let url, let page):
+                state.discovered += 1
+                failure = "followed navigation to \(url.redactedForMessages) "
+                    + "(from \(page.redactedForMessages))"
             case .retrying(let url, let attempt, let delay, let reason):
                 failure = "retrying \(url.redactedForMessages) (attempt \(attempt + 1) in \(String(format: "%.1f", delay))s): \(reason)"
             }
@@ -99,6 +103,9 @@ final class PreloadProgress: Sendable {
         let pages = preloaded == report.pages && !interrupted ? "\(report.pages)" : "\(preloaded) of \(report.pages)"
         var text = interrupted ? "Interrupted: \(verb.lowercased())" : verb
         text += " \(pages) page(s)"
+        if report.followedPages > 0 {
+            text += " (\(report.followedPages) followed from a page's navigation)"
+        }
         if report.pagesMissingRequisites > 0 {
             text += ", \(report.pagesMissingRequisites) of them without all they need"
         }
@@ -144,6 +151,9 @@ final class PreloadProgress: Sendable {
             [("event", "failed"), ("url", .string(url.redactedForMessages)), ("reason", .string(reason))]
         case .skipped(let url, let reason):
             [("event", "skipped"), ("url", .string(url.redactedForMessages)), ("reason", .string(reason))]
+        case .navigated(let url, let page):
+            [("event", "navigated"), ("url", .string(url.redactedForMessages)),
+             ("from", .string(page.redactedForMessages))]
         case .selected(let url, let kind, let page, let fetched, let reason):
             [("event", fetched ? "chosen" : "skipped for this device"), ("url", .string(url.redactedForMessages)),
              ("kind", .string(kind)), ("in", .string(page.redactedForMessages)), ("reason", .string(reason))]
@@ -157,7 +167,7 @@ final class PreloadProgress: Sendable {
     static func summaryFields(_ report: PreloadReport) -> [(String, JSONLine.Value)] {
         [
             ("event", "summary"), ("pages", .int(report.pages)), ("pagesFailed", .int(report.failedPages)),
-            ("pagesUnfinished", .int(report.unfinishedPages)),
+            ("pagesUnfinished", .int(report.unfinishedPages)), ("pagesFollowed", .int(report.followedPages)),
             ("pagesMissingRequisites", .int(report.pagesMissingRequisites)), ("completed", .int(report.completed)),
             ("network", .int(report.sources[.network] ?? 0)), ("revalidated", .int(report.sources[.revalidated] ?? 0)),
             ("hit", .int(report.sources[.hit] ?? 0)), ("stale", .int(report.sources[.stale] ?? 0)),
