@@ -280,13 +280,19 @@ final class ArchiveImport {
         let label = header.fields["WARC-Payload-Digest"]
         var bodyID = try label.flatMap(WARCDigest.sha256(fromLabel:)).flatMap { try store.bodyID(forHash: $0) }
         if bodyID == nil, let label { bodyID = bodiesByDigest[label] }
-        if bodyID == nil, let uri = header.fields["WARC-Refers-To-Target-URI"], let url = URL(string: uri) {
-            bodyID = try store.entries(url: url.cacheKey.absoluteString).first?.bodyID
+        let partition = header.fields[ArchivedExchange.partitionField] ?? "guest"
+        let refersTo = header.fields["WARC-Refers-To-Target-URI"]
+        if bodyID == nil, let label, let refersTo, let url = URL(string: refersTo), url.isHTTP {
+            bodyID = try storedBody(of: url, partition: partition, digestLabel: label)
         }
         guard let bodyID else {
+            let byTarget = refersTo.map {
+                ": the store holds no complete response of '\(MessageText.excerpt($0, limit: 100))' in the partition "
+                    + "\(partition) with that digest"
+            }
             throw ArchiveError(
                 reason: "The revisit record refers to content (\(label ?? "no payload digest")) that neither this "
-                    + "archive before it nor the store holds.")
+                    + "archive before it nor the store holds\(byTarget ?? "").")
         }
         var body = store.makeBodyWriter()
         var chunks = store.bodyChunks(bodyID: bodyID)
@@ -296,6 +302,21 @@ final class ArchiveImport {
                 exchange: exchange(for: record, head: head), body: body, recordID: header.recordID,
                 concurrentTo: header.concurrentTo, digestLabel: nil, place: place, revisit: true),
             into: &group, inFlight: &inFlight)
+    }
+
+    /// The body of a complete 2xx response the store holds for `url` in `partition` whose content has
+    /// the payload digest `label`, for a revisit record that refers to `url`. A SHA-256 digest is the
+    /// store's content address, looked up before; another algorithm's (SHA-1, as wget writes it) is
+    /// computed here over each candidate body. A partial entry (whose body is empty) is never taken.
+    private func storedBody(of url: URL, partition: String, digestLabel label: String) throws -> Int64? {
+        guard let (algorithm, digest) = WARCDigest.digest(fromLabel: label), algorithm != .sha256 else { return nil }
+        let candidates = try store.variants(partition: partition, method: .get, url: url.cacheKey.absoluteString)
+        for entry in candidates where !entry.isPartial && (200..<300).contains(entry.status) {
+            guard let bodyID = entry.bodyID else { continue }
+            var chunks = store.bodyChunks(bodyID: bodyID)
+            if try WARCDigest.digest(algorithm, of: { try chunks.next() }) == digest { return bodyID }
+        }
+        return nil
     }
 
     /// Streams a response record's payload into `body` (chunked coding removed) and returns its head;
