@@ -12,6 +12,9 @@ import HTTPCore
 /// A 206 response is saved as a part of a partial entry by the store's rule for parts
 /// (``CacheStore/savePart(_:first:completeLength:completeHeaders:body:)``), in the archive's order.
 ///
+/// A response the loader would not store (RFC 9111 §3: `no-store`, a request's `Authorization` in the
+/// guest partition without a response that allows it to be shared, …) is skipped and counted by reason.
+///
 /// A WARC block that holds interim (1xx) responses before the final one is imported as its final one.
 /// A 304 freshens the stored responses it validates as the loader applies one it receives (RFC 9111
 /// §4.3.4), unless they were stored from a later response; one that validates none is skipped. An
@@ -32,6 +35,8 @@ final class ArchiveImport {
         /// Stored entries a 304 of the archive freshened (its records not among `imported`).
         var refreshed = 0
         var skipped = 0
+        /// The responses among `skipped` that the loader's rule for what it receives refuses, by reason.
+        var notStorable: [String: Int] = [:]
         var damaged = 0
         /// Files (or WACZ members) of which nothing could be read: missing, unreadable, not archives.
         var filesNotImported = 0
@@ -513,6 +518,9 @@ final class ArchiveImport {
             try? await item.body.discard()
             switch error {
             case .notCacheable: summary.skipped += 1
+            case .notStorable(let reason):
+                summary.skipped += 1
+                summary.notStorable[reason.rawValue, default: 0] += 1
             case .unusable(let reason): noteDamage("\(item.place): \(reason)")
             }
             return

@@ -38,7 +38,9 @@ enum ImportCommand {
 
     /// `Imported 7 entries (1 from a revisit record, 294.3 KiB of bodies); skipped 2 records that are
     /// not HTTP responses to store; 0 damaged.`, with the parts of partial entries after the entries,
-    /// the entries 304 responses refreshed and the files not imported when there are any.
+    /// the reasons of the responses the cache's rule refuses after the records skipped (`(among them:
+    /// 1 response has no-store)`), the entries 304 responses refreshed and the files not imported
+    /// when there are any.
     private static func summaryLine(_ summary: ArchiveImport.Summary) -> String {
         let entries = ValueParsers.formatCount(summary.imported, "entry", "entries")
             + (summary.parts == 0 ? "" : " and "
@@ -46,13 +48,16 @@ enum ImportCommand {
         let revisits = summary.fromRevisits == 1 ? "a revisit record" : "revisit records"
         let skipped = summary.skipped == 1
             ? "1 record that is not an HTTP response" : "\(summary.skipped) records that are not HTTP responses"
+        let reasons = summary.notStorable.isEmpty ? "" : " (among them: "
+            + summary.notStorable.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: "; ")
+            + ")"
         let refreshed = summary.refreshed == 0
             ? "" : "; refreshed " + ValueParsers.formatCount(summary.refreshed, "stored entry", "stored entries")
             + " by 304 responses"
         let files = summary.filesNotImported == 0
             ? "" : "; " + ValueParsers.formatCount(summary.filesNotImported, "file", "files") + " not imported"
         return "Imported \(entries) (\(summary.fromRevisits) from \(revisits), "
-            + "\(ValueParsers.formatBytes(summary.bodyBytes)) of bodies); skipped \(skipped) to store; "
+            + "\(ValueParsers.formatBytes(summary.bodyBytes)) of bodies); skipped \(skipped) to store\(reasons); "
             + "\(summary.damaged) damaged\(refreshed)\(files).\n"
     }
 }
