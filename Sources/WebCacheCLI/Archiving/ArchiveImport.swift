@@ -9,8 +9,10 @@ import HTTPCore
 /// several saves at once so that they share transactions (group commit: one transaction per batch).
 /// An entry is written whole or not at all, so an import stopped at any point leaves the store sound.
 ///
+/// For the same partition, URL and Vary key, the response received last wins, by the rule of merge
+/// (``CacheStore/saveUnlessOlder(_:body:)``): a response older than the store's is left out and counted.
 /// A 206 response is saved as a part of a partial entry by the store's rule for parts
-/// (``CacheStore/savePart(_:first:completeLength:completeHeaders:body:)``), in the archive's order.
+/// (``CacheStore/savePartUnlessOlder(_:first:completeLength:completeHeaders:body:)``), in the archive's order.
 ///
 /// A response the loader would not store (RFC 9111 §3: `no-store`, a request's `Authorization` in the
 /// guest partition without a response that allows it to be shared, …) is skipped and counted by reason.
@@ -34,6 +36,9 @@ final class ArchiveImport {
         var parts = 0
         /// Stored entries a 304 of the archive freshened (its records not among `imported`).
         var refreshed = 0
+        /// Responses and parts left out because the store holds a response of their identity received
+        /// at the same time or later (``CacheStore/saveUnlessOlder(_:body:)``).
+        var older = 0
         var skipped = 0
         /// The responses among `skipped` that the loader's rule for what it receives refuses, by reason.
         var notStorable: [String: Int] = [:]
@@ -74,6 +79,8 @@ final class ArchiveImport {
         case savedPart(bytes: Int64)
         /// A 304 applied to `count` stored entries; none when it validates no stored response.
         case freshened(count: Int)
+        /// Left out: the store holds a response of its identity received at the same time or later.
+        case older
         case failed(String)
     }
 
@@ -536,7 +543,7 @@ final class ArchiveImport {
         let revisit = item.revisit
         group.addTask {
             do {
-                let saved = try await store.save(entry, body: body)
+                guard let saved = try await store.saveUnlessOlder(entry, body: body) else { return .older }
                 return .saved(bodyID: saved.bodyID, digestLabel: label, bytes: saved.bodySize, revisit: revisit)
             } catch {
                 try? await body.discard()
@@ -558,11 +565,11 @@ final class ArchiveImport {
                     + "\(range.length) of its Content-Range.")
         }
         do {
-            try await store.savePart(
+            let saved = try await store.savePartUnlessOlder(
                 partial, first: range.first, completeLength: completeLength,
                 completeHeaders: PartialEntry.completeHeaders(partial.headers, completeLength: completeLength),
                 body: item.body)
-            return .savedPart(bytes: range.length)
+            return saved == nil ? .older : .savedPart(bytes: range.length)
         } catch {
             try? await item.body.discard()
             return .failed("\(item.place): \(Self.reason(error))")
@@ -613,6 +620,8 @@ final class ArchiveImport {
         case .freshened(let count):
             if count == 0 { summary.skipped += 1 }
             summary.refreshed += count
+        case .older:
+            summary.older += 1
         case .failed(let message):
             noteDamage(message)
         }

@@ -54,10 +54,11 @@ enum ImportCommand {
         let refreshed = summary.refreshed == 0
             ? "" : "; refreshed " + ValueParsers.formatCount(summary.refreshed, "stored entry", "stored entries")
             + " by 304 responses"
+        let older = summary.older == 0 ? "" : "; \(summary.older) older than the store's, left out"
         let files = summary.filesNotImported == 0
             ? "" : "; " + ValueParsers.formatCount(summary.filesNotImported, "file", "files") + " not imported"
         return "Imported \(entries) (\(summary.fromRevisits) from \(revisits), "
             + "\(ValueParsers.formatBytes(summary.bodyBytes)) of bodies); skipped \(skipped) to store\(reasons); "
-            + "\(summary.damaged) damaged\(refreshed)\(files).\n"
+            + "\(summary.damaged) damaged\(refreshed)\(older)\(files).\n"
     }
 }
