@@ -27,6 +27,9 @@ import HTTPCore
 /// no known place (no single `Content-Range` of a known complete length); a file that cannot be read
 /// or is not an archive (missing, a folder, empty, of another format) as `FILE: reason`. The import
 /// goes on with the next record or file.
+///
+/// Cancelling the task stops an import: nothing more is read or saved, the saves under way end, and
+/// the summary holds what was committed.
 final class ArchiveImport {
     /// What an import did.
     struct Summary: Sendable, Encodable {
@@ -46,6 +49,8 @@ final class ArchiveImport {
         /// Files (or WACZ members) of which nothing could be read: missing, unreadable, not archives.
         var filesNotImported = 0
         var bodyBytes: Int64 = 0
+        /// Whether a signal stopped the import before its end.
+        var interrupted = false
     }
 
     let store: CacheStore
@@ -135,7 +140,7 @@ final class ArchiveImport {
         var records = 0
         await withTaskGroup(of: SaveOutcome.self) { group in
             var inFlight = 0
-            while true {
+            while !Task.isCancelled {
                 let record: WARCReader.Record
                 do {
                     guard let next = try await reader.nextRecord() else { break }
@@ -203,7 +208,7 @@ final class ArchiveImport {
         if warcs.isEmpty {
             noteFileNotImported("\(name): The zip file holds no .warc or .warc.gz file, so it is not a WACZ file.")
         }
-        for member in warcs {
+        for member in warcs where !Task.isCancelled {
             do {
                 await importWARC(from: try await archive.contents(of: member), name: "\(name):\(member.name)")
             } catch {
@@ -424,7 +429,7 @@ final class ArchiveImport {
         await withTaskGroup(of: SaveOutcome.self) { group in
             var inFlight = 0
             var entries = 0
-            while true {
+            while !Task.isCancelled {
                 let next: (index: Int, entry: Result<HAREntry, ArchiveError>)?
                 do {
                     next = try await har.next()
@@ -502,6 +507,11 @@ final class ArchiveImport {
     /// saved once the saves before it have ended, and before any other starts: parts are combined in
     /// the archive's order, and the entry keeps the fields of the one saved last, as when received.
     private func save(_ item: PendingResponse, into group: inout TaskGroup<SaveOutcome>, inFlight: inout Int) async {
+        // A stopped import saves nothing more: the summary tells what was committed before.
+        guard !Task.isCancelled else {
+            try? await item.body.discard()
+            return
+        }
         let entry: CacheEntry
         do {
             switch try ArchivedExchange.stored(for: item.exchange) {
