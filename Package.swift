@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "Sessions", dependencies: ["HTTPCore", "CPSL", "ChildProcess"], swiftSettings: swiftSettings),
         .target(name: "Rendering", dependencies: ["HTTPCore", "ChildProcess"], swiftSettings: swiftSettings),
         // WARC, HAR and zip (WACZ) readers and writers over bytes, independent of the store.
-        .target(name: "Archive", dependencies: ["HTTPCore", "CZlib"], swiftSettings: swiftSettings),
+        .target(name: "Archive", dependencies: ["HTTPCore", "CZlib", "CCrypto"], swiftSettings: swiftSettings),
 
         // MARK: - Public façade and CLI
         .target(

@@ -52,8 +52,8 @@ public enum CommandLineInterface {
 
     /// Parses and runs a command line, writing to the given outputs.
     /// - Returns: the exit code: 0 on success, 1 when something failed, 64 for a usage error (no
-    ///   subcommand at all among them), 130 or 143 when `preload` or `refresh` was stopped by SIGINT
-    ///   or SIGTERM.
+    ///   subcommand at all among them), 130 or 143 when `preload`, `refresh` or `import` was stopped
+    ///   by SIGINT or SIGTERM.
     public static func run(
         _ arguments: [String],
         stdout: any TextOutput = FileDescriptorOutput.standardOutput,

@@ -10,7 +10,7 @@ import WebCacheTestSupport
 #endif
 
 /// An import killed half way (SIGKILL, no chance to clean up) leaves a sound store, and importing
-/// again completes it.
+/// again completes it; one stopped by SIGINT prints what it committed, saying it was interrupted.
 @Suite(.timeLimit(.minutes(2)))
 final class InterruptedImportTests: ArchiveSite, @unchecked Sendable {
     @Test func anImportKilledHalfWayLeavesTheStoreSound() async throws {
@@ -57,6 +57,64 @@ final class InterruptedImportTests: ArchiveSite, @unchecked Sendable {
         let again = try await run("import", "--store", target, warc)
         #expect(again.exitCode == 0, "\(again.stderr)")
         Self.expectSameEntries(try Self.entries(of: target), as: try Self.entries(of: store), tolerance: 0.000_01)
+        #expect(try await run("verify", "--store", target).exitCode == 0)
+    }
+
+    @Test func anImportStoppedBySIGINTPrintsWhatItCommittedAndSaysItWasInterrupted() async throws {
+        // Given an import fed the first half of an archive through a pipe, which has stored entries
+        try await preload()
+        let warc = folder.path("site.warc")
+        _ = try await run("export", "--store", store, "--warc", warc)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: warc))
+        let fifo = folder.path("pipe.warc")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let target = folder.path("target.sqlite")
+        let errorPath = folder.path("err")
+        let child = try webcache.start(
+            ["import", "--store", target, fifo], output: OutputFile(path: folder.path("out")),
+            error: OutputFile(path: errorPath))
+        let stopping = DispatchSemaphore(value: 0)
+        let feeder = Thread {
+            // A write to the pipe after the import has ended fails with EPIPE rather than ending the tests.
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            let descriptor = open(fifo, O_WRONLY)
+            guard descriptor >= 0 else { return }
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            try? handle.write(contentsOf: bytes.prefix(bytes.count / 2))
+            // The rest comes once the import has taken the signal.
+            stopping.wait()
+            try? handle.write(contentsOf: bytes.suffix(from: bytes.count / 2))
+            try? handle.close()
+        }
+        feeder.start()
+        var stored = 0
+        for _ in 0..<300 where stored == 0 {
+            stored = try await storedCount(target)
+            if stored == 0 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        try #require(stored > 0, "the import stored nothing from the first half")
+
+        // When it gets SIGINT
+        child.send(SIGINT)
+        var told = false
+        for _ in 0..<300 where !told {
+            told = ((try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "").contains("stopping on signal 2")
+            if !told { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        stopping.signal()
+        let (termination, _, _) = await child.finish()
+
+        // Then it says so, and prints what it committed: what the store holds
+        #expect(told, "\((try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")")
+        #expect(termination == .exited(130))
+        let committed = try Self.entries(of: target)
+        #expect(committed.count < (try Self.entries(of: store)).count)
+        let output = (try? String(contentsOfFile: folder.path("out"), encoding: .utf8)) ?? ""
+        let entries = committed.count == 1 ? "1 entry" : "\(committed.count) entries"
+        #expect(output.hasPrefix("Interrupted: imported \(entries) ("), "\(output)")
         #expect(try await run("verify", "--store", target).exitCode == 0)
     }
 

@@ -43,7 +43,7 @@ public enum WARCDigest {
         return String(decoding: output, as: UTF8.self)
     }
 
-    private static func base32Bytes(_ text: String) -> Data? {
+    static func base32Bytes(_ text: String) -> Data? {
         var output = Data()
         var buffer: UInt64 = 0
         var bits = 0
@@ -59,7 +59,7 @@ public enum WARCDigest {
         return output
     }
 
-    private static func hexBytes(_ text: String) -> Data? {
+    static func hexBytes(_ text: String) -> Data? {
         var output = Data()
         var high: UInt8?
         for character in text.lowercased().utf8 {

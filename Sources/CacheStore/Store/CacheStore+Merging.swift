@@ -62,14 +62,13 @@ extension CacheStore {
         let existing = try readEntry(
             partition: entry.partition, method: entry.method, url: entry.url, varyKey: entry.varyKey,
             selection: CacheEntry.selection, condition: CacheEntry.byAnyIdentity, connection)
-        let isNewer = existing.map { entry.responseTime > $0.responseTime } ?? true
+        let arrival = arrival(of: entry, existing: existing)
         if entry.isPartial {
             try mergeParts(
-                of: entry, existing: existing, isNewer: isNewer, from: source, at: now, report: &report, connection)
+                of: entry, existing: existing, arrival: arrival, from: source, at: now, report: &report, connection)
             return
         }
-        let completesParts = existing.map { $0.isPartial && sameStrongTag($0.etag, entry.etag) } ?? false
-        guard isNewer || completesParts else {
+        guard arrival == .replaces else {
             report.olderEntries += 1
             try keepPin(of: entry, on: existing, connection)
             return
@@ -84,15 +83,15 @@ extension CacheStore {
         report.mergedEntries += 1
     }
 
-    /// Merges partial entry `entry` of `source` with its parts, by the store's rule for a part and the
-    /// entry `existing` of its identity (``fit(ofPartOf:existing:)``): left out when `existing` holds
-    /// the representation whole; its parts joined to those of the same representation, under the
-    /// fields of the newer entry; replacing `existing` when `isNewer` (received later), else left out.
+    /// Merges partial entry `entry` of `source` with its parts, by what it does to the entry `existing`
+    /// of its identity (`arrival`, ``arrival(of:existing:)``): left out when `existing` holds the
+    /// representation whole; its parts joined to those of the same representation, under the fields
+    /// of the newer entry; replacing `existing` when received later, else left out.
     /// Each part's body is copied if needed, and the part stored as the store stores one
     /// (``storePart(_:of:headers:completeHeaders:completeFields:at:_:)``), so that parts that come to
     /// hold every byte make a complete entry.
     private static func mergeParts(
-        of entry: CacheEntry, existing: CacheEntry?, isNewer: Bool, from source: CacheStore, at now: Date,
+        of entry: CacheEntry, existing: CacheEntry?, arrival: Arrival, from source: CacheStore, at now: Date,
         report: inout MergeReport, _ connection: Connection
     ) throws {
         guard let completeLength = entry.completeLength, let entryID = entry.id else { return }
@@ -100,13 +99,13 @@ extension CacheStore {
         // An entry whose parts are gone (which verify reports) holds no byte to merge.
         guard !parts.isEmpty else { return }
         var fields = entry
-        switch fit(ofPartOf: entry, existing: existing) {
+        switch arrival {
         case .heldWhole:
             report.heldWhole += 1
             try keepPin(of: entry, on: existing, connection)
             return
-        case .joins:
-            guard let existing, !isNewer else { break }
+        case .joinsNewer:
+            guard let existing else { break }
             // Parts held already add nothing; the others join under the fields of the entry here.
             let held = try readParts(entryID: existing.id ?? 0, connection)
             parts.removeAll { part in held.contains { $0.holds(part) } }
@@ -117,11 +116,12 @@ extension CacheStore {
             }
             fields = existing
             fields.pinned = existing.pinned || entry.pinned
-        case .startsAnew:
-            guard !isNewer else { break }
+        case .older:
             report.olderEntries += 1
             try keepPin(of: entry, on: existing, connection)
             return
+        case .replaces:
+            break
         }
         let completeFields = PartialEntry.completeHeaders(fields.headers, completeLength: completeLength)
         guard case .success(let headers) = HeaderCoding.encode(fields.headers),
@@ -136,6 +136,149 @@ extension CacheStore {
             guard stored.isPartial else { break }
         }
         report.mergedEntries += 1
+    }
+
+    // MARK: - Responses from elsewhere
+
+    /// What a response that comes from elsewhere (a store merged, an archive imported) does to
+    /// `existing`, the entry of its identity here: the response received last wins.
+    enum Arrival: Equatable {
+        /// It is stored in place of `existing`: none is here, it was received later, or it is a
+        /// complete response of the representation whose parts are here.
+        case replaces
+        /// Left out: `existing` was received at the same time or later.
+        case older
+        /// A part of the representation `existing` holds whole: it adds nothing.
+        case heldWhole
+        /// A part of the representation whose parts `existing` holds, received at the same time or
+        /// later: it joins them, under the fields of `existing`.
+        case joinsNewer
+    }
+
+    /// What `entry` (partial when it has a ``CacheEntry/completeLength``) does to `existing`, the
+    /// entry of its identity here: the response received last wins (by ``CacheEntry/responseTime``;
+    /// `existing` wins a tie). Partial and complete entries of the same representation (the same
+    /// strong `ETag`) follow the store's rule for parts instead (RFC 9111 §3.4,
+    /// ``fit(ofPartOf:existing:)``): a complete entry replaces the parts of itself, a part of a
+    /// complete entry adds nothing, and parts are combined under the fields of the newer entry.
+    static func arrival(of entry: CacheEntry, existing: CacheEntry?) -> Arrival {
+        let isNewer = existing.map { entry.responseTime > $0.responseTime } ?? true
+        guard entry.isPartial else {
+            let completesParts = existing.map { $0.isPartial && sameStrongTag($0.etag, entry.etag) } ?? false
+            return isNewer || completesParts ? .replaces : .older
+        }
+        switch fit(ofPartOf: entry, existing: existing) {
+        case .heldWhole: return .heldWhole
+        case .joins: return isNewer ? .replaces : .joinsNewer
+        case .startsAnew: return isNewer ? .replaces : .older
+        }
+    }
+
+    /// Saves `entry` with the body streamed through `body` as ``save(_:body:pageEdges:onlyIf:)``
+    /// does, unless ``merge(from:)``'s rule leaves it out: when the store holds a response of its
+    /// identity received at the same time or later (a complete response replaces the parts of its own
+    /// representation whatever their times). For responses that come from elsewhere, such as an
+    /// archive: they never take the store back in time. A response left out keeps nothing of its body;
+    /// its pin is kept on the entry here.
+    ///
+    /// - Returns: The entry as stored, or `nil` when it was left out.
+    /// - Throws: ``CacheStore/Error``; ``Error/Code/bodyMissing`` when the staged chunks were collected.
+    public nonisolated func saveUnlessOlder(_ entry: CacheEntry, body: BodyWriter) async throws -> CacheEntry? {
+        precondition(body.store === self, "A BodyWriter must be saved by the store that made it.")
+        let headers = try encodedHeaders(of: entry)
+        let hash = body.hasher.finalize()
+        let now = configuration.clock()
+        let lastChecksum = ChunkChecksum(of: body.pending)
+        return try await queuedWrite("save the entry for \(entry.url)", evicts: true, touching: .url(entry.url)) {
+            connection in
+            let existing = try Self.readEntry(
+                partition: entry.partition, method: entry.method, url: entry.url, varyKey: entry.varyKey,
+                selection: CacheEntry.selection, condition: CacheEntry.byAnyIdentity, connection)
+            guard Self.arrival(of: entry, existing: existing) == .replaces else {
+                try Self.dropStaged(body, connection)
+                try Self.keepPin(of: entry, on: existing, connection)
+                return nil
+            }
+            let bodyID = try Self.resolveBody(
+                of: body, hash: hash, lastChecksum: lastChecksum, at: now, url: entry.url, connection)
+            return try Self.upsert(
+                entry, headers: headers, bodyID: bodyID, bodyHash: hash, bodySize: body.size, at: now,
+                pageEdges: nil, connection)
+        }
+    }
+
+    /// Saves the bytes streamed through `body` as the part at `first` of `entry`'s representation of
+    /// `completeLength` bytes, as ``savePart(_:first:completeLength:completeHeaders:body:onlyIf:)``
+    /// does, unless ``merge(from:)``'s rule leaves it out: a part of another representation than that
+    /// of the entry here (complete or partial) received at the same time or later is left out, and so
+    /// is a part the parts here hold already; a part of their representation that they lack joins
+    /// them under the fields of the newer entry (of the part, as ``savePart(_:first:completeLength:
+    /// completeHeaders:body:onlyIf:)`` has it, when both were received at the same time). A part left
+    /// out keeps nothing of its body; its pin is kept on the entry here.
+    ///
+    /// - Returns: The entry as stored (partial, or complete once every byte is there), or `nil` when
+    ///   the part was left out.
+    /// - Throws: ``CacheStore/Error``; ``Error/Code/damagedBody`` when a part read to assemble the
+    ///   body is damaged (nothing is then changed).
+    public nonisolated func savePartUnlessOlder(
+        _ entry: CacheEntry, first: Int64, completeLength: Int64, completeHeaders: HTTPHeaders, body: BodyWriter
+    ) async throws -> CacheEntry? {
+        precondition(body.store === self, "A BodyWriter must be saved by the store that made it.")
+        precondition(first >= 0 && body.size > 0 && first + body.size <= completeLength,
+                     "A part must hold at least one byte of the representation.")
+        var partial = entry
+        partial.completeLength = completeLength
+        partial.status = 206
+        let headers = try encodedHeaders(of: partial)
+        var complete = entry
+        complete.headers = completeHeaders
+        complete.status = 200
+        let finalHeaders = try encodedHeaders(of: complete)
+        let hash = body.hasher.finalize()
+        let now = configuration.clock()
+        return try await queuedWrite("save a part of \(entry.url)", evicts: true, touching: .url(entry.url)) {
+            [partial] connection in
+            let existing = try Self.readEntry(
+                partition: partial.partition, method: partial.method, url: partial.url, varyKey: partial.varyKey,
+                selection: CacheEntry.selection, condition: CacheEntry.byAnyIdentity, connection)
+            var fields = (entry: partial, headers: headers, complete: finalHeaders, completeFields: completeHeaders)
+            switch Self.arrival(of: partial, existing: existing) {
+            case .older:
+                try Self.dropStaged(body, connection)
+                try Self.keepPin(of: partial, on: existing, connection)
+                return nil
+            case .joinsNewer:
+                guard let existing, let id = existing.id else { break }
+                let part = EntryPart(first: first, length: body.size, bodyID: 0)
+                if try Self.readParts(entryID: id, connection).contains(where: { $0.holds(part) }) {
+                    try Self.dropStaged(body, connection)
+                    try Self.keepPin(of: partial, on: existing, connection)
+                    return nil
+                }
+                // Parts of one time (those of one entry, as an archive gives them) join as the store's
+                // rule for parts has it: the entry takes the fields of the part saved last.
+                guard existing.responseTime > partial.responseTime else { break }
+                let completeFields = PartialEntry.completeHeaders(existing.headers, completeLength: completeLength)
+                guard case .success(let existingHeaders) = HeaderCoding.encode(existing.headers),
+                    case .success(let existingComplete) = HeaderCoding.encode(completeFields)
+                else { break }
+                var kept = existing
+                kept.pinned = existing.pinned || partial.pinned
+                fields = (kept, existingHeaders, existingComplete, completeFields)
+            case .replaces, .heldWhole:
+                break
+            }
+            let bodyID = try Self.resolveBody(of: body, hash: hash, at: now, url: entry.url, connection)
+            return try Self.storePart(
+                EntryPart(first: first, length: body.size, bodyID: bodyID), of: fields.entry, headers: fields.headers,
+                completeHeaders: fields.complete, completeFields: fields.completeFields, at: now, connection)
+        }
+    }
+
+    /// Deletes the chunks `body` staged, for a response left out.
+    private static func dropStaged(_ body: BodyWriter, _ connection: Connection) throws {
+        guard body.stagedChunks > 0 else { return }
+        try connection.run("DELETE FROM staging WHERE token = ?", [.text(body.token)])
     }
 
     /// Pins `existing`, the entry here that `entry` of the source was left out for, when `entry` is pinned.

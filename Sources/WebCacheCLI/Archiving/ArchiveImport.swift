@@ -9,8 +9,13 @@ import HTTPCore
 /// several saves at once so that they share transactions (group commit: one transaction per batch).
 /// An entry is written whole or not at all, so an import stopped at any point leaves the store sound.
 ///
+/// For the same partition, URL and Vary key, the response received last wins, by the rule of merge
+/// (``CacheStore/saveUnlessOlder(_:body:)``): a response older than the store's is left out and counted.
 /// A 206 response is saved as a part of a partial entry by the store's rule for parts
-/// (``CacheStore/savePart(_:first:completeLength:completeHeaders:body:)``), in the archive's order.
+/// (``CacheStore/savePartUnlessOlder(_:first:completeLength:completeHeaders:body:)``), in the archive's order.
+///
+/// A response the loader would not store (RFC 9111 §3: `no-store`, a request's `Authorization` in the
+/// guest partition without a response that allows it to be shared, …) is skipped and counted by reason.
 ///
 /// A WARC block that holds interim (1xx) responses before the final one is imported as its final one.
 /// A 304 freshens the stored responses it validates as the loader applies one it receives (RFC 9111
@@ -22,6 +27,9 @@ import HTTPCore
 /// no known place (no single `Content-Range` of a known complete length); a file that cannot be read
 /// or is not an archive (missing, a folder, empty, of another format) as `FILE: reason`. The import
 /// goes on with the next record or file.
+///
+/// Cancelling the task stops an import: nothing more is read or saved, the saves under way end, and
+/// the summary holds what was committed.
 final class ArchiveImport {
     /// What an import did.
     struct Summary: Sendable, Encodable {
@@ -31,11 +39,18 @@ final class ArchiveImport {
         var parts = 0
         /// Stored entries a 304 of the archive freshened (its records not among `imported`).
         var refreshed = 0
+        /// Responses and parts left out because the store holds a response of their identity received
+        /// at the same time or later (``CacheStore/saveUnlessOlder(_:body:)``).
+        var older = 0
         var skipped = 0
+        /// The responses among `skipped` that the loader's rule for what it receives refuses, by reason.
+        var notStorable: [String: Int] = [:]
         var damaged = 0
         /// Files (or WACZ members) of which nothing could be read: missing, unreadable, not archives.
         var filesNotImported = 0
         var bodyBytes: Int64 = 0
+        /// Whether a signal stopped the import before its end.
+        var interrupted = false
     }
 
     let store: CacheStore
@@ -69,6 +84,8 @@ final class ArchiveImport {
         case savedPart(bytes: Int64)
         /// A 304 applied to `count` stored entries; none when it validates no stored response.
         case freshened(count: Int)
+        /// Left out: the store holds a response of its identity received at the same time or later.
+        case older
         case failed(String)
     }
 
@@ -123,7 +140,7 @@ final class ArchiveImport {
         var records = 0
         await withTaskGroup(of: SaveOutcome.self) { group in
             var inFlight = 0
-            while true {
+            while !Task.isCancelled {
                 let record: WARCReader.Record
                 do {
                     guard let next = try await reader.nextRecord() else { break }
@@ -191,7 +208,7 @@ final class ArchiveImport {
         if warcs.isEmpty {
             noteFileNotImported("\(name): The zip file holds no .warc or .warc.gz file, so it is not a WACZ file.")
         }
-        for member in warcs {
+        for member in warcs where !Task.isCancelled {
             do {
                 await importWARC(from: try await archive.contents(of: member), name: "\(name):\(member.name)")
             } catch {
@@ -280,13 +297,19 @@ final class ArchiveImport {
         let label = header.fields["WARC-Payload-Digest"]
         var bodyID = try label.flatMap(WARCDigest.sha256(fromLabel:)).flatMap { try store.bodyID(forHash: $0) }
         if bodyID == nil, let label { bodyID = bodiesByDigest[label] }
-        if bodyID == nil, let uri = header.fields["WARC-Refers-To-Target-URI"], let url = URL(string: uri) {
-            bodyID = try store.entries(url: url.cacheKey.absoluteString).first?.bodyID
+        let partition = header.fields[ArchivedExchange.partitionField] ?? "guest"
+        let refersTo = header.fields["WARC-Refers-To-Target-URI"]
+        if bodyID == nil, let label, let refersTo, let url = URL(string: refersTo), url.isHTTP {
+            bodyID = try storedBody(of: url, partition: partition, digestLabel: label)
         }
         guard let bodyID else {
+            let byTarget = refersTo.map {
+                ": the store holds no complete response of '\(MessageText.excerpt($0, limit: 100))' in the partition "
+                    + "\(partition) with that digest"
+            }
             throw ArchiveError(
                 reason: "The revisit record refers to content (\(label ?? "no payload digest")) that neither this "
-                    + "archive before it nor the store holds.")
+                    + "archive before it nor the store holds\(byTarget ?? "").")
         }
         var body = store.makeBodyWriter()
         var chunks = store.bodyChunks(bodyID: bodyID)
@@ -296,6 +319,21 @@ final class ArchiveImport {
                 exchange: exchange(for: record, head: head), body: body, recordID: header.recordID,
                 concurrentTo: header.concurrentTo, digestLabel: nil, place: place, revisit: true),
             into: &group, inFlight: &inFlight)
+    }
+
+    /// The body of a complete 2xx response the store holds for `url` in `partition` whose content has
+    /// the payload digest `label`, for a revisit record that refers to `url`. A SHA-256 digest is the
+    /// store's content address, looked up before; another algorithm's (SHA-1, as wget writes it) is
+    /// computed here over each candidate body. A partial entry (whose body is empty) is never taken.
+    private func storedBody(of url: URL, partition: String, digestLabel label: String) throws -> Int64? {
+        guard let (algorithm, digest) = WARCDigest.digest(fromLabel: label), algorithm != .sha256 else { return nil }
+        let candidates = try store.variants(partition: partition, method: .get, url: url.cacheKey.absoluteString)
+        for entry in candidates where !entry.isPartial && (200..<300).contains(entry.status) {
+            guard let bodyID = entry.bodyID else { continue }
+            var chunks = store.bodyChunks(bodyID: bodyID)
+            if try WARCDigest.digest(algorithm, of: { try chunks.next() }) == digest { return bodyID }
+        }
+        return nil
     }
 
     /// Streams a response record's payload into `body` (chunked coding removed) and returns its head;
@@ -391,7 +429,7 @@ final class ArchiveImport {
         await withTaskGroup(of: SaveOutcome.self) { group in
             var inFlight = 0
             var entries = 0
-            while true {
+            while !Task.isCancelled {
                 let next: (index: Int, entry: Result<HAREntry, ArchiveError>)?
                 do {
                     next = try await har.next()
@@ -469,6 +507,11 @@ final class ArchiveImport {
     /// saved once the saves before it have ended, and before any other starts: parts are combined in
     /// the archive's order, and the entry keeps the fields of the one saved last, as when received.
     private func save(_ item: PendingResponse, into group: inout TaskGroup<SaveOutcome>, inFlight: inout Int) async {
+        // A stopped import saves nothing more: the summary tells what was committed before.
+        guard !Task.isCancelled else {
+            try? await item.body.discard()
+            return
+        }
         let entry: CacheEntry
         do {
             switch try ArchivedExchange.stored(for: item.exchange) {
@@ -492,6 +535,9 @@ final class ArchiveImport {
             try? await item.body.discard()
             switch error {
             case .notCacheable: summary.skipped += 1
+            case .notStorable(let reason):
+                summary.skipped += 1
+                summary.notStorable[reason.rawValue, default: 0] += 1
             case .unusable(let reason): noteDamage("\(item.place): \(reason)")
             }
             return
@@ -507,7 +553,7 @@ final class ArchiveImport {
         let revisit = item.revisit
         group.addTask {
             do {
-                let saved = try await store.save(entry, body: body)
+                guard let saved = try await store.saveUnlessOlder(entry, body: body) else { return .older }
                 return .saved(bodyID: saved.bodyID, digestLabel: label, bytes: saved.bodySize, revisit: revisit)
             } catch {
                 try? await body.discard()
@@ -529,11 +575,11 @@ final class ArchiveImport {
                     + "\(range.length) of its Content-Range.")
         }
         do {
-            try await store.savePart(
+            let saved = try await store.savePartUnlessOlder(
                 partial, first: range.first, completeLength: completeLength,
                 completeHeaders: PartialEntry.completeHeaders(partial.headers, completeLength: completeLength),
                 body: item.body)
-            return .savedPart(bytes: range.length)
+            return saved == nil ? .older : .savedPart(bytes: range.length)
         } catch {
             try? await item.body.discard()
             return .failed("\(item.place): \(Self.reason(error))")
@@ -584,6 +630,8 @@ final class ArchiveImport {
         case .freshened(let count):
             if count == 0 { summary.skipped += 1 }
             summary.refreshed += count
+        case .older:
+            summary.older += 1
         case .failed(let message):
             noteDamage(message)
         }

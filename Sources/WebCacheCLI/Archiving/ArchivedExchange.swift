@@ -124,6 +124,9 @@ enum ArchivedExchange {
         /// The archive says something that cannot be stored as it says it (a request URL that is not
         /// one, a 206 whose bytes have no place): reported with this sentence, and left out.
         case unusable(String)
+        /// A final response the loader would not store, by its rule for what it receives (RFC 9111 §3):
+        /// skipped, and counted under the reason.
+        case notStorable(CacheStorability.Reason)
     }
 
     /// What an archived exchange is stored as.
@@ -183,7 +186,11 @@ enum ArchivedExchange {
     }
 
     /// The entry for `exchange`, of a final status from 200 to 599 but 304 (the loader's rule,
-    /// ``HTTPCachePolicy/storability(status:)``).
+    /// ``HTTPCachePolicy/storability(status:)``), that the loader would store: its rule for what it
+    /// receives (``HTTPCachePolicy/storability(request:response:directives:credentialsArePartitioned:)``)
+    /// applied to the archived request and response, as in the partition the exchange is of. In a
+    /// signed-in partition, which only its user reads, a response to a request with credentials is
+    /// kept as the loader keeps it there; in the guest partition only when it may be shared (§3.5).
     private static func entry(for exchange: Exchange, url: URL) throws(Refusal) -> CacheEntry {
         guard (100...599).contains(exchange.status) else {
             throw .notCacheable("its status \(exchange.status) is not one a cache stores")
@@ -192,6 +199,13 @@ enum ArchivedExchange {
         if case .notStorable(let reason) = HTTPCachePolicy.storability(status: exchange.status) {
             throw .notCacheable(reason.rawValue)
         }
+        let partition = exchange.partition ?? "guest"
+        let storability = HTTPCachePolicy.storability(
+            request: HTTPRequest(url: url, headers: exchange.requestHeaders),
+            response: HTTPResponseHead(status: exchange.status, headers: exchange.responseHeaders),
+            credentialsArePartitioned: partition != "guest")
+        // A 206 that is not a part is told apart by the caller, with the reason its bytes have no place.
+        if case .notStorable(let reason) = storability, reason != .partialContent { throw .notStorable(reason) }
         var headers = exchange.responseHeaders
         headers.remove("Transfer-Encoding")
         headers.remove("Set-Cookie")
@@ -210,7 +224,7 @@ enum ArchivedExchange {
             status: exchange.status, headers: headers, requestTime: exchange.requestTime,
             responseTime: exchange.responseTime, varyKey: varyKey)
         return CacheEntry(
-            partition: exchange.partition ?? "guest", method: .get, url: url.cacheKey.absoluteString,
+            partition: partition, method: .get, url: url.cacheKey.absoluteString,
             varyKey: varyKey, status: exchange.status, headers: headers, requestTime: exchange.requestTime,
             responseTime: exchange.responseTime, freshUntil: stored.freshUntil, staleUntil: stored.staleUntil,
             pinned: exchange.pinned, decodedFrom: decodedFrom)

@@ -36,12 +36,16 @@ extension CommandCatalog {
             of a known complete length is stored as a part of a partial entry, as a 206 from the network is, so \
             an exported partial entry comes back with its parts. A WARC record that holds interim (1xx) \
             responses before the final one is imported as its final one. Records that are not HTTP responses to \
-            GET, and responses a cache does not store (a 304, or an interim response alone), are skipped and \
-            counted. A damaged record, and a 206 whose bytes have no known place, is reported as \
+            GET, and responses a cache does not store (a 304 that validates nothing, an interim response alone, \
+            no-store in the request or response, a request's Authorization in the guest partition that the \
+            response does not allow a shared cache to keep), are skipped and counted. A response older than \
+            the one the store holds for its URL, partition and variant is left out and counted: the response \
+            received last wins, as in merge. A damaged record, and a 206 whose bytes have no known place, is reported as \
             FILE@OFFSET: reason (FILE#entry N for HAR), and a file that is missing, unreadable, empty or not an \
             archive as FILE: reason; the import goes on, and the exit code is then 1. Entries are saved in \
             batches through the store's transactions: an import stopped at any point leaves the store sound. \
-            The store is created when it does not exist.
+            SIGINT or SIGTERM stop it cleanly: it prints what was committed, saying it was interrupted, and \
+            exits 130 or 143. The store is created when it does not exist.
             """,
         arguments: [ArgumentSpec(name: "file", help: "An archive to import; several may follow.", isRepeated: true)],
         options: [OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output.")]
