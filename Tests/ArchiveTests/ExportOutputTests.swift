@@ -105,4 +105,19 @@ final class ExportOutputTests: ArchiveSite, @unchecked Sendable {
         let check = try await ExternalTools.run(try ExternalTools.warcio, ["check", folder.path("-")])
         #expect(check.exitCode == 0, "\(check.output)")
     }
+
+    @Test(arguments: ["--partition", "--host"])
+    func aPartitionOrHostThatNoEntryIsInIsNamedAndNothingIsWritten(option: String) async throws {
+        try await preload()
+        let path = folder.path("none.warc")
+
+        let export = try await run("export", "--store", store, "--warc", path, option, "nosuch")
+
+        #expect(export.exitCode == 1, "\(export.stdout)")
+        let what = option == "--host" ? "host" : "partition"
+        #expect(export.stderr.contains(
+            "No entry in the store '\(store)' is in the \(what) 'nosuch'; 'webcache inspect' lists them. Nothing was "
+                + "written."), "\(export.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
 }

@@ -78,5 +78,10 @@ struct ShardTests {
         #expect(one.map(\.body) == merged.map(\.body))
         #expect(one.map(\.entry.headers["ETag"]) == merged.map(\.entry.headers["ETag"]))
         #expect(try await webcache.run(["verify", "--store", folder.path("merged.sqlite")]).exitCode == 0)
+        // and inspect --pages says the same of every page, what each left out for the device included
+        let pagesOfOne = try await webcache.run(["inspect", "--pages", "--store", folder.path("single.sqlite")])
+        let pagesMerged = try await webcache.run(["inspect", "--pages", "--store", folder.path("merged.sqlite")])
+        #expect(pagesOfOne.stdout.contains("  skipped for this device: "), "\(pagesOfOne.stdout)")
+        #expect(pagesMerged.stdout == pagesOfOne.stdout)
     }
 }

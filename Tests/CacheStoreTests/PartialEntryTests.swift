@@ -184,6 +184,21 @@ struct PartialEntryTests {
         #expect(cover.missing == missing, "\(rule)")
     }
 
+    @Test(arguments: [
+        ("one part", [(0, 100)], [0...99] as [ClosedRange<Int64>], 100 as Int64),
+        ("overlapping parts count each byte once", [(0, 3_000), (1_000, 3_194)], [0...4_193], 4_194),
+        ("adjoining parts join", [(0, 10), (10, 10)], [0...19], 20),
+        ("a part inside another", [(0, 100), (10, 5)], [0...99], 100),
+        ("a gap stays", [(200, 100), (0, 100)], [0...99, 200...299], 200),
+    ] as [(String, [(Int64, Int64)], [ClosedRange<Int64>], Int64)])
+    func heldSpans(rule: String, parts: [(Int64, Int64)], spans: [ClosedRange<Int64>], bytes: Int64) {
+        let partial = PartialEntry(
+            entry: makeEntry(Self.url),
+            parts: parts.enumerated().map { EntryPart(first: $1.0, length: $1.1, bodyID: Int64($0)) })
+        #expect(partial.heldSpans == spans, "\(rule)")
+        #expect(partial.heldByteCount == bytes, "\(rule)")
+    }
+
     // MARK: - Reading ranges of a body
 
     @Test(arguments: [

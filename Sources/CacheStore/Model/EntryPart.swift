@@ -78,3 +78,24 @@ public struct PartialEntry: Sendable, Hashable {
         return complete
     }
 }
+
+extension PartialEntry {
+    /// The spans of the complete representation that the parts hold, in order, with overlapping and
+    /// adjoining parts joined: `[0...2_999]` for parts at `0...1_999` and `1_000...2_999`.
+    public var heldSpans: [ClosedRange<Int64>] {
+        var spans: [ClosedRange<Int64>] = []
+        for span in parts.filter({ $0.length > 0 }).map(\.span).sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = spans.last, span.lowerBound <= last.upperBound + 1 {
+                spans[spans.count - 1] = last.lowerBound...max(last.upperBound, span.upperBound)
+            } else {
+                spans.append(span)
+            }
+        }
+        return spans
+    }
+
+    /// How many bytes of the complete representation the parts hold, each byte once where parts overlap.
+    public var heldByteCount: Int64 {
+        heldSpans.reduce(0) { $0 + $1.upperBound - $1.lowerBound + 1 }
+    }
+}

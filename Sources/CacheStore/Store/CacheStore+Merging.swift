@@ -13,12 +13,31 @@ extension CacheStore {
     /// Partial entries and complete ones of the same representation (the same strong `ETag`) follow
     /// the store's rule for parts instead (RFC 9111 §3.4): a complete entry is never replaced by a part
     /// of itself and replaces the parts of itself, and parts are combined, which may complete the entry.
-    /// Edges are added to a page's, and an edge in both takes the source's kind and failure.
+    /// Edges are added to a page's, and an edge in both takes the source's kind and failure; so are
+    /// the resources a page left out for the device it was preloaded for, except those that are among
+    /// the page's edges (another store holds them). A page's digest (`page_basis`) is not copied: it
+    /// covers the body ids of the store it was made in, so the next preload reads the page again.
+    ///
+    /// A merged entry keeps the time it was stored and its last access and hits in `source` (the
+    /// later access and the hits of both when it replaces an entry here): a merge is not a use.
+    ///
+    /// The merge stops when the calling task is cancelled (checked between entries and between the
+    /// chunks of a body), and nothing of `source` is merged then.
     ///
     /// - Returns: What was merged.
     /// - Throws: ``CacheStore/Error``; ``Error/Code/damagedBody`` when a body of `source` no longer
-    ///   matches its checksums (nothing of `source` is merged then).
+    ///   matches its checksums (nothing of `source` is merged then); `CancellationError` when the task
+    ///   was cancelled.
     public func merge(from source: CacheStore) throws -> MergeReport {
+        do {
+            return try mergeTransaction(from: source)
+        } catch let error as Error where error.cause is CancellationError {
+            throw CancellationError()
+        }
+    }
+
+    /// ``merge(from:)``'s transaction.
+    private func mergeTransaction(from source: CacheStore) throws -> MergeReport {
         let now = configuration.clock()
         return try write("merge the store '\(source.path)'") { connection in
             var report = MergeReport(
@@ -30,10 +49,12 @@ extension CacheStore {
                 guard let last = page.last?.id else { break }
                 lastID = last
                 for entry in page {
+                    try Task.checkCancellation()
                     try Self.merge(entry, from: source, at: now, report: &report, connection)
                 }
             }
             for page in try source.pages() {
+                try Task.checkCancellation()
                 for edge in try source.edges(forPage: page.url, partition: page.partition) {
                     try connection.run(
                         """
@@ -47,14 +68,35 @@ extension CacheStore {
                         ])
                     report.mergedEdges += 1
                 }
+                try Self.mergeSkips(of: page, from: source, connection)
             }
             return report
         }
     }
 
+    /// Adds what `page` of `source` left out for its device to what the page here left out (the
+    /// source's kind and reason for a resource in both), then drops what the page's edges hold now.
+    private static func mergeSkips(of page: StoredPage, from source: CacheStore, _ connection: Connection) throws {
+        for skip in try source.skipped(forPage: page.url, partition: page.partition) {
+            try connection.run(
+                """
+                INSERT INTO page_skip (partition, page_url, resource_url, kind, reason) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (partition, page_url, resource_url) DO UPDATE SET kind = excluded.kind, \
+                reason = excluded.reason
+                """,
+                [.text(page.partition), .text(page.url), .text(skip.resourceURL), .text(skip.kind), .text(skip.reason)])
+        }
+        try connection.run(
+            """
+            DELETE FROM page_skip WHERE partition = ?1 AND page_url = ?2 AND resource_url IN \
+            (SELECT resource_url FROM page_edge WHERE partition = ?1 AND page_url = ?2)
+            """,
+            [.text(page.partition), .text(page.url)])
+    }
+
     /// Merges one entry of `source`: replaces an older response, copies the body if needed. A complete
     /// response replaces the parts of its own representation whatever their age, as it holds every
-    /// byte of them; partial entries go to ``mergeParts(of:existing:isNewer:from:at:report:_:)``.
+    /// byte of them; partial entries go to ``mergeParts(of:existing:arrival:from:at:report:_:)``.
     private static func merge(
         _ entry: CacheEntry, from source: CacheStore, at now: Date, report: inout MergeReport,
         _ connection: Connection
@@ -75,12 +117,26 @@ extension CacheStore {
         }
         guard let sourceBodyID = entry.bodyID else { return }
         let check = try source.bodyCheck(bodyID: sourceBodyID)
-        let bodyID = try copyBody(check, from: source, at: now, report: &report, connection)
+        let bodyID = try copyBody(check, of: entry.url, from: source, at: now, report: &report, connection)
         guard case .success(let headers) = HeaderCoding.encode(entry.headers) else { return }
-        _ = try upsert(
+        let saved = try upsert(
             entry, headers: headers, bodyID: bodyID, bodyHash: check.hash, bodySize: entry.bodySize, at: now,
             pageEdges: nil, connection)
+        try keepUse(of: entry, storedAt: entry.storedAt, existing: existing, on: saved.id, connection)
         report.mergedEntries += 1
+    }
+
+    /// Gives entry `id` here, just merged from `entry` of the source, the time it was `storedAt`, the
+    /// later of the last accesses of `entry` and of `existing` (the entry it replaced or joined), and
+    /// `entry`'s hits added to those it had: the merge itself is no use of it, for eviction or `inspect`.
+    private static func keepUse(
+        of entry: CacheEntry, storedAt: Date, existing: CacheEntry?, on id: Int64?, _ connection: Connection
+    ) throws {
+        guard let id else { return }
+        let lastAccess = max(entry.lastAccess, existing?.lastAccess ?? entry.lastAccess)
+        try connection.run(
+            "UPDATE entry SET stored_at = ?, last_access = ?, hit_count = hit_count + ? WHERE id = ?",
+            [.date(storedAt), .date(lastAccess), .integer(entry.hitCount), .integer(id)])
     }
 
     /// Merges partial entry `entry` of `source` with its parts, by what it does to the entry `existing`
@@ -127,14 +183,17 @@ extension CacheStore {
         guard case .success(let headers) = HeaderCoding.encode(fields.headers),
             case .success(let completeHeaders) = HeaderCoding.encode(completeFields)
         else { return }
+        var stored: CacheEntry?
         for part in parts {
+            try Task.checkCancellation()
             let check = try source.bodyCheck(bodyID: part.bodyID)
-            let bodyID = try copyBody(check, from: source, at: now, report: &report, connection)
-            let stored = try storePart(
+            let bodyID = try copyBody(check, of: entry.url, from: source, at: now, report: &report, connection)
+            stored = try storePart(
                 EntryPart(first: part.first, length: part.length, bodyID: bodyID), of: fields, headers: headers,
                 completeHeaders: completeHeaders, completeFields: completeFields, at: now, connection)
-            guard stored.isPartial else { break }
+            guard stored?.isPartial == true else { break }
         }
+        try keepUse(of: entry, storedAt: fields.storedAt, existing: existing, on: stored?.id, connection)
         report.mergedEntries += 1
     }
 
@@ -287,21 +346,27 @@ extension CacheStore {
         try connection.run("UPDATE entry SET pinned = 1 WHERE id = ?", [.integer(id)])
     }
 
-    /// The id here of the body of `source` that `check` was made for: the stored body with the same
-    /// SHA-256, or a copy made chunk by chunk, each chunk checked as it is read.
+    /// The id here of the body of `source` that `check` was made for (a body of `url`): the stored
+    /// body with the same SHA-256, or a copy made chunk by chunk, each chunk checked as it is read.
     ///
-    /// - Throws: ``Error/Code/damagedBody`` when the body no longer matches its checksums.
+    /// - Throws: ``Error/Code/damagedBody``, naming `url`, when the body no longer matches its checksums.
     private static func copyBody(
-        _ check: BodyCheck, from source: CacheStore, at now: Date, report: inout MergeReport, _ connection: Connection
+        _ check: BodyCheck, of url: String, from source: CacheStore, at now: Date, report: inout MergeReport,
+        _ connection: Connection
     ) throws -> Int64 {
         if let existing = try Self.bodyID(withHash: check.hash, connection) { return existing }
         let bodyID = try insertBody(
             connection, hash: check.hash, size: check.size, chunkCount: check.chunkCount, at: now)
         var reader = source.bodyChunks(bodyID: check.bodyID)
         var seq: Int64 = 0
-        while let chunk = try reader.next() {
-            try insertChunk(connection, bodyID: bodyID, seq: seq, data: chunk)
-            seq += 1
+        do {
+            while let chunk = try reader.next() {
+                try Task.checkCancellation()
+                try insertChunk(connection, bodyID: bodyID, seq: seq, data: chunk)
+                seq += 1
+            }
+        } catch let error as Error where error.code == .damagedBody {
+            throw source.damagedBodyError(bodyID: check.bodyID, url: url)
         }
         report.copiedBodies += 1
         return bodyID

@@ -67,7 +67,7 @@ extension Loader {
     }
 
     /// The stored partial entry that matches `request`'s Vary key, when no complete entry does.
-    private func matchingPartial(_ request: HTTPRequest, _ context: RequestContext) throws -> PartialEntry? {
+    func matchingPartial(_ request: HTTPRequest, _ context: RequestContext) throws -> PartialEntry? {
         let key = request.url.cacheKey.absoluteString
         let partials: [PartialEntry]
         do {

@@ -253,6 +253,15 @@ final class Loader: Sendable {
                                              refetchingIfDamaged: policy != .returnCacheDataDontLoad, body: loneBody)
             }
             if case .returnCacheDataDontLoad = policy {
+                // Parts that stand in for no request here still tell what the store lacks.
+                if let partial = try matchingPartial(request, context) {
+                    let held = partial.heldSpans.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ", ")
+                    throw WebCacheError(
+                        .notCached,
+                        "Only part of \(request.url.redactedForMessages) is in the store (bytes \(held) of "
+                            + "\(partial.completeLength)), and the policy forbids the network; a request for a range "
+                            + "of those bytes is answered from the store.")
+                }
                 throw WebCacheError(
                     .notCached,
                     "\(request.url.redactedForMessages) is not in the store, and the policy forbids the network.")

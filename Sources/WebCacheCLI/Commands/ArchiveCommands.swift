@@ -62,11 +62,15 @@ extension CommandCatalog {
             representation are combined; a complete entry is never replaced by a part of itself. The sources \
             are only read; the --into store is created when it does not exist. A source that is missing, is not \
             a store or has damaged bodies is named and the others are merged; exits 1 then. A new --into store \
-            into which no source could be merged is not left behind.
+            into which no source could be merged is not left behind. Merged entries keep the times they were \
+            stored and last used, and pages what they left out for their device. SIGINT or SIGTERM stop it \
+            cleanly: the source being merged is left out whole, and the summary says which sources were not \
+            merged (exit code 130 or 143).
             """,
         arguments: [ArgumentSpec(name: "source", help: "A store to merge; several may follow.", isRepeated: true)],
         options: [
-            OptionSpec(names: ["--into"], kind: .value(name: "store"), help: "The store to merge into."),
+            OptionSpec(
+                names: ["--into"], kind: .value(name: "store"), help: "The store to merge into.", isRequired: true),
             OptionSpec(names: ["--json"], kind: .flag, help: "Write JSON to standard output."),
         ] + CommonOptions.logging
     )

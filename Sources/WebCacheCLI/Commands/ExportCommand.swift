@@ -38,6 +38,13 @@ enum ExportCommand {
         }
         let stderr = context.stderr
         let report = try await context.withExistingStore(readOnly: true) { store in
+            // A partition or host that no entry is in is most likely mistyped: an empty archive would not say so.
+            if selection.scope != EntryScope(), try store.entries(after: 0, limit: 1, in: selection.scope).isEmpty {
+                let named = [selection.scope.partition.map { "the partition '\($0)'" },
+                             selection.scope.host.map { "the host '\($0)'" }].compactMap { $0 }
+                throw CLIError("No entry in the store '\(store.path)' is in \(named.joined(separator: " on "))"
+                                   + "; 'webcache inspect' lists them. Nothing was written.")
+            }
             // A page the store knows nothing of is most likely mistyped: an empty archive would not say so.
             if let page = selection.pageURL, try store.pages(partition: selection.scope.partition, url: page).isEmpty,
                 try store.entries(url: page).isEmpty

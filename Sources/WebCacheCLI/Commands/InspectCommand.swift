@@ -134,6 +134,19 @@ enum InspectCommand {
             var value: String
         }
 
+        /// Bytes `first` to `last` (both included) of the complete response.
+        struct Span: Encodable {
+            var first: Int64
+            var last: Int64
+
+            init(_ span: ClosedRange<Int64>) {
+                first = span.lowerBound
+                last = span.upperBound
+            }
+
+            var text: String { "\(first)-\(last)" }
+        }
+
         struct Entry: Encodable {
             var partition: String
             var method: String
@@ -154,9 +167,16 @@ enum InspectCommand {
             var hits: Int64
             var lastAccess: Date
             var pinned: Bool
-            /// For a partial entry, the length of the complete response; its size is the bytes it holds.
+            /// For a partial entry, the length of the complete response; its size is the bytes it holds
+            /// (each once, where parts overlap).
             var completeLength: Int64?
-            /// The response headers, with credentials and cookies redacted.
+            /// For a partial entry, the spans of the complete response it holds, overlapping and
+            /// adjoining parts joined.
+            var heldRanges: [Span]?
+            /// For a partial entry, the span each stored part holds.
+            var parts: [Span]?
+            /// The response headers, with credentials and cookies redacted; for a partial entry, those
+            /// of the part stored last.
             var headers: [Field]
         }
 
@@ -190,7 +210,14 @@ enum InspectCommand {
                     ("Pinned", entry.pinned ? "yes" : "no"),
                 ]
                 if let completeLength = entry.completeLength {
-                    rows.insert(("Partial", "holds \(entry.size) of \(completeLength) bytes"), at: 1)
+                    let held = (entry.heldRanges ?? []).map(\.text).joined(separator: ", ")
+                    let parts = entry.parts ?? []
+                    let stored = parts.reduce(Int64(0)) { $0 + $1.last - $1.first + 1 }
+                    rows.insert(("Partial", "holds \(entry.size) of \(completeLength) bytes: \(held)"), at: 1)
+                    rows.insert(
+                        ("Parts", parts.map(\.text).joined(separator: ", ")
+                            + " (\(ValueParsers.formatCount(parts.count, "part", "parts")), \(stored) bytes stored)"),
+                        at: 2)
                 }
                 rows = rows.map { ($0.0 + ":", $0.1) }
                 let width = rows.map(\.0.count).max() ?? 0
@@ -198,7 +225,7 @@ enum InspectCommand {
                 for (label, value) in rows {
                     text += "  " + label + String(repeating: " ", count: width - label.count + 1) + value + "\n"
                 }
-                text += "  Headers:\n"
+                text += entry.completeLength == nil ? "  Headers:\n" : "  Headers (of the part stored last):\n"
                 for field in entry.headers {
                     text += "    \(field.name): \(field.value)\n"
                 }
@@ -219,14 +246,21 @@ enum InspectCommand {
         guard !found.isEmpty else {
             throw CLIError("'\(url)' is not in the store '\(store.path)'.")
         }
-        let entries = found.map { entry in
-            Entries.Entry(
+        let entries = try found.map { entry in
+            // A partial entry holds the bytes its parts' spans cover, each once however the parts overlap.
+            let partial = try entry.isPartial
+                ? store.partialVariants(partition: entry.partition, method: entry.method, url: entry.url)
+                    .first { $0.entry.id == entry.id }
+                : nil
+            return Entries.Entry(
                 partition: entry.partition, method: entry.method.rawValue, url: entry.url, status: entry.status,
                 storedAt: entry.storedAt, ageSeconds: Int(currentAge(of: entry, at: now)),
                 freshUntil: entry.freshUntil, staleUntil: entry.staleUntil, state: state(of: entry, at: now),
-                etag: entry.etag, lastModified: entry.lastModified, varyKey: entry.varyKey, size: entry.bodySize,
-                decodedFrom: entry.decodedFrom, hits: entry.hitCount, lastAccess: entry.lastAccess, pinned: entry.pinned,
-                completeLength: entry.completeLength,
+                etag: entry.etag, lastModified: entry.lastModified, varyKey: entry.varyKey,
+                size: partial?.heldByteCount ?? entry.bodySize, decodedFrom: entry.decodedFrom, hits: entry.hitCount,
+                lastAccess: entry.lastAccess, pinned: entry.pinned, completeLength: entry.completeLength,
+                heldRanges: partial?.heldSpans.map(Entries.Span.init),
+                parts: partial?.parts.map { Entries.Span($0.span) },
                 headers: entry.headers.redacted().map { Entries.Field(name: $0.name, value: $0.value) })
         }
         return Entries(store: store.path, url: found[0].url, entries: entries)

@@ -60,6 +60,9 @@ enum ArgumentParser {
             index = arguments.index(after: index)
         }
 
+        for option in spec.options where option.isRequired && parsed.values[option.key] == nil {
+            throw UsageError("Missing expected option '\(option.helpLabel)'", command: spec)
+        }
         let required = spec.arguments.filter { !$0.isOptional }
         if parsed.positionals.count < required.count {
             let missing = required[parsed.positionals.count]

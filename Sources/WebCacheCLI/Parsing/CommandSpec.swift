@@ -55,6 +55,8 @@ struct OptionSpec: Sendable {
     var defaultValue: String?
     /// Whether the usage line lists the option; options shared by every command are left out to keep it short.
     var showInUsage = true
+    /// Whether the command needs the option: its usage shows it without brackets, and parsing fails without it.
+    var isRequired = false
 
     /// The canonical key under which a parsed value is kept: the long name without dashes.
     var key: String {
@@ -67,11 +69,13 @@ struct OptionSpec: Sendable {
     }
 
     var usageFragment: String {
-        switch kind {
-        case .flag: "[\(names[0])]"
-        case .value(let name): "[\(names[0]) <\(name)>]"
-        case .repeatedValue(let name): "[\(names[0]) <\(name)> ...]"
-        }
+        let fragment =
+            switch kind {
+            case .flag: names[0]
+            case .value(let name): "\(names[0]) <\(name)>"
+            case .repeatedValue(let name): "\(names[0]) <\(name)> ..."
+            }
+        return isRequired ? fragment : "[\(fragment)]"
     }
 
     /// The left column of the help line: `-j, --concurrency <n>`.
