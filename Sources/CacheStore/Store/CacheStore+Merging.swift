@@ -282,17 +282,8 @@ extension CacheStore {
     public nonisolated func savePartUnlessOlder(
         _ entry: CacheEntry, first: Int64, completeLength: Int64, completeHeaders: HTTPHeaders, body: BodyWriter
     ) async throws -> CacheEntry? {
-        precondition(body.store === self, "A BodyWriter must be saved by the store that made it.")
-        precondition(first >= 0 && body.size > 0 && first + body.size <= completeLength,
-                     "A part must hold at least one byte of the representation.")
-        var partial = entry
-        partial.completeLength = completeLength
-        partial.status = 206
-        let headers = try encodedHeaders(of: partial)
-        var complete = entry
-        complete.headers = completeHeaders
-        complete.status = 200
-        let finalHeaders = try encodedHeaders(of: complete)
+        let (partial, headers, finalHeaders) = try partFields(
+            of: entry, first: first, completeLength: completeLength, completeHeaders: completeHeaders, body: body)
         let hash = body.hasher.finalize()
         let now = configuration.clock()
         return try await queuedWrite("save a part of \(entry.url)", evicts: true, touching: .url(entry.url)) {

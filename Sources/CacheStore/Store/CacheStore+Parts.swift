@@ -60,6 +60,23 @@ extension CacheStore {
 
     // MARK: - Saving parts
 
+    /// `entry` as the partial entry a part of `body` at `first` makes (status 206, `completeLength`),
+    /// its header text, and the header text of the complete response (`completeHeaders`, status 200).
+    nonisolated func partFields(
+        of entry: CacheEntry, first: Int64, completeLength: Int64, completeHeaders: HTTPHeaders, body: BodyWriter
+    ) throws -> (partial: CacheEntry, headers: String, completeHeaders: String) {
+        precondition(body.store === self, "A BodyWriter must be saved by the store that made it.")
+        precondition(first >= 0 && body.size > 0 && first + body.size <= completeLength,
+                     "A part must hold at least one byte of the representation.")
+        var partial = entry
+        partial.completeLength = completeLength
+        partial.status = 206
+        var complete = entry
+        complete.headers = completeHeaders
+        complete.status = 200
+        return (partial, try encodedHeaders(of: partial), try encodedHeaders(of: complete))
+    }
+
     /// Saves the bytes streamed through `body` as the part at `first` of `entry`'s response, whose
     /// complete representation is `completeLength` bytes (RFC 9111 §3.3), in one transaction.
     ///
@@ -83,17 +100,8 @@ extension CacheStore {
         _ entry: CacheEntry, first: Int64, completeLength: Int64, completeHeaders: HTTPHeaders, body: BodyWriter,
         onlyIf condition: (@Sendable () -> Bool)? = nil
     ) async throws -> CacheEntry {
-        precondition(body.store === self, "A BodyWriter must be saved by the store that made it.")
-        precondition(first >= 0 && body.size > 0 && first + body.size <= completeLength,
-                     "A part must hold at least one byte of the representation.")
-        var partial = entry
-        partial.completeLength = completeLength
-        partial.status = 206
-        let headers = try encodedHeaders(of: partial)
-        var complete = entry
-        complete.headers = completeHeaders
-        complete.status = 200
-        let finalHeaders = try encodedHeaders(of: complete)
+        let (partial, headers, finalHeaders) = try partFields(
+            of: entry, first: first, completeLength: completeLength, completeHeaders: completeHeaders, body: body)
         let hash = body.hasher.finalize()
         let now = configuration.clock()
         return try await queuedWrite("save a part of \(entry.url)", evicts: true, touching: .url(entry.url)) {
