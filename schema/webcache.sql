@@ -1,4 +1,4 @@
--- webcache store, schema version 10.
+-- webcache store, schema version 12.
 --
 -- The canonical DDL of the offline store, as the migrations in order (CacheStore `Schema.migrations`)
 -- build it; a test fails if a store built by the migrations differs from a store built by this text.
@@ -6,7 +6,8 @@
 -- Version 4 added body_chunk.checksum, version 5 entry.decoded_from, version 6 partial entries
 -- (entry.complete_length and entry_part), version 7 the page_skip table, version 8 identity_binding
 -- (and renamed the signed-in users' partitions of before to unclaimed-…: see docs/identity.md),
--- version 9 page_basis, version 10 entry_access.
+-- version 9 page_basis, version 10 entry_access, version 11 narrowed page_edge_by_resource, version 12
+-- partition_sign_out.
 --
 -- Instants are REAL seconds since 1970 (UTC). Sizes are bytes. Every table is STRICT.
 
@@ -220,3 +221,11 @@ CREATE TABLE entry_access (
 CREATE TRIGGER entry_access_deleted AFTER DELETE ON entry BEGIN
     DELETE FROM entry_access WHERE entry_id = OLD.id;
 END;
+
+-- How many times each partition's user signed out: counted in the transaction that empties the
+-- partition. Work begun for the user before, in any process, reads the count again in the
+-- transaction that would save into the partition, and saves nothing when it changed.
+CREATE TABLE partition_sign_out (
+    partition TEXT PRIMARY KEY,
+    count INTEGER NOT NULL CHECK (count > 0)
+) STRICT, WITHOUT ROWID;

@@ -30,6 +30,9 @@ public final class WebCache: Sendable {
     let session: Session?
     /// Keeps the session's cookies across runs, when ``Configuration-swift.struct/persistsCookies`` is set.
     let cookieKeeper: CookieKeeper?
+    /// The store's count of the signed-in user's sign-outs, which ends the session when another
+    /// process signs the user out; `nil` for a guest.
+    let storeSignOuts: StoreSignOuts?
     /// What ``close()`` stops or waits for.
     let running = RunningWork()
     /// What ``resolve(_:)`` returned lately, by reference.
@@ -48,6 +51,7 @@ public final class WebCache: Sendable {
                 "The header field \(field) for every request needs the instance URL: credentials are sent only to "
                     + "the instance, and none is configured.")
         }
+        var signIn: (provider: any AuthorizationProviding, instanceURL: URL, identity: SessionIdentity)?
         if let provider = configuration.authorization {
             guard let instanceURL = configuration.instanceURL else {
                 throw WebCacheError(.authorization, "Signing in needs the instance URL; none is configured.")
@@ -59,13 +63,36 @@ public final class WebCache: Sendable {
                     .authorization,
                     "Signing in needs the user id that names the user's store partition; none is configured.")
             }
-            let identity = SessionIdentity.user(id: userID)
+            signIn = (provider, instanceURL, SessionIdentity.user(id: userID))
+        }
+        var storeConfiguration = CacheStore.Configuration()
+        storeConfiguration.byteLimit = configuration.maximumStoreSize
+        storeConfiguration.readOnly = configuration.readOnly
+        do {
+            // The folder of the default store may not exist yet.
+            if !configuration.readOnly { try CacheStore.createFolder(forStoreAt: configuration.storePath) }
+            store = try CacheStore(path: configuration.storePath, configuration: storeConfiguration)
+        } catch {
+            throw WebCacheError(.store, "The store at '\(configuration.storePath)' cannot be opened.", cause: error)
+        }
+        if let (provider, instanceURL, identity) = signIn {
+            // The session begins under the sign-outs counted so far: one by another process after
+            // this ends it (``StoreSignOuts``).
+            let signOuts: StoreSignOuts
+            do {
+                signOuts = StoreSignOuts(store: store, partition: identity.partitionName,
+                                         count: try store.signOutCount(partition: identity.partitionName))
+            } catch {
+                throw WebCacheError(.store, "The store at '\(configuration.storePath)' cannot be read.", cause: error)
+            }
+            storeSignOuts = signOuts
             let jar = CookieJar()
             var keeper: CookieKeeper?
             if configuration.persistsCookies {
                 let file = CookieFile(storePath: configuration.storePath, partition: identity.partitionName)
                 if let snapshot = try file.load() { jar.restore(snapshot) }
-                keeper = CookieKeeper(file: file, jar: jar, logger: configuration.logger)
+                keeper = CookieKeeper(file: file, jar: jar, logger: configuration.logger,
+                                      isCurrent: { signOuts.holds(since: signOuts.current) })
             }
             cookieKeeper = keeper
             // Saved as soon as a session starts or is renewed, and soon after its cookies change, not
@@ -77,16 +104,7 @@ public final class WebCache: Sendable {
         } else {
             session = nil
             cookieKeeper = nil
-        }
-        var storeConfiguration = CacheStore.Configuration()
-        storeConfiguration.byteLimit = configuration.maximumStoreSize
-        storeConfiguration.readOnly = configuration.readOnly
-        do {
-            // The folder of the default store may not exist yet.
-            if !configuration.readOnly { try CacheStore.createFolder(forStoreAt: configuration.storePath) }
-            store = try CacheStore(path: configuration.storePath, configuration: storeConfiguration)
-        } catch {
-            throw WebCacheError(.store, "The store at '\(configuration.storePath)' cannot be opened.", cause: error)
+            storeSignOuts = nil
         }
         let transport: any HTTPTransport
         if let configured = configuration.transport {
@@ -114,13 +132,20 @@ public final class WebCache: Sendable {
         loader.memory?.bytes ?? 0
     }
 
-    /// The context of work begun now: a signed-in user's ends with their session, at ``logout()``.
+    /// The context of work begun now: a signed-in user's ends with their session, at ``logout()`` or
+    /// at a sign-out by another process that shares the store; a guest's refuses the login page.
     var context: RequestContext {
-        guard let session else { return .guest }
+        guard let session, let storeSignOuts else {
+            guard let instanceURL = configuration.instanceURL else { return .guest }
+            return RequestContext(partition: RequestContext.guestPartition,
+                                  session: GuestSending(instanceURL: instanceURL, policy: configuration.sessionPolicy))
+        }
         let begun = session.signOutCount
-        return RequestContext(partition: session.partitionName,
-                              session: SessionSending(session: session, signOutCount: begun),
-                              isCurrent: { session.signOutCount == begun })
+        let stored = storeSignOuts.current
+        return RequestContext(
+            partition: session.partitionName,
+            session: SessionSending(session: session, signOutCount: begun, storeSignOuts: (storeSignOuts, stored)),
+            saveCondition: storeSignOuts.saveCondition(since: stored, holds: { session.signOutCount == begun }))
     }
 
     // MARK: - Loading
@@ -245,28 +270,31 @@ public final class WebCache: Sendable {
     }
 
     /// Signs out: drops the user's token and cookies, and deletes the user's private entries from the
-    /// store in one transaction. Guest entries stay. Work begun before for the user (a load whose
-    /// response is still on its way, a background revalidation) sends nothing more, and what it
-    /// receives is neither stored nor taken into the cookies: it fails with the reason.
+    /// store in one transaction, which counts the sign-out (``CacheStore/signOut(partition:)``). Guest
+    /// entries stay. Work begun before for the user (a load whose response is still on its way, a
+    /// background revalidation), in this process or in another that shares the store, sends nothing
+    /// more, and what it receives is neither stored nor taken into the cookies: it fails with the reason.
     /// - Throws: ``WebCacheError`` when the store cannot be changed or the saved cookies cannot be deleted.
     public func logout() async throws {
-        if let session {
-            await session.logout()
-            // Also when this run does not persist cookies: an earlier run may have.
-            if let cookieKeeper {
-                try await cookieKeeper.remove()
-            } else {
-                try CookieFile(storePath: configuration.storePath, partition: session.partitionName).remove()
-            }
-        }
-        let partition = self.partition
-        guard partition != RequestContext.guestPartition else { return }
+        guard let session, let storeSignOuts else { return }
+        await session.logout()
+        // The sign-out counts before the cookie file goes: another process that writes the file
+        // after checks the count again (``CookieKeeper``).
+        var failure: WebCacheError?
         do {
-            _ = try await store.removeAll(partition: partition)
+            let (_, count) = try await store.signOut(partition: session.partitionName)
+            storeSignOuts.begin(count)
         } catch {
-            throw WebCacheError(.store, "The signed-in user's entries could not be removed from the store.",
-                                cause: error)
+            failure = WebCacheError(.store, "The signed-in user's entries could not be removed from the store.",
+                                    cause: error)
         }
+        // Also when this run does not persist cookies: an earlier run may have.
+        if let cookieKeeper {
+            try await cookieKeeper.remove()
+        } else {
+            try CookieFile(storePath: configuration.storePath, partition: session.partitionName).remove()
+        }
+        if let failure { throw failure }
     }
 
     // MARK: - Lifecycle

@@ -134,7 +134,7 @@ struct OpeningTests {
         }
         #expect(indexed == 2)
         #expect(definition?.hasSuffix("WHERE page_url != resource_url") == true)
-        #expect(try store.read("version") { try $0.int64("PRAGMA user_version") } == 11)
+        #expect(try store.read("version") { try $0.int64("PRAGMA user_version") } == Int64(Schema.latestVersion))
         #expect(try store.pages().map(\.url) == pages)
         for page in pages {
             #expect(try store.edges(forPage: page).map(\.resourceURL) == [page, "https://v10.test/site.css"])

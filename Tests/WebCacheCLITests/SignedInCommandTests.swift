@@ -1,4 +1,5 @@
 import ChildProcess
+import Dispatch
 import Foundation
 import HTTPCore
 import LocalOrigin
@@ -17,11 +18,22 @@ final class SignedInCommandTests: Sendable {
     let server: OriginServer
     let webcache: WebcacheRunner
     let urlFile: String
+    /// Holds the answer for `/nav/held.html` back while it is closed.
+    let gate = Gate()
+    /// Signalled when a request for `/nav/held.html` arrives.
+    let heldArrived = DispatchSemaphore(value: 0)
 
     init() throws {
         folder = try TemporaryFolder()
         let instance = instance
-        server = OriginServer { instance.handle($0) }
+        let gate = gate
+        let heldArrived = heldArrived
+        server = OriginServer { request in
+            let response = instance.handle(request)
+            guard request.path == "/nav/held.html" else { return response }
+            heldArrived.signal()
+            return gate.passing(response)
+        }
         try server.start()
         webcache = WebcacheRunner(home: folder)
         urlFile = try folder.write(Data("nav/a.html\nnav/b.html\n".utf8), to: "urls.txt")
@@ -271,5 +283,92 @@ final class SignedInCommandTests: Sendable {
         #expect(logout.stdout.contains("no entries were removed; the session's cookies were dropped"), "\(logout.stdout)")
         #expect(!FileManager.default.fileExists(atPath: cookieFile))
         #expect(!FileManager.default.fileExists(atPath: folder.path("store.sqlite")))
+    }
+
+    /// Waits until `semaphore` is signalled, false after two minutes, on a thread of its own.
+    private static func arrival(_ semaphore: DispatchSemaphore) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: semaphore.wait(timeout: .now() + 120) == .success)
+            }
+        }
+    }
+
+    /// The partitions of signed-in users in `inspect --json` of `store`, with their entry counts.
+    private func userPartitions(store: String) async throws -> [String: Int] {
+        let result = try await webcache.run(["inspect", "--json", "--store", store])
+        try #require(result.exitCode == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
+        let partitions = try #require(object["partitions"] as? [[String: Any]])
+        var users: [String: Int] = [:]
+        for partition in partitions {
+            guard let name = partition["name"] as? String, name != "guest" else { continue }
+            users[name] = partition["entries"] as? Int ?? 0
+        }
+        return users
+    }
+
+    @Test func aLogoutByAnotherProcessEndsAPreloadInFlightForTheUser() async throws {
+        instance.state.withLock { $0.pageCacheControl = "private, max-age=600" }
+        let urls = try folder.write(Data("nav/held.html\n".utf8), to: "held.txt")
+        let options = signedIn(["--token-command", "printf tok-alice", "--keep-session"], whoami: false)
+        let output = OutputFile(path: folder.path("preload.out"))
+        let errors = OutputFile(path: folder.path("preload.err"))
+        gate.close()
+        defer { gate.open() }
+
+        // The preload's page reaches the instance, which starts the session, and its answer is held
+        // back while another process logs the same user out of the same store.
+        let preload = try webcache.start(["preload", urls, "--json"] + options, output: output, error: errors)
+        #expect(await Self.arrival(heldArrived))
+        let logout = try await webcache.run(["logout"] + options)
+        #expect(logout.exitCode == 0, "\(logout.stderr)")
+        let requestsBeforeRelease = server.requests.count
+        gate.open()
+        let termination = await preload.finish().termination
+
+        #expect(termination == .exited(1), "\(errors.lines)")
+        let events = try output.lines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        let failed = events.filter { $0["event"] as? String == "failed" }
+        #expect(failed.contains { $0["url"] as? String == server.url("nav/held.html").absoluteString }, "\(events)")
+        for event in failed {
+            let reason = event["reason"] as? String ?? ""
+            #expect(reason.contains("signed out"), "\(reason)")
+        }
+        #expect(events.last?["completed"] as? Int == 0, "\(events)")
+        // Nothing of the user was stored after the logout, no cookie file was written back, and no
+        // request went out with the signed-out session (the page's requisites were not asked for).
+        #expect(try await userPartitions(store: folder.path("store.sqlite")).values.allSatisfy { $0 == 0 })
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+        #expect(!files.contains { $0.contains("cookies") }, "\(files)")
+        let sentAfter = server.requests.dropFirst(requestsBeforeRelease)
+        #expect(sentAfter.isEmpty, "\(sentAfter.map(\.path))")
+    }
+
+    @Test func aGuestRedirectedToTheLoginPageFailsAndNothingOfTheLoginPageIsStored() async throws {
+        let store = folder.path("guest.sqlite")
+        let options = ["--store", store, "--instance", server.baseURL.absoluteString]
+
+        let get = try await webcache.run(["get", "nav/home", "--guest"] + options)
+        let preload = try await webcache.run(["preload", urlFile, "--json"] + options)
+
+        #expect(get.exitCode == 1)
+        #expect(!get.stdout.contains("login page"), "\(get.stdout)")
+        #expect(get.stderr.contains("redirected the guest request for \(server.url("nav/home").absoluteString)"),
+                "\(get.stderr)")
+        #expect(get.stderr.contains("--token-command"), "\(get.stderr)")
+        #expect(preload.exitCode == 1, "\(preload.stdout)")
+        let events = try preload.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        let failed = events.filter { $0["event"] as? String == "failed" }
+        #expect(failed.count == 2, "\(preload.stdout)")
+        #expect(failed.allSatisfy { ($0["reason"] as? String)?.contains("login page") == true }, "\(failed)")
+        #expect(!server.requests.contains { $0.path == "/login.do" })
+        let inspect = try await webcache.run(["inspect", "--json", "--store", store])
+        let object = try #require(try JSONSerialization.jsonObject(with: inspect.stdoutData) as? [String: Any])
+        #expect(object["entries"] as? Int == 0, "\(inspect.stdout)")
     }
 }

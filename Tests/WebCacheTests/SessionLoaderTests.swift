@@ -185,13 +185,17 @@ struct SessionLoaderTests {
 
             let guest = try fixture.cache()
             #expect(try await guest.data(for: WebRequest("public")).text == "public page")
-            let refused = try await guest.data(for: WebRequest("nav/profile"))
-            #expect(refused.text == "login page")
-            #expect(refused.source == .network)
-            #expect(fixture.origin.requests.suffix(3).map { $0.headers["Authorization"] } == [nil, nil, nil])
-            #expect(try guest.storedVariants(fixture.origin.url("nav/profile")).allSatisfy {
-                !String(decoding: $0.body, as: UTF8.self).contains("alice")
-            })
+            // The instance's login redirect is the guest's answer: an error, not the login page.
+            let refused = await #expect(throws: WebCacheError.self) {
+                try await guest.data(for: WebRequest("nav/profile"))
+            }
+            #expect(refused?.code == .authorization)
+            #expect((refused?.cause as? SessionError)?.code == .guestRedirectedToLogin,
+                    "\(String(describing: refused))")
+            #expect(fixture.origin.requests.suffix(2).map(\.path) == ["/public", "/nav/profile"])
+            #expect(fixture.origin.requests.suffix(2).map { $0.headers["Authorization"] } == [nil, nil])
+            #expect(try guest.storedVariants(fixture.origin.url("nav/profile")).isEmpty)
+            #expect(try guest.storedVariants(fixture.origin.url("login.do")).isEmpty)
         }
     }
 

@@ -98,7 +98,7 @@ extension CacheStore {
     @discardableResult
     public nonisolated func savePart(
         _ entry: CacheEntry, first: Int64, completeLength: Int64, completeHeaders: HTTPHeaders, body: BodyWriter,
-        onlyIf condition: (@Sendable () -> Bool)? = nil
+        onlyIf condition: SaveCondition? = nil
     ) async throws -> CacheEntry {
         let (partial, headers, finalHeaders) = try partFields(
             of: entry, first: first, completeLength: completeLength, completeHeaders: completeHeaders, body: body)
@@ -106,7 +106,7 @@ extension CacheStore {
         let now = configuration.clock()
         return try await queuedWrite("save a part of \(entry.url)", evicts: true, touching: .url(entry.url)) {
             [partial] connection in
-            try Self.requireCondition(condition, url: entry.url)
+            try Self.requireCondition(condition, refusing: "The entry for \(entry.url)", connection)
             let bodyID = try Self.resolveBody(of: body, hash: hash, at: now, url: entry.url, connection)
             return try Self.storePart(
                 EntryPart(first: first, length: body.size, bodyID: bodyID), of: partial, headers: headers,

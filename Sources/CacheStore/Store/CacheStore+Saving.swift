@@ -67,9 +67,9 @@ extension CacheStore {
     /// page's edges are replaced in the same transaction. With a ``Configuration/byteLimit``, eviction
     /// runs afterwards in a transaction of its own.
     ///
-    /// `condition`, when given, is asked in the transaction, after every change queued before it:
-    /// when it no longer holds (the user whose partition the entry is for signed out, and the
-    /// partition was emptied), nothing is saved.
+    /// `condition`, when given, is asked in the transaction, after every change committed or queued
+    /// before it: when it no longer holds (the user whose partition the entry is for signed out, in
+    /// this process or another, and the partition was emptied), nothing is saved.
     ///
     /// - Returns: The entry as stored, with its id, body id, size and hash.
     /// - Throws: ``CacheStore/Error``; ``Error/Code/bodyMissing`` when the staged chunks were collected,
@@ -77,7 +77,7 @@ extension CacheStore {
     @discardableResult
     public nonisolated func save(
         _ entry: CacheEntry, body: BodyWriter, pageEdges: [PageEdge]? = nil,
-        onlyIf condition: (@Sendable () -> Bool)? = nil
+        onlyIf condition: SaveCondition? = nil
     ) async throws -> CacheEntry {
         precondition(body.store === self, "A BodyWriter must be saved by the store that made it.")
         let headers = try encodedHeaders(of: entry)
@@ -88,7 +88,7 @@ extension CacheStore {
         return try await queuedWrite(
             "save the entry for \(entry.url)", evicts: true, touching: .url(entry.url)
         ) { connection in
-            try Self.requireCondition(condition, url: entry.url)
+            try Self.requireCondition(condition, refusing: "The entry for \(entry.url)", connection)
             let bodyID = try Self.resolveBody(
                 of: body, hash: hash, lastChecksum: lastChecksum, at: now, url: entry.url, connection)
             return try Self.upsert(
@@ -132,14 +132,6 @@ extension CacheStore {
                 pageEdges: pageEdges, connection
             )
         }
-    }
-
-    /// Throws ``Error/Code/withdrawn`` when `condition` is given and no longer holds.
-    static func requireCondition(_ condition: (@Sendable () -> Bool)?, url: String) throws {
-        guard let condition, !condition() else { return }
-        throw Error(code: .withdrawn,
-                    message: "The entry for \(url) was not saved: the work it came from was withdrawn (its user "
-                        + "signed out) before it could be.")
     }
 
     /// The id of the complete body that the bytes streamed through `body` make: the body with
@@ -450,12 +442,17 @@ extension CacheStore {
     @discardableResult
     public func removeAll(partition: String) throws -> PruneResult {
         try write("remove the partition '\(partition)'", touchedBy: { .urls($0.urls) }) { connection in
-            let result = try Self.deleteEntries(connection, condition: "partition = ?", [.text(partition)])
-            for table in ["page_edge", "page_skip", "page_basis"] {
-                try connection.run("DELETE FROM \(table) WHERE partition = ?", [.text(partition)])
-            }
-            return result
+            try Self.removeAll(partition: partition, connection)
         }
+    }
+
+    /// Deletes the entries and page records of `partition` in the transaction on `connection`.
+    static func removeAll(partition: String, _ connection: Connection) throws -> PruneResult {
+        let result = try deleteEntries(connection, condition: "partition = ?", [.text(partition)])
+        for table in ["page_edge", "page_skip", "page_basis"] {
+            try connection.run("DELETE FROM \(table) WHERE partition = ?", [.text(partition)])
+        }
+        return result
     }
 
     /// Deletes the entries matching `condition`; triggers release bodies and keep the totals.
@@ -616,11 +613,15 @@ extension CacheStore {
     /// again by someone else since they were read) gets no digest, since its edges were found in
     /// bytes the store no longer has.
     ///
-    /// - Throws: ``CacheStore/Error``; then no page's edges changed.
+    /// `condition` is asked as ``save(_:body:pageEdges:onlyIf:)`` asks it.
+    ///
+    /// - Throws: ``CacheStore/Error``; then no page's edges changed (``Error/Code/withdrawn`` when
+    ///   `condition` no longer held).
     public nonisolated func setEdges(
         _ edgesByPage: [String: [PageEdge]], partition: String = "guest", keepingKinds keptKinds: Set<String> = [],
         keepingEveryEdgeOf keptPages: Set<String> = [], skipped: [String: [PageSkip]] = [:], comparingFirst: Bool = true,
-        knownNew newPages: Set<String> = [], discovery: String? = nil, scanned: [String: Data] = [:]
+        knownNew newPages: Set<String> = [], discovery: String? = nil, scanned: [String: Data] = [:],
+        onlyIf condition: SaveCondition? = nil
     ) async throws {
         guard !edgesByPage.isEmpty else { return }
         let discovery = columns.hasPageBasis ? discovery : nil
@@ -663,6 +664,7 @@ extension CacheStore {
         try await queuedWrite(
             "record the resources of \(changed.count) pages", touching: .nothingServed
         ) { [changed] connection in
+            try Self.requireCondition(condition, refusing: "The record of \(changed.count) pages", connection)
             // Edges change here, entries do not: an entry looked up for one page's digest stands for the next.
             var known: [String: EdgeBody?] = [:]
             // Whether the partition held any skip when the transaction began. When it held none, a page

@@ -14,6 +14,8 @@ struct ReadableColumns: Sendable {
     let hasSkips: Bool
     /// Whether the store has the digests of page records (`page_basis`, version 9).
     let hasPageBasis: Bool
+    /// Whether the store counts the partitions' sign-outs (`partition_sign_out`, version 12).
+    let hasSignOuts: Bool
     /// An entry's last access (`e` its row) with the hits not yet folded into it (`entry_access`,
     /// version 10) as a scalar expression.
     let lastAccess: String
@@ -62,6 +64,7 @@ struct ReadableColumns: Sendable {
         hasParts = version >= 6
         hasSkips = version >= 7
         hasPageBasis = version >= 9
+        hasSignOuts = version >= 12
         chunkChecksum = version >= 4 ? "checksum" : "NULL"
         let entries =
             switch version {

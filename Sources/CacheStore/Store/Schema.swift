@@ -21,6 +21,7 @@ enum Schema {
         Migration(version: 9, sql: version9),
         Migration(version: 10, sql: version10),
         Migration(version: 11, sql: version11),
+        Migration(version: 12, sql: version12),
     ]
 
     /// The newest schema version this code knows.
@@ -32,7 +33,8 @@ enum Schema {
     /// a store does not need (it holds no partial entries), and the `page_skip` table, which such a
     /// store reads as empty; versions 9 and 10 added `page_basis`, without which no page record
     /// stands, and `entry_access`, without which entries are read with their own hit columns;
-    /// version 11 narrowed an index, which reads do not use.
+    /// version 11 narrowed an index, which reads do not use; version 12 added `partition_sign_out`,
+    /// without which no partition was signed out of.
     static let oldestReadableVersion = 3
 
     /// Version 1: the first schema, as `schema/webcache.sql` stood then.
@@ -361,5 +363,15 @@ enum Schema {
     static let version11 = """
         DROP INDEX page_edge_by_resource;
         CREATE INDEX page_edge_by_resource ON page_edge(partition, resource_url) WHERE page_url != resource_url;
+        """
+
+    /// Version 12: how many times each partition's user signed out (`partition_sign_out`), counted in
+    /// the transaction that empties the partition, so that work begun before by another process that
+    /// shares the store saves nothing into it after (``CacheStore/SaveCondition``).
+    static let version12 = """
+        CREATE TABLE partition_sign_out (
+            partition TEXT PRIMARY KEY,
+            count INTEGER NOT NULL CHECK (count > 0)
+        ) STRICT, WITHOUT ROWID;
         """
 }

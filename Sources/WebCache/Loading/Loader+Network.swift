@@ -124,7 +124,7 @@ extension Loader {
         let draft = try? decision.get()
         let pump = NetworkBodyPump(
             body: response.body, draft: draft, store: store, url: request.url, limit: limit, logger: logger,
-            condition: context.isCurrent, onFinish: { outcome in lead?.resolve(outcome) }
+            condition: context.saveCondition, onFinish: { outcome in lead?.resolve(outcome) }
         )
         var served = WebResponse(url: request.url, status: response.head.status,
                                  headers: Self.servedHeaders(of: response), source: .network,

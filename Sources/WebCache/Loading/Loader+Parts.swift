@@ -126,7 +126,7 @@ extension Loader {
         }
         let saved = try await storeCall("store bytes of \(request.url.redactedForMessages)") {
             try await store.savePart(draft.entry, first: part.first, completeLength: part.completeLength,
-                                     completeHeaders: part.completeHeaders, body: writer, onlyIf: context.isCurrent)
+                                     completeHeaders: part.completeHeaders, body: writer, onlyIf: context.saveCondition)
         }
         if !saved.isPartial {
             logger.debug("\(request.url.redactedForMessages) is complete in the store")

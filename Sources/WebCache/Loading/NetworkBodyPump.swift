@@ -18,7 +18,7 @@ actor NetworkBodyPump {
     private let limit: Int64?
     private let logger: Logger
     private let onFinish: @Sendable (InFlightFetches.Outcome) -> Void
-    private let condition: (@Sendable () -> Bool)?
+    private let condition: CacheStore.SaveCondition?
     private var received: Int64 = 0
     private var storeFailure: (any Error)?
     private var finished = false
@@ -26,10 +26,10 @@ actor NetworkBodyPump {
     /// - Parameters:
     ///   - draft: what to save once the body is complete, or `nil` when the response is not stored.
     ///   - onFinish: told once how the transfer ended (for coalesced followers).
-    ///   - condition: asked when the entry is saved (``RequestContext/isCurrent``).
+    ///   - condition: asked when the entry is saved (``RequestContext/saveCondition``).
     init(
         body: Transport.ResponseBody, draft: StorageDraft?, store: CacheStore, url: URL, limit: Int64?,
-        logger: Logger, condition: (@Sendable () -> Bool)? = nil,
+        logger: Logger, condition: CacheStore.SaveCondition? = nil,
         onFinish: @escaping @Sendable (InFlightFetches.Outcome) -> Void
     ) {
         self.iterator = body.makeAsyncIterator()

@@ -1,3 +1,4 @@
+import CacheStore
 import Foundation
 import HTTPCore
 import Transport
@@ -11,9 +12,10 @@ struct RequestContext: Sendable {
     var session: any RequestSending
     /// Whether a redirect from the first URL to the second may be followed (the preloader's address policy).
     var allowsRedirect: @Sendable (_ from: URL, _ to: URL) -> Bool = { _, _ in true }
-    /// Whether the work is still wanted: no longer once the user it was begun for signed out, and
-    /// what it receives is then not stored (asked in the saving transaction, after the sign-out's).
-    var isCurrent: (@Sendable () -> Bool)?
+    /// Whether the work is still wanted: no longer once the user it was begun for signed out, in this
+    /// process or another that shares the store, and what it receives is then not stored (asked in the
+    /// saving transaction, after the sign-out's).
+    var saveCondition: CacheStore.SaveCondition?
 
     /// Whether responses are kept apart from other identities (anything but the guest partition).
     var isPartitioned: Bool { partition != RequestContext.guestPartition }

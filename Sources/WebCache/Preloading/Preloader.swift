@@ -62,7 +62,7 @@ struct Preloader: Sendable {
         // Redirects obey the address policy too: a public resource may not redirect to a private address.
         self.context = RequestContext(
             partition: context.partition, session: CountingSending(inner: context.session, count: requestCount),
-            allowsRedirect: { from, to in addresses.allows(to, from: from) }, isCurrent: context.isCurrent)
+            allowsRedirect: { from, to in addresses.allows(to, from: from) }, saveCondition: context.saveCondition)
     }
 
     /// What the requisites this engine finds for a page depend on besides the bytes it reads: the
@@ -921,7 +921,7 @@ struct Preloader: Sendable {
         try await loader.store.setEdges(
             edgesByPage, partition: context.partition, keepingKinds: unsoughtKinds, keepingEveryEdgeOf: keptPages,
             skipped: skippedByPage, comparingFirst: comparingFirst, knownNew: newPages, discovery: discovery,
-            scanned: scanned)
+            scanned: scanned, onlyIf: context.saveCondition)
     }
 
     /// Takes back, from its stored edges, what a page whose references were let go needs, when

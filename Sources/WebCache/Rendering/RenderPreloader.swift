@@ -403,7 +403,8 @@ struct RenderPreloader: Sendable {
             return
         }
         do {
-            try await answerer.loader.store.setEdges([key.absoluteString: edges], partition: answerer.context.partition)
+            try await answerer.loader.store.setEdges([key.absoluteString: edges], partition: answerer.context.partition,
+                                                     onlyIf: answerer.context.saveCondition)
         } catch {
             let reason = "its list of requisites could not be stored: \(error)"
             report.failures.append(.init(url: page.redactedForMessages, reason: reason))

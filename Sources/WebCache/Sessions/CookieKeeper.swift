@@ -18,11 +18,16 @@ final class CookieKeeper: Sendable {
     private let queue = DispatchQueue(label: "webcache.cookies")
     /// Whether a write is queued and has not begun.
     private let writeQueued = Mutex(false)
+    /// Whether the session is still signed in: once the user signed out (another process's `logout`,
+    /// say), the jar is no longer written.
+    private let isCurrent: @Sendable () -> Bool
 
-    init(file: CookieFile, jar: CookieJar, logger: Logger) {
+    /// - Parameter isCurrent: asked before and after each write of the jar; see ``write()``.
+    init(file: CookieFile, jar: CookieJar, logger: Logger, isCurrent: @escaping @Sendable () -> Bool = { true }) {
         self.file = file
         self.jar = jar
         self.logger = logger
+        self.isCurrent = isCurrent
     }
 
     /// Writes the jar now, after any write under way; a failure is logged.
@@ -57,10 +62,15 @@ final class CookieKeeper: Sendable {
         try await onQueue { try self.file.remove() }
     }
 
+    /// Writes the jar, unless the user signed out. A sign-out counts before its process deletes the
+    /// file: one counted after the check before the write, whose file deletion came before the write,
+    /// is seen by the check after it, which deletes the file again.
     private func write() throws {
+        guard isCurrent() else { return }
         let snapshot = jar.snapshot()
         // No cookies (after a logout, say) leaves no file behind.
         try snapshot.cookies.isEmpty ? file.remove() : file.save(snapshot)
+        if !snapshot.cookies.isEmpty, !isCurrent() { try file.remove() }
     }
 
     private func writeLoggingFailure() {

@@ -12,6 +12,9 @@ struct SessionSending: RequestSending {
     let session: Session
     /// The session's ``Session/signOutCount`` when the work began: a sign-out since ends it.
     var signOutCount: Int?
+    /// The store's count of the user's sign-outs, and the count when the work began: a sign-out since,
+    /// by any process that shares the store, ends it too.
+    var storeSignOuts: (counter: StoreSignOuts, begun: Int64)?
 
     func send(_ request: HTTPRequest, through transport: any HTTPTransport, logger: Logger) async throws
         -> TransportResponse
@@ -39,6 +42,14 @@ struct SessionSending: RequestSending {
     }
 
     private func prepare(_ request: inout HTTPRequest, replaying ticket: SessionTicket?) async throws -> SessionTicket {
+        // Asked before each request: the session's cookies and token are not sent on once the user
+        // signed out, wherever that was done.
+        if let storeSignOuts, !storeSignOuts.counter.holds(since: storeSignOuts.begun) {
+            throw WebCacheError(
+                .authorization,
+                "The user signed out after the request for \(request.url.redactedForMessages) was begun (the store "
+                    + "counts a sign-out since, made by this or another process); it was not sent.")
+        }
         do {
             return try await session.prepare(&request, replaying: ticket, signOutCount: signOutCount)
         } catch {
