@@ -13,18 +13,37 @@ import WebCacheTestSupport
 /// again completes it; one stopped by SIGINT prints what it committed, saying it was interrupted.
 @Suite(.timeLimit(.minutes(2)))
 final class InterruptedImportTests: ArchiveSite, @unchecked Sendable {
-    @Test func anImportKilledHalfWayLeavesTheStoreSound() async throws {
-        // Given an archive fed to the import through a pipe, only its first half
+    /// Exports the preloaded site as a WARC file and starts `webcache import` of a pipe into a new
+    /// store, its output in the files `out` and `err`; the caller feeds the pipe the file's `bytes`.
+    private func startImportFromPipe() async throws
+        -> (warc: String, bytes: Data, fifo: String, target: String, child: ChildProcess)
+    {
         try await preload()
         let warc = folder.path("site.warc")
         _ = try await run("export", "--store", store, "--warc", warc)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: warc))
         let fifo = folder.path("pipe.warc")
         try #require(mkfifo(fifo, 0o600) == 0)
         let target = folder.path("target.sqlite")
         let child = try webcache.start(
             ["import", "--store", target, fifo], output: OutputFile(path: folder.path("out")),
             error: OutputFile(path: folder.path("err")))
+        return (warc, try Data(contentsOf: URL(fileURLWithPath: warc)), fifo, target, child)
+    }
+
+    /// Waits, for half a minute at most, until the import has stored an entry in `target`.
+    private func waitUntilSomethingIsStored(in target: String) async throws {
+        var stored = 0
+        for _ in 0..<300 where stored == 0 {
+            stored = try await storedCount(target)
+            if stored == 0 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let childError = (try? String(contentsOfFile: folder.path("err"), encoding: .utf8)) ?? ""
+        try #require(stored > 0, "the import stored nothing from the first half: \(childError)")
+    }
+
+    @Test func anImportKilledHalfWayLeavesTheStoreSound() async throws {
+        // Given an archive fed to the import through a pipe, only its first half
+        let (warc, bytes, fifo, target, child) = try await startImportFromPipe()
         let killed = DispatchSemaphore(value: 0)
         let feeder = Thread {
             // Opening blocks until the import opens the pipe for reading.
@@ -39,13 +58,7 @@ final class InterruptedImportTests: ArchiveSite, @unchecked Sendable {
         feeder.start()
 
         // When some entries are stored, the import is killed
-        var stored = 0
-        for _ in 0..<300 where stored == 0 {
-            stored = try await storedCount(target)
-            if stored == 0 { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        let childError = (try? String(contentsOfFile: folder.path("err"), encoding: .utf8)) ?? ""
-        try #require(stored > 0, "the import stored nothing from the first half: \(childError)")
+        try await waitUntilSomethingIsStored(in: target)
         child.send(SIGKILL)
         let termination = await child.finish().termination
         killed.signal()
@@ -62,17 +75,8 @@ final class InterruptedImportTests: ArchiveSite, @unchecked Sendable {
 
     @Test func anImportStoppedBySIGINTPrintsWhatItCommittedAndSaysItWasInterrupted() async throws {
         // Given an import fed the first half of an archive through a pipe, which has stored entries
-        try await preload()
-        let warc = folder.path("site.warc")
-        _ = try await run("export", "--store", store, "--warc", warc)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: warc))
-        let fifo = folder.path("pipe.warc")
-        try #require(mkfifo(fifo, 0o600) == 0)
-        let target = folder.path("target.sqlite")
+        let (_, bytes, fifo, target, child) = try await startImportFromPipe()
         let errorPath = folder.path("err")
-        let child = try webcache.start(
-            ["import", "--store", target, fifo], output: OutputFile(path: folder.path("out")),
-            error: OutputFile(path: errorPath))
         let stopping = DispatchSemaphore(value: 0)
         let feeder = Thread {
             // A write to the pipe after the import has ended fails with EPIPE rather than ending the tests.
@@ -90,12 +94,7 @@ final class InterruptedImportTests: ArchiveSite, @unchecked Sendable {
             try? handle.close()
         }
         feeder.start()
-        var stored = 0
-        for _ in 0..<300 where stored == 0 {
-            stored = try await storedCount(target)
-            if stored == 0 { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        try #require(stored > 0, "the import stored nothing from the first half")
+        try await waitUntilSomethingIsStored(in: target)
 
         // When it gets SIGINT
         child.send(SIGINT)
