@@ -30,6 +30,14 @@ struct SignOutTests {
         }
     }
 
+    @Test func aPageRecordWithdrawnByASignOutSaysSoInAWord() {
+        let withdrawn = CacheStore.Error(code: .withdrawn, message: "The entry for https://i.test/ was not saved: …")
+        #expect(Preloader.unrecordedReason(withdrawn)
+            == "its list of requisites was not recorded: its user signed out during the run")
+        let full = CacheStore.Error(code: .diskFull, message: "The disk is full.")
+        #expect(Preloader.unrecordedReason(full) == "its list of requisites could not be stored: \(full)")
+    }
+
     @Test func aResponseOnItsWayAtLogoutIsNeitherStoredNorTakenIntoTheCookies() async throws {
         try await withInstance { (fixture) async throws in
             fixture.instance.state.withLock { $0.pageCacheControl = "private, max-age=600" }

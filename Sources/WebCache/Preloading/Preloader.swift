@@ -24,6 +24,15 @@ import Transport
 /// in flight end as cancelled, the pages that had settled get their edges as in a whole run, and the
 /// report says it was ``PreloadReport/interrupted``.
 struct Preloader: Sendable {
+    /// Why a page's list of requisites was not recorded: its user signed out meanwhile (in any process
+    /// that shares the store, which then refuses the work's writes), or the store's error.
+    static func unrecordedReason(_ error: any Error) -> String {
+        if let error = error as? CacheStore.Error, error.code == .withdrawn {
+            return "its list of requisites was not recorded: its user signed out during the run"
+        }
+        return "its list of requisites could not be stored: \(error)"
+    }
+
     let loader: Loader
     let context: RequestContext
     let options: PreloadOptions
@@ -467,7 +476,7 @@ struct Preloader: Sendable {
                 of: remaining, schedule, skipped: skippedByDocument, keeping: confirmedPages,
                 scanned: scannedBodies, comparingFirst: answersFromStore)
         } catch {
-            let reason = "its list of requisites could not be stored: \(error)"
+            let reason = Self.unrecordedReason(error)
             for page in remaining {
                 report.failures.append(.init(url: page.url.redactedForMessages, reason: reason))
             }

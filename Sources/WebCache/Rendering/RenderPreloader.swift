@@ -406,7 +406,7 @@ struct RenderPreloader: Sendable {
             try await answerer.loader.store.setEdges([key.absoluteString: edges], partition: answerer.context.partition,
                                                      onlyIf: answerer.context.saveCondition)
         } catch {
-            let reason = "its list of requisites could not be stored: \(error)"
+            let reason = Preloader.unrecordedReason(error)
             report.failures.append(.init(url: page.redactedForMessages, reason: reason))
             events.send(.failed(url: page, reason: reason))
         }
