@@ -66,15 +66,22 @@ final class TerminationSignals: Sendable {
     static func exitCode(_ operation: @escaping @Sendable () async throws -> Int32) async throws -> Int32 {
         let signals = TerminationSignals()
         defer { signals.stop() }
-        let (result, signal) = await signals.cancelling(reporting: { _ in }) { () async -> Result<Int32, any Error> in
+        let (result, signal) = await signals.cancellingCatching(reporting: { _ in }, operation)
+        if let signal { return ExitCode.interrupted(by: signal) }
+        return try result.get()
+    }
+
+    /// ``cancelling(reporting:_:)`` for an `operation` that throws: what it returned or threw.
+    func cancellingCatching<T: Sendable>(
+        reporting report: (Int32) -> Void, _ operation: @escaping @Sendable () async throws -> T
+    ) async -> (value: Result<T, any Error>, signal: Int32?) {
+        await cancelling(reporting: report) { () async -> Result<T, any Error> in
             do {
                 return .success(try await operation())
             } catch {
                 return .failure(error)
             }
         }
-        if let signal { return ExitCode.interrupted(by: signal) }
-        return try result.get()
     }
 
     /// Stops catching the signals: they end the process at once again.

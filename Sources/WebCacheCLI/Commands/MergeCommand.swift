@@ -35,15 +35,11 @@ enum MergeCommand {
         let signals = TerminationSignals()
         defer { signals.stop() }
         let stderr = context.stderr
-        let (result, signal) = await signals.cancelling(reporting: { number in
+        let (result, signal) = await signals.cancellingCatching(reporting: { number in
             stderr.write("webcache: stopping on signal \(number): the source being merged is left out "
                          + "(a second one stops at once)\n")
-        }) { () async -> Result<[Outcome], any Error> in
-            do {
-                return .success(try await merge(sources, into: destination, context, printing: !json))
-            } catch {
-                return .failure(error)
-            }
+        }) {
+            try await merge(sources, into: destination, context, printing: !json)
         }
         let outcomes = try result.get()
         if json {
