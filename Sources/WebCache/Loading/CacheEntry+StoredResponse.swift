@@ -4,7 +4,7 @@ import HTTPCore
 
 extension CacheEntry {
     /// The entry as the caching rules see it.
-    var storedResponse: StoredResponse {
+    public var storedResponse: StoredResponse {
         StoredResponse(status: status, headers: headers, requestTime: requestTime, responseTime: responseTime,
                        varyKey: varyKey)
     }

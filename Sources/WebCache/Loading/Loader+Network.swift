@@ -97,9 +97,7 @@ extension Loader {
             guard let id = entries[index].id else { continue }
             let freshened = stored[index].freshened(
                 with: response.head, requestTime: response.requestTime, responseTime: response.responseTime)
-            updates.append(MetadataUpdate(entryID: id, headers: Self.storedHeaders(freshened.headers),
-                                          requestTime: freshened.requestTime, responseTime: freshened.responseTime,
-                                          freshUntil: freshened.freshUntil, staleUntil: freshened.staleUntil))
+            updates.append(MetadataUpdate(entryID: id, freshened: freshened))
         }
         if updates.isEmpty {
             _ = try await storeCall("invalidate \(request.url.redactedForMessages) after a HEAD") {
@@ -235,10 +233,7 @@ extension Loader {
             guard let id = validation.entries[index].id else { continue }
             let freshened = validation.stored[index].freshened(
                 with: response.head, requestTime: response.requestTime, responseTime: response.responseTime)
-            updates.append(MetadataUpdate(entryID: id, headers: Self.storedHeaders(freshened.headers),
-                                          requestTime: freshened.requestTime,
-                                          responseTime: freshened.responseTime, freshUntil: freshened.freshUntil,
-                                          staleUntil: freshened.staleUntil))
+            updates.append(MetadataUpdate(entryID: id, freshened: freshened))
             if index == first {
                 var entry = validation.entries[index]
                 entry.headers = freshened.headers

@@ -3,6 +3,7 @@ import CacheStore
 import Foundation
 import HTTPCaching
 import HTTPCore
+import WebCache
 
 /// Imports WARC, WACZ and HAR files into a store through the store's own write path: each entry's
 /// body is streamed in with a ``BodyWriter`` and saved with ``CacheStore/save(_:body:pageEdges:)``,
@@ -595,21 +596,12 @@ final class ArchiveImport {
     ) async -> SaveOutcome {
         do {
             let entries = try store.variants(partition: partition, method: .get, url: url).filter { !$0.isPartial }
-            let stored = entries.map {
-                StoredResponse(status: $0.status, headers: $0.headers, requestTime: $0.requestTime,
-                               responseTime: $0.responseTime, varyKey: $0.varyKey)
-            }
+            let stored = entries.map(\.storedResponse)
             let updates = HTTPCachePolicy.variantsToFreshen(stored, notModified: head).compactMap {
                 index -> MetadataUpdate? in
                 guard let id = entries[index].id, entries[index].responseTime < responseTime else { return nil }
-                let freshened = stored[index].freshened(with: head, requestTime: requestTime, responseTime: responseTime)
-                var headers = HopByHopFields.removed(from: freshened.headers)
-                headers.remove("Set-Cookie")
-                headers.remove("Set-Cookie2")
-                return MetadataUpdate(
-                    entryID: id, headers: headers, requestTime: freshened.requestTime,
-                    responseTime: freshened.responseTime, freshUntil: freshened.freshUntil,
-                    staleUntil: freshened.staleUntil)
+                return MetadataUpdate(entryID: id, freshened: stored[index].freshened(
+                    with: head, requestTime: requestTime, responseTime: responseTime))
             }
             return .freshened(count: updates.isEmpty ? 0 : try await store.updateMetadata(updates))
         } catch {
