@@ -37,8 +37,9 @@ enum CharacterReferences {
 
     // MARK: - Numeric
 
-    /// Decodes the digits after `&#`; `nil` if there are none.
-    private static func numericReference(_ raw: UnsafeBufferPointer<UInt8>, from start: Int) -> (Unicode.Scalar, Int)? {
+    /// Decodes the digits after `&#` (`start` is the index after `#`): the scalar and the index after the
+    /// reference, its `;` included; `nil` if there are no digits.
+    static func numericReference(_ raw: UnsafeBufferPointer<UInt8>, from start: Int) -> (Unicode.Scalar, Int)? {
         var index = start
         var radix: UInt32 = 10
         if index < raw.count, raw[index] | 0x20 == UInt8(ascii: "x") {
@@ -101,7 +102,7 @@ enum CharacterReferences {
         return nil
     }
 
-    private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+    static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
         switch byte {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
         default: return false

@@ -98,25 +98,15 @@ struct HTMLTextCharacters: Sendable {
             return 1
         }
         if text[1] == UInt8(ascii: "#") {
-            let hex = text.count > 2 && text[2] | 0x20 == UInt8(ascii: "x")
-            var value: UInt32 = 0
-            var digits = 0
-            var index = hex ? 3 : 2
-            while index < text.count, let digit = Self.digit(text[index], hex: hex) {
-                value = min(value &* (hex ? 16 : 10) &+ digit, 0x11_0000)
-                digits += 1
-                index += 1
-            }
-            guard digits > 0 else {
+            guard let (scalar, end) = CharacterReferences.numericReference(text, from: 2) else {
                 characters.insert(utf8: text)
                 return nil
             }
-            characters.insert(CharacterReferences.scalar(forNumericValue: value).value)
-            if index < text.count, text[index] == UInt8(ascii: ";") { index += 1 }
-            return index
+            characters.insert(scalar.value)
+            return end
         }
         var nameEnd = 1
-        while nameEnd < text.count, Self.isAlphanumeric(text[nameEnd]) { nameEnd += 1 }
+        while nameEnd < text.count, CharacterReferences.isASCIIAlphanumeric(text[nameEnd]) { nameEnd += 1 }
         let hasSemicolon = nameEnd < text.count && text[nameEnd] == UInt8(ascii: ";")
         if hasSemicolon, let ascii = Self.asciiReference(UnsafeBufferPointer(rebasing: text[1..<nameEnd])) {
             characters.insert(ascii)
@@ -144,9 +134,6 @@ struct HTMLTextCharacters: Sendable {
         return nil
     }
 
-    /// The length of the longest name HTML defines, `CounterClockwiseContourIntegral`.
-    private static let longestName = 31
-
     /// The character of `&amp;`, `&lt;`, `&gt;`, `&quot;` and `&apos;` (the references most text
     /// has), told from the name's bytes without looking it up.
     private static func asciiReference(_ name: UnsafeBufferPointer<UInt8>) -> UInt32? {
@@ -162,22 +149,11 @@ struct HTMLTextCharacters: Sendable {
         }
     }
 
+    /// The length of the longest name HTML defines, `CounterClockwiseContourIntegral` (the table
+    /// holds a subset of them).
+    private static let longestName = 31
+
     private static func isReferenceByte(_ byte: UInt8) -> Bool {
-        isAlphanumeric(byte) || byte == UInt8(ascii: "#") || byte == UInt8(ascii: ";")
-    }
-
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        default: false
-        }
-    }
-
-    private static func digit(_ byte: UInt8, hex: Bool) -> UInt32? {
-        switch byte {
-        case 0x30...0x39: UInt32(byte - 0x30)
-        case 0x41...0x46 where hex, 0x61...0x66 where hex: UInt32(byte | 0x20) - 0x61 + 10
-        default: nil
-        }
+        CharacterReferences.isASCIIAlphanumeric(byte) || byte == UInt8(ascii: "#") || byte == UInt8(ascii: ";")
     }
 }
