@@ -1,4 +1,5 @@
-/// The store's schema: the ordered migrations, which build the canonical DDL of `schema/webcache.sql`.
+/// The store's schema: the ordered migrations, which bring a store of any older version to the
+/// canonical DDL of the newest (``current``), the text a new store is built from.
 enum Schema {
     /// `PRAGMA application_id` of a webcache store ("wch1"), so that foreign SQLite files are recognised.
     static let applicationID: Int32 = 0x7763_6831
@@ -37,7 +38,7 @@ enum Schema {
     /// without which no partition was signed out of.
     static let oldestReadableVersion = 3
 
-    /// Version 1: the first schema, as `schema/webcache.sql` stood then.
+    /// Version 1: the first schema, as ``current`` stood then.
     static let version1 = """
         -- webcache store, schema version 1.
         --

@@ -32,7 +32,7 @@ enum StoreFile {
         guard descriptor >= 0 else { throw fileSystemError(errno, creating: path) }
         close(descriptor)
         do {
-            try build(temporary, retryingFor: limit, path: path)
+            try build(temporary, retryingFor: limit)
         } catch let error as SQLiteError {
             throw CacheStore.Error(
                 code: .database, message: "Could not create the cache store '\(path)'.", cause: error
@@ -77,14 +77,19 @@ enum StoreFile {
         }
     }
 
-    /// Builds the schema in the file at `temporary` and closes it. No other process knows the file,
-    /// so nothing is synced here (`synchronous = OFF`); the caller syncs the finished file once.
-    private static func build(_ temporary: String, retryingFor limit: Double, path: String) throws {
+    /// Builds the newest schema (``Schema/current``) in the file at `temporary`, in one transaction,
+    /// and closes it. No other process knows the file, so nothing is synced here (`synchronous =
+    /// OFF`); the caller syncs the finished file once.
+    private static func build(_ temporary: String, retryingFor limit: Double) throws {
         let connection = try Connection(path: temporary, flags: SQLITE_OPEN_READWRITE)
         // Born in WAL mode (the mode is stored in the file), so that no opener ever needs the
         // exclusive lock that switching modes takes.
         try connection.execute(sql: "PRAGMA synchronous = OFF; PRAGMA journal_mode = WAL")
-        try Migration.migrate(connection, with: Schema.migrations, retryingFor: limit, path: path)
+        try connection.writeTransaction(retryingFor: limit) {
+            try connection.execute(sql: Schema.current)
+            try connection.execute(
+                sql: "PRAGMA application_id = \(Schema.applicationID); PRAGMA user_version = \(Schema.latestVersion)")
+        }
     }
 
     /// Writes the file at `path` to disk; `false` with `errno` set when it cannot.
