@@ -23,7 +23,6 @@ let package = Package(
     targets: [
         // MARK: - C libraries from Debian
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -37,6 +36,11 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]
         ),
+
+        // libcurl's functions, reached through a table bound by dlopen when the first transfer
+        // starts (Debian libcurl4; its headers from libcurl4-openssl-dev), so that a run answered
+        // from the store never loads libcurl and the libraries it needs (docs/design.md).
+        .target(name: "CCurl"),
 
         // MARK: - Pure logic
         .target(name: "HTTPCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),

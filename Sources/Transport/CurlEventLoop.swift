@@ -36,7 +36,11 @@ final class CurlEventLoop: @unchecked Sendable {
         var ownerGone = false
     }
 
-    private static let globalInit: Bool = curl_global_init(ccurl_global_all()) == CURLE_OK
+    /// Why libcurl cannot be used in this process, or `nil` once it is loaded and initialised.
+    private static let unavailability: String? = {
+        if let failure = ccurl_load() { return String(cString: failure) }
+        return ccurl_global_init(ccurl_global_all()) == CURLE_OK ? nil : "libcurl could not be initialised."
+    }()
 
     let configuration: CurlTransport.Configuration
     private let resolvedConnections: ResolvedConnections
@@ -44,9 +48,11 @@ final class CurlEventLoop: @unchecked Sendable {
     private let inbox = Mutex(Inbox())
     private let nextID = Atomic<Int>(0)
 
-    init(configuration: CurlTransport.Configuration) {
-        precondition(Self.globalInit, "libcurl could not be initialised.")
-        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory.") }
+    /// Loads libcurl when no loop did before, and starts the loop's thread.
+    /// - Throws: ``TransportError/Code/unavailable`` when libcurl cannot be loaded or initialised.
+    init(configuration: CurlTransport.Configuration) throws(TransportError) {
+        if let reason = Self.unavailability { throw TransportError(code: .unavailable, message: reason) }
+        guard let multi = ccurl_multi_init() else { fatalError("curl_multi_init failed: out of memory.") }
         self.configuration = configuration
         self.resolvedConnections = ResolvedConnections(
             configuration: configuration, environment: ProcessInfo.processInfo.environment)
@@ -62,7 +68,7 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     deinit {
-        curl_multi_cleanup(multi)
+        ccurl_multi_cleanup(multi)
     }
 
     // MARK: - Called from any thread
@@ -81,13 +87,13 @@ final class CurlEventLoop: @unchecked Sendable {
             inbox.commands.append(command)
             return inbox.commands.count == 1
         }
-        if wakes { curl_multi_wakeup(multi) }
+        if wakes { ccurl_multi_wakeup(multi) }
     }
 
     /// The transport is gone: end the thread once the running transfers are over.
     func ownerReleased() {
         inbox.withLock { $0.ownerGone = true }
-        curl_multi_wakeup(multi)
+        ccurl_multi_wakeup(multi)
     }
 
     // MARK: - Loop thread
@@ -121,11 +127,11 @@ final class CurlEventLoop: @unchecked Sendable {
                     transfers[spec.id] = transfer
                     ids[transfer.easy] = spec.id
                     transfer.requestTime = Date()
-                    curl_multi_add_handle(multi, transfer.easy)
+                    ccurl_multi_add_handle(multi, transfer.easy)
                 case .cancel(let id):
                     guard let transfer = transfers.removeValue(forKey: id) else { continue }
                     ids[transfer.easy] = nil
-                    curl_multi_remove_handle(multi, transfer.easy)
+                    ccurl_multi_remove_handle(multi, transfer.easy)
                     transfer.complete(with: .failure(CancellationError()))
                 case .resumeReceiving(let id):
                     transfers[id]?.resume(sending: false)
@@ -136,24 +142,24 @@ final class CurlEventLoop: @unchecked Sendable {
             if ownerGone && transfers.isEmpty { return }
 
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            ccurl_multi_perform(multi, &running)
             var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
+            while let message = ccurl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                     let id = ids.removeValue(forKey: easy), let transfer = transfers.removeValue(forKey: id)
                 else { continue }
                 let result = ccurl_msg_result(message)
-                curl_multi_remove_handle(multi, easy)
+                ccurl_multi_remove_handle(multi, easy)
                 if transfer.retriesOnFreshConnection(after: result) {
                     transfers[id] = transfer
                     ids[easy] = id
-                    curl_multi_add_handle(multi, easy)
+                    ccurl_multi_add_handle(multi, easy)
                     continue
                 }
                 transfer.finish(code: result)
             }
             for transfer in transfers.values { transfer.flushHead() }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            ccurl_multi_poll(multi, nil, 0, 1000, nil)
         }
     }
 }

@@ -13,13 +13,13 @@ final class CurlHandles {
     }
 
     deinit {
-        for easy in idle { curl_easy_cleanup(easy) }
+        for easy in idle { ccurl_easy_cleanup(easy) }
     }
 
     /// A handle with every option at its default: an idle one, or a new one.
     func take() -> UnsafeMutableRawPointer {
         if let easy = idle.popLast() { return easy }
-        guard let easy = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory.") }
+        guard let easy = ccurl_easy_init() else { fatalError("curl_easy_init failed: out of memory.") }
         return easy
     }
 
@@ -27,8 +27,8 @@ final class CurlHandles {
     /// it keeps no option, callback or pointer of the transfer that used it; one that is not
     /// `reusable`, or past the limit, is freed.
     func giveBack(_ easy: UnsafeMutableRawPointer, reusable: Bool = true) {
-        guard reusable, idle.count < limit else { return curl_easy_cleanup(easy) }
-        curl_easy_reset(easy)
+        guard reusable, idle.count < limit else { return ccurl_easy_cleanup(easy) }
+        ccurl_easy_reset(easy)
         idle.append(easy)
     }
 

@@ -61,7 +61,7 @@ final class CurlTransfer {
         // Only a plain-HTTP transfer's handle is kept: one that carried HTTP/2 streams over TLS
         // refuses a new buffer size after its reset, as libcurl still holds its buffer.
         handles.giveBack(easy, reusable: isPlainHTTP)
-        for list in lists { curl_slist_free_all(list) }
+        for list in lists { ccurl_slist_free_all(list) }
         errorBuffer.deallocate()
     }
 
@@ -98,7 +98,7 @@ final class CurlTransfer {
         func set(_ option: CURLoption, list entries: [String]) {
             guard !entries.isEmpty else { return }
             var list: UnsafeMutablePointer<curl_slist>?
-            for entry in entries { list = curl_slist_append(list, entry) }
+            for entry in entries { list = ccurl_slist_append(list, entry) }
             guard let list else {
                 ok = false
                 return
@@ -447,7 +447,7 @@ final class CurlTransfer {
         var mask = ccurl_pause_cont()
         if sendPaused { mask |= ccurl_pause_send() }
         if receivePaused { mask |= ccurl_pause_recv() }
-        curl_easy_pause(easy, mask)
+        ccurl_easy_pause(easy, mask)
     }
 
     private func bodyTooLarge(_ limit: Int64) -> TransportError {
@@ -525,7 +525,7 @@ final class CurlTransfer {
 
     private func error(for code: CURLcode) -> TransportError {
         let detail = String(cString: errorBuffer)
-        let summary = String(cString: curl_easy_strerror(code))
+        let summary = String(cString: ccurl_easy_strerror(code))
         let target = url.redactedForMessages
         let (kind, message): (TransportError.Code, String) =
             switch code {

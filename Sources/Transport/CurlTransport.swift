@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import Synchronization
 
 /// The default ``HTTPTransport``: libcurl's multi interface driven by one event-loop thread.
 ///
@@ -19,24 +20,32 @@ import HTTPCore
 public final class CurlTransport: HTTPTransport {
     /// The settings the transport was created with.
     public let configuration: Configuration
-    private let loop: CurlEventLoop
+    /// The event loop, started by the first request: a transport that sends none never loads libcurl.
+    private let startedLoop = Mutex<CurlEventLoop?>(nil)
 
-    /// Creates a transport and starts its event loop.
+    /// Creates a transport; its event loop starts with its first request.
     /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest`` when a
     ///   `resolve` or `connectTo` entry, or a cap, is malformed; the message names it.
     public init(configuration: Configuration = Configuration()) throws(TransportError) {
         try Self.validate(configuration)
         self.configuration = configuration
-        self.loop = CurlEventLoop(configuration: configuration)
     }
 
     deinit {
-        loop.ownerReleased()
+        startedLoop.withLock { $0?.ownerReleased() }
     }
 
     /// Queues the request on the event loop and returns when the response head has arrived.
+    /// - Throws: ``TransportError``; code ``TransportError/Code/unavailable`` when libcurl cannot be
+    ///   loaded.
     public func send(_ request: HTTPRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
+        let loop = try startedLoop.withLock { started throws(TransportError) in
+            if let started { return started }
+            let loop = try CurlEventLoop(configuration: configuration)
+            started = loop
+            return loop
+        }
         let id = loop.makeTransferID()
         let promise = HeadPromise()
         let control = CurlFlowControl(loop: loop, id: id)

@@ -30,6 +30,8 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let protocolError = Code(rawValue: "protocolError")
         /// The host resolved to an address the request refuses (``HTTPRequest/refusesPrivateAddresses``).
         public static let addressRefused = Code(rawValue: "addressRefused")
+        /// libcurl could not be loaded or initialised: no request can be sent in this process.
+        public static let unavailable = Code(rawValue: "unavailable")
         /// Any other network failure.
         public static let networkError = Code(rawValue: "networkError")
 
@@ -78,12 +80,12 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
 
     /// Whether sending the same request again may succeed. It cannot when the request could not be
     /// sent as given (``Code/invalidRequest``: a URL libcurl refuses as malformed, a malformed header
-    /// field, an option), when the response was over a limit or the address was refused, or when the
-    /// server answered in something that is not HTTP (libcurl's "unsupported protocol", left once the
+    /// field, an option), when the response was over a limit or the address was refused, when libcurl
+    /// is unavailable, or when the server answered in something that is not HTTP (libcurl's "unsupported protocol", left once the
     /// request was sent again on a fresh connection).
     public var isTransient: Bool {
         switch code {
-        case .invalidRequest, .headerTooLarge, .bodyTooLarge, .addressRefused: false
+        case .invalidRequest, .headerTooLarge, .bodyTooLarge, .addressRefused, .unavailable: false
         default: curlCode != Int(CURLE_UNSUPPORTED_PROTOCOL.rawValue)
         }
     }
