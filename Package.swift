@@ -33,14 +33,14 @@ let package = Package(
         // threads; with mimalloc the cold run of tiny URLs takes 7 % fewer instructions and the HTML
         // scanner 10 % (docs/design.md). The libraries link nothing of it: an app keeps its own.
         .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
-        .systemLibrary(
-            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]
-        ),
 
-        // libcurl's functions, reached through a table bound by dlopen when the first transfer
-        // starts (Debian libcurl4; its headers from libcurl4-openssl-dev), so that a run answered
-        // from the store never loads libcurl and the libraries it needs (docs/design.md).
+        // MARK: - C libraries from Debian, loaded when first needed
+        // Their functions are reached through tables bound with dlopen, so that a run that does not
+        // need them never loads them and the libraries they bring (docs/design.md): libcurl when the
+        // first request is sent (Debian libcurl4, headers from libcurl4-openssl-dev), libmicrohttpd
+        // when a gateway starts (libmicrohttpd12, headers from libmicrohttpd-dev).
         .target(name: "CCurl"),
+        .target(name: "CMicroHTTPD"),
 
         // MARK: - Pure logic
         .target(name: "HTTPCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),

@@ -40,8 +40,8 @@ final class ConnectionSuspensions: Sendable {
 
     /// Suspends and resumes connections of the HTTP server.
     convenience init() {
-        self.init(suspend: { MHD_suspend_connection(OpaquePointer(bitPattern: $0)) },
-                  resume: { MHD_resume_connection(OpaquePointer(bitPattern: $0)) })
+        self.init(suspend: { cmhd_suspend_connection(OpaquePointer(bitPattern: $0)) },
+                  resume: { cmhd_resume_connection(OpaquePointer(bitPattern: $0)) })
     }
 
     /// Suspends and resumes connections with `suspend` and `resume`, given a connection's key.

@@ -1,4 +1,5 @@
-/// An error from starting the gateway: a configuration it cannot use, or a socket it cannot open.
+/// An error from starting the gateway: a configuration it cannot use, a socket it cannot open, or an
+/// HTTP server library it cannot load.
 public struct GatewayError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is; more kinds may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -12,6 +13,8 @@ public struct GatewayError: Error, Sendable, CustomStringConvertible {
         public static let invalidConfiguration = Code("invalidConfiguration")
         /// The listening socket could not be opened (the port is taken, or the address is not local).
         public static let cannotListen = Code("cannotListen")
+        /// libmicrohttpd, the HTTP server the gateway runs on, could not be loaded.
+        public static let unavailable = Code("unavailable")
 
         /// The code's name, such as `cannotListen`.
         public var description: String { name }

@@ -188,6 +188,7 @@ public final class GatewayServer: Sendable {
     /// Starts the HTTP server. Its callbacks reach this object through an unretained pointer:
     /// `serve` keeps the object alive until the daemon has stopped.
     private func start() throws(GatewayError) {
+        if let failure = cmhd_load() { throw GatewayError(.unavailable, String(cString: failure)) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         errno = 0
         let handle = configuration.bindAddress.withCString { address in
@@ -577,12 +578,12 @@ public final class GatewayServer: Sendable {
             response = Self.emptyResponse(head.length)
         case (true, .none) where head.length == .known(0) || head.length == .unknown:
             // Stored without a body: an empty one.
-            response = MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
+            response = cmhd_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
         case (true, .none):
             return nil  // A body of some length is declared but none is stored: the loader decides.
         case (true, .copied(let body)):
             // Copied and checked in the read that found the entry; MHD frees it with the response.
-            response = MHD_create_response_from_buffer(
+            response = cmhd_create_response_from_buffer(
                 body.count, body.take(), MHD_ResponseMemoryMode.RESPMEM_MUST_FREE)
             bodyBytes = Int64(body.count)
         case (true, .stored(let bodyID, let size)) where size <= Int64(CacheStore.chunkSize):
@@ -594,7 +595,7 @@ public final class GatewayServer: Sendable {
                 free(buffer)
                 return nil
             }
-            response = MHD_create_response_from_buffer(Int(size), buffer, MHD_ResponseMemoryMode.RESPMEM_MUST_FREE)
+            response = cmhd_create_response_from_buffer(Int(size), buffer, MHD_ResponseMemoryMode.RESPMEM_MUST_FREE)
             bodyBytes = size
         case (true, .stored(let bodyID, let size)):
             let body = StoredBodyStream(answer: answer, bodyID: bodyID, cache: cache, logger: configuration.logger,
@@ -619,7 +620,7 @@ public final class GatewayServer: Sendable {
             headBytes: ConnectionBuffer.responseBytes(head.headers), url: answer.url.absoluteString, for: request,
             on: connection)
         {
-            if let response { MHD_destroy_response(response) }
+            if let response { cmhd_destroy_response(response) }
             return refused
         }
         noteHit(on: answer, url: answer.url.absoluteString, status: head.status, bodyBytes: bodyBytes, stream: stream,
@@ -724,7 +725,7 @@ public final class GatewayServer: Sendable {
         }
         noteHit(on: kept.answer, url: kept.url, status: kept.head.status, bodyBytes: Int64(kept.body.count),
                 stream: nil, for: request)
-        return MHD_queue_response(connection, UInt32(kept.head.status), response.response)
+        return cmhd_queue_response(connection, UInt32(kept.head.status), response.response)
     }
 
     /// The server's response for a kept answer with `head`: its body sent from its file with
@@ -733,14 +734,14 @@ public final class GatewayServer: Sendable {
     private static func response(_ kept: HotAnswers.Kept, head: ProxyHandler.ClientHead) -> OpaquePointer? {
         if let file = kept.body.fileForResponse() {
             // The response closes its descriptor when it is destroyed.
-            if let response = MHD_create_response_from_fd64(UInt64(kept.body.count), file) {
+            if let response = cmhd_create_response_from_fd64(UInt64(kept.body.count), file) {
                 addHead(to: response, headers: head.headers, length: head.length)
                 return response
             }
             close(file)
         }
         let holder = Unmanaged.passRetained(kept.body).toOpaque()
-        let response = MHD_create_response_from_buffer_with_free_callback_cls(
+        let response = cmhd_create_response_from_buffer_with_free_callback_cls(
             kept.body.count, kept.body.start, { holder in
                 if let holder { Unmanaged<HeldBody>.fromOpaque(holder).release() }
             }, holder)
@@ -794,7 +795,7 @@ public final class GatewayServer: Sendable {
     /// A response whose body of `size` bytes (unknown when `nil`) the server pulls from `body` in
     /// blocks of `blockSize` as the socket takes them; the connection is suspended while none are there.
     private static func streamedResponse(size: UInt64?, blockSize: Int, from body: ResponseBodyContext) -> OpaquePointer? {
-        MHD_create_response_from_callback(
+        cmhd_create_response_from_callback(
             size ?? cmhd_size_unknown(), blockSize,
             { context, _, buffer, count in
                 guard let context, let buffer else { return cmhd_reader_end_with_error() }
@@ -821,9 +822,9 @@ public final class GatewayServer: Sendable {
     private static func emptyResponse(_ length: ProxyResponse.BodyLength) -> OpaquePointer? {
         switch length {
         case .none:
-            MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
+            cmhd_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
         case .known, .unknown, .undeclared:
-            MHD_create_response_from_callback(
+            cmhd_create_response_from_callback(
                 length.declared ?? cmhd_size_unknown(), 1, { _, _, _, _ in cmhd_reader_end_with_error() }, nil, nil)
         }
     }
@@ -835,16 +836,16 @@ public final class GatewayServer: Sendable {
         on connection: OpaquePointer
     ) -> MHD_Result {
         guard let response else { return MHD_Result.NO }
-        defer { MHD_destroy_response(response) }
+        defer { cmhd_destroy_response(response) }
         addHead(to: response, headers: headers, length: length)
-        return MHD_queue_response(connection, UInt32(status), response)
+        return cmhd_queue_response(connection, UInt32(status), response)
     }
 
     /// Adds `headers` to `response`, which declares no length when `length` is undeclared.
     private static func addHead(to response: OpaquePointer, headers: HTTPHeaders, length: ProxyResponse.BodyLength) {
         if length == .undeclared { _ = cmhd_declare_no_length(response) }
         for field in headers {
-            _ = MHD_add_response_header(response, field.name, field.value)
+            _ = cmhd_add_response_header(response, field.name, field.value)
         }
     }
 
@@ -857,17 +858,17 @@ public final class GatewayServer: Sendable {
     ) -> MHD_Result {
         var bytes = Array((message + "\n").utf8)
         let response = bytes.withUnsafeMutableBytes { buffer in
-            MHD_create_response_from_buffer(buffer.count, buffer.baseAddress, MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+            cmhd_create_response_from_buffer(buffer.count, buffer.baseAddress, MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
         }
         guard let response else { return MHD_Result.NO }
-        defer { MHD_destroy_response(response) }
+        defer { cmhd_destroy_response(response) }
         for field in textHeaders {
-            _ = MHD_add_response_header(response, field.name, field.value)
+            _ = cmhd_add_response_header(response, field.name, field.value)
         }
         for field in headers {
-            _ = MHD_add_response_header(response, field.name, field.value)
+            _ = cmhd_add_response_header(response, field.name, field.value)
         }
-        return MHD_queue_response(connection, UInt32(status), response)
+        return cmhd_queue_response(connection, UInt32(status), response)
     }
 
     /// The IP address bytes (4 or 16) of `address`; empty for another family.
@@ -893,7 +894,7 @@ public final class GatewayServer: Sendable {
     private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
         let collector = HeaderCollector()
         withExtendedLifetime(collector) {
-            _ = MHD_get_connection_values(
+            _ = cmhd_get_connection_values(
                 connection, MHD_ValueKind.HEADER_KIND,
                 { context, _, name, value in
                     guard let context, let name else { return MHD_Result.YES }

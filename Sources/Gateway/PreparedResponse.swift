@@ -15,6 +15,6 @@ final class PreparedResponse: Sendable {
     var response: OpaquePointer { OpaquePointer(bitPattern: address)! }
 
     deinit {
-        MHD_destroy_response(OpaquePointer(bitPattern: address))
+        cmhd_destroy_response(OpaquePointer(bitPattern: address))
     }
 }

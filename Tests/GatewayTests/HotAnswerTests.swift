@@ -268,7 +268,8 @@ struct HotAnswerTests {
             let now = Date()
             let ready = try #require(hot.answer(for: target, changeCount: count, now: now))
             #expect(ready.response == nil, "no hit was answered from memory yet")
-            let response = PreparedResponse(try #require(MHD_create_response_from_buffer(
+            try #require(cmhd_load() == nil, "libmicrohttpd is loaded")
+            let response = PreparedResponse(try #require(cmhd_create_response_from_buffer(
                 0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)))
 
             hot.prepared(response, age: ready.age, for: target, kept: ready.kept)

@@ -1,56 +1,20 @@
-#ifndef CMICROHTTPD_SHIM_H
-#define CMICROHTTPD_SHIM_H
+#include "MicroHTTPDLibrary.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <netinet/in.h>
-#include <stdint.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/types.h>
-#include <microhttpd.h>
-
-/* Swift cannot call C variadic functions, so the ones that the gateway needs, MHD_start_daemon and
- * MHD_set_response_options, get fixed-argument wrappers here. */
-
-/* The end-of-stream and error results of a content reader; the macros cast to ssize_t, which Swift
- * does not import. */
-static inline ssize_t cmhd_reader_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
-static inline ssize_t cmhd_reader_end_with_error(void) { return MHD_CONTENT_READER_END_WITH_ERROR; }
-static inline uint64_t cmhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
 
 /* Keeps the request target as the client sent it: no percent-decoding, so that the URL the gateway
  * builds is byte for byte the one requested. Returns the unchanged length. */
-static inline size_t cmhd_keep_escaped(void *cls, struct MHD_Connection *connection, char *value) {
+static size_t keep_escaped(void *cls, struct MHD_Connection *connection, char *value) {
     (void)cls;
     (void)connection;
     return strlen(value);
 }
 
-/* A daemon whose connections the shim accepts itself, on a thread of its own, and hands to the
- * daemon's event-loop threads in turn (MHD_add_connection spreads them over its thread pool by
- * socket number). Left to accept on its own, the first event-loop thread to wake takes a whole
- * series of new connections at once, and the others are left idle. */
-struct cmhd_server {
-    struct MHD_Daemon *daemon;
-    int listener;
-    uint16_t port;
-    unsigned int connection_limit;
-    /* The connections the daemon holds, counted by cmhd_count_connection. */
-    atomic_uint connections;
-    MHD_NotifyConnectionCallback notify_connection;
-    void *notify_connection_cls;
-    pthread_t acceptor;
-    atomic_int stopping;
-};
-
 /* Counts the connections the daemon opens and closes, then passes the notice on. */
-static inline void cmhd_count_connection(
+static void count_connection(
     void *cls, struct MHD_Connection *connection, void **socket_context, enum MHD_ConnectionNotificationCode code)
 {
     struct cmhd_server *server = cls;
@@ -63,7 +27,7 @@ static inline void cmhd_count_connection(
  * connections as its limit, new ones wait in the listen queue, as they did when the daemon accepted
  * by itself (it looks again every 10 ms). A connection the daemon does not take (over the limit
  * per client, or refused by the accept policy) is closed by MHD_add_connection. */
-static inline void *cmhd_accept_connections(void *argument) {
+static void *accept_connections(void *argument) {
     struct cmhd_server *server = argument;
     for (;;) {
         struct sockaddr_storage address;
@@ -80,17 +44,11 @@ static inline void *cmhd_accept_connections(void *argument) {
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) usleep(10000);
             continue;
         }
-        (void)MHD_add_connection(server->daemon, client, (struct sockaddr *)&address, length);
+        (void)cmhd_library.add_connection(server->daemon, client, (struct sockaddr *)&address, length);
     }
 }
 
-/* Starts a daemon whose `thread_pool_size` threads each run an epoll event loop over their share of
- * the connections (suspend/resume allowed: a callback that must wait suspends its connection, and
- * another thread resumes it), listening on `address` (IPv4 or IPv6 text) and `port` (0 picks a free
- * one). `uri_log` receives the request target exactly as sent, query included; what it returns
- * becomes the request's context pointer. Returns NULL (errno set where there is one) when the
- * address cannot be parsed or the daemon cannot start. */
-static inline struct cmhd_server *cmhd_start(
+struct cmhd_server *cmhd_start(
     const char *address, uint16_t port,
     MHD_AccessHandlerCallback access, void *access_cls,
     void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection), void *uri_log_cls,
@@ -143,12 +101,12 @@ static inline struct cmhd_server *cmhd_start(
         goto failed;
     server->port = ntohs(family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port
                                            : ((struct sockaddr_in6 *)&bound)->sin6_port);
-    server->daemon = MHD_start_daemon(
+    server->daemon = cmhd_library.start_daemon(
         flags, 0, accept_policy, accept_policy_cls, access, access_cls,
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-        MHD_OPTION_NOTIFY_CONNECTION, cmhd_count_connection, server,
-        MHD_OPTION_UNESCAPE_CALLBACK, cmhd_keep_escaped, NULL,
+        MHD_OPTION_NOTIFY_CONNECTION, count_connection, server,
+        MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
         /* The limit is kept by the accepting thread; the daemon splits its own evenly over its
          * threads and would refuse a connection while one that has closed is not yet cleaned up. */
@@ -161,8 +119,8 @@ static inline struct cmhd_server *cmhd_start(
         MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
         MHD_OPTION_END);
     if (server->daemon == NULL) goto failed;
-    if (pthread_create(&server->acceptor, NULL, cmhd_accept_connections, server) != 0) {
-        MHD_stop_daemon(server->daemon);
+    if (pthread_create(&server->acceptor, NULL, accept_connections, server) != 0) {
+        cmhd_library.stop_daemon(server->daemon);
         goto failed;
     }
     return server;
@@ -172,65 +130,33 @@ failed:
     return NULL;
 }
 
-/* Stops accepting, joins the accepting thread, then stops the daemon, which closes every connection
- * and joins its threads; frees `server`. */
-static inline void cmhd_stop(struct cmhd_server *server) {
+void cmhd_stop(struct cmhd_server *server) {
     atomic_store(&server->stopping, 1);
     shutdown(server->listener, SHUT_RDWR);
     pthread_join(server->acceptor, NULL);
     close(server->listener);
-    MHD_stop_daemon(server->daemon);
+    cmhd_library.stop_daemon(server->daemon);
     free(server);
 }
 
-/* The port a server listens on (useful after asking for port 0). */
-static inline uint16_t cmhd_bound_port(const struct cmhd_server *server) { return server->port; }
-
-/* The IP address bytes (4 or 16) of `address`, written to `out`; returns their count, 0 for another family. */
-static inline int cmhd_address_bytes(const struct sockaddr *address, uint8_t out[16]) {
-    if (address == NULL) return 0;
-    if (address->sa_family == AF_INET) {
-        memcpy(out, &((const struct sockaddr_in *)address)->sin_addr, 4);
-        return 4;
-    }
-    if (address->sa_family == AF_INET6) {
-        memcpy(out, &((const struct sockaddr_in6 *)address)->sin6_addr, 16);
-        return 16;
-    }
-    return 0;
-}
-
-/* The client address of a connection as bytes (see cmhd_address_bytes); 0 if unknown. */
-static inline int cmhd_client_address(struct MHD_Connection *connection, uint8_t out[16]) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+int cmhd_client_address(struct MHD_Connection *connection, uint8_t out[16]) {
+    const union MHD_ConnectionInfo *info =
+        cmhd_library.get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? 0 : cmhd_address_bytes(info->client_addr, out);
 }
 
-/* The socket of a connection; -1 if unknown. */
-static inline int cmhd_connection_socket(struct MHD_Connection *connection) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+int cmhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        cmhd_library.get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
 }
 
-/* The pointer the connection notice stored for a connection (its socket context); NULL if none. */
-static inline void *cmhd_socket_context(struct MHD_Connection *connection) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+void *cmhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        cmhd_library.get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info == NULL ? NULL : info->socket_context;
 }
 
-/* Makes a response of unknown size that sends no content (the answer to HEAD, a 304) declare no
- * length at all, and close the connection after its head. Left as it is, libmicrohttpd declares
- * it chunked and then sends the last chunk, which the client reads as the start of the next
- * response. */
-static inline enum MHD_Result cmhd_declare_no_length(struct MHD_Response *response) {
-    return MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END);
+enum MHD_Result cmhd_declare_no_length(struct MHD_Response *response) {
+    return cmhd_library.set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END);
 }
-
-/* Opens a new file without a name in `folder` for reading and writing, closed on exec (O_TMPFILE,
- * which glibc's headers name only for _GNU_SOURCE; its value differs between architectures).
- * Returns -1 with errno set where the file system has no such files. */
-static inline int cmhd_open_unnamed_file(const char *folder) {
-    return open(folder, __O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-}
-
-#endif
