@@ -24,7 +24,6 @@ let package = Package(
         // MARK: - C libraries from Debian
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         // The memory allocator of the executables a user runs (and of the benchmarks that measure
@@ -38,9 +37,11 @@ let package = Package(
         // Their functions are reached through tables bound with dlopen, so that a run that does not
         // need them never loads them and the libraries they bring (docs/design.md): libcurl when the
         // first request is sent (Debian libcurl4, headers from libcurl4-openssl-dev), libmicrohttpd
-        // when a gateway starts (libmicrohttpd12, headers from libmicrohttpd-dev).
+        // when a gateway starts (libmicrohttpd12, headers from libmicrohttpd-dev), libcrypto when
+        // the first digest is made (libssl3, headers from libssl-dev).
         .target(name: "CCurl"),
         .target(name: "CMicroHTTPD"),
+        .target(name: "CCrypto"),
 
         // MARK: - Pure logic
         .target(name: "HTTPCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),

@@ -60,20 +60,20 @@ private final class DigestContext: @unchecked Sendable {
 
     init() {
         pointer = Self.allocate()
-        guard EVP_DigestInit_ex(pointer, Self.algorithm, nil) == 1 else {
+        guard ccrypto_digest_init_ex(pointer, Self.algorithm, nil) == 1 else {
             fatalError("libcrypto could not start a SHA-256 digest.")
         }
     }
 
     private init(copying source: OpaquePointer) {
         pointer = Self.allocate()
-        guard EVP_MD_CTX_copy_ex(pointer, source) == 1 else {
+        guard ccrypto_md_ctx_copy_ex(pointer, source) == 1 else {
             fatalError("libcrypto could not copy a SHA-256 digest context.")
         }
     }
 
     deinit {
-        EVP_MD_CTX_free(pointer)
+        ccrypto_md_ctx_free(pointer)
     }
 
     func copy() -> DigestContext {
@@ -81,7 +81,7 @@ private final class DigestContext: @unchecked Sendable {
     }
 
     func update(_ bytes: UnsafeRawBufferPointer) {
-        guard EVP_DigestUpdate(pointer, bytes.baseAddress, bytes.count) == 1 else {
+        guard ccrypto_digest_update(pointer, bytes.baseAddress, bytes.count) == 1 else {
             fatalError("libcrypto failed to hash \(bytes.count) bytes with SHA-256.")
         }
     }
@@ -91,7 +91,7 @@ private final class DigestContext: @unchecked Sendable {
         var digest = Data(count: 32)
         var length: UInt32 = 0
         let status = digest.withUnsafeMutableBytes { buffer in
-            EVP_DigestFinal_ex(pointer, buffer.bindMemory(to: UInt8.self).baseAddress, &length)
+            ccrypto_digest_final_ex(pointer, buffer.bindMemory(to: UInt8.self).baseAddress, &length)
         }
         guard status == 1, length == 32 else {
             fatalError("libcrypto failed to finish a SHA-256 digest.")
@@ -99,18 +99,27 @@ private final class DigestContext: @unchecked Sendable {
         return digest
     }
 
-    /// SHA-256, fetched from libcrypto's default provider once: with `EVP_sha256()` every digest
+    /// SHA-256, fetched from libcrypto's default provider once: with `ccrypto_sha256()` every digest
     /// started looks the algorithm up again (OpenSSL 3's implicit fetch), and one is started for
     /// every body stored: 0.7 % of a preload of tiny responses. Never freed: it lives as long as the
-    /// process. `EVP_sha256()` if the fetch fails. `nonisolated(unsafe)`: libcrypto's algorithm
+    /// process. `ccrypto_sha256()` if the fetch fails. `nonisolated(unsafe)`: libcrypto's algorithm
     /// objects are immutable once fetched and may be used from any thread.
     private nonisolated(unsafe) static let algorithm: OpaquePointer =
-        EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
+        ccrypto_md_fetch(nil, "SHA256", nil) ?? ccrypto_sha256()
 
     private static func allocate() -> OpaquePointer {
-        guard let pointer = EVP_MD_CTX_new() else {
+        LibCrypto.load()
+        guard let pointer = ccrypto_md_ctx_new() else {
             fatalError("libcrypto could not allocate a digest context (out of memory).")
         }
         return pointer
+    }
+}
+
+/// libcrypto, which the `CCrypto` target loads when the first digest is made.
+package enum LibCrypto {
+    /// Loads libcrypto if no digest did before; a process that cannot load it stops, saying why.
+    package static func load() {
+        if let failure = ccrypto_load() { fatalError(String(cString: failure)) }
     }
 }

@@ -29,21 +29,22 @@ extension WARCDigest {
     ///
     /// - Throws: What `next` throws.
     public static func digest(_ algorithm: Algorithm, of next: () throws -> Data?) throws -> Data {
-        guard let context = EVP_MD_CTX_new() else {
+        LibCrypto.load()
+        guard let context = ccrypto_md_ctx_new() else {
             fatalError("libcrypto could not allocate a digest context (out of memory).")
         }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestInit_ex(context, algorithm == .sha1 ? EVP_sha1() : EVP_sha256(), nil) == 1 else {
+        defer { ccrypto_md_ctx_free(context) }
+        guard ccrypto_digest_init_ex(context, algorithm == .sha1 ? ccrypto_sha1() : ccrypto_sha256(), nil) == 1 else {
             fatalError("libcrypto could not start a \(algorithm.rawValue) digest.")
         }
         while let bytes = try next() {
-            let status = bytes.withUnsafeBytes { EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
+            let status = bytes.withUnsafeBytes { ccrypto_digest_update(context, $0.baseAddress, $0.count) }
             guard status == 1 else { fatalError("libcrypto failed to hash \(bytes.count) bytes.") }
         }
         var digest = Data(count: algorithm.length)
         var length: UInt32 = 0
         let status = digest.withUnsafeMutableBytes { buffer in
-            EVP_DigestFinal_ex(context, buffer.bindMemory(to: UInt8.self).baseAddress, &length)
+            ccrypto_digest_final_ex(context, buffer.bindMemory(to: UInt8.self).baseAddress, &length)
         }
         guard status == 1, Int(length) == algorithm.length else {
             fatalError("libcrypto failed to finish a \(algorithm.rawValue) digest.")
