@@ -19,7 +19,7 @@ if [ $# -ge 1 ]; then
     bin=$1
 else
     for product in webcache webcache-origin webcache-bench webcache-transport-bench; do
-        (cd "$root" && swift build -c release --product "$product" -Xswiftc -warnings-as-errors >&2)
+        (cd "$root" && swift build -c release --product "$product" -Xcc -gdwarf-4 -Xswiftc -warnings-as-errors >&2)
     done
     bin=$(cd "$root" && swift build -c release --show-bin-path)
 fi

@@ -15,8 +15,8 @@ pages=${1:-20}
 jobs=${2:-4}
 command -v chromium >/dev/null || scripts/install-deps.sh chromium
 
-swift build -c release --product webcache -Xswiftc -warnings-as-errors >/dev/null
-swift build -c release --product webcache-render-bench -Xswiftc -warnings-as-errors >/dev/null
+swift build -c release --product webcache -Xcc -gdwarf-4 -Xswiftc -warnings-as-errors >/dev/null
+swift build -c release --product webcache-render-bench -Xcc -gdwarf-4 -Xswiftc -warnings-as-errors >/dev/null
 bin=$(swift build -c release --show-bin-path)
 
 work=$(mktemp -d)

@@ -17,7 +17,7 @@ source "$root/scripts/lib.sh"
 if [ $# -ge 1 ]; then
     bin=$1
 else
-    (cd "$root" && swift build -c release --product webcache-bench >&2)
+    (cd "$root" && swift build -c release --product webcache-bench -Xcc -gdwarf-4 >&2)
     bin=$root/.build/release
 fi
 require_built "$bin" webcache-bench

@@ -5,6 +5,6 @@
 # Run it on a quiet machine; it is not a test and asserts nothing about speed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product webcache-bench -Xswiftc -warnings-as-errors >&2
+swift build -c release --product webcache-bench -Xcc -gdwarf-4 -Xswiftc -warnings-as-errors >&2
 bin="$(swift build -c release --show-bin-path)/webcache-bench"
 "$bin" store "$@"

@@ -13,8 +13,8 @@ parallel=${2:-16}
 if [[ -n "${BIN_DIR:-}" ]]; then
     bin=$BIN_DIR
 else
-    swift build -c release --product webcache-origin >/dev/null
-    swift build -c release --product webcache-transport-bench >/dev/null
+    swift build -c release --product webcache-origin -Xcc -gdwarf-4 >/dev/null
+    swift build -c release --product webcache-transport-bench -Xcc -gdwarf-4 >/dev/null
     bin=$(swift build -c release --show-bin-path)
 fi
 

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 for product in webcache webcache-origin; do
-    swift build -c release --product "$product" >&2
+    swift build -c release --product "$product" -Xcc -gdwarf-4 >&2
 done
 bin="$(swift build -c release --show-bin-path)"
 

@@ -87,11 +87,15 @@ free_port() {
 
 # release_bin ROOT [BIN_DIR] PRODUCT...: prints BIN_DIR when given, else builds the PRODUCTs in
 # release mode in ROOT (progress to stderr) and prints the folder they are in.
+# Every release build the scripts make passes -Xcc -gdwarf-4: the C targets' debug information in
+# DWARF 4, as Swift's, since valgrind 3.19 (Debian 12) gives up on an executable that mixes Swift's
+# with the toolchain clang's DWARF 5 ("Possibly corrupted debuginfo file"). One set of flags for all
+# of them, so that one script's build is the next one's.
 release_bin() {
     local root=$1 given=$2 product
     shift 2
     if [ -n "$given" ]; then echo "$given"; return; fi
-    for product in "$@"; do (cd "$root" && swift build -c release --product "$product" >&2); done
+    for product in "$@"; do (cd "$root" && swift build -c release --product "$product" -Xcc -gdwarf-4 >&2); done
     echo "$root/.build/release"
 }
 
