@@ -26,7 +26,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     let handle: Handle
 
-    init(channel: BodyChannel) {
+    package init(channel: BodyChannel) {
         handle = Handle(channel: channel)
     }
 
