@@ -43,7 +43,7 @@ let package = Package(
 
         // MARK: - Pure logic
         .target(name: "HTTPCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
-        .target(name: "ChildProcess", swiftSettings: swiftSettings),
+        .target(name: "ChildProcess", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "HTTPCaching", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "Discovery", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
 

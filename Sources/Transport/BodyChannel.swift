@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// What a body channel asks of the producer that fills it.

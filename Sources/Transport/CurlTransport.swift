@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// The default ``HTTPTransport``: libcurl's multi interface driven by one event-loop thread.

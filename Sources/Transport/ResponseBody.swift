@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The content of a response as an asynchronous sequence of chunks, in order, as they arrive.
 ///

@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 
 /// A failure to exchange a request and response with a server.
 ///

@@ -1,5 +1,4 @@
-import Foundation
-import HTTPCore
+import FoundationEssentials
 
 /// A JSON parser (RFC 8259) over UTF-8 bytes into ``JSONValue``, and the writer back.
 ///
