@@ -15,7 +15,10 @@ let package = Package(
         // The façade and the modules its public API speaks in (headers, token providers, the store).
         .library(
             name: "WebCache",
-            targets: ["WebCache", "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions", "Rendering"]
+            targets: [
+                "WebCache", "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions", "Rendering",
+                "WebCacheURLSession",
+            ]
         ),
         .executable(name: "webcache", targets: ["webcache"]),
         .executable(name: "webcache-origin", targets: ["webcache-origin"]),
@@ -45,7 +48,7 @@ let package = Package(
 
         // MARK: - Pure logic
         .target(name: "HTTPCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
-        .target(name: "ChildProcess", swiftSettings: swiftSettings),
+        .target(name: "ChildProcess", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "HTTPCaching", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .target(name: "Discovery", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
 
@@ -65,6 +68,13 @@ let package = Package(
                 "HTTPCore", "HTTPCaching", "CacheStore", "Transport", "Discovery", "Sessions", "Rendering", "Archive",
                 "CZlib",
             ],
+            swiftSettings: swiftSettings
+        ),
+        // URLSession adapters (FoundationNetworking): a transport over URLSession and a URLProtocol that
+        // reads through a WebCache. Apps link them; the executable does not, so that it loads
+        // FoundationEssentials only.
+        .target(
+            name: "WebCacheURLSession", dependencies: ["WebCache", "Transport", "HTTPCore"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -102,7 +112,8 @@ let package = Package(
         ),
         // Benchmark driver for scripts/bench-transport.sh; not a product.
         .executableTarget(
-            name: "webcache-transport-bench", dependencies: ["Transport", "HTTPCore"], swiftSettings: swiftSettings
+            name: "webcache-transport-bench", dependencies: ["Transport", "HTTPCore", "WebCacheURLSession"],
+            swiftSettings: swiftSettings
         ),
 
         // MARK: - Tests
@@ -134,7 +145,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TransportTests",
-            dependencies: ["Transport", "LocalOrigin", "ChildProcess", "WebCacheTestSupport"],
+            dependencies: [
+                "Transport", "LocalOrigin", "ChildProcess", "WebCacheTestSupport", "WebCacheURLSession",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -149,7 +162,9 @@ let package = Package(
         ),
         .testTarget(
             name: "WebCacheTests",
-            dependencies: ["WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib", "ChildProcess"],
+            dependencies: [
+                "WebCache", "LocalOrigin", "WebCacheTestSupport", "CZlib", "ChildProcess", "WebCacheURLSession",
+            ],
             swiftSettings: swiftSettings
         ),
         // The archive formats alone, and export, import, merge and shards through the real executable.

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import HTTPCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -213,7 +215,7 @@ public final class ChildProcess: Sendable {
     /// - Returns: how it ended, and what it wrote to the piped streams (empty for others).
     public func finish() async -> (termination: Termination, output: Data, error: Data) {
         await withCheckedContinuation { continuation in
-            Thread.detachNewThread { [self] in
+            POSIXThread.start { [self] in
                 continuation.resume(returning: finishBlocking())
             }
         }
@@ -229,7 +231,7 @@ public final class ChildProcess: Sendable {
         let errorData = ChildProcess.Box()
         if let errorPipe {
             group.enter()
-            Thread.detachNewThread {
+            POSIXThread.start {
                 errorData.data = ChildProcess.readToEnd(errorPipe)
                 group.leave()
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HTTPCore
 
 /// What surrounds the URLs ``CSSTokenizer`` finds: the `@media` blocks, the style rule's selector,
 /// the `@import`'s media, the `image-set()` options and the `@font-face` rule, read from the text
@@ -563,23 +564,7 @@ struct CSSRuleContext: Sendable {
     fileprivate static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
 
     /// ``trimmed(_:)-(String)`` of a substring.
-    static func trimmed(_ text: Substring) -> String {
-        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-            switch scalar.value {
-            case 0x09...0x0D, 0x20, 0x85, 0xA0: return true
-            case 0..<0x80: return false
-            default:
-                switch scalar.properties.generalCategory {
-                case .spaceSeparator, .lineSeparator, .paragraphSeparator: return true
-                default: return false
-                }
-            }
-        }
-        let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(scalars[first..<scalars.index(after: last)])
-    }
+    static func trimmed(_ text: Substring) -> String { text.trimmingWhitespaceAndNewlines() }
 
     /// A declaration's property name that is not all ASCII: trimmed of Unicode spaces, in lower case.
     fileprivate static func propertyName(_ bytes: ArraySlice<UInt8>) -> String {
@@ -706,26 +691,14 @@ struct CSSRuleContext: Sendable {
 
     /// `text` without the leading and trailing characters of Foundation's `whitespaces` (Unicode
     /// general category Zs and tab), trimmed without bridging to `NSString`.
-    static func trimmedOfSpaces(_ text: Substring) -> String {
-        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-            switch scalar.value {
-            case 0x09, 0x20: return true
-            case 0..<0x80: return false
-            default: return scalar.properties.generalCategory == .spaceSeparator
-            }
-        }
-        let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(scalars[first..<scalars.index(after: last)])
-    }
+    static func trimmedOfSpaces(_ text: Substring) -> String { text.trimmingWhitespace() }
 
     /// A nested rule's selector written out against its parent's (CSS Nesting §3.1): `&` stands
     /// for the parent; a selector without `&` is a descendant of it.
     static func nested(_ selector: String, in parent: String?) -> String {
         guard let parent else { return selector }
         let anchor = ":is(\(parent))"
-        if selector.contains("&") { return selector.replacingOccurrences(of: "&", with: anchor) }
+        if selector.contains("&") { return selector.replacing("&", with: anchor) }
         return "\(anchor) :is(\(selector))"
     }
 

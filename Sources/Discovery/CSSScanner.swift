@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A streaming scanner for stylesheets: feed it a CSS file's bytes as they arrive and it returns
 /// `@import`, `url()`, `image-set()` and `@font-face` references as soon as each is complete.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// An error from the Discovery module, such as a web app manifest that is not valid JSON.

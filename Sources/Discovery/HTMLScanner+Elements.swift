@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HTTPCore
 
 /// What each element contributes: the tree-construction knowledge of a preload scanner.
 extension HTMLScanner {
@@ -390,7 +391,7 @@ extension HTMLScanner {
 
     /// ASCII lower case with surrounding ASCII whitespace removed.
     private static func normalized(_ value: String) -> String {
-        value.trimmingCharacters(in: .init(charactersIn: " \t\n\r\u{0C}")).lowercased()
+        value.trimmingScalars(in: " \t\n\r\u{0C}").lowercased()
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A streaming preload scanner for HTML: feed it a page's bytes as they arrive and it returns each
 /// sub-resource reference as soon as the tag that holds it is complete.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HTTPCore
 
 /// Finds the images a web app manifest refers to (Web Application Manifest §`icons`, `screenshots`).
 public enum ManifestScanner {
@@ -18,9 +19,9 @@ public enum ManifestScanner {
         manifestURL: URL,
         includesScreenshots: Bool = false
     ) throws(DiscoveryError) -> [Reference] {
-        let object: Any
+        let object: JSONValue
         do {
-            object = try JSONSerialization.jsonObject(with: data)
+            object = try JSONValue.parse(data)
         } catch {
             throw DiscoveryError(
                 code: .invalidManifest,
@@ -29,7 +30,7 @@ public enum ManifestScanner {
                 cause: ManifestParseFailure(description: "\(error)")
             )
         }
-        guard let manifest = object as? [String: Any] else {
+        guard case .object(let manifest) = object else {
             throw DiscoveryError(
                 code: .invalidManifest,
                 message: "The web app manifest at \(manifestURL.absoluteString) is not a JSON object.",
@@ -48,12 +49,12 @@ public enum ManifestScanner {
         return references
     }
 
-    private static func images(in member: Any?, member name: String, kind: Reference.Kind, manifestURL: URL)
+    private static func images(in member: JSONValue?, member name: String, kind: Reference.Kind, manifestURL: URL)
         -> [Reference]
     {
-        guard let entries = member as? [Any] else { return [] }
+        guard let entries = member?.arrayValue else { return [] }
         return entries.compactMap { entry in
-            guard let src = (entry as? [String: Any])?["src"] as? String,
+            guard let src = entry["src"]?.stringValue,
                 let url = URLCleaner.resolve(src, against: manifestURL)
             else { return nil }
             return Reference(urlString: url, kind: kind, source: Reference.Source(manifestMember: name), isRequisite: true)

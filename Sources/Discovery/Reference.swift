@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A sub-resource or link found in an HTML page, a stylesheet or a web app manifest.
 ///

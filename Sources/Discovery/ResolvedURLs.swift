@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The URLs of the last few values a document resolved against its current base, so that a value
 /// named again right away (an `<img src>` and its `srcset` 1x candidate, the same icon in each item

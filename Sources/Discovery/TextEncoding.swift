@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HTTPCore
 
 /// A character encoding the scanners can decode.
 ///
@@ -18,7 +19,7 @@ public enum TextEncoding: String, Sendable, Hashable, CaseIterable {
     ///
     /// - Returns: `nil` when the label names an encoding this module does not decode.
     public init?(label: String) {
-        let key = label.trimmingCharacters(in: .init(charactersIn: "\t\n\u{0C}\r ")).lowercased()
+        let key = label.trimmingScalars(in: "\t\n\u{0C}\r ").lowercased()
         guard let encoding = Self.labels[key] else { return nil }
         self = encoding
     }

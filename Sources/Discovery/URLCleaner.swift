@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Turns an attribute or CSS value into the absolute URL to fetch, or rejects it.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// A client's `If-None-Match` / `If-Modified-Since`, evaluated against the response the store

@@ -1,7 +1,7 @@
 import CMicroHTTPD
 import CacheStore
 import Dispatch
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import Synchronization
 import WebCache

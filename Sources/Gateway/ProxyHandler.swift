@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCaching
 import HTTPCore
 import WebCache

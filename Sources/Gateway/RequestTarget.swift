@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Maps a request target onto the URL to load (RFC 9112 §3.2).
@@ -21,11 +21,13 @@ enum RequestTarget {
             }
             var base = upstream.absoluteString
             while base.hasSuffix("/") { base.removeLast() }
+            InternationalNames.prepare(forURL: base + target)
             guard let url = URL(string: base + target), url.host != nil else {
                 throw Unmappable(message: "The request target '\(excerpt(of: target))' is not a valid path.")
             }
             return url
         }
+        InternationalNames.prepare(forURL: target)
         guard let url = URL(string: target), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty

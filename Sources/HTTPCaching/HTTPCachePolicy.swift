@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// The caching rules of a private HTTP cache (RFC 9111, RFC 5861, RFC 8246), as pure functions.

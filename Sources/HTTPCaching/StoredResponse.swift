@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// A response head as a cache keeps it: status, header fields, the times of the exchange and the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Secondary cache keys for responses that carry `Vary` (RFC 9111 §4.1).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension HTTPDate {
     /// Parses exactly the three forms of RFC 9110 §5.6.7, character for character, and nothing else:

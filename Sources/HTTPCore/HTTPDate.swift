@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// HTTP dates (RFC 9110 §5.6.7): formatting in IMF-fixdate, parsing of all three historic forms.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An HTTP request method. Methods are case-sensitive tokens (RFC 9110 §9.1).
 public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension HTTPURLCheck {
     /// The URL `text` spells when its bytes alone show that it passes ``problem(with:)``, carries no

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -142,8 +142,9 @@ public enum HTTPURLCheck {
         // Most hosts are plain ASCII names: nothing to decode or convert (checked on the bytes, as
         // every load asks).
         if host.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") }) { return host }
-        guard let decoded = host.removingPercentEncoding else { return nil }
+        guard let decoded = host.percentDecoded else { return nil }
         if decoded.utf8.allSatisfy({ $0 < 0x80 }) { return decoded }
+        InternationalNames.prepare(forHost: decoded)
         guard let converted = URLComponents(string: "http://\(decoded)/")?.encodedHost,
             converted.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") })
         else { return nil }
@@ -160,7 +161,7 @@ public enum HTTPURLCheck {
     private static func isIPv6Literal(_ text: String) -> Bool {
         guard text.hasPrefix("["), text.hasSuffix("]"), text.count > 2 else { return false }
         var address = Substring(text.dropFirst().dropLast())
-        if let percent = address.range(of: "%25") {
+        if let percent = address.firstRange(of: "%25") {
             let zone = address[percent.upperBound...]
             guard !zone.isEmpty, zone.utf8.allSatisfy({ isNameByte($0) || $0 == UInt8(ascii: ".") }) else {
                 return false

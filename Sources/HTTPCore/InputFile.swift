@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -71,7 +71,7 @@ public enum InputFile {
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { readBytes(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw failure(path: name, errno: errno)
@@ -104,4 +104,9 @@ public enum InputFile {
         default: Error(path: path, reason: "cannot be read: \(String(cString: strerror(code)))")
         }
     }
+}
+
+/// `read(2)`, named apart from the methods called `read` where it is used.
+private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Values quoted in messages.
 public enum MessageText {
@@ -6,11 +6,38 @@ public enum MessageText {
     /// out, so that a message neither leaks a password nor garbles a terminal, and cut to `limit`
     /// characters with `...` when longer.
     public static func excerpt(_ text: String, limit: Int) -> String {
-        let redacted = text.replacingOccurrences(of: "//[^/@?#\\s]*@", with: "//***@", options: .regularExpression)
-        let visible = redacted.unicodeScalars.map { scalar in
+        let visible = redactingCredentials(text).unicodeScalars.map { scalar in
             scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
         }.joined()
         return visible.count > limit ? String(visible.prefix(limit - 3)) + "..." : visible
+    }
+
+    /// `text` with every `//` that a user part of no `/@?#` and no white space and an `@` follow
+    /// written `//***@`: the regular expression `//[^/@?#\s]*@` replaced by hand (ICU's `\s` is the
+    /// Unicode White_Space property).
+    static func redactingCredentials(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "@")) else { return text }
+        let scalars = Array(text.unicodeScalars)
+        var result = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            if scalars[index] == "/", index + 1 < scalars.count, scalars[index + 1] == "/" {
+                var end = index + 2
+                while end < scalars.count, !isCredentialEnd(scalars[end]) { end += 1 }
+                if end < scalars.count, scalars[end] == "@" {
+                    result.append(contentsOf: "//***@".unicodeScalars)
+                    index = end + 1
+                    continue
+                }
+            }
+            result.append(scalars[index])
+            index += 1
+        }
+        return String(result)
+    }
+
+    private static func isCredentialEnd(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "/" || scalar == "@" || scalar == "?" || scalar == "#" || scalar.properties.isWhitespace
     }
 
     /// `message` followed by the sentence of the error under it, when there is one: "… Underlying

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -73,7 +73,7 @@ public enum NetworkAddress {
     /// It resolves the name with `getaddrinfo`, so it may block.
     public static func firstPrivateAddress(ofHost host: String) -> String? {
         // `localhost.` is `localhost`: the root's empty label changes nothing the resolver does.
-        var name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        var name = host.lowercased().trimmingScalars(in: "[]")
         while name.count > 1, name.hasSuffix(".") { name.removeLast() }
         // An IPv6 zone (`fe80::1%eth0`) names an interface, not another address; an unknown one must
         // not make the lookup fail and the address pass as public.

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A request body that is still arriving: a bounded buffer between one producer, which blocks or is

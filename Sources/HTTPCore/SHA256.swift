@@ -1,5 +1,5 @@
 import CCrypto
-import Foundation
+import FoundationEssentials
 
 /// SHA-256 (FIPS 180-4), computed incrementally so that a body can be hashed chunk by chunk.
 ///

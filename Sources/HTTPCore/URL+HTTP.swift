@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension URL {
     /// The URL as a cache key: scheme and host lowercased, the default port (80 for http, 443 for

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension URL {
     /// Parses `text`, absolute or relative to `base`, as the URL Standard does where Foundation
@@ -20,6 +20,7 @@ extension URL {
     static func encodingForParsing(_ text: String, base: URL?) -> String {
         // Most references need nothing: ASCII that a URL holds as it is, without escapes.
         if text.utf8.allSatisfy(holdsAfterHost) { return text }
+        InternationalNames.prepare(forURL: text)
         let bytes = Array(text.utf8)
         let explicitScheme = scheme(ofReference: text)
         let schemeEnd = explicitScheme.map { $0.utf8.count }

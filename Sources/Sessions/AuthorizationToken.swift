@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// A credential that starts a web session on the instance: `Authorization: <type> <value>`.

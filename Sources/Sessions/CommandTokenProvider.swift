@@ -1,6 +1,14 @@
 import ChildProcess
-import Foundation
+import Dispatch
+import FoundationEssentials
+import HTTPCore
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs a shell command and uses what it prints as the bearer token, like a git credential helper.
 ///
@@ -80,7 +88,7 @@ public struct CommandTokenProvider: AuthorizationProviding {
         case .signalled(let signal):
             throw AuthorizationError(code: .commandFailed, message: "The token command `\(command)` was killed by signal \(signal).")
         }
-        let token = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = String(decoding: output, as: UTF8.self).trimmingWhitespaceAndNewlines()
         guard !token.isEmpty else {
             throw AuthorizationError(
                 code: .commandProducedNoToken,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// One stored cookie, as RFC 6265 §5.3 keeps it in a cookie store.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Parses the `Expires` attribute of a `Set-Cookie` line.
 ///

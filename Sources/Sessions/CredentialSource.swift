@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Where a signed-in user's credentials come from: the thing a caller must hold to read the user's

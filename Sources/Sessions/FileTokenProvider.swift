@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Reads the bearer token from a file, such as one a sidecar process keeps up to date.
@@ -28,7 +28,7 @@ public struct FileTokenProvider: AuthorizationProviding {
             } catch {
                 throw AuthorizationError(code: .fileUnreadable, message: error.sentence(calling: "token file"))
             }
-            let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let token = String(decoding: data, as: UTF8.self).trimmingWhitespaceAndNewlines()
             guard !token.isEmpty else {
                 throw AuthorizationError(code: .fileEmpty, message: "The token file '\(fileURL.path)' is empty.")
             }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Resolves page references (`nav/home`, `/api/now/table?x=1`, full URLs) against the instance URL.
@@ -27,7 +27,7 @@ public enum InstanceURL {
         else {
             throw Error(message: "The instance URL \"\(base.absoluteString)\" is not an absolute http or https URL.")
         }
-        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        let trimmed = reference.trimmingWhitespace()
         guard !trimmed.isEmpty else {
             throw Error(message: "The page reference is empty; give a path such as \"nav/home\" or a full URL.")
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Exchanges a signed JWT for an OAuth access token (RFC 7523 §2.1, the JWT bearer grant).
@@ -174,10 +174,11 @@ public struct JWTBearerProvider: AuthorizationProviding {
     static func parseResponse(head: HTTPResponseHead, body: Data, endpoint: URL, now: Date) throws -> AuthorizationToken
     {
         let name = endpoint.absoluteString
-        let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+        let json: [String: JSONValue]? =
+            if case .object(let members)? = try? JSONValue.parse(body) { members } else { nil }
         guard (200...299).contains(head.status) else {
-            if let error = json?["error"] as? String {
-                let detail = (json?["error_description"] as? String).map { " (\($0))" } ?? ""
+            if let error = json?["error"]?.stringValue {
+                let detail = json?["error_description"]?.stringValue.map { " (\($0))" } ?? ""
                 throw AuthorizationError(
                     code: .tokenEndpointRejected,
                     message: "The token endpoint \(name) refused the JWT assertion with HTTP status \(head.status): "
@@ -195,14 +196,14 @@ public struct JWTBearerProvider: AuthorizationProviding {
                 message: "The token endpoint \(name) answered with a body that is not a JSON object."
             )
         }
-        guard let accessToken = json["access_token"] as? String, !accessToken.isEmpty else {
+        guard let accessToken = json["access_token"]?.stringValue, !accessToken.isEmpty else {
             throw AuthorizationError(
                 code: .invalidTokenResponse,
                 message: "The token endpoint \(name) answered without an access_token."
             )
         }
         // RFC 6749 §7.1: the client must understand the token type; only bearer tokens are used here.
-        let tokenType = json["token_type"] as? String ?? "Bearer"
+        let tokenType = json["token_type"]?.stringValue ?? "Bearer"
         guard tokenType.caseInsensitiveEquals("Bearer") else {
             throw AuthorizationError(
                 code: .invalidTokenResponse,
@@ -210,9 +211,15 @@ public struct JWTBearerProvider: AuthorizationProviding {
                     + "only Bearer is supported."
             )
         }
-        // Some servers send expires_in as a string; both forms are accepted.
-        let expiresIn =
-            (json["expires_in"] as? NSNumber)?.doubleValue ?? (json["expires_in"] as? String).flatMap(Double.init)
+        // Some servers send expires_in as a string; both forms are accepted (and, as Foundation's
+        // NSNumber read them, true and false as 1 and 0).
+        let expiresIn: Double? =
+            switch json["expires_in"] {
+            case .number(let seconds)?: seconds
+            case .string(let text)?: Double(text)
+            case .bool(let flag)?: flag ? 1 : 0
+            default: nil
+            }
         return AuthorizationToken(
             value: accessToken,
             type: .bearer,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Who a ``Session`` acts for, which names the store partition its cached pages and cookies live in.

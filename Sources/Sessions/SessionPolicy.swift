@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Decides whether a response means "the session expired: this is the instance's login page".
@@ -79,7 +79,7 @@ public struct SessionPolicy: Sendable, Hashable {
     static func path(_ path: String, matches pattern: String) -> Bool {
         guard !pattern.isEmpty else { return false }
         var searchStart = path.startIndex
-        while let range = path.range(of: pattern, range: searchStart..<path.endIndex) {
+        while let range = path[searchStart...].firstRange(of: pattern) {
             let startsSegment =
                 pattern.hasPrefix("/") || range.lowerBound == path.startIndex
                 || path[path.index(before: range.lowerBound)] == "/"

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What ``Session/prepare(_:replaying:)`` did to one request, for ``Session/process(response:finalURL:for:)``.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// One `Set-Cookie` line parsed as RFC 6265 §5.2 says, before the storage model (§5.3) applies it.

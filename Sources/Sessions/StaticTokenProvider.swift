@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An OAuth access token obtained elsewhere, used as is.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Caches one token until it expires and makes concurrent fetches share one call (single flight).
 ///

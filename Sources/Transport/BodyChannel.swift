@@ -1,8 +1,8 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// What a body channel asks of the producer that fills it.
-protocol BodyFlowControl: Sendable {
+package protocol BodyFlowControl: Sendable {
     /// The consumer drained the buffer: deliver again.
     func resumeProducer()
     /// The consumer has gone: stop the transfer and release it.
@@ -14,9 +14,9 @@ protocol BodyFlowControl: Sendable {
 /// The producer offers chunks; once ``highWater`` bytes are waiting it is told to pause, and it
 /// is resumed when the consumer has taken the buffer down to ``lowWater``. So memory stays flat
 /// whatever the size of the body.
-final class BodyChannel: Sendable {
+package final class BodyChannel: Sendable {
     /// What the producer must do after an offer.
-    enum Offer: Equatable {
+    package enum Offer: Equatable {
         /// The chunk was taken; go on.
         case accepted
         /// The chunk was taken but the buffer is full: pause until resumed.
@@ -46,7 +46,7 @@ final class BodyChannel: Sendable {
     private let state = Mutex(State())
     private let control: Mutex<(any BodyFlowControl)?>
 
-    init(highWater: Int, control: (any BodyFlowControl)? = nil) {
+    package init(highWater: Int, control: (any BodyFlowControl)? = nil) {
         precondition(highWater > 0, "A body channel needs a positive buffer size.")
         self.highWater = highWater
         self.lowWater = highWater / 2
@@ -64,7 +64,7 @@ final class BodyChannel: Sendable {
 
     /// Offers a chunk. With `refusable`, a full buffer refuses it (the producer keeps it); without,
     /// the chunk is always taken and the producer is told to pause when the buffer is full.
-    func offer(_ data: Data, refusable: Bool) -> Offer {
+    package func offer(_ data: Data, refusable: Bool) -> Offer {
         enum Action { case deliver(CheckedContinuation<Data?, any Error>), done(Offer) }
         let action = state.withLock { state -> Action in
             if state.consumerGone || state.end != nil { return .done(.consumerGone) }
@@ -97,7 +97,7 @@ final class BodyChannel: Sendable {
     /// Ends the body: successfully, or with the error the consumer will see after the buffered chunks.
     /// On success the ``whenReceived(_:)`` actions run first, so they have run before the consumer
     /// can see the end.
-    func finish(_ result: Result<Void, any Error>) {
+    package func finish(_ result: Result<Void, any Error>) {
         if case .success = result {
             let received = state.withLock { state -> [@Sendable () -> Void] in
                 guard state.end == nil, !state.received else { return [] }

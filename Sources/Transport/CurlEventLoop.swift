@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import Synchronization
 
@@ -62,9 +62,7 @@ final class CurlEventLoop: @unchecked Sendable {
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxConnections)
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxConnections)
-        let thread = Thread { [self] in run() }
-        thread.name = "CurlTransport"
-        thread.start()
+        POSIXThread.start(name: "CurlTransport") { [self] in run() }
     }
 
     deinit {

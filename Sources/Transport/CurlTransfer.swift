@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// One request on the loop thread: its easy handle, the C memory libcurl reads, and the response

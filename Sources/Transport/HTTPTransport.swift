@@ -2,7 +2,8 @@ import HTTPCore
 
 /// Something that sends one HTTP request and streams back the response.
 ///
-/// ``CurlTransport`` is the default implementation; ``URLSessionTransport`` serves platforms without libcurl.
+/// ``CurlTransport`` is the default implementation; `URLSessionTransport` (module `WebCacheURLSession`)
+/// serves platforms without libcurl.
 /// Redirects are never followed: a 3xx response is returned as received, so the caller can follow it,
 /// cache it, or stop.
 public protocol HTTPTransport: Sendable {

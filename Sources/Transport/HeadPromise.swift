@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// The result is held only until the waiting task takes it: the response's body must not be kept
 /// alive from here, or dropping it could not cancel the transfer.
-final class HeadPromise: Sendable {
+package final class HeadPromise: Sendable {
     private enum State {
         case pending(CheckedContinuation<TransportResponse, any Error>?)
         case ready(Result<TransportResponse, any Error>)
@@ -13,8 +13,10 @@ final class HeadPromise: Sendable {
 
     private let state = Mutex(State.pending(nil))
 
+    package init() {}
+
     /// Settles the promise; later calls are ignored.
-    func settle(_ result: Result<TransportResponse, any Error>) {
+    package func settle(_ result: Result<TransportResponse, any Error>) {
         let waiter = state.withLock { state -> CheckedContinuation<TransportResponse, any Error>? in
             guard case .pending(let waiter) = state else { return nil }
             state = waiter == nil ? .ready(result) : .taken
@@ -24,12 +26,12 @@ final class HeadPromise: Sendable {
     }
 
     /// Whether the promise has been settled.
-    var isSettled: Bool {
+    package var isSettled: Bool {
         state.withLock { if case .pending = $0 { false } else { true } }
     }
 
     /// Waits for the result.
-    func value() async throws -> TransportResponse {
+    package func value() async throws -> TransportResponse {
         try await withCheckedThrowingContinuation { continuation in
             let ready = state.withLock { state -> Result<TransportResponse, any Error>? in
                 switch state {

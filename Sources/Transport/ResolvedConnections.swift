@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Which of a transport's connections go to the address their host resolves to, so that checking
@@ -27,10 +27,10 @@ struct ResolvedConnections: Sendable {
 
     init(configuration: CurlTransport.Configuration, environment: [String: String]) {
         mapped = (configuration.resolve + configuration.connectTo).compactMap { entry in
-            let fields = entry.trimmingCharacters(in: CharacterSet(charactersIn: "+-")).split(
+            let fields = entry.trimmingScalars(in: "+-").split(
                 separator: ":", omittingEmptySubsequences: false)
             guard fields.count > 1 else { return nil }
-            let host = fields[0].lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            let host = fields[0].lowercased().trimmingScalars(in: "[]")
             return (host, fields[1].isEmpty ? nil : Int(fields[1]) ?? -1)
         }
         func isSet(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
@@ -50,7 +50,7 @@ struct ResolvedConnections: Sendable {
     /// Whether a connection for `url` goes to the address its host resolves to.
     func connectsToResolvedAddress(of url: URL) -> Bool {
         if everyConnectionResolves { return true }
-        let host = (url.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let host = (url.host ?? "").lowercased().trimmingScalars(in: "[]")
         let scheme = url.scheme?.lowercased() ?? "http"
         if proxies[scheme] == true, !Self.noProxy(noProxy, matches: host) { return false }
         let port = url.effectivePort ?? 80

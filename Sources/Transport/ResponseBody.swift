@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The content of a response as an asynchronous sequence of chunks, in order, as they arrive.
 ///
@@ -26,7 +26,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     let handle: Handle
 
-    init(channel: BodyChannel) {
+    package init(channel: BodyChannel) {
         handle = Handle(channel: channel)
     }
 

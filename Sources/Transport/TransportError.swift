@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 
 /// A failure to exchange a request and response with a server.
 ///
@@ -70,7 +70,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The request to `url` was refused because its host resolved to `address`, which is not public.
-    static func addressRefused(_ url: URL, address: String, curlCode: Int? = nil) -> TransportError {
+    package static func addressRefused(_ url: URL, address: String, curlCode: Int? = nil) -> TransportError {
         TransportError(
             code: .addressRefused,
             message: "Refused to send the request to \(url.redactedForMessages): its host resolved to \(address), "

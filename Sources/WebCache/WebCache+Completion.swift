@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Completion-handler forms of the async API, for callers that do not use Swift concurrency.
 /// Each `completion` runs once, on an arbitrary thread.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import Sessions
 import Transport
@@ -71,11 +71,10 @@ extension WebCache {
         if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
             base = cache
         } else {
-            let home = environment["HOME"] ?? NSHomeDirectory()
-            base = (home as NSString).appendingPathComponent(".cache")
+            let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
+            base = FilePathText.appending(".cache", to: home)
         }
-        let folder = (base as NSString).appendingPathComponent("webcache") as NSString
-        return folder.appendingPathComponent("store.sqlite")
+        return FilePathText.appending("store.sqlite", to: FilePathText.appending("webcache", to: base))
     }
 }
 

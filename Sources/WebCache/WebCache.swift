@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import Sessions
 import Transport
@@ -251,13 +251,13 @@ public final class WebCache: Sendable {
 
     /// `reference` without the whitespace (`CharacterSet.whitespaces`) around it; a reference that
     /// starts and ends with a visible ASCII character, as nearly every one does, is returned as it is
-    /// without asking Foundation, as every load resolves its URL.
+    /// without looking at its scalars, as every load resolves its URL.
     static func trimmingWhitespace(_ reference: String) -> String {
         let bytes = reference.utf8
         if let first = bytes.first, let last = bytes.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) {
             return reference
         }
-        return reference.trimmingCharacters(in: .whitespaces)
+        return reference.trimmingWhitespace()
     }
 
     // MARK: - Sessions

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WebCache
 
 /// The `webcache` command line: parsing is pure and separate from running, so both can be tested.

@@ -1,5 +1,11 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where a command writes: standard output or error in the tool, a buffer in tests.
 public protocol TextOutput: Sendable {
@@ -35,7 +41,7 @@ public struct FileDescriptorOutput: TextOutput {
             guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
+                let written = writeBytes(descriptor, base + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     return  // A closed pipe: nothing sensible is left to do with the bytes.
@@ -61,4 +67,9 @@ public final class BufferedOutput: TextOutput {
     public var text: String {
         String(decoding: buffer.withLock { $0 }, as: UTF8.self)
     }
+}
+
+/// `write(2)`, named apart from the methods called `write` where it is used.
+private func writeBytes(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import Transport
+import WebCacheURLSession
 
 /// `webcache-transport-bench --urls FILE [--parallel N] [--transport curl|urlsession]`: fetches every
 /// URL of FILE (one per line) through a transport with N requests in flight, reads every body, and

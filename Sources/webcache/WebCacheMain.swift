@@ -1,5 +1,11 @@
-import Foundation
+import FoundationEssentials
 import WebCacheCLI
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 #if canImport(CMimalloc)
     // Linked for its malloc and free, which take the place of the C library's in the whole process.

@@ -26,6 +26,14 @@ import Testing
         #expect(all.last?.url.absoluteString == "https://example.com/app/shot.png")
     }
 
+    /// A manifest saved with a UTF-8 byte order mark is read, as Foundation's JSON reader read it.
+    @Test func readsAManifestThatStartsWithAByteOrderMark() throws {
+        let data = Data([0xEF, 0xBB, 0xBF]) + Data(#"{"icons": [{"src": "icon.png"}]}"#.utf8)
+        #expect(try JSONSerialization.jsonObject(with: data) is [String: Any])
+        let icons = try ManifestScanner.icons(in: data, manifestURL: manifestURL)
+        #expect(icons.map(\.url.absoluteString) == ["https://example.com/app/icon.png"])
+    }
+
     @Test func returnsNothingWithoutIcons() throws {
         #expect(try ManifestScanner.icons(in: Data(#"{"icons": "nope"}"#.utf8), manifestURL: manifestURL).isEmpty)
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 import LocalOrigin
 import Testing
+import WebCacheURLSession
 @testable import Transport
 
 /// ``HTTPRequest/refusesPrivateAddresses``: ``CurlTransport`` checks the address it actually

@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 import LocalOrigin
 import Testing
+import WebCacheURLSession
 @testable import Transport
 
 /// The transports every shared test runs against.

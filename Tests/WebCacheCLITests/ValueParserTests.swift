@@ -53,6 +53,13 @@ struct ValueParserTests {
         #expect(ValueParsers.describeByteSize(bytes) == text)
     }
 
+    /// Thousands grouped as Foundation's en_US number format groups them.
+    @Test(arguments: [0, 7, 999, 1000, 12_345, 999_999, 1_000_000, 45_000_000, -1234, Int64.max] as [Int64])
+    func groupsThousandsAsEnglishUS(_ number: Int64) {
+        #expect(ValueParsers.groupingThousands(number)
+            == number.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US"))))
+    }
+
     @Test(arguments: [
         (0, "0 B"), (812, "812 B"), (1023, "1023 B"), (1024, "1.0 KiB"), (14_540, "14.2 KiB"),
         (3_145_728, "3.0 MiB"), (5_368_709_120, "5.0 GiB"),

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import HTTPCore
 
 #if canImport(Glibc)
     import Glibc
@@ -22,7 +24,7 @@ public protocol ByteSource: AnyObject {
 /// The bytes of a file, or of one range of it. Reads run on a thread of their own, so that a file
 /// that is slow to answer (a pipe, a network file system) never holds up other tasks.
 public final class FileByteSource: ByteSource {
-    private let handle: FileHandle
+    private let handle: OpenFile
     private let start: Int64
     private let length: Int64?
     private var remaining: Int64?
@@ -31,7 +33,7 @@ public final class FileByteSource: ByteSource {
     ///
     /// - Throws: ``ArchiveError`` when the file cannot be opened.
     public init(path: String, offset: Int64 = 0, length: Int64? = nil) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let handle = OpenFile(forReadingAtPath: path) else {
             throw ArchiveError(reason: "The file cannot be opened for reading.")
         }
         self.handle = handle

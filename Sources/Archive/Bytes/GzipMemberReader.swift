@@ -1,5 +1,5 @@
 import CZlib
-import Foundation
+import FoundationEssentials
 
 /// Reads a file of gzip members (a `.warc.gz`) one member at a time, decompressing as it goes, and
 /// knows the offset at which each member starts in the compressed file.

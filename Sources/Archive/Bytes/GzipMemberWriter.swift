@@ -1,5 +1,5 @@
 import CZlib
-import Foundation
+import FoundationEssentials
 
 /// Compresses data into gzip members (RFC 1952), one member per call of ``finishMember()``: a WARC
 /// file compressed record by record, so that a reader can start at any record's offset.

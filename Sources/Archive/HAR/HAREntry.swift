@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One HAR 1.2 entry (an HTTP exchange), as browsers' developer tools export it
 /// (<http://www.softwareishard.com/blog/har-12-spec/>), with the fields webcache reads and writes.
@@ -175,19 +180,29 @@ public struct HAREntry: Codable, Sendable, Hashable {
 
 /// HAR's dates: ISO 8601 with milliseconds and a zone (`2026-12-01T16:15:59.123Z`).
 public enum HARDate {
-    /// `date` in UTC with milliseconds.
+    /// `date` in UTC with milliseconds, rounded half up as Foundation's `ISO8601DateFormatter`
+    /// rounds them (`Date.ISO8601FormatStyle` cuts them instead).
     public static func format(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        let milliseconds = (date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down)
+        let seconds = (milliseconds / 1000).rounded(.down)
+        var time = time_t(seconds)
+        var fields = tm()
+        gmtime_r(&time, &fields)
+        func digits(_ value: Int32, _ count: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, count - text.count)) + text
+        }
+        return digits(fields.tm_year + 1900, 4) + "-" + digits(fields.tm_mon + 1, 2) + "-" + digits(fields.tm_mday, 2)
+            + "T" + digits(fields.tm_hour, 2) + ":" + digits(fields.tm_min, 2) + ":" + digits(fields.tm_sec, 2)
+            + "." + digits(Int32(milliseconds - seconds * 1000), 3) + "Z"
     }
 
-    /// Parses a HAR date, with or without fractional seconds; `nil` when it is not one.
+    /// Parses a HAR date, with or without fractional seconds (kept to the millisecond, as
+    /// `ISO8601DateFormatter` keeps them); `nil` when it is not one.
     public static func parse(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) {
+            return Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        }
+        return try? Date.ISO8601FormatStyle().parse(text)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One page of a HAR 1.2 log: a page load that the log's entries name in their ``HAREntry/pageref``.
 public struct HARPage: Codable, Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads the entries of a HAR file one at a time, as the file streams in: memory holds the entry
 /// being read, not the file. Each entry is decoded on its own, so that a malformed one is reported

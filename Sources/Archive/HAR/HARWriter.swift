@@ -1,5 +1,11 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes a HAR 1.2 file entry by entry, so that only one entry is in memory at a time (HAR holds
 /// each body whole, as text or base64, inside its entry). The log's pages, if any, are written after
@@ -11,7 +17,7 @@ import HTTPCore
 /// try writer.close()
 /// ```
 public final class HARWriter {
-    private let handle: FileHandle
+    private let handle: OpenFile
     private var count = 0
     private let encoder: JSONEncoder
 
@@ -23,7 +29,7 @@ public final class HARWriter {
         guard descriptor >= 0 else {
             throw ArchiveError(reason: "The file cannot be created: \(String(cString: strerror(errno))).")
         }
-        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        handle = OpenFile(fileDescriptor: descriptor)
         encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let creatorJSON = try encoder.encode(["name": creator, "version": version])
@@ -42,7 +48,7 @@ public final class HARWriter {
             var shell = entry
             shell.response.content.text = placeholder
             let data = try encoder.encode(shell)
-            guard let place = data.range(of: Data(placeholder.utf8)) else {
+            guard let place = data.firstRange(of: Data(placeholder.utf8)) else {
                 throw ArchiveError(reason: "The entry of \(entry.request.url) could not be written.")
             }
             var escaped = Data()

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Removes HTTP/1.1 chunked transfer coding (RFC 9112 §7.1) from content fed a piece at a time, as
 /// wget and other crawlers store it in WARC records exactly as received.

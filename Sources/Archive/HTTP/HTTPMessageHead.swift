@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// The head of an HTTP/1.x message as a WARC record or HAR entry carries it: the start line and

@@ -1,5 +1,5 @@
 import CCrypto
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 extension WARCDigest {

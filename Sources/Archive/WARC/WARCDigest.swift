@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// `WARC-Block-Digest` and `WARC-Payload-Digest` values (WARC 1.1 §5.8, §5.9): `algorithm:value`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads WARC records one after another from a `.warc` or `.warc.gz` (gzip-compressed record by
 /// record, as WARC 1.1 Annex D recommends), streaming each record's block so that memory stays flat.

@@ -1,5 +1,11 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes WARC records to a file, each compressed as a gzip member of its own (or uncompressed),
 /// streaming each block so that memory stays flat whatever its size.
@@ -17,7 +23,7 @@ import HTTPCore
 /// try writer.close()
 /// ```
 public final class WARCWriter {
-    private let handle: FileHandle
+    private let handle: OpenFile
     private let compressor: GzipMemberWriter?
     private var buffer = Data()
     private var blockRemaining: Int64 = 0
@@ -38,7 +44,7 @@ public final class WARCWriter {
         guard descriptor >= 0 else {
             throw ArchiveError(reason: "The file cannot be created: \(String(cString: strerror(errno))).")
         }
-        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        handle = OpenFile(fileDescriptor: descriptor)
         compressor = compressionLevel.map { GzipMemberWriter(level: $0) }
     }
 
@@ -86,13 +92,13 @@ public final class WARCWriter {
     /// already (`Content-Encoding`) or of a format compressed in itself (raster images, WOFF fonts,
     /// audio, video, archives, PDF).
     public static func isCompressible(_ headers: HTTPHeaders) -> Bool {
-        if let coding = headers["Content-Encoding"], !coding.trimmingCharacters(in: .whitespaces).isEmpty,
+        if let coding = headers["Content-Encoding"], !coding.trimmingWhitespace().isEmpty,
             !coding.caseInsensitiveEquals("identity")
         {
             return false
         }
         let type = (headers["Content-Type"] ?? "").split(separator: ";").first?
-            .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            .trimmingWhitespace().lowercased() ?? ""
         if type.hasPrefix("image/") { return ["image/svg+xml", "image/bmp", "image/x-icon"].contains(type) }
         if type.hasPrefix("audio/") || type.hasPrefix("video/") { return false }
         return !["font/woff", "font/woff2", "application/font-woff", "application/zip", "application/gzip",

@@ -1,5 +1,6 @@
 import CZlib
-import Foundation
+import FoundationEssentials
+import HTTPCore
 
 /// The members of a zip file (PKWARE APPNOTE 6.3), read from its central directory: a WACZ file is a
 /// zip of WARC files with indexes (<https://specs.webrecorder.net/wacz/1.1.1/>).
@@ -29,7 +30,7 @@ public struct ZipArchive: Sendable {
     /// - Throws: ``ArchiveError`` when the file is not a zip file or uses ZIP64.
     public init(path: String) throws {
         self.path = path
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let handle = OpenFile(forReadingAtPath: path) else {
             throw ArchiveError(reason: "The file cannot be opened for reading.")
         }
         defer { try? handle.close() }
@@ -37,8 +38,8 @@ public struct ZipArchive: Sendable {
         // The end record is 22 bytes plus a comment of at most 65,535.
         let tailLength = min(size, 22 + 65_535)
         try handle.seek(toOffset: UInt64(size - tailLength))
-        let tail = try handle.read(upToCount: Int(tailLength)) ?? Data()
-        guard let end = tail.lastRange(of: Data([0x50, 0x4B, 0x05, 0x06])), tail.endIndex - end.lowerBound >= 22 else {
+        let tail = try handle.read(upToCount: Int(tailLength))
+        guard let end = Self.lastEndRecord(in: tail), tail.endIndex - end.lowerBound >= 22 else {
             throw ArchiveError(reason: "The file has no zip end of central directory record, so it is not a zip file.")
         }
         let record = tail[end.lowerBound...]
@@ -52,7 +53,7 @@ public struct ZipArchive: Sendable {
             throw ArchiveError(offset: directoryOffset, reason: "The zip central directory lies beyond the file's end.")
         }
         try handle.seek(toOffset: UInt64(directoryOffset))
-        let directory = try handle.read(upToCount: Int(directorySize)) ?? Data()
+        let directory = try handle.read(upToCount: Int(directorySize))
         var members: [Member] = []
         var index = directory.startIndex
         for _ in 0..<count {
@@ -78,6 +79,18 @@ public struct ZipArchive: Sendable {
             index += 46 + nameLength + extraLength + commentLength
         }
         self.members = members
+    }
+
+    /// The range of the last end-of-central-directory signature (`PK\u{5}\u{6}`) in `tail`.
+    private static func lastEndRecord(in tail: Data) -> Range<Int>? {
+        let signature: [UInt8] = [0x50, 0x4B, 0x05, 0x06]
+        var start = tail.endIndex - signature.count
+        while start >= tail.startIndex {
+            let range = start..<(start + signature.count)
+            if tail[range].elementsEqual(signature) { return range }
+            start -= 1
+        }
+        return nil
     }
 
     /// A stream of `member`'s uncompressed bytes.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A stored response with its whole body, as returned by ``CacheStore/lookup(partition:method:url:varyKey:at:)``.
 public struct CachedResponse: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// New metadata for a stored entry after a `304 Not Modified` (RFC 9111 §4.3.4): the caller merges

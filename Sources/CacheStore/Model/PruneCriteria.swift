@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which entries to prune. Every criterion that is set must hold (they combine with AND);
 /// criteria with nothing set match every unpinned entry. ``page`` prunes a whole page.

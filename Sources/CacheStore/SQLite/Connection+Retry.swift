@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HTTPCore
 
 extension Connection {
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction and starts over after a lock conflict.
@@ -23,7 +24,7 @@ extension Connection {
             do {
                 return try body()
             } catch let error as SQLiteError where error.isBusy && Date() < deadline {
-                Thread.sleep(forTimeInterval: delay * Double.random(in: 0.5...1.5))
+                POSIXThread.sleep(seconds: delay * Double.random(in: 0.5...1.5))
                 delay = min(delay * 2, 0.1)
             }
         }

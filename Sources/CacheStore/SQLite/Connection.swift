@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 /// The raw SQLite handle; it never appears in public API.
 typealias SQLiteConnection = OpaquePointer

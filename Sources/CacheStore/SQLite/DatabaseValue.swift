@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A value bound to, or read from, an SQLite statement (GRDB `DatabaseValue.Storage`).
 enum DatabaseValue: Sendable, Hashable {

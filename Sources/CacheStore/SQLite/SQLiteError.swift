@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 /// An error reported by SQLite: the extended result code, SQLite's message and the SQL that failed.
 ///

@@ -1,5 +1,11 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A prepared statement, confined to the connection that prepared it.
 ///

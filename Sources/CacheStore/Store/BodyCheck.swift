@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Checks a stored body while its chunks are read, in order: each must be the next in sequence, and

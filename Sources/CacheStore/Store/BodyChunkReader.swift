@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads a body chunk by chunk, so that memory stays flat whatever the body's size, and checks each
 /// chunk before it returns it (``BodyCheck``).

@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 /// Copies a stored body into memory the caller owns, such as an HTTP server's send buffer: the bytes
 /// go from SQLite's row straight into the caller's buffer, with no `Data` in between, and are checked

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads the bytes `range` of a stored body, from only the chunks that hold them, each checked
 /// against its CRC-32 (``ChunkChecksum``) before any of its bytes are returned.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Streams a body into the store chunk by chunk before its entry is saved.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension CacheStore {
     /// Limits and tuning of a store.

@@ -1,5 +1,11 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension CacheStore {
     /// Every stored variant of (`partition`, `method`, `url`), as ``variants(partition:method:url:)``,

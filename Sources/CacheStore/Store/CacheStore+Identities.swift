@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which partition a credential source was last found to belong to, so that the partition of a user
 /// whom the instance named online can be read offline with the same credential source.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension CacheStore {
     // MARK: - Entries across partitions

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension CacheStore {
     /// Up to `limit` entries in `scope` with an id above `id`, in id order: a page of a listing

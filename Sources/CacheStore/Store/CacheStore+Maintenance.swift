@@ -1,6 +1,12 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 import HTTPCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension CacheStore {
     // MARK: - Eviction

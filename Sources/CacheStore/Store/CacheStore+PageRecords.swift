@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// A page's record as a preload may trust it (`page_basis`, schema version 9).

@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 extension CacheStore {
     // MARK: - Salvage

@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import HTTPCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -149,7 +150,7 @@ public actor CacheStore {
     ///
     /// - Throws: ``Error/Code/fileSystem`` naming the folder when it cannot be created.
     public static func createFolder(forStoreAt path: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FilePathText.deletingLastComponent(of: path)
         guard !folder.isEmpty else { return }
         do {
             try FileManager.default.createDirectory(
@@ -366,7 +367,7 @@ public actor CacheStore {
                 return try readers.read(body)
             } catch let error as SQLiteError where error.isBusy && Date() < (deadline ?? .distantFuture) {
                 deadline = deadline ?? Date().addingTimeInterval(configuration.busyRetryLimit)
-                Thread.sleep(forTimeInterval: delay * Double.random(in: 0.5...1.5))
+                POSIXThread.sleep(seconds: delay * Double.random(in: 0.5...1.5))
                 delay = min(delay * 2, 0.1)
             } catch {
                 throw storeError(error, action: action())

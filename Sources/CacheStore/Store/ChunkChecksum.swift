@@ -1,5 +1,5 @@
 import CDeflate
-import Foundation
+import FoundationEssentials
 
 /// The CRC-32 (ISO-HDLC, zlib's `crc32`) that each body chunk is stored with, so that a read can
 /// check every chunk as it goes by, at memory speed, before it hands the chunk over.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Cuts a body that arrives in pieces into whole chunks of ``CacheStore/chunkSize`` bytes, copying
 /// each byte once: a piece that starts a chunk is kept as it is (a body of one piece is never

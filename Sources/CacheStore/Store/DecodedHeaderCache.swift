@@ -1,5 +1,11 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The header fields of entries one connection read lately, decoded once.
 ///

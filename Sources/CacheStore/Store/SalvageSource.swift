@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// A damaged store opened read-only for ``CacheStore/salvage(from:into:configuration:)``. Every read
@@ -61,7 +61,7 @@ final class SalvageSource {
                 code: .notADatabase, message: "The damaged store path '\(path)' is not a regular file."
             )
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let handle = OpenFile(forReadingAtPath: path) else {
             throw CacheStore.Error(
                 code: .fileSystem, message: "The damaged store '\(path)' cannot be opened for reading."
             )

@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import HTTPCore
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,7 @@ extension StoreFile {
     static func writeRefusal(path: String) -> CacheStore.Error? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FilePathText.deletingLastComponent(of: path)
         let reason: String
         let code: Int32
         if access(path, W_OK) != 0 {
@@ -53,7 +54,7 @@ extension StoreFile {
 
     /// `path` as an SQLite URI filename, to which query parameters such as `?mode=ro` are added.
     static func fileURI(_ path: String) -> String {
-        "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)
+        "file:" + path.percentEncoded(allowing: \.isURLPathAllowed)
     }
 
     /// The URI filename with which SQLite reads the store at `path` without writing anything.

@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import HTTPCore
 
 #if canImport(Glibc)
     import Glibc
@@ -130,7 +131,7 @@ enum StoreFile {
                 message: "The file '\(path)' is empty, not a webcache store; remove it or choose another path."
             )
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let handle = OpenFile(forReadingAtPath: path) else {
             throw CacheStore.Error(
                 code: .fileSystem, message: "Could not open the cache store file '\(path)' for reading.")
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// The checks of ``CacheStore/verify()``, run on one reader connection inside one read transaction.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HTTPCore
 
 /// Which image a browser on a device takes from an ``ImageSourceSet``, an `image-set()`, and
 /// how large it lays an image out by `sizes`: the HTML standard's rules, with Chromium's choices
@@ -31,7 +32,7 @@ enum ImageSelection {
     /// Whether `device` decodes images of `type` (a MIME type, parameters ignored).
     static func decodes(_ type: String, _ device: DeviceProfile) -> Bool {
         let essence = type.split(separator: ";").first.map(String.init) ?? ""
-        let trimmed = essence.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = essence.trimmingWhitespace().lowercased()
         return trimmed.isEmpty || device.imageTypes.contains(trimmed)
     }
 

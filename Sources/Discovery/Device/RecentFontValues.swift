@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The families of the last few `font` and `font-family` values a stylesheet declared, so that a
 /// value declared again (a site's font stack, written in rule after rule) is read once and its

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Decides which of the references a scanner reports a browser on a device fetches, and says why.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A selector list (Selectors Level 4), parsed for matching against a ``DocumentTree``.
 ///
@@ -320,20 +320,20 @@ enum SelectorParser {
         default: break
         }
         guard let nIndex = text.firstIndex(of: "n") else {
-            guard let b = Int(text.replacingOccurrences(of: "+", with: "")) else { return nil }
+            guard let b = Int(text.replacing("+", with: "")) else { return nil }
             return .nth(kind, a: 0, b: b, of: of)
         }
         let aText = String(text[..<nIndex])
-        let bText = String(text[text.index(after: nIndex)...]).replacingOccurrences(of: "+", with: "")
+        let bText = String(text[text.index(after: nIndex)...]).replacing("+", with: "")
         let a: Int
         switch aText {
         case "", "+": a = 1
         case "-": a = -1
         default:
-            guard let value = Int(aText.replacingOccurrences(of: "+", with: "")) else { return nil }
+            guard let value = Int(aText.replacing("+", with: "")) else { return nil }
             a = value
         }
-        let b = bText.isEmpty ? 0 : Int(bText.replacingOccurrences(of: "--", with: "")) ?? Int.min
+        let b = bText.isEmpty ? 0 : Int(bText.replacing("--", with: "")) ?? Int.min
         guard b != Int.min else { return nil }
         return .nth(kind, a: a, b: b, of: of)
     }

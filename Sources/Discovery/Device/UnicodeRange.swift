@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An `@font-face` rule's `unicode-range` descriptor (CSS Fonts Level 4 §4.5): the code points
 /// the face is used for, written as a comma-separated list of `<urange>`s (CSS Syntax Level 3 §7.1):
@@ -84,9 +84,9 @@ public struct UnicodeRange: Sendable, Hashable {
         guard text.contains("/*") else { return text }
         var result = ""
         var rest = Substring(text)
-        while let open = rest.range(of: "/*") {
+        while let open = rest.firstRange(of: "/*") {
             result += rest[..<open.lowerBound]
-            guard let close = rest[open.upperBound...].range(of: "*/") else { return result }
+            guard let close = rest[open.upperBound...].firstRange(of: "*/") else { return result }
             rest = rest[close.upperBound...]
         }
         return result + rest

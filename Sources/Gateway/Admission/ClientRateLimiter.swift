@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Requests per client address, as a token bucket per address: `burst` requests at once, then

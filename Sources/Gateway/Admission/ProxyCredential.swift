@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// The secret a client must show in `Proxy-Authorization` (RFC 9110 §11.7.2) to use a gateway that
@@ -9,7 +9,7 @@ public struct ProxyCredential: Sendable {
 
     /// A credential with `secret`, which must not be empty.
     public init?(secret: String) {
-        let trimmed = secret.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = secret.trimmingWhitespaceAndNewlines()
         guard !trimmed.isEmpty else { return nil }
         self.secret = Array(trimmed.utf8)
     }

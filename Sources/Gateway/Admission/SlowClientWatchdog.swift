@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import HTTPCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -40,9 +42,7 @@ final class SlowClientWatchdog: Sendable {
 
     init(timeout: Duration) {
         self.timeout = timeout
-        let thread = Thread { [self] in watch() }
-        thread.name = "GatewayServer.watchdog"
-        thread.start()
+        POSIXThread.start(name: "GatewayServer.watchdog") { [self] in watch() }
     }
 
     /// A connection opened on `socket`; its head is awaited from now.
@@ -96,7 +96,7 @@ final class SlowClientWatchdog: Sendable {
                 return false
             }
             if stopped { break }
-            Thread.sleep(forTimeInterval: 0.2)
+            POSIXThread.sleep(seconds: 0.2)
         }
         finished.signal()
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The framing of a `multipart/byteranges` body (RFC 9110 §14.6): before each part a boundary line,
 /// the part's `Content-Type` (the representation's) and `Content-Range`, after the last one the

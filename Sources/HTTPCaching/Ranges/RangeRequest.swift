@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// How a cache answers a request's `Range` field from a complete stored response (RFC 9110 §14,

@@ -1,5 +1,6 @@
 import ChildProcess
-import Foundation
+import FoundationEssentials
+import HTTPCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -84,7 +85,7 @@ public final class Browser: Sendable {
     /// Starts a browser and waits until it answers.
     /// - Throws: ``RenderingError`` naming the executable when it cannot be started or does not come up.
     public static func launch(_ configuration: Configuration) async throws -> Browser {
-        let temporary = NSTemporaryDirectory()
+        let temporary = FilePathText.temporaryFolder
         ProfileFolder.removeAbandoned(in: temporary)
         let profile = URL(fileURLWithPath: temporary).appendingPathComponent(ProfileFolder.newName()).path
         do {
@@ -203,7 +204,7 @@ public final class Browser: Sendable {
         let socket = URL(fileURLWithPath: target)
         let folder = socket.deletingLastPathComponent().standardizedFileURL.path
         // Only a folder of the socket's own: never the profile, nor a root or temporary directory.
-        let temporary = URL(fileURLWithPath: NSTemporaryDirectory()).standardizedFileURL.path
+        let temporary = URL(fileURLWithPath: FilePathText.temporaryFolder).standardizedFileURL.path
         guard target.hasPrefix("/"), socket.lastPathComponent == "SingletonSocket",
             folder != "/", folder != temporary, folder != URL(fileURLWithPath: profile).standardizedFileURL.path
         else { return nil }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Finds the Chromium executable: the one given, else `chromium`, `chromium-browser`,
 /// `google-chrome` or `google-chrome-stable` on the search path.
@@ -15,8 +15,8 @@ public enum BrowserLocator {
     public static func locate(explicit: String?, searchPath: String?) throws(RenderingError) -> String {
         let fileManager = FileManager.default
         if let explicit {
-            var isDirectory: ObjCBool = false
-            guard fileManager.fileExists(atPath: explicit, isDirectory: &isDirectory), !isDirectory.boolValue,
+            var isDirectory = false
+            guard fileManager.fileExists(atPath: explicit, isDirectory: &isDirectory), !isDirectory,
                 fileManager.isExecutableFile(atPath: explicit)
             else {
                 throw RenderingError(.browserMissing, "The browser '\(explicit)' is not an executable file; give the "

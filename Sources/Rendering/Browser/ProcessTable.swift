@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +10,7 @@ public enum ProcessTable {
         let needle = Data(text.utf8)
         return allProcesses().filter { pid in
             guard let commandLine = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
-            return commandLine.range(of: needle) != nil && !isZombie(pid)
+            return commandLine.firstRange(of: needle) != nil && !isZombie(pid)
         }
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HTTPCore
 import Synchronization
 
 /// A DevTools-protocol client on a pipe: commands numbered by ``ConnectionStateMachine``, replies

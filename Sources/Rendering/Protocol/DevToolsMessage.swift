@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HTTPCore
 
 /// One message from the browser on its DevTools pipe: the reply to a command, or an event.
 enum DevToolsMessage: Sendable, Hashable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HTTPCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +12,7 @@ enum PipeReader {
         descriptor: Int32, deliver: @escaping @Sendable (DevToolsMessage) -> Void,
         ended: @escaping @Sendable (String) -> Void
     ) {
-        let thread = Thread {
+        POSIXThread.start(name: "DevTools.read") {
             var pending = Data()
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             while true {
@@ -38,7 +39,5 @@ enum PipeReader {
                 if consumed > 0 { pending.removeFirst(consumed) }
             }
         }
-        thread.name = "DevTools.read"
-        thread.start()
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import HTTPCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -23,7 +25,7 @@ final class PipeWriter: Sendable {
     /// `failed` is called once if a write fails.
     init(descriptor: Int32, failed: @escaping @Sendable (String) -> Void) {
         self.descriptor = descriptor
-        let thread = Thread { [self] in
+        POSIXThread.start(name: "DevTools.write") { [self] in
             var blocked = sigset_t()
             sigemptyset(&blocked)
             sigaddset(&blocked, SIGPIPE)
@@ -31,8 +33,6 @@ final class PipeWriter: Sendable {
             writeLoop(failed: failed)
             close(descriptor)
         }
-        thread.name = "DevTools.write"
-        thread.start()
     }
 
     /// Queues `data` to be written after what was queued before; dropped once the writer finished.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a load uses the store, after `URLRequest.CachePolicy`, plus an offline fallback.
 public enum CachePolicy: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Hands out one chunk once, then `nil`: the body of a response already held in memory.

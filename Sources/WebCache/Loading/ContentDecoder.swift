@@ -1,5 +1,6 @@
 import CZlib
-import Foundation
+import FoundationEssentials
+import HTTPCore
 
 /// Decodes content coded with gzip or deflate (zlib's formats) a piece at a time, so that memory
 /// stays flat whatever the coding's ratio.
@@ -39,7 +40,7 @@ final class ContentDecoder {
     /// A decoder for `coding` (a `Content-Encoding` value), or `nil` when the value is not one
     /// coding this decoder reads.
     init?(coding: String) {
-        let name = coding.trimmingCharacters(in: .whitespaces).lowercased()
+        let name = coding.trimmingWhitespace().lowercased()
         guard Self.codings.contains(name) else { return nil }
         self.name = name == "x-gzip" ? "gzip" : name
         if self.name == "gzip" {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// A stored body served decoded: pulls the coded chunks as it goes and hands out decoded pieces

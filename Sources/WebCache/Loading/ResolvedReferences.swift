@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// The URLs that references resolved to lately, so that loading the same reference again skips

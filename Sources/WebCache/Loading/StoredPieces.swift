@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 
 /// A response body made of pieces read from the store in order: bytes held in memory (the framing
 /// of a multipart body) and spans of stored bodies (a range of a complete entry, or the parts of a

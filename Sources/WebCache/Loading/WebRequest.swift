@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// What to load: a URL (absolute, or relative to the configured instance URL), a method and headers.

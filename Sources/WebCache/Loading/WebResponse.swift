@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// A response from ``WebCache``: the head, where it came from, and a streamed body.

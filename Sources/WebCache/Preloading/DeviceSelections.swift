@@ -1,5 +1,5 @@
 import Discovery
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// The device choices of one preload run: a ``PageSelection`` for each document (page or frame),

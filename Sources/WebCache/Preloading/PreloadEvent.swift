@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Progress of a preload, reported as it happens.
 public enum PreloadEvent: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How many fetches the preload engine hands its transport at once, in all and per host.
 struct PreloadLimits: Sendable {

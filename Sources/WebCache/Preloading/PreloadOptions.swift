@@ -1,5 +1,6 @@
 import Discovery
-import Foundation
+import FoundationEssentials
+import HTTPCore
 
 /// How a preload runs: how much at once, how deep, what to fetch and what to leave.
 public struct PreloadOptions: Sendable, Hashable {
@@ -67,9 +68,10 @@ public struct PreloadOptions: Sendable, Hashable {
     /// (`URL.host`, in lower case): an IPv6 address without brackets, an internationalised name in
     /// punycode.
     static func comparableHost(_ host: String) -> String {
-        var bare = host.trimmingCharacters(in: .whitespaces)
+        var bare = host.trimmingWhitespace()
         if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
         let spelled = bare.contains(":") ? "[\(bare)]" : bare
+        InternationalNames.prepare(forHost: spelled)
         return URL(string: "http://\(spelled)/")?.host?.lowercased() ?? bare.lowercased()
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// A page to preload, resolved and checked once by ``WebCache/preloadPage(for:)``: its URL is

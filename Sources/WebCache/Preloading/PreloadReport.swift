@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The outcome of a preload run.
 public struct PreloadReport: Sendable, Hashable {

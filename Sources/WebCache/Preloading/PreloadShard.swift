@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Sessions
 
 /// One share of a URL list split across workers by registrable domain, so that every host of a site

@@ -1,9 +1,15 @@
 import CacheStore
 import Discovery
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import Synchronization
 import Transport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The preload engine: fetches pages and everything they need into the store, concurrently, with
 /// structured concurrency only (one task group; no task outlives a run).
@@ -597,6 +603,7 @@ struct Preloader: Sendable {
         // A plain URL (nearly every one a page holds) is read from its bytes and needs no check of
         // its host or port below: ``HTTPURLCheck/plainURL(_:)`` passes only URLs that pass it.
         let plain = HTTPURLCheck.plainURL(text)
+        if plain == nil { InternationalNames.prepare(forURL: text) }
         guard let url = plain ?? URL(string: text), plain != nil || url.isHTTP else { return }
         if reference.kind == .link {
             // Navigation: follow same-site links from pages while depth allows, within the same

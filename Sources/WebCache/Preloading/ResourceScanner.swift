@@ -1,5 +1,5 @@
 import Discovery
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Finds the references in a response body as it streams: HTML pages, stylesheets and web app manifests.
@@ -208,7 +208,7 @@ enum ResourceScanner {
         for parameter in contentType.split(separator: ";").dropFirst() {
             let parts = parameter.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, parts[0].trimmingHTTPWhitespace().lowercased() == "charset" else { continue }
-            return parts[1].trimmingHTTPWhitespace().trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            return parts[1].trimmingHTTPWhitespace().trimmingScalars(in: "\"'")
         }
         return nil
     }

@@ -1,5 +1,5 @@
 import Archive
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import Rendering
 import Synchronization

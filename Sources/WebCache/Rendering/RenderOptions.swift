@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Rendering
 
 /// How pages are rendered in headless Chromium for ``PreloadOptions/render`` and ``WebCache/view(_:options:)``.

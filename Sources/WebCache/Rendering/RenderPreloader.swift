@@ -1,7 +1,7 @@
 import Archive
 import CacheStore
 import Discovery
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import Rendering
 import Synchronization

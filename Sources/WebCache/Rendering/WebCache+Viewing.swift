@@ -1,5 +1,5 @@
 import Discovery
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import Rendering
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// An answer read from the store that ``AnswerMemory`` keeps, with what decides how long it may be

@@ -1,5 +1,11 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A stored body copied into memory of its own in the read that found its entry and checked there
 /// (``CacheStore/variants(partition:method:url:copyingBodyIfFreshAt:upTo:)``), for a server to send

@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 import HTTPCaching
 import HTTPCore
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HTTPCore
 import Sessions
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +37,7 @@ struct CookieFile: Sendable {
             let data = try JSONEncoder().encode(snapshot)
             let descriptor = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            let handle = OpenFile(fileDescriptor: descriptor)
             try handle.write(contentsOf: data)
             try handle.synchronize()
             try handle.close()

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import Sessions
 import Transport
@@ -77,15 +77,16 @@ extension WebCache {
 
     /// The non-empty string (or number) at the dotted path `field` of the JSON object in `body`.
     static func userID(in body: Data, at field: String) -> String? {
-        var value: Any? = try? JSONSerialization.jsonObject(with: body)
+        var value = try? JSONValue.parse(body)
         for key in field.split(separator: ".") {
-            value = (value as? [String: Any])?[String(key)]
+            value = value?[String(key)]
         }
         switch value {
-        case let text as String: return text.isEmpty ? nil : text
-        // A JSON true or false is an NSNumber too, of type "c" (a C char).
-        case let number as NSNumber where String(cString: number.objCType) != "c":
-            return number.stringValue
+        case .string(let text)?: return text.isEmpty ? nil : text
+        // A whole number as an integer ("42", not "42.0"), as Foundation's NSNumber wrote it.
+        case .number(let number)?:
+            if let whole = value?.intValue { return String(whole) }
+            return "\(number)"
         default: return nil
         }
     }

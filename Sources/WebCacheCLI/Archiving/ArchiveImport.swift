@@ -1,9 +1,15 @@
 import Archive
 import CacheStore
-import Foundation
+import FoundationEssentials
 import HTTPCaching
 import HTTPCore
 import WebCache
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Imports WARC, WACZ and HAR files into a store through the store's own write path: each entry's
 /// body is streamed in with a ``BodyWriter`` and saved with ``CacheStore/save(_:body:pageEdges:)``,
@@ -300,6 +306,7 @@ final class ArchiveImport {
         if bodyID == nil, let label { bodyID = bodiesByDigest[label] }
         let partition = header.fields[ArchivedExchange.partitionField] ?? "guest"
         let refersTo = header.fields["WARC-Refers-To-Target-URI"]
+        if let refersTo { InternationalNames.prepare(forURL: refersTo) }
         if bodyID == nil, let label, let refersTo, let url = URL(string: refersTo), url.isHTTP {
             bodyID = try storedBody(of: url, partition: partition, digestLabel: label)
         }
@@ -406,7 +413,7 @@ final class ArchiveImport {
             url: header.targetURI ?? "", method: "GET", status: head.status ?? 0, responseHeaders: head.headers,
             requestHeaders: [:], requestTime: time, responseTime: time,
             partition: header.fields[ArchivedExchange.partitionField],
-            varyKey: header.fields[ArchivedExchange.varyKeyField].flatMap { $0.removingPercentEncoding },
+            varyKey: header.fields[ArchivedExchange.varyKeyField].flatMap { $0.percentDecoded },
             pinned: header.fields[ArchivedExchange.pinnedField] == "true", decodedFrom: nil)
     }
 

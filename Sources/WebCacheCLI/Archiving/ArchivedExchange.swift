@@ -1,6 +1,6 @@
 import Archive
 import CacheStore
-import Foundation
+import FoundationEssentials
 import HTTPCaching
 import HTTPCore
 
@@ -90,9 +90,8 @@ enum ArchivedExchange {
     static func extensionFields(of entry: CacheEntry) -> [HTTPField] {
         var fields: [HTTPField] = []
         if entry.partition != "guest" { fields.append(HTTPField(name: partitionField, value: entry.partition)) }
-        if !entry.varyKey.isEmpty,
-            let encoded = entry.varyKey.addingPercentEncoding(withAllowedCharacters: .alphanumerics)
-        {
+        if !entry.varyKey.isEmpty {
+            let encoded = entry.varyKey.percentEncoded(allowing: \.isASCIIAlphanumeric)
             fields.append(HTTPField(name: varyKeyField, value: encoded))
         }
         if entry.pinned { fields.append(HTTPField(name: pinnedField, value: "true")) }
@@ -236,6 +235,7 @@ enum ArchivedExchange {
         guard !exchange.url.isEmpty else {
             throw .unusable("The request has no URL, so its response belongs to no resource.")
         }
+        InternationalNames.prepare(forURL: exchange.url)
         guard let url = URL(string: exchange.url) else {
             throw .unusable("The request URL '\(target)' is not a URL, so its response belongs to no resource.")
         }

@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 
 /// Which entries an export writes: every entry in a scope (a partition, a host), walked page by page
 /// so that memory stays flat, or one page with the resources it needs.

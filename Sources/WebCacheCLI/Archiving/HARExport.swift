@@ -1,6 +1,6 @@
 import Archive
 import CacheStore
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Writes the selected entries of a store to a HAR 1.2 file, one entry per stored response, with its

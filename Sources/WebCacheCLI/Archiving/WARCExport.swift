@@ -1,6 +1,6 @@
 import Archive
 import CacheStore
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Writes the selected entries of a store to a WARC 1.1 file: a `warcinfo` record, then per entry a

@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Store access for the commands that only look at the store or change it (inspect, prune, pin,
@@ -43,6 +43,7 @@ extension CommandContext {
     /// The forms under which `text` may be stored: as given, and as its cache key (lower-case scheme
     /// and host, no default port, no fragment, `/` for an empty path).
     static func storedForms(of text: String) -> [String] {
+        InternationalNames.prepare(forURL: text)
         guard let url = URL(string: text), url.isHTTP else { return [text] }
         let key = url.cacheKey.absoluteString
         return key == text ? [text] : [text, key]

@@ -1,5 +1,11 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `webcache export --warc FILE | --har FILE [--page URL] [--host HOST] [--partition NAME]`: writes
 /// stored entries to an archive. The store is opened for reading only. An entry that cannot be

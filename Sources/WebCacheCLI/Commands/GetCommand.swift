@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import WebCache
 #if canImport(Glibc)
@@ -70,13 +70,13 @@ enum GetCommand {
     /// The file `path` names, opened in place for writing and emptied (made if missing), so that a
     /// device or a pipe, `/dev/null` say, is written to rather than replaced by a new file; `nil`
     /// for `-`, standard output.
-    private static func openOutput(_ path: String) throws -> FileHandle? {
+    private static func openOutput(_ path: String) throws -> OpenFile? {
         if path == "-" { return nil }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
             throw CLIError("Cannot write the output file '\(path)': \(String(cString: strerror(errno))).")
         }
-        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        return OpenFile(fileDescriptor: descriptor)
     }
 
     private static func cachePolicy(_ arguments: ParsedArguments) throws(UsageError) -> CachePolicy {

@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 
 /// `webcache import FILE...`: stores the responses of WARC, WACZ and HAR files. Exits 1 when any
 /// record was damaged or any file could not be imported (missing, unreadable, not an archive); the

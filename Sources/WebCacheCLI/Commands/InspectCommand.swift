@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// `webcache inspect [URL] [--pages] [--json]`: what the store holds. Without arguments, totals,

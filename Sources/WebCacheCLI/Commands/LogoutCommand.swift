@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 import WebCache
 
 /// `webcache logout`: for the signed-in identity the options prove (`--instance` and a token option,

@@ -1,5 +1,11 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `webcache merge SOURCE... --into STORE`: adds each source store to one store, one transaction
 /// per source. The sources are opened for reading only. A source that cannot be opened or merged is

@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 
 /// `webcache pin URL [--unpin] [--partition NAME]`: keeps a page and every stored resource it needs
 /// (when the page has recorded resources), or a single entry, out of eviction; or lets it go again.

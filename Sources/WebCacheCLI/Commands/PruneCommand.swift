@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// `webcache prune`: removes the entries that match every criterion given, or, with `--max-size`,
@@ -144,7 +144,7 @@ enum PruneCommand {
         if let age = try arguments.value("older-than", "duration", ValueParsers.duration) {
             // A bare number would be seconds: "30" meant as days would remove nearly everything.
             if let raw = arguments.value("older-than"),
-                raw.trimmingCharacters(in: .whitespaces).last?.isNumber == true
+                raw.trimmingWhitespace().last?.isNumber == true
             {
                 throw UsageError("The value '\(raw)' for '--older-than <duration>' has no unit; give one of s, m, "
                                      + "h, d or w, as in 30d", command: arguments.spec)

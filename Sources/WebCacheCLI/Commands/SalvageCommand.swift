@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 
 extension CommandCatalog {
     static let salvage = CommandSpec(

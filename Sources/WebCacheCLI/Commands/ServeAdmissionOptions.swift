@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Gateway
 
 /// `serve`'s options for who may use the gateway and how much (``GatewayServer/Admission``).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Gateway
 import HTTPCore
 import WebCache

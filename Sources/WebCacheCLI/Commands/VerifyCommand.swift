@@ -1,5 +1,5 @@
 import CacheStore
-import Foundation
+import FoundationEssentials
 
 /// `webcache verify [--repair]`: SQLite's integrity check and every body re-hashed. Prints `ok: …`, or
 /// each problem (naming the entries' URLs where they are known) and a closing line with their count

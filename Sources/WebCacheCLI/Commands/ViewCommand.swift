@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WebCache
 
 /// `webcache view URL`: shows a stored page in Chromium with every request answered from the store
@@ -30,7 +30,7 @@ enum ViewCommand {
                 do {
                     try data.write(to: URL(fileURLWithPath: path))
                 } catch {
-                    throw CLIError("The file '\(path)' cannot be written: \(error.localizedDescription)")
+                    throw CLIError("The file '\(path)' cannot be written: \(CLIError.describe(error))")
                 }
                 context.stdout.write("Wrote \(path) (\(ValueParsers.formatBytes(Int64(data.count)))).\n")
             }

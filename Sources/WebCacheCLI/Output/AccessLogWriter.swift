@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The gateway's access log, written in batches: lines collect in memory and reach the output in

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Writes one flat JSON object with its keys in the given order, for JSON-lines output.
@@ -22,7 +22,7 @@ enum JSONLine {
         switch value {
         case .string(let text): JSONString.quoted(text)
         case .int(let number): String(number)
-        case .double(let number): number.isFinite ? String(format: "%.3f", number) : "null"
+        case .double(let number): number.isFinite ? String(printf: "%.3f", number) : "null"
         case .bool(let flag): flag ? "true" : "false"
         }
     }

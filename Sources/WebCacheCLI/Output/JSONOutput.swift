@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Writes one JSON document to standard output, for `--json`: keys sorted so the output is stable,
 /// instants as ISO 8601 strings in UTC, slashes in URLs left unescaped.

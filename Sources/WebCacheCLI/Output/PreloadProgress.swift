@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import Synchronization
 import WebCache
@@ -64,7 +64,7 @@ final class PreloadProgress: Sendable {
                 failure = "followed navigation to \(url.redactedForMessages) "
                     + "(from \(page.redactedForMessages))"
             case .retrying(let url, let attempt, let delay, let reason):
-                failure = "retrying \(url.redactedForMessages) (attempt \(attempt + 1) in \(String(format: "%.1f", delay))s): \(reason)"
+                failure = "retrying \(url.redactedForMessages) (attempt \(attempt + 1) in \(String(printf: "%.1f", delay))s): \(reason)"
             }
             guard stderr.isTerminal else { return (nil, failure) }
             let now = Date()
@@ -111,7 +111,7 @@ final class PreloadProgress: Sendable {
         }
         text += ": \(report.completed) resource(s) in the store (\(sources)); "
         text += "\(ValueParsers.formatBytes(report.networkBytes)) over the network in \(report.requests) request(s), "
-        text += String(format: "%.2fs.\n", report.duration)
+        text += String(printf: "%.2fs.\n", report.duration)
         if !report.failures.isEmpty {
             text += "\(report.failures.count) failed:\n"
             for problem in report.failures { text += "  \(problem.url): \(problem.reason)\n" }

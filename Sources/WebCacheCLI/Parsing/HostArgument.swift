@@ -1,5 +1,11 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A host given on the command line (`--allow-host`, `--deny-host`, `--host`): a name or an IP
 /// address, compared exactly (in any case) and on every port. An IPv6 address may be given with or
@@ -25,6 +31,7 @@ struct HostArgument: Sendable, Equatable {
         }
         let looks = "a host is a name such as example.com or an IP address such as 192.0.2.1 or ::1, "
             + "matched exactly and on every port"
+        InternationalNames.prepare(forHost: text)
         if text.contains("://") {
             if let host = URL(string: text).flatMap(HTTPURLCheck.encodedHost(of:)),
                 HTTPURLCheck.problem(withHost: host) == nil

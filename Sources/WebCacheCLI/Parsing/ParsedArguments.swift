@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import WebCache
 
@@ -53,7 +53,7 @@ struct ParsedArguments: Sendable {
     func requestURL(_ text: String, for option: String) throws(UsageError) -> URL {
         let instance = try instanceURL()
         let invalid = "The value '\(MessageText.excerpt(text, limit: 100))' is invalid for '\(option)'"
-        if instance == nil, URL.scheme(ofReference: text.trimmingCharacters(in: .whitespaces)) == nil {
+        if instance == nil, URL.scheme(ofReference: text.trimmingWhitespace()) == nil {
             throw UsageError("\(invalid): it is a relative URL, and there is no --instance <url> to resolve it "
                              + "against", command: spec)
         }

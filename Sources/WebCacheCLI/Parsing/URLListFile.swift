@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// A list of URLs: one per line, `#` starts a comment, blank lines are allowed. The rules for one
@@ -87,7 +87,7 @@ struct URLListFile: Sendable {
         }) {
             text = text[..<hash]
         }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespaceAndNewlines()
         if trimmed.isEmpty { return nil }
         if trimmed.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }) {
             return .problem(Problem(file: name, line: lineNumber,

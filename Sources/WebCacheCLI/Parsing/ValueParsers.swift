@@ -1,13 +1,20 @@
 import Discovery
-import Foundation
+import FoundationEssentials
+import HTTPCore
 import WebCache
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Conversions for option values that users type: durations, byte sizes and counts.
 enum ValueParsers {
     /// `90s`, `15m`, `12h`, `7d`, `2w`, or a plain number of seconds. Returns seconds.
     static func duration(_ text: String) -> TimeInterval? {
         let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.trimmingWhitespace().lowercased()
         guard let last = trimmed.last else { return nil }
         let (digits, unit) = units[last].map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
         guard let number = Double(digits), number >= 0, number.isFinite else { return nil }
@@ -16,7 +23,7 @@ enum ValueParsers {
 
     /// `300ms`, `2s`, `1.5s`, or a plain number of milliseconds, up to an hour.
     static func milliseconds(_ text: String) -> Duration? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.trimmingWhitespace().lowercased()
         let (digits, scale): (Substring, Double) =
             trimmed.hasSuffix("ms") ? (trimmed.dropLast(2), 1)
             : trimmed.hasSuffix("s") ? (trimmed.dropLast(), 1000) : (Substring(trimmed), 1)
@@ -31,9 +38,9 @@ enum ValueParsers {
     /// (powers of 1024); and the bare letters `K`, `M`, `G`, `T`, which mean the binary units, as in
     /// `du` and curl. Case does not matter; a space may stand before the unit.
     static func byteSize(_ text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         let unitStart = trimmed.firstIndex { $0.isLetter } ?? trimmed.endIndex
-        let number = trimmed[..<unitStart].trimmingCharacters(in: .whitespaces)
+        let number = trimmed[..<unitStart].trimmingWhitespace()
         guard let value = Double(number), value >= 0, value.isFinite,
             let multiplier = byteUnits[trimmed[unitStart...].lowercased()]
         else { return nil }
@@ -55,10 +62,21 @@ enum ValueParsers {
         return units
     }()
 
+    /// `number` with a comma between each group of three digits (`45,000,000`), as en_US writes it.
+    static func groupingThousands(_ number: Int64) -> String {
+        let digits = String(number.magnitude)
+        var grouped = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { grouped.append(",") }
+            grouped.append(digit)
+        }
+        return number < 0 ? "-" + grouped : grouped
+    }
+
     /// A byte size as understood, in both forms people read: `45.0 MB = 42.9 MiB (45,000,000 bytes)`.
     static func describeByteSize(_ bytes: Int64) -> String {
         guard bytes >= 1000 else { return "\(bytes) B" }
-        let exact = bytes.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))
+        let exact = groupingThousands(bytes)
         let decimal = scaled(bytes, by: 1000, units: ["B", "kB", "MB", "GB", "TB"])
         return "\(decimal) = \(formatBytes(bytes)) (\(exact) bytes)"
     }
@@ -129,7 +147,7 @@ enum ValueParsers {
             value /= base
             unit += 1
         }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f", value) + " " + units[unit]
+        return unit == 0 ? "\(bytes) B" : String(printf: "%.1f", value) + " " + units[unit]
     }
 
     /// Formats a duration for people: `45s`, `12m`, `3h`, `2d`.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import Transport
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking

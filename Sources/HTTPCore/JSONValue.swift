@@ -1,7 +1,7 @@
-import Foundation
+import FoundationEssentials
 
-/// A JSON value as the DevTools protocol sends and receives it: Sendable, so that messages can
-/// cross from the pipe's reading thread to the tasks that wait for them.
+/// A JSON value: the DevTools protocol's messages, a token endpoint's answer, a web app manifest.
+/// Sendable, so that messages can cross from the pipe's reading thread to the tasks that wait for them.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)

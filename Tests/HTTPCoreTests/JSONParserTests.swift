@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Rendering
+@testable import HTTPCore
 
 @Suite struct JSONParserTests {
     @Test(arguments: [

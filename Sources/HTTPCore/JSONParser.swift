@@ -1,5 +1,4 @@
-import Foundation
-import HTTPCore
+import FoundationEssentials
 
 /// A JSON parser (RFC 8259) over UTF-8 bytes into ``JSONValue``, and the writer back.
 ///
@@ -16,9 +15,12 @@ struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
 
-    /// Parses one JSON text.
+    /// Parses one JSON text; a UTF-8 byte order mark before it is skipped, as Foundation's
+    /// `JSONSerialization` skips it (a manifest saved by some editors starts with one).
     static func parse(_ data: Data) throws(Invalid) -> JSONValue {
-        var parser = JSONParser(bytes: [UInt8](data))
+        var bytes = [UInt8](data)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        var parser = JSONParser(bytes: bytes)
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
         guard parser.index == parser.bytes.count else { throw Invalid(offset: parser.index) }

@@ -1,5 +1,7 @@
 import Foundation
 import HTTPCore
+import Transport
+import WebCache
 import Synchronization
 
 #if canImport(FoundationNetworking)
