@@ -5,8 +5,9 @@ import Testing
 import WebCacheTestSupport
 
 /// The libraries the executable loads: FoundationEssentials, not the whole of Foundation, whose
-/// libraries (with ICU) cost a start a third more instructions; and Foundation's conversion of
-/// internationalised host names, loaded when a URL needs it.
+/// libraries (with ICU) cost a start a third more instructions; Foundation's conversion of
+/// internationalised host names, loaded when a URL needs it; and libcurl, libmicrohttpd and
+/// libcrypto, loaded when first needed (`LibraryLoadingTests`).
 @Suite(.timeLimit(.minutes(5)))
 struct LinkedLibraryTests {
     /// The libraries of swift-corelibs-foundation beyond FoundationEssentials.
@@ -15,8 +16,12 @@ struct LinkedLibraryTests {
         "lib_FoundationICU.so", "libFoundationXML.so",
     ]
 
+    /// The C libraries the executable loads when it needs them, with the libraries they bring.
+    private static let loadedWhenNeeded = ["libcurl.so.4", "libmicrohttpd.so.12", "libcrypto.so.3", "libgnutls.so.30"]
+
     /// What the dynamic linker loads for `--version` (`LD_TRACE_LOADED_OBJECTS=1`, as `ldd` asks
-    /// it): FoundationEssentials and none of the rest of Foundation.
+    /// it): FoundationEssentials and none of the rest of Foundation, nor the libraries loaded when
+    /// needed.
     @Test func theExecutableLoadsFoundationEssentialsOnly() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -29,7 +34,7 @@ struct LinkedLibraryTests {
             line.split(separator: " ").first.map(String.init)
         }
         #expect(libraries.contains { $0.hasSuffix("libFoundationEssentials.so") }, "\(libraries)")
-        for library in Self.fullFoundation {
+        for library in Self.fullFoundation + Self.loadedWhenNeeded {
             #expect(!libraries.contains { $0.hasSuffix(library) }, "the executable loads \(library)")
         }
     }
