@@ -52,16 +52,19 @@ struct ParsedArguments: Sendable {
     ///   is no URL webcache can request.
     func requestURL(_ text: String, for option: String) throws(UsageError) -> URL {
         let instance = try instanceURL()
-        let invalid = "The value '\(MessageText.excerpt(text, limit: 100))' is invalid for '\(option)'"
+        // Made only for a value that is refused: a URL given well costs no excerpt.
+        func invalid(_ reason: String) -> UsageError {
+            UsageError(
+                "The value '\(MessageText.excerpt(text, limit: 100))' is invalid for '\(option)': \(reason)",
+                command: spec)
+        }
         if instance == nil, URL.scheme(ofReference: text.trimmingWhitespace()) == nil {
-            throw UsageError("\(invalid): it is a relative URL, and there is no --instance <url> to resolve it "
-                             + "against", command: spec)
+            throw invalid("it is a relative URL, and there is no --instance <url> to resolve it against")
         }
         do {
             return try WebCache.resolve(text, against: instance)
         } catch {
-            let reason = (error.cause as? HTTPURLCheck.Problem).map { "it \($0)" } ?? error.message
-            throw UsageError("\(invalid): \(reason)", command: spec)
+            throw invalid((error.cause as? HTTPURLCheck.Problem).map { "it \($0)" } ?? error.message)
         }
     }
 
