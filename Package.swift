@@ -42,9 +42,11 @@ let package = Package(
         // first request is sent (Debian libcurl4, headers from libcurl4-openssl-dev), libmicrohttpd
         // when a gateway starts (libmicrohttpd12, headers from libmicrohttpd-dev), libcrypto when
         // the first digest is made (libssl3, headers from libssl-dev).
-        .target(name: "CCurl"),
-        .target(name: "CMicroHTTPD"),
-        .target(name: "CCrypto"),
+        .target(name: "CCurl", dependencies: ["CLibraryLoader"]),
+        .target(name: "CMicroHTTPD", dependencies: ["CLibraryLoader"]),
+        .target(name: "CCrypto", dependencies: ["CLibraryLoader"]),
+        // What the three share: opening a library, binding its functions, saying what is missing.
+        .target(name: "CLibraryLoader"),
 
         // MARK: - Pure logic
         .target(name: "HTTPCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),

@@ -1,11 +1,8 @@
 #include "CCrypto.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include <CLibraryLoader.h>
 
-/* The shared library of OpenSSL 3's libcrypto, as Debian's libssl3 installs it. */
-static const char soname[] = "libcrypto.so.3";
+#include <pthread.h>
 
 /* libcrypto's functions, bound once by load(). */
 static struct {
@@ -23,29 +20,21 @@ static struct {
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
 static char failure[512];
 
-#define BIND(field, name)                                                                         \
-    if ((crypto.field = (__typeof__(crypto.field))dlsym(library, name)) == NULL) {                \
-        snprintf(failure, sizeof failure, "The library %s has no function %s; install OpenSSL 3.", \
-                 soname, name);                                                                  \
-        return;                                                                                   \
-    }
-
 static void load(void) {
-    void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        snprintf(failure, sizeof failure, "libcrypto could not be loaded (%s); install it (Debian: libssl3).",
-                 dlerror());
-        return;
-    }
-    BIND(md_fetch, "EVP_MD_fetch")
-    BIND(sha1, "EVP_sha1")
-    BIND(sha256, "EVP_sha256")
-    BIND(md_ctx_new, "EVP_MD_CTX_new")
-    BIND(md_ctx_free, "EVP_MD_CTX_free")
-    BIND(md_ctx_copy_ex, "EVP_MD_CTX_copy_ex")
-    BIND(digest_init_ex, "EVP_DigestInit_ex")
-    BIND(digest_update, "EVP_DigestUpdate")
-    BIND(digest_final_ex, "EVP_DigestFinal_ex")
+    /* OpenSSL 3's libcrypto, as Debian's libssl3 installs it. */
+    static const struct clibrary library = {"libcrypto.so.3", "libcrypto", "libssl3", "OpenSSL 3"};
+    const struct clibrary_symbol symbols[] = {
+        {"EVP_MD_fetch", (void **)&crypto.md_fetch},
+        {"EVP_sha1", (void **)&crypto.sha1},
+        {"EVP_sha256", (void **)&crypto.sha256},
+        {"EVP_MD_CTX_new", (void **)&crypto.md_ctx_new},
+        {"EVP_MD_CTX_free", (void **)&crypto.md_ctx_free},
+        {"EVP_MD_CTX_copy_ex", (void **)&crypto.md_ctx_copy_ex},
+        {"EVP_DigestInit_ex", (void **)&crypto.digest_init_ex},
+        {"EVP_DigestUpdate", (void **)&crypto.digest_update},
+        {"EVP_DigestFinal_ex", (void **)&crypto.digest_final_ex},
+    };
+    (void)clibrary_bind(&library, symbols, sizeof symbols / sizeof symbols[0], failure, sizeof failure);
 }
 
 const char *ccrypto_load(void) {

@@ -1,11 +1,8 @@
 #include "CCurl.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include <CLibraryLoader.h>
 
-/* The shared library of libcurl's ABI 4, as Debian's libcurl4 (and libcurl4t64) installs it. */
-static const char soname[] = "libcurl.so.4";
+#include <pthread.h>
 
 /* libcurl's functions, bound once by load(). */
 static struct {
@@ -33,39 +30,31 @@ static struct {
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
 static char failure[512];
 
-#define BIND(field, name)                                                                           \
-    if ((curl.field = (__typeof__(curl.field))dlsym(library, name)) == NULL) {                      \
-        snprintf(failure, sizeof failure, "The library %s has no function %s; install libcurl 7.80 or later.", \
-                 soname, name);                                                                    \
-        return;                                                                                     \
-    }
-
 static void load(void) {
-    void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        snprintf(failure, sizeof failure, "libcurl could not be loaded (%s); install it (Debian: libcurl4).",
-                 dlerror());
-        return;
-    }
-    BIND(global_init, "curl_global_init")
-    BIND(easy_init, "curl_easy_init")
-    BIND(easy_cleanup, "curl_easy_cleanup")
-    BIND(easy_reset, "curl_easy_reset")
-    BIND(easy_pause, "curl_easy_pause")
-    BIND(easy_strerror, "curl_easy_strerror")
-    BIND(easy_setopt, "curl_easy_setopt")
-    BIND(easy_getinfo, "curl_easy_getinfo")
-    BIND(multi_init, "curl_multi_init")
-    BIND(multi_cleanup, "curl_multi_cleanup")
-    BIND(multi_add_handle, "curl_multi_add_handle")
-    BIND(multi_remove_handle, "curl_multi_remove_handle")
-    BIND(multi_perform, "curl_multi_perform")
-    BIND(multi_poll, "curl_multi_poll")
-    BIND(multi_wakeup, "curl_multi_wakeup")
-    BIND(multi_info_read, "curl_multi_info_read")
-    BIND(multi_setopt, "curl_multi_setopt")
-    BIND(slist_append, "curl_slist_append")
-    BIND(slist_free_all, "curl_slist_free_all")
+    /* libcurl's ABI 4, as Debian's libcurl4 (and libcurl4t64) installs it. */
+    static const struct clibrary library = {"libcurl.so.4", "libcurl", "libcurl4", "libcurl 7.80 or later"};
+    const struct clibrary_symbol symbols[] = {
+        {"curl_global_init", (void **)&curl.global_init},
+        {"curl_easy_init", (void **)&curl.easy_init},
+        {"curl_easy_cleanup", (void **)&curl.easy_cleanup},
+        {"curl_easy_reset", (void **)&curl.easy_reset},
+        {"curl_easy_pause", (void **)&curl.easy_pause},
+        {"curl_easy_strerror", (void **)&curl.easy_strerror},
+        {"curl_easy_setopt", (void **)&curl.easy_setopt},
+        {"curl_easy_getinfo", (void **)&curl.easy_getinfo},
+        {"curl_multi_init", (void **)&curl.multi_init},
+        {"curl_multi_cleanup", (void **)&curl.multi_cleanup},
+        {"curl_multi_add_handle", (void **)&curl.multi_add_handle},
+        {"curl_multi_remove_handle", (void **)&curl.multi_remove_handle},
+        {"curl_multi_perform", (void **)&curl.multi_perform},
+        {"curl_multi_poll", (void **)&curl.multi_poll},
+        {"curl_multi_wakeup", (void **)&curl.multi_wakeup},
+        {"curl_multi_info_read", (void **)&curl.multi_info_read},
+        {"curl_multi_setopt", (void **)&curl.multi_setopt},
+        {"curl_slist_append", (void **)&curl.slist_append},
+        {"curl_slist_free_all", (void **)&curl.slist_free_all},
+    };
+    (void)clibrary_bind(&library, symbols, sizeof symbols / sizeof symbols[0], failure, sizeof failure);
 }
 
 const char *ccurl_load(void) {

@@ -1,45 +1,35 @@
 #include "MicroHTTPDLibrary.h"
 
-#include <dlfcn.h>
-#include <stdio.h>
-
-/* The shared library of libmicrohttpd's ABI 12, as Debian's libmicrohttpd12 installs it. */
-static const char soname[] = "libmicrohttpd.so.12";
+#include <CLibraryLoader.h>
 
 struct cmhd_functions cmhd_library;
 
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
 static char failure[512];
 
-#define BIND(field, name)                                                                                \
-    if ((cmhd_library.field = (__typeof__(cmhd_library.field))dlsym(library, name)) == NULL) {          \
-        snprintf(failure, sizeof failure, "The library %s has no function %s; install libmicrohttpd 0.9.75 or later.", \
-                 soname, name);                                                                         \
-        return;                                                                                          \
-    }
-
 static void load(void) {
-    void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        snprintf(failure, sizeof failure,
-                 "libmicrohttpd could not be loaded (%s); install it (Debian: libmicrohttpd12).", dlerror());
-        return;
-    }
-    BIND(start_daemon, "MHD_start_daemon")
-    BIND(stop_daemon, "MHD_stop_daemon")
-    BIND(add_connection, "MHD_add_connection")
-    BIND(get_connection_info, "MHD_get_connection_info")
-    BIND(set_response_options, "MHD_set_response_options")
-    BIND(create_response_from_buffer, "MHD_create_response_from_buffer")
-    BIND(create_response_from_buffer_with_free_callback_cls, "MHD_create_response_from_buffer_with_free_callback_cls")
-    BIND(create_response_from_callback, "MHD_create_response_from_callback")
-    BIND(create_response_from_fd64, "MHD_create_response_from_fd64")
-    BIND(add_response_header, "MHD_add_response_header")
-    BIND(destroy_response, "MHD_destroy_response")
-    BIND(queue_response, "MHD_queue_response")
-    BIND(suspend_connection, "MHD_suspend_connection")
-    BIND(resume_connection, "MHD_resume_connection")
-    BIND(get_connection_values, "MHD_get_connection_values")
+    /* libmicrohttpd's ABI 12, as Debian's libmicrohttpd12 installs it. */
+    static const struct clibrary library = {
+        "libmicrohttpd.so.12", "libmicrohttpd", "libmicrohttpd12", "libmicrohttpd 0.9.75 or later"};
+    const struct clibrary_symbol symbols[] = {
+        {"MHD_start_daemon", (void **)&cmhd_library.start_daemon},
+        {"MHD_stop_daemon", (void **)&cmhd_library.stop_daemon},
+        {"MHD_add_connection", (void **)&cmhd_library.add_connection},
+        {"MHD_get_connection_info", (void **)&cmhd_library.get_connection_info},
+        {"MHD_set_response_options", (void **)&cmhd_library.set_response_options},
+        {"MHD_create_response_from_buffer", (void **)&cmhd_library.create_response_from_buffer},
+        {"MHD_create_response_from_buffer_with_free_callback_cls",
+         (void **)&cmhd_library.create_response_from_buffer_with_free_callback_cls},
+        {"MHD_create_response_from_callback", (void **)&cmhd_library.create_response_from_callback},
+        {"MHD_create_response_from_fd64", (void **)&cmhd_library.create_response_from_fd64},
+        {"MHD_add_response_header", (void **)&cmhd_library.add_response_header},
+        {"MHD_destroy_response", (void **)&cmhd_library.destroy_response},
+        {"MHD_queue_response", (void **)&cmhd_library.queue_response},
+        {"MHD_suspend_connection", (void **)&cmhd_library.suspend_connection},
+        {"MHD_resume_connection", (void **)&cmhd_library.resume_connection},
+        {"MHD_get_connection_values", (void **)&cmhd_library.get_connection_values},
+    };
+    (void)clibrary_bind(&library, symbols, sizeof symbols / sizeof symbols[0], failure, sizeof failure);
 }
 
 const char *cmhd_load(void) {
