@@ -6,13 +6,20 @@ import HTTPCore
 /// ``SessionStateMachine``.
 ///
 /// The loader calls ``prepare(_:replaying:)`` before it sends a request and
-/// ``process(response:finalURL:for:)`` when the response head arrives:
+/// ``process(response:finalURL:for:)`` when the response head arrives, or
+/// ``requestEnded(withoutResponse:)`` when none does:
 ///
 /// ```swift
 /// var request = HTTPRequest(url: try InstanceURL.resolve("nav/home", against: instanceURL))
 /// var ticket = try await session.prepare(&request)
 /// while true {
-///     let response = try await transport.send(request)
+///     let response: TransportResponse
+///     do {
+///         response = try await transport.send(request)
+///     } catch {
+///         await session.requestEnded(withoutResponse: ticket)
+///         throw error
+///     }
 ///     switch await session.process(response: response.head, for: ticket) {
 ///     case .proceed: return response
 ///     case .replayWithFreshToken: ticket = try await session.prepare(&request, replaying: ticket)
@@ -28,6 +35,12 @@ import HTTPCore
 /// ``SessionError/Code/freshTokenRefused``. Concurrent requests that need a fresh token share
 /// one provider call, and a request whose token was already replaced by another request's
 /// refresh uses that new token instead of refreshing again.
+///
+/// One bearer request opens a session: while it waits for its answer, other requests to the instance
+/// that would carry the bearer wait too, and then carry the cookies it brought (a run of eight pages
+/// at once opened eight sessions on the instance before). When the instance answers a bearer request
+/// without opening a session, bearer requests go at once from then on. So a ticket whose request gets
+/// no response must be handed to ``requestEnded(withoutResponse:)``.
 ///
 /// Requests to other origins (a CDN) never carry the bearer token; they carry the jar's cookies that
 /// domain-match them, and their responses never count as login redirects.
@@ -77,6 +90,23 @@ public actor Session {
     private var tokenGeneration = 0
     private var generationCounter = 0
     private var refresh: (call: SharedCall<AuthorizationToken?>, generation: Int)?
+    /// How many times a bearer request opened a session (its start and each renewal).
+    private var sessionsOpened = 0
+    private var opening = Opening.awaited
+    private var openingCounter = 0
+    /// Requests waiting for the request that opens the session, by number.
+    private nonisolated let waitingForOpening = Mutex<[Int: CheckedContinuation<Void, Never>]>([:])
+    private var waiterCounter = 0
+
+    /// Whether a bearer request to the instance goes at once or waits for another one's answer.
+    private enum Opening {
+        /// The next bearer request opens the session; the others wait for its answer.
+        case awaited
+        /// The request with this number is opening the session.
+        case inFlight(Int)
+        /// The instance answered a bearer request without opening a session: bearer requests go at once.
+        case unneeded
+    }
     private let clock: @Sendable () -> Date
     private let established: (@Sendable () -> Void)?
     private let cookiesChanged: (@Sendable () -> Void)?
@@ -176,26 +206,65 @@ public actor Session {
                 signOutCount: begunUnder
             )
         }
-        let cookiesAvailable = cookieJar.containsCookies(for: url, now: clock())
-        switch machine.requestWillBeSent(isReplay: attempt > 0, cookiesAvailable: cookiesAvailable) {
+        var action: SessionStateMachine.RequestAction
+        var opens: Int?
+        // A replay may carry the cookies of a session another request opened since it was refused, once;
+        // that does not count as its own re-authentication, which a second refusal then asks for.
+        let mayBorrow = previous.map { !$0.borrowedRenewal } ?? false
+        var borrows: Bool { mayBorrow && previous.map { sessionsOpened > $0.sessionsOpened } ?? false }
+        deciding: while true {
+            let cookiesAvailable = cookieJar.containsCookies(for: url, now: clock())
+            action = machine.requestWillBeSent(
+                isReplay: previous != nil, cookiesAvailable: cookiesAvailable, renewedSinceRejection: borrows)
+            guard case .sendBearer = action else { break deciding }
+            switch opening {
+            case .inFlight where !Task.isCancelled:
+                await waitForOpening()
+                guard begunUnder == self.signOutCount else {
+                    throw SessionError(
+                        code: .signedOut,
+                        message: "The user signed out while the request for \(Self.name(of: url)) waited for the "
+                            + "session to open; it was not sent.")
+                }
+            case .awaited:
+                openingCounter += 1
+                opens = openingCounter
+                opening = .inFlight(openingCounter)
+                break deciding
+            case .inFlight, .unneeded:
+                break deciding
+            }
+        }
+        switch action {
         case .sendCookies:
             attachCookies(to: &request)
+            let borrowed = previous != nil
             return SessionTicket(
                 url: url,
-                attempt: attempt,
+                attempt: borrowed ? previous?.attempt ?? 0 : attempt,
                 credential: .cookies,
                 isGuest: false,
                 isInstanceRequest: true,
                 tokenGeneration: tokenGeneration,
-                signOutCount: begunUnder
+                signOutCount: begunUnder,
+                sessionsOpened: sessionsOpened,
+                borrowedRenewal: borrowed
             )
         case .sendBearer(let forceRefresh):
-            let (token, generation) = try await obtainToken(
-                forceRefresh: forceRefresh,
-                replacing: previous?.tokenGeneration,
-                for: url
-            )
+            let token: AuthorizationToken?
+            let generation: Int
+            do {
+                (token, generation) = try await obtainToken(
+                    forceRefresh: forceRefresh,
+                    replacing: previous?.tokenGeneration,
+                    for: url
+                )
+            } catch {
+                endOpening(opens, answered: false)
+                throw error
+            }
             guard begunUnder == self.signOutCount else {
+                endOpening(opens, answered: false)
                 throw SessionError(
                     code: .signedOut,
                     message: "The user signed out while a token for the request for \(Self.name(of: url)) was "
@@ -203,27 +272,29 @@ public actor Session {
             }
             if let token {
                 request.headers["Authorization"] = token.authorizationHeaderValue
-                return SessionTicket(
-                    url: url,
-                    attempt: attempt,
-                    credential: .bearer,
-                    isGuest: false,
-                    isInstanceRequest: true,
-                    tokenGeneration: generation,
-                    signOutCount: begunUnder
-                )
+            } else {
+                attachCookies(to: &request)
             }
-            attachCookies(to: &request)
             return SessionTicket(
                 url: url,
                 attempt: attempt,
-                credential: .cookies,
-                isGuest: true,
+                credential: token == nil ? .cookies : .bearer,
+                isGuest: token == nil,
                 isInstanceRequest: true,
                 tokenGeneration: generation,
-                signOutCount: begunUnder
+                signOutCount: begunUnder,
+                sessionsOpened: sessionsOpened,
+                borrowedRenewal: previous?.borrowedRenewal ?? false,
+                opening: opens
             )
         }
+    }
+
+    /// Tells the session that the request `ticket` was prepared for got no response (the transport
+    /// failed, it was cancelled, or it was never sent), so that the requests waiting for it to open the
+    /// session go on, and the next one opens it.
+    public func requestEnded(withoutResponse ticket: SessionTicket) {
+        endOpening(ticket.opening, answered: false)
     }
 
     /// Stores the response's cookies and decides what the loader does next.
@@ -262,10 +333,16 @@ public actor Session {
             sessionCookiesPresent: cookieJar.containsCookies(for: ticket.url, now: now)
         )
         if !wasEstablished, machine.state == .established {
+            sessionsOpened += 1
             established?()
         } else if jarChanged, machine.state == .established {
             cookiesChanged?()
         }
+        if action == .replayWithFreshToken, case .unneeded = opening {
+            // The instance keeps sessions after all: the replays open one, one request first.
+            opening = .awaited
+        }
+        endOpening(ticket.opening, answered: true)
         switch action {
         case .proceed:
             return .proceed
@@ -301,6 +378,8 @@ public actor Session {
     public func logout() async {
         signOutCounter.wrappingAdd(1, ordering: .releasing)
         machine.loggedOut()
+        opening = .awaited
+        resumeWaitingForOpening()
         currentToken = nil
         hasToken = false
         refresh = nil
@@ -355,6 +434,41 @@ public actor Session {
                 cause: error
             )
         }
+    }
+
+    // MARK: - Opening a session
+
+    /// Waits until the request opening the session has its answer (or none), or the task is cancelled.
+    private func waitForOpening() async {
+        waiterCounter += 1
+        let number = waiterCounter
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                waitingForOpening.withLock { waiting in
+                    if Task.isCancelled { continuation.resume() } else { waiting[number] = continuation }
+                }
+            }
+        } onCancel: {
+            waitingForOpening.withLock { $0.removeValue(forKey: number) }?.resume()
+        }
+    }
+
+    /// The request `number` opened the session, or will not: the requests waiting for it go on. An
+    /// answer that opened none (an instance that keeps no session, a guest's page) lets bearer requests
+    /// go at once from then on; an opened session, a rejection or no answer has the next bearer request
+    /// open one.
+    private func endOpening(_ number: Int?, answered: Bool) {
+        guard let number, case .inFlight(number) = opening else { return }
+        opening = answered && machine.state == .noSession ? .unneeded : .awaited
+        resumeWaitingForOpening()
+    }
+
+    private func resumeWaitingForOpening() {
+        let waiting = waitingForOpening.withLock { waiting in
+            defer { waiting = [:] }
+            return waiting
+        }
+        for continuation in waiting.values { continuation.resume() }
     }
 
     // MARK: - Helpers

@@ -64,8 +64,15 @@ struct SessionStateMachine: Sendable, Hashable {
     /// - Parameters:
     ///   - isReplay: the request is the replay after a rejection.
     ///   - cookiesAvailable: the jar holds cookies for the request's URL.
-    func requestWillBeSent(isReplay: Bool, cookiesAvailable: Bool) -> RequestAction {
-        if isReplay { return .sendBearer(forceRefresh: true) }
+    ///   - renewedSinceRejection: for a replay, another request opened a new session since this one
+    ///     was rejected; the replay carries its cookies instead of asking for yet another token.
+    func requestWillBeSent(isReplay: Bool, cookiesAvailable: Bool, renewedSinceRejection: Bool = false)
+        -> RequestAction
+    {
+        if isReplay {
+            return renewedSinceRejection && state == .established && cookiesAvailable
+                ? .sendCookies : .sendBearer(forceRefresh: true)
+        }
         switch state {
         case .established where cookiesAvailable: return .sendCookies
         case .established, .noSession, .reauthenticating: return .sendBearer(forceRefresh: false)

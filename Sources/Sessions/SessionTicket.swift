@@ -15,7 +15,8 @@ public struct SessionTicket: Sendable, Hashable {
 
     /// The request URL.
     public let url: URL
-    /// 0 for the first attempt, 1 for the replay with a fresh token.
+    /// 0 for the first attempt (and a replay that carried a session another request had renewed), 1 for
+    /// the replay with a fresh token.
     public let attempt: Int
     /// What the request carried.
     public let credential: Credential
@@ -28,4 +29,10 @@ public struct SessionTicket: Sendable, Hashable {
     /// How many times the session had been signed out (``Session/signOutCount``) when the request's
     /// work began.
     public let signOutCount: Int
+    /// How many sessions the instance had opened for this one when the request was prepared.
+    var sessionsOpened = 0
+    /// Whether the request, refused once, carried a session another request had opened since.
+    var borrowedRenewal = false
+    /// Set when this request opens a session: the others wait for its answer.
+    var opening: Int?
 }

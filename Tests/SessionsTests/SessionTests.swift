@@ -308,7 +308,23 @@ struct SessionTests {
         }
     }
 
-    @Test func fiftyConcurrentReplaysShareOneRefresh() async throws {
+    static let renewedSessionCookies = HTTPResponseHead(
+        status: 200,
+        headers: ["Set-Cookie": "JSESSIONID=renewed; Path=/; Secure; HttpOnly"]
+    )
+
+    /// Prepares a request for `page` as the loader does and, when it carries the bearer, answers it
+    /// with `answer`; returns what the request carried (`Authorization`, else `Cookie`).
+    func send(_ session: Session, replaying ticket: SessionTicket? = nil, answer: HTTPResponseHead) async throws
+        -> String?
+    {
+        var request = HTTPRequest(url: page)
+        let prepared = try await session.prepare(&request, replaying: ticket)
+        if prepared.credential == .bearer { _ = await session.process(response: answer, for: prepared) }
+        return request.headers["Authorization"] ?? request.headers["Cookie"]
+    }
+
+    @Test func fiftyConcurrentReplaysShareOneRefreshAndOpenOneSession() async throws {
         // Given: an established session and 50 requests sent with its cookies
         let provider = CountingProvider()
         let session = makeSession(provider)
@@ -325,27 +341,44 @@ struct SessionTests {
                 return
             }
         }
-        let headers = try await withThrowingTaskGroup(of: String?.self) { group in
+        let sent = try await withThrowingTaskGroup(of: String?.self) { group in
             for ticket in tickets {
-                group.addTask { [page] in
-                    var request = HTTPRequest(url: page)
-                    _ = try await session.prepare(&request, replaying: ticket)
-                    return request.headers["Authorization"]
-                }
+                group.addTask { try await send(session, replaying: ticket, answer: Self.renewedSessionCookies) }
             }
             return try await group.reduce(into: [String?]()) { $0.append($1) }
         }
-        // Then: one forced refresh, and every replay carries its token
+        // Then: one forced refresh; one replay carries its token and opens the new session, the other
+        // 49 wait for it and carry its cookie
         #expect(provider.forcedCount == 1)
         #expect(provider.callCount == 2)
-        #expect(headers == Array(repeating: "Bearer token-2", count: 50))
+        #expect(sent.filter { $0 == "Bearer token-2" }.count == 1, "\(sent)")
+        #expect(sent.filter { $0 == "JSESSIONID=renewed" }.count == 49, "\(sent)")
     }
 
-    @Test func fiftyConcurrentFirstRequestsShareOneTokenCall() async throws {
+    @Test func fiftyConcurrentFirstRequestsShareOneTokenCallAndOpenOneSession() async throws {
         let provider = CountingProvider()
         let session = makeSession(provider)
-        let headers = try await withThrowingTaskGroup(of: String?.self) { group in
+        let sent = try await withThrowingTaskGroup(of: String?.self) { group in
             for _ in 0..<50 {
+                group.addTask { try await send(session, answer: Self.sessionCookies) }
+            }
+            return try await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(provider.callCount == 1)
+        #expect(sent.filter { $0 == "Bearer token-1" }.count == 1, "\(sent)")
+        #expect(sent.filter { $0 == "JSESSIONID=abc123" }.count == 49, "\(sent)")
+        #expect(await session.state == .established)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func anInstanceThatAnswersTheBearerWithoutASessionLetsBearerRequestsGoAtOnce() async throws {
+        // Given: the first bearer request answered without cookies (an API kept by the bearer alone)
+        let provider = CountingProvider()
+        let session = makeSession(provider)
+        #expect(try await send(session, answer: HTTPResponseHead(status: 200)) == "Bearer token-1")
+        // When: ten requests are prepared at once and none is answered
+        let sent = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<10 {
                 group.addTask { [page] in
                     var request = HTTPRequest(url: page)
                     _ = try await session.prepare(&request)
@@ -354,8 +387,68 @@ struct SessionTests {
             }
             return try await group.reduce(into: [String?]()) { $0.append($1) }
         }
+        // Then: each carries the bearer without waiting for another's answer
+        #expect(sent == Array(repeating: "Bearer token-1", count: 10))
+        // And: a login redirect later makes the replays open a session, one request first
+        var request = HTTPRequest(url: page)
+        let ticket = try await session.prepare(&request)
+        guard case .replayWithFreshToken = await session.process(response: Self.loginRedirect, for: ticket) else {
+            Issue.record("expected a replay")
+            return
+        }
+        #expect(try await send(session, replaying: ticket, answer: Self.sessionCookies) == "Bearer token-2")
+        #expect(try await send(session, answer: Self.sessionCookies) == "JSESSIONID=abc123")
+    }
+
+    @Test func aRequestThatGetsNoAnswerLetsTheNextOneOpenTheSession() async throws {
+        let provider = CountingProvider()
+        let session = makeSession(provider)
+        var first = HTTPRequest(url: page)
+        let opening = try await session.prepare(&first)
+        #expect(opening.credential == .bearer)
+        // The second waits for the first's answer, or finds the opening ended already: either way it
+        // opens the session itself once the first gets none.
+        let second = Task { [page] in
+            var request = HTTPRequest(url: page)
+            let ticket = try await session.prepare(&request)
+            return (ticket.credential, request.headers["Authorization"])
+        }
+        await session.requestEnded(withoutResponse: opening)
+        let (credential, authorization) = try await second.value
+        #expect(credential == .bearer)
+        #expect(authorization == "Bearer token-1")
         #expect(provider.callCount == 1)
-        #expect(headers == Array(repeating: "Bearer token-1", count: 50))
+    }
+
+    @Test func aCancelledRequestStopsWaitingForTheSessionToOpen() async throws {
+        let provider = CountingProvider()
+        let session = makeSession(provider)
+        var first = HTTPRequest(url: page)
+        let opening = try await session.prepare(&first)
+        #expect(opening.credential == .bearer)
+        let second = Task { [page] in
+            var request = HTTPRequest(url: page)
+            return try await session.prepare(&request).credential
+        }
+        second.cancel()
+        // It goes on (its transport then ends it, as the task is cancelled) while the first is unanswered.
+        #expect(try await second.value == .bearer)
+    }
+
+    @Test func aSignOutEndsTheRequestsWaitingForTheSessionToOpen() async throws {
+        let provider = CountingProvider()
+        let session = makeSession(provider)
+        var first = HTTPRequest(url: page)
+        let opening = try await session.prepare(&first)
+        #expect(opening.credential == .bearer)
+        let begun = session.signOutCount
+        let second = Task { [page] in
+            var request = HTTPRequest(url: page)
+            return try await session.prepare(&request, signOutCount: begun)
+        }
+        await session.logout()
+        let error = await #expect(throws: SessionError.self) { try await second.value }
+        #expect(error?.code == .signedOut)
     }
 
     // MARK: - Guests, failures, other origins

@@ -100,10 +100,11 @@ final class SignedInCommandTests: Sendable {
         #expect(summary["completed"] as? Int == 4)
         #expect(summary["failed"] as? Int == 0)
         #expect(try await aliceEntries() == 4)
-        // The first page starts the session with the bearer; the second carries the bearer too, or the
-        // cookie when the first answer came back before it was sent. What the pages need comes after.
+        // The first page starts the session with the bearer; the second waits for its answer and
+        // carries the cookie, as does what the pages need.
         let requests = pageRequests
         #expect(requests.first?.hasSuffix(" Bearer tok-alice") == true, "\(requests)")
+        #expect(requests.filter { $0.hasSuffix(" Bearer tok-alice") }.count == 1, "\(requests)")
         #expect(requests.filter { $0.hasSuffix(" -") }.isEmpty, "\(requests)")
         #expect(requests.filter { $0.hasPrefix("/nav/logo.png") || $0.hasPrefix("/nav/style.css") }.sorted()
             == ["/nav/logo.png cookie", "/nav/style.css cookie"])
@@ -117,6 +118,23 @@ final class SignedInCommandTests: Sendable {
         for secret in ["tok-alice"] + sessionIDs {
             #expect(store.range(of: Data(secret.utf8)) == nil, "the store file holds '\(secret)'")
         }
+    }
+
+    @Test func eightPagesFetchedAtOnceOpenOneSessionOnTheInstance() async throws {
+        // Given: eight pages, fetched eight at a time, the session opened by the pages themselves
+        let pages = (1...8).map { "nav/page-\($0).html" }.joined(separator: "\n")
+        let list = try folder.write(Data(pages.utf8), to: "eight.txt")
+        // When
+        let result = try await run(
+            ["preload", list, "--concurrency", "8", "--per-host", "8"],
+            identity: ["--token-command", "printf tok-alice"], whoami: false)
+        // Then: one page carried the bearer and opened the one session; the others waited for its
+        // answer and carried its cookie
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let requests = pageRequests
+        #expect(requests.filter { $0.hasSuffix(" Bearer tok-alice") }.count == 1, "\(requests)")
+        #expect(requests.filter { $0.hasSuffix(" cookie") }.count == requests.count - 1, "\(requests)")
+        #expect(instance.state.withLock { $0.sessions.count } == 1)
     }
 
     @Test func aSessionTheInstanceAnswersWith401IsRenewedByRunningTheCommandAgain() async throws {

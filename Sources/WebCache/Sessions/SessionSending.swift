@@ -22,7 +22,14 @@ struct SessionSending: RequestSending {
         var outgoing = request
         var ticket = try await prepare(&outgoing, replaying: nil)
         while true {
-            let response = try await transport.send(outgoing)
+            let response: TransportResponse
+            do {
+                response = try await transport.send(outgoing)
+            } catch {
+                // Requests waiting for this one to open the session go on without its answer.
+                await session.requestEnded(withoutResponse: ticket)
+                throw error
+            }
             switch await session.process(response: response.head, for: ticket) {
             case .proceed:
                 return response
