@@ -48,6 +48,8 @@ public struct HTTPRequest: Sendable, Hashable {
     /// as the server coded it, with its `Content-Encoding`. `CurlTransport` honours it;
     /// `URLSessionTransport` cannot (URLSession always decodes).
     public var decodesContent = true
+    /// What must still hold when the request leaves (``SendCondition``); `nil` for none.
+    public var sendCondition: SendCondition?
 
     /// Creates a request; `GET` with no headers unless told otherwise.
     public init(

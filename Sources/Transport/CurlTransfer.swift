@@ -32,6 +32,8 @@ final class CurlTransfer {
     private var failure: TransportError?
     /// The address a connection was refused to (``HTTPRequest/refusesPrivateAddresses``), for the error.
     private var refusedAddress: String?
+    /// The condition that no longer held when the request was about to leave.
+    private var withdrawnFor: SendCondition?
     /// Which directions are paused: libcurl sets one when a callback asks, and `curl_easy_pause`
     /// sets both, so both are tracked to resume one without losing the other.
     private var sendPaused = false
@@ -213,7 +215,8 @@ final class CurlTransfer {
             return transfer.didReceiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
         }
         _ = ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
-        if request.refusesPrivateAddresses && connectsToResolvedAddress {
+        let checksAddresses = request.refusesPrivateAddresses && connectsToResolvedAddress
+        if checksAddresses {
             // Every connection this transfer opens is checked against the address libcurl actually
             // resolved, so a host that resolved to a public address earlier and to a private one now
             // (DNS rebinding) is refused before a byte is sent.
@@ -223,12 +226,16 @@ final class CurlTransfer {
                 return transfer.openSocket(address)
             } == CURLE_OK
             _ = ccurl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
-            // A connection kept alive from an earlier request opens no socket, so the address is
-            // checked again once libcurl has picked the connection, new or reused.
+        }
+        if checksAddresses || request.sendCondition != nil {
+            // Called once libcurl has picked the connection, new or reused, just before the request
+            // leaves: a connection kept alive from an earlier request opens no socket, so the address
+            // is checked again here; and a request that waited for a connection is withdrawn when
+            // what it was sent for no longer holds.
             ok = ok && ccurl_easy_setopt_prereq_callback(easy) { context, primaryIP, _, _, _ in
                 guard let context, let primaryIP else { return ccurl_prereqfunc_abort() }
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                return transfer.mayUseConnection(to: String(cString: primaryIP))
+                return transfer.maySend(to: String(cString: primaryIP))
             } == CURLE_OK
             _ = ccurl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
         }
@@ -253,8 +260,14 @@ final class CurlTransfer {
     }
 
     /// Whether the request may be sent on a connection to `address`, new or reused.
-    private func mayUseConnection(to address: String) -> Int32 {
-        guard NetworkAddress.isPrivate(numeric: address) else { return ccurl_prereqfunc_ok() }
+    private func maySend(to address: String) -> Int32 {
+        if let condition = spec.request.sendCondition, !condition.holds {
+            withdrawnFor = condition
+            return ccurl_prereqfunc_abort()
+        }
+        guard spec.request.refusesPrivateAddresses, connectsToResolvedAddress,
+            NetworkAddress.isPrivate(numeric: address)
+        else { return ccurl_prereqfunc_ok() }
         refusedAddress = address
         return ccurl_prereqfunc_abort()
     }
@@ -498,6 +511,10 @@ final class CurlTransfer {
         }
         if let failure {
             complete(with: .failure(failure))
+            return
+        }
+        if let withdrawnFor, code == CURLE_ABORTED_BY_CALLBACK {
+            complete(with: .failure(TransportError.withdrawn(url, condition: withdrawnFor)))
             return
         }
         if let refusedAddress, code == CURLE_COULDNT_CONNECT || code == CURLE_ABORTED_BY_CALLBACK {

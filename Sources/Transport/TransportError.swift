@@ -1,5 +1,6 @@
 import CCurl
 import FoundationEssentials
+import HTTPCore
 
 /// A failure to exchange a request and response with a server.
 ///
@@ -32,6 +33,8 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let addressRefused = Code(rawValue: "addressRefused")
         /// libcurl could not be loaded or initialised: no request can be sent in this process.
         public static let unavailable = Code(rawValue: "unavailable")
+        /// The request was not sent: its ``SendCondition`` no longer held when it was about to leave.
+        public static let withdrawn = Code(rawValue: "withdrawn")
         /// Any other network failure.
         public static let networkError = Code(rawValue: "networkError")
 
@@ -69,6 +72,15 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// The request to `url` was not sent because `condition` no longer held when it was about to leave.
+    package static func withdrawn(_ url: URL, condition: SendCondition) -> TransportError {
+        TransportError(
+            code: .withdrawn,
+            message: "The request to \(url.redactedForMessages) was withdrawn before it was sent: "
+                + "\(condition.reason).",
+            url: url)
+    }
+
     /// The request to `url` was refused because its host resolved to `address`, which is not public.
     package static func addressRefused(_ url: URL, address: String, curlCode: Int? = nil) -> TransportError {
         TransportError(
@@ -80,12 +92,13 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
 
     /// Whether sending the same request again may succeed. It cannot when the request could not be
     /// sent as given (``Code/invalidRequest``: a URL libcurl refuses as malformed, a malformed header
-    /// field, an option), when the response was over a limit or the address was refused, when libcurl
-    /// is unavailable, or when the server answered in something that is not HTTP (libcurl's "unsupported protocol", left once the
-    /// request was sent again on a fresh connection).
+    /// field, an option), when it was withdrawn, when the response was over a limit or the address
+    /// was refused, when libcurl is unavailable, or when the server answered in something that is
+    /// not HTTP (libcurl's "unsupported protocol", left once the request was sent again on a fresh
+    /// connection).
     public var isTransient: Bool {
         switch code {
-        case .invalidRequest, .headerTooLarge, .bodyTooLarge, .addressRefused, .unavailable: false
+        case .invalidRequest, .headerTooLarge, .bodyTooLarge, .addressRefused, .unavailable, .withdrawn: false
         default: curlCode != Int(CURLE_UNSUPPORTED_PROTOCOL.rawValue)
         }
     }

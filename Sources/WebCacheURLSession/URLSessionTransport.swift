@@ -88,6 +88,10 @@ public final class URLSessionTransport: HTTPTransport {
         } else {
             urlRequest.httpBody = request.body
         }
+        // URLSession has no hook just before a request leaves: the condition is asked as the task starts.
+        if let condition = request.sendCondition, !condition.holds {
+            throw TransportError.withdrawn(request.url, condition: condition)
+        }
         let task = session.dataTask(with: urlRequest)
         let promise = HeadPromise()
         let channel = BodyChannel(

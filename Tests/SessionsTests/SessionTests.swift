@@ -400,12 +400,18 @@ struct SessionTests {
         #expect(try await send(session, answer: Self.sessionCookies) == "JSESSIONID=abc123")
     }
 
-    @Test func aRequestThatGetsNoAnswerLetsTheNextOneOpenTheSession() async throws {
+    /// A new session and the ticket of its first request, which opens the session and is not answered.
+    func sessionBeingOpened() async throws -> (CountingProvider, Session, opening: SessionTicket) {
         let provider = CountingProvider()
         let session = makeSession(provider)
         var first = HTTPRequest(url: page)
         let opening = try await session.prepare(&first)
         #expect(opening.credential == .bearer)
+        return (provider, session, opening)
+    }
+
+    @Test func aRequestThatGetsNoAnswerLetsTheNextOneOpenTheSession() async throws {
+        let (provider, session, opening) = try await sessionBeingOpened()
         // The second waits for the first's answer, or finds the opening ended already: either way it
         // opens the session itself once the first gets none.
         let second = Task { [page] in
@@ -421,11 +427,7 @@ struct SessionTests {
     }
 
     @Test func aCancelledRequestStopsWaitingForTheSessionToOpen() async throws {
-        let provider = CountingProvider()
-        let session = makeSession(provider)
-        var first = HTTPRequest(url: page)
-        let opening = try await session.prepare(&first)
-        #expect(opening.credential == .bearer)
+        let (_, session, _) = try await sessionBeingOpened()
         let second = Task { [page] in
             var request = HTTPRequest(url: page)
             return try await session.prepare(&request).credential
@@ -436,11 +438,7 @@ struct SessionTests {
     }
 
     @Test func aSignOutEndsTheRequestsWaitingForTheSessionToOpen() async throws {
-        let provider = CountingProvider()
-        let session = makeSession(provider)
-        var first = HTTPRequest(url: page)
-        let opening = try await session.prepare(&first)
-        #expect(opening.credential == .bearer)
+        let (_, session, _) = try await sessionBeingOpened()
         let begun = session.signOutCount
         let second = Task { [page] in
             var request = HTTPRequest(url: page)

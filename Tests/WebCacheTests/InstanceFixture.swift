@@ -63,10 +63,12 @@ final class InstanceFixture {
 
     /// A cache over the shared store file: signed in as `user` with `provider`, or a guest.
     func cache(
-        user: String? = nil, provider: (any AuthorizationProviding)? = nil, persistsCookies: Bool = false
+        user: String? = nil, provider: (any AuthorizationProviding)? = nil, persistsCookies: Bool = false,
+        transport: (any HTTPTransport)? = nil
     ) throws -> WebCache {
         var configuration = WebCache.Configuration(environment: [:])
         configuration.persistsCookies = persistsCookies
+        configuration.transport = transport
         configuration.storePath = folder.storePath
         configuration.instanceURL = origin.baseURL
         configuration.userID = user

@@ -6,6 +6,7 @@ import LocalOrigin
 import Sessions
 import Synchronization
 import Testing
+import Transport
 import WebCacheTestSupport
 
 @testable import WebCache
@@ -30,6 +31,23 @@ struct SignOutTests {
         }
     }
 
+    /// Has the instance hold its answer to `path` back: `arrived` is signalled when the request comes,
+    /// and the answer goes once `release` is.
+    static func holdAnswer(to path: String, in fixture: InstanceFixture)
+        -> (arrived: DispatchSemaphore, release: DispatchSemaphore)
+    {
+        let arrived = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let instance = fixture.instance
+        fixture.override.value = { request in
+            guard request.path == path else { return nil }
+            arrived.signal()
+            Self.hold(release)
+            return instance.handle(request)
+        }
+        return (arrived, release)
+    }
+
     @Test func aPageRecordWithdrawnByASignOutSaysSoInAWord() {
         let withdrawn = CacheStore.Error(code: .withdrawn, message: "The entry for https://i.test/ was not saved: …")
         #expect(Preloader.unrecordedReason(withdrawn)
@@ -41,15 +59,7 @@ struct SignOutTests {
     @Test func aResponseOnItsWayAtLogoutIsNeitherStoredNorTakenIntoTheCookies() async throws {
         try await withInstance { (fixture) async throws in
             fixture.instance.state.withLock { $0.pageCacheControl = "private, max-age=600" }
-            let arrived = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            let instance = fixture.instance
-            fixture.override.value = { request in
-                guard request.path == "/nav/slow" else { return nil }
-                arrived.signal()
-                Self.hold(release)
-                return instance.handle(request)
-            }
+            let (arrived, release) = Self.holdAnswer(to: "/nav/slow", in: fixture)
             let alice = try fixture.cache(user: "alice")
             let load = Task { try await alice.data(for: WebRequest("nav/slow")) }
             #expect(await Self.arrival(arrived))
@@ -106,6 +116,52 @@ struct SignOutTests {
             #expect(error?.code == .authorization)
             #expect(error?.message.contains("signed out") == true, "\(String(describing: error))")
             #expect(fixture.pageRequests.isEmpty)
+        }
+    }
+
+    /// A transport of one connection that signals `handed` when it is handed a request for `path`.
+    struct OneConnection: HTTPTransport {
+        let inner: CurlTransport
+        let path: String
+        let handed = DispatchSemaphore(value: 0)
+
+        init(path: String) throws {
+            var configuration = CurlTransport.Configuration()
+            configuration.proxy = ""
+            configuration.maxConnections = 1
+            configuration.maxConnectionsPerHost = 1
+            inner = try CurlTransport(configuration: configuration)
+            self.path = path
+        }
+
+        func send(_ request: HTTPRequest) async throws -> TransportResponse {
+            if request.url.path == path { handed.signal() }
+            return try await inner.send(request)
+        }
+    }
+
+    @Test func aRequestWaitingForAConnectionAtLogoutIsNotSentWithTheCookie() async throws {
+        try await withInstance { (fixture) async throws in
+            // Given: alice's session open, and the only connection busy with a held page
+            let transport = try OneConnection(path: "/nav/second")
+            let alice = try fixture.cache(user: "alice", transport: transport)
+            _ = try await alice.data(for: WebRequest("nav/first"))
+            let (arrived, release) = Self.holdAnswer(to: "/nav/held", in: fixture)
+            let held = Task { try await alice.data(for: WebRequest("nav/held")) }
+            #expect(await Self.arrival(arrived))
+            // When: a second page is handed to the transport with her cookie, to wait for the connection,
+            // and she signs out
+            let second = Task { try await alice.data(for: WebRequest("nav/second")) }
+            #expect(await Self.arrival(transport.handed))
+            try await alice.logout()
+            release.signal()
+            _ = try? await held.value
+            // Then: the second page does not leave with the signed-out session's cookie
+            let error = await #expect(throws: WebCacheError.self) { try await second.value }
+            #expect(error?.code == .authorization)
+            #expect(error?.message == "The user signed out while the request for "
+                + "\(fixture.origin.url("nav/second")) waited to be sent; it was not sent.")
+            #expect(fixture.pageRequests == ["/nav/first bearer", "/nav/held cookie"], "\(fixture.pageRequests)")
         }
     }
 

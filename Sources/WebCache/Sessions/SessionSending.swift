@@ -28,6 +28,13 @@ struct SessionSending: RequestSending {
             } catch {
                 // Requests waiting for this one to open the session go on without its answer.
                 await session.requestEnded(withoutResponse: ticket)
+                if let error = error as? TransportError, error.code == .withdrawn {
+                    throw WebCacheError(
+                        .authorization,
+                        "The user signed out while the request for \(request.url.redactedForMessages) waited to "
+                            + "be sent; it was not sent.",
+                        cause: error)
+                }
                 throw error
             }
             switch await session.process(response: response.head, for: ticket) {
@@ -58,7 +65,14 @@ struct SessionSending: RequestSending {
                     + "counts a sign-out since, made by this or another process); it was not sent.")
         }
         do {
-            return try await session.prepare(&request, replaying: ticket, signOutCount: signOutCount)
+            let prepared = try await session.prepare(&request, replaying: ticket, signOutCount: signOutCount)
+            // A request that waits for a connection is not sent with the user's cookie or token once the
+            // user signed out in this process (a sign-out by another process is seen before each request).
+            let session = session
+            request.sendCondition = SendCondition(reason: "the user signed out") {
+                session.signOutCount == prepared.signOutCount
+            }
+            return prepared
         } catch {
             throw WebCacheError(.authorization, error.message, cause: error)
         }
