@@ -120,9 +120,10 @@ struct HeldBodyTests {
         let folder = FileManager.default.temporaryDirectory.appending(path: "held-body-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         try await Mounts.with { mounts in
-            try await mounts.tmpfs(at: folder.path, size: "512k")
+            // Room for one body just over the threshold, not for one twice its size.
+            try await mounts.tmpfs(at: folder.path, size: "\(HeldBody.fileThreshold / 1024 * 3 / 2)k")
             let files = BodyFiles(folder: folder.path)
-            let bytes = Self.bytes(1024 * 1024)
+            let bytes = Self.bytes(2 * HeldBody.fileThreshold)
             #expect(Self.inFile(bytes, in: files) == nil)
             #expect(files.count == 0)
             // What was written is given back: a body that fits is kept in a file there.

@@ -93,7 +93,7 @@ struct HotAnswerTests {
 
     @Test func aBodyInAFileIsSentWholeToManyClientsAtOnceAndNamesNoFile() async throws {
         try await Self.run { harness in
-            let size = 3 * Self.chunk + 5
+            let size = HeldBody.fileThreshold + 5
             let path = "/size/\(size)"
             let folder = URL(fileURLWithPath: harness.cache.store.path).deletingLastPathComponent().path
             _ = try await harness.get(path)
