@@ -53,7 +53,7 @@ struct HotAnswerTests {
         harness.gateway.memoryAnswers.load(ordering: .relaxed)
     }
 
-    @Test(arguments: [0, 399, chunk + 1, 3 * chunk + 5])
+    @Test(arguments: [0, 399, chunk + 1, 3 * chunk + 5, HeldBody.fileThreshold + 1])
     func aRepeatedHitIsServedFromMemoryAsTheStoreServesIt(size: Int) async throws {
         try await Self.run { harness in
             let path = "/size/\(size)"
