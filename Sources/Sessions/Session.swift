@@ -210,8 +210,7 @@ public actor Session {
         var opens: Int?
         // A replay may carry the cookies of a session another request opened since it was refused, once;
         // that does not count as its own re-authentication, which a second refusal then asks for.
-        let mayBorrow = previous.map { !$0.borrowedRenewal } ?? false
-        var borrows: Bool { mayBorrow && previous.map { sessionsOpened > $0.sessionsOpened } ?? false }
+        var borrows: Bool { previous.map { !$0.borrowedRenewal && sessionsOpened > $0.sessionsOpened } ?? false }
         deciding: while true {
             let cookiesAvailable = cookieJar.containsCookies(for: url, now: clock())
             action = machine.requestWillBeSent(

@@ -72,6 +72,8 @@ final class CurlTransfer {
     /// Whether this transfer's connections go to the address its host resolves to
     /// (``ResolvedConnections``), worked out once: both the address check and the response ask.
     private lazy var connectsToResolvedAddress = resolvedConnections.connectsToResolvedAddress(of: url)
+    /// Whether every connection is checked against the address it reaches (``HTTPRequest/refusesPrivateAddresses``).
+    private lazy var checksAddresses = spec.request.refusesPrivateAddresses && connectsToResolvedAddress
 
     /// Whether libcurl asks for compressed content and decodes it.
     private var decodesContent: Bool { configuration.decodeContent && spec.request.decodesContent }
@@ -215,7 +217,6 @@ final class CurlTransfer {
             return transfer.didReceiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
         }
         _ = ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
-        let checksAddresses = request.refusesPrivateAddresses && connectsToResolvedAddress
         if checksAddresses {
             // Every connection this transfer opens is checked against the address libcurl actually
             // resolved, so a host that resolved to a public address earlier and to a private one now
@@ -265,9 +266,7 @@ final class CurlTransfer {
             withdrawnFor = condition
             return ccurl_prereqfunc_abort()
         }
-        guard spec.request.refusesPrivateAddresses, connectsToResolvedAddress,
-            NetworkAddress.isPrivate(numeric: address)
-        else { return ccurl_prereqfunc_ok() }
+        guard checksAddresses, NetworkAddress.isPrivate(numeric: address) else { return ccurl_prereqfunc_ok() }
         refusedAddress = address
         return ccurl_prereqfunc_abort()
     }
