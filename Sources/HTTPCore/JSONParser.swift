@@ -82,7 +82,7 @@ struct JSONParser {
             try literal("null")
             return .null
         default:
-            return .number(try number())
+            return try number()
         }
     }
 
@@ -105,12 +105,17 @@ struct JSONParser {
         for byte in word.utf8 { try expect(byte) }
     }
 
-    private mutating func number() throws(Invalid) -> Double {
+    /// A number: an ``JSONValue/integer(_:)`` when written without fraction or exponent and within
+    /// 64 bits, else a ``JSONValue/number(_:)``.
+    private mutating func number() throws(Invalid) -> JSONValue {
         let start = index
         while index < bytes.count, "+-0123456789.eE".utf8.contains(bytes[index]) { index += 1 }
-        guard index > start, let text = String(bytes: bytes[start..<index], encoding: .ascii), let number = Double(text)
-        else { throw Invalid(offset: start) }
-        return number
+        guard index > start, let text = String(bytes: bytes[start..<index], encoding: .ascii) else {
+            throw Invalid(offset: start)
+        }
+        if let integer = Int64(text) { return .integer(integer) }
+        guard let number = Double(text) else { throw Invalid(offset: start) }
+        return .number(number)
     }
 
     private mutating func string() throws(Invalid) -> String {
@@ -169,9 +174,10 @@ struct JSONParser {
         switch value {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .integer(let integer): output.append(contentsOf: String(integer).utf8)
         case .number(let number):
-            if let integer = value.intValue {
-                output.append(contentsOf: String(integer).utf8)
+            if let whole = Int64(exactly: number) {
+                output.append(contentsOf: String(whole).utf8)
             } else {
                 output.append(contentsOf: (number.isFinite ? "\(number)" : "null").utf8)
             }

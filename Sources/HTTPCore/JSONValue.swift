@@ -2,9 +2,14 @@ import FoundationEssentials
 
 /// A JSON value: the DevTools protocol's messages, a token endpoint's answer, a web app manifest.
 /// Sendable, so that messages can cross from the pipe's reading thread to the tasks that wait for them.
+///
+/// A number written without a fraction or an exponent that fits 64 bits is read as an ``integer(_:)``,
+/// exactly (a user id above 2⁵³ keeps its last digits); any other as a ``number(_:)``. The two compare
+/// (and hash) by value: `.integer(2)` equals `.number(2.0)`.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
+    case integer(Int64)
     case number(Double)
     case string(String)
     case array([JSONValue])
@@ -24,16 +29,59 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
-    /// The number, if this is one.
+    /// The number, if this is one (an integer beyond 2⁵³ rounded to the nearest `Double`).
     public var doubleValue: Double? {
-        if case .number(let value) = self { return value }
-        return nil
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let value): value
+        default: nil
+        }
     }
 
-    /// The number as an integer, if this is a number with no fraction.
+    /// The number as an integer, if this is a number with no fraction that `Int` holds exactly.
     public var intValue: Int? {
-        guard case .number(let value) = self, value.rounded() == value, abs(value) < 9e15 else { return nil }
-        return Int(value)
+        switch self {
+        case .integer(let value): Int(exactly: value)
+        case .number(let value): Int(exactly: value)
+        default: nil
+        }
+    }
+
+    /// A number's value as an integer when it is one exactly, so that `.integer(2)` and
+    /// `.number(2.0)` are one value.
+    private var wholeNumber: Int64? {
+        switch self {
+        case .integer(let value): value
+        case .number(let value): Int64(exactly: value)
+        default: nil
+        }
+    }
+
+    public static func == (left: JSONValue, right: JSONValue) -> Bool {
+        switch (left, right) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.integer, .integer), (.integer, .number), (.number, .integer):
+            left.wholeNumber.map { $0 == right.wholeNumber } ?? false
+        case (.number(let a), .number(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let value): hasher.combine(1); hasher.combine(value)
+        case .integer, .number:
+            hasher.combine(2)
+            if let whole = wholeNumber { hasher.combine(whole) } else { hasher.combine(doubleValue) }
+        case .string(let value): hasher.combine(3); hasher.combine(value)
+        case .array(let value): hasher.combine(4); hasher.combine(value)
+        case .object(let value): hasher.combine(5); hasher.combine(value)
+        }
     }
 
     /// The Boolean, if this is one.
@@ -68,7 +116,7 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByFloatLiteral
 {
     public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
     public init(floatLiteral value: Double) { self = .number(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }

@@ -215,7 +215,7 @@ public struct JWTBearerProvider: AuthorizationProviding {
         // NSNumber read them, true and false as 1 and 0).
         let expiresIn: Double? =
             switch json["expires_in"] {
-            case .number(let seconds)?: seconds
+            case .integer, .number: json["expires_in"]?.doubleValue
             case .string(let text)?: Double(text)
             case .bool(let flag)?: flag ? 1 : 0
             default: nil

@@ -231,7 +231,7 @@ public final class BrowserTab: Sendable {
         try await send("Network.setCacheDisabled", ["cacheDisabled": true])
         try await send("Page.enable")
         try await send("Emulation.setDeviceMetricsOverride", [
-            "width": .number(Double(settings.viewportWidth)), "height": .number(Double(settings.viewportHeight)),
+            "width": .integer(Int64(settings.viewportWidth)), "height": .integer(Int64(settings.viewportHeight)),
             "deviceScaleFactor": .number(settings.devicePixelRatio), "mobile": .bool(settings.isMobile),
         ])
         if let userAgent = settings.userAgent {
@@ -383,7 +383,7 @@ public final class BrowserTab: Sendable {
 
     private static func fulfilment(_ fetchID: String, _ status: Int, _ headers: HTTPHeaders, _ body: Data) -> JSONValue {
         let fields = headers.map { field in JSONValue.object(["name": .string(field.name), "value": .string(field.value)]) }
-        return ["requestId": .string(fetchID), "responseCode": .number(Double(status)),
+        return ["requestId": .string(fetchID), "responseCode": .integer(Int64(status)),
                 "responseHeaders": .array(fields), "body": .string(body.base64EncodedString())]
     }
 

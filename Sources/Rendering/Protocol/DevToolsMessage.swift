@@ -26,7 +26,7 @@ enum DevToolsMessage: Sendable, Hashable {
 
     /// The bytes of a command on the pipe, NUL included.
     static func command(id: Int, method: String, params: JSONValue, sessionID: String?) -> Data {
-        var members: [String: JSONValue] = ["id": .number(Double(id)), "method": .string(method), "params": params]
+        var members: [String: JSONValue] = ["id": .integer(Int64(id)), "method": .string(method), "params": params]
         if let sessionID { members["sessionId"] = .string(sessionID) }
         var data = JSONValue.object(members).serialized()
         data.append(0)

@@ -83,9 +83,11 @@ extension WebCache {
         }
         switch value {
         case .string(let text)?: return text.isEmpty ? nil : text
-        // A whole number as an integer ("42", not "42.0"), as Foundation's NSNumber wrote it.
+        // A whole number as an integer ("42", not "42.0"), as Foundation's NSNumber wrote it, and all
+        // its digits: an id above 2⁵³ is not rounded.
+        case .integer(let whole)?: return String(whole)
         case .number(let number)?:
-            if let whole = value?.intValue { return String(whole) }
+            if let whole = Int64(exactly: number) { return String(whole) }
             return "\(number)"
         default: return nil
         }
