@@ -167,6 +167,53 @@ struct MaintenanceTests {
         try await store.close()
     }
 
+    @Test func anEntryWhoseBodyAMoreRecentEntryStillUsesIsNotEvictedForNothing() async throws {
+        // Given one body under a guest's URL, used long ago, and a user's, used lately; and a body of
+        // its own, used in between
+        let store = try CacheStore(path: folder.path("evict-shared.sqlite"), configuration: configuration())
+        let shared = makeBody(size: 1_000, seed: 1)
+        try await store.save(makeEntry("https://a.test/shared"), body: shared)
+        let user = try await store.save(makeEntry("https://a.test/shared", partition: "user"), body: shared)
+        let own = try await store.save(makeEntry("https://a.test/own"), body: makeBody(size: 1_000, seed: 2))
+        _ = store.recordHit(entryID: try #require(own.id), at: referenceDate + 10)
+        _ = store.recordHit(entryID: try #require(user.id), at: referenceDate + 20)
+        try await store.flushAccessLog()
+        // When the store must free one body
+        let plan = try store.evictionPlan(toFit: 1_000)
+        let result = try await store.evict(toFit: 1_000)
+        // Then the body of its own goes; the guest's entry, least recently used, would have freed
+        // nothing while the user's stays, so it stays too
+        #expect(result.urls == ["https://a.test/own"])
+        #expect(result.freedBytes == 1_000)
+        #expect(plan.urls == result.urls && plan.freedBytes == result.freedBytes)
+        #expect(try store.entry(url: "https://a.test/shared") != nil)
+        #expect(try store.entry(partition: "user", url: "https://a.test/shared") != nil)
+        // and when the shared body must go too, both its entries go at once
+        let last = try await store.evict(toFit: 0)
+        #expect(Set(last.urls) == ["https://a.test/shared"] && last.entryCount == 2)
+        #expect(last.freedBytes == 1_000)
+        #expect(try store.totals().entryCount == 0)
+        try await store.close()
+    }
+
+    @Test func entriesThatFreeNothingStayAndTheLimitIsLeftExceeded() async throws {
+        // Given a body shared with a pinned entry, and an entry with an empty body
+        let store = try CacheStore(path: folder.path("evict-nothing.sqlite"), configuration: configuration())
+        let shared = makeBody(size: 1_000, seed: 3)
+        try await store.save(makeEntry("https://a.test/copy"), body: shared)
+        try await store.save(makeEntry("https://a.test/kept"), body: shared)
+        try await store.setPinned(true, url: "https://a.test/kept")
+        try await store.save(makeEntry("https://a.test/empty"), body: Data())
+        // When the limit asks for every byte
+        let plan = try store.evictionPlan(toFit: 0)
+        let result = try await store.evict(toFit: 0)
+        // Then nothing goes: no removal would free a byte
+        #expect(result.entryCount == 0 && plan.entryCount == 0)
+        #expect(try store.totals().entryCount == 3)
+        #expect(try store.totals().bodyBytes == 1_000)
+        try await store.close()
+    }
+
     @Test func evictsAfterSavesWhenAByteLimitIsConfigured() async throws {
         // The real clock, so that every save has a later access time than the one before
         var settings = CacheStore.Configuration()

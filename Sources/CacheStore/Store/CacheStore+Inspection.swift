@@ -56,41 +56,32 @@ extension CacheStore {
     // MARK: - Eviction plan
 
     /// What ``evict(toFit:)`` would evict now, without removing anything: unpinned entries, least
-    /// recently used first (the larger body first among equal access times), until the distinct body
-    /// bytes would be at most `byteLimit`. A body shared with an entry that stays frees nothing.
+    /// recently used first (the larger body first among equal access times), those of a shared body
+    /// together, until the distinct body bytes would be at most `byteLimit` (``EvictionOrder``).
     ///
     /// Hits recorded in memory and not yet written are not taken into account.
     ///
     /// - Returns: The entries that would go, their bytes, and the body bytes that would be freed.
     /// - Throws: ``CacheStore/Error``.
     public nonisolated func evictionPlan(toFit byteLimit: Int64) throws -> PruneResult {
-        let lastAccess = columns.lastAccess
+        let columns = columns
         return try read("plan an eviction") { connection in
             try connection.readTransaction {
                 var result = PruneResult.empty
                 var total = try Self.readTotals(connection).bodyBytes
                 let start = total
                 guard total > byteLimit else { return result }
-                var references: [Int64: Int64] = [:]
                 var evictedByURL: [StoredPage: Int64] = [:]
-                try connection.forEachRow(
-                    """
-                    SELECT e.url, e.body_size, e.body_id, b.ref_count, b.size, e.partition FROM entry e \
-                    JOIN body b ON b.id = e.body_id WHERE e.pinned = 0 \
-                    ORDER BY \(lastAccess), e.body_size DESC, e.id
-                    """
-                ) { row in
-                    guard total > byteLimit else { return }
-                    let bodyID = row.int64(2)
-                    let remaining = (references[bodyID] ?? row.int64(3)) - 1
-                    references[bodyID] = remaining
-                    if remaining == 0 {
-                        total -= row.int64(4)
+                let order = try EvictionOrder(
+                    connection, columns: columns, folded: false, total: total, byteLimit: byteLimit)
+                for step in order.steps {
+                    for entry in step.entries {
+                        result.entryCount += 1
+                        result.entryBytes += entry.size
+                        result.urls.append(entry.url)
+                        evictedByURL[StoredPage(partition: entry.partition, url: entry.url), default: 0] += 1
                     }
-                    result.entryCount += 1
-                    result.entryBytes += row.int64(1)
-                    result.urls.append(row.text(0))
-                    evictedByURL[StoredPage(partition: row.text(5), url: row.text(0)), default: 0] += 1
+                    total -= step.frees
                 }
                 result.freedBytes = start - total
                 // The recorded pages whose every entry would go, as the eviction removes their records.

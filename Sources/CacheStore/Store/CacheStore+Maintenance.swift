@@ -15,11 +15,12 @@ extension CacheStore {
     /// `byteLimit`, in one transaction.
     ///
     /// Order: `last_access` ascending, and among equal access times the larger body first, so that a
-    /// tie frees the most space with the fewest evictions. A page whose own entries are all evicted
-    /// loses its record too. A body shared with a remaining entry stays,
-    /// so eviction continues until the bytes actually fall under the limit or only pinned entries are
-    /// left (the limit may then stay exceeded). Recorded hits are written and folded into their entries
-    /// first, so the order is current.
+    /// tie frees the most space with the fewest evictions; entries that share a body go together, when
+    /// the most recently used of them comes, and entries whose removal frees nothing stay
+    /// (``EvictionOrder``). A page whose own entries are all evicted loses its record too. Eviction
+    /// continues until the bytes fall under the limit or only entries that free nothing are left
+    /// (pinned ones among them; the limit may then stay exceeded). Recorded hits are written and
+    /// folded into their entries first, so the order is current.
     ///
     /// - Returns: What was evicted.
     /// - Throws: ``CacheStore/Error``.
@@ -31,25 +32,23 @@ extension CacheStore {
             let start = total
             // The order is the entry's own index, so its hits must be in it.
             if total > byteLimit { try AccessLog.fold(connection) }
-            while total > byteLimit {
-                var batch: [(Int64, String, Int64)] = []
-                try connection.forEachRow(
-                    """
-                    SELECT id, url, body_size FROM entry WHERE pinned = 0 \
-                    ORDER BY last_access, body_size DESC LIMIT 64
-                    """
-                ) { row in
-                    batch.append((row.int64(0), row.text(1), row.int64(2)))
-                }
-                if batch.isEmpty { break }
-                for (id, url, size) in batch where total > byteLimit {
-                    try Self.notePagesAmongEntries(connection, condition: "id = ?", [.integer(id)])
-                    try connection.run("DELETE FROM entry WHERE id = ?", [.integer(id)])
-                    result.entryCount += 1
-                    result.entryBytes += size
-                    result.urls.append(url)
+            removal: while total > byteLimit {
+                let order = try EvictionOrder(
+                    connection, columns: columns, folded: true, total: total, byteLimit: byteLimit)
+                if order.steps.isEmpty { break }
+                for step in order.steps {
+                    for entry in step.entries {
+                        try Self.notePagesAmongEntries(connection, condition: "id = ?", [.integer(entry.id)])
+                        try connection.run("DELETE FROM entry WHERE id = ?", [.integer(entry.id)])
+                        result.entryCount += 1
+                        result.entryBytes += entry.size
+                        result.urls.append(entry.url)
+                    }
                     total = try Self.readTotals(connection).bodyBytes
+                    if total <= byteLimit { break removal }
                 }
+                // Another walk, while there are entries left to remove: a removal may have left a body to
+                // fewer entries than the walk counted (a partial entry's part that shared it).
             }
             result.freedBytes = start - total
             if result.entryCount > 0 { result.pageRecordCount = try Self.removeRecordsOfPagesGone(connection) }

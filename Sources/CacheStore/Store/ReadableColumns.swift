@@ -19,6 +19,8 @@ struct ReadableColumns: Sendable {
     /// An entry's last access (`e` its row) with the hits not yet folded into it (`entry_access`,
     /// version 10) as a scalar expression.
     let lastAccess: String
+    /// Whether an entry (`e` its row) is partial (`entry.complete_length`, version 6), as an expression.
+    let isPartial: String
 
     /// Every complete variant of partition, method and URL (``entrySelection`` without the hits not
     /// yet folded, and ``CacheEntry/ofVariants``), with its body's recorded size and chunk count
@@ -74,6 +76,7 @@ struct ReadableColumns: Sendable {
             }
         let unfoldedHits = version >= 10
         lastAccess = unfoldedHits ? AccessLog.lastAccessColumn : "e.last_access"
+        isPartial = version >= 6 ? "e.complete_length IS NOT NULL" : "0"
         entrySelection = CacheEntry.selection(from: entries, unfoldedHits: unfoldedHits)
         // The hit path reads the entry's own columns only: joining the hits not yet folded cost a hit
         // 1,700 instructions (8 %) for two fields a served response never reads.

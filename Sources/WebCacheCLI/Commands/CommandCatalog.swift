@@ -92,8 +92,9 @@ enum CommandCatalog {
             --include-pinned. At least one criterion is needed; to remove every entry, give --url-pattern '*'. \
             --page removes a whole page: the page and the resources it needs that no other page needs, and its \
             record, so that inspect --pages no longer lists it; the record stays while the page itself does. \
-            --max-size works alone: it evicts least recently used unpinned entries until the bodies fit, and \
-            exits 1 when the pinned ones alone take more. \
+            --max-size works alone: it evicts least recently used unpinned entries until the bodies fit (the \
+            entries of a body several share together, once the last of them is the least recently used), and \
+            exits 1 when what is left frees nothing: pinned entries, and entries that share their bodies. \
             Removed entries leave free pages that later writes reuse; --compact gives them back to the \
             file system (it rewrites the store, so it needs about the store's size in free disk).
             """,

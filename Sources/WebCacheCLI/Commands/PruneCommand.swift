@@ -94,7 +94,8 @@ enum PruneCommand {
             } else {
                 context.stdout.write(text(report))
             }
-            // Pinned entries are not evicted: a limit they alone pass is not reached, and the caller is told.
+            // Pinned entries are not evicted, nor entries whose body a pinned one shares: a limit they alone
+            // pass is not reached, and the caller is told.
             if let limit = report.byteLimit, let left = report.bodyBytesLeft, left > limit {
                 let size = ValueParsers.formatBytes
                 context.stderr.write("Error: the bodies \(dryRun ? "would " : "")still take \(size(left)), more than "
