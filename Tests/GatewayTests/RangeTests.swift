@@ -157,6 +157,47 @@ struct RangeTests {
         }
     }
 
+    /// The body of a `multipart/byteranges` answer of `ranges` of `content` under `boundary`.
+    static func multipart(_ ranges: [ClosedRange<Int>], boundary: String) -> Data {
+        var body = Data()
+        for range in ranges {
+            body += Data(("--\(boundary)\r\nContent-Type: application/octet-stream\r\n"
+                + "Content-Range: bytes \(range.lowerBound)-\(range.upperBound)/1000000\r\n\r\n").utf8)
+            body += bytes(range) + Data("\r\n".utf8)
+        }
+        return body + Data("--\(boundary)--\r\n".utf8)
+    }
+
+    @Test func severalRangesThePartsHoldAreServedFromThem() async throws {
+        try await GatewayHarness.run(origin: Self.origin()) { harness in
+            // Given two parts, far apart
+            for range in ["bytes=0-999", "bytes=500000-500999"] {
+                #expect(try await harness.get("/video", headers: ["Range": range]).status == 206)
+            }
+            // When several ranges they hold are asked at once, in no order
+            let several = try await harness.get("/video", headers: ["Range": "bytes=500100-500109,0-9,900-909"])
+            // Then they come from the parts, as from a complete entry, in the order asked
+            #expect(several.status == 206)
+            #expect(several.servedAs == "hit")
+            let type = try #require(several.headers["Content-Type"])
+            #expect(type.hasPrefix("multipart/byteranges; boundary="))
+            let boundary = String(type.dropFirst("multipart/byteranges; boundary=".count))
+            let expected = Self.multipart([500_100...500_109, 0...9, 900...909], boundary: boundary)
+            #expect(several.body == expected)
+            #expect(several.headers["Content-Length"] == String(expected.count))
+            // and ranges that touch are one
+            let touching = try await harness.get("/video", headers: ["Range": "bytes=10-19,0-9"])
+            #expect(touching.status == 206)
+            #expect(touching.headers["Content-Range"] == "bytes 0-19/1000000")
+            #expect(touching.body == Self.bytes(0...19))
+            #expect(harness.origin.requestCount == 2)
+            // while several ranges that are not all held go to the origin as asked
+            let partly = try await harness.get("/video", headers: ["Range": "bytes=0-9,600000-600009"])
+            #expect(partly.status == 206)
+            #expect(harness.origin.requests.last?.headers["Range"] == "bytes=0-9,600000-600009")
+        }
+    }
+
     @Test func twoPartialResponsesAreCombined() async throws {
         try await GatewayHarness.run(origin: Self.origin()) { harness in
             let url = harness.origin.url("/video").absoluteString
@@ -253,6 +294,14 @@ struct RangeTests {
             #expect(whole.status == 504)
             let beyond = try await harness.get("/video", headers: ["Range": "bytes=500-1500"])
             #expect(beyond.status == 504)
+            // Several ranges it holds are served; several it does not all hold are not in the store
+            let several = try await harness.get("/video", headers: ["Range": "bytes=0-9,500-509"])
+            #expect(several.status == 206)
+            let type = try #require(several.headers["Content-Type"])
+            let boundary = String(type.dropFirst("multipart/byteranges; boundary=".count))
+            #expect(several.body == Self.multipart([0...9, 500...509], boundary: boundary))
+            let partly = try await harness.get("/video", headers: ["Range": "bytes=0-9,5000-5009"])
+            #expect(partly.status == 504)
         }
         #expect(origin.requestCount == 1)
         await cache.close()

@@ -7,22 +7,24 @@ import Transport
 extension Loader {
     // MARK: - Partial entries (RFC 9111 §3.3, §3.4)
 
-    /// Answers a GET for one range from a stored partial entry, when one matches and no complete
-    /// entry does; `nil` to load the request the usual way.
+    /// Answers a GET for ranges from a stored partial entry, when one matches and no complete entry
+    /// does; `nil` to load the request the usual way.
     ///
     /// The partial entry is used when it is fresh, or when the policy serves the store as it is;
-    /// a stale one is revalidated first. A range its parts cover is served from them (206, or 416
-    /// when it starts past the end). Otherwise the bytes it lacks (the whole range, to revalidate a
-    /// stale entry) are asked of the origin with `If-Range` and the entry's strong tag: a 206 is
-    /// stored as a part, combined with the others (into a complete entry once every byte is
-    /// there), and the range is then served from the store; a 200 means the representation changed,
-    /// and is served and stored as any response. An entry whose parts went because the origin's
-    /// validator changed gives way to the usual load.
+    /// a stale one is revalidated first. Ranges its parts cover are served from them (206, one part
+    /// or `multipart/byteranges` as from a complete entry; 416 when none starts before the end).
+    /// Otherwise, for one range, the bytes it lacks (the whole range, to revalidate a stale entry)
+    /// are asked of the origin with `If-Range` and the entry's strong tag: a 206 is stored as a
+    /// part, combined with the others (into a complete entry once every byte is there), and the
+    /// range is then served from the store; a 200 means the representation changed, and is served
+    /// and stored as any response. Several ranges not all held go to the origin as they are asked.
+    /// An entry whose parts went because the origin's validator changed gives way to the usual load.
     func loadFromParts(
         _ request: HTTPRequest, policy: CachePolicy, limit: Int64?, context: RequestContext
     ) async throws -> WebResponse? {
         guard request.method == .get, policy != .reloadIgnoringCacheData, let field = request.headers["Range"],
-            let specs = RangeRequest.parse(field), specs.count == 1, let partial = try matchingPartial(request, context)
+            let specs = RangeRequest.parse(field), specs.count <= RangeRequest.maximumRangeCount,
+            let partial = try matchingPartial(request, context)
         else { return nil }
         let stored = partial.entry.storedResponse
         if let condition = request.headers["If-Range"], !RangeRequest.ifRangeHolds(condition, stored: stored) {
@@ -30,10 +32,12 @@ extension Loader {
         }
         let now = clock()
         let age = stored.currentAge(now: now)
-        guard let range = specs[0].resolved(length: partial.completeLength) else {
-            return unsatisfiable(partial, request: request, age: age)
-        }
-        let span = range.first...range.last
+        // As from a complete entry (``RangeRequest/answer(request:stored:length:)``): the satisfiable
+        // ranges, coalesced and sorted when some overlap or touch, else in the order asked.
+        let satisfiable = specs.compactMap { $0.resolved(length: partial.completeLength) }
+        guard !satisfiable.isEmpty else { return unsatisfiable(partial, request: request, age: age) }
+        let coalesced = ByteRange.coalesced(satisfiable)
+        let ranges = coalesced.count == satisfiable.count ? satisfiable : coalesced
         let usable: Bool
         switch policy {
         case .returnCacheDataDontLoad, .returnCacheDataElseLoad:
@@ -48,12 +52,15 @@ extension Loader {
             case .unsatisfiable: return nil
             }
         }
-        let cover = EntryPart.cover(span, with: partial.parts)
-        if usable, cover.missing.isEmpty {
-            logger.debug("bytes \(range) of \(request.url.redactedForMessages) from stored parts")
-            return try await serveParts(partial, pieces: cover.pieces, range: range, request: request,
+        let covers = ranges.map { EntryPart.cover($0.first...$0.last, with: partial.parts) }
+        if usable, covers.allSatisfy(\.missing.isEmpty) {
+            logger.debug("bytes \(ranges) of \(request.url.redactedForMessages) from stored parts")
+            return try await serveParts(partial, ranges: ranges, covers: covers.map(\.pieces), request: request,
                                         source: stored.isFresh(now: now) ? .hit : .stale, age: age, limit: limit)
         }
+        // Several ranges not all held go as they were asked; the usual load tells what is held offline.
+        guard ranges.count == 1, let range = ranges.first, let cover = covers.first else { return nil }
+        let span = range.first...range.last
         if case .returnCacheDataDontLoad = policy {
             throw WebCacheError(
                 .notCached,
@@ -135,24 +142,24 @@ extension Loader {
         guard let now = try matchingPartial(request, context), now.entry.id == saved.id,
             case let cover = EntryPart.cover(range.first...range.last, with: now.parts), cover.missing.isEmpty
         else { return nil }
-        return try await serveParts(now, pieces: cover.pieces, range: range, request: request, source: .network,
-                                    age: 0, limit: limit)
+        return try await serveParts(now, ranges: [range], covers: [cover.pieces], request: request,
+                                    source: .network, age: 0, limit: limit)
     }
 
-    /// A 206 carrying `range` from the parts of `partial` (`pieces`, from ``EntryPart/cover(_:with:)``).
+    /// A 206 carrying `ranges` from the parts of `partial` (for each range, the pieces of
+    /// ``EntryPart/cover(_:with:)`` in `covers`): one part, or several as `multipart/byteranges`.
     private func serveParts(
-        _ partial: PartialEntry, pieces: [(part: EntryPart, range: ClosedRange<Int64>)], range: ByteRange,
+        _ partial: PartialEntry, ranges: [ByteRange], covers: [[(part: EntryPart, range: ClosedRange<Int64>)]],
         request: HTTPRequest, source: ResponseSource, age: TimeInterval, limit: Int64?
     ) async throws -> WebResponse {
         var headers = Self.storedHeaders(partial.entry.headers)
-        for name in ["Content-Range", "Content-Length", "Age"] { headers.remove(name) }
+        headers.remove("Age")
         if age > 0 { headers["Age"] = String(Int(age)) }
-        headers.append(name: "Content-Range",
-                       value: ContentRange(range: range, completeLength: partial.completeLength).description)
-        headers.append(name: "Content-Length", value: String(range.length))
-        let body = try await piecesBody(
-            StoredPieces(store: store, pieces: pieces.map { .span(bodyID: $0.part.bodyID, range: $0.range) }),
-            entry: partial.entry, url: request.url, limit: limit, discardsDamage: true)
+        let pieces = Self.rangePieces(ranges, completeLength: partial.completeLength, headers: &headers) { index in
+            covers[index].map { .span(bodyID: $0.part.bodyID, range: $0.range) }
+        }
+        let body = try await piecesBody(StoredPieces(store: store, pieces: pieces), entry: partial.entry,
+                                        url: request.url, limit: limit, discardsDamage: true)
         if let id = partial.entry.id { _ = store.recordHit(entryID: id, at: clock()) }
         return WebResponse(url: request.url, status: 206, headers: headers, source: source, age: age, body: body)
     }

@@ -40,18 +40,21 @@ extension Loader {
                                body: WebResponse.Body(data: Data()))
         case .partial(let ranges):
             var fields = headers
-            let pieces = Self.rangePieces(ranges, bodyID: bodyID, completeLength: length, headers: &fields)
+            let pieces = Self.rangePieces(ranges, completeLength: length, headers: &fields) { index in
+                [.span(bodyID: bodyID, range: ranges[index].first...ranges[index].last)]
+            }
             let body = try await piecesBody(StoredPieces(store: store, pieces: pieces), entry: entry,
                                             url: request.url, limit: limit, discardsDamage: discardsDamage)
             return WebResponse(url: request.url, status: 206, headers: fields, source: source, age: age, body: body)
         }
     }
 
-    /// The pieces of a 206 carrying `ranges` of body `bodyID`, and its fields set in `headers`:
-    /// one part with `Content-Range`, or several framed as `multipart/byteranges` (RFC 9110 §14.6),
-    /// with the `Content-Length` of what is sent.
+    /// The pieces of a 206 carrying `ranges`, the bytes of range number `n` being `bytesOf(n)`, and
+    /// its fields set in `headers`: one part with `Content-Range`, or several framed as
+    /// `multipart/byteranges` (RFC 9110 §14.6), with the `Content-Length` of what is sent.
     static func rangePieces(
-        _ ranges: [ByteRange], bodyID: Int64, completeLength: Int64, headers: inout HTTPHeaders
+        _ ranges: [ByteRange], completeLength: Int64, headers: inout HTTPHeaders,
+        bytesOf: (Int) -> [StoredPieces.Piece]
     ) -> [StoredPieces.Piece] {
         let contentType = headers["Content-Type"]
         removeContentFields(from: &headers)
@@ -60,15 +63,15 @@ extension Loader {
             if let contentType { headers.append(name: "Content-Type", value: contentType) }
             headers.append(name: "Content-Range",
                            value: ContentRange(range: range, completeLength: completeLength).description)
-            pieces = [.span(bodyID: bodyID, range: range.first...range.last)]
+            pieces = bytesOf(0)
         } else {
             let multipart = MultipartByteRanges(ranges: ranges, completeLength: completeLength,
                                                 contentType: contentType)
             headers.append(name: "Content-Type", value: multipart.contentTypeValue)
             pieces = []
-            for (index, range) in ranges.enumerated() {
+            for index in ranges.indices {
                 pieces.append(.bytes(multipart.partHead(index)))
-                pieces.append(.span(bodyID: bodyID, range: range.first...range.last))
+                pieces.append(contentsOf: bytesOf(index))
             }
             pieces.append(.bytes(multipart.closing))
         }
