@@ -24,6 +24,7 @@
 #   stylesheet asked again and again and every MISS_EVERY-th request a URL never asked before (the
 #   same file with a new query), which each cache fetches from the origin and stores between its
 #   hits; nginx from disk serves every one of them from the file.
+#   LARGE_BYTES (default 1048576): the size of the largest file, random bytes.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +34,7 @@ miss_every=${MISS_EVERY:-20}
 rounds=${ROUNDS:-2}
 connections=${CONNECTIONS:-16}
 threads=${THREADS:-2}
+large_bytes=${LARGE_BYTES:-1048576}
 
 bin=$(release_bin "$root" "${1:-}" webcache webcache-origin)
 require_built "$bin" webcache webcache-origin
@@ -71,7 +73,7 @@ site=$work/site
 mkdir -p "$site/css" "$site/img"
 cp "$root/examples/site/css/main.css" "$site/css/main.css"
 cp "$root/examples/site/img/harbour-960.png" "$site/img/harbour-960.png"
-head -c 1048576 /dev/urandom >"$site/img/large.png"
+head -c "$large_bytes" /dev/urandom >"$site/img/large.png"
 chmod -R a+rX "$site"
 files=(css/main.css img/harbour-960.png img/large.png)
 

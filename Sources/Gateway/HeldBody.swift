@@ -16,7 +16,8 @@ final class HeldBody: Sendable {
     /// Bodies of more bytes than this go to a file when one can be made. A 1 MiB body sent from memory
     /// took about half the CPU of one sent from a file on the machine measured last (libmicrohttpd
     /// sends a file in pieces of 128 KiB, each a `sendfile` and a return to the event loop), though a
-    /// third more the day before; larger bodies were not measured (docs/benchmarks.md).
+    /// third more the day before; a 3 MiB body went at 1.75x the rate from memory, at more CPU a hit
+    /// (docs/benchmarks.md).
     static let fileThreshold = 4 * 1024 * 1024
 
     /// The address of the bytes, as a number (a pointer is not `Sendable`): `malloc` memory, or the
