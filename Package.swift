@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "webcache-bench",
             dependencies: [
-                "CacheStore", "CSQLite", "Discovery", "WebCache", "LocalOrigin",
+                "CacheStore", "CSQLite", "CDeflate", "Discovery", "WebCache", "LocalOrigin",
                 .target(name: "CMimalloc", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: swiftSettings

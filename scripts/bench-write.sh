@@ -7,7 +7,8 @@
 #   - one large body fetched from nginx and stored (MiB/s), beside `dd` of the same bytes to a file
 #     with an fsync (the disk's floor), each the median of three runs in turns;
 #   - a loader hit (`webcache-bench loader`) beside a raw SQLite SELECT of the same row, from the store
-#     and, repeated, from the loader's memory, also each right after the same cache stored another URL.
+#     and, repeated, from the loader's memory, also each right after the same cache stored another URL;
+#     and beside the same SELECT checking each chunk against its CRC-32, as the store's reads do.
 #   - the store's own hit (`CacheStore.lookup`, `webcache-bench store --hits`) beside a raw SELECT of
 #     the same row and chunk.
 # The last column holds the CPU time (user + system, every thread) of each side, and for the hit the
@@ -159,6 +160,7 @@ echo "loader hit: webcache-bench loader" >&2
 "$bin/webcache-bench" loader --directory "$work" >"$work/loader.txt"
 hit=$(awk -F'|' '/loader hit/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 select=$(awk -F'|' '/raw SELECT/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
+checked=$(awk -F'|' '/each chunk checked against its CRC-32/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 memory=$(awk -F'|' '/from the loader.s memory/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 after_save=$(awk -F'|' '/each after the same cache stored/ { gsub(/[^0-9.]/, "", $3); print $3 }' "$work/loader.txt")
 echo "store lookup: webcache-bench store --hits" >&2
@@ -190,15 +192,16 @@ for side in hit select memory; do
 done
 python3 - "$files" "$stored" "$stored_cpu" "$null" "$null_cpu" "$filed" "$filed_cpu" "$large_mib" "$large_time" \
     "$large_cpu" "$dd_time" "$dd_cpu" "$hit" "$select" "$memory" "$after_save" "$floor" "$floor_cpu" "$unsynced" \
-    "$unsynced_cpu" "$lookup" "$lookup_select" "${per_load[@]}" <<'PY'
+    "$unsynced_cpu" "$lookup" "$lookup_select" "$checked" "${per_load[@]}" <<'PY'
 import sys
 (files, stored, stored_cpu, null, null_cpu, filed, filed_cpu, large_mib, large_time, large_cpu, dd_time, dd_cpu,
- hit, select, memory, after_save, floor, floor_cpu, unsynced, unsynced_cpu, lookup, lookup_select, hit_instructions,
- hit_uncopied, select_instructions, select_uncopied, memory_instructions, memory_uncopied) = sys.argv[1:]
+ hit, select, memory, after_save, floor, floor_cpu, unsynced, unsynced_cpu, lookup, lookup_select, checked,
+ hit_instructions, hit_uncopied, select_instructions, select_uncopied, memory_instructions,
+ memory_uncopied) = sys.argv[1:]
 files, large_mib = int(files), int(large_mib)
-stored, null, filed, large_time, dd_time, hit, select, memory, after_save, floor, unsynced, lookup, lookup_select = map(
-    float, (stored, null, filed, large_time, dd_time, hit, select, memory, after_save, floor, unsynced, lookup,
-            lookup_select))
+(stored, null, filed, large_time, dd_time, hit, select, memory, after_save, floor, unsynced, lookup, lookup_select,
+ checked) = map(float, (stored, null, filed, large_time, dd_time, hit, select, memory, after_save, floor, unsynced,
+                        lookup, lookup_select, checked))
 
 print("| what | webcache | peer / limit in the same run | ratio | "
       "CPU time (user + sys) or instructions, webcache / peer |")
@@ -222,6 +225,8 @@ print(f"| loader hit, 10 KB body (webcache-bench loader) | {hit:.2f} µs | raw S
       f"{select_instructions:,} ({hit_instructions / select_instructions:.2f}x); without memcpy, which "
       f"valgrind counts a byte at a time: {hit_uncopied:,} / {select_uncopied:,} "
       f"({hit_uncopied / select_uncopied:.2f}x) |")
+print(f"| same | {hit:.2f} µs | the same SELECT, each chunk checked against its CRC-32 as the store's reads check it "
+      f"{checked:.2f} µs | {hit / checked:.2f}x the checked SELECT's time | |")
 print(f"| repeated loader hit, from the loader's memory (same run) | {memory:.2f} µs | raw SQLite SELECT of the same "
       f"row {select:.2f} µs | {memory / select:.2f}x the SELECT's time | instructions a load: "
       f"{memory_instructions:,} / {select_instructions:,} ({memory_instructions / select_instructions:.2f}x); "

@@ -7,7 +7,8 @@ import WebCache
 /// store and the body stream, with the loader's memory off — beside a raw SELECT of the same row
 /// through the SQLite C API, and a repeated hit answered from the loader's memory
 /// (``WebCache/Configuration-swift.struct/memoryCacheSize``), in rounds that take turns, the fastest
-/// round of each side counting. Last, the repeated hit from memory is timed again, each load right
+/// round of each side counting. The raw SELECT is timed a second way too, checking each chunk against
+/// its CRC-32 as the store's reads do, so that what the check costs a hit is seen apart. Last, the repeated hit from memory is timed again, each load right
 /// after the same cache has fetched and stored another URL, as a busy app or gateway stores new
 /// responses between its hits: the cache's own saves of other URLs leave the kept answer in memory.
 ///
@@ -81,10 +82,14 @@ struct LoaderBenchmark {
                 checksum &+= try await cache.data(for: request).body.count
                 checksum &+= try await remembering.data(for: request).body.count
                 checksum &+= raw.read(url: key)
+                checksum &+= raw.read(url: key, checkingChunks: true)
             }
+            precondition(raw.read(url: key, checkingChunks: true) == raw.read(url: key),
+                         "every chunk must pass its check")
             var hit = Double.infinity
             var memory = Double.infinity
             var select = Double.infinity
+            var checkedSelect = Double.infinity
             for _ in 0..<Self.rounds {
                 var start = DispatchTime.now()
                 for _ in 0..<Self.iterations {
@@ -101,6 +106,11 @@ struct LoaderBenchmark {
                     checksum &+= raw.read(url: key)
                 }
                 select = min(select, microseconds(since: start) / Double(Self.iterations))
+                start = DispatchTime.now()
+                for _ in 0..<Self.iterations {
+                    checksum &+= raw.read(url: key, checkingChunks: true)
+                }
+                checkedSelect = min(checkedSelect, microseconds(since: start) / Double(Self.iterations))
             }
             // The repeated hit again, each one after the same cache stored another URL: a commit of
             // its own between every two hits. Only the repeated hits are timed.
@@ -124,6 +134,9 @@ struct LoaderBenchmark {
                 String(format: "| raw SELECT of the same row + body through the C API, fastest round | %.2f µs |",
                        select),
                 String(format: "| ratio | %.2f |", hit / select),
+                String(format: "| the same SELECT, each chunk checked against its CRC-32, fastest round | %.2f µs |",
+                       checkedSelect),
+                String(format: "| ratio to the checked SELECT | %.2f |", hit / checkedSelect),
                 String(format: "| repeated hit from the loader's memory, fastest round | %.2f µs |", memory),
                 String(format: "| memory ratio | %.2f |", memory / select),
                 String(format: "| repeated hit, each after the same cache stored another URL, fastest round "

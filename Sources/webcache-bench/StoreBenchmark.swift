@@ -1,3 +1,4 @@
+import CDeflate
 import CSQLite
 import CacheStore
 import Foundation
@@ -197,7 +198,8 @@ final class RawReader {
             WHERE e.partition = ? AND e.method = ? AND e.url = ? AND e.vary_key = ?
             """
         sqlite3_prepare_v2(db, entrySQL, -1, &entryStatement, nil)
-        sqlite3_prepare_v2(db, "SELECT data FROM body_chunk WHERE body_id = ? ORDER BY seq", -1, &chunkStatement, nil)
+        sqlite3_prepare_v2(
+            db, "SELECT data, seq, checksum FROM body_chunk WHERE body_id = ? ORDER BY seq", -1, &chunkStatement, nil)
     }
 
     deinit {
@@ -207,7 +209,10 @@ final class RawReader {
     }
 
     /// Reads every column (copying text and blobs) and the body in one snapshot; returns the body size.
-    func read(url: String) -> Int {
+    /// With `checkingChunks`, each chunk is checked against its stored CRC-32 as the store's reads
+    /// check it (the CRC-32 of its bytes carried on over its body id and sequence number); a chunk
+    /// that fails ends the body there.
+    func read(url: String, checkingChunks: Bool = false) -> Int {
         sqlite3_reset(entryStatement)
         sqlite3_bind_text(entryStatement, 1, "guest", -1, csqlite_transient())
         sqlite3_bind_text(entryStatement, 2, "GET", -1, csqlite_transient())
@@ -235,6 +240,13 @@ final class RawReader {
             // Each chunk's bytes copied once, straight from SQLite's buffer.
             let count = Int(sqlite3_column_bytes(chunkStatement, 0))
             if count > 0, let bytes = sqlite3_column_blob(chunkStatement, 0) {
+                if checkingChunks {
+                    var place = (bodyID.littleEndian, sqlite3_column_int64(chunkStatement, 1).littleEndian)
+                    let crc = withUnsafeBytes(of: &place) { placeBytes in
+                        libdeflate_crc32(libdeflate_crc32(0, bytes, count), placeBytes.baseAddress, placeBytes.count)
+                    }
+                    guard Int64(crc) == sqlite3_column_int64(chunkStatement, 2) else { break }
+                }
                 body.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
             }
         }
