@@ -261,6 +261,8 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
 
         #expect(termination == .exited(130), "\(stderr.lines)")
         #expect(stdout.lines.first?.hasPrefix("Interrupted: preloaded 0 of 3 page(s)") == true, "\(stdout.lines)")
+        // No request left: each waited for the token.
+        #expect(stdout.lines.first?.contains(" in 0 request(s)") == true, "\(stdout.lines)")
         // webcache waited for the command it stopped, so no process has that id any more.
         #expect(try await waitUntil { kill(command, 0) == -1 && errno == ESRCH }, "the token command was stopped")
     }

@@ -53,11 +53,15 @@ struct SessionPreloadTests {
                 state.sessions.removeAll()
                 state.expiryStatus = expiryStatus
             }
+            let before = fixture.origin.requests.count
 
             let report = await cache.preload(Self.pages)
 
             #expect(report.failures.isEmpty, "\(report.failures)")
             #expect(report.completed == 4)
+            // The run counts what reached the instance: the refused requests and their replays.
+            let sent = fixture.origin.requests.dropFirst(before).filter { $0.path != "/oauth_token.do" }
+            #expect(report.requests == sent.count, "\(sent.map(\.path))")
             // Both pages were refused at once, and share one fresh token.
             #expect(provider.calls.value == [false, true])
             #expect(!fixture.origin.requests.contains { $0.path == "/login.do" })

@@ -24,7 +24,8 @@ public struct PreloadReport: Sendable, Hashable {
     public var sources: [ResponseSource: Int] = [:]
     /// Body bytes that crossed the network.
     public var networkBytes: Int64 = 0
-    /// Requests sent to the network, retries included.
+    /// Requests sent to the network, retries and the replays of a re-authentication included; not
+    /// those that never left (waiting for a token when the run stopped, withdrawn at a sign-out).
     public var requests = 0
     /// URLs that could not be stored.
     public var failures: [Problem] = []

@@ -961,7 +961,9 @@ struct Preloader: Sendable {
     }
 }
 
-/// Counts the requests a preload run sends (retries, redirects and re-authentication included).
+/// Counts the requests a preload run hands the network (retries, redirects and the replays of a
+/// re-authentication included), as the transport gets them: a request still waiting for its token
+/// when the run stops, or withdrawn at a sign-out before it was sent, is not counted.
 private struct CountingSending: RequestSending {
     let inner: any RequestSending
     let count: RequestCounter
@@ -969,8 +971,27 @@ private struct CountingSending: RequestSending {
     func send(_ request: HTTPRequest, through transport: any HTTPTransport, logger: Logger) async throws
         -> TransportResponse
     {
-        count.increment()
-        return try await inner.send(request, through: transport, logger: logger)
+        try await inner.send(request, through: CountingTransport(inner: transport, count: count), logger: logger)
+    }
+}
+
+/// A transport that counts the requests it sends on: each once it has an answer or failed, but one
+/// withdrawn before a byte of it was sent.
+private struct CountingTransport: HTTPTransport {
+    let inner: any HTTPTransport
+    let count: RequestCounter
+
+    func send(_ request: HTTPRequest) async throws -> TransportResponse {
+        do {
+            let response = try await inner.send(request)
+            count.increment()
+            return response
+        } catch let error as TransportError where error.code == .withdrawn {
+            throw error
+        } catch {
+            count.increment()
+            throw error
+        }
     }
 }
 
