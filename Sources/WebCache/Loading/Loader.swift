@@ -20,6 +20,8 @@ final class Loader: Sendable {
     let logger: Logger
     /// Header fields sent with every request (such as `User-Agent`) unless the request sets them.
     let defaultHeaders: HTTPHeaders
+    /// ``defaultHeaders`` without the credential fields, for requests to other origins.
+    private let defaultHeadersWithoutCredentials: HTTPHeaders
     /// The only origin the credential fields among ``defaultHeaders`` are sent to.
     let credentialOrigin: URL?
     let fetches = InFlightFetches()
@@ -42,6 +44,9 @@ final class Loader: Sendable {
         self.transport = transport
         self.logger = logger
         self.defaultHeaders = defaultHeaders
+        var withoutCredentials = defaultHeaders
+        for name in HTTPHeaders.credentialNames { withoutCredentials.remove(name) }
+        defaultHeadersWithoutCredentials = withoutCredentials
         self.credentialOrigin = credentialOrigin
         memory = memoryCapacity > 0 ? AnswerMemory(capacity: memoryCapacity) : nil
         self.clock = clock
@@ -132,10 +137,10 @@ final class Loader: Sendable {
     /// The fields sent for `request` to `url`: the default fields (credentials only to the
     /// credential origin), each replaced by the request's own of the same name.
     func requestHeaders(_ request: WebRequest, to url: URL) -> HTTPHeaders {
-        var headers = defaultHeaders
-        if !(credentialOrigin.map(url.isSameOrigin(as:)) ?? false) {
-            for name in HTTPHeaders.credentialNames { headers.remove(name) }
-        }
+        var headers =
+            credentialOrigin.map(url.isSameOrigin(as:)) ?? false ? defaultHeaders : defaultHeadersWithoutCredentials
+        // Most loads set no field of their own.
+        if request.headers.isEmpty { return headers }
         for name in Set(request.headers.map { $0.name.lowercased() }) {
             headers.remove(name)
         }
