@@ -39,10 +39,12 @@ struct EvictionOrder {
         var left = total
         // The entries of a shared body met so far, until they are all its references.
         var waiting: [Int64: [Entry]] = [:]
+        // Complete entries with the empty body, and partial ones without parts, free nothing: the index
+        // leaves them out before their rows are read.
         let statement = try connection.cachedStatement(sql: """
             SELECT e.id, e.url, e.partition, e.body_size, e.body_id, b.ref_count, b.size, \
-            \(columns.isPartial) FROM entry e JOIN body b ON b.id = e.body_id WHERE e.pinned = 0 \
-            ORDER BY \(lastAccess), e.body_size DESC, e.id
+            \(columns.isPartial) FROM entry e JOIN body b ON b.id = e.body_id \
+            WHERE e.pinned = 0 AND e.body_size > 0 ORDER BY \(lastAccess), e.body_size DESC, e.id
             """)
         try statement.withBindings([]) {
             while left > byteLimit, try statement.step() {
@@ -55,7 +57,6 @@ struct EvictionOrder {
                     continue
                 }
                 let bodySize = statement.int64(6)
-                guard bodySize > 0 else { continue }
                 let bodyID = statement.int64(4)
                 var group = waiting.removeValue(forKey: bodyID) ?? []
                 group.append(entry)
