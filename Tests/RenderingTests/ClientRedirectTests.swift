@@ -150,6 +150,68 @@ import WebCacheTestSupport
         }
     }
 
+    /// A navigation the page asks for while it settles, whose request the browser sends only later
+    /// (a `beforeunload` handler holds it for longer than the settle time): the page is not done
+    /// while the navigation it asked for is on its way, so its target is followed.
+    @Test func aNavigationAskedForWhileThePageSettlesIsFollowedWhenItsRequestComesLate() async throws {
+        var slowImage = Self.png()
+        slowImage.delay = .milliseconds(300)
+        let fixture = try AppFixture { [slowImage] request in
+            switch request.path {
+            case "/late.html":
+                Self.html("<p>late</p><script>addEventListener('beforeunload', () => { "
+                    + "const end = Date.now() + 4000; while (Date.now() < end) {} }); "
+                    + "addEventListener('load', () => { const image = new Image(); "
+                    + "image.onload = () => setTimeout(() => location.href = '/after.html', 0); "
+                    + "image.src = '/slow.png' })</script>")
+            case "/slow.png": slowImage
+            case "/after.html": Self.html("<p>after</p>")
+            case "/favicon.ico": Self.png()
+            default: RenderRequisiteTests.notFound
+            }
+        }
+        let preload = try await fixture.webcache([
+            "preload", "--render", "--settle", "2s", "--render-timeout", "30s", "--store", fixture.store,
+            try fixture.urlFile(["/late.html"]),
+        ])
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        let line = "webcache: followed navigation to \(fixture.server.url("/after.html")) "
+            + "(from \(fixture.server.url("/late.html")))"
+        #expect(Self.followed(preload.stderr) == [Substring(line)], "\(preload.everything)")
+    }
+
+    /// Navigations a page asks for that send no request the tab stops (to `about:blank`, to a
+    /// `mailto:` link; within the document, and to a `data:` URL, which the browser refuses) end what
+    /// their ask began: the pages settle without waiting for the render timeout (without the ends,
+    /// the first two were still busy at it).
+    @Test func aNavigationWithoutARequestDoesNotHoldThePageUntilItsTimeout() async throws {
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/hash.html":
+                Self.html("<p>hash</p><script>addEventListener('load', () => "
+                    + "setTimeout(() => location.hash = 'part', 0))</script>")
+            case "/data.html":
+                Self.html("<p>data</p><script>addEventListener('load', () => "
+                    + "setTimeout(() => location.href = 'data:text/html,<p>elsewhere</p>', 0))</script>")
+            case "/blank.html":
+                Self.html("<p>blank</p><script>addEventListener('load', () => "
+                    + "setTimeout(() => location.href = 'about:blank', 0))</script>")
+            case "/mail.html":
+                Self.html("<p>mail</p><script>addEventListener('load', () => "
+                    + "setTimeout(() => location.href = 'mailto:someone@example.com', 0))</script>")
+            case "/favicon.ico": Self.png()
+            default: RenderRequisiteTests.notFound
+            }
+        }
+        let preload = try await fixture.webcache([
+            "preload", "--render", "--render-timeout", "30s", "--store", fixture.store,
+            try fixture.urlFile(["/hash.html", "/data.html", "/blank.html", "/mail.html"]),
+        ])
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        #expect(!preload.stdout.contains("still busy"), "\(preload.everything)")
+        #expect(preload.stdout.contains("Preloaded 4 page(s)"), "\(preload.everything)")
+    }
+
     /// `/a` goes to `/b`, which goes back to `/a`: each is rendered once, and the run ends.
     @Test func aLoopOfNavigationsRendersEachPageOnce() async throws {
         let fixture = try AppFixture { request in

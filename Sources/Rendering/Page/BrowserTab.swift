@@ -265,6 +265,12 @@ public final class BrowserTab: Sendable {
         }
     }
 
+    /// What the page lifecycle counts in flight from the moment the page asks to navigate away from
+    /// its answered document until the browser sends the navigation's request (or the navigation
+    /// ends without one): a `beforeunload` handler, or a busy browser, may hold the request for
+    /// longer than the settle time, and the page is not done while it is on its way.
+    private static let askedNavigation = "navigation"
+
     /// Reacts to one event of the tab or of a worker attached to it. With `stopping`, a navigation
     /// away from the page's answered document is stopped (and its request added to `stopped`) instead
     /// of answered.
@@ -275,7 +281,37 @@ public final class BrowserTab: Sendable {
         input: AsyncStream<Input>.Continuation
     ) -> PageLifecycle.Action {
         let params = event.params
+        // A navigation of the main frame that ends without a request (to a `data:` URL, within the
+        // document, or given up) ends what its ask began.
+        var ended = PageLifecycle.Action.none
         switch event.method {
+        case "Page.frameNavigated" where params["frame"]?["id"]?.stringValue == targetID,
+            "Page.navigatedWithinDocument" where params["frameId"]?.stringValue == targetID,
+            "Page.frameStoppedLoading" where params["frameId"]?.stringValue == targetID:
+            ended = lifecycle.requestEnded(Self.askedNavigation, at: now)
+        default:
+            break
+        }
+        let action = react(to: event, lifecycle: &lifecycle, now: now, answer: answer, stopping: stopping,
+                           stopped: &stopped, workers: workers, group: &group, input: input)
+        return ended == .none ? action : ended
+    }
+
+    /// ``handle(_:lifecycle:now:answer:stopping:stopped:workers:group:input:)`` once a navigation's end is
+    /// taken into account.
+    private func react(
+        to event: DevToolsEvent, lifecycle: inout PageLifecycle, now: ContinuousClock.Instant,
+        answer: (@Sendable (InterceptedRequest) async -> InterceptedAnswer)?, stopping: DocumentAnswer?,
+        stopped: inout [InterceptedRequest], workers: WorkerSessions, group: inout ThrowingTaskGroup<Void, any Error>,
+        input: AsyncStream<Input>.Continuation
+    ) -> PageLifecycle.Action {
+        let params = event.params
+        switch event.method {
+        case "Page.frameRequestedNavigation"
+        where stopping?.isAnswered == true && params["frameId"]?.stringValue == targetID
+            && params["disposition"]?.stringValue == "currentTab":
+            // Its request, which will be stopped, may come later than the settle time.
+            return lifecycle.requestStarted(Self.askedNavigation, at: now)
         case "Network.requestWillBeSent":
             guard let id = params["requestId"]?.stringValue else { return .none }
             return lifecycle.requestStarted("network:" + id, at: now)
@@ -352,7 +388,9 @@ public final class BrowserTab: Sendable {
                 }
                 input.yield(.answered(key: key, documentStatus: status))
             }
-            return lifecycle.requestStarted(key, at: now)
+            let action = lifecycle.requestStarted(key, at: now)
+            // The navigation the page asked for has sent its request, which is in flight in its place.
+            return stops && action == .none ? lifecycle.requestEnded(Self.askedNavigation, at: now) : action
         default:
             return .none
         }
