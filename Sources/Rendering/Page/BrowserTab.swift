@@ -281,8 +281,8 @@ public final class BrowserTab: Sendable {
         input: AsyncStream<Input>.Continuation
     ) -> PageLifecycle.Action {
         let params = event.params
-        // A navigation of the main frame that ends without a request (to a `data:` URL, within the
-        // document, or given up) ends what its ask began.
+        // A navigation of the main frame that ends without a request the tab stops (to `about:blank`,
+        // to a `mailto:` link, within the document) ends what its ask began.
         var ended = PageLifecycle.Action.none
         switch event.method {
         case "Page.frameNavigated" where params["frame"]?["id"]?.stringValue == targetID,
