@@ -147,7 +147,7 @@ struct CommandContext: Sendable {
             return
         }
         guard let source = sources.first else { return }
-        guard let instanceURL = configuration.instanceURL else {
+        guard configuration.instanceURL != nil else {
             throw UsageError("--\(source) needs --instance <url>: the session is started on the instance",
                              command: arguments.spec)
         }
@@ -159,7 +159,7 @@ struct CommandContext: Sendable {
             configuration.authorization = FileTokenProvider(fileURL: URL(fileURLWithPath: arguments.value(source)!))
         default:
             let endpointText = arguments.value("token-endpoint") ?? "oauth/token"
-            let endpoint = try arguments.url(endpointText, relativeTo: instanceURL, for: "--token-endpoint <url>")
+            let endpoint = try arguments.requestURL(endpointText, for: "--token-endpoint <url>")
             var client = JWTBearerProvider.ClientAuthentication.none
             if let clientID = arguments.value("client-id") {
                 client = environment["WEBCACHE_CLIENT_SECRET"].map { .basic(clientID: clientID, clientSecret: $0) }

@@ -120,6 +120,37 @@ final class IdentityPartitionCommandTests: Sendable {
         #expect(mismatch.stderr.contains("--user 'bob' does not match"), "\(mismatch.stderr)")
     }
 
+    /// An instance installed under a path given without its trailing `/`: `--whoami` and
+    /// `--token-endpoint` resolve against its root as a page does, not beside it.
+    @Test func whoamiAndTheTokenEndpointResolveAgainstAnInstanceUnderAPath() async throws {
+        let portal = OriginServer { request in
+            switch request.path {
+            case "/portal/me.json":
+                OriginResponse(headers: ["Content-Type": "application/json"], body: .bytes(Data(#"{"sub":"carol"}"#.utf8)))
+            case "/portal/page.txt":
+                OriginResponse(headers: ["Content-Type": "text/plain"], body: .bytes(Data("portal page".utf8)))
+            default:
+                OriginResponse(status: 404)
+            }
+        }
+        try portal.start()
+        defer { portal.stop() }
+        let base = portal.url("portal").absoluteString
+        let result = try await webcache.run([
+            "get", "page.txt", "--store", folder.path("portal.sqlite"), "--instance", base,
+            "--token-command", "printf tok-carol", "--whoami", "me.json",
+        ])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout == "portal page")
+        #expect(portal.requests.map(\.path) == ["/portal/me.json", "/portal/page.txt"])
+        // The JWT flow's endpoint, asked for only when it signs in: `--token-endpoint` says where.
+        let endpoint = try await webcache.run([
+            "get", "page.txt", "--store", folder.path("portal.sqlite"), "--instance", base,
+            "--jwt-command", "printf assertion", "--token-endpoint", "token.do", "--policy", "reload",
+        ])
+        #expect(portal.requests.last?.path == "/portal/token.do", "\(endpoint.stderr)")
+    }
+
     @Test func credentialsTheInstanceRefusesNameNobodyAndStoreNothing() async throws {
         let result = try await get("private/a.txt", ["--token-command", "printf tok-unknown", "--whoami", "api/me"])
 

@@ -50,7 +50,8 @@ extension CommandContext {
         let user = arguments.value("user")
         let digest = source.digest(instance: instance)
         if let whoami = arguments.value("whoami") {
-            let url = try arguments.url(whoami, relativeTo: instance, for: "--whoami <url>")
+            // Resolved as a page's URL is: against the instance's root, a path without `/` as a folder.
+            let url = try arguments.requestURL(whoami, for: "--whoami <url>")
             let field = arguments.value("whoami-field") ?? "sub"
             if online {
                 let id = try await WebCache.instanceUserID(at: url, field: field, configuration: configuration)

@@ -27,11 +27,12 @@ struct ParsedArguments: Sendable {
     }
 
     /// `text`, given for `option` (as help spells it: `--instance <url>`, or `<url>` for an
-    /// argument) and resolved against `base` when relative, as a URL webcache can request
-    /// (``HTTPURLCheck``), or a usage error that names it and says what is wrong.
-    func url(_ text: String, relativeTo base: URL? = nil, for option: String) throws(UsageError) -> URL {
+    /// argument), as an absolute URL webcache can request (``HTTPURLCheck``), or a usage error that
+    /// names it and says what is wrong. A URL that may be relative to `--instance` is read by
+    /// ``requestURL(_:for:)``.
+    func url(_ text: String, for option: String) throws(UsageError) -> URL {
         do throws(HTTPURLCheck.Problem) {
-            return try HTTPURLCheck.url(text, relativeTo: base)
+            return try HTTPURLCheck.url(text)
         } catch {
             throw UsageError("The value '\(MessageText.excerpt(text, limit: 100))' is invalid for '\(option)': "
                              + "it \(error)", command: spec)
