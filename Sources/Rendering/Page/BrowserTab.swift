@@ -195,9 +195,11 @@ public final class BrowserTab: Sendable {
                             let value = result["result"]?["value"]
                             let icons = value?["icons"]?.arrayValue?.compactMap(\.stringValue) ?? []
                             input.yield(.afterLoadDone(icons: icons, refresh: value?["refresh"]?.stringValue))
-                        } catch DevToolsError.protocolError where whenLoaded != nil {
-                            // The user of a shown tab followed a link while it ran: the page is gone,
-                            // and the one that replaced it is what the window shows.
+                        } catch DevToolsError.protocolError {
+                            // The page's document was replaced while it ran: the user of a shown tab
+                            // followed a link, or the page went on to a document the tab does not stop
+                            // (`about:blank`). Its own document loaded, and what the script would read
+                            // is gone with it.
                             input.yield(.afterLoadDone(icons: [], refresh: nil))
                         } catch {
                             input.yield(Self.failure(of: error, doing: "run its after-load script"))
