@@ -174,12 +174,13 @@ struct JSONParser {
         switch value {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .integer(let integer): output.append(contentsOf: String(integer).utf8)
-        case .number(let number):
-            if let whole = Int64(exactly: number) {
+        case .integer, .number:
+            if let whole = value.int64Value {
                 output.append(contentsOf: String(whole).utf8)
+            } else if let number = value.doubleValue, number.isFinite {
+                output.append(contentsOf: "\(number)".utf8)
             } else {
-                output.append(contentsOf: (number.isFinite ? "\(number)" : "null").utf8)
+                output.append(contentsOf: "null".utf8)
             }
         case .string(let text): writeString(text, to: &output)
         case .array(let elements):

@@ -40,16 +40,12 @@ public enum JSONValue: Sendable, Hashable {
 
     /// The number as an integer, if this is a number with no fraction that `Int` holds exactly.
     public var intValue: Int? {
-        switch self {
-        case .integer(let value): Int(exactly: value)
-        case .number(let value): Int(exactly: value)
-        default: nil
-        }
+        int64Value.flatMap { Int(exactly: $0) }
     }
 
-    /// A number's value as an integer when it is one exactly, so that `.integer(2)` and
-    /// `.number(2.0)` are one value.
-    private var wholeNumber: Int64? {
+    /// The number as a 64-bit integer, if this is a number with no fraction within 64 bits: what
+    /// makes `.integer(2)` and `.number(2.0)` one value.
+    public var int64Value: Int64? {
         switch self {
         case .integer(let value): value
         case .number(let value): Int64(exactly: value)
@@ -62,7 +58,7 @@ public enum JSONValue: Sendable, Hashable {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
         case (.integer, .integer), (.integer, .number), (.number, .integer):
-            left.wholeNumber.map { $0 == right.wholeNumber } ?? false
+            left.int64Value.map { $0 == right.int64Value } ?? false
         case (.number(let a), .number(let b)): a == b
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
@@ -77,7 +73,7 @@ public enum JSONValue: Sendable, Hashable {
         case .bool(let value): hasher.combine(1); hasher.combine(value)
         case .integer, .number:
             hasher.combine(2)
-            if let whole = wholeNumber { hasher.combine(whole) } else { hasher.combine(doubleValue) }
+            if let whole = int64Value { hasher.combine(whole) } else { hasher.combine(doubleValue) }
         case .string(let value): hasher.combine(3); hasher.combine(value)
         case .array(let value): hasher.combine(4); hasher.combine(value)
         case .object(let value): hasher.combine(5); hasher.combine(value)

@@ -213,12 +213,12 @@ public struct JWTBearerProvider: AuthorizationProviding {
         }
         // Some servers send expires_in as a string; both forms are accepted (and, as Foundation's
         // NSNumber read them, true and false as 1 and 0).
+        let field = json["expires_in"]
         let expiresIn: Double? =
-            switch json["expires_in"] {
-            case .integer, .number: json["expires_in"]?.doubleValue
+            switch field {
             case .string(let text)?: Double(text)
             case .bool(let flag)?: flag ? 1 : 0
-            default: nil
+            default: field?.doubleValue
             }
         return AuthorizationToken(
             value: accessToken,

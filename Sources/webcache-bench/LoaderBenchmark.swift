@@ -8,9 +8,10 @@ import WebCache
 /// through the SQLite C API, and a repeated hit answered from the loader's memory
 /// (``WebCache/Configuration-swift.struct/memoryCacheSize``), in rounds that take turns, the fastest
 /// round of each side counting. The raw SELECT is timed a second way too, checking each chunk against
-/// its CRC-32 as the store's reads do, so that what the check costs a hit is seen apart. Last, the repeated hit from memory is timed again, each load right
-/// after the same cache has fetched and stored another URL, as a busy app or gateway stores new
-/// responses between its hits: the cache's own saves of other URLs leave the kept answer in memory.
+/// its CRC-32 as the store's reads do, so that what the check costs a hit is seen apart. Last, the
+/// repeated hit from memory is timed again, each load right after the same cache has fetched and
+/// stored another URL, as a busy app or gateway stores new responses between its hits: the cache's
+/// own saves of other URLs leave the kept answer in memory.
 ///
 /// With a ``Count``, it makes only that many loads of one side after the same setup and warm-up and
 /// times nothing: the difference between the instructions of two such runs (counted by callgrind) is

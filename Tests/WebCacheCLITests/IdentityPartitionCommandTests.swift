@@ -126,7 +126,8 @@ final class IdentityPartitionCommandTests: Sendable {
         let portal = OriginServer { request in
             switch request.path {
             case "/portal/me.json":
-                OriginResponse(headers: ["Content-Type": "application/json"], body: .bytes(Data(#"{"sub":"carol"}"#.utf8)))
+                OriginResponse(
+                    headers: ["Content-Type": "application/json"], body: .bytes(Data(#"{"sub":"carol"}"#.utf8)))
             case "/portal/page.txt":
                 OriginResponse(headers: ["Content-Type": "text/plain"], body: .bytes(Data("portal page".utf8)))
             default:

@@ -96,13 +96,20 @@ public enum RangeRequest {
         if let condition = request.headers["If-Range"], !ifRangeHolds(condition, stored: stored) {
             return .whole
         }
+        let served = servedRanges(of: specs, length: length)
+        guard !served.ranges.isEmpty else { return .unsatisfiable }
+        if served.coalesced, served.ranges == [ByteRange(first: 0, last: length - 1)] { return .whole }
+        return .partial(served.ranges)
+    }
+
+    /// The ranges of content `length` bytes long that `specs` ask for (steps 4 and 5 of
+    /// ``answer(request:stored:length:)``): the satisfiable ones, coalesced and sorted when some
+    /// overlap or touch (`coalesced`), else in the order asked; none when no spec is satisfiable.
+    public static func servedRanges(of specs: [RangeSpec], length: Int64) -> (ranges: [ByteRange], coalesced: Bool) {
         let ranges = specs.compactMap { $0.resolved(length: length) }
-        guard !ranges.isEmpty else { return .unsatisfiable }
-        guard ranges.count > 1 else { return .partial(ranges) }
+        guard ranges.count > 1 else { return (ranges, false) }
         let coalesced = ByteRange.coalesced(ranges)
-        if coalesced.count == ranges.count { return .partial(ranges) }
-        if coalesced == [ByteRange(first: 0, last: length - 1)] { return .whole }
-        return .partial(coalesced)
+        return coalesced.count == ranges.count ? (ranges, false) : (coalesced, true)
     }
 
     /// Whether an `If-Range` value holds for `stored` (§13.1.5), so that the range may be sent:

@@ -283,31 +283,6 @@ public final class BrowserTab: Sendable {
         input: AsyncStream<Input>.Continuation
     ) -> PageLifecycle.Action {
         let params = event.params
-        // A navigation of the main frame that ends without a request the tab stops (to `about:blank`,
-        // to a `mailto:` link, within the document) ends what its ask began.
-        var ended = PageLifecycle.Action.none
-        switch event.method {
-        case "Page.frameNavigated" where params["frame"]?["id"]?.stringValue == targetID,
-            "Page.navigatedWithinDocument" where params["frameId"]?.stringValue == targetID,
-            "Page.frameStoppedLoading" where params["frameId"]?.stringValue == targetID:
-            ended = lifecycle.requestEnded(Self.askedNavigation, at: now)
-        default:
-            break
-        }
-        let action = react(to: event, lifecycle: &lifecycle, now: now, answer: answer, stopping: stopping,
-                           stopped: &stopped, workers: workers, group: &group, input: input)
-        return ended == .none ? action : ended
-    }
-
-    /// ``handle(_:lifecycle:now:answer:stopping:stopped:workers:group:input:)`` once a navigation's end is
-    /// taken into account.
-    private func react(
-        to event: DevToolsEvent, lifecycle: inout PageLifecycle, now: ContinuousClock.Instant,
-        answer: (@Sendable (InterceptedRequest) async -> InterceptedAnswer)?, stopping: DocumentAnswer?,
-        stopped: inout [InterceptedRequest], workers: WorkerSessions, group: inout ThrowingTaskGroup<Void, any Error>,
-        input: AsyncStream<Input>.Continuation
-    ) -> PageLifecycle.Action {
-        let params = event.params
         switch event.method {
         case "Page.frameRequestedNavigation"
         where stopping?.isAnswered == true && params["frameId"]?.stringValue == targetID
@@ -330,9 +305,16 @@ public final class BrowserTab: Sendable {
             return lifecycle.requestEnded("network:" + id, at: now)
         case "Page.loadEventFired":
             return lifecycle.loadEventFired(at: now)
-        case "Page.frameStoppedLoading" where !stopped.isEmpty && params["frameId"]?.stringValue == targetID:
+        // A navigation of the main frame that ends without a request the tab stops (to `about:blank`,
+        // to a `mailto:` link, within the document) ends what its ask began.
+        case "Page.frameNavigated" where params["frame"]?["id"]?.stringValue == targetID,
+            "Page.navigatedWithinDocument" where params["frameId"]?.stringValue == targetID:
+            return lifecycle.requestEnded(Self.askedNavigation, at: now)
+        case "Page.frameStoppedLoading" where params["frameId"]?.stringValue == targetID:
+            let ended = lifecycle.requestEnded(Self.askedNavigation, at: now)
             // A navigation stopped while the document loaded leaves it without a load event: it has
             // loaded as far as it will.
+            guard ended == .none, !stopped.isEmpty else { return ended }
             return lifecycle.loadEventFired(at: now)
         case "Target.attachedToTarget":
             // A worker of the page (a service worker, whose script is fetched once it runs), attached

@@ -32,12 +32,9 @@ extension Loader {
         }
         let now = clock()
         let age = stored.currentAge(now: now)
-        // As from a complete entry (``RangeRequest/answer(request:stored:length:)``): the satisfiable
-        // ranges, coalesced and sorted when some overlap or touch, else in the order asked.
-        let satisfiable = specs.compactMap { $0.resolved(length: partial.completeLength) }
-        guard !satisfiable.isEmpty else { return unsatisfiable(partial, request: request, age: age) }
-        let coalesced = ByteRange.coalesced(satisfiable)
-        let ranges = coalesced.count == satisfiable.count ? satisfiable : coalesced
+        // The ranges a complete entry would send.
+        let ranges = RangeRequest.servedRanges(of: specs, length: partial.completeLength).ranges
+        guard !ranges.isEmpty else { return unsatisfiable(partial, request: request, age: age) }
         let usable: Bool
         switch policy {
         case .returnCacheDataDontLoad, .returnCacheDataElseLoad:

@@ -975,8 +975,8 @@ private struct CountingSending: RequestSending {
     }
 }
 
-/// A transport that counts the requests it sends on: each once it has an answer or failed, but one
-/// withdrawn before a byte of it was sent.
+/// A transport that counts the requests it sends on, each once it has an answer or has failed; not
+/// one withdrawn before a byte of it was sent.
 private struct CountingTransport: HTTPTransport {
     let inner: any HTTPTransport
     let count: RequestCounter

@@ -85,10 +85,9 @@ extension WebCache {
         case .string(let text)?: return text.isEmpty ? nil : text
         // A whole number as an integer ("42", not "42.0"), as Foundation's NSNumber wrote it, and all
         // its digits: an id above 2⁵³ is not rounded.
-        case .integer(let whole)?: return String(whole)
-        case .number(let number)?:
-            if let whole = Int64(exactly: number) { return String(whole) }
-            return "\(number)"
+        case .integer?, .number?:
+            if let whole = value?.int64Value { return String(whole) }
+            return value?.doubleValue.map { "\($0)" }
         default: return nil
         }
     }
