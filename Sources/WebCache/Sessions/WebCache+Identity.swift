@@ -85,9 +85,8 @@ extension WebCache {
         case .string(let text)?: return text.isEmpty ? nil : text
         // A whole number as an integer ("42", not "42.0"), as Foundation's NSNumber wrote it, and all
         // its digits: an id above 2⁵³ is not rounded.
-        case .integer?, .number?:
-            if let whole = value?.int64Value { return String(whole) }
-            return value?.doubleValue.map { "\($0)" }
+        case .integer(let whole)?: return String(whole)
+        case .number(let number)?: return Int64(exactly: number).map { String($0) } ?? "\(number)"
         default: return nil
         }
     }
