@@ -60,13 +60,20 @@ struct ChildProcessTests {
         try #require(pipe(&ends) == 0)
         defer { close(ends[0]) }
         let probe = "for fd in \"$@\"; do if [ -e /proc/self/fd/$fd ]; then echo open $fd; fi; done; echo checked"
+        let pipeName = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(ends[1])")
         let prober = try shell(probe, ends.map(String.init))
         let sleeper = try ChildProcess.spawn("/bin/sleep", ["600"], output: .null, error: .null)
         close(ends[1])
-        // End of file at once only when no child holds the write end; otherwise EAGAIN, not a wait.
-        _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
-        var byte: UInt8 = 0
-        #expect(read(ends[0], &byte, 1) == 0)
+        // The sleeper's own descriptors, not the pipe's end of file: a child another test starts at the same
+        // moment holds a copy of every descriptor between its fork and its exec.
+        let sleeperFolder = "/proc/\(sleeper.pid)/fd"
+        // A descriptor the sleeper opens and closes as it starts (its locale's files) may go while listed.
+        let held = try FileManager.default.contentsOfDirectory(atPath: sleeperFolder).compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "\(sleeperFolder)/\($0)")
+        }
+        #expect(pipeName.hasPrefix("pipe:"))
+        #expect(held.contains("/dev/null"))
+        #expect(!held.contains(pipeName), "\(held)")
         #expect(kill(sleeper.pid, 0) == 0)
         sleeper.send(SIGKILL)
         #expect(await sleeper.finish().termination == .signalled(SIGKILL))
