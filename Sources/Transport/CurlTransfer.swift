@@ -42,6 +42,8 @@ final class CurlTransfer {
     private var retriedOnFreshConnection = false
     /// Whether the URL is `http`, whose handle is kept for another transfer when this one ends.
     private var isPlainHTTP = false
+    /// Whether libcurl ended the transfer without an error.
+    private var endedWell = false
 
     init(
         spec: CurlTransferSpec, configuration: CurlTransport.Configuration, resolvedConnections: ResolvedConnections,
@@ -60,9 +62,10 @@ final class CurlTransfer {
 
     deinit {
         // Reset or freed first: until then the handle points at the lists and the error buffer.
-        // Only a plain-HTTP transfer's handle is kept: one that carried HTTP/2 streams over TLS
-        // refuses a new buffer size after its reset, as libcurl still holds its buffer.
-        handles.giveBack(easy, reusable: isPlainHTTP)
+        // Only the handle of a plain-HTTP transfer that ended well is kept: one that carried HTTP/2
+        // streams over TLS, or whose host did not resolve, refuses a new buffer size after its
+        // reset, as libcurl still holds its buffer.
+        handles.giveBack(easy, reusable: isPlainHTTP && endedWell)
         for list in lists { ccurl_slist_free_all(list) }
         errorBuffer.deallocate()
     }
@@ -497,6 +500,7 @@ final class CurlTransfer {
 
     /// libcurl finished the transfer with `code`.
     func finish(code: CURLcode) {
+        endedWell = code == CURLE_OK
         if code == CURLE_OK {
             if headDelivered {
                 complete(with: .success(()))

@@ -114,6 +114,25 @@ import Testing
         }
     }
 
+    /// The handle of a transfer whose host did not resolve is not kept for the next: libcurl refuses
+    /// a reset one its buffer size (seen as "libcurl refused an option" for the retry and the next request).
+    @Test func aFailedResolutionLeavesNothingBehindForTheNextRequests() async throws {
+        let server = try TestOrigin.start()
+        defer { server.stop() }
+        let transport = try CurlTransport()
+        let url = try #require(URL(string: "http://no-such-host.invalid/x"))
+        for _ in 0..<3 {
+            await #expect {
+                _ = try await transport.send(HTTPRequest(url: url))
+            } throws: { error in
+                (error as? TransportError)?.code == .hostNotFound
+            }
+        }
+        let response = try await transport.send(HTTPRequest(url: server.url("generated?size=100")))
+        #expect(response.head.status == 200)
+        #expect(try await response.body.collect().count == 100)
+    }
+
     @Test func responsesOutliveTheTransport() async throws {
         let server = try TestOrigin.start()
         defer { server.stop() }
