@@ -3,13 +3,15 @@ import HTTPCore
 
 /// Which header fields cross the gateway, in either direction.
 enum HeaderRules {
-    /// Request fields the gateway sets or decides itself: `Host` comes from the target URL, the
-    /// origin is asked for no content coding (see ``ProxyHandler/makeWebRequest(_:url:)``), and
-    /// the client's validators are answered from the response the store gives (see
-    /// ``ConditionalRequest``).
-    static let replacedInRequests: Set<String> = [
-        "host", "accept-encoding", "content-length", "if-none-match", "if-modified-since", "expect",
-    ]
+    /// Request fields the gateway sets or decides itself: `Host` comes from the target URL, and the
+    /// origin is asked for no content coding (see ``ProxyHandler/makeWebRequest(_:url:)``).
+    static let replacedInRequests: Set<String> = ["host", "accept-encoding", "content-length", "expect"]
+
+    /// Request fields a `GET` or `HEAD` loses as well: the client's validators, which are answered
+    /// from the response the store gives (see ``ConditionalRequest``). Any other method keeps them
+    /// for the origin, which alone can evaluate them (`If-None-Match: *` on a `PUT` creates only
+    /// what does not exist; RFC 9110 §13.1.2).
+    static let replacedInReads: Set<String> = replacedInRequests.union(["if-none-match", "if-modified-since"])
 
     /// Response fields the HTTP server writes itself from the body it sends. `Date` is not one:
     /// the origin's is forwarded (RFC 9110 §6.6.1), since a downstream cache computes the age and

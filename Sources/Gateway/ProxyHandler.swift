@@ -177,7 +177,9 @@ struct ProxyHandler: Sendable {
     /// The library request for a client request: its end-to-end fields, its body, no redirects
     /// followed (the client sees the 3xx and follows it through the gateway), no content decoded.
     func makeWebRequest(_ request: ProxyRequest, url: URL) -> WebRequest {
-        var headers = HeaderRules.forwardable(request.headers, removing: HeaderRules.replacedInRequests)
+        let isRead = request.method == .get || request.method == .head
+        let replaced = isRead ? HeaderRules.replacedInReads : HeaderRules.replacedInRequests
+        var headers = HeaderRules.forwardable(request.headers, removing: replaced)
         headers.append(name: "Via", value: "1.1 \(viaPseudonym)")
         var webRequest = WebRequest(url.absoluteString, method: request.method, headers: headers,
                                     body: request.bodyStream == nil && !request.method.isSafe ? Data() : nil,

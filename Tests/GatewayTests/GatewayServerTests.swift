@@ -76,6 +76,27 @@ struct GatewayServerTests {
         }
     }
 
+    /// Only a read's validators are answered from the store; another method's reach the origin, which
+    /// alone can evaluate them: `If-None-Match: *` on a PUT creates only what does not exist.
+    @Test func theValidatorsOfAnUnsafeRequestReachTheOrigin() async throws {
+        let handler: OriginServer.Handler = { request in
+            if request.method == .put, request.headers["If-None-Match"] == "*" {
+                return .text("exists", status: 412)
+            }
+            return .text("body", headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=3600"])
+        }
+        try await GatewayHarness.run(origin: handler) { harness in
+            _ = try await harness.get("/doc")
+            let validators: HTTPHeaders = ["If-None-Match": "*", "If-Modified-Since": "Sun, 01 Jan 2034 00:00:00 GMT"]
+            let put = try await harness.get("/doc", method: .put, headers: validators, body: Data("new".utf8))
+            #expect(put.status == 412)
+            let sent = try #require(harness.origin.requests.last)
+            #expect(sent.method == .put)
+            #expect(sent.headers["If-None-Match"] == "*")
+            #expect(sent.headers["If-Modified-Since"] == "Sun, 01 Jan 2034 00:00:00 GMT")
+        }
+    }
+
     @Test func clientConditionalWithAnotherValidatorGetsTheBody() async throws {
         try await GatewayHarness.run(origin: Origins.validated("body", cacheControl: "max-age=3600")) { harness in
             _ = try await harness.get("/logo")
