@@ -228,6 +228,35 @@ struct CSSRuleContext: Sendable {
         resetText()
     }
 
+    /// The at-keyword that starts the statement read so far, in ASCII lower case, after whitespace
+    /// and the `<!--` and `-->` a stylesheet's top level may hold; `""` when nothing but them comes
+    /// before its `;`; `nil` when it starts otherwise or its text is too long to keep. Reads the
+    /// copied text only: the tokenizer flushes it first.
+    func statementAtKeyword() -> String? {
+        guard !textOverflowed else { return nil }
+        let bytes = text.bytes
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if CSSTokenizer.isWhitespace(bytes[index]) {
+                index += 1
+            } else if bytes[index...].starts(with: "<!--".utf8) {
+                index += 4
+            } else if bytes[index...].starts(with: "-->".utf8) {
+                index += 3
+            } else {
+                break
+            }
+        }
+        guard index < bytes.endIndex, bytes[index] != UInt8(ascii: ";") else { return "" }
+        guard bytes[index] == UInt8(ascii: "@") else { return nil }
+        let name = bytes[(index + 1)...].prefix { byte in
+            byte >= 0x80 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || (0x30...0x39).contains(byte)
+                || (0x61...0x7A).contains(byte | 0x20)
+        }
+        guard !name.isEmpty else { return nil }
+        return String(decoding: name.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
     /// A `{`: the text so far is the block's prelude.
     mutating func openBlock(into found: inout [CSSTokenizer.Found]) {
         let prelude =

@@ -4,8 +4,10 @@
 /// complete: `url(…)` (quoted or not, with escapes), the string or `url()` right after a top-level
 /// `@import`, strings inside `image-set()` and `-webkit-image-set()`, and `src("…")`. References
 /// inside an `@font-face` block are fonts. Comments and strings are tokenized, so a `url(` inside
-/// them is not a reference. An `@import` after the first rule or block is invalid and ignored, as
-/// browsers ignore it.
+/// them is not a reference. An `@import` is valid only at the top, after nothing but `@charset`,
+/// `@layer` statements and other `@import`s, and with no `@layer` between it and an earlier one
+/// (CSS Cascade 5 §2); browsers ignore any other, and its URL, as the URL of `@namespace`, is no
+/// reference.
 ///
 /// Every character that changes its state is ASCII, which in UTF-8 is never part of a longer
 /// sequence, so it runs on bytes: a non-ASCII byte is a name character, as the character it belongs
@@ -56,7 +58,8 @@ struct CSSTokenizer: Sendable {
     }
 
     private enum PendingRule {
-        case none, importRule, fontFace
+        /// `ignored`: an at-rule whose URL is no reference, an `@import` where none is valid or `@namespace`.
+        case none, importRule, fontFace, ignored
     }
 
     private var state = State.normal
@@ -74,6 +77,8 @@ struct CSSTokenizer: Sendable {
     private var fontFaceDepth: Int?
     private var pendingRule = PendingRule.none
     private var importsAllowed = true
+    /// Whether a valid `@import` has been read: an `@layer` statement after it ends the `@import`s.
+    private var sawImport = false
     /// The rules, preludes and declarations around what is found (``CSSRuleContext``).
     var context = CSSRuleContext()
 
@@ -97,6 +102,7 @@ struct CSSTokenizer: Sendable {
         fontFaceDepth = nil
         pendingRule = .none
         importsAllowed = true
+        sawImport = false
         context.reset()
     }
 
@@ -180,6 +186,10 @@ struct CSSTokenizer: Sendable {
                 if state == .normal && byte == UInt8(ascii: ";") {
                     // What normal(_:) does for `;`, the declaration read where it is.
                     pendingRule = .none
+                    if braceDepth == 0 && importsAllowed {
+                        context.flush(bytes)
+                        endTopLevelStatement()
+                    }
                     context.endDeclaration(in: bytes, into: &found)
                     index += 1
                     continue
@@ -263,8 +273,10 @@ struct CSSTokenizer: Sendable {
             return end
         }
         let name = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<end])
-        if Self.equalsLowercased(name, "import"), braceDepth == 0, importsAllowed {
-            pendingRule = .importRule
+        if Self.equalsLowercased(name, "import") {
+            pendingRule = braceDepth == 0 && importsAllowed ? .importRule : .ignored
+        } else if Self.equalsLowercased(name, "namespace") {
+            pendingRule = .ignored
         } else if Self.equalsLowercased(name, "font-face") {
             pendingRule = .fontFace
         } else if name.contains(where: { $0 >= 0x80 }) {
@@ -371,6 +383,7 @@ struct CSSTokenizer: Sendable {
             closeBlock()
         case UInt8(ascii: ";"):
             pendingRule = .none
+            if braceDepth == 0 && importsAllowed { endTopLevelStatement() }
             context.endDeclaration(into: &found)
         default:
             if Self.isNameCharacter(scalar) {
@@ -546,10 +559,10 @@ struct CSSTokenizer: Sendable {
         }
         if pendingRule == .importRule && (parentheses.isEmpty || parentheses == [.url]) {
             record(.stylesheet, .importRule)
-        } else if let innermost = parentheses.last, innermost != .plain {
+        } else if pendingRule != .ignored, let innermost = parentheses.last, innermost != .plain {
             record(nil, innermost == .imageSet ? .imageSet : .url)
         }
-        pendingRule = pendingRule == .fontFace ? .fontFace : .none
+        if pendingRule != .fontFace && pendingRule != .ignored { pendingRule = .none }
     }
 
     private mutating func urlToken() {
@@ -560,10 +573,10 @@ struct CSSTokenizer: Sendable {
         }
         if pendingRule == .importRule && parentheses.isEmpty {
             record(.stylesheet, .importRule)
-        } else {
+        } else if pendingRule != .ignored {
             record(nil, parentheses.contains(.imageSet) ? .imageSet : .url)
         }
-        pendingRule = pendingRule == .fontFace ? .fontFace : .none
+        if pendingRule != .fontFace && pendingRule != .ignored { pendingRule = .none }
     }
 
     private mutating func nameToken() {
@@ -575,6 +588,8 @@ struct CSSTokenizer: Sendable {
         switch buffer.withUnsafeBufferPointer(Self.lowercasedName) {
         case "import" where braceDepth == 0 && importsAllowed:
             pendingRule = .importRule
+        case "import", "namespace":
+            pendingRule = .ignored
         case "font-face":
             pendingRule = .fontFace
         default:
@@ -590,6 +605,17 @@ struct CSSTokenizer: Sendable {
             openParenthesis(.url)
         } else {
             openParenthesis(.plain)
+        }
+    }
+
+    /// A `;` at the top level while `@import`s are still valid: the statement it ends keeps them
+    /// valid if it is an `@import`, an `@charset`, or an `@layer` before the first `@import`.
+    private mutating func endTopLevelStatement() {
+        switch context.statementAtKeyword() {
+        case "import": sawImport = true
+        case "charset", "": break
+        case "layer" where !sawImport: break
+        default: importsAllowed = false
         }
     }
 

@@ -25,6 +25,17 @@ private func scanCSS(_ css: String) -> [String] {
         (#"a { color: red } @import "late.css";"#, []),
         (#"@import foo "bad.css";"#, []),
         (#"@media print { @import "nested.css"; }"#, []),
+        // An @import is valid only before any other rule but @charset and @layer statements, with no
+        // @layer between it and an earlier @import; an invalid one's URL, and @namespace's, is no reference.
+        (#"a { color: red } @import url(late.css);"#, []),
+        (#"@namespace svg url(http://www.w3.org/2000/svg); @import "after-namespace.css";"#, []),
+        (#"@import "first.css"; @layer a; @import "after-layer.css";"#, ["stylesheet @import \(c)first.css"]),
+        (#"x; @import "in-a-prelude.css"; .a { color: red }"#, []),
+        (#"@import "one.css"; /* a comment */ <!-- @import "two.css" --> ;"#, [
+            "stylesheet @import \(c)one.css", "stylesheet @import \(c)two.css",
+        ]),
+        (#"@namespace url(ns.css); a { background: url(kept.png) }"#, ["image url() \(c)kept.png"]),
+        (#"@media print { @import url(nested.css); }"#, []),
         // url() forms
         ("a{background:url(x.png)}", ["image url() \(c)x.png"]),
         ("a{background:URL(  spaced.png  )}", ["image url() \(c)spaced.png"]),
