@@ -94,7 +94,8 @@ extension HTMLScanner {
         case .script:
             handleScript(tag)
         case .input:
-            if tag[.type].map(Self.normalized) == "image" { report(tag, .src, .image) }
+            // An enumerated attribute: compared in any ASCII case, not trimmed (HTML §2.3.3).
+            if tag[.type]?.caseInsensitiveEquals("image") == true { report(tag, .src, .image) }
         case .object:
             report(tag, .data, .embed)
         case .embed:
@@ -217,7 +218,7 @@ extension HTMLScanner {
         let relations = Self.linkTypes(rel)
         let media = tag[.media].map { [$0] } ?? []
         var kinds: [(Reference.Kind, Reference.Condition?)] = []
-        if relations.contains("stylesheet") {
+        if relations.contains("stylesheet"), Self.fetchesStylesheet(tag) {
             kinds.append((.stylesheet, Reference.Condition(media: media, isStylesheet: true)))
         }
         if relations.contains("modulepreload") { kinds.append((.script, nil)) }
@@ -245,6 +246,17 @@ extension HTMLScanner {
         for (kind, condition) in kinds where reported.insert(kind).inserted {
             report(tag, .href, kind, condition: condition)
         }
+    }
+
+    /// Whether a `link rel=stylesheet` is fetched (HTML §4.6.7 "Link type stylesheet"): not when its
+    /// `type` names another language than CSS (its MIME type's essence is not `text/css`; an empty
+    /// `type` is CSS). A `disabled` one is, unlike in browsers: a script enables it (a theme switch),
+    /// which offline finds it only if it was stored.
+    private static func fetchesStylesheet(_ tag: HTMLTag) -> Bool {
+        guard let type = tag[.type] else { return true }
+        let essence = type.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let trimmed = essence.trimmingScalars(in: " \t\n\r\u{0C}")
+        return trimmed.isEmpty || trimmed.caseInsensitiveEquals("text/css")
     }
 
     /// The link types of a `rel` value: its tokens between ASCII whitespace, in ASCII lower case, as

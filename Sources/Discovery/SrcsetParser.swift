@@ -124,17 +124,34 @@ enum SrcsetParser {
             return value
         }
 
-        /// A density made of digits, signs, `.`, `e` and `E` that parses as a floating-point number.
+        /// A density written as a valid floating-point number (HTML §2.3.4.3): an optional `-`, digits,
+        /// a `.` and digits, or both, then optionally `e` or `E`, an optional sign and digits. Browsers
+        /// drop a candidate whose density is written otherwise (`1.x`, `+1x`).
         private static func density(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
             // Up to 15 digits alone are exact in a Double: the common `1x`, `2x` need no parser.
             if !text.isEmpty, text.count <= 15, text.allSatisfy(isDigit) {
                 return Double(text.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
             }
-            let allowed = text.allSatisfy {
-                isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
-                    || $0 | 0x20 == UInt8(ascii: "e")
+            var index = 0
+            func digits() -> Int {
+                let start = index
+                while index < text.count, isDigit(text[index]) { index += 1 }
+                return index - start
             }
-            guard allowed else { return nil }
+            if index < text.count, text[index] == UInt8(ascii: "-") { index += 1 }
+            let integerDigits = digits()
+            if index < text.count, text[index] == UInt8(ascii: ".") {
+                index += 1
+                guard digits() > 0 else { return nil }
+            } else if integerDigits == 0 {
+                return nil
+            }
+            if index < text.count, text[index] | 0x20 == UInt8(ascii: "e") {
+                index += 1
+                if index < text.count, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") { index += 1 }
+                guard digits() > 0 else { return nil }
+            }
+            guard index == text.count else { return nil }
             return Double(String(decoding: text, as: UTF8.self))
         }
 

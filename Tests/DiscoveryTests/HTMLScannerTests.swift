@@ -33,6 +33,11 @@ private let d = "https://example.com/dir/"
         HTMLCase(html: "<link rel=stylesheet href=s.css>", expected: ["stylesheet \(d)s.css"]),
         HTMLCase(html: #"<link rel="Alternate StyleSheet" href=alt.css>"#, expected: ["stylesheet \(d)alt.css"]),
         HTMLCase(html: "<link rel=stylesheet disabled href=d.css>", expected: ["stylesheet \(d)d.css"]),
+        // A type other than CSS is not fetched; parameters and case do not matter (HTML §4.6.7).
+        HTMLCase(
+            html: #"<link rel=stylesheet type="text/plain" href=p.css>"#
+                + #"<link rel=stylesheet type=" Text/CSS; charset=utf-8" href=c.css><link rel=stylesheet type="" href=e.css>"#,
+            expected: ["stylesheet \(d)c.css", "stylesheet \(d)e.css"]),
         HTMLCase(html: "<link rel=preload as=style href=p.css>", expected: ["stylesheet \(d)p.css"]),
         HTMLCase(html: "<link rel=preload as=script href=p.js>", expected: ["script \(d)p.js"]),
         HTMLCase(html: "<link rel=preload as=font href=f.woff2 crossorigin>", expected: ["font \(d)f.woff2"]),
@@ -66,6 +71,8 @@ private let d = "https://example.com/dir/"
         HTMLCase(html: "<script nomodule src=legacy.js></script>", expected: ["script \(d)legacy.js (not requisite)"]),
         HTMLCase(html: "<video poster=p.jpg src=v.mp4></video>", expected: ["image \(d)p.jpg"]),
         HTMLCase(html: "<input type=IMAGE src=b.png><input src=no.png>", expected: ["image \(d)b.png"]),
+        // An enumerated attribute is not trimmed.
+        HTMLCase(html: #"<input type="image " src=t.png><input type=" image" src=l.png>"#, expected: []),
         HTMLCase(
             html: "<object data=o.swf></object><embed src=e.svg>",
             expected: ["embed \(d)o.swf", "embed \(d)e.svg"]
