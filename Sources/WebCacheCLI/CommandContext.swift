@@ -46,6 +46,15 @@ struct CommandContext: Sendable {
             }
             let name = String(line[..<colon]).trimmingHTTPWhitespace()
             let value = String(line[line.index(after: colon)...]).trimmingHTTPWhitespace()
+            // Refused before any request: every request would carry it, and fail on it.
+            guard name.isHTTPToken else {
+                throw UsageError("The value '\(MessageText.excerpt(line, limit: 200))' is invalid for '--header <name: value>': "
+                                 + "the name '\(MessageText.excerpt(name, limit: 200))' is not an HTTP token", command: arguments.spec)
+            }
+            guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                throw UsageError("The value '\(MessageText.excerpt(line, limit: 200))' is invalid for '--header <name: value>': "
+                                 + "the value holds a line break or NUL", command: arguments.spec)
+            }
             headers.append(name: name, value: value)
         }
         if let agent = arguments.value("user-agent") { headers["User-Agent"] = agent }
@@ -105,8 +114,8 @@ struct CommandContext: Sendable {
         transport.resolve = try validated(arguments.allValues("resolve"), option: "resolve", parts: 3)
         transport.connectTo = try validated(arguments.allValues("connect-to"), option: "connect-to", parts: 4)
         if let proxy = arguments.value("proxy") { transport.proxy = proxy }
-        if let seconds = try arguments.value("connect-timeout", "seconds", { Double($0).flatMap { $0 > 0 ? $0 : nil } }) {
-            transport.connectTimeout = .milliseconds(Int64(seconds * 1000))
+        if let timeout = try arguments.value("connect-timeout", "seconds", ValueParsers.seconds) {
+            transport.connectTimeout = timeout
         }
     }
 
@@ -122,10 +131,17 @@ struct CommandContext: Sendable {
         }
     }
 
-    /// Checks curl-style `A:B:C` values have the right number of parts.
+    /// Checks curl-style `HOST:PORT:…` values have the right number of parts and a port from 1 to 65535
+    /// (`--connect-to` takes an empty one, for any port).
     private func validated(_ values: [String], option: String, parts: Int) throws(UsageError) -> [String] {
-        for value in values where value.split(separator: ":", omittingEmptySubsequences: false).count < parts {
-            throw UsageError("The value '\(value)' is invalid for '--\(option)'", command: arguments.spec)
+        for value in values {
+            let fields = value.split(separator: ":", omittingEmptySubsequences: false)
+            let port = fields.count > 1 ? fields[1] : ""
+            let portIsValid = (port.isEmpty && option == "connect-to") || UInt16(port).map { $0 > 0 } == true
+            guard fields.count >= parts, portIsValid else {
+                throw UsageError("The value '\(MessageText.excerpt(value, limit: 200))' is invalid for '--\(option)'",
+                                 command: arguments.spec)
+            }
         }
         return values
     }

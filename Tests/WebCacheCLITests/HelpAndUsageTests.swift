@@ -94,6 +94,35 @@ struct HelpAndUsageTests {
         (["preload", "urls.txt", "--max-media-size", "1MB"],
          "Error: --max-media-size needs --media\n"
             + "Usage: \(CommandCatalog.preload.usage)\n  See 'webcache preload --help' for more information.\n"),
+        // Numbers a timeout, an interval or a rate cannot hold, and fields no request may carry, before any work.
+        (["get", "--connect-timeout", "1e300", "http://127.0.0.1:9/"],
+         "Error: The value '1e300' is invalid for '--connect-timeout <seconds>'\n"
+            + "Usage: \(CommandCatalog.get.usage)\n  See 'webcache get --help' for more information.\n"),
+        (["get", "--connect-timeout", "inf", "http://127.0.0.1:9/"],
+         "Error: The value 'inf' is invalid for '--connect-timeout <seconds>'\n"
+            + "Usage: \(CommandCatalog.get.usage)\n  See 'webcache get --help' for more information.\n"),
+        (["serve", "--head-timeout", "1e300"],
+         "Error: The value '1e300' is invalid for '--head-timeout <seconds>'\n"
+            + "Usage: \(CommandCatalog.serve.usage)\n  See 'webcache serve --help' for more information.\n"),
+        (["serve", "--flush-hits", "0"],
+         "Error: The value '0' is invalid for '--flush-hits <duration>'\n"
+            + "Usage: \(CommandCatalog.serve.usage)\n  See 'webcache serve --help' for more information.\n"),
+        (["serve", "--flush-hits", "1e20"],
+         "Error: The value '1e20' is invalid for '--flush-hits <duration>'\n"
+            + "Usage: \(CommandCatalog.serve.usage)\n  See 'webcache serve --help' for more information.\n"),
+        (["serve", "--rate-limit", "inf"],
+         "Error: The value 'inf' is invalid for '--rate-limit <n>'\n"
+            + "Usage: \(CommandCatalog.serve.usage)\n  See 'webcache serve --help' for more information.\n"),
+        (["get", "-H", "Bad Name: x", "http://127.0.0.1:9/"],
+         "Error: The value 'Bad Name: x' is invalid for '--header <name: value>': the name 'Bad Name' is not an "
+            + "HTTP token\nUsage: \(CommandCatalog.get.usage)\n  See 'webcache get --help' for more information.\n"),
+        (["get", "-H", "X-A: 1\r\nX-Injected: 1", "http://127.0.0.1:9/"],
+         "Error: The value 'X-A: 1\\u{d}\\u{a}X-Injected: 1' is invalid for '--header <name: value>': the value "
+            + "holds a line break or NUL\nUsage: \(CommandCatalog.get.usage)\n"
+            + "  See 'webcache get --help' for more information.\n"),
+        (["get", "--resolve", "h:99999:127.0.0.1", "http://127.0.0.1:9/"],
+         "Error: The value 'h:99999:127.0.0.1' is invalid for '--resolve'\n"
+            + "Usage: \(CommandCatalog.get.usage)\n  See 'webcache get --help' for more information.\n"),
     ])
     func usageErrorsExitWith64OnStandardError(arguments: [String], expected: String) async throws {
         let result = try await webcache.run(arguments)

@@ -188,7 +188,8 @@ enum CommandCatalog {
             OptionSpec(names: ["--max-stale"], kind: .value(name: "duration"),
                        help: "When the network fails, serve entries stale by at most this much (e.g. 7d)."),
             OptionSpec(names: ["--flush-hits"], kind: .value(name: "duration"),
-                       help: "How often hit counts reach the store while serving, for inspect and eviction.",
+                       help: "How often hit counts reach the store while serving, for inspect and eviction (1ms "
+                           + "to 1d).",
                        defaultValue: "10s"),
             OptionSpec(names: ["--log-flush"], kind: .value(name: "duration"),
                        help: "The longest an access-log line waits to be written with others (e.g. 250ms); 0: none.",

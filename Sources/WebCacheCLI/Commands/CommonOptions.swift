@@ -32,7 +32,7 @@ enum CommonOptions {
         OptionSpec(names: ["--proxy", "-x"], kind: .value(name: "url"),
                    help: "Use this proxy (default: from the environment).", showInUsage: false),
         OptionSpec(names: ["--connect-timeout"], kind: .value(name: "seconds"),
-                   help: "Give up connecting after this long.", defaultValue: "10", showInUsage: false),
+                   help: "Give up connecting after this long (up to a day).", defaultValue: "10", showInUsage: false),
     ]
 
     /// The instance, for the commands that take URLs: relative ones resolve against it.

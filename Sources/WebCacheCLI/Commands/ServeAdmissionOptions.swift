@@ -13,15 +13,20 @@ enum ServeAdmissionOptions {
         OptionSpec(names: ["--no-auth"], kind: .flag,
                    help: "Run beyond loopback without a proxy credential (the --allow ranges only)."),
         OptionSpec(names: ["--rate-limit"], kind: .value(name: "n"),
-                   help: "Requests per second per client address (bursts of twice as many); 429 beyond.",
+                   help: "Requests per second per client address, up to a million (bursts of twice as many); 429 "
+                       + "beyond.",
                    defaultValue: "none on loopback, else 100"),
         OptionSpec(names: ["--head-timeout"], kind: .value(name: "seconds"),
-                   help: "Cut off a client that takes longer to send a request head.", defaultValue: "30"),
+                   help: "Cut off a client that takes longer to send a request head (up to a day).",
+                   defaultValue: "30"),
         OptionSpec(names: ["--max-request-head"], kind: .value(name: "bytes"),
                    help: "The largest request head accepted (431 beyond); each connection's buffer is this and "
                        + "16 KiB for the response head (1024 to 1048576).",
                    defaultValue: "16384"),
     ]
+
+    /// The highest `--rate-limit`: beyond it a limit would not be one, and twice it must be a count.
+    private static let highestRate = 1_000_000.0
 
     /// The admission rules the options give.
     ///
@@ -43,13 +48,15 @@ enum ServeAdmissionOptions {
             throw UsageError("--no-auth cannot be combined with a proxy secret", command: arguments.spec)
         }
         let beyondLoopback = !["127.0.0.1", "::1"].contains(bindAddress) && !bindAddress.hasPrefix("127.")
-        if let rate = try arguments.value("rate-limit", "n", { Double($0).flatMap { $0 > 0 ? $0 : nil } }) {
+        if let rate = try arguments.value("rate-limit", "n", {
+            Double($0).flatMap { $0 > 0 && $0 <= Self.highestRate ? $0 : nil }
+        }) {
             admission.requestRate = (rate, max(1, Int(rate * 2)))
         } else if beyondLoopback {
             admission.requestRate = (100, 200)
         }
-        if let seconds = try arguments.value("head-timeout", "seconds", { Double($0).flatMap { $0 > 0 ? $0 : nil } }) {
-            admission.headTimeout = .milliseconds(Int64(seconds * 1000))
+        if let timeout = try arguments.value("head-timeout", "seconds", ValueParsers.seconds) {
+            admission.headTimeout = timeout
         }
         if let bytes = try arguments.value("max-request-head", "bytes", {
             Int($0).flatMap { (1024...(1 << 20)).contains($0) ? $0 : nil }

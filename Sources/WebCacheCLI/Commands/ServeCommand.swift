@@ -56,8 +56,8 @@ enum ServeCommand {
         configuration.admission = try ServeAdmissionOptions.admission(context, bindAddress: configuration.bindAddress)
         configuration.offline = arguments.flag("offline")
         configuration.maxStale = try arguments.value("max-stale", "duration", ValueParsers.duration)
-        if let interval = try arguments.value("flush-hits", "duration", ValueParsers.duration) {
-            configuration.hitFlushInterval = .milliseconds(Int64(interval * 1000))
+        if let interval = try arguments.value("flush-hits", "duration", ValueParsers.interval) {
+            configuration.hitFlushInterval = interval
         }
         if let size = try arguments.value("memory-cache", "size", ValueParsers.byteSize) {
             configuration.memoryCacheSize = Int(clamping: size)

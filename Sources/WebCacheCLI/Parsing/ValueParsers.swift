@@ -21,6 +21,25 @@ enum ValueParsers {
         return number * unit
     }
 
+    /// A number of seconds from a millisecond to a day, as a `Duration`: a timeout or an interval,
+    /// which a larger or non-finite number would overflow.
+    static func seconds(_ text: String) -> Duration? {
+        guard let seconds = Double(text.trimmingWhitespace()) else { return nil }
+        return interval(seconds)
+    }
+
+    /// ``duration(_:)`` from a millisecond to a day, as a `Duration`.
+    static func interval(_ text: String) -> Duration? {
+        duration(text).flatMap(interval)
+    }
+
+    /// `seconds` as a whole number of milliseconds, when that is from one to a day's.
+    private static func interval(_ seconds: Double) -> Duration? {
+        let milliseconds = (seconds * 1000).rounded()
+        guard milliseconds >= 1, milliseconds <= 86_400_000 else { return nil }
+        return .milliseconds(Int64(milliseconds))
+    }
+
     /// `300ms`, `2s`, `1.5s`, or a plain number of milliseconds, up to an hour.
     static func milliseconds(_ text: String) -> Duration? {
         let trimmed = text.trimmingWhitespace().lowercased()
