@@ -2,14 +2,26 @@ import FoundationEssentials
 
 /// Values quoted in messages.
 public enum MessageText {
-    /// `text` for a message: credentials (`//user:password@`) hidden and control characters spelled
-    /// out, so that a message neither leaks a password nor garbles a terminal, and cut to `limit`
-    /// characters with `...` when longer.
+    /// `text` for a message: credentials (`//user:password@`) hidden and control and invisible
+    /// characters spelled out, so that a message neither leaks a password, garbles a terminal nor
+    /// hides what is wrong, and cut to `limit` characters with `...` when longer.
     public static func excerpt(_ text: String, limit: Int) -> String {
         let visible = redactingCredentials(text).unicodeScalars.map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            isInvisible(scalar) ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
         }.joined()
         return visible.count > limit ? String(visible.prefix(limit - 3)) + "..." : visible
+    }
+
+    /// Whether `scalar` shows nothing, or moves the text, where a message prints it: a control
+    /// character, or a format character or separator such as a byte order mark (U+FEFF), a
+    /// zero-width space or a direction mark.
+    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { return true }
+        guard scalar.value >= 0xAD else { return false }
+        switch scalar.properties.generalCategory {
+        case .format, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
     }
 
     /// `text` with every `//` that a user part of no `/@?#` and no white space and an `@` follow

@@ -71,6 +71,30 @@ struct URLListStreamTests {
         #expect(error?.message == "The URL file '\(path)' is not a text file of URLs: it contains NUL bytes.")
     }
 
+    /// A pipe delivers what was written so far: the byte order mark in two reads is still dropped.
+    @Test func dropsAByteOrderMarkThatArrivesInTwoReads() throws {
+        let path = folder.path("pipe")
+        try #require(mkfifo(path, 0o600) == 0)
+        // Opened for reading and writing, the pipe has a writer, so the stream's open does not wait.
+        let writer = open(path, O_RDWR)
+        try #require(writer >= 0)
+        let first: [UInt8] = [0xEF]
+        try #require(write(writer, first, 1) == 1)
+        // The stream's first read, made as it opens, gets the one byte there is.
+        let stream = try URLListStream(path: path)
+        let rest = Array(URLListFile.byteOrderMark.dropFirst()) + Array("https://a.test/x\n".utf8)
+        try #require(write(writer, rest, rest.count) == rest.count)
+        close(writer)
+        var lines: [String] = []
+        while let line = stream.next() {
+            switch line {
+            case .entry(let entry): lines.append("\(entry.line) \(entry.text)")
+            case .problem(let problem): lines.append("\(problem.line) problem: \(problem.reason)")
+            }
+        }
+        #expect(lines == ["1 https://a.test/x"])
+    }
+
     @Test func namesAFileThatCannotBeOpened() throws {
         let missing = folder.path("absent.txt")
         let error = #expect(throws: CLIError.self) { try URLListStream(path: missing) }

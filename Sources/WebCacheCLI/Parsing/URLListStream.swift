@@ -145,6 +145,8 @@ final class URLListStream: Sendable {
         if state.start > 0 {
             state.buffer.removeFirst(state.start)
             state.start = 0
+            // A line was read: what follows is not the start of the file.
+            state.atStart = false
         }
         let old = state.buffer.count
         let descriptor = state.descriptor
@@ -160,10 +162,12 @@ final class URLListStream: Sendable {
         }
         state.buffer.removeLast(chunkSize - count)
         if count == 0 { state.atEnd = true }
-        // A UTF-8 byte order mark, which some editors write, is not part of the first line.
-        if state.atStart, count > 0 {
+        // A UTF-8 byte order mark, which some editors write, is not part of the first line; a pipe
+        // may deliver its three bytes in more than one read.
+        let mark = URLListFile.byteOrderMark
+        if state.atStart, state.buffer.count >= mark.count || state.atEnd {
             state.atStart = false
-            if state.buffer.starts(with: URLListFile.byteOrderMark) { state.buffer.removeFirst(3) }
+            if state.buffer.starts(with: mark) { state.buffer.removeFirst(mark.count) }
         }
         if let nul = state.buffer[old...].firstIndex(of: 0) {
             let lastNewline = state.buffer[state.start..<nul].lastIndex(of: UInt8(ascii: "\n"))
