@@ -30,6 +30,28 @@ struct LoaderTests {
         }
     }
 
+    /// RFC 9110 §6.6.1: a response without a Date is stored with the time it was received, which it
+    /// is served with from the store, as its age is reckoned from it.
+    @Test func aResponseWithoutADateIsStoredWithTheTimeItWasReceived() async throws {
+        try await withCache(origin: { _ in
+            OriginResponse(body: .raw { socket in
+                try socket.write("HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nContent-Length: 5\r\n\r\nhello")
+            })
+        }) { (origin, cache) async throws in
+            let before = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            let first = try await cache.data(for: WebRequest("page"))
+            let after = Date()
+            #expect(first.source == .network)
+            let stored = try #require(try cache.storedVariants(origin.url("page")).first)
+            let date = try #require(stored.headers["Date"].flatMap { HTTPDate.parse($0) })
+            #expect(date >= before && date <= after)
+            let second = try await cache.data(for: WebRequest("page"))
+            #expect(second.source == .hit)
+            #expect(second.headers["Date"] == stored.headers["Date"])
+            #expect(origin.requestCount == 1)
+        }
+    }
+
     /// RFC 3986 §6.2.2: `/key/%61` and `/key/a` are one resource, as are `%c3%a9` and `%C3%A9`: a
     /// spelling stored under one is a hit under the others, where it was a second fetch and entry.
     @Test func spellingsThatDifferInEscapesShareAnEntry() async throws {

@@ -153,11 +153,18 @@ extension Loader {
         // Conditional fields this loader added are not part of the request the entry answers.
         var plain = request
         for name in ["If-None-Match", "If-Modified-Since"] { plain.headers.remove(name) }
+        // A response without a date gets the time it was received, which a cache must record with
+        // it (RFC 9110 §6.6.1): served again later, it tells how old it is. Added first, so that
+        // its freshness is worked out from the fields it is stored with.
+        var head = response.head
+        if !head.headers.contains("Date") {
+            head.headers.append(name: "Date", value: HTTPDate.format(response.responseTime))
+        }
         // Made first, so that the response's directives are read once: the stored response holds them.
-        let stored = StoredResponse(request: plain, response: response.head,
+        let stored = StoredResponse(request: plain, response: head,
                                     requestTime: response.requestTime, responseTime: response.responseTime)
         let storability = HTTPCachePolicy.storability(
-            request: plain, response: response.head, directives: stored?.cacheControl,
+            request: plain, response: head, directives: stored?.cacheControl,
             credentialsArePartitioned: context.isPartitioned)
         guard case .storable = storability, let stored else {
             let reason = if case .notStorable(let reason) = storability { reason.rawValue } else {
@@ -174,7 +181,7 @@ extension Loader {
         {
             return .failure(NotStored(reason: "a \(response.head.status) does not replace the stored response"))
         }
-        let headers = Self.storedHeaders(response.head.headers)
+        let headers = Self.storedHeaders(head.headers)
         let entry = CacheEntry(
             partition: context.partition, method: .get, url: key.absoluteString,
             varyKey: stored.varyKey, status: response.head.status, headers: headers,
