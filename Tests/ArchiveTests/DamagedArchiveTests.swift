@@ -273,4 +273,66 @@ final class DamagedArchiveTests: ArchiveSite, @unchecked Sendable {
         #expect(result.stdout.hasSuffix("; 0 damaged; 2 files not imported.\n"), "\(result.stdout)")
         try await expectSound(target)
     }
+
+    /// Imports `damaged`, then a HAR file of `https://good.test/`, into a store that holds an entry;
+    /// an import still running after a minute is killed, which fails the test.
+    private func importThenGoodFile(_ damaged: String) async throws -> (result: WebcacheRunner.Result, target: String) {
+        let good = try folder.write(
+            try HARFixture.document([("https://good.test/", 200, ["Cache-Control": "max-age=600"], "good")]),
+            to: "good.har")
+        let target = try await makeTarget()
+        let result = try await webcache.run(["import", "--store", target, damaged, good], killedAfter: .seconds(60))
+        return (result, target)
+    }
+
+    @Test func aWACZWhoseDirectoryRunsPastItsEndIsReportedAndTheNextFileImported() async throws {
+        let damaged = folder.path("damaged.wacz")
+        var bytes = try await ZipFixture.write(ZipFixture.warc(records: 3), deflated: false, to: damaged, in: folder)
+        let directory = try ZipFixture.directoryOffset(in: bytes)
+        // The first entry's extra-field length.
+        ZipFixture.set(UInt16(60_000), at: directory + 30, in: &bytes)
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+
+        let (result, target) = try await importThenGoodFile(damaged)
+
+        #expect(result.exitCode == 1)
+        #expect(result.stderr == "\(damaged)@\(directory): The zip central directory is damaged.\n"
+            + "Error: 1 file could not be imported; everything else was imported.\n")
+        #expect(try urls(at: target) == ["https://good.test/", "https://kept.test/"])
+        try await expectSound(target)
+    }
+
+    @Test func aHARWithAStrayBraceKeepsTheEntriesBeforeItAndTheNextFileIsImported() async throws {
+        var bytes = try HARFixture.document([("https://stray.test/", 200, ["Cache-Control": "max-age=600"], "x")])
+        let arrayEnd = try #require(bytes.lastRange(of: Data("]".utf8)))
+        bytes.insert(UInt8(ascii: "}"), at: arrayEnd.lowerBound)
+        let damaged = try folder.write(bytes, to: "stray.har")
+
+        let (result, target) = try await importThenGoodFile(damaged)
+
+        #expect(result.exitCode == 1)
+        #expect(result.stderr == "\(damaged)#entry 1: The file is damaged here: a '}' stands where an entry or the end "
+            + "of log.entries should.\nError: 1 record was damaged and not imported; everything else was imported.\n")
+        #expect(try urls(at: target) == ["https://good.test/", "https://kept.test/", "https://stray.test/"])
+        try await expectSound(target)
+    }
+
+    @Test func aWACZMemberDamagedPartWayKeepsTheRecordsBeforeTheDamageAndTheNextFileIsImported() async throws {
+        let damaged = folder.path("damaged.wacz")
+        try await ZipFixture.writeDamagedDeflate(ZipFixture.warc(records: 400), to: damaged, in: folder)
+
+        let (result, target) = try await importThenGoodFile(damaged)
+
+        #expect(result.exitCode == 1)
+        let member = "\(damaged):archive/data.warc@"
+        #expect(result.stderr.hasPrefix(member), "\(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "The zip member 'archive/data.warc' is damaged").count == 2,
+                "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count <= 3, "\(result.stderr)")
+        let stored = try urls(at: target)
+        #expect(stored.contains("https://good.test/"))
+        #expect(stored.contains("https://kept.test/"))
+        #expect(stored.filter { $0.hasPrefix("https://wacz.test/") }.count >= 100, "\(stored.count) entries")
+        try await expectSound(target)
+    }
 }

@@ -98,6 +98,34 @@ struct HARReaderTests {
         #expect(error?.reason == reason)
     }
 
+    @Test(arguments: [1, 16, 1 << 20])
+    func aStrayClosingBraceInTheEntriesIsReportedOnceAndEndsTheFile(readSize: Int) async throws {
+        let text = #"{"log": {"entries": [\#(Self.entry(0)), \#(Self.entry(1))}]}, "after": 1}"#
+        let reader = HARReader(source: DataByteSource(Data(text.utf8)), readSize: readSize)
+        var urls: [String] = []
+        var errors: [String] = []
+        var ended = false
+
+        // A bound rather than `while true`: a reader that makes no progress fails the test instead of hanging.
+        for _ in 0..<10 {
+            do {
+                guard let (_, result) = try await reader.next() else {
+                    ended = true
+                    break
+                }
+                urls.append(try result.get().request.url)
+            } catch let error as ArchiveError {
+                errors.append(error.message(file: "x.har"))
+            }
+        }
+
+        #expect(ended)
+        #expect(urls == ["https://example.com/0", "https://example.com/1"])
+        #expect(errors == [
+            "x.har#entry 2: The file is damaged here: a '}' stands where an entry or the end of log.entries should."
+        ])
+    }
+
     @Test func anEmptyEntriesArrayEndsAtOnce() async throws {
         #expect(try await Self.readAll(#"{"log": {"entries": [ ]}}"#, readSize: 3).isEmpty)
     }

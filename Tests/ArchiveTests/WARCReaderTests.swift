@@ -34,7 +34,12 @@ struct WARCReaderTests {
         var blocks: [String] = []
         var errors: [String] = []
         var offsets: [Int64] = []
-        while true {
+        // A bound rather than `while true`: a reader that makes no progress fails the test instead of hanging.
+        for call in 0... {
+            guard call < 10_000 else {
+                Issue.record("The reader did not end: \(errors.count) errors, the last \(errors.last ?? "").")
+                break
+            }
             do {
                 guard let record = try await reader.nextRecord() else { break }
                 var block = Data()
@@ -203,6 +208,39 @@ struct WARCReaderTests {
         #expect(read.blocks == ["one", "three"])
         #expect(read.errors.count == 1)
         #expect(read.errors.first?.hasPrefix("test@\(sound.offsets[1]): The gzip member is damaged") == true)
+    }
+
+    /// The bytes of `data` up to `failingAt`, then the error of a disk that can no longer be read,
+    /// at every read from then on.
+    private final class FailingSource: ByteSource {
+        private var data: Data
+
+        init(_ data: Data, failingAt offset: Int) {
+            self.data = data.prefix(offset)
+        }
+
+        func read(maxLength: Int) async throws -> Data {
+            guard !data.isEmpty else { throw ArchiveError(reason: "The disk cannot be read.") }
+            let piece = data.prefix(maxLength)
+            data = data.dropFirst(piece.count)
+            return Data(piece)
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func aSourceThatFailsPartWayIsReportedOnceAndEndsTheRecords(compressed: Bool) async throws {
+        let folder = try TemporaryFolder()
+        let blocks = (0..<6).map { String(repeating: "\($0)", count: 1000) }
+        let path = try makeFile(blocks, compressed: compressed, in: folder)
+        let sound = try await readAll(path)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        // In the middle of the fourth record.
+        let failure = Int(sound.offsets[3] + sound.offsets[4]) / 2
+
+        let read = try await readAll(path, source: FailingSource(bytes, failingAt: failure))
+
+        #expect(read.blocks == Array(blocks.prefix(3)))
+        #expect(read.errors == ["test@\(sound.offsets[3]): The disk cannot be read."])
     }
 
     @Test func headerFieldsParseWithContinuationLinesAndAngleBrackets() throws {

@@ -69,8 +69,10 @@ public struct WebcacheRunner: Sendable {
             input: .null, output: .file(output.path), error: .file(error.path))
     }
 
-    /// Runs `webcache arguments`, waits for it, and returns what it printed and its exit code.
-    public func run(_ arguments: [String]) async throws -> Result {
+    /// Runs `webcache arguments`, waits for it, and returns what it printed and its exit code. With
+    /// `limit`, a run still going after it is killed, so that a command that never ends fails the
+    /// test with ``UnexpectedTermination`` instead of holding it up.
+    public func run(_ arguments: [String], killedAfter limit: Duration? = nil) async throws -> Result {
         // Outputs go to files, not pipes: a full pipe cannot stall the child.
         let name = UUID().uuidString
         let outPath = home.path("\(name).out")
@@ -80,7 +82,14 @@ public struct WebcacheRunner: Sendable {
             try? FileManager.default.removeItem(atPath: errPath)
         }
         let process = try start(arguments, output: OutputFile(path: outPath), error: OutputFile(path: errPath))
+        let killer = limit.map { limit in
+            Task {
+                try await Task.sleep(for: limit)
+                process.send(SIGKILL)
+            }
+        }
         let termination = await process.finish().termination
+        killer?.cancel()
         guard case .exited(let code) = termination else {
             throw UnexpectedTermination(arguments: arguments, termination: termination)
         }

@@ -127,9 +127,17 @@ final class GzipMemberReader {
         return try await appendInput()
     }
 
+    /// Adds the next bytes of the file to the input; `false` at its end. A source that fails ends
+    /// there: its error is thrown once, and the file is then read as if it ended.
     private func appendInput() async throws -> Bool {
         guard !sourceEnded else { return false }
-        let data = try await source.read(maxLength: 256 * 1024)
+        let data: Data
+        do {
+            data = try await source.read(maxLength: 256 * 1024)
+        } catch {
+            sourceEnded = true
+            throw error
+        }
         if data.isEmpty {
             sourceEnded = true
             return false

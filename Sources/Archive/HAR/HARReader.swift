@@ -43,9 +43,20 @@ public final class HARReader {
     /// The next entry, with its index from 0: decoded, or why it could not be; `nil` after the last.
     ///
     /// - Throws: ``ArchiveError`` when the file is not a HAR file (not JSON, or no `log.entries`
-    ///   array) or ends inside an entry; the entries returned before stand.
+    ///   array), ends inside an entry or is damaged between entries; the entries returned before
+    ///   stand, and the reader ends.
     public func next() async throws -> (index: Int, entry: Result<HAREntry, ArchiveError>)? {
         guard !finished else { return nil }
+        do {
+            return try await readNext()
+        } catch {
+            finished = true
+            throw error
+        }
+    }
+
+    /// Every call moves on: past the array's end, or past at least the first byte of an element.
+    private func readNext() async throws -> (index: Int, entry: Result<HAREntry, ArchiveError>)? {
         if !inEntries { try await findEntries() }
         // Between elements: white space and commas, then an element or the array's end.
         while true {
@@ -59,6 +70,12 @@ public final class HARReader {
             if byte == UInt8(ascii: "]") {
                 finished = true
                 return nil
+            }
+            // A value cannot start with a '}': what follows cannot be cut into entries.
+            guard byte != UInt8(ascii: "}") else {
+                throw ArchiveError(
+                    entry: index,
+                    reason: "The file is damaged here: a '}' stands where an entry or the end of log.entries should.")
             }
             break
         }

@@ -5,9 +5,10 @@ import FoundationEssentials
 ///
 /// A damaged record throws an ``ArchiveError`` with its offset (of its gzip member, when compressed);
 /// the next call of ``nextRecord()`` goes on with the record after it: in a compressed file the next
-/// gzip member, in an uncompressed one the next line that starts with `WARC/`. A file that does not
-/// start with a record (after blank lines) is not a WARC file: the first call throws an error without
-/// an offset, and the reader ends there.
+/// gzip member, in an uncompressed one the next line that starts with `WARC/`. A source that cannot
+/// be read further (a damaged deflated zip member, a failing disk) is reported once, at the record
+/// being read, and the reader ends there. A file that does not start with a record (after blank lines)
+/// is not a WARC file: the first call throws an error without an offset, and the reader ends there.
 ///
 /// ```swift
 /// let reader = try await WARCReader(source: FileByteSource(path: path))
@@ -35,6 +36,8 @@ public final class WARCReader {
     private var blockRemaining: Int64 = 0
     private var current: Record?
     private var damaged: Damage?
+    /// The offset of the last error thrown, until a record is read.
+    private var lastErrorOffset: Int64?
     private var ended = false
     /// Whether a record's version line was found: the file is a WARC file.
     private var startsLikeWARC = false
@@ -43,8 +46,8 @@ public final class WARCReader {
     private enum Damage {
         /// The record's bytes were wrong; a compressed file's member itself is sound.
         case record(offset: Int64)
-        /// The gzip member could not be decompressed.
-        case member
+        /// The gzip member could not be decompressed, or the source could not be read, at the record at `offset`.
+        case member(offset: Int64)
     }
 
     /// The longest record header read: a longer one is damage, not a header.
@@ -80,15 +83,21 @@ public final class WARCReader {
     ///   ``ArchiveError`` without an offset when the file does not start with a record: it is not a
     ///   WARC file, and the reader ends.
     public func nextRecord() async throws -> Record? {
-        if let damage = damaged {
-            damaged = nil
-            try await recover(from: damage)
-        } else if current != nil {
-            while try await readBlock() != nil {}
+        do {
+            if let damage = damaged {
+                damaged = nil
+                try await recover(from: damage)
+            } else if current != nil {
+                while try await readPiece() != nil {}
+            }
+            current = nil
+            guard !ended else { return nil }
+            let record = try await readHeader()
+            lastErrorOffset = nil
+            return record
+        } catch let error as ArchiveError {
+            throw endIfStuck(error)
         }
-        current = nil
-        guard !ended else { return nil }
-        return try await readHeader()
     }
 
     /// The next piece of the current record's block (at most 256 KiB), `nil` after its last byte,
@@ -97,6 +106,25 @@ public final class WARCReader {
     /// - Throws: ``ArchiveError`` with the record's offset when the block is shorter than its
     ///   `Content-Length` or is not followed by the empty line.
     public func readBlock() async throws -> Data? {
+        do {
+            return try await readPiece()
+        } catch let error as ArchiveError {
+            throw endIfStuck(error)
+        }
+    }
+
+    /// A guard against reading without end: an error at the offset of the one before, with no record
+    /// read between, means recovering did not move on, so the reader ends there.
+    private func endIfStuck(_ error: ArchiveError) -> ArchiveError {
+        defer { lastErrorOffset = error.offset }
+        guard !ended, let offset = error.offset, offset == lastErrorOffset else { return error }
+        ended = true
+        damaged = nil
+        current = nil
+        return ArchiveError(offset: offset, reason: error.reason + " Reading stops here, as it cannot get past this.")
+    }
+
+    private func readPiece() async throws -> Data? {
         guard let record = current else { return nil }
         if blockRemaining == 0 {
             current = nil
@@ -215,7 +243,7 @@ public final class WARCReader {
         } catch let error as ArchiveError {
             current = nil
             blockRemaining = 0
-            damaged = .member
+            damaged = .member(offset: record.offset)
             throw ArchiveError(offset: record.offset, reason: error.reason)
         }
     }
@@ -233,7 +261,7 @@ public final class WARCReader {
                 if try await fill(for: Record(header: WARCHeader(), offset: members.memberOffset)) { return true }
             }
         } catch let error as ArchiveError {
-            damaged = .member
+            damaged = .member(offset: members.memberOffset)
             throw error
         }
         ended = true
@@ -247,25 +275,42 @@ public final class WARCReader {
         index = 0
     }
 
-    /// Moves past a damaged record to where the next one can start.
+    /// Moves past a damaged record to where the next one can start. When the source cannot be read
+    /// to get there, the reader ends, with the error at the damaged record.
     private func recover(from damage: Damage) async throws {
+        do {
+            try await moveOn(from: damage)
+        } catch let error as ArchiveError {
+            ended = true
+            switch damage {
+            case .record(let offset), .member(let offset):
+                throw ArchiveError(offset: error.offset ?? offset, reason: error.reason)
+            }
+        }
+    }
+
+    private func moveOn(from damage: Damage) async throws {
         if let members {
             window = Data()
             index = 0
             let more: Bool
             switch damage {
             case .member: more = try await members.skipDamagedMember()
-            case .record:
+            case .record(let offset):
                 do {
                     more = try await members.nextMember()
                 } catch is ArchiveError {
-                    return try await recover(from: .member)
+                    return try await moveOn(from: .member(offset: offset))
                 }
             }
             if !more { ended = true }
             return
         }
-        guard case .record(let offset) = damage else { return }
+        // An uncompressed source that failed cannot be read on.
+        guard case .record(let offset) = damage else {
+            ended = true
+            return
+        }
         // Uncompressed: look for the next "WARC/" at the start of a line after the damaged record's start.
         if let seekable = plain as? any SeekableByteSource, (try? seekable.seek(to: offset + 1)) != nil {
             window = Data()
