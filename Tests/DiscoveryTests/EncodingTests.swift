@@ -114,7 +114,11 @@ private let d = "https://example.com/dir/"
         ("utf-8", .utf8), (" UTF8 ", .utf8), ("unicode-1-1-utf-8", .utf8),
         ("utf-16", .utf16LittleEndian), ("UTF-16LE", .utf16LittleEndian), ("utf-16be", .utf16BigEndian),
         ("iso-8859-1", .windows1252), ("latin1", .windows1252), ("US-ASCII", .windows1252), ("cp1252", .windows1252),
-        ("shift_jis", nil), ("", nil),
+        ("shift_jis", .shiftJIS), ("X-SJIS", .shiftJIS), ("windows-31j", .shiftJIS), ("gb2312", .gbk),
+        ("GB18030", .gb18030), ("big5-hkscs", .big5), ("ks_c_5601-1987", .eucKR), ("latin2", .iso8859_2),
+        ("iso_8859-5:1988", .iso8859_5), ("iso-8859-9", .windows1254), ("koi8-ru", .koi8U), ("tis-620", .windows874),
+        ("x-mac-ukrainian", .xMacCyrillic), ("iso-2022-kr", .replacement), ("x-user-defined", .windows1252),
+        ("klingon", nil), ("", nil),
     ]
 
     @Test(arguments: labels)
