@@ -7,6 +7,8 @@ extension HTMLScanner {
     static let attributeFilter: Set<String> = [
         "src", "srcset", "href", "xlink:href", "rel", "as", "type", "language", "nomodule", "imagesrcset",
         "poster", "data", "background", "style", "encoding", "color", "face", "size",
+        // What a `<meta>` that changes a tentative encoding says.
+        "charset", "http-equiv", "content",
         "data-src", "data-srcset", "data-lazy-src", "data-original", "data-bg",
         // What device choices read: `<source media sizes>`, `<link media imagesizes sizes>`.
         "media", "sizes", "imagesizes",
@@ -108,6 +110,8 @@ extension HTMLScanner {
             report(tag, .href, .link)
         case .template:
             enterTemplate()
+        case .meta:
+            handleMetaEncoding(tag)
         default:
             break
         }
@@ -117,6 +121,17 @@ extension HTMLScanner {
         }
         if element != .template { startElement(tag) }
         switchContentModel(after: tag)
+    }
+
+    /// Changes a tentative encoding for the one a `<meta charset>` or `<meta http-equiv=content-type>`
+    /// names (HTML §13.2.6.4.4, "in head" insertion mode).
+    private mutating func handleMetaEncoding(_ tag: HTMLTag) {
+        guard isEncodingTentative else { return }
+        var label = tag[.charset]
+        if label == nil, tag[.httpEquiv].map(Self.normalized) == "content-type", let content = tag[.content] {
+            label = HTMLEncodingPrescanner.charsetInContent(content)
+        }
+        if let encoding = label.flatMap(TextEncoding.init(label:)) { changeEncoding(to: encoding) }
     }
 
     // MARK: - Images
@@ -411,7 +426,9 @@ extension HTMLScanner {
 extension AttributeNames.Name {
     static let `as` = Self("as")
     static let background = Self("background")
+    static let charset = Self("charset")
     static let color = Self("color")
+    static let content = Self("content")
     static let data = Self("data")
     static let dataBg = Self("data-bg")
     static let dataLazySrc = Self("data-lazy-src")
@@ -421,6 +438,7 @@ extension AttributeNames.Name {
     static let encoding = Self("encoding")
     static let face = Self("face")
     static let href = Self("href")
+    static let httpEquiv = Self("http-equiv")
     static let imagesizes = Self("imagesizes")
     static let imagesrcset = Self("imagesrcset")
     static let language = Self("language")

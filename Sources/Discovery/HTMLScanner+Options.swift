@@ -14,7 +14,9 @@ extension HTMLScanner {
         /// Tokenize `<noscript>` content as markup and report what it holds, as `wget2` does.
         /// Off by default: browsers with scripting on treat it as raw text and fetch nothing in it.
         public var scansNoscript: Bool
-        /// The encoding of a document with no byte order mark, no transport label and no `<meta>`.
+        /// The encoding of a document with no byte order mark, no transport label and no `<meta>`
+        /// in its first 1024 bytes; windows-1252 by default, as in browsers. A later `<meta>`
+        /// changes it for the rest of the document.
         public var fallbackEncoding: TextEncoding
 
         /// Creates options; the defaults report requisites, frames, links and lazy-loading hints.
@@ -24,7 +26,7 @@ extension HTMLScanner {
             includesFrames: Bool = true,
             includesLazyLoadingHints: Bool = true,
             scansNoscript: Bool = false,
-            fallbackEncoding: TextEncoding = .utf8
+            fallbackEncoding: TextEncoding = .windows1252
         ) {
             self.includesMedia = includesMedia
             self.includesLinks = includesLinks

@@ -49,9 +49,14 @@ import FoundationEssentials
 /// ## Encoding
 ///
 /// A byte order mark wins, then `charset` (the transport's label), then a `<meta charset>` or
-/// `http-equiv="Content-Type"` in the first 1024 bytes, then ``Options/fallbackEncoding``. Without a
-/// BOM or a label, the first 1024 bytes are held back until the prescan has read them. A `<meta>`
-/// after those bytes does not change the encoding (browsers would reload the page).
+/// `http-equiv="Content-Type"` in the first 1024 bytes, then ``Options/fallbackEncoding``
+/// (windows-1252, as in browsers). Without a BOM or a label, the first 1024 bytes are held back
+/// until the prescan has read them. Every encoding of the WHATWG Encoding Standard is read
+/// (``TextEncoding``), and attribute URLs take the document's encoding for their query.
+///
+/// The fallback is tentative: the first `<meta>` naming an encoding after those bytes changes it
+/// for the rest of the document, decoded from just after that tag. A browser parses the document
+/// again from the start instead; what came before the `<meta>` is not scanned again here.
 ///
 /// ## Memory
 ///
@@ -83,6 +88,9 @@ public struct HTMLScanner: Sendable {
     private var resolvedURLs = ResolvedURLs()
     private var input: InputDecoder
     private var tokenizer = HTMLTokenizer(attributeFilter: HTMLScanner.attributeNames)
+    /// Whether the bytes decoded in a tentative encoding reached a `<meta` whose tag has not been
+    /// tokenized yet (``tentativeEnd(in:from:to:)``).
+    private var isInMetaTag = false
     /// The tokenizer of `style` attributes, made new for each (``CSSTokenizer/reset()``) in the
     /// storage of the one before.
     private var styleAttributeCSS = CSSTokenizer()
@@ -162,7 +170,12 @@ public struct HTMLScanner: Sendable {
     private mutating func feedBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
         var offset = 0
         while offset < bytes.count {
-            let end = min(offset + Self.sliceLength, bytes.count)
+            var end = min(offset + Self.sliceLength, bytes.count)
+            if let undecided = input.undecidedLength {
+                end = min(end, offset + undecided)
+            } else if input.isTentative {
+                end = tentativeEnd(in: bytes, from: offset, to: end)
+            }
             let slice = UnsafeBufferPointer(rebasing: bytes[offset..<end])
             decoded.removeAll(keepingCapacity: true)
             if let start = input.decode(slice, into: &decoded) {
@@ -174,6 +187,33 @@ public struct HTMLScanner: Sendable {
         }
     }
 
+    /// Where the bytes to decode next end while the encoding is tentative, so that a `<meta>` that
+    /// changes it is the last tag decoded in the old one: before the next `<meta`, or just after
+    /// the next `>` once at one, until a tag has been tokenized. Searching the undecoded bytes
+    /// finds the ASCII there: no legacy encoding the fallback may be has `<` or `>` in a sequence.
+    private mutating func tentativeEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
+        var index = start
+        while !isInMetaTag, let open = ByteSearch.first(UInt8(ascii: "<"), in: bytes, from: index, to: end) {
+            // The name after `<` is `meta` in any case, or the beginning of it where the bytes end.
+            let name = bytes[(open + 1)..<min(open + 5, end)]
+            if zip(name, "meta".utf8).allSatisfy({ $0 | 0x20 == $1 }) {
+                if open > start { return open }
+                isInMetaTag = true
+            }
+            index = open + 1
+        }
+        guard isInMetaTag else { return end }
+        return ByteSearch.first(UInt8(ascii: ">"), in: bytes, from: start, to: end).map { $0 + 1 } ?? end
+    }
+
+    /// Whether the encoding is the fallback, which a `<meta>` may still change.
+    var isEncodingTentative: Bool { input.isTentative }
+
+    /// Decodes the bytes after the tag being handled in `encoding` (``InputDecoder/changeEncoding(to:)``).
+    mutating func changeEncoding(to encoding: TextEncoding) {
+        input.changeEncoding(to: encoding)
+    }
+
     /// Tokenizes what ``decoded`` holds.
     private mutating func tokenizeDecoded() {
         let bytes = decoded
@@ -183,6 +223,7 @@ public struct HTMLScanner: Sendable {
     private mutating func tokenize(_ bytes: UnsafeBufferPointer<UInt8>) {
         var index = 0
         while let token = tokenizer.nextToken(in: bytes, at: &index) {
+            isInMetaTag = false
             drainText()
             switch token {
             case .startTag(let tag): handleStartTag(tag)

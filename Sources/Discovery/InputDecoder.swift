@@ -5,6 +5,9 @@
 /// declaration — `<meta charset>` or `http-equiv` in the first 1024 bytes of HTML, `@charset` at
 /// the very start of CSS — and finally the fallback. Bytes are held back only until that choice is
 /// made: at most 1024 bytes.
+///
+/// An HTML document's fallback is tentative: a `<meta>` that the tokenizer finds later changes the
+/// encoding of the bytes after it (``changeEncoding(to:)``).
 struct InputDecoder: Sendable {
     /// How a document declares its own encoding.
     enum Declaration: Sendable {
@@ -20,6 +23,8 @@ struct InputDecoder: Sendable {
     private let fallback: TextEncoding
     private var decoder: TextDecoder?
     private var pending: [UInt8] = []
+    /// Whether the encoding is an HTML document's fallback, which a late `<meta>` may change.
+    private(set) var isTentative = false
 
     init(declaration: Declaration, transportLabel: String?, fallback: TextEncoding) {
         self.declaration = declaration
@@ -29,6 +34,25 @@ struct InputDecoder: Sendable {
 
     /// The encoding in use, once it has been chosen.
     var encoding: TextEncoding? { decoder?.encoding }
+
+    /// How many more bytes the choice of an HTML document's encoding may read, while it has not
+    /// been made and rests on the prescan: the caller feeds no more at once, so that what follows
+    /// the prescanned bytes is decoded apart from them, a tentative encoding's late `<meta>` in view.
+    var undecidedLength: Int? {
+        guard decoder == nil, transportEncoding == nil, declaration == .htmlMeta else { return nil }
+        return max(1, Self.prescanLength - pending.count)
+    }
+
+    /// HTML's "change the encoding" (§13.2.3.5), for a `<meta>` naming `declared` that the
+    /// tokenizer found while the encoding is tentative: the bytes after it are decoded in
+    /// `declared` (UTF-8 for a UTF-16 label), and the encoding is certain from then on. The bytes
+    /// before stay as they were decoded: a browser would parse the document again from the start.
+    mutating func changeEncoding(to declared: TextEncoding) {
+        guard isTentative, let current = decoder?.encoding else { return }
+        isTentative = false
+        let encoding = declared == .utf16LittleEndian || declared == .utf16BigEndian ? .utf8 : declared
+        if encoding != current { decoder = TextDecoder(encoding: encoding) }
+    }
 
     // MARK: - Decoding
 
@@ -45,15 +69,16 @@ struct InputDecoder: Sendable {
         }
         // Nothing held back: the choice is made from the bytes detection reads, and a UTF-8
         // document's first bytes are used where they are, as the later ones are.
-        if pending.isEmpty, let (encoding, bomLength) = detect(in: Array(bytes.prefix(Self.prescanLength)), isFinal: false),
-            encoding == .utf8
+        if pending.isEmpty, let choice = detect(in: Array(bytes.prefix(Self.prescanLength)), isFinal: false),
+            choice.encoding == .utf8
         {
-            decoder = TextDecoder(encoding: encoding)
-            return bomLength
+            decoder = TextDecoder(encoding: choice.encoding)
+            isTentative = choice.isTentative
+            return choice.bomLength
         }
         pending.append(contentsOf: bytes)
-        if let (encoding, bomLength) = detect(in: pending, isFinal: false) {
-            start(encoding, skipping: bomLength, into: &output)
+        if let choice = detect(in: pending, isFinal: false) {
+            start(choice, into: &output)
         }
         return nil
     }
@@ -61,22 +86,18 @@ struct InputDecoder: Sendable {
     /// Ends the stream, decoding any bytes still held back.
     mutating func finish(into output: inout [UInt8]) {
         if decoder == nil {
-            let (encoding, bomLength) = detect(in: pending, isFinal: true) ?? (fallback, 0)
-            start(encoding, skipping: bomLength, into: &output)
+            start(detect(in: pending, isFinal: true) ?? Choice(encoding: fallback), into: &output)
         }
         decoder!.finish(into: &output)
     }
 
-    private mutating func start(
-        _ encoding: TextEncoding,
-        skipping bomLength: Int,
-        into output: inout [UInt8]
-    ) {
-        var decoder = TextDecoder(encoding: encoding)
+    private mutating func start(_ choice: Choice, into output: inout [UInt8]) {
+        var decoder = TextDecoder(encoding: choice.encoding)
         let bytes = pending
         pending = []
-        bytes[bomLength...].withUnsafeBufferPointer { decoder.decode($0, into: &output) }
+        bytes[choice.bomLength...].withUnsafeBufferPointer { decoder.decode($0, into: &output) }
         self.decoder = decoder
+        isTentative = choice.isTentative
     }
 
     // MARK: - Detection
@@ -85,25 +106,33 @@ struct InputDecoder: Sendable {
         ([0xEF, 0xBB, 0xBF], .utf8), ([0xFE, 0xFF], .utf16BigEndian), ([0xFF, 0xFE], .utf16LittleEndian),
     ]
 
-    /// The encoding and the length of its byte order mark, from the first bytes of the document
-    /// (`head`), or `nil` while more bytes are needed.
-    private func detect(in head: [UInt8], isFinal: Bool) -> (TextEncoding, Int)? {
+    /// An encoding chosen, with the length of its byte order mark.
+    private struct Choice {
+        var encoding: TextEncoding
+        var bomLength = 0
+        /// Whether it is an HTML document's fallback.
+        var isTentative = false
+    }
+
+    /// The encoding chosen from the first bytes of the document (`head`), or `nil` while more
+    /// bytes are needed.
+    private func detect(in head: [UInt8], isFinal: Bool) -> Choice? {
         for (bom, encoding) in Self.boms where head.starts(with: bom) {
-            return (encoding, bom.count)
+            return Choice(encoding: encoding, bomLength: bom.count)
         }
         if !isFinal && head.count < 3 && Self.boms.contains(where: { $0.0.starts(with: head) }) {
             return nil
         }
-        if let transportEncoding { return (transportEncoding, 0) }
+        if let transportEncoding { return Choice(encoding: transportEncoding) }
         switch declaration {
         case .htmlMeta:
             if !isFinal && head.count < Self.prescanLength { return nil }
             let declared = HTMLEncodingPrescanner.encoding(in: head.prefix(Self.prescanLength))
-            return (declared ?? fallback, 0)
+            return Choice(encoding: declared ?? fallback, isTentative: declared == nil)
         case .cssCharsetRule:
             switch Self.charsetRule(in: head, isFinal: isFinal) {
             case .needMoreBytes: return nil
-            case .found(let encoding): return (encoding ?? fallback, 0)
+            case .found(let encoding): return Choice(encoding: encoding ?? fallback)
             }
         }
     }

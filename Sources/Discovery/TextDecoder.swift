@@ -3,17 +3,34 @@
 /// UTF-8 input is passed on as it is: the scanners tokenize UTF-8 bytes, whose syntax characters
 /// are all ASCII and never part of a multi-byte sequence, and replace broken sequences with U+FFFD
 /// only where text becomes a `String` (``String/init(decoding:as:)`` replaces exactly what the
-/// Encoding Standard replaces). UTF-16 and windows-1252 are converted to UTF-8; UTF-16 keeps an
-/// incomplete code unit or surrogate pair between calls, so input may be split anywhere.
+/// Encoding Standard replaces). UTF-16 and windows-1252 are converted to UTF-8 here, the other
+/// legacy encodings by glibc's iconv (``IconvConverter``), a byte sequence they lack becoming
+/// U+FFFD; replacement decodes to a single U+FFFD. Each keeps an incomplete sequence between
+/// calls, so input may be split anywhere.
 struct TextDecoder: Sendable {
+    /// The encoding decoded: the one asked for, or UTF-8 when iconv has no module for it.
     let encoding: TextEncoding
 
     // UTF-16 state (Encoding Standard §14.2.1).
     private var leadByte: UInt8?
     private var leadSurrogate: UInt32?
 
+    /// The iconv conversion of a legacy encoding, copied before use when another value holds it.
+    private var converter: IconvConverter?
+    /// The bytes of a sequence the last input cut off, for iconv.
+    private var tail: [UInt8] = []
+    /// The last escape sequence ISO-2022-JP read, which puts a copied converter in the same state.
+    private var shiftSequence: [UInt8] = []
+    /// Whether replacement has had its input (and given its one U+FFFD).
+    private var hasReplaced = false
+
     init(encoding: TextEncoding) {
-        self.encoding = encoding
+        if let name = encoding.iconvDecoderName {
+            converter = IconvConverter(from: name, to: "UTF-8")
+            self.encoding = converter == nil ? .utf8 : encoding
+        } else {
+            self.encoding = encoding
+        }
     }
 
     // MARK: - Decoding
@@ -35,16 +52,27 @@ struct TextDecoder: Sendable {
                     Self.append(Self.windows1252Scalar(byte), to: &output)
                 }
             }
+        case .replacement:
+            if !hasReplaced && !bytes.isEmpty {
+                hasReplaced = true
+                output.append(contentsOf: Self.replacementUTF8)
+            }
+        default:
+            decodeWithIconv(bytes, into: &output)
         }
     }
 
-    /// Ends the stream: an incomplete UTF-16 code unit or pair left over becomes U+FFFD.
+    /// Ends the stream: an incomplete sequence left over becomes U+FFFD.
     mutating func finish(into output: inout [UInt8]) {
-        if leadByte != nil || leadSurrogate != nil {
+        if converter != nil {
+            uniqueConverter().finish(into: &output)
+        }
+        if leadByte != nil || leadSurrogate != nil || !tail.isEmpty {
             Self.append(Self.replacement, to: &output)
         }
         leadByte = nil
         leadSurrogate = nil
+        tail = []
     }
 
     static let replacement: Unicode.Scalar = "\u{FFFD}"
@@ -85,6 +113,71 @@ struct TextDecoder: Sendable {
         case 0xDC00...0xDFFF: Self.append(Self.replacement, to: &output)
         default: Self.append(Unicode.Scalar(unit) ?? Self.replacement, to: &output)
         }
+    }
+
+    // MARK: - iconv
+
+    /// The longest sequence kept for the next input; iconv calling a longer one incomplete is taken
+    /// for an invalid byte.
+    private static let longestSequence = 8
+
+    private mutating func decodeWithIconv(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        output.reserveCapacity(output.count + bytes.count * 3 / 2 + 4)
+        guard tail.isEmpty else {
+            let joined = tail + bytes
+            tail = []
+            joined.withUnsafeBufferPointer { decodeWithIconv($0, into: &output) }
+            return
+        }
+        let converter = uniqueConverter()
+        var offset = 0
+        while offset < bytes.count {
+            let rest = UnsafeBufferPointer(rebasing: bytes[offset...])
+            let start = output.count
+            let (consumed, stop) = converter.convert(rest, into: &output)
+            if encoding == .iso2022JP {
+                noteShiftSequence(in: UnsafeBufferPointer(rebasing: rest[..<consumed]))
+                Self.replaceEscapes(in: &output, from: start)
+            }
+            offset += consumed
+            switch stop {
+            case nil:
+                return
+            case .incomplete where bytes.count - offset <= Self.longestSequence:
+                tail = Array(bytes[offset...])
+                return
+            case .incomplete, .invalid:
+                output.append(contentsOf: Self.replacementUTF8)
+                offset += 1
+            }
+        }
+    }
+
+    /// The converter, made anew (in the same state) when another value shares it.
+    private mutating func uniqueConverter() -> IconvConverter {
+        if !isKnownUniquelyReferenced(&converter!), let copy = converter!.copy() {
+            var ignored: [UInt8] = []
+            shiftSequence.withUnsafeBufferPointer { _ = copy.convert($0, into: &ignored) }
+            converter = copy
+        }
+        return converter!
+    }
+
+    /// Replaces each ESC in `output` after `start` with U+FFFD: iconv passes on the ESC of an escape
+    /// sequence ISO-2022-JP does not have, which the Encoding Standard's decoder calls an error.
+    private static func replaceEscapes(in output: inout [UInt8], from start: Int) {
+        guard output[start...].contains(0x1B) else { return }
+        let replaced = output[start...].flatMap { $0 == 0x1B ? replacementUTF8 : [$0] }
+        output.replaceSubrange(start..., with: replaced)
+    }
+
+    /// Remembers the last escape sequence in `bytes`, which iconv converted whole.
+    private mutating func noteShiftSequence(in bytes: UnsafeBufferPointer<UInt8>) {
+        guard let escape = bytes.lastIndex(of: 0x1B) else { return }
+        // ESC ( B, ESC $ B and the like take three bytes; ESC $ ( D four.
+        let isLong = bytes.count - escape >= 4 && bytes[escape + 1] == UInt8(ascii: "$")
+            && bytes[escape + 2] == UInt8(ascii: "(")
+        shiftSequence = Array(bytes[escape..<min(escape + (isLong ? 4 : 3), bytes.count)])
     }
 
     // MARK: - windows-1252

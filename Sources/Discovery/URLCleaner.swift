@@ -296,32 +296,13 @@ enum URLCleaner {
         if let explicitScheme, ignoredSchemes.contains(explicitScheme) { return nil }
         // Only special schemes other than ws(s) take the document's encoding for their query.
         let effectiveScheme = explicitScheme ?? base.scheme?.lowercased() ?? ""
-        if queryEncoding == .windows1252, ["http", "https", "ftp", "file"].contains(effectiveScheme) {
-            text = Substring(windows1252Query(of: text))
+        if queryEncoding.outputEncoding != .utf8, ["http", "https", "ftp", "file"].contains(effectiveScheme) {
+            text = Substring(QueryEncoder.encodingQuery(of: text, in: queryEncoding))
         }
         guard let resolved = URL(parsing: String(text), relativeTo: base) else { return nil }
         if let scheme = resolved.scheme?.lowercased(), ignoredSchemes.contains(scheme) { return nil }
         let absolute = resolved.absoluteString
         let end = absolute.utf8.firstIndex(of: UInt8(ascii: "#")) ?? absolute.endIndex
         return URL(string: String(absolute[..<end]))
-    }
-
-    /// `text` with every non-ASCII character of its query (from the first `?` to the fragment)
-    /// percent-encoded as its windows-1252 byte, or as its numeric character reference when
-    /// windows-1252 has no byte for it.
-    private static func windows1252Query(of text: Substring) -> String {
-        guard let questionMark = text.firstIndex(of: "?") else { return String(text) }
-        let queryEnd = text[questionMark...].firstIndex(of: "#") ?? text.endIndex
-        var result = String(text[..<questionMark])
-        for scalar in text[questionMark..<queryEnd].unicodeScalars {
-            if scalar.isASCII {
-                result.unicodeScalars.append(scalar)
-            } else if let byte = TextDecoder.windows1252Byte(for: scalar) {
-                result += "%" + String(byte, radix: 16, uppercase: true)
-            } else {
-                result += "%26%23\(scalar.value)%3B"
-            }
-        }
-        return result + text[queryEnd...]
     }
 }

@@ -11,7 +11,8 @@ struct DeviceChoiceTests {
     static func fetched(
         _ html: String, stylesheets: [String: String] = [:], chooser: ReferenceChooser
     ) -> [String] {
-        var scanner = HTMLScanner(documentURL: pageURL)
+        // The page is a Swift string, so UTF-8 (undeclared, it would be read as windows-1252).
+        var scanner = HTMLScanner(documentURL: pageURL, charset: "utf-8")
         let references = scanner.feed(Array(html.utf8)) + scanner.finish()
         var selection = PageSelection(chooser: chooser)
         var choices = selection.add(references)
