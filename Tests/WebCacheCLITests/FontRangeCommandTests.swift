@@ -31,7 +31,9 @@ final class FontRangeCommandTests: @unchecked Sendable {  // Every stored proper
             case "/latin.html":
                 .text("<!doctype html><link rel=stylesheet href=site.css><p>Hello, world", contentType: "text/html")
             case "/cyrillic.html":
-                .text("<!doctype html><link rel=stylesheet href=site.css><p>Привет, мир", contentType: "text/html")
+                // Declared: a page that declares nothing is windows-1252, as in browsers.
+                .text("<!doctype html><link rel=stylesheet href=site.css><p>Привет, мир",
+                      contentType: "text/html; charset=utf-8")
             case "/referenced.html":
                 .text("<!doctype html><link rel=stylesheet href=site.css><p>Hello &#x416;", contentType: "text/html")
             case "/marked.html":
