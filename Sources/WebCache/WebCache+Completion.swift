@@ -72,6 +72,14 @@ extension WebCache {
         }) { try await self.logout() }
     }
 
+    /// Completion-handler form of ``finishRevalidations()``.
+    public func finishRevalidations(completion: @escaping @Sendable () -> Void) {
+        Task {
+            await self.finishRevalidations()
+            completion()
+        }
+    }
+
     /// Completion-handler form of ``close()``.
     public func close(completion: @escaping @Sendable () -> Void) {
         Task {

@@ -299,6 +299,13 @@ public final class WebCache: Sendable {
 
     // MARK: - Lifecycle
 
+    /// Waits for the revalidations that loads started after serving a stale response
+    /// (`stale-while-revalidate`, RFC 5861 §3) to end. ``close()`` cancels those still running; a
+    /// process about to end calls this first, so that the next one finds the entry revalidated.
+    public func finishRevalidations() async {
+        await loader.revalidations.waitForAll()
+    }
+
     /// Stops the preloads and refreshes in flight (their reports say they were interrupted) and
     /// waits for them and for ``data(for:policy:)`` calls in flight to end; then ends background
     /// revalidations, saves the session's cookies if they persist (a failure is logged), and closes

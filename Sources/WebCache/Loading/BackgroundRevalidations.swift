@@ -25,6 +25,14 @@ final class BackgroundRevalidations: Sendable {
         _ = tasks.withLock { $0.removeValue(forKey: key) }
     }
 
+    /// Waits for every running revalidation to end, and for those started meanwhile; cancelled, it
+    /// cancels the one it waits for and stops waiting.
+    func waitForAll() async {
+        while !Task.isCancelled, let running = tasks.withLock({ $0.values.first }) {
+            await withTaskCancellationHandler { await running.value } onCancel: { running.cancel() }
+        }
+    }
+
     /// Cancels every running revalidation and waits for them to end.
     func cancelAll() async {
         let running = tasks.withLock { tasks in

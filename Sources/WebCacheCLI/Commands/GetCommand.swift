@@ -64,6 +64,9 @@ enum GetCommand {
         let age = response.age > 0 ? ", age \(Int(response.age))s" : ""
         let redirects = response.redirects.isEmpty ? "" : ", after \(response.redirects.count) redirect(s)"
         context.stderr.write("webcache: \(response.source) \(response.status) \(response.url.redactedForMessages) (\(bytes) bytes\(age)\(redirects))\n")
+        // A stale response served while it is revalidated (stale-while-revalidate): the command
+        // ends once the revalidation has, so that the next one finds the entry fresh.
+        await cache.finishRevalidations()
         return response.status >= 400 ? ExitCode.failure : ExitCode.success
     }
 
