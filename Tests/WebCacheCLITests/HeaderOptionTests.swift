@@ -47,6 +47,35 @@ final class HeaderOptionTests: Sendable {
         #expect(server.requestCount == 3)
     }
 
+    /// `get -H` credentials go to the instance only, as every other command's do: to another origin
+    /// neither field is sent, and without an instance they are refused.
+    @Test func credentialsGivenToGetGoToTheInstanceOnly() async throws {
+        let origin = OriginServer { request in
+            .text("auth=\(request.headers["Authorization"] ?? "none") cookie=\(request.headers["Cookie"] ?? "none")",
+                  headers: ["Cache-Control": "no-store"])
+        }
+        try origin.start()
+        defer { origin.stop() }
+        func get(instance: URL?) async throws -> WebcacheRunner.Result {
+            try await webcache.run(
+                ["get", origin.url("page").absoluteString, "--store", folder.path("store.sqlite"),
+                 "-H", "Authorization: Bearer secret-token", "-H", "Cookie: c=secret-cookie"]
+                    + (instance.map { ["--instance", $0.absoluteString] } ?? []))
+        }
+
+        let elsewhere = try await get(instance: server.baseURL)
+        #expect(elsewhere.exitCode == 0, "\(elsewhere.stderr)")
+        #expect(elsewhere.stdout == "auth=none cookie=none")
+        let atTheInstance = try await get(instance: origin.baseURL)
+        #expect(atTheInstance.stdout == "auth=Bearer secret-token cookie=c=secret-cookie")
+        let withoutInstance = try await get(instance: nil)
+        #expect(withoutInstance.exitCode == 64)
+        #expect(withoutInstance.stderr.hasPrefix("Error: -H 'Authorization: …' needs --instance <url>"),
+                "\(withoutInstance.stderr)")
+        #expect(!withoutInstance.everything.contains("secret-token"))
+        #expect(origin.requestCount == 2)
+    }
+
     @Test func credentialsForEveryRequestOfAPreloadNeedAnInstance() async throws {
         let urls = try folder.write(Data("\(server.url("page").absoluteString)\n".utf8), to: "urls.txt")
 

@@ -19,14 +19,23 @@ enum GetCommand {
         let arguments = context.arguments
         let url = try arguments.requestURL(arguments.positionals[0], for: "<url>")
         let policy = try cachePolicy(arguments)
-        // `-H` and `-A` belong to the one request asked for, and follow it only as far as its origin.
-        let headers = try context.requestHeaders()
+        // `-H` and `-A` belong to the one request asked for, and follow it only as far as its origin;
+        // credentials among them go to the instance only, as the fields of every other command do.
+        let given = try context.requestHeaders()
+        let isCredential = { (field: HTTPField) in
+            HTTPHeaders.credentialNames.contains { field.name.caseInsensitiveEquals($0) }
+        }
+        let headers = HTTPHeaders(given.filter { !isCredential($0) })
+        let credentials = HTTPHeaders(given.filter(isCredential))
         let cacheOnly = policy == .returnCacheDataDontLoad
         // Nothing can be read from a store that is not there, and cache-only would only create it empty.
         if cacheOnly { try context.requireExistingStore() }
         do {
-            return try await context.withCache(online: !cacheOnly, adjusting: { $0.requestHeaders = [:]; $0.readOnly = cacheOnly }) {
-                cache in
+            let adjust = { (configuration: inout WebCache.Configuration) in
+                configuration.requestHeaders = credentials
+                configuration.readOnly = cacheOnly
+            }
+            return try await context.withCache(online: !cacheOnly, adjusting: adjust) { cache in
                 try await load(url.absoluteString, headers: headers, policy: policy, cache: cache, context: context)
             }
         } catch where !cacheOnly && CLIError.storeError(in: error, code: .readOnly) != nil {
