@@ -186,6 +186,24 @@ final class IdentityPartitionCommandTests: Sendable {
         #expect(server.requestCount == asked)
     }
 
+    /// A sign-out with --whoami finds the partition from what the store recorded for the credentials:
+    /// it needs neither the instance nor a token (it asked the instance, and failed when it was down).
+    @Test func aWhoamiUserLogsOutWithTheInstanceDown() async throws {
+        let whoami = ["--whoami", "api/me"]
+        try #require(try await get("private/a.txt", Self.alice + whoami).exitCode == 0)
+        server.stop()
+
+        let logout = try await webcache.run(
+            ["logout", "--store", folder.path("store.sqlite"), "--instance", server.baseURL.absoluteString]
+                + Self.alice + whoami)
+
+        #expect(logout.exitCode == 0, "\(logout.stderr)")
+        #expect(logout.stdout.hasPrefix("Logged out: removed 1 entry"), "\(logout.stdout)")
+        let after = try await get("private/a.txt", Self.alice + whoami + ["--policy", "cache-only"])
+        #expect(after.exitCode == 1)
+        #expect(after.stdout.isEmpty)
+    }
+
     @Test func theJWTSubjectNamesThePartition() async throws {
         // Given Alice fetched her page with a JWT command whose JWT names her
         let jwt = ["--jwt-command", "printf '\(TestInstance.jwt(subject: "alice"))'", "--token-endpoint", "oauth_token.do"]

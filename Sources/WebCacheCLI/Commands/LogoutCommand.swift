@@ -17,8 +17,15 @@ enum LogoutCommand {
                     + "(remove them with 'webcache prune --partition guest').\n")
             return ExitCode.success
         }
-        // The partition of the identity these credentials prove, as every other command finds it.
-        let binding = try await context.resolveIdentity(of: &configuration, online: true)
+        // The partition of the identity these credentials prove, as every other command finds it: from
+        // what the store recorded for them when it holds that (with --whoami), so that a sign-out
+        // needs neither the instance nor a token; online otherwise.
+        let binding: (source: String, key: String)?
+        do {
+            binding = try await context.resolveIdentity(of: &configuration, online: false)
+        } catch is CLIError {
+            binding = try await context.resolveIdentity(of: &configuration, online: true)
+        }
         let user = configuration.userID ?? ""
         guard context.storeExists else {
             // A kept session may outlive its store: it is dropped all the same.
