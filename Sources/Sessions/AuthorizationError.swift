@@ -14,11 +14,11 @@ public struct AuthorizationError: Error, Sendable, CustomStringConvertible {
 
         /// A token command could not be started or exited with a non-zero status.
         public static let commandFailed = Code("commandFailed")
-        /// A token command succeeded but printed nothing.
+        /// A token command succeeded but printed nothing, or something that is not a token.
         public static let commandProducedNoToken = Code("commandProducedNoToken")
         /// A token file could not be read.
         public static let fileUnreadable = Code("fileUnreadable")
-        /// A token file is empty.
+        /// A token file is empty, or holds something that is not a token.
         public static let fileEmpty = Code("fileEmpty")
         /// A configured token has expired and cannot be renewed.
         public static let tokenExpired = Code("tokenExpired")

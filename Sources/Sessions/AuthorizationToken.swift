@@ -33,6 +33,22 @@ public struct AuthorizationToken: Sendable, Hashable {
         self.expiresAt = expiresAt
     }
 
+    /// Why `text`, read from a token command or file and trimmed, cannot be sent as a token, or `nil`
+    /// when it can: a token is one word of visible ASCII (RFC 6750 §2.1), so several lines, a space,
+    /// a control or a non-ASCII character mean something else was printed (a prompt, a message). The
+    /// reason never quotes the text, which may hold the secret.
+    public static func problem(with text: String) -> String? {
+        if text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+            return "it is more than one line, where a token is one word"
+        }
+        if text.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
+            return "it holds a space, where a token is one word"
+        }
+        if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "it holds a control character" }
+        if text.utf8.contains(where: { $0 >= 0x80 }) { return "it holds a character that is not ASCII" }
+        return nil
+    }
+
     /// The `Authorization` field value, such as `Bearer mF_9.B5f-4.1JqM`.
     public var authorizationHeaderValue: String {
         "\(type.rawValue) \(value)"

@@ -95,6 +95,11 @@ public struct CommandTokenProvider: AuthorizationProviding {
                 message: "The token command `\(command)` printed no token on its standard output."
             )
         }
+        if let problem = AuthorizationToken.problem(with: token) {
+            throw AuthorizationError(
+                code: .commandProducedNoToken,
+                message: "The token command `\(command)` printed no token on its standard output: \(problem).")
+        }
         return AuthorizationToken(value: token)
     }
 

@@ -32,6 +32,10 @@ public struct FileTokenProvider: AuthorizationProviding {
             guard !token.isEmpty else {
                 throw AuthorizationError(code: .fileEmpty, message: "The token file '\(fileURL.path)' is empty.")
             }
+            if let problem = AuthorizationToken.problem(with: token) {
+                throw AuthorizationError(
+                    code: .fileEmpty, message: "The token file '\(fileURL.path)' holds no token: \(problem).")
+            }
             return AuthorizationToken(value: token)
         }
     }

@@ -228,6 +228,29 @@ final class TokenProviderTests {
         #expect(try await provider.token(forceRefresh: false)?.value == "piped-token")
     }
 
+    /// What a command or file holds that cannot be a token (a prompt before it, words, a NUL) is an
+    /// error naming the command or file and why, never quoting the output, before anything is sent.
+    @Test(arguments: [
+        ("echo 'Enter passphrase:'; echo secret-token", "it is more than one line, where a token is one word"),
+        ("echo not a secret-token", "it holds a space, where a token is one word"),
+        ("printf 'secret-token\\001x'", "it holds a control character"),
+        ("printf 'secret-token\\303\\251'", "it holds a character that is not ASCII"),
+    ])
+    func outputThatIsNoTokenIsAnError(command: String, reason: String) async throws {
+        let error = await #expect(throws: AuthorizationError.self) {
+            try await CommandTokenProvider(command: command).token(forceRefresh: false)
+        }
+        #expect(error?.code == .commandProducedNoToken)
+        #expect(error?.message == "The token command `\(command)` printed no token on its standard output: \(reason).")
+        let file = directory.appendingPathComponent("words-token")
+        try "two words\n".write(to: file, atomically: true, encoding: .utf8)
+        let fileError = await #expect(throws: AuthorizationError.self) {
+            try await FileTokenProvider(fileURL: file).token(forceRefresh: false)
+        }
+        #expect(fileError?.message
+            == "The token file '\(file.path)' holds no token: it holds a space, where a token is one word.")
+    }
+
     @Test func emptyFileIsAnErrorNamingIt() async throws {
         let file = directory.appendingPathComponent("empty-token")
         try " \n".write(to: file, atomically: true, encoding: .utf8)
