@@ -148,7 +148,9 @@ enum SrcsetParser {
             }
             if index < text.count, text[index] | 0x20 == UInt8(ascii: "e") {
                 index += 1
-                if index < text.count, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") { index += 1 }
+                if index < text.count, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") {
+                    index += 1
+                }
                 guard digits() > 0 else { return nil }
             }
             guard index == text.count else { return nil }

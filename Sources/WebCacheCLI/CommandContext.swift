@@ -47,13 +47,15 @@ struct CommandContext: Sendable {
             let name = String(line[..<colon]).trimmingHTTPWhitespace()
             let value = String(line[line.index(after: colon)...]).trimmingHTTPWhitespace()
             // Refused before any request: every request would carry it, and fail on it.
+            let shown = MessageText.excerpt(line, limit: 200)
             guard name.isHTTPToken else {
-                throw UsageError("The value '\(MessageText.excerpt(line, limit: 200))' is invalid for '--header <name: value>': "
-                                 + "the name '\(MessageText.excerpt(name, limit: 200))' is not an HTTP token", command: arguments.spec)
+                throw UsageError("The value '\(shown)' is invalid for '--header <name: value>': the name "
+                                 + "'\(MessageText.excerpt(name, limit: 200))' is not an HTTP token",
+                                 command: arguments.spec)
             }
             guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-                throw UsageError("The value '\(MessageText.excerpt(line, limit: 200))' is invalid for '--header <name: value>': "
-                                 + "the value holds a line break or NUL", command: arguments.spec)
+                throw UsageError("The value '\(shown)' is invalid for '--header <name: value>': the value holds a "
+                                 + "line break or NUL", command: arguments.spec)
             }
             headers.append(name: name, value: value)
         }

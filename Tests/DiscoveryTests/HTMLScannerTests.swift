@@ -36,7 +36,8 @@ private let d = "https://example.com/dir/"
         // A type other than CSS is not fetched; parameters and case do not matter (HTML §4.6.7).
         HTMLCase(
             html: #"<link rel=stylesheet type="text/plain" href=p.css>"#
-                + #"<link rel=stylesheet type=" Text/CSS; charset=utf-8" href=c.css><link rel=stylesheet type="" href=e.css>"#,
+                + #"<link rel=stylesheet type=" Text/CSS; charset=utf-8" href=c.css>"#
+                + #"<link rel=stylesheet type="" href=e.css>"#,
             expected: ["stylesheet \(d)c.css", "stylesheet \(d)e.css"]),
         HTMLCase(html: "<link rel=preload as=style href=p.css>", expected: ["stylesheet \(d)p.css"]),
         HTMLCase(html: "<link rel=preload as=script href=p.js>", expected: ["script \(d)p.js"]),
