@@ -150,6 +150,22 @@ struct CommandContext: Sendable {
 
     private func applyIdentityOptions(to configuration: inout WebCache.Configuration) throws {
         configuration.instanceURL = try arguments.instanceURL()
+        for pattern in arguments.allValues("login-path") {
+            guard pattern.hasPrefix("/"), pattern.count > 1, !pattern.contains(where: \.isWhitespace) else {
+                throw UsageError("The value '\(MessageText.excerpt(pattern, limit: 200))' is invalid for "
+                                 + "'--login-path <pattern>': it is a path that starts with '/'",
+                                 command: arguments.spec)
+            }
+            configuration.sessionPolicy.loginPathPatterns.append(pattern)
+        }
+        for host in arguments.allValues("login-host") {
+            guard HTTPURLCheck.problem(withHost: host) == nil else {
+                throw UsageError("The value '\(MessageText.excerpt(host, limit: 200))' is invalid for "
+                                 + "'--login-host <host>': it is not a host name or IP address",
+                                 command: arguments.spec)
+            }
+            configuration.sessionPolicy.loginHosts.insert(host.lowercased())
+        }
         let sources = ["token-command", "token-file", "jwt-command"].filter { arguments.value($0) != nil }
         if sources.count > 1 {
             throw UsageError("Give only one of --token-command, --token-file and --jwt-command", command: arguments.spec)

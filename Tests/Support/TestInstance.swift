@@ -28,6 +28,9 @@ public final class TestInstance: Sendable {
         public var sessions: [String: (user: String, lastSeen: Date)] = [:]
         /// Tokens issued by the exchange endpoint.
         public var tokenRequests = 0
+        /// When set, where the redirect for a request without a session goes instead of `/login.do`
+        /// (an external identity provider).
+        public var loginLocation: String?
         /// When set, each request that carries a session cookie gets a new session id in its place.
         public var rotatesSessions = false
     }
@@ -100,7 +103,8 @@ public final class TestInstance: Sendable {
                 return .text("session expired", status: status,
                              headers: ["WWW-Authenticate": #"Bearer realm="instance", error="invalid_token""#])
             }
-            return OriginResponse(status: 302, headers: ["Location": "/login.do?goto=\(request.path)"])
+            let location = state.loginLocation ?? "/login.do?goto=\(request.path)"
+            return OriginResponse(status: 302, headers: ["Location": location])
         }
         if request.path == "/api/me" {
             var headers: HTTPHeaders = ["Cache-Control": "no-store"]

@@ -120,6 +120,12 @@ struct HelpAndUsageTests {
          "Error: The value 'X-A: 1\\u{d}\\u{a}X-Injected: 1' is invalid for '--header <name: value>': the value "
             + "holds a line break or NUL\nUsage: \(CommandCatalog.get.usage)\n"
             + "  See 'webcache get --help' for more information.\n"),
+        (["get", "--login-path", "login", "http://127.0.0.1:9/"],
+         "Error: The value 'login' is invalid for '--login-path <pattern>': it is a path that starts with '/'\n"
+            + "Usage: \(CommandCatalog.get.usage)\n  See 'webcache get --help' for more information.\n"),
+        (["get", "--login-host", "idp example", "http://127.0.0.1:9/"],
+         "Error: The value 'idp example' is invalid for '--login-host <host>': it is not a host name or IP address\n"
+            + "Usage: \(CommandCatalog.get.usage)\n  See 'webcache get --help' for more information.\n"),
         (["get", "--resolve", "h:99999:127.0.0.1", "http://127.0.0.1:9/"],
          "Error: The value 'h:99999:127.0.0.1' is invalid for '--resolve'\n"
             + "Usage: \(CommandCatalog.get.usage)\n  See 'webcache get --help' for more information.\n"),

@@ -249,6 +249,29 @@ final class SignedInCommandTests: Sendable {
         #expect(!FileManager.default.fileExists(atPath: cookieFile))
     }
 
+    /// An instance that sends an expired session to an identity provider elsewhere: `--login-host`
+    /// names it, so the redirect is seen as the session's end and the page fetched again with a fresh
+    /// token; without it the redirect is followed to the provider (which nothing answers here).
+    @Test func aRedirectToALoginHostIsSeenAsTheSessionsEnd() async throws {
+        let tokenFile = try folder.write(Data("tok-alice\n".utf8), to: "token.txt")
+        let identity = ["--token-file", tokenFile, "--keep-session"]
+        #expect(try await run(["get", "nav/home"], identity: identity).exitCode == 0)
+        instance.state.withLock { state in
+            state.sessions.removeAll()
+            state.loginLocation = "http://idp.invalid/authorize?client=instance"
+        }
+
+        let unseen = try await run(["get", "nav/list"], identity: identity)
+        #expect(unseen.exitCode == 1)
+        #expect(unseen.stderr.contains("idp.invalid"), "\(unseen.stderr)")
+        instance.state.withLock { $0.sessions.removeAll() }
+        let seen = try await run(["get", "nav/other", "--login-host", "IDP.invalid"], identity: identity)
+
+        #expect(seen.exitCode == 0, "\(seen.stderr)")
+        #expect(seen.stdout == "page /nav/other for alice")
+        #expect(pageRequests.suffix(2) == ["/nav/other cookie", "/nav/other Bearer tok-alice"])
+    }
+
     @Test func theGatewaySignedInAsAliceServesHerPagesAndStoresThemInHerPartition() async throws {
         let output = OutputFile(path: folder.path("serve.out"))
         let errors = OutputFile(path: folder.path("serve.err"))

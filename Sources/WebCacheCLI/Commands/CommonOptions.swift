@@ -66,6 +66,14 @@ enum CommonOptions {
         OptionSpec(names: ["--whoami-field"], kind: .value(name: "path"),
                    help: "Where --whoami's answer has the user id (object keys separated by dots).", defaultValue: "sub",
                    showInUsage: false),
+        OptionSpec(names: ["--login-path"], kind: .repeatedValue(name: "pattern"),
+                   help: "A path that marks the instance's login page, beside /login, /signin and the like "
+                       + "(repeatable): a redirect there means the session expired.",
+                   showInUsage: false),
+        OptionSpec(names: ["--login-host"], kind: .repeatedValue(name: "host"),
+                   help: "A host whose every page is a login page, such as an external identity provider "
+                       + "(repeatable).",
+                   showInUsage: false),
         OptionSpec(names: ["--keep-session"], kind: .flag,
                    help: "Keep the session's cookies beside the store (mode 0600) for the next run.",
                    showInUsage: false),
