@@ -249,12 +249,9 @@ struct CSSRuleContext: Sendable {
         }
         guard index < bytes.endIndex, bytes[index] != UInt8(ascii: ";") else { return "" }
         guard bytes[index] == UInt8(ascii: "@") else { return nil }
-        let name = bytes[(index + 1)...].prefix { byte in
-            byte >= 0x80 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || (0x30...0x39).contains(byte)
-                || (0x61...0x7A).contains(byte | 0x20)
-        }
+        let name = bytes[(index + 1)...].prefix(while: CSSTokenizer.continuesName)
         guard !name.isEmpty else { return nil }
-        return String(decoding: name.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        return name.withUnsafeBufferPointer(CSSTokenizer.lowercasedName)
     }
 
     /// A `{`: the text so far is the block's prelude.

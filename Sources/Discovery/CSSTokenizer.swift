@@ -432,7 +432,7 @@ struct CSSTokenizer: Sendable {
             }
             return
         }
-        if Self.isNameCharacter(scalar) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(scalar) {
+        if Self.continuesName(scalar) {
             append(scalar)
         } else if scalar == UInt8(ascii: "\\") {
             escaped = true
@@ -701,7 +701,7 @@ struct CSSTokenizer: Sendable {
     private static let byteClasses: [UInt8] = (0...255).map { value in
         let byte = UInt8(value)
         var classes: ByteClass = []
-        let isName = isNameCharacter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        let isName = continuesName(byte)
         if isName { classes.insert(.name) }
         if isName || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "#") { classes.insert(.startsName) }
         if isWhitespace(byte) { classes.insert(.whitespace) }
@@ -720,6 +720,11 @@ struct CSSTokenizer: Sendable {
     /// A line feed, carriage return or form feed (§4.2 "newline", before preprocessing).
     static func isNewline(_ scalar: UInt8) -> Bool {
         scalar == UInt8(ascii: "\n") || scalar == UInt8(ascii: "\r") || scalar == 0x0C
+    }
+
+    /// A byte that continues a name without an escape: a name character or a digit.
+    static func continuesName(_ scalar: UInt8) -> Bool {
+        isNameCharacter(scalar) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(scalar)
     }
 
     /// Name-start code points plus `-`; digits are added where a name continues.

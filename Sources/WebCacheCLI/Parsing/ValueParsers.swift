@@ -25,16 +25,16 @@ enum ValueParsers {
     /// which a larger or non-finite number would overflow.
     static func seconds(_ text: String) -> Duration? {
         guard let seconds = Double(text.trimmingWhitespace()) else { return nil }
-        return interval(seconds)
+        return wholeMilliseconds(seconds)
     }
 
     /// ``duration(_:)`` from a millisecond to a day, as a `Duration`.
     static func interval(_ text: String) -> Duration? {
-        duration(text).flatMap(interval)
+        duration(text).flatMap(wholeMilliseconds)
     }
 
     /// `seconds` as a whole number of milliseconds, when that is from one to a day's.
-    private static func interval(_ seconds: Double) -> Duration? {
+    private static func wholeMilliseconds(_ seconds: Double) -> Duration? {
         let milliseconds = (seconds * 1000).rounded()
         guard milliseconds >= 1, milliseconds <= 86_400_000 else { return nil }
         return .milliseconds(Int64(milliseconds))
