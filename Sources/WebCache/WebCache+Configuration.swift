@@ -41,6 +41,11 @@ extension WebCache {
         /// ``WebCache/close()``, and deleted by ``WebCache/logout()``. Off by default: cookies then
         /// live in memory only.
         public var persistsCookies = false
+        /// Cookies of a session the instance already opened for ``userID``, such as the one
+        /// ``WebCache/instanceUser(at:field:configuration:)`` opened to ask who the user is: the
+        /// signed-in session carries it on (added after the saved cookies of ``persistsCookies``)
+        /// instead of opening another with the bearer token. Ignored for a guest.
+        public var sessionCookies: CookieJar.Snapshot?
         /// The most bytes of bodies the store keeps; least recently used entries are evicted past it.
         public var maximumStoreSize: Int64?
         /// The most bytes of fresh responses kept in memory, as a browser's memory cache sits in front of

@@ -94,6 +94,11 @@ public final class WebCache: Sendable {
                 keeper = CookieKeeper(file: file, jar: jar, logger: configuration.logger,
                                       isCurrent: { signOuts.holds(since: signOuts.current) })
             }
+            if let cookies = configuration.sessionCookies, !cookies.cookies.isEmpty {
+                jar.restore(cookies)
+                // Kept for the next run too, as a session this cache opened itself would be.
+                keeper?.saveSoon()
+            }
             cookieKeeper = keeper
             // Saved as soon as a session starts or is renewed, and soon after its cookies change, not
             // only at close, so that a run that is killed leaves the next one a session to carry on with.

@@ -120,6 +120,28 @@ final class IdentityPartitionCommandTests: Sendable {
         #expect(mismatch.stderr.contains("--user 'bob' does not match"), "\(mismatch.stderr)")
     }
 
+    /// The session opened to ask who the user is is the one the command carries on; with
+    /// --keep-session, the next run asks with the session kept.
+    @Test func aWhoamiRunOpensOneSessionOnTheInstance() async throws {
+        // When Alice fetches a page with --whoami
+        let whoami = ["--whoami", "api/me", "--keep-session"]
+        let first = try await get("private/a.txt", Self.alice + whoami)
+        try #require(first.exitCode == 0, "\(first.stderr)")
+
+        // Then the instance opened one session: the page came with its cookie, no bearer token
+        #expect(instance.state.withLock { $0.sessions.count } == 1)
+        let page = try #require(server.requests.first { $0.path == "/private/a.txt" })
+        #expect(page.headers["Authorization"] == nil)
+        #expect(page.headers["Cookie"] != nil)
+
+        // And a second run asks with the kept session: still one session
+        let second = try await get("private/b.txt", Self.alice + whoami)
+        #expect(second.exitCode == 0, "\(second.stderr)")
+        #expect(second.stdout == "page /private/b.txt for alice")
+        #expect(instance.state.withLock { $0.sessions.count } == 1)
+        #expect(server.requests.last { $0.path == "/api/me" }?.headers["Authorization"] == nil)
+    }
+
     /// An instance installed under a path given without its trailing `/`: `--whoami` and
     /// `--token-endpoint` resolve against its root as a page does, not beside it.
     @Test func whoamiAndTheTokenEndpointResolveAgainstAnInstanceUnderAPath() async throws {

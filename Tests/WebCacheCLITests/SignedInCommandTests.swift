@@ -85,7 +85,12 @@ final class SignedInCommandTests: Sendable {
 
     /// The requests for alice's pages, as `path credential`.
     private var pageRequests: [String] {
-        server.requests.filter { $0.path.hasPrefix("/nav/") }.map { request in
+        instanceRequests.filter { $0.hasPrefix("/nav/") }
+    }
+
+    /// The requests for alice's pages and for who she is (`/api/me`), as `path credential`.
+    private var instanceRequests: [String] {
+        server.requests.filter { $0.path.hasPrefix("/nav/") || $0.path == "/api/me" }.map { request in
             let credential = request.headers["Authorization"] ?? (request.headers["Cookie"] == nil ? "-" : "cookie")
             return "\(request.path) \(credential)"
         }
@@ -100,12 +105,12 @@ final class SignedInCommandTests: Sendable {
         #expect(summary["completed"] as? Int == 4)
         #expect(summary["failed"] as? Int == 0)
         #expect(try await aliceEntries() == 4)
-        // The first page starts the session with the bearer; the second waits for its answer and
-        // carries the cookie, as does what the pages need.
+        // The question who she is starts the session with the bearer; the pages carry on with its
+        // cookie, as does what they need: one session.
+        #expect(instanceRequests.first == "/api/me Bearer tok-alice", "\(instanceRequests)")
         let requests = pageRequests
-        #expect(requests.first?.hasSuffix(" Bearer tok-alice") == true, "\(requests)")
-        #expect(requests.filter { $0.hasSuffix(" Bearer tok-alice") }.count == 1, "\(requests)")
-        #expect(requests.filter { $0.hasSuffix(" -") }.isEmpty, "\(requests)")
+        #expect(requests.allSatisfy { $0.hasSuffix(" cookie") }, "\(requests)")
+        #expect(instance.state.withLock { $0.sessions.count } == 1)
         #expect(requests.filter { $0.hasPrefix("/nav/logo.png") || $0.hasPrefix("/nav/style.css") }.sorted()
             == ["/nav/logo.png cookie", "/nav/style.css cookie"])
         #expect(!result.everything.contains("tok-alice"))
@@ -209,8 +214,8 @@ final class SignedInCommandTests: Sendable {
         #expect(result.exitCode == 0, "\(result.stderr)")
         #expect(events.last?["completed"] as? Int == 4)
         #expect(instance.state.withLock { $0.tokenRequests } == 1)
-        #expect(pageRequests.first?.hasSuffix(" Bearer access-1") == true, "\(pageRequests)")
-        #expect(!pageRequests.contains { $0.hasSuffix(" -") }, "\(pageRequests)")
+        #expect(instanceRequests.first == "/api/me Bearer access-1", "\(instanceRequests)")
+        #expect(pageRequests.allSatisfy { $0.hasSuffix(" cookie") }, "\(pageRequests)")
         #expect(try await aliceEntries() == 4)
     }
 
@@ -229,8 +234,8 @@ final class SignedInCommandTests: Sendable {
         let second = try await run(["get", "nav/list"], identity: identity)
         #expect(second.stdout == "page /nav/list for alice")
 
-        // The instance forgets every session and answers 401: the file is read again, and the
-        // page is fetched with the bearer once more.
+        // The instance forgets every session and answers 401: the question who she is, asked with
+        // the kept cookie, is asked again with the bearer, and the page goes with the new session.
         instance.state.withLock { state in
             state.sessions.removeAll()
             state.expiryStatus = 401
@@ -238,8 +243,9 @@ final class SignedInCommandTests: Sendable {
         let third = try await run(["get", "nav/other"], identity: identity)
         #expect(third.exitCode == 0, "\(third.stderr)")
         #expect(third.stdout == "page /nav/other for alice")
-        #expect(pageRequests == [
-            "/nav/home Bearer tok-alice", "/nav/list cookie", "/nav/other cookie", "/nav/other Bearer tok-alice",
+        #expect(instanceRequests == [
+            "/api/me Bearer tok-alice", "/nav/home cookie", "/api/me cookie", "/nav/list cookie", "/api/me cookie",
+            "/api/me Bearer tok-alice", "/nav/other cookie",
         ])
         #expect(!(first.everything + second.everything + third.everything).contains("tok-alice"))
 
@@ -269,7 +275,7 @@ final class SignedInCommandTests: Sendable {
 
         #expect(seen.exitCode == 0, "\(seen.stderr)")
         #expect(seen.stdout == "page /nav/other for alice")
-        #expect(pageRequests.suffix(2) == ["/nav/other cookie", "/nav/other Bearer tok-alice"])
+        #expect(instanceRequests.suffix(3) == ["/api/me cookie", "/api/me Bearer tok-alice", "/nav/other cookie"])
     }
 
     @Test func theGatewaySignedInAsAliceServesHerPagesAndStoresThemInHerPartition() async throws {
@@ -302,7 +308,7 @@ final class SignedInCommandTests: Sendable {
         #expect(replies.map(\.statusLine) == ["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"])
         #expect(replies.map(\.body) == ["page /nav/home for alice", "page /nav/home for alice"])
         #expect(replies.map { $0.headers["X-WebCache"] } == ["network", "revalidated"])
-        #expect(pageRequests == ["/nav/home Bearer tok-alice", "/nav/home cookie"])
+        #expect(instanceRequests == ["/api/me Bearer tok-alice", "/nav/home cookie", "/nav/home cookie"])
         #expect(termination == .exited(0), "\(errors.lines)")
         #expect(try await aliceEntries() == 1)
         #expect(!(output.lines + errors.lines).joined().contains("tok-alice"))

@@ -54,8 +54,14 @@ extension CommandContext {
             let url = try arguments.requestURL(whoami, for: "--whoami <url>")
             let field = arguments.value("whoami-field") ?? "sub"
             if online {
-                let id = try await WebCache.instanceUserID(at: url, field: field, configuration: configuration)
-                let key = try checked(user, against: id, instance: instance)
+                // The user these credentials were found to be before, whose kept session the question
+                // starts from; the session it ends with is the one the command carries on.
+                let known = try await boundIdentity(source: digest)
+                configuration.userID = known
+                let answer = try await WebCache.instanceUser(at: url, field: field, configuration: configuration)
+                let key = try checked(user, against: answer.id, instance: instance)
+                // Another user's session is not handed over: the credentials now belong to someone else.
+                configuration.sessionCookies = known == nil || known == key ? answer.cookies : nil
                 configuration.userID = key
                 return (digest, key)
             }
