@@ -15,7 +15,7 @@ extension WebCache {
         _ request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy,
         completion: @escaping @Sendable (Result<WebResponse, any Error>) -> Void
     ) -> Task<Void, Never> {
-        complete(completion) { try await self.load(request, policy: policy) }
+        Self.complete(completion) { try await self.load(request, policy: policy) }
     }
 
     /// Completion-handler form of ``data(for:policy:)``.
@@ -26,7 +26,7 @@ extension WebCache {
         for request: WebRequest, policy: CachePolicy = .useProtocolCachePolicy,
         completion: @escaping @Sendable (Result<LoadedResponse, any Error>) -> Void
     ) -> Task<Void, Never> {
-        complete(completion) { try await self.data(for: request, policy: policy) }
+        Self.complete(completion) { try await self.data(for: request, policy: policy) }
     }
 
     /// Completion-handler form of ``preload(_:options:events:)``.
@@ -50,7 +50,7 @@ extension WebCache {
         events: @escaping @Sendable (PreloadEvent) -> Void,
         completion: @escaping @Sendable (Result<PreloadReport, any Error>) -> Void
     ) -> Task<Void, Never> {
-        complete(completion) { try await self.refresh(hosts: hosts, options: options, events: events) }
+        Self.complete(completion) { try await self.refresh(hosts: hosts, options: options, events: events) }
     }
 
     /// Completion-handler form of ``refresh(_:options:events:)``.
@@ -67,7 +67,7 @@ extension WebCache {
 
     /// Completion-handler form of ``logout()``: `completion` gets `nil` on success.
     public func logout(completion: @escaping @Sendable ((any Error)?) -> Void) {
-        complete({ (result: Result<Void, any Error>) in
+        Self.complete({ (result: Result<Void, any Error>) in
             if case .failure(let error) = result { completion(error) } else { completion(nil) }
         }) { try await self.logout() }
     }
@@ -88,11 +88,22 @@ extension WebCache {
         }
     }
 
+    /// Completion-handler form of ``instanceUser(at:field:configuration:)``.
+    /// - Returns: the task that asks; cancelling it stops the request, and `completion` gets a
+    ///   `CancellationError`.
+    @discardableResult
+    public static func instanceUser(
+        at whoAmIURL: URL, field: String, configuration: Configuration,
+        completion: @escaping @Sendable (Result<InstanceUser, any Error>) -> Void
+    ) -> Task<Void, Never> {
+        complete(completion) { try await instanceUser(at: whoAmIURL, field: field, configuration: configuration) }
+    }
+
     /// Runs `operation` in a new task and hands its result to `completion`: the bridge these forms
     /// need, and the only reason the library starts a task for a caller.
     /// - Returns: the task, for the forms that let their caller cancel it.
     @discardableResult
-    private func complete<T: Sendable>(
+    private static func complete<T: Sendable>(
         _ completion: @escaping @Sendable (Result<T, any Error>) -> Void,
         _ operation: @escaping @Sendable () async throws -> T
     ) -> Task<Void, Never> {

@@ -45,6 +45,20 @@ import WebCacheTestSupport
         #expect(try await userID(answering: #"{"id":1.5}"#, field: "id") == "1.5")
     }
 
+    @Test func theCompletionHandlerFormAnswersAsTheAsyncOne() async throws {
+        try await withInstance { fixture in
+            let configuration = configuration(fixture, user: "alice", persistsCookies: false)
+            let result = await withCheckedContinuation { continuation in
+                WebCache.instanceUser(at: fixture.origin.url("api/me"), field: "sub", configuration: configuration) {
+                    continuation.resume(returning: $0)
+                }
+            }
+            let user = try result.get()
+            #expect(user.id == "alice")
+            #expect(user.cookies.cookies.map(\.name) == ["session"])
+        }
+    }
+
     // MARK: - One session
 
     /// A signed-in configuration for `user` of `fixture`'s instance over its store.
