@@ -79,7 +79,12 @@ final class CurlTransfer {
     private lazy var checksAddresses = spec.request.refusesPrivateAddresses && connectsToResolvedAddress
 
     /// Whether libcurl asks for compressed content and decodes it.
-    private var decodesContent: Bool { configuration.decodeContent && spec.request.decodesContent }
+    /// Whether libcurl asks for content codings and decodes them: not for a request with `Range`,
+    /// whose answer, a 206, is a slice of the coded bytes that no decoder reads alone (RFC 9110
+    /// §14.1.2); an origin that codes it anyway (an object stored compressed) is passed on as coded.
+    private var decodesContent: Bool {
+        configuration.decodeContent && spec.request.decodesContent && !spec.request.headers.contains("Range")
+    }
 
     // MARK: - Options
 

@@ -80,12 +80,15 @@ struct InspectionTests {
         #expect(plan.urls == [0, 1, 3].map { "https://example.test/\($0)" })
         #expect(plan.freedBytes == 7_000)
         #expect(plan.entryBytes == 7_000)
+        #expect(plan.bodyBytesLeft == before.bodyBytes - 7_000)
 
         // When the store evicts for real, it removes the same entries and frees the same bytes
         let evicted = try await store.evict(toFit: 4_000)
         #expect(evicted.urls == plan.urls)
         #expect(evicted.freedBytes == plan.freedBytes)
         #expect(evicted.entryBytes == plan.entryBytes)
+        #expect(evicted.bodyBytesLeft == plan.bodyBytesLeft)
+        #expect(try store.totals().bodyBytes == plan.bodyBytesLeft)
     }
 
     @Test func anEvictionPlanIsEmptyWhenTheStoreFits() async throws {
@@ -93,6 +96,7 @@ struct InspectionTests {
         let plan = try store.evictionPlan(toFit: 1_000)
         #expect(plan.entryCount == 0)
         #expect(plan.urls.isEmpty)
+        #expect(plan.bodyBytesLeft == 1_000)
         #expect(try store.evictionPlan(toFit: 0).urls == [page])
     }
 }

@@ -94,8 +94,11 @@ struct MaintenanceTests {
         #expect(Set(result.urls) == ["https://example.test/2", "https://example.test/4"])
         #expect(result.freedBytes == 2_000)
         #expect(try store.totals().bodyBytes == 3_000)
-        // Not even a limit of zero evicts a pinned entry
-        try await store.evict(toFit: 0)
+        #expect(result.bodyBytesLeft == 3_000)
+        // Not even a limit of zero evicts a pinned entry, and what is left says so
+        let pinned = try await store.evict(toFit: 0)
+        #expect(pinned.bodyBytesLeft == (try store.totals().bodyBytes))
+        #expect(pinned.bodyBytesLeft ?? 0 > 0)
         #expect(try store.variants(url: "https://example.test/0").count == 1)
         #expect(try store.totals().entryCount == 1)
         try await store.close()

@@ -272,6 +272,49 @@ struct RangeTests {
         }
     }
 
+    /// Whether the origin of ``aStalePartialEntryStandsInWhenTheOriginFails()`` fails.
+    final class Failing: Sendable {
+        let on = Atomic<Bool>(false)
+    }
+
+    /// RFC 5861 §4: a stale partial entry that holds the bytes asked for stands in when the origin
+    /// answers with an error or cannot be reached, as a complete entry does.
+    @Test func aStalePartialEntryStandsInWhenTheOriginFails() async throws {
+        let failing = Failing()
+        let handler: OriginServer.Handler = { request in
+            if failing.on.load(ordering: .relaxed) { return .text("down for maintenance", status: 503) }
+            let headers: HTTPHeaders = [
+                "ETag": #""v1""#, "Cache-Control": "max-age=0, stale-if-error=86400",
+                "Content-Type": "application/octet-stream",
+            ]
+            return .ranged(Self.content, headers: headers, request: request)
+        }
+        try await GatewayHarness.run(origin: handler) { harness in
+            _ = try await harness.get("/video", headers: ["Range": "bytes=0-999"])
+            failing.on.store(true, ordering: .relaxed)
+
+            // The origin answers 503: the stale parts answer instead, one range or several
+            let one = try await harness.get("/video", headers: ["Range": "bytes=100-199"])
+            #expect(one.status == 206)
+            #expect(one.body == Self.bytes(100...199))
+            #expect(one.servedAs == "stale")
+            let several = try await harness.get("/video", headers: ["Range": "bytes=0-9,500-509"])
+            #expect(several.status == 206)
+            let type = try #require(several.headers["Content-Type"])
+            let boundary = String(type.dropFirst("multipart/byteranges; boundary=".count))
+            #expect(several.body == Self.multipart([0...9, 500...509], boundary: boundary))
+            // Bytes the parts do not hold get the origin's answer
+            let beyond = try await harness.get("/video", headers: ["Range": "bytes=900-1100"])
+            #expect(beyond.status == 503)
+
+            // The origin cannot be reached at all: the same
+            harness.origin.stop()
+            let unreachable = try await harness.get("/video", headers: ["Range": "bytes=100-199"])
+            #expect(unreachable.status == 206)
+            #expect(unreachable.body == Self.bytes(100...199))
+        }
+    }
+
     @Test func offlineAPartialEntryServesWhatItHoldsAndNothingElse() async throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "gateway-parts-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -104,6 +104,17 @@ struct RangeRequestTests {
         #expect(RangeRequest.answer(request: request(range), stored: stored([]), length: 0) == .unsatisfiable)
     }
 
+    @Test func ofAnEmptyRepresentationOnlyASuffixIsSatisfiableAndItIsAnsweredWhole() {
+        // §14.1.1: a suffix of some bytes is satisfiable, and selects nothing a 206 could name.
+        let answer = { (field: String) in
+            RangeRequest.answer(request: request([("Range", field)]), stored: stored([]), length: 0)
+        }
+        #expect(answer("bytes=-5") == .whole)
+        #expect(answer("bytes=0-0,-1") == .whole)
+        #expect(answer("bytes=0-") == .unsatisfiable)
+        #expect(answer("bytes=-0") == .unsatisfiable)
+    }
+
     // MARK: - If-Range (§13.1.5)
 
     @Test(arguments: [

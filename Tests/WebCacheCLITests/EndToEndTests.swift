@@ -84,21 +84,22 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(refused.stderr == "Error: Cannot write the output file '\(missing)': No such file or directory.\n")
     }
 
+    /// Lines end with CR LF, as curl -i writes them, so that the head ends at the first empty line.
     @Test func includesTheStatusLineAndTheHeadersWithCookiesRedacted() async throws {
         let result = try await run("get", "-i", url("/page.html"))
         #expect(result.exitCode == 0)
-        #expect(result.stdout.hasPrefix("HTTP/1.1 200 OK\n"))
-        #expect(result.stdout.contains("ETag: \"page-1\"\n"))
-        #expect(result.stdout.contains("Set-Cookie: <redacted>\n"))
+        #expect(result.stdout.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(result.stdout.contains("ETag: \"page-1\"\r\n"))
+        #expect(result.stdout.contains("Set-Cookie: <redacted>\r\n"))
         #expect(!result.stdout.contains("s3cr3t"))
-        #expect(result.stdout.hasSuffix("\n\n" + TestOrigin.page))
+        #expect(result.stdout.hasSuffix("\r\n\r\n" + TestOrigin.page))
         // A response from the store has no protocol of its own: it is written as HTTP/1.1
         let hit = try await run("get", "-i", url("/page.html"))
         #expect(hit.stderr.hasPrefix("webcache: hit 200 "), "\(hit.stderr)")
-        #expect(hit.stdout.hasPrefix("HTTP/1.1 200 OK\n"), "\(hit.stdout)")
-        #expect(hit.stdout.contains("\nETag: \"page-1\"\n"), "\(hit.stdout)")
+        #expect(hit.stdout.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(hit.stdout)")
+        #expect(hit.stdout.contains("\r\nETag: \"page-1\"\r\n"), "\(hit.stdout)")
         let missing = try await run("get", "-i", url("/nothing-here"))
-        #expect(missing.stdout.hasPrefix("HTTP/1.1 404 Not Found\n"), "\(missing.stdout)")
+        #expect(missing.stdout.hasPrefix("HTTP/1.1 404 Not Found\r\n"), "\(missing.stdout)")
     }
 
     /// The status line names the protocol the response came over, as curl -i does.
@@ -108,8 +109,8 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
         let page = proxy.url("style.css").absoluteString
         let result = try await run("get", "-i", "--cacert", proxy.certificatePath, page)
         #expect(result.exitCode == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("HTTP/2 200 OK\n"), "\(result.stdout)")
-        #expect(result.stdout.hasSuffix("\n\n" + TestOrigin.stylesheet))
+        #expect(result.stdout.hasPrefix("HTTP/2 200 OK\r\n"), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("\r\n\r\n" + TestOrigin.stylesheet))
     }
 
     @Test func resolvesARelativeURLAgainstTheInstance() async throws {

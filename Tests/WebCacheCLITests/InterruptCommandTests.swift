@@ -217,6 +217,37 @@ final class InterruptCommandTests: OriginStoreFixture, @unchecked Sendable {
         #expect(states.count == fetchedPages.count - missing, "\(summary) \(states)")
     }
 
+    /// The list is read a window of pages at a time: a run interrupted before its end says that the
+    /// rest of the list was not read, rather than counting only the pages it read.
+    @Test func anInterruptedRunSaysThatTheRestOfTheListWasNotRead() async throws {
+        // Every listed page is held, so the two transfers wait and the run reads no further than its
+        // window of pages, however slowly the machine goes.
+        gate.close()
+        let listed = (1...200).map { url("/held.html?n=\($0)") }
+        let (process, stdout, stderr) = try start("preload", try urlFile(listed), "-j", "2", "--json")
+        let waiting = try await waitUntil { server.requests.contains { $0.path == "/held.html" } }
+        try #require(waiting, "no held page was asked for: \(stderr.lines)")
+
+        process.send(SIGINT)
+        let termination = await process.finish().termination
+
+        #expect(termination == .exited(130), "\(stderr.lines)")
+        let summary = try #require(jsonLines(stdout).last)
+        #expect(summary["interrupted"] as? Bool == true, "\(summary)")
+        #expect(summary["listUnread"] as? Bool == true, "\(summary)")
+        let read = try #require(summary["pages"] as? Int)
+        #expect(read > 0 && read < listed.count, "\(summary)")
+        #expect(summary["pagesUnfinished"] as? Int == read, "\(summary)")
+
+        // And a run that read its whole list says nothing of the kind
+        gate.open()
+        let whole = try await run("preload", try urlFile(numberedPages(2)), "--json")
+        let wholeSummary = try #require(whole.stdout.split(separator: "\n").last.flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        })
+        #expect(wholeSummary["listUnread"] as? Bool == false, "\(whole.stdout)")
+    }
+
     @Test func sigintStopsARefreshAndEveryPageStaysComplete() async throws {
         let pages = numberedPages(12) + [url("/held.html")]
         let whole = try await run("preload", try urlFile(pages))

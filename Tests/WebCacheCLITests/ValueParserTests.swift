@@ -8,10 +8,19 @@ import WebCache
 struct ValueParserTests {
     @Test(arguments: [
         ("90", 90), ("90s", 90), ("15m", 900), ("12h", 43_200), ("7d", 604_800), ("2w", 1_209_600),
-        ("1.5h", 5_400), (" 30D ", 2_592_000), ("0", 0),
+        ("1.5h", 5_400), (" 30D ", 2_592_000), ("0", 0), ("250ms", 0.25), ("1MS", 0.001),
     ] as [(String, TimeInterval)])
     func parsesDurations(text: String, seconds: TimeInterval) {
         #expect(ValueParsers.duration(text) == seconds)
+    }
+
+    /// `--flush-hits` says "1ms to 1d": both ends, in the units it names.
+    @Test func intervalsRunFromAMillisecondToADay() {
+        #expect(ValueParsers.interval("1ms") == .milliseconds(1))
+        #expect(ValueParsers.interval("200ms") == .milliseconds(200))
+        #expect(ValueParsers.interval("1d") == .seconds(86_400))
+        #expect(ValueParsers.interval("0.4ms") == nil)
+        #expect(ValueParsers.interval("25h") == nil)
     }
 
     @Test(arguments: [("0/4", 0, 4), ("3/4", 3, 4), ("0/1", 0, 1), ("17/100", 17, 100)])
@@ -24,7 +33,7 @@ struct ValueParserTests {
         #expect(ValueParsers.shard(text) == nil)
     }
 
-    @Test(arguments: ["", "d", "-5m", "3 fortnights", "5y", "1e400", "nan", "inf", "10mm"])
+    @Test(arguments: ["", "d", "-5m", "3 fortnights", "5y", "1e400", "nan", "inf", "10mm", "ms", "5 msec"])
     func refusesBadDurations(text: String) {
         #expect(ValueParsers.duration(text) == nil)
     }

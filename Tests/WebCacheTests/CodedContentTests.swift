@@ -132,6 +132,24 @@ struct CodedContentTests {
         }
     }
 
+    /// An object stored compressed, whose origin answers a range with a slice of its coded bytes
+    /// whatever the request accepts: the slice is passed on as coded, with its coding named.
+    @Test func aCodedRangeFromTheOriginIsPassedOnAsCoded() async throws {
+        try await withCache(origin: { request in
+            .ranged(Self.gzipBytes, headers: ["Content-Encoding": "gzip", "ETag": "\"gz\"",
+                                              "Cache-Control": "max-age=600"], request: request)
+        }) { (origin, cache) async throws in
+            let slice = try await cache.data(for: WebRequest("object", headers: ["Range": "bytes=10-19"]))
+
+            #expect(slice.status == 206)
+            #expect(slice.body == Self.gzipBytes.subdata(in: 10..<20))
+            #expect(slice.headers["Content-Encoding"] == "gzip")
+            #expect(slice.headers["Content-Range"] == "bytes 10-19/\(Self.gzipBytes.count)")
+            // A range is asked for without inviting a coding that could not be decoded
+            #expect(origin.requests.first?.headers["Accept-Encoding"] == nil)
+        }
+    }
+
     @Test func aBodyDecodedFromTheStorePastTheCallersLimitFails() async throws {
         try await withCache(origin: { _ in
             OriginResponse(headers: ["Cache-Control": "max-age=600", "Content-Encoding": "gzip"],

@@ -14,6 +14,10 @@ public struct PruneResult: Sendable, Hashable {
     /// How many page records went, or would go, because every entry of the page itself did: a page
     /// the store no longer holds is no page of the store.
     public var pageRecordCount = 0
+    /// For ``CacheStore/evict(toFit:)`` and ``CacheStore/evictionPlan(toFit:)``: the bytes of bodies
+    /// the store holds after the eviction (or would), counted in its own transaction, so that what
+    /// other processes store meanwhile is not taken for what the eviction could not remove.
+    public var bodyBytesLeft: Int64?
 
     static let empty = PruneResult(entryCount: 0, entryBytes: 0, freedBytes: 0, urls: [])
 }

@@ -70,6 +70,7 @@ extension CacheStore {
                 var result = PruneResult.empty
                 var total = try Self.readTotals(connection).bodyBytes
                 let start = total
+                result.bodyBytesLeft = total
                 guard total > byteLimit else { return result }
                 var evictedByURL: [StoredPage: Int64] = [:]
                 let order = try EvictionOrder(
@@ -84,6 +85,7 @@ extension CacheStore {
                     total -= step.frees
                 }
                 result.freedBytes = start - total
+                result.bodyBytesLeft = total
                 // The recorded pages whose every entry would go, as the eviction removes their records.
                 for (page, evicted) in evictedByURL {
                     let goesWhole = try connection.int64(

@@ -51,6 +51,7 @@ extension CacheStore {
                 // fewer entries than the walk counted (a partial entry's part that shared it).
             }
             result.freedBytes = start - total
+            result.bodyBytesLeft = total
             if result.entryCount > 0 { result.pageRecordCount = try Self.removeRecordsOfPagesGone(connection) }
             return result
         }

@@ -31,6 +31,13 @@ extension StoreFile {
             code = errno
             let folderState = code == EROFS ? "is on a read-only file system" : "cannot be written"
             reason = "its folder \(folderState), and SQLite keeps the store's -wal and -shm files there"
+        } else if let side = ["-wal", "-shm"].map({ path + $0 }).first(where: {
+            access($0, F_OK) == 0 && access($0, W_OK) != 0
+        }) {
+            var owner = stat()
+            let user = stat(side, &owner) == 0 ? "user \(owner.st_uid)" : "another user"
+            reason = "'\(side)' belongs to \(user) and cannot be written (that user read the store, and SQLite left "
+                + "the file as theirs); remove the store's -wal and -shm files while no process uses the store"
         } else {
             return nil
         }
@@ -79,12 +86,31 @@ extension StoreFile {
     /// the file half-way through their copy, so the store is refused with a sentence that says so.
     ///
     /// A `mode=ro` connection in a writable folder leaves the `-wal` and `-shm` files it made behind:
-    /// only a connection that can write removes them, when it closes last.
+    /// only a connection that can write removes them, when it closes last. Made by another user
+    /// than the store's owner (a folder shared with the sticky bit, such as `/tmp`), they would
+    /// belong to that user, with the store file's mode, and lock the owner out of writing its own
+    /// store. So a process that does not own the store (and is not root, whose files SQLite gives
+    /// to the store's owner) reads it as in a read-only folder: `immutable=1` when there is no
+    /// `-wal`, with the same risk; through the owner's files when both are there; and a store with
+    /// a `-wal` but no `-shm` is refused, since reading it would make one.
     ///
     /// The first read waits for the locks of other processes as a store's reads do: with
     /// `configuration`'s busy timeout, and starting over after `SQLITE_BUSY` until its retry limit.
     static func readOnlyURI(path: String, configuration: CacheStore.Configuration) throws(CacheStore.Error) -> String {
         let base = fileURI(path)
+        var info = stat()
+        if geteuid() != 0, stat(path, &info) == 0, info.st_uid != geteuid() {
+            let (wal, shm) = (access(path + "-wal", F_OK) == 0, access(path + "-shm", F_OK) == 0)
+            if !wal { return base + "?immutable=1" }
+            if !shm {
+                throw CacheStore.Error(
+                    code: .readOnly,
+                    message: "The cache store '\(path)' cannot be read by another user than its owner now: its "
+                        + "write-ahead log '\(path)-wal' needs an index ('\(path)-shm') that reading would create "
+                        + "as this user's, which would keep the owner from writing the store. Run the command as the "
+                        + "store's owner, or once the owner's process has closed the store.")
+            }
+        }
         do {
             let probe = try Connection(path: base + "?mode=ro", flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
             probe.setBusyTimeout(milliseconds: configuration.busyTimeoutMilliseconds)

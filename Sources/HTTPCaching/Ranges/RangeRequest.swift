@@ -83,7 +83,9 @@ public enum RangeRequest {
     /// 3. An `If-Range` that does not hold (``ifRangeHolds(_:stored:)``) means the client's copy is
     ///    another version: whole.
     /// 4. The satisfiable specs (``RangeSpec/resolved(length:)``) are kept; none is
-    ///    ``Answer/unsatisfiable``. More than ``maximumRangeCount`` specs are ignored: whole.
+    ///    ``Answer/unsatisfiable``. More than ``maximumRangeCount`` specs are ignored: whole. Of an
+    ///    empty representation, a suffix of some bytes is satisfiable (§14.1.1) but selects nothing a
+    ///    206 could name: whole (§14.2 lets a server ignore `Range`), as other servers answer.
     /// 5. Several spans that overlap or touch are coalesced and sorted (§14.2: a server "MAY coalesce
     ///    any of the ranges that overlap"); otherwise they keep the client's order. Several ranges
     ///    that make up the whole representation are answered whole, with 200, as cheaper than a
@@ -94,6 +96,9 @@ public enum RangeRequest {
             let specs = parse(field), specs.count <= maximumRangeCount
         else { return .whole }
         if let condition = request.headers["If-Range"], !ifRangeHolds(condition, stored: stored) {
+            return .whole
+        }
+        if length == 0, specs.contains(where: { if case .suffix(let count) = $0 { count > 0 } else { false } }) {
             return .whole
         }
         let served = servedRanges(of: specs, length: length)

@@ -50,24 +50,58 @@ extension Loader {
             }
         }
         let covers = ranges.map { EntryPart.cover($0.first...$0.last, with: partial.parts) }
-        if usable, covers.allSatisfy(\.missing.isEmpty) {
+        let held = covers.allSatisfy(\.missing.isEmpty)
+        if usable, held {
             logger.debug("bytes \(ranges) of \(request.url.redactedForMessages) from stored parts")
             return try await serveParts(partial, ranges: ranges, covers: covers.map(\.pieces), request: request,
                                         source: stored.isFresh(now: now) ? .hit : .stale, age: age, limit: limit)
         }
-        // Several ranges not all held go as they were asked; the usual load tells what is held offline.
-        guard ranges.count == 1, let range = ranges.first, let cover = covers.first else { return nil }
-        let span = range.first...range.last
+        /// The stale parts in place of the origin's answer, when they hold every byte asked for and
+        /// `stale-if-error` or the caller's offline limit allows it (RFC 5861 §4), as a complete
+        /// entry stands in.
+        func staleParts() async throws -> WebResponse? {
+            let fallbackLimit: TimeInterval? =
+                if case .offlineFallback(let maxStale) = policy { maxStale ?? .infinity } else { nil }
+            let now = clock()
+            guard held, HTTPCachePolicy.staleIfError(request: request, stored: stored, now: now,
+                                                     callerLimit: fallbackLimit)
+            else { return nil }
+            return try await serveParts(partial, ranges: ranges, covers: covers.map(\.pieces), request: request,
+                                        source: .stale, age: stored.currentAge(now: now), limit: limit)
+        }
+        // Several ranges go to the origin as they were asked: when not all are held, the usual load
+        // does it and tells what is held offline; when all are, the stale parts may stand in.
+        guard ranges.count == 1 || held, let range = ranges.first, let cover = covers.first else { return nil }
         if case .returnCacheDataDontLoad = policy {
             throw WebCacheError(
                 .notCached,
                 "Only part of bytes \(range) of \(request.url.redactedForMessages) is in the store, and the policy "
                     + "forbids the network.")
         }
-        // What the parts lack, from its first byte to its last; the whole range when they must be revalidated.
-        let missing = usable ? cover.missing[0].lowerBound...cover.missing[cover.missing.count - 1].upperBound : span
-        return try await completeParts(partial, missing: missing, range: range, request: request, limit: limit,
-                                       context: context)
+        let answer: WebResponse?
+        do {
+            if ranges.count > 1 {
+                answer = try await fetch(request, validating: nil, context: context, limit: limit)
+            } else {
+                // What the parts lack, from its first byte to its last; the whole range when they must
+                // be revalidated.
+                let missing =
+                    usable ? cover.missing[0].lowerBound...cover.missing[cover.missing.count - 1].upperBound
+                    : range.first...range.last
+                answer = try await completeParts(partial, missing: missing, range: range, request: request,
+                                                 limit: limit, context: context)
+            }
+        } catch let error as WebCacheError where error.code == .network {
+            guard let stale = try await staleParts() else { throw error }
+            logger.info("serving stale parts of \(request.url.redactedForMessages): \(error.message)")
+            return stale
+        }
+        if let answer, HTTPCachePolicy.isErrorStatus(answer.status), let stale = try await staleParts() {
+            logger.info(
+                "serving stale parts of \(request.url.redactedForMessages): the origin answered \(answer.status)")
+            return stale
+        }
+        return answer
     }
 
     /// The stored partial entry that matches `request`'s Vary key, when no complete entry does.

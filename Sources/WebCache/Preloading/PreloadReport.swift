@@ -43,6 +43,11 @@ public struct PreloadReport: Sendable, Hashable {
     /// ``unfinished``) keep the requisites an earlier run recorded for them, since this run did not
     /// find out all they need.
     public var interrupted = false
+    /// Whether an interrupted run stopped before the end of its list of pages: the pages listed
+    /// after those it read (counted in ``pages``) were neither fetched nor counted. The list is read
+    /// as the run goes, a window of pages at a time, and not read on once the run is interrupted:
+    /// its writer may still be writing. Always `false` for a run that ran to its end.
+    public var listUnread = false
     /// Rendered pages (``PreloadOptions/render``) that were still busy when their time ran out
     /// (``RenderOptions/timeout``): what they had requested by then is stored.
     public var cappedPages: [String] = []

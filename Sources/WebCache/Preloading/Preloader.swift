@@ -471,6 +471,7 @@ struct Preloader: Sendable {
             group.cancelAll()
         }
         report.interrupted = Task.isCancelled
+        report.listUnread = report.interrupted && !listEnded
         for document in selections.openDocuments { carryOut(selections.finish(document: document.url)) }
 
         // Every page has settled at the end of a whole run. After a cancelled one, a page that had

@@ -51,13 +51,13 @@ enum GetCommand {
 
         if arguments.flag("include") {
             // As curl -i prints it: the protocol version the response came over (HTTP/1.1 for one from
-            // the store), the status code and its reason phrase.
+            // the store), the status code and its reason phrase, each line ended by CR LF as on the wire.
             let reason = HTTPStatus.reasonPhrase(response.status).map { " \($0)" } ?? ""
-            var head = "\(response.httpVersion ?? "HTTP/1.1") \(response.status)\(reason)\n"
+            var head = "\(response.httpVersion ?? "HTTP/1.1") \(response.status)\(reason)\r\n"
             for field in response.headers.redacted() {
-                head += "\(field.name): \(field.value)\n"
+                head += "\(field.name): \(field.value)\r\n"
             }
-            context.stdout.write(head + "\n")
+            context.stdout.write(head + "\r\n")
         }
         let output = try arguments.value("output").flatMap(openOutput)
         var bytes = 0

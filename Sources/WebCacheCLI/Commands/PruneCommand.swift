@@ -74,8 +74,9 @@ enum PruneCommand {
                                 removesEntries: result != nil)
             if case .fit(let byteLimit) = plan {
                 report.byteLimit = byteLimit
-                let bodyBytes = try store.totals().bodyBytes
-                report.bodyBytesLeft = dryRun ? bodyBytes - (result?.freedBytes ?? 0) : bodyBytes
+                // What the eviction left, not what the store holds now: other processes may have
+                // stored more since, which is not what the eviction could not remove.
+                report.bodyBytesLeft = result?.bodyBytesLeft
             }
             if let named {
                 let removed = result?.pages ?? []

@@ -133,6 +133,10 @@ final class PreloadProgress: Sendable {
         if report.unfinished > 0 {
             text += "\(report.unfinished) not fetched.\n"
         }
+        if report.listUnread {
+            text += "The rest of the URL list was not read: the pages it lists after those counted were not "
+                + "fetched.\n"
+        }
         if fileProblems > 0 {
             text += "\(fileProblems) line(s) of the URL file were skipped.\n"
         }
@@ -173,7 +177,8 @@ final class PreloadProgress: Sendable {
             ("hit", .int(report.sources[.hit] ?? 0)), ("stale", .int(report.sources[.stale] ?? 0)),
             ("failed", .int(report.failures.count)), ("notStored", .int(report.notStored.count)),
             ("skipped", .int(report.skipped.count)),
-            ("unfinished", .int(report.unfinished)), ("pagesCapped", .int(report.cappedPages.count)),
+            ("unfinished", .int(report.unfinished)), ("listUnread", .bool(report.listUnread)),
+            ("pagesCapped", .int(report.cappedPages.count)),
             ("passedThrough", .int(report.passedThrough)), ("requests", .int(report.requests)),
             ("networkBytes", .int(Int(report.networkBytes))), ("seconds", .double(report.duration)),
         ]

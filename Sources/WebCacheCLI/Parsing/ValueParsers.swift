@@ -11,12 +11,14 @@ import Darwin
 
 /// Conversions for option values that users type: durations, byte sizes and counts.
 enum ValueParsers {
-    /// `90s`, `15m`, `12h`, `7d`, `2w`, or a plain number of seconds. Returns seconds.
+    /// `250ms`, `90s`, `15m`, `12h`, `7d`, `2w`, or a plain number of seconds. Returns seconds.
     static func duration(_ text: String) -> TimeInterval? {
         let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
         let trimmed = text.trimmingWhitespace().lowercased()
         guard let last = trimmed.last else { return nil }
-        let (digits, unit) = units[last].map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
+        let (digits, unit) =
+            trimmed.hasSuffix("ms") ? (trimmed.dropLast(2), 0.001)
+            : units[last].map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
         guard let number = Double(digits), number >= 0, number.isFinite else { return nil }
         return number * unit
     }
