@@ -46,17 +46,7 @@ struct RangeTests {
         #expect(suffix.body == bytes(999_990...999_999))
 
         let several = try await harness.get("/video", headers: ["Range": "bytes=0-9,500000-500009"])
-        #expect(several.status == 206)
-        let type = try #require(several.headers["Content-Type"])
-        #expect(type.hasPrefix("multipart/byteranges; boundary="))
-        let boundary = String(type.dropFirst("multipart/byteranges; boundary=".count))
-        let expected = "--\(boundary)\r\nContent-Type: application/octet-stream\r\n"
-            + "Content-Range: bytes 0-9/1000000\r\n\r\n"
-        var body = Data(expected.utf8) + bytes(0...9)
-        body += Data("\r\n--\(boundary)\r\nContent-Type: application/octet-stream\r\n".utf8)
-        body += Data("Content-Range: bytes 500000-500009/1000000\r\n\r\n".utf8) + bytes(500_000...500_009)
-        body += Data("\r\n--\(boundary)--\r\n".utf8)
-        #expect(several.body == body)
+        try expectMultipart(several, of: [0...9, 500_000...500_009])
 
         let past = try await harness.get("/video", headers: ["Range": "bytes=1000000-"])
         #expect(past.status == 416)
@@ -157,6 +147,19 @@ struct RangeTests {
         }
     }
 
+    /// Expects `reply` to be a 206 of `ranges` of `content` as `multipart/byteranges`, in that order.
+    static func expectMultipart(
+        _ reply: GatewayHarness.Reply, of ranges: [ClosedRange<Int>], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        #expect(reply.status == 206, sourceLocation: sourceLocation)
+        let type = try #require(reply.headers["Content-Type"], sourceLocation: sourceLocation)
+        #expect(type.hasPrefix("multipart/byteranges; boundary="), sourceLocation: sourceLocation)
+        let boundary = String(type.dropFirst("multipart/byteranges; boundary=".count))
+        let expected = multipart(ranges, boundary: boundary)
+        #expect(reply.body == expected, sourceLocation: sourceLocation)
+        #expect(reply.headers["Content-Length"] == String(expected.count), sourceLocation: sourceLocation)
+    }
+
     /// The body of a `multipart/byteranges` answer of `ranges` of `content` under `boundary`.
     static func multipart(_ ranges: [ClosedRange<Int>], boundary: String) -> Data {
         var body = Data()
@@ -177,14 +180,8 @@ struct RangeTests {
             // When several ranges they hold are asked at once, in no order
             let several = try await harness.get("/video", headers: ["Range": "bytes=500100-500109,0-9,900-909"])
             // Then they come from the parts, as from a complete entry, in the order asked
-            #expect(several.status == 206)
             #expect(several.servedAs == "hit")
-            let type = try #require(several.headers["Content-Type"])
-            #expect(type.hasPrefix("multipart/byteranges; boundary="))
-            let boundary = String(type.dropFirst("multipart/byteranges; boundary=".count))
-            let expected = Self.multipart([500_100...500_109, 0...9, 900...909], boundary: boundary)
-            #expect(several.body == expected)
-            #expect(several.headers["Content-Length"] == String(expected.count))
+            try Self.expectMultipart(several, of: [500_100...500_109, 0...9, 900...909])
             // and ranges that touch are one
             let touching = try await harness.get("/video", headers: ["Range": "bytes=10-19,0-9"])
             #expect(touching.status == 206)
@@ -299,10 +296,7 @@ struct RangeTests {
             #expect(one.body == Self.bytes(100...199))
             #expect(one.servedAs == "stale")
             let several = try await harness.get("/video", headers: ["Range": "bytes=0-9,500-509"])
-            #expect(several.status == 206)
-            let type = try #require(several.headers["Content-Type"])
-            let boundary = String(type.dropFirst("multipart/byteranges; boundary=".count))
-            #expect(several.body == Self.multipart([0...9, 500...509], boundary: boundary))
+            try Self.expectMultipart(several, of: [0...9, 500...509])
             // Bytes the parts do not hold get the origin's answer
             let beyond = try await harness.get("/video", headers: ["Range": "bytes=900-1100"])
             #expect(beyond.status == 503)
@@ -339,10 +333,7 @@ struct RangeTests {
             #expect(beyond.status == 504)
             // Several ranges it holds are served; several it does not all hold are not in the store
             let several = try await harness.get("/video", headers: ["Range": "bytes=0-9,500-509"])
-            #expect(several.status == 206)
-            let type = try #require(several.headers["Content-Type"])
-            let boundary = String(type.dropFirst("multipart/byteranges; boundary=".count))
-            #expect(several.body == Self.multipart([0...9, 500...509], boundary: boundary))
+            try Self.expectMultipart(several, of: [0...9, 500...509])
             let partly = try await harness.get("/video", headers: ["Range": "bytes=0-9,5000-5009"])
             #expect(partly.status == 504)
         }
