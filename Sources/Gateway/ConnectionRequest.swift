@@ -21,6 +21,8 @@ final class ConnectionRequest {
     var bodyBytes = 0
     /// Whether the access handler has seen the head.
     var started = false
+    /// Whether the request is HTTP/1.0, which may come without `Host`.
+    var isHTTP10 = false
     /// Whether the request was read to its end and is answered or submitted: the connection now
     /// waits for the head of its response.
     var awaitsHead = false

@@ -194,12 +194,13 @@ public final class GatewayServer: Sendable {
         let handle = configuration.bindAddress.withCString { address in
             cmhd_start(
                 address, configuration.port,
-                { context, connection, _, method, _, data, size, requestContext in
+                { context, connection, _, method, version, data, size, requestContext in
                     guard let context, let connection, let method, let size,
                         let pointer = requestContext?.pointee
                     else { return MHD_Result.NO }
                     let server = Unmanaged<GatewayServer>.fromOpaque(context).takeUnretainedValue()
                     let request = Unmanaged<ConnectionRequest>.fromOpaque(pointer).takeUnretainedValue()
+                    if !request.started, let version { request.isHTTP10 = strcmp(version, "HTTP/1.0") == 0 }
                     return server.access(connection, request: request, method: method, data: data, size: size)
                 },
                 context,
@@ -402,13 +403,21 @@ public final class GatewayServer: Sendable {
             var hosts = 0
             for field in request.headers where field.name.caseInsensitiveEquals("Host") { hosts += 1 }
             let malformed = Self.malformedField(in: request.headers)
-            if !framingIsValid || hosts > 1 || malformed != nil {
-                let message = if let malformed {
+            let targetIsMalformed = request.target.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
+            if !framingIsValid || hosts > 1 || (hosts == 0 && !request.isHTTP10) || targetIsMalformed
+                || malformed != nil
+            {
+                let message = if targetIsMalformed {
+                    "The request target \(String(reflecting: request.target)) holds a space or a control character: "
+                        + "a target has none (RFC 9112 §3.2)."
+                } else if let malformed {
                     "The request for \(request.target) has a field \(String(reflecting: malformed.name)) whose "
                         + (malformed.name.isHTTPToken ? "value holds a CR" : "name is not a token")
                         + ": the gateway forwards only well-formed fields (RFC 9110 §5.1, §5.5)."
                 } else if hosts > 1 {
                     "The request for \(request.target) has \(hosts) Host fields: a request has one (RFC 9112 §3.2)."
+                } else if hosts == 0, !request.isHTTP10 {
+                    "The request for \(request.target) has no Host field: an HTTP/1.1 request has one (RFC 9112 §3.2)."
                 } else {
                     "The request for \(request.target) declares its length as \""
                         + request.headers.values(for: "Content-Length").joined(separator: ", ")

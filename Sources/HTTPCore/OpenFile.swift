@@ -90,9 +90,10 @@ public final class OpenFile: Sendable {
         try seek(toOffset: offset)
     }
 
-    /// Writes the file's data through to the disk (`fsync`).
+    /// Writes the file's data through to the disk (`fsync`). A device, pipe or socket that has no
+    /// disk behind it (`EINVAL`, such as `/dev/null` or a FIFO) has nothing to write through.
     public func synchronize() throws(Error) {
-        guard fsync(fileDescriptor) == 0 else { throw Error(code: errno) }
+        guard fsync(fileDescriptor) == 0 || errno == EINVAL else { throw Error(code: errno) }
     }
 
     /// Closes the descriptor; later calls do nothing.

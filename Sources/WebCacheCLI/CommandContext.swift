@@ -20,8 +20,9 @@ struct CommandContext: Sendable {
 
     /// A logger writing `webcache: level: message` lines to standard error, at the level asked for.
     func makeLogger() throws(UsageError) -> Logger {
-        var level = try arguments.value("log-level", "level", Logger.Level.init(name:)) ?? .warning
-        if arguments.flag("verbose"), level > .debug { level = .debug }
+        // --log-level says the level outright, whatever -v says.
+        let level = try arguments.value("log-level", "level", Logger.Level.init(name:))
+            ?? (arguments.flag("verbose") ? .debug : .warning)
         let stderr = self.stderr
         return Logger(level: level) { level, message in stderr.write("webcache: \(level): \(message)\n") }
     }
@@ -116,7 +117,7 @@ struct CommandContext: Sendable {
         transport.resolve = try validated(arguments.allValues("resolve"), option: "resolve", parts: 3)
         transport.connectTo = try validated(arguments.allValues("connect-to"), option: "connect-to", parts: 4)
         if let proxy = arguments.value("proxy") { transport.proxy = proxy }
-        if let timeout = try arguments.value("connect-timeout", "seconds", ValueParsers.seconds) {
+        if let timeout = try arguments.value("connect-timeout", "duration", ValueParsers.interval) {
             transport.connectTimeout = timeout
         }
     }

@@ -72,6 +72,18 @@ final class ExportOutputTests: ArchiveSite, @unchecked Sendable {
         #expect(archive.starts(with: Data((option == "--warc" ? "WARC/1.1\r\n" : "{\"log\":").utf8)))
     }
 
+    /// A device stays a device, as a shell's `>` leaves it: `/dev/null` takes the archive and the
+    /// export ends well (a device has no disk to write it through to).
+    @Test(arguments: ["--warc", "--har"])
+    func anExportToDevNullSucceeds(option: String) async throws {
+        try await preload()
+
+        let export = try await run("export", "--store", store, option, "/dev/null")
+
+        #expect(export.exitCode == 0, "\(export.stderr)")
+        #expect(export.stdout.hasPrefix("Exported 7 entries"), "\(export.stdout)")
+    }
+
     @Test func aRelativePathToTheStoreIsRefused() async throws {
         try await preload()
         let webcache = try BuiltProducts.executable(named: "webcache").path

@@ -327,12 +327,32 @@ struct GatewayServerTests {
                 port: harness.gateway.port,
                 "GET \(target) HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\nConnection: close\r\n\r\n")
             #expect(missing.statusLine.hasPrefix("HTTP/1.1 400"), "\(missing.statusLine)")
+            // The gateway's own answer, one head and a sentence, logged as every answer is
+            // (libmicrohttpd's wrote its head twice, before an HTML page, and was not logged)
+            #expect(missing.body.contains("has no Host field"), "\(missing.body)")
+            #expect(!missing.body.contains("HTTP/1.1 400"), "\(missing.body)")
             #expect(twice.statusLine.hasPrefix("HTTP/1.1 400"), "\(twice.statusLine)")
             #expect(twice.body.contains("2 Host fields"))
             #expect(harness.origin.requestCount == 0)
+            await harness.accessLog.waitForCount(2)
+            #expect(harness.accessLog.all.map(\.status) == [400, 400])
             let old = try await RawClient.exchange(port: harness.gateway.port, "GET \(target) HTTP/1.0\r\n\r\n")
             #expect(old.statusLine.contains(" 200"), "\(old.statusLine)")
             #expect(harness.origin.requestCount == 1)
+        }
+    }
+
+    /// RFC 9112 §3.2: a request target holds no space or control character; one that does is
+    /// answered 400 by the gateway, once, naming it.
+    @Test func aTargetWithASpaceIsABadRequest() async throws {
+        try await GatewayHarness.run(origin: Origins.validated("x", cacheControl: "max-age=60")) { harness in
+            let target = harness.origin.url("/a b").absoluteString.replacingOccurrences(of: "%20", with: " ")
+            let reply = try await RawClient.exchange(
+                port: harness.gateway.port, "GET \(target) HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+            #expect(reply.statusLine.hasPrefix("HTTP/1.1 400"), "\(reply.statusLine)")
+            #expect(reply.body.contains("holds a space or a control character"), "\(reply.body)")
+            #expect(!reply.body.contains("HTTP/1.1 400"), "\(reply.body)")
+            #expect(harness.origin.requestCount == 0)
         }
     }
 

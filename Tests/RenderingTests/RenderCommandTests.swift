@@ -120,6 +120,37 @@ import WebCacheTestSupport
         #expect(image.width == 800 && image.height == 600)
     }
 
+    /// A request the preload left out for its device, which another device asks for offline, is told
+    /// apart from one the preload missed.
+    @Test func aViewTellsWhatThePreloadLeftOutForItsDeviceFromWhatItMissed() async throws {
+        let pixel = try Data(contentsOf: Repository.root.appendingPathComponent("examples/app/img/pattern.png"))
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/one.png", "/two.png":
+                OriginResponse(status: 200, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=600"],
+                               body: .bytes(pixel))
+            default:
+                .text(#"<img srcset="/one.png 1x, /two.png 2x" width="10" height="10">"#, contentType: "text/html",
+                      headers: ["Cache-Control": "max-age=600"])
+            }
+        }
+        let preload = try await fixture.webcache(
+            ["preload", "--viewport", "800x600", "--dpr", "2", "--store", fixture.store, try fixture.urlFile(["/"])])
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+
+        let shot = fixture.home.path("one-x.png")
+        let view = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--screenshot", shot,
+                                               "--viewport", "800x600", "--dpr", "1", "--store", fixture.store])
+
+        // (The page names no icon, so the browser asks for /favicon.ico, which the preload missed.)
+        #expect(view.exitCode == 0, "\(view.everything)")
+        let leftOut = try #require(view.stderr.range(of: "1 left out when the page was preloaded"),
+                                   "\(view.everything)")
+        #expect(view.stderr[leftOut.upperBound...].contains("  \(fixture.server.url("/one.png")): 800x600 at 2x takes"),
+                "\(view.everything)")
+        #expect(!view.stderr[..<leftOut.lowerBound].contains("one.png"), "\(view.everything)")
+    }
+
     @Test func viewOfAPageNotInTheStoreIsRefusedBeforeTheBrowserStarts() async throws {
         let fixture = try AppFixture { _ in .text("<p>a page</p>", contentType: "text/html") }
         let preload = try await fixture.webcache(["preload", "--store", fixture.store, try fixture.urlFile(["/"])])

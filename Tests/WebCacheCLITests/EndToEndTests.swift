@@ -84,6 +84,15 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(refused.stderr == "Error: Cannot write the output file '\(missing)': No such file or directory.\n")
     }
 
+    /// -v logs the cache's decisions; --log-level says the level outright, over -v.
+    @Test func verboseLogsDecisionsUnlessTheLevelIsGiven() async throws {
+        let verbose = try await run("get", "-v", url("/page.html"))
+        #expect(verbose.stderr.contains("webcache: debug: "), "\(verbose.stderr)")
+        let quiet = try await run("get", "-v", "--log-level", "error", url("/page.html"))
+        #expect(quiet.exitCode == 0, "\(quiet.stderr)")
+        #expect(!quiet.stderr.contains("debug:"), "\(quiet.stderr)")
+    }
+
     /// Lines end with CR LF, as curl -i writes them, so that the head ends at the first empty line.
     @Test func includesTheStatusLineAndTheHeadersWithCookiesRedacted() async throws {
         let result = try await run("get", "-i", url("/page.html"))
@@ -100,6 +109,13 @@ final class EndToEndTests: OriginStoreFixture, @unchecked Sendable {
         #expect(hit.stdout.contains("\r\nETag: \"page-1\"\r\n"), "\(hit.stdout)")
         let missing = try await run("get", "-i", url("/nothing-here"))
         #expect(missing.stdout.hasPrefix("HTTP/1.1 404 Not Found\r\n"), "\(missing.stdout)")
+        // With -o, the head goes into the file before the body, as with curl -i -o
+        let file = folder.path("included.txt")
+        let written = try await run("get", "-i", "-o", file, url("/page.html"))
+        #expect(written.stdout.isEmpty, "\(written.stdout)")
+        let contents = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(contents.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(contents)")
+        #expect(contents.hasSuffix("\r\n\r\n" + TestOrigin.page))
     }
 
     /// The status line names the protocol the response came over, as curl -i does.

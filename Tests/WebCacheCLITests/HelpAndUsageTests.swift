@@ -96,13 +96,13 @@ struct HelpAndUsageTests {
             + "Usage: \(CommandCatalog.preload.usage)\n  See 'webcache preload --help' for more information.\n"),
         // Numbers a timeout, an interval or a rate cannot hold, and fields no request may carry, before any work.
         (["get", "--connect-timeout", "1e300", "http://127.0.0.1:9/"],
-         "Error: The value '1e300' is invalid for '--connect-timeout <seconds>'\n"
+         "Error: The value '1e300' is invalid for '--connect-timeout <duration>'\n"
             + "Usage: \(CommandCatalog.get.usage)\n  See 'webcache get --help' for more information.\n"),
         (["get", "--connect-timeout", "inf", "http://127.0.0.1:9/"],
-         "Error: The value 'inf' is invalid for '--connect-timeout <seconds>'\n"
+         "Error: The value 'inf' is invalid for '--connect-timeout <duration>'\n"
             + "Usage: \(CommandCatalog.get.usage)\n  See 'webcache get --help' for more information.\n"),
         (["serve", "--head-timeout", "1e300"],
-         "Error: The value '1e300' is invalid for '--head-timeout <seconds>'\n"
+         "Error: The value '1e300' is invalid for '--head-timeout <duration>'\n"
             + "Usage: \(CommandCatalog.serve.usage)\n  See 'webcache serve --help' for more information.\n"),
         (["serve", "--flush-hits", "0"],
          "Error: The value '0' is invalid for '--flush-hits <duration>'\n"

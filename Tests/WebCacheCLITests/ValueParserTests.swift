@@ -23,6 +23,17 @@ struct ValueParserTests {
         #expect(ValueParsers.interval("25h") == nil)
     }
 
+    /// `--log-flush` and `--settle`: a plain number is milliseconds, and every unit up to hours reads.
+    @Test func shortDurationsTakeEveryUnitUpToAnHour() {
+        #expect(ValueParsers.milliseconds("250") == .milliseconds(250))
+        #expect(ValueParsers.milliseconds("250ms") == .milliseconds(250))
+        #expect(ValueParsers.milliseconds("1.5s") == .milliseconds(1_500))
+        #expect(ValueParsers.milliseconds("1m") == .seconds(60))
+        #expect(ValueParsers.milliseconds("1h") == .seconds(3_600))
+        #expect(ValueParsers.milliseconds("61m") == nil)
+        #expect(ValueParsers.milliseconds("1d") == nil)
+    }
+
     @Test(arguments: [("0/4", 0, 4), ("3/4", 3, 4), ("0/1", 0, 1), ("17/100", 17, 100)])
     func parsesShards(text: String, index: Int, count: Int) {
         #expect(ValueParsers.shard(text).map { [$0.index, $0.count] } == [index, count])

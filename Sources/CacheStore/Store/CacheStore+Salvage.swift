@@ -72,7 +72,9 @@ extension CacheStore {
                 report.problems.append(failure.message)
             }
         }
-        let known = max(ids.count, source.recordedEntryCount() ?? 0)
+        // Rows a scan could not reach still count as lost, by the running totals; when every scan
+        // read the whole table, the rows found are all there is, and totals that say more are wrong.
+        let known = scanProblems.isEmpty ? ids.count : max(ids.count, source.recordedEntryCount() ?? 0)
         report.lostEntries = known - report.savedEntries
 
         let (edges, edgeProblems) = source.pageEdges()

@@ -29,8 +29,8 @@ public struct PreloadOptions: Sendable, Hashable {
     /// always load). A host matches in any case and on every port; an IPv6 address may be given with
     /// or without brackets, an internationalised name in Unicode or in punycode.
     public var allowedHosts: Set<String> = []
-    /// Hosts that sub-resources and followed links are never fetched from, matched as
-    /// ``allowedHosts`` are.
+    /// Hosts that nothing is fetched from, matched as ``allowedHosts`` are: neither sub-resources
+    /// and followed links, nor the given pages (each is reported skipped).
     public var deniedHosts: Set<String> = []
     /// How many times a transient failure (a network error, 408, 429, 500, 502, 503, 504) is retried.
     public var retries = 2

@@ -269,6 +269,12 @@ struct Preloader: Sendable {
                     case nil:
                         listEnded = true
                     case .page(let page)?:
+                        // A denied host is never fetched from, a listed page on it neither.
+                        if let host = page.url.host?.lowercased(), deniedHosts.contains(host) {
+                            skip(page.url, reason: "the host \(host) is denied", schedule: &schedule, report: &report,
+                                 events: events)
+                            continue
+                        }
                         let item = PreloadItem(url: page.url, kind: nil, depth: 0)
                         if schedule.admit(item, recordingPage: false) {
                             admitted += 1

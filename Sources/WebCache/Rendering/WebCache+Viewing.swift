@@ -1,3 +1,4 @@
+import CacheStore
 import Discovery
 import FoundationEssentials
 import HTTPCore
@@ -28,6 +29,9 @@ public struct ViewReport: Sendable, Hashable {
     public struct Missing: Sendable, Hashable {
         public var url: String
         public var reason: String
+        /// Why the preload of the page left it out on purpose (an icon the device's browser does not
+        /// take, an image for another screen), when it recorded that it did; `nil` for what it missed.
+        public var leftOutWhenPreloaded: String?
     }
 
     /// The page.
@@ -99,9 +103,17 @@ extension WebCache {
                 : try await tab.load(page, settings: settings, answer: answer)
             var report = ViewReport(url: page.redactedForMessages, documentStatus: load.documentStatus,
                                     hitCap: load.hitCap)
+            // What the preload left out for its device, as it recorded it.
+            let skipped = Dictionary(
+                ((try? store.skipped(forPage: page.cacheKey.absoluteString, partition: partition)) ?? [])
+                    .map { ($0.resourceURL, $0.reason) },
+                uniquingKeysWith: { first, _ in first })
             for record in records.all {
                 switch record.outcome {
-                case .failed(let reason): report.missing.append(.init(url: record.url.redactedForMessages, reason: reason))
+                case .failed(let reason):
+                    report.missing.append(.init(
+                        url: record.url.redactedForMessages, reason: reason,
+                        leftOutWhenPreloaded: skipped[record.url.cacheKey.absoluteString]))
                 case .abandoned: continue
                 case .loaded, .passedThrough: report.answered += 1
                 }

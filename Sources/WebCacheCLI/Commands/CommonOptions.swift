@@ -7,10 +7,12 @@ enum CommonOptions {
     ]
 
     static let logging: [OptionSpec] = [
-        OptionSpec(names: ["--verbose", "-v"], kind: .flag, help: "Log requests and cache decisions to standard error.",
+        OptionSpec(names: ["--verbose", "-v"], kind: .flag,
+                   help: "Log what the cache decides for each URL to standard error (--log-level debug).",
                    showInUsage: false),
         OptionSpec(names: ["--log-level"], kind: .value(name: "level"),
-                   help: "Log level: error, warning, info, debug or trace.", defaultValue: "warning", showInUsage: false),
+                   help: "Log level: error, warning, info, debug or trace (each request sent), over -v.",
+                   defaultValue: "warning", showInUsage: false),
     ]
 
     static let userAgent = OptionSpec(names: ["--user-agent", "-A"], kind: .value(name: "text"),
@@ -18,7 +20,8 @@ enum CommonOptions {
 
     static let network: [OptionSpec] = [
         OptionSpec(names: ["--header", "-H"], kind: .repeatedValue(name: "name: value"),
-                   help: "Send this request header (repeatable); Authorization and Cookie go to the instance only.",
+                   help: "Send this request header (repeatable); Authorization, Cookie and Proxy-Authorization go "
+                       + "to the instance only.",
                    showInUsage: false),
         userAgent,
         OptionSpec(names: ["--cacert"], kind: .value(name: "file"),
@@ -31,8 +34,9 @@ enum CommonOptions {
                    help: "Connect to host2:port2 instead of host:port (repeatable).", showInUsage: false),
         OptionSpec(names: ["--proxy", "-x"], kind: .value(name: "url"),
                    help: "Use this proxy (default: from the environment).", showInUsage: false),
-        OptionSpec(names: ["--connect-timeout"], kind: .value(name: "seconds"),
-                   help: "Give up connecting after this long (up to a day).", defaultValue: "10", showInUsage: false),
+        OptionSpec(names: ["--connect-timeout"], kind: .value(name: "duration"),
+                   help: "Give up connecting after this long (1ms to 1d; a plain number is seconds).",
+                   defaultValue: "10s", showInUsage: false),
     ]
 
     /// The instance, for the commands that take URLs: relative ones resolve against it.

@@ -49,17 +49,19 @@ enum GetCommand {
         let arguments = context.arguments
         let response = try await cache.load(WebRequest(url, headers: headers), policy: policy)
 
+        let output = try arguments.value("output").flatMap(openOutput)
         if arguments.flag("include") {
-            // As curl -i prints it: the protocol version the response came over (HTTP/1.1 for one from
-            // the store), the status code and its reason phrase, each line ended by CR LF as on the wire.
+            // As curl -i prints it, where the body goes: the protocol version the response came over
+            // (HTTP/1.1 for one from the store), the status code and its reason phrase, each line
+            // ended by CR LF as on the wire.
             let reason = HTTPStatus.reasonPhrase(response.status).map { " \($0)" } ?? ""
             var head = "\(response.httpVersion ?? "HTTP/1.1") \(response.status)\(reason)\r\n"
             for field in response.headers.redacted() {
                 head += "\(field.name): \(field.value)\r\n"
             }
-            context.stdout.write(head + "\r\n")
+            head += "\r\n"
+            if let output { try output.write(contentsOf: Data(head.utf8)) } else { context.stdout.write(head) }
         }
-        let output = try arguments.value("output").flatMap(openOutput)
         var bytes = 0
         for try await chunk in response.body {
             bytes += chunk.count

@@ -19,7 +19,8 @@ enum PreloadScopeOptions {
                    help: "Fetch sub-resources and follow links only on these hosts (repeatable): names or IP "
                        + "addresses, matched exactly and on every port."),
         OptionSpec(names: ["--deny-host"], kind: .repeatedValue(name: "host"),
-                   help: "Never fetch from, or follow links to, these hosts (repeatable), matched as --allow-host."),
+                   help: "Never fetch from, or follow links to, these hosts (repeatable), matched as --allow-host; "
+                       + "a listed page on one is skipped."),
         OptionSpec(names: ["--retries"], kind: .value(name: "n"), help: "Retries for transient failures.",
                    defaultValue: "2"),
         OptionSpec(names: ["--device"], kind: .value(name: "name"),

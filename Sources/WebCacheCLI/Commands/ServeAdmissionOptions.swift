@@ -16,13 +16,14 @@ enum ServeAdmissionOptions {
                    help: "Requests per second per client address, up to a million (bursts of twice as many); 429 "
                        + "beyond.",
                    defaultValue: "none on loopback, else 100"),
-        OptionSpec(names: ["--head-timeout"], kind: .value(name: "seconds"),
-                   help: "Cut off a client that takes longer to send a request head (up to a day).",
-                   defaultValue: "30"),
-        OptionSpec(names: ["--max-request-head"], kind: .value(name: "bytes"),
+        OptionSpec(names: ["--head-timeout"], kind: .value(name: "duration"),
+                   help: "Cut off a client that takes longer to send a request head (1ms to 1d; a plain number is "
+                       + "seconds).",
+                   defaultValue: "30s"),
+        OptionSpec(names: ["--max-request-head"], kind: .value(name: "size"),
                    help: "The largest request head accepted (431 beyond); each connection's buffer is this and "
-                       + "16 KiB for the response head (1024 to 1048576).",
-                   defaultValue: "16384"),
+                       + "16 KiB for the response head (1KiB to 1MiB).",
+                   defaultValue: "16KiB"),
     ]
 
     /// The highest `--rate-limit`: beyond it a limit would not be one, and twice it must be a count.
@@ -55,11 +56,11 @@ enum ServeAdmissionOptions {
         } else if beyondLoopback {
             admission.requestRate = (100, 200)
         }
-        if let timeout = try arguments.value("head-timeout", "seconds", ValueParsers.seconds) {
+        if let timeout = try arguments.value("head-timeout", "duration", ValueParsers.interval) {
             admission.headTimeout = timeout
         }
-        if let bytes = try arguments.value("max-request-head", "bytes", {
-            Int($0).flatMap { (1024...(1 << 20)).contains($0) ? $0 : nil }
+        if let bytes = try arguments.value("max-request-head", "size", {
+            ValueParsers.byteSize($0).flatMap { (1024...(1 << 20)).contains($0) ? Int($0) : nil }
         }) {
             admission.maximumHeaderBytes = bytes
         }

@@ -36,9 +36,16 @@ enum ViewCommand {
             }
             var text = "Viewed \(report.url) offline: \(report.answered) request(s) answered from the store"
             text += report.hitCap ? ", still busy at the render timeout.\n" : ".\n"
-            if !report.missing.isEmpty {
-                text += "\(report.missing.count) not in the store (answered with 504):\n"
-                for missing in report.missing { text += "  \(missing.url): \(missing.reason)\n" }
+            let leftOut = report.missing.filter { $0.leftOutWhenPreloaded != nil }
+            let missed = report.missing.filter { $0.leftOutWhenPreloaded == nil }
+            if !missed.isEmpty {
+                text += "\(missed.count) not in the store (answered with 504):\n"
+                for missing in missed { text += "  \(missing.url): \(missing.reason)\n" }
+            }
+            if !leftOut.isEmpty {
+                text += "\(leftOut.count) left out when the page was preloaded, as its device would not fetch them "
+                    + "(answered with 504):\n"
+                for missing in leftOut { text += "  \(missing.url): \(missing.leftOutWhenPreloaded ?? "")\n" }
             }
             context.stderr.write(text)
             return report.documentStatus == nil || report.documentStatus == 504 ? ExitCode.failure : ExitCode.success

@@ -23,14 +23,8 @@ enum ValueParsers {
         return number * unit
     }
 
-    /// A number of seconds from a millisecond to a day, as a `Duration`: a timeout or an interval,
+    /// ``duration(_:)`` from a millisecond to a day, as a `Duration`: a timeout or an interval,
     /// which a larger or non-finite number would overflow.
-    static func seconds(_ text: String) -> Duration? {
-        guard let seconds = Double(text.trimmingWhitespace()) else { return nil }
-        return wholeMilliseconds(seconds)
-    }
-
-    /// ``duration(_:)`` from a millisecond to a day, as a `Duration`.
     static func interval(_ text: String) -> Duration? {
         duration(text).flatMap(wholeMilliseconds)
     }
@@ -42,12 +36,13 @@ enum ValueParsers {
         return .milliseconds(Int64(milliseconds))
     }
 
-    /// `300ms`, `2s`, `1.5s`, or a plain number of milliseconds, up to an hour.
+    /// `300ms`, `2s`, `1.5s`, `1m`, `1h`, or a plain number of milliseconds, up to an hour.
     static func milliseconds(_ text: String) -> Duration? {
         let trimmed = text.trimmingWhitespace().lowercased()
+        let units: [Character: Double] = ["s": 1000, "m": 60_000, "h": 3_600_000]
         let (digits, scale): (Substring, Double) =
             trimmed.hasSuffix("ms") ? (trimmed.dropLast(2), 1)
-            : trimmed.hasSuffix("s") ? (trimmed.dropLast(), 1000) : (Substring(trimmed), 1)
+            : trimmed.last.flatMap { units[$0] }.map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
         guard let number = Double(digits), number.isFinite, number >= 0, number * scale <= 3_600_000 else {
             return nil
         }

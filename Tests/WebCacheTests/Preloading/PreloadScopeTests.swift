@@ -47,6 +47,26 @@ import WebCacheTestSupport
         await rig.stop()
     }
 
+    /// A denied host is never fetched from: a given page on it is skipped too, while the given pages
+    /// on other hosts load (an allowed-hosts list, by contrast, leaves the given pages alone).
+    @Test func aGivenPageOnADeniedHostIsSkipped() async throws {
+        let rig = try Self.twoHostRig()
+        var options = PreloadOptions()
+        options.deniedHosts = ["LOCALHOST"]
+        let events = PreloadEventLog()
+        let denied = "http://localhost:\(rig.server.port)/index.html"
+
+        let report = await rig.cache.preload(["index.html", denied], options: options, events: events.handler)
+
+        #expect(report.skipped.map(\.url).contains(denied), "\(report.skipped)")
+        #expect(events.skipped[denied]?.contains("the host localhost is denied") == true, "\(events.skipped)")
+        #expect(report.failures.isEmpty)
+        #expect(report.pages == 1)
+        #expect(try rig.cache.store.entry(url: denied) == nil)
+        #expect(rig.requestCounts["/index.html"] == 1)
+        await rig.stop()
+    }
+
     @Test(arguments: [
         ("localhost", "localhost"), (" Example.TEST ", "example.test"), ("[::1]", "::1"), ("::1", "::1"),
         ("[FE80::1]", "fe80::1"), ("Bücher.example", "xn--bcher-kva.example"), ("a.test.", "a.test."),
