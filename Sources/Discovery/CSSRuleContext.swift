@@ -164,8 +164,10 @@ struct CSSRuleContext: Sendable {
             item.condition = Reference.Condition(media: media, isStylesheet: true)
             importTextStart = text.count + pending.count
         } else if !media.isEmpty || selector != nil || unmet != nil {
-            item.condition = Reference.Condition(media: media, selector: selector)
-            item.condition?.unmetSupportsCondition = unmet
+            // Made whole before it is boxed: setting a field through `item.condition` boxed it twice.
+            var condition = Reference.Condition(media: media, selector: selector)
+            condition.unmetSupportsCondition = unmet
+            item.condition = condition
         }
         if held.count >= Self.maximumHeld { release(into: &found) }
         held.append(item)
