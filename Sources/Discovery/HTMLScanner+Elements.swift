@@ -63,11 +63,14 @@ extension HTMLScanner {
     }
 
     private mutating func handleHTMLStartTag(_ tag: HTMLTag) {
-        var tag = tag
-        // "image" is an ancient alias the tree builder turns into "img".
+        // "image" is an ancient alias the tree builder turns into "img"; any other tag is handled
+        // as it is, without the copy that changing it would make.
         if tag.element == .image {
-            tag.name = "img"
-            tag.element = .img
+            var image = tag
+            image.name = "img"
+            image.element = .img
+            handleHTMLStartTag(image)
+            return
         }
         let element = tag.element
         switch element {
@@ -140,17 +143,19 @@ extension HTMLScanner {
     /// the `<source>` elements held so far, reported now with it.
     private mutating func handleImage(_ tag: HTMLTag) {
         let inPicture = currentMediaContainer == .picture
-        let own = ImageSourceSet.Alternative(
-            candidates: Self.candidates(tag, .srcset), sizes: tag[.sizes], fallback: tag[.src])
-        guard (inPicture && !pictureSources.isEmpty) || tag[.srcset] != nil else {
+        let srcset = tag[.srcset]
+        guard (inPicture && !pictureSources.isEmpty) || srcset != nil else {
             flushPicture()
             report(tag, .src, .image)
             return
         }
+        // Each attribute looked up once; the candidates kept apart, so that the alternative moves
+        // into the set rather than being copied.
+        let src = tag[.src]
+        let candidates = srcset.map(SrcsetParser.candidates) ?? []
+        let own = ImageSourceSet.Alternative(candidates: candidates, sizes: tag[.sizes], fallback: src)
         let sources = inPicture ? pictureSources : []
         pictureSources = []
-        // The candidates taken first, so that the alternative moves into the set rather than being copied.
-        let candidates = own.candidates
         let set = ImageSourceSet(alternatives: sources.isEmpty ? [own] : sources.map(\.alternative) + [own])
         reportHeld(sources, of: set)
         // One box for the `src` and the `srcset` candidates: it names the set with the `src` fallback,
@@ -158,7 +163,7 @@ extension HTMLScanner {
         let box = ConditionBox(Reference.Condition(
             image: .sourceSet(set, alternative: sources.count, candidate: candidates.count)))
         let source = Reference.Source(element: tag.name, attribute: AttributeNames.Name.src.text)
-        report(tag[.src], kind: .image, source: source, isRequisite: nil, conditionBox: box)
+        report(src, kind: .image, source: source, isRequisite: nil, conditionBox: box)
         reportCandidates(tag, .srcset, candidates, sharing: box)
     }
 

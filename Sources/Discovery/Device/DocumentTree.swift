@@ -202,8 +202,18 @@ public struct DocumentTree: Sendable {
 
     /// Adds element `index` to the elements named `name`.
     private mutating func file(_ index: Int, byName name: String) {
-        for recent in recentNames where recent.name == name {
-            elementsByName.values[recent.index].append(index)
+        // Read in place, lengths first: a loop over copies retained each name, and comparing two
+        // different names costs a call.
+        let length = name.utf8.count
+        let slot: Dictionary<String, [Int]>.Index? = recentNames.withUnsafeBufferPointer { recent in
+            for position in recent.indices
+            where recent[position].name.utf8.count == length && recent[position].name == name {
+                return recent[position].index
+            }
+            return nil
+        }
+        if let slot {
+            elementsByName.values[slot].append(index)
             return
         }
         if let slot = elementsByName.index(forKey: name) {
