@@ -450,7 +450,8 @@ struct CSSRuleContext: Sendable {
             if faceSources.count > Self.maximumHeld { releaseFontFace(into: &found) }
         } else {
             for item in held {
-                if item.condition?.selector != nil, ruleImages.count < Self.maximumCascade {
+                // The selector read in its box: `condition` copied the whole condition out.
+                if item.conditionBox?.condition.selector != nil, ruleImages.count < Self.maximumCascade {
                     ruleImages.append((item, declaration))
                 } else {
                     found.append(item)

@@ -380,7 +380,7 @@ extension HTMLScanner {
     // MARK: - End tags
 
     mutating func handleEndTag(_ name: String, _ element: ElementName) {
-        endElement(name)
+        endElement(name, element)
         if popForeign(named: name) { return }
         if isInForeignContent {
             guard Self.foreignClosingEndTags.contains(name) else { return }

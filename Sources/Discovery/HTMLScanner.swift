@@ -305,9 +305,9 @@ public struct HTMLScanner: Sendable {
         documentTree.startElement(tag.name, tag.element, attributes: tag.attributes, selfClosing: tag.isSelfClosing)
     }
 
-    mutating func endElement(_ name: String) {
+    mutating func endElement(_ name: String, _ element: ElementName) {
         guard templateDepth == 0 else { return }
-        documentTree.endElement(name)
+        documentTree.endElement(name, element)
     }
 
     /// Sets the base URL from the first `<base href>`; later ones are ignored.

@@ -138,10 +138,11 @@ public struct DocumentTree: Sendable {
         open = [0]
     }
 
-    /// Closes the innermost open element named `name`, and those inside it.
-    mutating func endElement(_ name: String) {
-        guard name != "html", name != "body", name != "head" || open.count > 1 else { return }
-        if name == "head" {
+    /// Closes the innermost open element named `name`, and those inside it; `element` is the
+    /// element `name` names, told apart without comparing strings.
+    mutating func endElement(_ name: String, _ element: ElementName) {
+        guard element != .html, element != .body, element != .head || open.count > 1 else { return }
+        if element == .head {
             open = [0]
             return
         }
