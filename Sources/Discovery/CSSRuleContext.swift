@@ -361,6 +361,12 @@ struct CSSRuleContext: Sendable {
             func hash(into hasher: inout Hasher) {
                 hasher.combine(selectorHash &* 0x61C8_8646_80B5_83EB ^ property.rawValue.utf8.count)
             }
+
+            /// The same word mixed with the table's seed without a `Hasher`, as a font use is
+            /// (``FontFamilyUse/_rawHashValue(seed:)``): the selector's hash is seeded already.
+            func _rawHashValue(seed: Int) -> Int {
+                FontFamilyUse.mixed(selectorHash &* 0x61C8_8646_80B5_83EB ^ property.rawValue.utf8.count, seed: seed)
+            }
         }
         var next = [Int?](repeating: nil, count: declarations.count)
         // Made at its final size: each growth would hash every selector again.
