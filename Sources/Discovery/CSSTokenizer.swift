@@ -253,13 +253,16 @@ struct CSSTokenizer: Sendable {
             let special = block .== lanes("/") .| block .== lanes("\"") .| block .== lanes("'")
                 .| block .== lanes("\\") .| block .== lanes("@") .| (block | one) .== lanes(")")
                 .| block .== lanes("{") .| block .== lanes("}") .| block .== lanes(";")
+            guard any(special) else {
+                index += 16
+                continue
+            }
             // The high bit of each lane (set where it is special), gathered into the low 16 bits.
             let words = unsafeBitCast(special, to: SIMD2<UInt64>.self)
             let low = ((words[0] & 0x8080_8080_8080_8080) &* 0x0002_0408_1020_4081) >> 56
             let high = ((words[1] & 0x8080_8080_8080_8080) &* 0x0002_0408_1020_4081) >> 56
             let bits = low | high << 8
-            if bits != 0 { return index + bits.trailingZeroBitCount }
-            index += 16
+            return index + bits.trailingZeroBitCount
         }
         return index
     }
