@@ -464,7 +464,9 @@ struct CSSRuleContext: Sendable {
                 }
             }
         }
-        if !held.isEmpty { held.removeAll(keepingCapacity: true) }
+        // Emptied from its end, keeping its storage: `removeAll(keepingCapacity:)` goes through the
+        // generic `replaceSubrange`, 170 instructions for the one URL a declaration most often holds.
+        while !held.isEmpty { held.removeLast() }
     }
 
     private mutating func releaseFontFace(into found: inout [CSSTokenizer.Found]) {

@@ -88,7 +88,8 @@ struct CSSTokenizer: Sendable {
     /// Each property is set back in place: making a new tokenizer and assigning it copied and
     /// destroyed the whole of it, context included, once for each `style` attribute.
     mutating func reset() {
-        if !found.isEmpty { found.removeAll(keepingCapacity: true) }
+        // Emptied from its end, keeping its storage (``CSSRuleContext/release(into:declaration:)``).
+        while !found.isEmpty { found.removeLast() }
         state = .normal
         quote = UInt8(ascii: "\"")
         buffer.removeAll()
