@@ -149,14 +149,15 @@ extension HTMLScanner {
             report(tag, .src, .image)
             return
         }
-        // Each attribute looked up once; the candidates kept apart, so that the alternative moves
-        // into the set rather than being copied.
+        // Each attribute looked up once.
         let src = tag[.src]
         let candidates = srcset.map(SrcsetParser.candidates) ?? []
-        let own = ImageSourceSet.Alternative(candidates: candidates, sizes: tag[.sizes], fallback: src)
         let sources = inPicture ? pictureSources : []
         pictureSources = []
-        let set = ImageSourceSet(alternatives: sources.isEmpty ? [own] : sources.map(\.alternative) + [own])
+        // The image's own alternative made in its place in the list, not copied into it.
+        var alternatives = sources.map(\.alternative)
+        alternatives.append(ImageSourceSet.Alternative(candidates: candidates, sizes: tag[.sizes], fallback: src))
+        let set = ImageSourceSet(alternatives: alternatives)
         reportHeld(sources, of: set)
         // One box for the `src` and the `srcset` candidates: it names the set with the `src` fallback,
         // and each candidate's reference says which it is.

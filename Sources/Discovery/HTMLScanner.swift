@@ -225,7 +225,8 @@ public struct HTMLScanner: Sendable {
         while let token = tokenizer.nextToken(in: bytes, at: &index) {
             isInMetaTag = false
             drainText()
-            switch token {
+            // Consumed: the tag moves out of the token rather than being copied and the token destroyed.
+            switch consume token {
             case .startTag(let tag): handleStartTag(tag)
             case .endTag(let name, let element): handleEndTag(name, element)
             }
