@@ -210,8 +210,10 @@ extension HTMLScanner {
         _ tag: HTMLTag, _ attribute: AttributeNames.Name, _ candidates: [ImageCandidate], sharing box: ConditionBox
     ) {
         let source = Reference.Source(element: tag.name, attribute: attribute.text)
-        for (index, candidate) in candidates.enumerated() {
-            report(candidate.url, kind: .image, source: source, isRequisite: nil, conditionBox: box, candidate: index)
+        // By index: a loop over the candidates copied each, retaining and releasing its URL.
+        for index in candidates.indices {
+            report(candidates[index].url, kind: .image, source: source, isRequisite: nil, conditionBox: box,
+                   candidate: index)
         }
     }
 
