@@ -107,13 +107,15 @@ struct CSSRuleContext: Sendable {
     @inline(__always)
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
         guard !range.isEmpty else { return }
-        if !textOverflowed, text.count + pending.count + range.count <= Self.maximumTextLength {
+        // Counts within a piece of input and the kept text cannot overflow, and a pending range
+        // extended to the end of one that follows it stays ordered: neither is checked again.
+        if !textOverflowed, text.count &+ pending.count &+ range.count <= Self.maximumTextLength {
             if pending.isEmpty {
                 pending = range
                 return
             }
             if pending.upperBound == range.lowerBound {
-                pending = pending.lowerBound..<range.upperBound
+                pending = Range(uncheckedBounds: (pending.lowerBound, range.upperBound))
                 return
             }
         }
