@@ -263,8 +263,8 @@ public struct HTMLScanner: Sendable {
         conditionBox: ConditionBox?, candidate: Int = -1
     ) {
         guard let url = fetchedURL(value, kind: kind, source: source) else { return }
-        // Room for several at the first: a list grown from nothing is copied at 1, 2, 4, 8 and 16.
-        if references.capacity == 0 { references.reserveCapacity(32) }
+        // Room for many at the first: a list grown from nothing is copied at 1, 2, 4, 8, 16, 32 and 64.
+        if references.capacity == 0 { references.reserveCapacity(128) }
         // Made in place in the list: a reference bound first was copied into it.
         references.append(Reference(urlString: url, kind: kind, source: source,
                                     isRequisite: isRequisite ?? (kind != .link), conditionBox: conditionBox,

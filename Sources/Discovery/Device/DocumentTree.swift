@@ -27,7 +27,7 @@ public struct DocumentTree: Sendable {
     }
 
     /// Every element, in document order; the root `html` is the first.
-    public private(set) var elements: [Element]
+    public private(set) var elements: [Element] = []
     /// The attributes whose absence is known: those the scanner keeps. A selector on another
     /// attribute is undecided (and its rule fetched).
     public let knownAttributes: Set<String>
@@ -51,7 +51,10 @@ public struct DocumentTree: Sendable {
     /// An empty document: just the root.
     public init(knownAttributes: Set<String>) {
         self.knownAttributes = knownAttributes
-        elements = [Element(name: "html", id: nil, classes: [], kept: TagAttributes(), parent: nil)]
+        // Room for a small page's elements at once: grown from one, the list was copied eight times
+        // before it held 256.
+        elements.reserveCapacity(256)
+        elements.append(Element(name: "html", id: nil, classes: [], kept: TagAttributes(), parent: nil))
         elementsByName["html"] = [0]
     }
 
