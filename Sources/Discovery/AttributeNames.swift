@@ -98,7 +98,6 @@ struct AttributeNames: Sendable {
         var low: UInt64
         var high: UInt64
         var length: Int
-        var name: String
     }
 
     private static let slotCount = 256
@@ -112,7 +111,7 @@ struct AttributeNames: Sendable {
             precondition(key.length == name.utf8.count, "Attribute name '\(name)' cannot be kept.")
             var index = Self.slot(for: key)
             while slots[index] != nil { index = (index + 1) % Self.slotCount }
-            slots[index] = Slot(low: key.low, high: key.high, length: key.length, name: name)
+            slots[index] = Slot(low: key.low, high: key.high, length: key.length)
         }
     }
 
@@ -127,12 +126,6 @@ struct AttributeNames: Sendable {
             index = (index + 1) % Self.slotCount
         }
         return nil
-    }
-
-    /// The kept name in `slot`, which ``slot(of:)`` returned.
-    @inline(__always)
-    func name(atSlot slot: Int) -> String {
-        slots[slot]!.name
     }
 
     /// A set of slots: which kept names a tag has had, without hashing the names.

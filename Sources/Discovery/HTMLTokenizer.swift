@@ -492,7 +492,7 @@ struct HTMLTokenizer: Sendable {
             seenAttributes.insert(slot)
         else { return }
         attributes.append(TagAttributes.Attribute(
-            key: attributeName, name: attributeFilter.name(atSlot: slot),
+            key: attributeName,
             value: attributeValue.withUnsafeBufferPointer { raw in
                 Self.withNewlinesNormalized(raw, CharacterReferences.decodeAttributeValue)
             }))
