@@ -32,6 +32,35 @@ struct AttributeNames: Sendable {
             count <= 0 ? 0 : count >= 8 ? .max : (1 << (8 * UInt64(count))) - 1
         }
 
+        /// Adds `bytes` with their ASCII capitals lowered, as ``append(_:)`` adds each: into an empty
+        /// key (a name read whole, as most are) eight bytes at a time, else a byte at a time on a copy
+        /// held in registers (a loop over the key where it is stored wrote it back at each byte).
+        mutating func append(lowercasing bytes: UnsafeBufferPointer<UInt8>) {
+            if length == 0, let start = bytes.baseAddress, bytes.count <= AttributeNames.maximumLength {
+                var words: (low: UInt64, high: UInt64) = (0, 0)
+                withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: start, byteCount: bytes.count) }
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let highBits: UInt64 = 0x8080_8080_8080_8080
+                // A NUL among the bytes sets the high bit of the lowest zero byte (the zeros above
+                // the bytes, masked off, flag nothing below them); a byte above ASCII has its own.
+                let nul = ((words.low &- ones) & ~words.low & Self.mask(bytes.count)
+                    | (words.high &- ones) & ~words.high & Self.mask(bytes.count - 8)) & highBits
+                if nul == 0 && (words.low | words.high) & highBits == 0 {
+                    // ASCII bytes from `A` (+0x3F reaches 0x80) up to `Z` (+0x25 does not) gain 0x20.
+                    func lowered(_ word: UInt64) -> UInt64 {
+                        word | ((word &+ 0x3F3F_3F3F_3F3F_3F3F) & ~(word &+ 0x2525_2525_2525_2525) & highBits) >> 2
+                    }
+                    low = lowered(words.low)
+                    high = lowered(words.high)
+                    length = bytes.count
+                    return
+                }
+            }
+            var key = self
+            for byte in bytes { key.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+            self = key
+        }
+
         /// Adds a byte, already lower-cased; a byte no kept name has (NUL, non-ASCII) spoils the key.
         @inline(__always)
         mutating func append(_ byte: UInt8) {
@@ -69,7 +98,6 @@ struct AttributeNames: Sendable {
         var low: UInt64
         var high: UInt64
         var length: Int
-        var name: String
     }
 
     private static let slotCount = 256
@@ -83,7 +111,7 @@ struct AttributeNames: Sendable {
             precondition(key.length == name.utf8.count, "Attribute name '\(name)' cannot be kept.")
             var index = Self.slot(for: key)
             while slots[index] != nil { index = (index + 1) % Self.slotCount }
-            slots[index] = Slot(low: key.low, high: key.high, length: key.length, name: name)
+            slots[index] = Slot(low: key.low, high: key.high, length: key.length)
         }
     }
 
@@ -98,12 +126,6 @@ struct AttributeNames: Sendable {
             index = (index + 1) % Self.slotCount
         }
         return nil
-    }
-
-    /// The kept name in `slot`, which ``slot(of:)`` returned.
-    @inline(__always)
-    func name(atSlot slot: Int) -> String {
-        slots[slot]!.name
     }
 
     /// A set of slots: which kept names a tag has had, without hashing the names.

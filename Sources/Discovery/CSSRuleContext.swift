@@ -107,13 +107,15 @@ struct CSSRuleContext: Sendable {
     @inline(__always)
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
         guard !range.isEmpty else { return }
-        if !textOverflowed, text.count + pending.count + range.count <= Self.maximumTextLength {
+        // Counts within a piece of input and the kept text cannot overflow, and a pending range
+        // extended to the end of one that follows it stays ordered: neither is checked again.
+        if !textOverflowed, text.count &+ pending.count &+ range.count <= Self.maximumTextLength {
             if pending.isEmpty {
                 pending = range
                 return
             }
             if pending.upperBound == range.lowerBound {
-                pending = pending.lowerBound..<range.upperBound
+                pending = Range(uncheckedBounds: (pending.lowerBound, range.upperBound))
                 return
             }
         }
@@ -164,8 +166,10 @@ struct CSSRuleContext: Sendable {
             item.condition = Reference.Condition(media: media, isStylesheet: true)
             importTextStart = text.count + pending.count
         } else if !media.isEmpty || selector != nil || unmet != nil {
-            item.condition = Reference.Condition(media: media, selector: selector)
-            item.condition?.unmetSupportsCondition = unmet
+            // Made whole before it is boxed: setting a field through `item.condition` boxed it twice.
+            var condition = Reference.Condition(media: media, selector: selector)
+            condition.unmetSupportsCondition = unmet
+            item.condition = condition
         }
         if held.count >= Self.maximumHeld { release(into: &found) }
         held.append(item)
@@ -359,6 +363,12 @@ struct CSSRuleContext: Sendable {
             func hash(into hasher: inout Hasher) {
                 hasher.combine(selectorHash &* 0x61C8_8646_80B5_83EB ^ property.rawValue.utf8.count)
             }
+
+            /// The same word mixed with the table's seed without a `Hasher`, as a font use is
+            /// (``FontFamilyUse/_rawHashValue(seed:)``): the selector's hash is seeded already.
+            func _rawHashValue(seed: Int) -> Int {
+                FontFamilyUse.mixed(selectorHash &* 0x61C8_8646_80B5_83EB ^ property.rawValue.utf8.count, seed: seed)
+            }
         }
         var next = [Int?](repeating: nil, count: declarations.count)
         // Made at its final size: each growth would hash every selector again.
@@ -448,14 +458,17 @@ struct CSSRuleContext: Sendable {
             if faceSources.count > Self.maximumHeld { releaseFontFace(into: &found) }
         } else {
             for item in held {
-                if item.condition?.selector != nil, ruleImages.count < Self.maximumCascade {
+                // The selector read in its box: `condition` copied the whole condition out.
+                if item.conditionBox?.condition.selector != nil, ruleImages.count < Self.maximumCascade {
                     ruleImages.append((item, declaration))
                 } else {
                     found.append(item)
                 }
             }
         }
-        if !held.isEmpty { held.removeAll(keepingCapacity: true) }
+        // Emptied from its end, keeping its storage: `removeAll(keepingCapacity:)` goes through the
+        // generic `replaceSubrange`, 170 instructions for the one URL a declaration most often holds.
+        while !held.isEmpty { held.removeLast() }
     }
 
     private mutating func releaseFontFace(into found: inout [CSSTokenizer.Found]) {

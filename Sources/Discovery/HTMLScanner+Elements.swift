@@ -63,11 +63,14 @@ extension HTMLScanner {
     }
 
     private mutating func handleHTMLStartTag(_ tag: HTMLTag) {
-        var tag = tag
-        // "image" is an ancient alias the tree builder turns into "img".
+        // "image" is an ancient alias the tree builder turns into "img"; any other tag is handled
+        // as it is, without the copy that changing it would make.
         if tag.element == .image {
-            tag.name = "img"
-            tag.element = .img
+            var image = tag
+            image.name = "img"
+            image.element = .img
+            handleHTMLStartTag(image)
+            return
         }
         let element = tag.element
         switch element {
@@ -140,25 +143,28 @@ extension HTMLScanner {
     /// the `<source>` elements held so far, reported now with it.
     private mutating func handleImage(_ tag: HTMLTag) {
         let inPicture = currentMediaContainer == .picture
-        let own = ImageSourceSet.Alternative(
-            candidates: Self.candidates(tag, .srcset), sizes: tag[.sizes], fallback: tag[.src])
-        guard (inPicture && !pictureSources.isEmpty) || tag[.srcset] != nil else {
+        let srcset = tag[.srcset]
+        guard (inPicture && !pictureSources.isEmpty) || srcset != nil else {
             flushPicture()
             report(tag, .src, .image)
             return
         }
+        // Each attribute looked up once.
+        let src = tag[.src]
+        let candidates = srcset.map(SrcsetParser.candidates) ?? []
         let sources = inPicture ? pictureSources : []
         pictureSources = []
-        // The candidates taken first, so that the alternative moves into the set rather than being copied.
-        let candidates = own.candidates
-        let set = ImageSourceSet(alternatives: sources.isEmpty ? [own] : sources.map(\.alternative) + [own])
+        // The image's own alternative made in its place in the list, not copied into it.
+        var alternatives = sources.map(\.alternative)
+        alternatives.append(ImageSourceSet.Alternative(candidates: candidates, sizes: tag[.sizes], fallback: src))
+        let set = ImageSourceSet(alternatives: alternatives)
         reportHeld(sources, of: set)
         // One box for the `src` and the `srcset` candidates: it names the set with the `src` fallback,
         // and each candidate's reference says which it is.
         let box = ConditionBox(Reference.Condition(
             image: .sourceSet(set, alternative: sources.count, candidate: candidates.count)))
         let source = Reference.Source(element: tag.name, attribute: AttributeNames.Name.src.text)
-        report(tag[.src], kind: .image, source: source, isRequisite: nil, conditionBox: box)
+        report(src, kind: .image, source: source, isRequisite: nil, conditionBox: box)
         reportCandidates(tag, .srcset, candidates, sharing: box)
     }
 
@@ -204,8 +210,10 @@ extension HTMLScanner {
         _ tag: HTMLTag, _ attribute: AttributeNames.Name, _ candidates: [ImageCandidate], sharing box: ConditionBox
     ) {
         let source = Reference.Source(element: tag.name, attribute: attribute.text)
-        for (index, candidate) in candidates.enumerated() {
-            report(candidate.url, kind: .image, source: source, isRequisite: nil, conditionBox: box, candidate: index)
+        // By index: a loop over the candidates copied each, retaining and releasing its URL.
+        for index in candidates.indices {
+            report(candidates[index].url, kind: .image, source: source, isRequisite: nil, conditionBox: box,
+                   candidate: index)
         }
     }
 
@@ -375,7 +383,7 @@ extension HTMLScanner {
     // MARK: - End tags
 
     mutating func handleEndTag(_ name: String, _ element: ElementName) {
-        endElement(name)
+        endElement(name, element)
         if popForeign(named: name) { return }
         if isInForeignContent {
             guard Self.foreignClosingEndTags.contains(name) else { return }

@@ -225,7 +225,8 @@ public struct HTMLScanner: Sendable {
         while let token = tokenizer.nextToken(in: bytes, at: &index) {
             isInMetaTag = false
             drainText()
-            switch token {
+            // Consumed: the tag moves out of the token rather than being copied and the token destroyed.
+            switch consume token {
             case .startTag(let tag): handleStartTag(tag)
             case .endTag(let name, let element): handleEndTag(name, element)
             }
@@ -262,6 +263,8 @@ public struct HTMLScanner: Sendable {
         conditionBox: ConditionBox?, candidate: Int = -1
     ) {
         guard let url = fetchedURL(value, kind: kind, source: source) else { return }
+        // Room for many at the first: a list grown from nothing is copied at 1, 2, 4, 8, 16, 32 and 64.
+        if references.capacity == 0 { references.reserveCapacity(128) }
         // Made in place in the list: a reference bound first was copied into it.
         references.append(Reference(urlString: url, kind: kind, source: source,
                                     isRequisite: isRequisite ?? (kind != .link), conditionBox: conditionBox,
@@ -303,9 +306,9 @@ public struct HTMLScanner: Sendable {
         documentTree.startElement(tag.name, tag.element, attributes: tag.attributes, selfClosing: tag.isSelfClosing)
     }
 
-    mutating func endElement(_ name: String) {
+    mutating func endElement(_ name: String, _ element: ElementName) {
         guard templateDepth == 0 else { return }
-        documentTree.endElement(name)
+        documentTree.endElement(name, element)
     }
 
     /// Sets the base URL from the first `<base href>`; later ones are ignored.

@@ -318,10 +318,11 @@ struct HTMLTokenizer: Sendable {
         while index < count {
             switch state {
             case .tagName:
-                while index < count, !Self.endsTagName(input[index]) {
-                    appendTagName(input[index])
-                    index += 1
-                }
+                // The run found first, in a local: the loop wrote `index` back at every byte.
+                var end = index
+                while end < count, !Self.endsTagName(input[end]) { end += 1 }
+                for nameIndex in index..<end { appendTagName(input[nameIndex]) }
+                index = end
                 guard index < count else { return nil }
                 let byte = input[index]
                 index += 1
@@ -347,10 +348,10 @@ struct HTMLTokenizer: Sendable {
                     state = .attributeName
                 }
             case .attributeName:
-                while index < count, !Self.endsAttributeName(input[index]) {
-                    attributeName.append(Self.lowercased(input[index]))
-                    index += 1
-                }
+                var end = index
+                while end < count, !Self.endsAttributeName(input[end]) { end += 1 }
+                attributeName.append(lowercasing: UnsafeBufferPointer(rebasing: input[index..<end]))
+                index = end
                 guard index < count else { return nil }
                 if input[index] == UInt8(ascii: "=") {
                     state = .beforeAttributeValue
@@ -491,7 +492,7 @@ struct HTMLTokenizer: Sendable {
             seenAttributes.insert(slot)
         else { return }
         attributes.append(TagAttributes.Attribute(
-            key: attributeName, name: attributeFilter.name(atSlot: slot),
+            key: attributeName,
             value: attributeValue.withUnsafeBufferPointer { raw in
                 Self.withNewlinesNormalized(raw, CharacterReferences.decodeAttributeValue)
             }))
@@ -717,28 +718,38 @@ struct HTMLTokenizer: Sendable {
 
     // MARK: - Characters
 
+    /// Whether `byte` is one of the bytes below 64 that the bits of `set` stand for (bit `b` for
+    /// byte `b`): one shift and test rather than a comparison for each byte of the set.
+    @inline(__always)
+    private static func isIn(_ byte: UInt8, _ set: UInt64) -> Bool {
+        byte < 64 && set >> UInt64(byte) & 1 != 0
+    }
+
+    /// Tab, line feed, form feed, carriage return and space, as bits for ``isIn(_:_:)``.
+    private static var spaceBits: UInt64 { 1 << 0x09 | 1 << 0x0A | 1 << 0x0C | 1 << 0x0D | 1 << 0x20 }
+
     /// ASCII whitespace as the tokenizer knows it: tab, line feed, form feed, carriage return, space.
     @inline(__always)
     private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || (byte >= 0x09 && byte <= 0x0D && byte != 0x0B)
+        isIn(byte, spaceBits)
     }
 
     /// Whether `byte` ends an unquoted attribute value: whitespace or `>`.
     @inline(__always)
     private static func endsUnquotedValue(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: ">") || isSpace(byte)
+        isIn(byte, spaceBits | 1 << UInt8(ascii: ">"))
     }
 
     /// Whether `byte` ends a tag name: whitespace, `/` or `>`.
     @inline(__always)
     private static func endsTagName(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "/") || endsUnquotedValue(byte)
+        isIn(byte, spaceBits | 1 << UInt8(ascii: ">") | 1 << UInt8(ascii: "/"))
     }
 
     /// Whether `byte` ends an attribute name: whitespace, `/`, `>` or `=`.
     @inline(__always)
     private static func endsAttributeName(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "=") || endsTagName(byte)
+        isIn(byte, spaceBits | 1 << UInt8(ascii: ">") | 1 << UInt8(ascii: "/") | 1 << UInt8(ascii: "="))
     }
 
     @inline(__always)

@@ -9,10 +9,15 @@ struct TagAttributes: Sendable, Equatable {
     struct Attribute: Sendable, Equatable {
         /// The name, packed.
         var key: AttributeNames.Key
-        /// The name in lower case.
-        var name: String
         /// The value, its character references decoded.
         var value: String
+
+        /// The name in lower case, unpacked from ``key`` (a kept name is ASCII of at most 16 bytes,
+        /// all of them in the key): kept as text, it was one more string to retain and release for
+        /// each attribute of each tag, for the few readers of the name.
+        var name: String {
+            withUnsafeBytes(of: (key.low, key.high)) { String(decoding: $0.prefix(key.length), as: UTF8.self) }
+        }
     }
 
     /// The attributes, in the order the tag has them.

@@ -27,7 +27,7 @@ public struct DocumentTree: Sendable {
     }
 
     /// Every element, in document order; the root `html` is the first.
-    public private(set) var elements: [Element]
+    public private(set) var elements: [Element] = []
     /// The attributes whose absence is known: those the scanner keeps. A selector on another
     /// attribute is undecided (and its rule fetched).
     public let knownAttributes: Set<String>
@@ -51,7 +51,10 @@ public struct DocumentTree: Sendable {
     /// An empty document: just the root.
     public init(knownAttributes: Set<String>) {
         self.knownAttributes = knownAttributes
-        elements = [Element(name: "html", id: nil, classes: [], kept: TagAttributes(), parent: nil)]
+        // Room for a small page's elements at once: grown from one, the list was copied eight times
+        // before it held 256.
+        elements.reserveCapacity(256)
+        elements.append(Element(name: "html", id: nil, classes: [], kept: TagAttributes(), parent: nil))
         elementsByName["html"] = [0]
     }
 
@@ -138,10 +141,11 @@ public struct DocumentTree: Sendable {
         open = [0]
     }
 
-    /// Closes the innermost open element named `name`, and those inside it.
-    mutating func endElement(_ name: String) {
-        guard name != "html", name != "body", name != "head" || open.count > 1 else { return }
-        if name == "head" {
+    /// Closes the innermost open element named `name`, and those inside it; `element` is the
+    /// element `name` names, told apart without comparing strings.
+    mutating func endElement(_ name: String, _ element: ElementName) {
+        guard element != .html, element != .body, element != .head || open.count > 1 else { return }
+        if element == .head {
             open = [0]
             return
         }
@@ -202,8 +206,18 @@ public struct DocumentTree: Sendable {
 
     /// Adds element `index` to the elements named `name`.
     private mutating func file(_ index: Int, byName name: String) {
-        for recent in recentNames where recent.name == name {
-            elementsByName.values[recent.index].append(index)
+        // Read in place, lengths first: a loop over copies retained each name, and comparing two
+        // different names costs a call.
+        let length = name.utf8.count
+        let slot: Dictionary<String, [Int]>.Index? = recentNames.withUnsafeBufferPointer { recent in
+            for position in recent.indices
+            where recent[position].name.utf8.count == length && recent[position].name == name {
+                return recent[position].index
+            }
+            return nil
+        }
+        if let slot {
+            elementsByName.values[slot].append(index)
             return
         }
         if let slot = elementsByName.index(forKey: name) {

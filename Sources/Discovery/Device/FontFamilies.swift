@@ -208,4 +208,21 @@ public struct FontFamilyUse: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(familyHash &* 0x61C8_8646_80B5_83EB ^ selectorHash)
     }
+
+    /// The hash a set of uses files one by, for its `seed`: the two kept hashes, already seeded
+    /// hashes of their texts, mixed with the seed (``mixed(_:seed:)``) instead of by a `Hasher`,
+    /// whose rounds were most of the cost of adding a use to a set, and of each use again when the
+    /// set grows.
+    public func _rawHashValue(seed: Int) -> Int {
+        Self.mixed(familyHash &* 0x61C8_8646_80B5_83EB ^ selectorHash, seed: seed)
+    }
+
+    /// `word`, made of hashes that are seeded already, mixed with a table's `seed` by the 64-bit
+    /// finalizer of MurmurHash3: every bit of the result depends on every bit of both.
+    static func mixed(_ word: Int, seed: Int) -> Int {
+        var bits = UInt64(truncatingIfNeeded: word ^ seed)
+        bits = (bits ^ bits >> 33) &* 0xFF51_AFD7_ED55_8CCD
+        bits = (bits ^ bits >> 33) &* 0xC4CE_B9FE_1A85_EC53
+        return Int(truncatingIfNeeded: bits ^ bits >> 33)
+    }
 }
