@@ -7,8 +7,10 @@ extension HTMLScanner {
     static let attributeFilter: Set<String> = [
         "src", "srcset", "href", "xlink:href", "rel", "as", "type", "language", "nomodule", "imagesrcset",
         "poster", "data", "background", "style", "encoding", "color", "face", "size",
-        // What a `<meta>` that changes a tentative encoding says.
+        // What a `<meta>` that changes a tentative encoding, or refreshes to another page, says.
         "charset", "http-equiv", "content",
+        // A stylesheet's media swapped when it loads; a template that is a declarative shadow root.
+        "onload", "shadowrootmode",
         "data-src", "data-srcset", "data-lazy-src", "data-original", "data-bg",
         // What device choices read: `<source media sizes>`, `<link media imagesizes sizes>`.
         "media", "sizes", "imagesizes",
@@ -112,9 +114,11 @@ extension HTMLScanner {
         case .a, .area:
             report(tag, .href, .link)
         case .template:
-            enterTemplate()
+            // A declarative shadow root (`shadowrootmode`) is shown, not inert (HTML §4.12.3).
+            enterTemplate(inert: tag[.shadowrootmode] == nil)
         case .meta:
             handleMetaEncoding(tag)
+            handleMetaRefresh(tag)
         default:
             break
         }
@@ -157,6 +161,13 @@ extension HTMLScanner {
         // The image's own alternative made in its place in the list, not copied into it.
         var alternatives = sources.map(\.alternative)
         alternatives.append(ImageSourceSet.Alternative(candidates: candidates, sizes: tag[.sizes], fallback: src))
+        // `sizes="auto, …"` of a lazy image is its laid-out width (HTML §4.8.4.3.11): its width attribute.
+        if tag[.loading]?.caseInsensitiveEquals("lazy") == true {
+            let width = tag[.width].flatMap { Int($0.trimmingWhitespace()) }.flatMap { $0 >= 0 ? $0 : nil }
+            for index in alternatives.indices {
+                alternatives[index].sizes = alternatives[index].sizes.map { Self.sizes($0, autoWidth: width) }
+            }
+        }
         let set = ImageSourceSet(alternatives: alternatives)
         reportHeld(sources, of: set)
         // One box for the `src` and the `srcset` candidates: it names the set with the `src` fallback,
@@ -239,7 +250,12 @@ extension HTMLScanner {
     private mutating func handleLink(_ tag: HTMLTag) {
         guard let rel = tag[.rel] else { return }
         let relations = Self.linkTypes(rel)
-        let media = tag[.media].map { [$0] } ?? []
+        var media = tag[.media].map { [$0] } ?? []
+        // The asynchronous-stylesheet pattern, `media=print onload="this.media='all'"`: the handler
+        // gives the sheet the media it applies to once loaded, as a browser runs it.
+        if relations.contains("stylesheet"), let swapped = tag[.onload].flatMap(Self.mediaAssigned) {
+            media = swapped.isEmpty || swapped.caseInsensitiveEquals("all") ? [] : [swapped]
+        }
         var kinds: [(Reference.Kind, Reference.Condition?)] = []
         if relations.contains("stylesheet"), Self.fetchesStylesheet(tag) {
             kinds.append((.stylesheet, Reference.Condition(media: media, isStylesheet: true)))
@@ -269,6 +285,54 @@ extension HTMLScanner {
         for (kind, condition) in kinds where reported.insert(kind).inserted {
             report(tag, .href, kind, condition: condition)
         }
+    }
+
+    /// `sizes` with a leading `auto` entry written as `autoWidth` pixels, or dropped without a width
+    /// (the next entry applies then, as where `auto` is not allowed).
+    static func sizes(_ sizes: String, autoWidth: Int?) -> String {
+        let trimmed = sizes.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0C}" }
+        guard trimmed.prefix(4).lowercased() == "auto" else { return sizes }
+        let rest = trimmed.dropFirst(4)
+        guard rest.isEmpty || rest.first == "," || rest.first?.isWhitespace == true else { return sizes }
+        return (autoWidth.map { "\($0)px" } ?? "") + rest
+    }
+
+    /// The media that an `onload` handler such as `this.media='all'` gives its element, if it assigns
+    /// one as a quoted string.
+    static func mediaAssigned(in handler: String) -> String? {
+        guard let name = handler.firstRange(of: "media") else { return nil }
+        var rest = handler[name.upperBound...].drop { $0 == " " }
+        guard rest.first == "=", rest.dropFirst().first != "=" else { return nil }
+        rest = rest.dropFirst().drop { $0 == " " }
+        guard let quote = rest.first, quote == "'" || quote == "\"", let end = rest.dropFirst().firstIndex(of: quote)
+        else { return nil }
+        return String(rest[rest.index(after: rest.startIndex)..<end]).trimmingWhitespace()
+    }
+
+    /// The page a `<meta http-equiv=refresh content="0; url=…">` sends the browser to (HTML §7.11.1
+    /// "shared declarative refresh steps"): fetched and scanned as a nested document is, so that an
+    /// alias page that forwards at once is complete offline.
+    private mutating func handleMetaRefresh(_ tag: HTMLTag) {
+        guard tag[.httpEquiv]?.trimmingWhitespace().caseInsensitiveEquals("refresh") == true,
+            let content = tag[.content]
+        else { return }
+        var rest = content.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        rest = rest.drop { $0.isASCII && ($0.isNumber || $0 == ".") }
+        rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard rest.first == ";" || rest.first == "," else { return }
+        rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        if rest.prefix(3).lowercased() == "url" {
+            let afterName = rest.dropFirst(3).drop { $0 == " " || $0 == "\t" }
+            if afterName.first == "=" { rest = afterName.dropFirst().drop { $0 == " " || $0 == "\t" } }
+        }
+        var target = rest
+        if let quote = target.first, quote == "'" || quote == "\"" {
+            target = target.dropFirst()
+            if let end = target.firstIndex(of: quote) { target = target[..<end] }
+        }
+        let url = String(target).trimmingWhitespace()
+        guard !url.isEmpty else { return }
+        report(url, kind: .document, source: Reference.Source(element: tag.name, attribute: "content"))
     }
 
     /// Whether a `link rel=stylesheet` is fetched (HTML §4.6.7 "Link type stylesheet"): not when its
@@ -450,15 +514,19 @@ extension AttributeNames.Name {
     static let imagesizes = Self("imagesizes")
     static let imagesrcset = Self("imagesrcset")
     static let language = Self("language")
+    static let loading = Self("loading")
     static let media = Self("media")
     static let nomodule = Self("nomodule")
+    static let onload = Self("onload")
     static let poster = Self("poster")
     static let rel = Self("rel")
+    static let shadowrootmode = Self("shadowrootmode")
     static let size = Self("size")
     static let sizes = Self("sizes")
     static let src = Self("src")
     static let srcset = Self("srcset")
     static let style = Self("style")
     static let type = Self("type")
+    static let width = Self("width")
     static let xlinkHref = Self("xlink:href")
 }

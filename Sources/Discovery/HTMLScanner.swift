@@ -102,6 +102,8 @@ public struct HTMLScanner: Sendable {
     // Tree knowledge.
     private var hasBase = false
     private var templateDepth = 0
+    /// Whether each open `<template>` is inert, innermost last.
+    private var templates: [Bool] = []
     private var foreignElements: [ForeignElement] = []
     private var mediaContainers: [ElementName] = []
     private var style: StyleBlock?
@@ -456,9 +458,15 @@ public struct HTMLScanner: Sendable {
     /// Whether the scanner is inside `<template>` content, where nothing is fetched.
     var isInert: Bool { templateDepth > 0 }
 
-    mutating func enterTemplate() { templateDepth += 1 }
+    /// Opens a `<template>`: an inert one hides what it holds, a declarative shadow root does not.
+    mutating func enterTemplate(inert: Bool) {
+        if templates.count < 64 { templates.append(inert) }
+        if inert { templateDepth += 1 }
+    }
 
-    mutating func leaveTemplate() { templateDepth = max(0, templateDepth - 1) }
+    mutating func leaveTemplate() {
+        if templates.popLast() == true { templateDepth = max(0, templateDepth - 1) }
+    }
 
     /// The innermost open `picture`, `video` or `audio`.
     var currentMediaContainer: ElementName? { mediaContainers.last }

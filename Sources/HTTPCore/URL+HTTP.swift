@@ -8,9 +8,10 @@ import Darwin
 extension URL {
     /// The URL as a cache key: scheme and host lowercased, the default port (80 for http, 443 for
     /// https) and the fragment removed, an empty path written `/`, escapes of unreserved characters
-    /// decoded and the others' hex digits in upper case (RFC 3986 §6.2.2.1, §6.2.2.2), and `.` and
-    /// `..` segments removed. Two spellings of one resource give one key, so an entry stored under
-    /// one is found, and invalidated, under the other.
+    /// decoded and the others' hex digits in upper case (RFC 3986 §6.2.2.1, §6.2.2.2), `.` and `..`
+    /// segments removed, and a `'` in the query written `%27`, as the URL Standard's parser writes it
+    /// for http(s) and so browsers send it. Two spellings of one resource give one key, so an entry
+    /// stored under one is found, and invalidated, under the other.
     public var cacheKey: URL {
         let text = absoluteString
         if URL.isInCacheKeyForm(text) {
@@ -26,7 +27,10 @@ extension URL {
             components.path = "/"
         }
         components.percentEncodedPath = URL.removingDotSegments(URL.normalizingEscapes(components.percentEncodedPath))
-        if let query = components.percentEncodedQuery { components.percentEncodedQuery = URL.normalizingEscapes(query) }
+        if let query = components.percentEncodedQuery {
+            components.percentEncodedQuery = URL.normalizingEscapes(query)
+                .split(separator: "'", omittingEmptySubsequences: false).joined(separator: "%27")
+        }
         components.fragment = nil
         return components.url ?? absoluteURL
     }
@@ -89,10 +93,14 @@ extension URL {
                 return false
             }
             let path = UnsafeBufferPointer(rebasing: bytes[index...])
-            // No fragment in the path or query, a path without `.` or `..` segments, and no escape
-            // that the key writes otherwise.
-            return memchr(path.baseAddress!, Int32(UInt8(ascii: "#")), path.count) == nil
-                && !URL.hasDotSegment(path) && !URL.hasEscapeToNormalize(path)
+            // No fragment in the path or query, a path without `.` or `..` segments, no escape
+            // that the key writes otherwise, and no `'` in the query.
+            guard memchr(path.baseAddress!, Int32(UInt8(ascii: "#")), path.count) == nil,
+                !URL.hasDotSegment(path), !URL.hasEscapeToNormalize(path)
+            else { return false }
+            guard let query = memchr(path.baseAddress!, Int32(UInt8(ascii: "?")), path.count) else { return true }
+            let queryStart = path.baseAddress!.distance(to: query.assumingMemoryBound(to: UInt8.self))
+            return memchr(query, Int32(UInt8(ascii: "'")), path.count - queryStart) == nil
         }
     }
 

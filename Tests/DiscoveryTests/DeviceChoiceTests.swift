@@ -54,7 +54,7 @@ struct DeviceChoiceTests {
         (#"<img src="plain.jpg">"#, ["plain.jpg"], ["plain.jpg"]),
         // <picture>: the first source whose media matches and whose type decodes (§4.8.4.3.7).
         (#"<picture><source media="(min-width: 800px)" srcset="wide.webp 1x, wide2.webp 2x" type="image/webp">"#
-            + #"<source srcset="x.jxl" type="image/jxl"><source srcset="narrow.jpg 1x, narrow3.jpg 3x">"#
+            + #"<source srcset="x.heic" type="image/heic"><source srcset="narrow.jpg 1x, narrow3.jpg 3x">"#
             + #"<img src="fallback.jpg"></picture>"#,
          ["wide.webp"], ["narrow3.jpg"]),
         (#"<picture><source media="(prefers-color-scheme: dark)" srcset="dark.png"><img src="light.png"></picture>"#,
@@ -116,9 +116,17 @@ struct DeviceChoiceTests {
          [], []),
         // Icons: the last usable rel=icon; touch icons and mask icons only with --icons all.
         (#"<link rel="icon" href="16.png" sizes="16x16"><link rel="icon" href="32.png" sizes="32x32">"#
-            + #"<link rel="icon" href="i.jxl" type="image/jxl"><link rel="apple-touch-icon" href="t.png">"#
+            + #"<link rel="icon" href="i.heic" type="image/heic"><link rel="apple-touch-icon" href="t.png">"#
             + #"<link rel="mask-icon" href="m.svg">"#,
          ["32.png"], ["32.png"]),
+        // JPEG XL, which Chromium decodes and asks for first.
+        (#"<picture><source srcset="p.jxl" type="image/jxl"><img src="p.png"></picture>"#, ["p.jxl"], ["p.jxl"]),
+        // `sizes="auto, …"` of a lazy image: its laid-out width, the width attribute (HTML §4.8.4.3.11).
+        (#"<img loading=lazy width=100 sizes="auto, 100vw" srcset="a-200.png 200w, a-400.png 400w, a-1600.png 1600w">"#,
+         ["a-200.png"], ["a-400.png"]),
+        // Not lazy, `auto` is no size, and the next entry applies.
+        (#"<img width=100 sizes="auto, 100vw" srcset="e-200.png 200w, e-1600.png 1600w">"#,
+         ["e-1600.png"], ["e-1600.png"]),
     ]
 
     @Test(arguments: table)
@@ -137,6 +145,18 @@ struct DeviceChoiceTests {
     }
 
     /// Rules in an external stylesheet are matched against the page, under the link's media.
+    /// `media=print onload="this.media='all'"`: the sheet applies to every medium once loaded, so
+    /// what it needs is fetched for the screen.
+    @Test func aStylesheetWhoseMediaItsOnloadSwapsAppliesToTheScreen() {
+        let html = #"<p>x</p><link rel=stylesheet href=async.css media=print onload="this.media='all'">"#
+        let fetched = Self.fetched(html, stylesheets: ["async.css": "p { background: url(bg.png) }"], device: .desktop)
+        #expect(fetched.contains("async.css"))
+        #expect(fetched.contains("bg.png"), "\(fetched)")
+        let printOnly = Self.fetched(#"<p>x</p><link rel=stylesheet href=print.css media=print>"#,
+                                     stylesheets: ["print.css": "p { background: url(pbg.png) }"], device: .desktop)
+        #expect(!printOnly.contains("pbg.png"), "\(printOnly)")
+    }
+
     @Test func externalStylesheetsAreMatchedAgainstThePage() {
         let html = #"<link rel=stylesheet href="s.css"><link rel=stylesheet href="p.css" media="print"><div class="card"></div>"#
         let css = [

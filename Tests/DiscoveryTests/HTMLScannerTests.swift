@@ -322,6 +322,26 @@ private let d = "https://example.com/dir/"
         #expect(render(found) == ["image https://example.com/assets/a.png"])
     }
 
+    /// A declarative shadow root (`<template shadowrootmode>`) is shown; a plain template is inert.
+    @Test func scansDeclarativeShadowRootsButNotInertTemplates() {
+        let html = #"<template shadowrootmode="open"><link rel=stylesheet href=card.css><img src=a.png></template>"#
+            + #"<template><img src=inert.png><template shadowrootmode=open><img src=deep.png></template></template>"#
+            + "<img src=after.png>"
+        #expect(scan(html) == ["stylesheet \(d)card.css", "image \(d)a.png", "image \(d)after.png"])
+    }
+
+    /// A page that forwards at once (`<meta http-equiv=refresh content="0; url=…">`) needs its target.
+    @Test(arguments: [
+        (#"<meta http-equiv="refresh" content="0; url=/docs/">"#, ["document https://example.com/docs/"]),
+        (#"<meta http-equiv=Refresh content="0;URL='next.html'">"#, ["document \(d)next.html"]),
+        (#"<meta http-equiv=refresh content="5, target.html">"#, ["document \(d)target.html"]),
+        (#"<meta http-equiv=refresh content="300">"#, []),
+        (#"<meta name=refresh content="0; url=x.html">"#, []),
+    ])
+    func reportsTheTargetOfAMetaRefresh(html: String, expected: [String]) {
+        #expect(scan(html) == expected)
+    }
+
     @Test func ignoresBaseInsideTemplate() {
         #expect(scan("<template><base href=https://t.example/></template><img src=a.png>") == ["image \(d)a.png"])
     }

@@ -78,7 +78,7 @@ struct ImageSelectionTests {
     /// `<picture>` (HTML §4.8.4.3.7): the first `<source>` whose media matches and whose type decodes.
     @Test func picturesTakeTheFirstMatchingSource() throws {
         let set = ImageSourceSet(alternatives: [
-            .init(type: "image/jxl", candidates: SrcsetParser.candidates(in: "a.jxl")),
+            .init(type: "image/heic", candidates: SrcsetParser.candidates(in: "a.heic")),
             .init(media: "(min-width: 800px)", type: "image/avif", candidates: SrcsetParser.candidates(in: "wide.avif 1x, wide2.avif 2x")),
             .init(media: "(max-width: 799px)", candidates: SrcsetParser.candidates(in: "narrow.jpg 1x, narrow3.jpg 3x")),
             .init(candidates: [], fallback: "img.jpg"),
@@ -105,7 +105,7 @@ struct ImageSelectionTests {
     @Test(arguments: [
         ("\"a.png\" 1x, \"b.png\" 2x", 0, 1, 1),
         ("url(a.avif) type(\"image/avif\") 1x, url(a.jpg) type(\"image/jpeg\") 1x", 0, 0, 0),
-        ("url(a.jxl) type(\"image/jxl\"), url(a.jpg)", 1, 1, 1),
+        ("url(a.heic) type(\"image/heic\"), url(a.jpg)", 1, 1, 1),
         ("\"a.png\" 1x, \"b.png\" 192dpi, \"c.png\" 3dppx", 0, 1, 2),
         ("\"small.png\" 0.5x", 0, 0, 0),
     ])

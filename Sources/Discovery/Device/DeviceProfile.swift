@@ -63,9 +63,9 @@ public struct DeviceProfile: Sendable, Hashable {
             + "pointer \(pointer.rawValue)"
     }
 
-    /// The image types Chromium decodes.
+    /// The image types Chromium decodes (JPEG XL too: Chromium 156 decodes it and asks for it first).
     public static let chromiumImageTypes: Set<String> = [
-        "image/avif", "image/webp", "image/png", "image/jpeg", "image/jpg", "image/gif", "image/svg+xml",
+        "image/jxl", "image/avif", "image/webp", "image/png", "image/jpeg", "image/jpg", "image/gif", "image/svg+xml",
         "image/x-icon", "image/vnd.microsoft.icon", "image/bmp",
     ]
     /// The font formats Chromium loads.

@@ -752,9 +752,28 @@ struct Preloader: Sendable {
     ///
     /// Without `readingStore`, the item's own URL is loaded without reading the store first, unless
     /// this run stored it as a redirect's target (what the run fetched itself it does not fetch again).
+    /// The `Accept` field Chromium sends for a request of `kind` (a page when `nil`), as Chromium 156
+    /// sends it: for documents, images, stylesheets, and `*/*` for everything else.
+    static func accept(for kind: Reference.Kind?) -> String {
+        switch kind {
+        case nil, .document?, .link?:
+            "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
+                + "application/signed-exchange;v=b3;q=0.7"
+        case .image?, .icon?:
+            "image/jxl,image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+        case .stylesheet?:
+            "text/css,*/*;q=0.1"
+        case .script?, .font?, .manifest?, .media?, .embed?, .other?:
+            "*/*"
+        }
+    }
+
     private func load(_ item: PreloadItem, readingStore: Bool) async throws -> WebResponse {
         var request = WebRequest(url: item.url)
         request.followsRedirects = false
+        // A response that varies on Accept (an image service choosing WebP or AVIF) is stored for
+        // what a browser asks, so that the browser finds it offline; a field of the caller's wins.
+        if !loader.defaultHeaders.contains("Accept") { request.headers["Accept"] = Self.accept(for: item.kind) }
         // Audio and video are held to both caps: the media cap narrows the resource cap, never widens it.
         request.maximumBodySize = item.kind == .media
             ? min(options.maximumMediaSize, options.maximumResourceSize ?? .max) : options.maximumResourceSize

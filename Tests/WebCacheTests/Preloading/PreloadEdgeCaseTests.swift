@@ -163,4 +163,36 @@ import WebCacheTestSupport
         await rig.stop()
         withExtendedLifetime(refusing) {}
     }
+
+    /// An image service that answers by the request's Accept (`Vary: Accept`, WebP for whoever takes
+    /// it): the preload asks as Chromium does, so the variant stored is the one Chromium finds offline.
+    @Test func imagesAreAskedForAsABrowserAsksSoThatAVariantOnAcceptIsFoundOffline() async throws {
+        let chromium = "image/jxl,image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+        let rig = try PreloadRig.start { request in
+            let fresh: HTTPHeaders = ["Cache-Control": "max-age=600"]
+            switch request.path {
+            case "/index.html":
+                return .text("<link rel=stylesheet href=a.css><img src=photo>", contentType: "text/html",
+                             headers: fresh)
+            case "/a.css":
+                return .text("p {}", contentType: "text/css", headers: fresh)
+            default:
+                let webp = request.headers["Accept"]?.contains("image/webp") == true
+                return .text(webp ? "webp" : "jpeg", contentType: webp ? "image/webp" : "image/jpeg",
+                             headers: ["Cache-Control": "max-age=600", "Vary": "Accept"])
+            }
+        }
+
+        let report = await rig.cache.preload(["index.html"])
+
+        #expect(report.succeeded, "\(report.failures)")
+        let accepts = Dictionary(rig.server.requests.map { ($0.path, $0.headers["Accept"] ?? "") }) { $1 }
+        #expect(accepts["/photo"] == chromium)
+        #expect(accepts["/a.css"] == "text/css,*/*;q=0.1")
+        #expect(accepts["/index.html"]?.hasPrefix("text/html,") == true)
+        let offline = try await rig.cache.data(
+            for: WebRequest(rig.url("photo"), headers: ["Accept": chromium]), policy: .returnCacheDataDontLoad)
+        #expect(String(decoding: offline.body, as: UTF8.self) == "webp")
+        await rig.stop()
+    }
 }
