@@ -11,6 +11,8 @@ extension HTMLScanner {
         "charset", "http-equiv", "content",
         // A stylesheet's media swapped when it loads; a template that is a declarative shadow root.
         "onload", "shadowrootmode",
+        // What makes an element's fetch a CORS request.
+        "crossorigin",
         "data-src", "data-srcset", "data-lazy-src", "data-original", "data-bg",
         // What device choices read: `<source media sizes>`, `<link media imagesizes sizes>`.
         "media", "sizes", "imagesizes",
@@ -175,7 +177,8 @@ extension HTMLScanner {
         let box = ConditionBox(Reference.Condition(
             image: .sourceSet(set, alternative: sources.count, candidate: candidates.count)))
         let source = Reference.Source(element: tag.name, attribute: AttributeNames.Name.src.text)
-        report(src, kind: .image, source: source, isRequisite: nil, conditionBox: box)
+        report(src, kind: .image, source: source, isRequisite: nil, conditionBox: box,
+               crossOrigin: tag[.crossorigin] != nil)
         reportCandidates(tag, .srcset, candidates, sharing: box)
     }
 
@@ -221,10 +224,11 @@ extension HTMLScanner {
         _ tag: HTMLTag, _ attribute: AttributeNames.Name, _ candidates: [ImageCandidate], sharing box: ConditionBox
     ) {
         let source = Reference.Source(element: tag.name, attribute: attribute.text)
+        let crossOrigin = tag[.crossorigin] != nil
         // By index: a loop over the candidates copied each, retaining and releasing its URL.
         for index in candidates.indices {
             report(candidates[index].url, kind: .image, source: source, isRequisite: nil, conditionBox: box,
-                   candidate: index)
+                   candidate: index, crossOrigin: crossOrigin)
         }
     }
 
@@ -283,7 +287,9 @@ extension HTMLScanner {
         if relations.contains("manifest") { kinds.append((.manifest, nil)) }
         var reported: Set<Reference.Kind> = []
         for (kind, condition) in kinds where reported.insert(kind).inserted {
-            report(tag, .href, kind, condition: condition)
+            // A module preload asks as the module script will (HTML §4.6.7.13).
+            report(tag, .href, kind, condition: condition,
+                   crossOrigin: kind == .script && relations.contains("modulepreload"))
         }
     }
 
@@ -391,7 +397,7 @@ extension HTMLScanner {
             type = ""
         }
         if type == "module" {
-            report(tag, .src, .script)
+            report(tag, .src, .script, crossOrigin: true)
         } else if type.isEmpty || Self.javaScriptTypes.contains(type) {
             report(tag, .src, .script, isRequisite: tag[.nomodule] == nil)
         }
@@ -470,14 +476,17 @@ extension HTMLScanner {
         _ attribute: AttributeNames.Name,
         _ kind: Reference.Kind,
         isRequisite: Bool? = nil,
-        condition: consuming Reference.Condition? = nil
+        condition: consuming Reference.Condition? = nil,
+        crossOrigin: Bool = false
     ) {
         report(
             tag[attribute],
             kind: kind,
             source: Reference.Source(element: tag.name, attribute: attribute.text),
             isRequisite: isRequisite,
-            condition: consume condition
+            condition: consume condition,
+            // A `crossorigin` attribute, whatever its value, asks in CORS mode (HTML §2.5.4).
+            crossOrigin: crossOrigin || tag[.crossorigin] != nil
         )
     }
 
@@ -501,6 +510,7 @@ extension AttributeNames.Name {
     static let charset = Self("charset")
     static let color = Self("color")
     static let content = Self("content")
+    static let crossorigin = Self("crossorigin")
     static let data = Self("data")
     static let dataBg = Self("data-bg")
     static let dataLazySrc = Self("data-lazy-src")

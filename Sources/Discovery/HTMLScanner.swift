@@ -253,16 +253,18 @@ public struct HTMLScanner: Sendable {
         kind: Reference.Kind,
         source: Reference.Source,
         isRequisite: Bool? = nil,
-        condition: consuming Reference.Condition? = nil
+        condition: consuming Reference.Condition? = nil,
+        crossOrigin: Bool = false
     ) {
-        report(value, kind: kind, source: source, isRequisite: isRequisite, conditionBox: ConditionBox.boxing(condition))
+        report(value, kind: kind, source: source, isRequisite: isRequisite, conditionBox: ConditionBox.boxing(condition),
+               crossOrigin: crossOrigin)
     }
 
     /// ``report(_:kind:source:isRequisite:condition:)`` of a condition already boxed, sharing the
     /// box; with a `candidate`, the box holds a source set and the reference is that candidate of it.
     mutating func report(
         _ value: String?, kind: Reference.Kind, source: Reference.Source, isRequisite: Bool?,
-        conditionBox: ConditionBox?, candidate: Int = -1
+        conditionBox: ConditionBox?, candidate: Int = -1, crossOrigin: Bool = false
     ) {
         guard let url = fetchedURL(value, kind: kind, source: source) else { return }
         // Room for many at the first: a list grown from nothing is copied at 1, 2, 4, 8, 16, 32 and 64.
@@ -271,6 +273,7 @@ public struct HTMLScanner: Sendable {
         references.append(Reference(urlString: url, kind: kind, source: source,
                                     isRequisite: isRequisite ?? (kind != .link), conditionBox: conditionBox,
                                     candidate: candidate))
+        if crossOrigin { references[references.count - 1].isCrossOriginRequest = true }
     }
 
     /// The image reference `value` makes as candidate `candidate` of a `<picture>`'s `<source>`,

@@ -56,6 +56,14 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     /// it is (the box names the set's fallback, or a `<source>`'s count of candidates); -1 when the
     /// box's condition is the reference's own.
     private var candidate = -1
+    /// Whether its element asks for it in CORS mode (a `crossorigin` attribute, a module script).
+    var isCrossOriginRequest = false
+
+    /// Whether a browser fetches it in CORS mode, sending the page's `Origin` (Fetch §3.1): a font,
+    /// a manifest, a module script, an element with `crossorigin`. An origin that answers CORS only
+    /// when asked (`Access-Control-Allow-Origin` for the `Origin` sent, `Vary: Origin`) is to be
+    /// asked so, or the browser refuses what was stored.
+    public var fetchesInCORSMode: Bool { isCrossOriginRequest || kind == .font || kind == .manifest }
 
     /// The reference with `box` for its condition, still the candidate it is: the candidates of a
     /// `<picture>`'s `<source>` get their source set's box when the `<img>` completes the choice.

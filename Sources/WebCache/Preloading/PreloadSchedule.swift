@@ -14,6 +14,9 @@ struct PreloadItem: Sendable {
     var depth: Int
     /// Whether it was referenced from a public address, so that it may only be fetched from one.
     var refusesPrivateAddresses = false
+    /// The `Origin` a browser sends for it, when it fetches it in CORS mode: its document's origin
+    /// (``Reference/fetchesInCORSMode``).
+    var corsOrigin: String?
     /// Whether the store was already asked whether a fresh entry answers it (a listed page, looked
     /// up with the others read from the list at the same time), so that its fetch does not ask again.
     var lookedUpInStore = false

@@ -308,7 +308,8 @@ struct Preloader: Sendable {
                                      fetched: decided.choice.fetches, reason: decided.choice.reason))
                 }
                 if decided.choice.fetches {
-                    consider(reference, from: decided.origin, schedule: &schedule, report: &report, events: events)
+                    consider(reference, from: decided.origin, for: decided.document, schedule: &schedule,
+                             report: &report, events: events)
                 } else if reference.isRequisite {
                     guard let url = URL.cacheKeyText(ofAbsoluteString: reference.urlString) else { continue }
                     skippedByDocument[decided.document, default: [:]][url] = PageSkip(
@@ -587,8 +588,8 @@ struct Preloader: Sendable {
 
     /// Decides what to do with one reference found where `origin` says.
     private func consider(
-        _ reference: Reference, from origin: DeviceSelections.Origin, schedule: inout PreloadSchedule,
-        report: inout PreloadReport, events: (PreloadEvent) -> Void
+        _ reference: Reference, from origin: DeviceSelections.Origin, for document: URL,
+        schedule: inout PreloadSchedule, report: inout PreloadReport, events: (PreloadEvent) -> Void
     ) {
         let parent = origin.item
         let base = origin.base
@@ -650,10 +651,22 @@ struct Preloader: Sendable {
             skip(url, reason: reason, schedule: &schedule, report: &report, events: events)
             return
         }
-        _ = schedule.enqueue(PreloadItem(
-            url: url, kind: reference.kind, depth: parent.depth,
-            refusesPrivateAddresses: origin.fromPublicAddress))
+        var item = PreloadItem(
+            url: url, kind: reference.kind, depth: parent.depth, refusesPrivateAddresses: origin.fromPublicAddress)
+        if reference.fetchesInCORSMode { item.corsOrigin = Self.serializedOrigin(of: document) }
+        _ = schedule.enqueue(item)
         events(.discovered(url: url, kind: reference.kind.rawValue, in: base))
+    }
+
+    /// `url`'s origin as an `Origin` field writes it (RFC 6454 §6.1): scheme, host, and the port
+    /// unless it is the scheme's default.
+    static func serializedOrigin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: true)?.lowercased() else {
+            return nil
+        }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let port = url.port.flatMap { $0 == URL.defaultPort(forScheme: scheme) ? nil : $0 }
+        return "\(scheme)://\(bracketed)" + (port.map { ":\($0)" } ?? "")
     }
 
     /// Records that `url` is left out on purpose, and why.
@@ -774,6 +787,8 @@ struct Preloader: Sendable {
         // A response that varies on Accept (an image service choosing WebP or AVIF) is stored for
         // what a browser asks, so that the browser finds it offline; a field of the caller's wins.
         if !loader.defaultHeaders.contains("Accept") { request.headers["Accept"] = Self.accept(for: item.kind) }
+        // A CORS-mode fetch carries its document's origin, and the answer stored is the one for it.
+        if let origin = item.corsOrigin { request.headers["Origin"] = origin }
         // Audio and video are held to both caps: the media cap narrows the resource cap, never widens it.
         request.maximumBodySize = item.kind == .media
             ? min(options.maximumMediaSize, options.maximumResourceSize ?? .max) : options.maximumResourceSize

@@ -195,4 +195,45 @@ import WebCacheTestSupport
         #expect(String(decoding: offline.body, as: UTF8.self) == "webp")
         await rig.stop()
     }
+
+    /// A font, a module script and an image with `crossorigin` are fetched in CORS mode: asked with
+    /// the page's Origin, so that an origin answering CORS only when asked (`Vary: Origin`) stores
+    /// the answer the browser accepts, and the browser's request finds it offline.
+    @Test func corsModeRequisitesCarryThePagesOrigin() async throws {
+        let rig = try PreloadRig.start { request in
+            let fresh: HTTPHeaders = ["Cache-Control": "max-age=600"]
+            switch request.path {
+            case "/index.html":
+                return .text(#"<link rel=stylesheet href=a.css><script type=module src=mod.js></script>"#
+                             + "<img crossorigin src=c.png><img src=plain.png><p>text</p>",
+                             contentType: "text/html", headers: fresh)
+            case "/a.css":
+                return .text("@font-face { font-family: F; src: url(f.woff2) format('woff2') } p { font-family: F }",
+                             contentType: "text/css", headers: fresh)
+            default:
+                var headers: HTTPHeaders = ["Cache-Control": "max-age=600", "Vary": "Origin"]
+                if let origin = request.headers["Origin"] { headers["Access-Control-Allow-Origin"] = origin }
+                return .text("body", contentType: "application/octet-stream", headers: headers)
+            }
+        }
+
+        let report = await rig.cache.preload(["index.html"])
+
+        #expect(report.succeeded, "\(report.failures)")
+        let page = URL(string: rig.url("index.html"))!
+        let origin = "http://\(page.host!):\(page.port!)"
+        let origins = Dictionary(rig.server.requests.map { ($0.path, $0.headers["Origin"]) }) { $1 }
+        #expect(origins["/f.woff2"] == .some(origin))
+        #expect(origins["/mod.js"] == .some(origin))
+        #expect(origins["/c.png"] == .some(origin))
+        #expect(origins["/plain.png"] == .some(nil))
+        #expect(origins["/a.css"] == .some(nil))
+        // Offline, the browser's CORS request finds what was stored for it
+        for path in ["f.woff2", "mod.js", "c.png"] {
+            let stored = try await rig.cache.data(
+                for: WebRequest(rig.url(path), headers: ["Origin": origin]), policy: .returnCacheDataDontLoad)
+            #expect(stored.headers["Access-Control-Allow-Origin"] == origin, "\(path)")
+        }
+        await rig.stop()
+    }
 }
