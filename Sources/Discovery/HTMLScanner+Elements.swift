@@ -13,6 +13,8 @@ extension HTMLScanner {
         "onload", "shadowrootmode",
         // What makes an element's fetch a CORS request.
         "crossorigin",
+        // An iframe's document given inline.
+        "srcdoc",
         "data-src", "data-srcset", "data-lazy-src", "data-original", "data-bg",
         // What device choices read: `<source media sizes>`, `<link media imagesizes sizes>`.
         "media", "sizes", "imagesizes",
@@ -109,7 +111,10 @@ extension HTMLScanner {
             report(tag, .data, .embed)
         case .embed:
             report(tag, .src, .embed)
-        case .iframe, .frame:
+        case .iframe:
+            // A document given inline wins over `src`, which is then not fetched (HTML §4.8.5).
+            if let document = tag[.srcdoc] { scanSourceDocument(document) } else { report(tag, .src, .document) }
+        case .frame:
             report(tag, .src, .document)
         case .body, .table, .td, .th:
             report(tag, .background, .image)
@@ -534,6 +539,7 @@ extension AttributeNames.Name {
     static let size = Self("size")
     static let sizes = Self("sizes")
     static let src = Self("src")
+    static let srcdoc = Self("srcdoc")
     static let srcset = Self("srcset")
     static let style = Self("style")
     static let type = Self("type")

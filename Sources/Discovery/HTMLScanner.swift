@@ -39,7 +39,8 @@ import FoundationEssentials
 ///   browsers and is not reported. A classic script with `nomodule` is reported as not a requisite.
 /// - `iframe src` and `frame src` are ``Reference/Kind/document`` requisites: the nested document
 ///   is part of the page as shown (browsers load it with the page, and `wget2 --page-requisites`
-///   fetches it), and it has requisites of its own, for the caller to scan in turn.
+///   fetches it), and it has requisites of its own, for the caller to scan in turn. An
+///   `iframe srcdoc` document is scanned as part of the page instead, and its `src` is not fetched.
 /// - Lazy-loading attributes are reported as ``Reference/Kind/image`` whatever element holds them:
 ///   the scripts that read them almost always load images.
 /// - References inside comments, `<script>`, `<textarea>`, `<title>` or `<template>` are not
@@ -104,6 +105,8 @@ public struct HTMLScanner: Sendable {
     private var templateDepth = 0
     /// Whether each open `<template>` is inert, innermost last.
     private var templates: [Bool] = []
+    /// How many `<iframe srcdoc>` documents this one is inside (``scanSourceDocument(_:)``).
+    private var sourceDocumentDepth = 0
     private var foreignElements: [ForeignElement] = []
     private var mediaContainers: [ElementName] = []
     private var style: StyleBlock?
@@ -460,6 +463,26 @@ public struct HTMLScanner: Sendable {
 
     /// Whether the scanner is inside `<template>` content, where nothing is fetched.
     var isInert: Bool { templateDepth > 0 }
+
+    /// Scans the document of an `<iframe srcdoc>` as part of the page: what it needs is fetched with
+    /// it. Its URLs resolve against this document's base (HTML's fallback base URL of a srcdoc
+    /// document); its style rules match its own elements, not the page's, so their images are
+    /// fetched whatever the page holds, and the fonts it names count as used. Documents nested in
+    /// it this way are scanned three deep at most.
+    mutating func scanSourceDocument(_ html: String) {
+        guard sourceDocumentDepth < 3, templateDepth == 0 else { return }
+        var nested = HTMLScanner(documentURL: documentURL, charset: "utf-8", options: options)
+        nested.base = base
+        nested.sourceDocumentDepth = sourceDocumentDepth + 1
+        var found = nested.feed(Array(html.utf8))
+        found += nested.finish()
+        for index in found.indices where found[index].condition?.selector != nil {
+            found[index].condition?.selector = nil
+        }
+        report(found)
+        for use in nested.usedFontFamilies { usedFontFamilies.insert(FontFamilyUse(family: use.family, selector: nil)) }
+        styleCharacters.formUnion(nested.textCharacters)
+    }
 
     /// Opens a `<template>`: an inert one hides what it holds, a declarative shadow root does not.
     mutating func enterTemplate(inert: Bool) {

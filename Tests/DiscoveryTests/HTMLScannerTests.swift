@@ -330,6 +330,21 @@ private let d = "https://example.com/dir/"
         #expect(scan(html) == ["stylesheet \(d)card.css", "image \(d)a.png", "image \(d)after.png"])
     }
 
+    /// An `<iframe srcdoc>` is a document of the page's: what it needs is the page's, and its `src`
+    /// is not fetched (HTML §4.8.5).
+    @Test func scansTheDocumentOfAnIframeSrcdoc() {
+        let html = #"<iframe src=fallback.html srcdoc="<link rel=stylesheet href=embed.css><img src='thumb.png'>">"#
+            + #"</iframe><iframe srcdoc="&lt;img src=&quot;escaped.png&quot;&gt;"></iframe><iframe src=f.html>"#
+        #expect(scan(html) == [
+            "stylesheet \(d)embed.css", "image \(d)thumb.png", "image \(d)escaped.png", "document \(d)f.html",
+        ])
+        // Its style rules match its own elements: what they need carries no selector of the page's.
+        let styled = scanReferences(Array(
+            #"<iframe srcdoc="<style>.x { background: url(bg.png) }</style><div class=x></div>"></iframe>"#.utf8))
+        #expect(styled.map(\.url.absoluteString) == ["\(d)bg.png"])
+        #expect(styled.first?.condition?.selector == nil)
+    }
+
     /// A page that forwards at once (`<meta http-equiv=refresh content="0; url=…">`) needs its target.
     @Test(arguments: [
         (#"<meta http-equiv="refresh" content="0; url=/docs/">"#, ["document https://example.com/docs/"]),
