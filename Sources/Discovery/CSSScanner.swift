@@ -36,10 +36,12 @@ public struct CSSScanner: Sendable {
     /// - Parameters:
     ///   - stylesheetURL: The URL the stylesheet was fetched from, after redirects.
     ///   - charset: The `charset` parameter of the response's `Content-Type`, if any.
-    public init(stylesheetURL: URL, charset: String? = nil) {
+    /// - Parameter environmentEncoding: the encoding of the document that references the
+    ///   stylesheet, in which a stylesheet that declares none is decoded (CSS Syntax §3.2).
+    public init(stylesheetURL: URL, charset: String? = nil, environmentEncoding: TextEncoding = .utf8) {
         self.stylesheetURL = stylesheetURL
         self.base = URLCleaner.Base(stylesheetURL)
-        self.input = InputDecoder(declaration: .cssCharsetRule, transportLabel: charset, fallback: .utf8)
+        self.input = InputDecoder(declaration: .cssCharsetRule, transportLabel: charset, fallback: environmentEncoding)
     }
 
     /// Scans the next bytes of the stylesheet.

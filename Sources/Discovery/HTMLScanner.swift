@@ -277,6 +277,7 @@ public struct HTMLScanner: Sendable {
                                     isRequisite: isRequisite ?? (kind != .link), conditionBox: conditionBox,
                                     candidate: candidate))
         if crossOrigin { references[references.count - 1].isCrossOriginRequest = true }
+        if kind == .stylesheet { references[references.count - 1].environmentEncoding = encoding }
     }
 
     /// The image reference `value` makes as candidate `candidate` of a `<picture>`'s `<source>`,

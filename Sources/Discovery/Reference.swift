@@ -58,6 +58,9 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     private var candidate = -1
     /// Whether its element asks for it in CORS mode (a `crossorigin` attribute, a module script).
     var isCrossOriginRequest = false
+    /// For a stylesheet a page references: the page's encoding, in which a stylesheet that declares
+    /// none is decoded (CSS Syntax §3.2, the environment encoding); `nil` otherwise.
+    public internal(set) var environmentEncoding: TextEncoding?
 
     /// Whether a browser fetches it in CORS mode, sending the page's `Origin` (Fetch §3.1): a font,
     /// a manifest, a module script, an element with `crossorigin`. An origin that answers CORS only

@@ -125,6 +125,24 @@ private func scanCSS(_ css: String) -> [String] {
         #expect(found.map(\.url.absoluteString) == ["\(c)caf%C3%A9.png"])
     }
 
+    /// A stylesheet that declares nothing is read in its page's encoding (CSS Syntax §3.2), which the
+    /// page's scanner gives its stylesheet references.
+    @Test func fallsBackToThePagesEncoding() {
+        let latin = Array("a{background:url(cr".utf8) + [0xE8] + Array("me.png)}".utf8)
+        var scanner = CSSScanner(stylesheetURL: cssURL, environmentEncoding: .windows1252)
+        let found = scanner.feed(latin) + scanner.finish()
+        #expect(scanner.encoding == .windows1252)
+        #expect(found.map(\.url.absoluteString) == ["\(c)cr%C3%A8me.png"])
+        // A declaration still wins over the page's encoding
+        var declared = CSSScanner(stylesheetURL: cssURL, charset: "utf-8", environmentEncoding: .windows1252)
+        _ = declared.feed(Array("a{}".utf8))
+        #expect(declared.encoding == .utf8)
+
+        var page = HTMLScanner(documentURL: pageURL, charset: "windows-1252")
+        let references = page.feed(Array("<link rel=stylesheet href=s.css><img src=i.png>".utf8)) + page.finish()
+        #expect(references.map(\.environmentEncoding) == [.windows1252, nil])
+    }
+
     @Test func prefersTheTransportCharsetAndTheBOM() {
         let latin = Array("a{background:url(caf".utf8) + [0xE9] + Array(".png)}".utf8)
         let withHint = CSSScanner.references(in: latin, stylesheetURL: cssURL, charset: "ISO-8859-1")

@@ -17,6 +17,8 @@ struct PreloadItem: Sendable {
     /// The `Origin` a browser sends for it, when it fetches it in CORS mode: its document's origin
     /// (``Reference/fetchesInCORSMode``).
     var corsOrigin: String?
+    /// For a stylesheet a page references, the page's encoding (``Reference/environmentEncoding``).
+    var environmentEncoding: TextEncoding?
     /// Whether the store was already asked whether a fresh entry answers it (a listed page, looked
     /// up with the others read from the list at the same time), so that its fetch does not ask again.
     var lookedUpInStore = false

@@ -654,6 +654,7 @@ struct Preloader: Sendable {
         var item = PreloadItem(
             url: url, kind: reference.kind, depth: parent.depth, refusesPrivateAddresses: origin.fromPublicAddress)
         if reference.fetchesInCORSMode { item.corsOrigin = Self.serializedOrigin(of: document) }
+        item.environmentEncoding = reference.environmentEncoding
         _ = schedule.enqueue(item)
         events(.discovered(url: url, kind: reference.kind.rawValue, in: base))
     }

@@ -43,7 +43,8 @@ enum ResourceScanner {
             options.scansNoscript = true
             self = .html(Held(HTMLScanner(documentURL: url, charset: charset, options: options)))
         case .css?:
-            self = .css(Held(CSSScanner(stylesheetURL: url, charset: charset)))
+            self = .css(Held(CSSScanner(stylesheetURL: url, charset: charset,
+                                        environmentEncoding: item.environmentEncoding ?? .utf8)))
         case .manifest?:
             self = .manifest(url: url, collected: Data())
         case nil:
