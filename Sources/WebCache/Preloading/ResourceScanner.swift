@@ -74,6 +74,11 @@ enum ResourceScanner {
         let isHTML = mediaType == .html
         if (kind == nil || kind == .document) && (isHTML || mediaType == .missing) {
             return .html
+        } else if (kind == .document || kind == .embed) && mediaType == .svg {
+            // An SVG document (in an `<object>`, `<embed>` or `<iframe>`, not an `<img>`, which loads
+            // nothing more) loads its images, stylesheets and fonts: its markup is read as an HTML
+            // page's `<svg>` is.
+            return .html
         } else if kind == .document {
             return nil
         } else if mediaType == .css || (kind == .stylesheet && !isHTML) {
@@ -94,6 +99,8 @@ enum ResourceScanner {
         case css
         /// `application/manifest+json`.
         case manifest
+        /// `image/svg+xml`.
+        case svg
         /// Any other.
         case other
     }
@@ -118,6 +125,7 @@ enum ResourceScanner {
             if named("text/html") || named("application/xhtml+xml") { return .html }
             if named("text/css") { return .css }
             if named("application/manifest+json") { return .manifest }
+            if named("image/svg+xml") { return .svg }
             return .other
         }
     }

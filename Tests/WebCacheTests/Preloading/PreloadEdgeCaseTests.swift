@@ -236,4 +236,33 @@ import WebCacheTestSupport
         }
         await rig.stop()
     }
+
+    /// An SVG document shown by `<object>` loads its images and fonts, which are the page's too; an
+    /// SVG in an `<img>` loads nothing.
+    @Test func anSVGDocumentInAnObjectBringsWhatItLoads() async throws {
+        let svg = #"<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><image href="photo.png"/>"#
+            + "<style>@font-face { font-family: L; src: url(label.woff2) format('woff2') } text { font-family: L }"
+            + "</style><text>hi</text></svg>"
+        let rig = try PreloadRig.start { request in
+            let fresh: HTTPHeaders = ["Cache-Control": "max-age=600"]
+            switch request.path {
+            case "/index.html":
+                return .text(#"<object data=pic.svg type="image/svg+xml"></object><img src=img.svg>"#,
+                             contentType: "text/html", headers: fresh)
+            case "/pic.svg", "/img.svg":
+                return .text(svg.replacingOccurrences(of: "photo", with: request.path == "/img.svg" ? "no" : "photo"),
+                             contentType: "image/svg+xml", headers: fresh)
+            default:
+                return .text("bytes", contentType: "application/octet-stream", headers: fresh)
+            }
+        }
+
+        let report = await rig.cache.preload(["index.html"])
+
+        #expect(report.succeeded, "\(report.failures)")
+        let paths = Set(rig.server.requests.map(\.path))
+        #expect(paths.isSuperset(of: ["/pic.svg", "/img.svg", "/photo.png", "/label.woff2"]), "\(paths)")
+        #expect(!paths.contains("/no.png"), "\(paths)")
+        await rig.stop()
+    }
 }
