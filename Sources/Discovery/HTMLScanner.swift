@@ -259,8 +259,8 @@ public struct HTMLScanner: Sendable {
         condition: consuming Reference.Condition? = nil,
         crossOrigin: Bool = false
     ) {
-        report(value, kind: kind, source: source, isRequisite: isRequisite, conditionBox: ConditionBox.boxing(condition),
-               crossOrigin: crossOrigin)
+        report(value, kind: kind, source: source, isRequisite: isRequisite,
+               conditionBox: ConditionBox.boxing(condition), crossOrigin: crossOrigin)
     }
 
     /// ``report(_:kind:source:isRequisite:condition:)`` of a condition already boxed, sharing the

@@ -802,16 +802,22 @@ struct Preloader: Sendable {
         // The URLs asked so far when a redirect comes: a loop goes back to one of them. (A set made
         // for each load hashed its URL for the few that redirect.)
         var redirects: [URL] = []
+        // The first redirect the caching rules kept out of the store: offline, the browser stops there.
+        var unstoredRedirect: String?
         var policy = readingStore || redirectTargets.contains(item.key)
             ? CachePolicy.useProtocolCachePolicy : .reloadIgnoringCacheData
         while true {
             var response = try await loader.load(current, request: request, policy: policy, context: context)
             guard let next = Loader.redirectTarget(of: response, from: current)?.cacheKey else {
                 response.redirects = redirects
+                if response.notStoredReason == nil { response.notStoredReason = unstoredRedirect }
                 return response
             }
             // Reading the redirect's small body to its end is what stores it.
             _ = try await response.body.collect(upTo: 1 << 20)
+            if unstoredRedirect == nil, response.source == .network, let reason = response.notStoredReason {
+                unstoredRedirect = "its redirect from \(current.redactedForMessages) (\(response.status)): \(reason)"
+            }
             redirects.append(current)
             let chain = { (redirects + [next]).map(\.redactedForMessages).joined(separator: " -> ") }
             guard redirects.count <= Loader.maximumRedirects else {

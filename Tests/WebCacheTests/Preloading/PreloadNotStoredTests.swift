@@ -41,4 +41,23 @@ struct PreloadNotStoredTests {
         #expect(failures[rig.url("any.png")] == "not stored: response has Vary: *")
         await rig.stop()
     }
+
+    /// A redirect the rules keep out of the store (a 302 without freshness, as most frameworks send
+    /// one) stops the browser offline: the page it stands for is named among what was not stored.
+    @Test func aRedirectThatMayNotBeStoredIsReportedForTheURLItAnswers() async throws {
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/start": OriginResponse(status: 302, headers: ["Location": "/docs/"])
+            default: .text("<p>docs</p>", contentType: "text/html", headers: ["Cache-Control": "max-age=600"])
+            }
+        }
+
+        let report = await rig.cache.preload(["start"])
+
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        let reason = try #require(report.notStored.first { $0.url == rig.url("start") }?.reason, "\(report.notStored)")
+        #expect(reason.hasPrefix("its redirect from \(rig.url("start")) (302): "), "\(reason)")
+        #expect(try rig.cache.store.entry(url: rig.url("docs/")) != nil)
+        await rig.stop()
+    }
 }
