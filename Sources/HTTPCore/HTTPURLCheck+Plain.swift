@@ -137,7 +137,7 @@ extension HTTPURLCheck {
     }
 
     /// Whether the path and query from `start` (a `/`) to the end hold only characters a URL holds
-    /// as they are, without `%` or `#`, and the path has no `.` or `..` segment.
+    /// as they are, without `%` or `#` (or a `'` in the query), and the path has no `.` or `..` segment.
     private static func isPlainPathAndQuery(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
         var segmentStart = start + 1
         var inPath = true
@@ -153,7 +153,10 @@ extension HTTPURLCheck {
                 }
                 segmentStart = index + 1
                 inPath = byte == UInt8(ascii: "/")
-            } else if index < bytes.count, !URL.holdsAfterHost(byte) || byte == UInt8(ascii: "#") {
+            } else if index < bytes.count,
+                !URL.holdsAfterHost(byte) || byte == UInt8(ascii: "#") || (!inPath && byte == UInt8(ascii: "'"))
+            {
+                // A `'` in the query is one the cache key writes as `%27` (``URL/cacheKey``).
                 return false
             }
             index += 1

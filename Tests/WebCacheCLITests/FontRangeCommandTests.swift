@@ -40,7 +40,9 @@ final class FontRangeCommandTests: @unchecked Sendable {  // Every stored proper
                 .text("<!doctype html><link rel=stylesheet href=site.css><link rel=stylesheet href=marks.css><p>Hello",
                       contentType: "text/html")
             case "/site.css": .text(Self.stylesheet, contentType: "text/css")
-            case "/marks.css": .text(#"p::before { content: "№ " }"#, contentType: "text/css")
+            // Declared: a stylesheet that declares nothing is read in its page's encoding, windows-1252
+            // for this undeclared page (CSS Syntax §3.2), which makes the sign "â„–", as in Chromium.
+            case "/marks.css": .text(#"p::before { content: "№ " }"#, contentType: "text/css; charset=utf-8")
             case "/grid.css": .text("body { background: url(grid-bg.png) }", contentType: "text/css")
             case "/legacy.css": .text("p { margin: 0 }", contentType: "text/css")
             case "/old.css": .text("body { background: url(old-bg.png) }", contentType: "text/css")
