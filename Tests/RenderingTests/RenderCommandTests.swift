@@ -94,9 +94,10 @@ import WebCacheTestSupport
         #expect(fixture.leftoverBrowsers.isEmpty)
     }
 
-    @Test func theDeviceDecidesWhichCandidateIsStoredAndHowLargeTheViewIs() async throws {
+    /// A page of one image offered at 1x (`/one.png`) and 2x (`/two.png`).
+    private static func twoDensities() throws -> AppFixture {
         let pixel = try Data(contentsOf: Repository.root.appendingPathComponent("examples/app/img/pattern.png"))
-        let fixture = try AppFixture { request in
+        return try AppFixture { request in
             switch request.path {
             case "/one.png", "/two.png":
                 OriginResponse(status: 200, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=600"],
@@ -106,6 +107,10 @@ import WebCacheTestSupport
                       headers: ["Cache-Control": "max-age=600"])
             }
         }
+    }
+
+    @Test func theDeviceDecidesWhichCandidateIsStoredAndHowLargeTheViewIs() async throws {
+        let fixture = try Self.twoDensities()
         let device = ["--viewport", "400x300", "--dpr", "2", "--store", fixture.store]
         let preload = try await fixture.webcache(["preload", "--render"] + device + [try fixture.urlFile(["/"])])
         #expect(preload.exitCode == 0, "\(preload.everything)")
@@ -123,17 +128,7 @@ import WebCacheTestSupport
     /// A request the preload left out for its device, which another device asks for offline, is told
     /// apart from one the preload missed.
     @Test func aViewTellsWhatThePreloadLeftOutForItsDeviceFromWhatItMissed() async throws {
-        let pixel = try Data(contentsOf: Repository.root.appendingPathComponent("examples/app/img/pattern.png"))
-        let fixture = try AppFixture { request in
-            switch request.path {
-            case "/one.png", "/two.png":
-                OriginResponse(status: 200, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=600"],
-                               body: .bytes(pixel))
-            default:
-                .text(#"<img srcset="/one.png 1x, /two.png 2x" width="10" height="10">"#, contentType: "text/html",
-                      headers: ["Cache-Control": "max-age=600"])
-            }
-        }
+        let fixture = try Self.twoDensities()
         let preload = try await fixture.webcache(
             ["preload", "--viewport", "800x600", "--dpr", "2", "--store", fixture.store, try fixture.urlFile(["/"])])
         #expect(preload.exitCode == 0, "\(preload.everything)")
