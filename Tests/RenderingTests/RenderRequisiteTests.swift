@@ -61,6 +61,42 @@ import WebCacheTestSupport
         #expect(fixture.leftoverBrowsers.isEmpty)
     }
 
+    /// A module script from another site, whose server allows CORS only when asked (an
+    /// `Access-Control-Allow-Origin` for the `Origin` sent, `Vary: Origin`): the browser's `Origin` is
+    /// passed on, so the module runs while the page renders and again offline.
+    @Test func aCrossOriginModuleIsAskedWithTheBrowsersOriginAndRunsOffline() async throws {
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/":
+                Self.html(#"<p>page</p><script>const s = document.createElement('script'); s.type = 'module';"#
+                          + #" s.src = 'http://localhost:' + location.port + '/mod.js'; document.body.append(s);"#
+                          + "</script>")
+            case "/mod.js":
+                {
+                    var headers: HTTPHeaders = ["Content-Type": "text/javascript", "Cache-Control": "max-age=600",
+                                                "Vary": "Origin"]
+                    if let origin = request.headers["Origin"] { headers["Access-Control-Allow-Origin"] = origin }
+                    return OriginResponse(status: 200, headers: headers, body: .bytes(Data(
+                        "const i = document.createElement('img'); i.src = '/img/after.png'; document.body.append(i);"
+                            .utf8)))
+                }()
+            case "/img/after.png", "/favicon.ico": Self.png()
+            default: Self.notFound
+            }
+        }
+        let preload = try await fixture.webcache(["preload", "--render", "--render-timeout", "20s", "--store",
+                                                  fixture.store, try fixture.urlFile(["/"])])
+        #expect(preload.exitCode == 0, "\(preload.everything)")
+        let module = try #require(fixture.server.requests.first { $0.path == "/mod.js" })
+        #expect(module.headers["Origin"] == "http://127.0.0.1:\(fixture.server.port)")
+        #expect(try await fixture.storedEntries().contains("GET \(fixture.server.url("/img/after.png"))"))
+        let view = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--store",
+                                               fixture.store, "--screenshot", fixture.home.path("shot.png")])
+        #expect(view.exitCode == 0, "\(view.everything)")
+        #expect(!view.everything.contains("not in the store"), "\(view.everything)")
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
+
     @Test func theBrowsersOwnFaviconRequestIsNoRequisiteAndADeclaredIconIs() async throws {
         let fixture = try AppFixture { request in
             switch request.path {

@@ -82,9 +82,11 @@ struct RequestAnswerer: Sendable {
     let deniedHosts: Set<String>
     let addresses = AddressPolicy()
 
-    /// Header fields of the browser's request that are passed on: what it accepts. The rest
-    /// (its user agent, cookies, client hints) is the loader's to send.
-    static let forwardedFields = ["Accept", "Accept-Language", "Content-Type"]
+    /// Header fields of the browser's request that are passed on: what it accepts, and the origin
+    /// of a CORS request, for which an origin that answers CORS only when asked sends the
+    /// `Access-Control-Allow-Origin` the browser then checks, offline too. The rest (its user
+    /// agent, cookies, client hints) is the loader's to send.
+    static let forwardedFields = ["Accept", "Accept-Language", "Content-Type", "Origin"]
     /// Header fields of a response that the browser does not get: the session's cookies, and the
     /// framing of a body it gets whole and decoded.
     static let withheldFields = ["Set-Cookie", "Set-Cookie2", "Content-Encoding", "Content-Length",
