@@ -103,8 +103,10 @@ public struct HTMLScanner: Sendable {
     // Tree knowledge.
     private var hasBase = false
     private var templateDepth = 0
-    /// Whether each open `<template>` is inert, innermost last.
+    /// Whether each open `<template>` is inert, innermost last, for the first 64 open at once.
     private var templates: [Bool] = []
+    /// The `<template>` elements open beyond those 64, each taken as inert.
+    private var templatesPastTheList = 0
     /// How many `<iframe srcdoc>` documents this one is inside (``scanSourceDocument(_:)``).
     private var sourceDocumentDepth = 0
     private var foreignElements: [ForeignElement] = []
@@ -486,13 +488,24 @@ public struct HTMLScanner: Sendable {
     }
 
     /// Opens a `<template>`: an inert one hides what it holds, a declarative shadow root does not.
+    /// Past 64 open at once (a page no browser shows), each is counted as inert, and closed as one.
     mutating func enterTemplate(inert: Bool) {
-        if templates.count < 64 { templates.append(inert) }
-        if inert { templateDepth += 1 }
+        if templates.count < 64 {
+            templates.append(inert)
+            if inert { templateDepth += 1 }
+        } else {
+            templatesPastTheList += 1
+            templateDepth += 1
+        }
     }
 
     mutating func leaveTemplate() {
-        if templates.popLast() == true { templateDepth = max(0, templateDepth - 1) }
+        if templatesPastTheList > 0 {
+            templatesPastTheList -= 1
+            templateDepth -= 1
+        } else if templates.popLast() == true {
+            templateDepth -= 1
+        }
     }
 
     /// The innermost open `picture`, `video` or `audio`.

@@ -330,6 +330,15 @@ private let d = "https://example.com/dir/"
         #expect(scan(html) == ["stylesheet \(d)card.css", "image \(d)a.png", "image \(d)after.png"])
     }
 
+    /// Past 64 templates open at once, each is still closed by its end tag: what follows them all is
+    /// the page's again.
+    @Test func closesTemplatesNestedPastTheirListAsTheyOpen() {
+        let depth = 70
+        let html = String(repeating: "<template>", count: depth) + "<img src=inert.png>"
+            + String(repeating: "</template>", count: depth) + "<img src=after.png>"
+        #expect(scan(html) == ["image \(d)after.png"])
+    }
+
     /// An `<iframe srcdoc>` is a document of the page's: what it needs is the page's, and its `src`
     /// is not fetched (HTML §4.8.5).
     @Test func scansTheDocumentOfAnIframeSrcdoc() {
