@@ -301,11 +301,16 @@ extension HTMLScanner {
     /// `sizes` with a leading `auto` entry written as `autoWidth` pixels, or dropped without a width
     /// (the next entry applies then, as where `auto` is not allowed).
     static func sizes(_ sizes: String, autoWidth: Int?) -> String {
-        let trimmed = sizes.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0C}" }
+        let trimmed = sizes.drop(while: isASCIIWhitespace)
         guard trimmed.prefix(4).lowercased() == "auto" else { return sizes }
         let rest = trimmed.dropFirst(4)
         guard rest.isEmpty || rest.first == "," || rest.first?.isWhitespace == true else { return sizes }
         return (autoWidth.map { "\($0)px" } ?? "") + rest
+    }
+
+    /// Whether `character` is ASCII whitespace as HTML counts it: tab, LF, FF, CR, space.
+    static func isASCIIWhitespace(_ character: Character) -> Bool {
+        character == " " || character == "\t" || character == "\n" || character == "\r" || character == "\u{0C}"
     }
 
     /// The media that an `onload` handler such as `this.media='all'` gives its element, if it assigns
@@ -327,14 +332,13 @@ extension HTMLScanner {
         guard tag[.httpEquiv]?.trimmingWhitespace().caseInsensitiveEquals("refresh") == true,
             let content = tag[.content]
         else { return }
-        var rest = content.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        rest = rest.drop { $0.isASCII && ($0.isNumber || $0 == ".") }
-        rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        var rest = content.drop(while: Self.isASCIIWhitespace)
+        rest = rest.drop { $0.isASCII && ($0.isNumber || $0 == ".") }.drop(while: Self.isASCIIWhitespace)
         guard rest.first == ";" || rest.first == "," else { return }
-        rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        rest = rest.dropFirst().drop(while: Self.isASCIIWhitespace)
         if rest.prefix(3).lowercased() == "url" {
-            let afterName = rest.dropFirst(3).drop { $0 == " " || $0 == "\t" }
-            if afterName.first == "=" { rest = afterName.dropFirst().drop { $0 == " " || $0 == "\t" } }
+            let afterName = rest.dropFirst(3).drop(while: Self.isASCIIWhitespace)
+            if afterName.first == "=" { rest = afterName.dropFirst().drop(while: Self.isASCIIWhitespace) }
         }
         var target = rest
         if let quote = target.first, quote == "'" || quote == "\"" {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One header field line: a name and its value, as received or to be sent.
 public struct HTTPField: Sendable, Hashable {
     /// The field name as written; compare names with ``HTTPHeaders`` lookups, which ignore case.
@@ -281,6 +287,20 @@ extension StringProtocol {
     /// one or more letters, digits and ``!#$%&'*+-.^_`|~``, nothing else.
     public var isHTTPToken: Bool {
         !isEmpty && utf8.allSatisfy(isTokenByte)
+    }
+}
+
+extension String {
+    /// Whether the string holds a CR, LF or NUL, which no field value sent may hold (RFC 9110 §5.5):
+    /// found with `memchr`, as a value is most of a field's bytes, which a loop over the UTF-8 view
+    /// read at about 30 instructions a byte.
+    public var holdsLineBreakOrNUL: Bool {
+        var text = self
+        return text.withUTF8 { bytes in
+            guard let start = bytes.baseAddress, !bytes.isEmpty else { return false }
+            return memchr(start, 0x0D, bytes.count) != nil || memchr(start, 0x0A, bytes.count) != nil
+                || memchr(start, 0, bytes.count) != nil
+        }
     }
 }
 

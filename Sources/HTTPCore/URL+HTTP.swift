@@ -231,6 +231,17 @@ extension URL {
         return scheme == otherScheme && host == otherHost && effectivePort == other.effectivePort
     }
 
+    /// The URL's origin as an `Origin` field writes it (RFC 6454 §6.1): scheme, host, and the port
+    /// unless it is the scheme's default; `nil` without a scheme or host.
+    public var serializedOrigin: String? {
+        guard let scheme = scheme?.lowercased(), let host = host(percentEncoded: true)?.lowercased() else {
+            return nil
+        }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let port = port.flatMap { $0 == URL.defaultPort(forScheme: scheme) ? nil : $0 }
+        return "\(scheme)://\(bracketed)" + (port.map { ":\($0)" } ?? "")
+    }
+
     /// The port a connection for this URL goes to: the explicit one, else the scheme's default;
     /// `nil` for a scheme without a known default.
     public var effectivePort: Int? {

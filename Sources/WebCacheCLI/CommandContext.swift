@@ -54,7 +54,7 @@ struct CommandContext: Sendable {
                                  + "'\(MessageText.excerpt(name, limit: 200))' is not an HTTP token",
                                  command: arguments.spec)
             }
-            guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            guard !value.holdsLineBreakOrNUL else {
                 throw UsageError("The value '\(shown)' is invalid for '--header <name: value>': the value holds a "
                                  + "line break or NUL", command: arguments.spec)
             }

@@ -194,6 +194,14 @@ struct CacheKeyTests {
         #expect(URL.cacheKeyText(ofAbsoluteString: text) == (try #require(URL(string: text))).cacheKey.absoluteString)
     }
 
+    @Test(arguments: [
+        ("https://A.test/x?y", "https://a.test"), ("http://a.test:80/", "http://a.test"),
+        ("http://a.test:8080/x", "http://a.test:8080"), ("http://[::1]:8080/", "http://[::1]:8080"),
+    ])
+    func serializesOriginsAsTheOriginFieldWritesThem(url: String, origin: String) throws {
+        #expect(try #require(URL(string: url)).serializedOrigin == origin)
+    }
+
     @Test func comparesOriginsWithDefaultPorts() throws {
         let plain = try #require(URL(string: "http://a.test/x"))
         #expect(plain.isSameOrigin(as: try #require(URL(string: "HTTP://A.test:80/y"))))

@@ -41,4 +41,10 @@ extension CachePolicy {
         case .reloadIgnoringCacheData, .returnCacheDataElseLoad, .returnCacheDataDontLoad: false
         }
     }
+
+    /// How stale a stored response may be to stand in for the network by the caller's say
+    /// (``offlineFallback(maxStale:)``; without a limit, however stale); `nil` for the other policies.
+    var fallbackLimit: TimeInterval? {
+        if case .offlineFallback(let maxStale) = self { maxStale ?? .infinity } else { nil }
+    }
 }

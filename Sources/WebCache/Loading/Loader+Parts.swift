@@ -60,11 +60,9 @@ extension Loader {
         /// `stale-if-error` or the caller's offline limit allows it (RFC 5861 §4), as a complete
         /// entry stands in.
         func staleParts() async throws -> WebResponse? {
-            let fallbackLimit: TimeInterval? =
-                if case .offlineFallback(let maxStale) = policy { maxStale ?? .infinity } else { nil }
             let now = clock()
             guard held, HTTPCachePolicy.staleIfError(request: request, stored: stored, now: now,
-                                                     callerLimit: fallbackLimit)
+                                                     callerLimit: policy.fallbackLimit)
             else { return nil }
             return try await serveParts(partial, ranges: ranges, covers: covers.map(\.pieces), request: request,
                                         source: .stale, age: stored.currentAge(now: now), limit: limit)

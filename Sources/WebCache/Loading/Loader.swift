@@ -279,8 +279,7 @@ final class Loader: Sendable {
             break
         }
 
-        let fallbackLimit: TimeInterval? =
-            if case .offlineFallback(let maxStale) = policy { maxStale ?? .infinity } else { nil }
+        let fallbackLimit = policy.fallbackLimit
         var decision = HTTPCachePolicy.decide(request: request, variants: stored, now: now)
         if let index = decision.variant, Self.mustNotServeDecoded(entries[index], stored[index], to: request) {
             // Fetched again as it is coded; the decoded copy still stands in if the network fails.

@@ -270,9 +270,8 @@ struct Preloader: Sendable {
                         listEnded = true
                     case .page(let page)?:
                         // A denied host is never fetched from, a listed page on it neither.
-                        if !deniedHosts.isEmpty, let host = page.url.host?.lowercased(), deniedHosts.contains(host) {
-                            skip(page.url, reason: "the host \(host) is denied", schedule: &schedule, report: &report,
-                                 events: events)
+                        if let reason = denial(of: page.url) {
+                            skip(page.url, reason: reason, schedule: &schedule, report: &report, events: events)
                             continue
                         }
                         let item = PreloadItem(url: page.url, kind: nil, depth: 0)
@@ -653,21 +652,10 @@ struct Preloader: Sendable {
         }
         var item = PreloadItem(
             url: url, kind: reference.kind, depth: parent.depth, refusesPrivateAddresses: origin.fromPublicAddress)
-        if reference.fetchesInCORSMode { item.corsOrigin = Self.serializedOrigin(of: document) }
+        if reference.fetchesInCORSMode { item.corsOrigin = document.serializedOrigin }
         item.environmentEncoding = reference.environmentEncoding
         _ = schedule.enqueue(item)
         events(.discovered(url: url, kind: reference.kind.rawValue, in: base))
-    }
-
-    /// `url`'s origin as an `Origin` field writes it (RFC 6454 §6.1): scheme, host, and the port
-    /// unless it is the scheme's default.
-    static func serializedOrigin(of url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: true)?.lowercased() else {
-            return nil
-        }
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        let port = url.port.flatMap { $0 == URL.defaultPort(forScheme: scheme) ? nil : $0 }
-        return "\(scheme)://\(bracketed)" + (port.map { ":\($0)" } ?? "")
     }
 
     /// Records that `url` is left out on purpose, and why.
@@ -680,14 +668,21 @@ struct Preloader: Sendable {
         events(.skipped(url: url, reason: reason))
     }
 
+    /// Why `url` must not be fetched at all, if its host is denied; asked of every listed page, so
+    /// that a run without denied hosts does not read a host from each.
+    private func denial(of url: URL) -> String? {
+        guard !deniedHosts.isEmpty, let host = url.host?.lowercased(), deniedHosts.contains(host) else { return nil }
+        return "the host \(host) is denied"
+    }
+
     /// Why `url` must not be fetched for a page that came from a public address (or not), if it must not.
     private func refusal(of url: URL, fromPublicAddress: Bool) -> String? {
         let host = url.host?.lowercased() ?? ""
         if url.user != nil || url.password != nil {
             return "the URL carries a user name or password"
         }
-        if deniedHosts.contains(host) {
-            return "the host \(host) is denied"
+        if let denied = denial(of: url) {
+            return denied
         }
         if !allowedHosts.isEmpty, !allowedHosts.contains(host) {
             return "the host \(host) is not among the allowed hosts"
@@ -758,14 +753,6 @@ struct Preloader: Sendable {
         }
     }
 
-    /// Loads `item`, following redirects here rather than in the loader, so that each hop obeys the
-    /// rules a reference does: a public server may not send webcache to a private address, and a
-    /// requisite or followed link may not be redirected to a denied host (a given page may leave the
-    /// allowed hosts). Each redirect response is stored, as the loader stores those it follows.
-    /// - Throws: ``WebCacheError`` from the loader, or ``RedirectRefusal``.
-    ///
-    /// Without `readingStore`, the item's own URL is loaded without reading the store first, unless
-    /// this run stored it as a redirect's target (what the run fetched itself it does not fetch again).
     /// The `Accept` field Chromium 156 sends for an image (`kind` `.image` or `.icon`); `nil` for any
     /// other kind, which is asked with libcurl's `*/*`.
     static func accept(for kind: Reference.Kind?) -> String? {
@@ -775,6 +762,14 @@ struct Preloader: Sendable {
     /// Chromium 156's `Accept` for images.
     static let imageAccept = "image/jxl,image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
 
+    /// Loads `item`, following redirects here rather than in the loader, so that each hop obeys the
+    /// rules a reference does: a public server may not send webcache to a private address, and a
+    /// requisite or followed link may not be redirected to a denied host (a given page may leave the
+    /// allowed hosts). Each redirect response is stored, as the loader stores those it follows.
+    /// - Throws: ``WebCacheError`` from the loader, or ``RedirectRefusal``.
+    ///
+    /// Without `readingStore`, the item's own URL is loaded without reading the store first, unless
+    /// this run stored it as a redirect's target (what the run fetched itself it does not fetch again).
     private func load(_ item: PreloadItem, readingStore: Bool) async throws -> WebResponse {
         var request = WebRequest(url: item.url)
         request.followsRedirects = false

@@ -13,14 +13,17 @@ import Darwin
 enum ValueParsers {
     /// `250ms`, `90s`, `15m`, `12h`, `7d`, `2w`, or a plain number of seconds. Returns seconds.
     static func duration(_ text: String) -> TimeInterval? {
-        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
+        measure(text, in: ["ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800], plain: 1)
+    }
+
+    /// The non-negative number `text` writes, followed by one of `units` (the longest that ends it:
+    /// `ms`, not `m`), in the measure the units are given in; `plain` is the unit of a number alone.
+    private static func measure(_ text: String, in units: [String: Double], plain: Double) -> Double? {
         let trimmed = text.trimmingWhitespace().lowercased()
-        guard let last = trimmed.last else { return nil }
-        let (digits, unit) =
-            trimmed.hasSuffix("ms") ? (trimmed.dropLast(2), 0.001)
-            : units[last].map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
+        let unit = units.keys.filter { trimmed.hasSuffix($0) }.max { $0.count < $1.count }
+        let digits = unit.map { trimmed.dropLast($0.count) } ?? Substring(trimmed)
         guard let number = Double(digits), number >= 0, number.isFinite else { return nil }
-        return number * unit
+        return number * (unit.flatMap { units[$0] } ?? plain)
     }
 
     /// ``duration(_:)`` from a millisecond to a day, as a `Duration`: a timeout or an interval,
@@ -38,15 +41,10 @@ enum ValueParsers {
 
     /// `300ms`, `2s`, `1.5s`, `1m`, `1h`, or a plain number of milliseconds, up to an hour.
     static func milliseconds(_ text: String) -> Duration? {
-        let trimmed = text.trimmingWhitespace().lowercased()
-        let units: [Character: Double] = ["s": 1000, "m": 60_000, "h": 3_600_000]
-        let (digits, scale): (Substring, Double) =
-            trimmed.hasSuffix("ms") ? (trimmed.dropLast(2), 1)
-            : trimmed.last.flatMap { units[$0] }.map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
-        guard let number = Double(digits), number.isFinite, number >= 0, number * scale <= 3_600_000 else {
-            return nil
-        }
-        return .milliseconds(Int64((number * scale).rounded()))
+        guard let milliseconds = measure(text, in: ["ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000], plain: 1),
+            milliseconds <= 3_600_000
+        else { return nil }
+        return .milliseconds(Int64(milliseconds.rounded()))
     }
 
     /// A byte size as people write it, in bytes: `500`, `500B`; decimal units `kB`, `MB`, `GB`,
