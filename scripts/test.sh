@@ -22,4 +22,16 @@ fi
 # test's limit measures its own work.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-$(( $(nproc) * 4 ))}"
 # Every test uses Swift Testing; XCTest would only report "Executed 0 tests".
-swift test --skip-build --disable-xctest
+# The failures are printed again at the end, where a log cut to its last lines still shows them.
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+swift test --skip-build --disable-xctest 2>&1 | tee "$log" || status=$?
+if [ "$status" -ne 0 ]; then
+    echo
+    echo "Failures, again:"
+    awk '/^✘ Test .* recorded an issue/ { keep = 1; print; next }
+         keep && /^(↳|  )/ { print; next }
+         { keep = 0 }' "$log" | head -n 200
+fi
+exit "$status"

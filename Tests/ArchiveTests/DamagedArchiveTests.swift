@@ -328,7 +328,11 @@ final class DamagedArchiveTests: ArchiveSite, @unchecked Sendable {
         #expect(result.stderr.hasPrefix(member), "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "The zip member 'archive/data.warc' is damaged").count == 2,
                 "\(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").count <= 3, "\(result.stderr)")
+        // Inflating may yield some wrong bytes before zlib sees the damage; the records they spoil are
+        // reported each, but not the hundreds of records after the damage, which cannot be read.
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count <= 10, "\(result.stderr)")
+        #expect(lines.dropLast().allSatisfy { $0.hasPrefix(member) }, "\(result.stderr)")
         let stored = try urls(at: target)
         #expect(stored.contains("https://good.test/"))
         #expect(stored.contains("https://kept.test/"))

@@ -11,7 +11,8 @@ enum ZipFixture {
     }
 
     /// A WARC file of `count` cacheable responses (``url(_:)``), each of 200 letters drawn at random,
-    /// so that deflate keeps them long.
+    /// so that deflate keeps them long. The same bytes every time (record IDs and dates too), so that
+    /// where a damage lands, and what inflating makes of it, does not change from run to run.
     static func warc(records count: Int) -> Data {
         var generator = SeededGenerator(seed: 7)
         var file = Data()
@@ -19,8 +20,11 @@ enum ZipFixture {
             let body = Data((0..<200).map { _ in UInt8.random(in: 97...122, using: &generator) })
             let http = Data(("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nCache-Control: max-age=3600\r\n"
                 + "Content-Length: \(body.count)\r\n\r\n").utf8) + body
-            let head = "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:\(UUID())>\r\n"
-                + "WARC-Date: \(WARCDate.format(Date()))\r\nWARC-Target-URI: \(url(number))\r\n"
+            let idBytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let id = idBytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+            let date = Date(timeIntervalSince1970: 1_780_000_000 + Double(number))
+            let head = "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:\(id)>\r\n"
+                + "WARC-Date: \(WARCDate.format(date))\r\nWARC-Target-URI: \(url(number))\r\n"
                 + "Content-Type: application/http; msgtype=response\r\nContent-Length: \(http.count)\r\n\r\n"
             file += Data(head.utf8) + http + Data("\r\n\r\n".utf8)
         }
