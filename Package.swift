@@ -159,7 +159,9 @@ let package = Package(
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "WebCacheTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RenderingTests",
-            dependencies: ["Rendering", "LocalOrigin", "HTTPCore", "ChildProcess", "CZlib", "WebCacheTestSupport"],
+            dependencies: [
+                "Rendering", "Discovery", "LocalOrigin", "HTTPCore", "ChildProcess", "CZlib", "WebCacheTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -126,6 +126,9 @@ extension HTMLScanner {
         case .meta:
             handleMetaEncoding(tag)
             handleMetaRefresh(tag)
+            if !isInTemplate, tag[.name]?.caseInsensitiveEquals("viewport") == true, let content = tag[.content] {
+                viewport = ViewportDeclaration(content: content)
+            }
         default:
             break
         }
@@ -535,6 +538,7 @@ extension AttributeNames.Name {
     static let language = Self("language")
     static let loading = Self("loading")
     static let media = Self("media")
+    static let name = Self("name")
     static let nomodule = Self("nomodule")
     static let onload = Self("onload")
     static let poster = Self("poster")

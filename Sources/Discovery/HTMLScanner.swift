@@ -118,6 +118,9 @@ public struct HTMLScanner: Sendable {
 
     /// The page's elements, for matching the selectors of style rules once the page is scanned.
     public private(set) var documentTree = DocumentTree(knownAttributes: HTMLScanner.attributeFilter)
+    /// What the page's last `<meta name=viewport>` so far declares (one inside a template or shadow
+    /// root does not count), for choosing what a mobile device shows (``PageSelection/viewport``).
+    public internal(set) var viewport: ViewportDeclaration?
     /// Font families that the page's `<style>` blocks and `style` attributes name, with their rules' selectors.
     public private(set) var usedFontFamilies: Set<FontFamilyUse> = []
     /// The characters that the `content`, `quotes` and list styles of the page's `<style>` blocks may show.
@@ -466,6 +469,9 @@ public struct HTMLScanner: Sendable {
 
     /// Whether the scanner is inside `<template>` content, where nothing is fetched.
     var isInert: Bool { templateDepth > 0 }
+
+    /// Whether the scanner is inside a `<template>`, inert or a shadow root: outside the document tree.
+    var isInTemplate: Bool { !templates.isEmpty || templatesPastTheList > 0 }
 
     /// Scans the document of an `<iframe srcdoc>` as part of the page: what it needs is fetched with
     /// it. Its URLs resolve against this document's base (HTML's fallback base URL of a srcdoc

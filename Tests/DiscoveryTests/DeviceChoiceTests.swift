@@ -15,6 +15,7 @@ struct DeviceChoiceTests {
         var scanner = HTMLScanner(documentURL: pageURL, charset: "utf-8")
         let references = scanner.feed(Array(html.utf8)) + scanner.finish()
         var selection = PageSelection(chooser: chooser)
+        selection.viewport = scanner.viewport
         var choices = selection.add(references)
         var families = scanner.usedFontFamilies
         var characters = TextCharacters()
@@ -129,11 +130,44 @@ struct DeviceChoiceTests {
          ["e-1600.png"], ["e-1600.png"]),
     ]
 
+    /// The table's pages are made for phones: laid out as wide as the screen.
+    static let mobileReady = #"<meta name="viewport" content="width=device-width, initial-scale=1">"#
+
     @Test(arguments: table)
     func choosesForEachDevice(_ row: (String, [String], [String])) {
         let (html, desktop, phone) = row
-        #expect(Self.fetched(html, device: .desktop) == desktop, "desktop: \(html)")
-        #expect(Self.fetched(html, device: .phone) == phone, "phone: \(html)")
+        #expect(Self.fetched(Self.mobileReady + html, device: .desktop) == desktop, "desktop: \(html)")
+        #expect(Self.fetched(Self.mobileReady + html, device: .phone) == phone, "phone: \(html)")
+    }
+
+    /// A page that declares no viewport is laid out 980 pixels wide on a phone, as Chromium and
+    /// Safari lay it out: its media queries, `vw` and `sizes` are of that width, its pixel ratio
+    /// stays the screen's, and `device-width` is the screen's.
+    @Test func aPageWithoutAViewportIsLaidOut980PixelsWideOnAPhone() {
+        let body = """
+            <style>.b { background: url(wide.png) } @media (max-width: 600px) { .b { background: url(narrow.png) } }
+            @media (device-width: 390px) { .s { background: url(screen.png) } }</style>
+            <div class=b></div><div class=s></div>
+            <img srcset="a-200.png 200w, a-400.png 400w, a-800.png 800w, a-1600.png 1600w"
+                 sizes="(max-width: 600px) 100vw, 25vw">
+            """
+        // 25vw of 980 at 3x: 735 pixels, the 800w candidate.
+        #expect(Self.fetched(body, device: .phone) == ["a-800.png", "wide.png", "screen.png"])
+        #expect(Self.fetched(Self.mobileReady + body, device: .phone) == ["a-1600.png", "narrow.png", "screen.png"])
+        #expect(Self.fetched(#"<meta name=viewport content="width=600">"# + body, device: .phone)
+            == ["a-1600.png", "narrow.png", "screen.png"])
+        // A desktop's layout viewport is its window, whatever the page declares.
+        #expect(Self.fetched(body, device: .desktop) == ["a-400.png", "wide.png"])
+        #expect(Self.fetched(#"<meta name=viewport content="width=500">"# + body, device: .desktop)
+            == ["a-400.png", "wide.png"])
+
+        var scanner = HTMLScanner(documentURL: pageURL)
+        let references = scanner.feed(Array(body.utf8)) + scanner.finish()
+        var selection = PageSelection(chooser: ReferenceChooser(device: .phone))
+        let reasons = Dictionary(uniqueKeysWithValues: selection.add(references).map {
+            ($0.reference.url.lastPathComponent, $0.reason)
+        })
+        #expect(reasons["a-1600.png"] == "980x2120 at 3x takes a-800.png instead")
     }
 
     /// `--all-candidates` is the same selection with the exhaustive chooser: everything found.

@@ -405,4 +405,39 @@ private let d = "https://example.com/dir/"
         #expect(render(scanner.feed(Array("><p>more".utf8))) == ["image \(d)a.png"])
         #expect(render(scanner.finish()) == [])
     }
+
+    /// The page's last `<meta name=viewport>` is the one a mobile browser lays it out by, wherever
+    /// in the document it stands; one in a template, a shadow root or an `<iframe srcdoc>` is not
+    /// the page's, and one without `content` changes nothing.
+    @Test func theLastViewportDeclarationOfTheDocumentIsKept() {
+        func viewport(_ html: String, chunks: [Int] = []) -> ViewportDeclaration? {
+            var scanner = HTMLScanner(documentURL: pageURL)
+            var offset = 0
+            let bytes = Array(html.utf8)
+            for length in chunks {
+                _ = scanner.feed(bytes[offset..<(offset + length)])
+                offset += length
+            }
+            _ = scanner.feed(bytes[offset...])
+            _ = scanner.finish()
+            return scanner.viewport
+        }
+        #expect(viewport("<p>no declaration</p>") == nil)
+        #expect(viewport(#"<meta name=VIEWPORT content="width=600"><meta name="viewport" content="width=700">"#)
+            == ViewportDeclaration(width: .pixels(700)))
+        #expect(viewport(#"<meta name=viewport content="width=600"><body><p>x<meta name=viewport content="width=700">"#,
+                         chunks: [20, 30]) == ViewportDeclaration(width: .pixels(700)))
+        #expect(viewport(#"<meta name=viewport content="width=device-width"><meta name=viewport>"#)
+            == ViewportDeclaration(width: .deviceWidth))
+        #expect(viewport(#"<meta name=viewport content="width=device-width"><meta name=viewport content="">"#)
+            == ViewportDeclaration())
+        #expect(viewport(#"<meta name=" viewport" content="width=600">"#) == nil)
+        #expect(viewport(#"<template><meta name=viewport content="width=600"></template>"#) == nil)
+        #expect(viewport(#"<div><template shadowrootmode=open><meta name=viewport content="width=600"></template>"#)
+            == nil)
+        #expect(viewport(#"<iframe srcdoc="<meta name=viewport content=width=600>"></iframe>"#) == nil)
+        // `<meta>` breaks out of SVG content: it is the page's (HTML §13.2.6.5).
+        #expect(viewport(#"<svg><meta name=viewport content="width=600"></svg>"#)
+            == ViewportDeclaration(width: .pixels(600)))
+    }
 }

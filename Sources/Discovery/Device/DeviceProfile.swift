@@ -34,6 +34,39 @@ public struct DeviceProfile: Sendable, Hashable {
     public var prefersReducedMotion: Bool
     /// The primary pointing device; tablets and phones have a coarse one that cannot hover.
     public var pointer: Pointer
+    /// The screen, when a page's layout viewport is not its size (``laidOut(by:)``).
+    private var screen: Screen?
+
+    private struct Screen: Sendable, Hashable {
+        var width: Int
+        var height: Int
+    }
+
+    /// The screen's width in CSS pixels, which `device-width` asks about: the viewport's, unless a
+    /// page's layout viewport differs.
+    public var screenWidth: Int { screen?.width ?? viewportWidth }
+    /// The screen's height in CSS pixels, which `device-height` asks about.
+    public var screenHeight: Int { screen?.height ?? viewportHeight }
+
+    /// Whether pages are laid out by the mobile viewport rules, as on a phone or tablet (a device with
+    /// a coarse pointer): in the layout viewport their `<meta name=viewport>` declares, 980 pixels wide
+    /// when they declare none (``ViewportDeclaration``). A desktop browser's layout viewport is its window.
+    public var usesMobileViewport: Bool { pointer == .coarse }
+
+    /// The device as a page with `declaration` (its last `<meta name=viewport>`, `nil` when it has
+    /// none so far) is laid out on it: for a mobile device, its viewport is the page's layout
+    /// viewport, as tall as the screen's aspect makes it, and its screen stays; otherwise unchanged.
+    public func laidOut(by declaration: ViewportDeclaration?) -> DeviceProfile {
+        guard usesMobileViewport else { return self }
+        let width = (declaration ?? ViewportDeclaration())
+            .layoutWidth(screenWidth: screenWidth, screenHeight: screenHeight)
+        let height = width * Double(screenHeight) / Double(screenWidth)
+        var device = self
+        device.screen = Screen(width: screenWidth, height: screenHeight)
+        device.viewportWidth = max(1, Int(width))
+        device.viewportHeight = max(1, Int(height))
+        return device
+    }
 
     /// A device with these metrics and Chromium's formats.
     public init(
@@ -60,7 +93,7 @@ public struct DeviceProfile: Sendable, Hashable {
     public var fingerprint: String {
         "viewport \(viewportWidth)x\(viewportHeight) ratio \(devicePixelRatio) images \(imageTypes.sorted()) "
             + "fonts \(fontFormats.sorted()) scheme \(colorScheme.rawValue) reduced-motion \(prefersReducedMotion) "
-            + "pointer \(pointer.rawValue)"
+            + "pointer \(pointer.rawValue)" + (usesMobileViewport ? " mobile-viewport-rules" : "")
     }
 
     /// The image types Chromium decodes (JPEG XL too: Chromium 156 decodes it and asks for it first).

@@ -216,11 +216,17 @@ struct MediaFeature: Sendable, Hashable {
     private static func actualValue(of name: String, device: DeviceProfile) -> Actual? {
         let width = Double(device.viewportWidth)
         let height = Double(device.viewportHeight)
+        let screenWidth = Double(device.screenWidth)
+        let screenHeight = Double(device.screenHeight)
         switch name {
-        // §4.1–4.4 "Viewport/Page Characteristics"; the device's screen is taken as its viewport.
-        case "width", "device-width": return .number(width)
-        case "height", "device-height": return .number(height)
-        case "aspect-ratio", "device-aspect-ratio": return .number(width / height)
+        // §4.1–4.4 "Viewport/Page Characteristics": of the layout viewport, and the `device-` ones
+        // (deprecated, §4.5 Level 4) of the screen.
+        case "width": return .number(width)
+        case "height": return .number(height)
+        case "aspect-ratio": return .number(width / height)
+        case "device-width": return .number(screenWidth)
+        case "device-height": return .number(screenHeight)
+        case "device-aspect-ratio": return .number(screenWidth / screenHeight)
         case "orientation": return .keyword(height >= width ? "portrait" : "landscape")
         // §5.1 "resolution" in dppx; -webkit-device-pixel-ratio as Chromium reads it.
         case "resolution", "-webkit-device-pixel-ratio": return .number(device.devicePixelRatio)

@@ -43,6 +43,14 @@ public struct PageSelection: Sendable {
     /// Whether the page's whole document has been scanned.
     public var hasDocument: Bool { state.tree != nil }
 
+    /// The page's last `<meta name=viewport>` so far (``HTMLScanner/viewport``): what is decided
+    /// after it is set is decided in the layout viewport it declares, as a mobile browser lays the
+    /// page out once it has read it.
+    public var viewport: ViewportDeclaration? {
+        get { state.viewport }
+        set { state.viewport = newValue }
+    }
+
     private struct Waiting: Sendable {
         var reference: Reference
         var inheritedMedia: [String]
@@ -132,7 +140,7 @@ public struct PageSelection: Sendable {
     /// Icons are decided together; one that arrives after the document (in no real page) on its own.
     private mutating func decideIcons() -> [Choice] {
         guard !icons.isEmpty else { return [] }
-        let decided = zip(icons, chooser.decideIcons(icons.map(\.reference))).map { icon, decision in
+        let decided = zip(icons, chooser.decideIcons(icons.map(\.reference), page: state)).map { icon, decision in
             switch decision {
             case .fetch(let reason):
                 Choice(reference: icon.reference, fetches: true, reason: reason, origin: icon.origin)

@@ -67,6 +67,8 @@ public struct ReferenceChooser: Sendable, Hashable {
         /// The characters the page may show so far: its document's (once scanned) and those its
         /// stylesheets' `content` adds.
         public var textCharacters = TextCharacters()
+        /// The last `<meta name=viewport>` of the page so far, which lays it out on a mobile device.
+        public var viewport: ViewportDeclaration?
 
         /// A page not scanned yet.
         public init() {}
@@ -82,9 +84,10 @@ public struct ReferenceChooser: Sendable, Hashable {
     ///   - page: What is known of the page.
     /// - Returns: Fetch or skip with the reason, or ``Decision/pending`` until the page knows more.
     public func decide(_ reference: Reference, inheritedMedia: [String] = [], page: PageState) -> Decision {
-        guard case .device(let device) = mode else {
+        guard case .device(let screen) = mode else {
             return .fetch(reason: "every candidate is fetched (--all-candidates)")
         }
+        let device = screen.laidOut(by: page.viewport)
         let condition = reference.condition ?? Reference.Condition()
         let media = inheritedMedia + condition.media
         if condition.isStylesheet {
@@ -209,10 +212,11 @@ public struct ReferenceChooser: Sendable, Hashable {
     /// The icons a browser takes among a page's `rel=icon` links, in document order: the last one
     /// whose `type` the device decodes and whose `media` matches (HTML §4.6.7.8 "Link type
     /// icon": "user agents … should use the last one declared"). Every one with ``fetchesAllIcons``.
-    public func decideIcons(_ icons: [Reference]) -> [Decision] {
-        guard case .device(let device) = mode, !fetchesAllIcons else {
+    public func decideIcons(_ icons: [Reference], page: PageState = PageState()) -> [Decision] {
+        guard case .device(let screen) = mode, !fetchesAllIcons else {
             return icons.map { _ in .fetch(reason: "every icon is fetched (--icons all)") }
         }
+        let device = screen.laidOut(by: page.viewport)
         let usable = icons.indices.filter { index in
             let link = icons[index].condition?.icon
             if let type = link?.type, !ImageSelection.decodes(type, device) { return false }

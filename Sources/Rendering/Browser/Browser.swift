@@ -162,6 +162,10 @@ public final class Browser: Sendable {
             // A frame of another site stays in its page's process, where the tab's interception sees its
             // requests (in a process of its own, it would be a target the tab's session does not cover).
             "--disable-site-isolation-trials",
+            // A mouse, as a desktop has: headless, the browser reports no pointer and no hover, so
+            // `(hover: hover)` and `(pointer: fine)` rules would not apply. A mobile tab's emulated
+            // touch screen replaces it (a coarse pointer that cannot hover).
+            "--blink-settings=primaryPointerType=4,availablePointerTypes=4,primaryHoverType=2,availableHoverTypes=2",
             "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,"
                 + "IsolateOrigins,site-per-process",
         ]

@@ -236,6 +236,15 @@ public final class BrowserTab: Sendable {
             "width": .integer(Int64(settings.viewportWidth)), "height": .integer(Int64(settings.viewportHeight)),
             "deviceScaleFactor": .number(settings.devicePixelRatio), "mobile": .bool(settings.isMobile),
         ])
+        if settings.isMobile {
+            try await send("Emulation.setTouchEmulationEnabled", ["enabled": true, "maxTouchPoints": 5])
+        }
+        if !settings.mediaFeatures.isEmpty {
+            let features = settings.mediaFeatures.sorted { $0.key < $1.key }.map { name, value -> JSONValue in
+                ["name": .string(name), "value": .string(value)]
+            }
+            try await send("Emulation.setEmulatedMedia", ["features": .array(features)])
+        }
         if let userAgent = settings.userAgent {
             try await send("Emulation.setUserAgentOverride", ["userAgent": .string(userAgent)])
         }

@@ -5,8 +5,11 @@ public struct RenderSettings: Sendable, Hashable {
     public var viewportHeight = 800
     /// Device pixels per CSS pixel.
     public var devicePixelRatio = 1.0
-    /// Whether the device is a phone or tablet (touch, the mobile viewport rules).
+    /// Whether the device is a phone or tablet: pages are laid out by the mobile viewport rules (their
+    /// `<meta name=viewport>`, 980 pixels wide without one), and its pointer is a touch screen.
     public var isMobile = false
+    /// User preference media features the page sees, by name (`prefers-color-scheme`: `dark`).
+    public var mediaFeatures: [String: String] = [:]
     /// The `User-Agent` the page sees and sends; the browser's own when `nil`.
     public var userAgent: String?
     /// How long no request may be in flight after the load event before the page is done.

@@ -84,9 +84,7 @@ struct DeviceSelections {
         base: URL,
         fromPublicAddress: Bool, isDocument: Bool
     ) -> [Decided] {
-        if isDocument, selections[item.url] == nil {
-            selections[item.url] = OpenDocument(selection: PageSelection(chooser: chooser), key: item.key)
-        }
+        if isDocument { open(item) }
         let origin = nextOrigin
         nextOrigin += 1
         let here = Origin(item: item, base: base, fromPublicAddress: fromPublicAddress)
@@ -115,6 +113,19 @@ struct DeviceSelections {
             }
         }
         return decided
+    }
+
+    /// The document `item`'s `<meta name=viewport>`: what is decided for it from now on is decided
+    /// in the layout viewport it declares.
+    mutating func declare(_ viewport: ViewportDeclaration, in item: PreloadItem) {
+        open(item)
+        selections[item.url]?.selection.viewport = viewport
+    }
+
+    private mutating func open(_ document: PreloadItem) {
+        if selections[document.url] == nil {
+            selections[document.url] = OpenDocument(selection: PageSelection(chooser: chooser), key: document.key)
+        }
     }
 
     /// Adds what a document or stylesheet holds to a document's selection: in a stylesheet that an

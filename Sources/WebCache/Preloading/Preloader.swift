@@ -121,6 +121,8 @@ struct Preloader: Sendable {
         /// the item's response came from a public address.
         case found([Reference], families: Set<FontFamilyUse>, characters: TextCharacters, in: PreloadItem, base: URL,
                    fromPublicAddress: Bool, isDocument: Bool)
+        /// A document's `<meta name=viewport>`, sent before the references found after it.
+        case declaredViewport(PreloadItem, ViewportDeclaration)
         /// A document has been scanned to its end: its elements, for the style rules' selectors.
         case scannedDocument(PreloadItem, DocumentTree)
         /// A listed page the origin confirmed unchanged (a `304`) whose record stands for the run:
@@ -422,6 +424,8 @@ struct Preloader: Sendable {
                         carryOut(selections.found(
                             references, families: families, characters: characters, in: parent, base: base,
                             fromPublicAddress: fromPublicAddress, isDocument: isDocument))
+                    case .declaredViewport(let item, let viewport):
+                        selections.declare(viewport, in: item)
                     case .scannedDocument(let item, let tree):
                         carryOut(selections.scanned(document: item.url, tree: tree))
                     case .confirmed(let page, let record):
@@ -860,8 +864,13 @@ struct Preloader: Sendable {
         if discovery != nil, response.url == item.url, scanner.scans { hasher = SHA256() }
         var families: Set<FontFamilyUse> = []
         var characters = TextCharacters()
+        var viewport: ViewportDeclaration?
         let fromPublicAddress = addresses.isFromPublicAddress(response)
         func send(_ found: [Reference]) {
+            if let declared = scanner.viewport, declared != viewport {
+                viewport = declared
+                messages.send(.declaredViewport(item, declared))
+            }
             let named = scanner.usedFontFamilies
             let newFamilies = named.count > families.count ? named.subtracting(families) : []
             families.formUnion(newFamilies)

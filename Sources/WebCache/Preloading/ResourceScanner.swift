@@ -11,9 +11,11 @@ enum ResourceScanner {
     case html(Held<HTMLScanner>)
     case css(Held<CSSScanner>)
     case manifest(url: URL, collected: Data)
-    /// A document or stylesheet scanned to its end: an HTML document's elements, and the font
-    /// families it names and a stylesheet's characters (``CSSScanner/textCharacters``).
-    case ended(DocumentTree?, fontFamilies: Set<FontFamilyUse>, characters: TextCharacters)
+    /// A document or stylesheet scanned to its end: an HTML document's elements and last
+    /// `<meta name=viewport>`, and the font families it names and a stylesheet's characters
+    /// (``CSSScanner/textCharacters``).
+    case ended(
+        DocumentTree?, fontFamilies: Set<FontFamilyUse>, characters: TextCharacters, viewport: ViewportDeclaration?)
     case none
 
     /// A scanner held by reference, changed in place. Confined to the task that scans one
@@ -153,8 +155,17 @@ enum ResourceScanner {
         switch self {
         case .html(let held): held.value.usedFontFamilies
         case .css(let held): held.value.usedFontFamilies
-        case .ended(_, let families, _): families
+        case .ended(_, let families, _, _): families
         case .manifest, .none: []
+        }
+    }
+
+    /// A document's last `<meta name=viewport>` so far.
+    var viewport: ViewportDeclaration? {
+        switch self {
+        case .html(let held): held.value.viewport
+        case .ended(_, _, _, let viewport): viewport
+        case .css, .manifest, .none: nil
         }
     }
 
@@ -163,7 +174,7 @@ enum ResourceScanner {
     var textCharacters: TextCharacters {
         switch self {
         case .css(let held): held.value.textCharacters
-        case .ended(_, _, let characters): characters
+        case .ended(_, _, let characters, _): characters
         case .html, .manifest, .none: TextCharacters()
         }
     }
@@ -180,14 +191,14 @@ enum ResourceScanner {
     var isDocument: Bool {
         switch self {
         case .html: true
-        case .ended(let tree, _, _): tree != nil
+        case .ended(let tree, _, _, _): tree != nil
         case .css, .manifest, .none: false
         }
     }
 
     /// The elements of an HTML document once it is scanned to its end.
     var documentTree: DocumentTree? {
-        if case .ended(let tree?, _, _) = self { return tree }
+        if case .ended(let tree?, _, _, _) = self { return tree }
         return nil
     }
 
@@ -198,11 +209,12 @@ enum ResourceScanner {
         case .html(let held):
             let found = held.value.finish()
             self = .ended(held.value.documentTree, fontFamilies: held.value.usedFontFamilies,
-                          characters: TextCharacters())
+                          characters: TextCharacters(), viewport: held.value.viewport)
             return found
         case .css(let held):
             let found = held.value.finish()
-            self = .ended(nil, fontFamilies: held.value.usedFontFamilies, characters: held.value.textCharacters)
+            self = .ended(nil, fontFamilies: held.value.usedFontFamilies, characters: held.value.textCharacters,
+                          viewport: nil)
             return found
         case .manifest(let url, let collected):
             self = .none

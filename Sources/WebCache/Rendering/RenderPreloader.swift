@@ -76,6 +76,8 @@ struct RenderPreloader: Sendable {
         settings.viewportWidth = device.width
         settings.viewportHeight = device.height
         settings.devicePixelRatio = device.pixelRatio
+        settings.isMobile = device.isMobile
+        settings.mediaFeatures = device.mediaFeatures
         settings.userAgent = userAgent
         settings.settle = render.settle
         settings.timeout = render.timeout
@@ -424,16 +426,24 @@ struct RenderPreloader: Sendable {
     }
 }
 
-/// The viewport and pixel ratio of a ``DeviceProfile``.
+/// What a tab emulates of a ``DeviceProfile``: its viewport, pixel ratio, whether it is a phone or
+/// tablet, and the user preferences media queries ask about.
 struct DeviceProfileSettings: Sendable {
     var width: Int
     var height: Int
     var pixelRatio: Double
+    var isMobile: Bool
+    var mediaFeatures: [String: String]
 
     init(_ device: DeviceProfile) {
         width = device.viewportWidth
         height = device.viewportHeight
         pixelRatio = device.devicePixelRatio
+        isMobile = device.usesMobileViewport
+        mediaFeatures = [
+            "prefers-color-scheme": device.colorScheme.rawValue,
+            "prefers-reduced-motion": device.prefersReducedMotion ? "reduce" : "no-preference",
+        ]
     }
 }
 

@@ -86,6 +86,7 @@ struct PreloadDeviceTests {
             switch request.path {
             case "/index.html":
                 return .text("""
+                    <meta name=viewport content="width=device-width, initial-scale=1">
                     <link rel=stylesheet href="s.css"><div class="nav"></div>
                     <img src="a-1x.png" srcset="a-2x.png 2x, a-3x.png 3x">
                     """, contentType: "text/html")
@@ -111,6 +112,42 @@ struct PreloadDeviceTests {
         #expect(all.failures.isEmpty)
         // What the phone run stored may be revalidated; the other candidates are fetched now.
         #expect(Set(rig.requestCounts.keys).isSuperset(of: ["/a-1x.png", "/a-2x.png", "/nav-wide.png", "/modal.png"]))
+        await rig.stop()
+    }
+
+    /// A page that declares no viewport is laid out 980 pixels wide by a phone's browser: the phone
+    /// takes the candidates of that width, and of the screen's once a page declares `device-width`.
+    @Test func aPhoneLaysOutAPageByItsViewportDeclaration() async throws {
+        let images = #"<img srcset="a-400.png 400w, a-800.png 800w, a-1600.png 1600w" "#
+            + #"sizes="(max-width: 600px) 100vw, 25vw">"#
+        let style = "<style>.b { background: url(wide.png) } "
+            + "@media (max-width: 600px) { .b { background: url(narrow.png) } }</style><div class=b></div>"
+        let rig = try PreloadRig.start { request in
+            switch request.path {
+            case "/legacy.html":
+                return .text("<!doctype html>" + style + images, contentType: "text/html")
+            case "/mobile.html":
+                return .text(#"<!doctype html><meta name=viewport content="width=device-width">"# + style
+                    + images.replacingOccurrences(of: "a-", with: "m-"), contentType: "text/html")
+            default:
+                return .text("image", contentType: "image/png")
+            }
+        }
+        var options = PreloadOptions()
+        options.device = .phone
+        let events = PreloadEventLog()
+
+        let report = await rig.cache.preload(["legacy.html", "mobile.html"], options: options, events: events.handler)
+
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(Set(rig.requestCounts.keys) == [
+            "/legacy.html", "/a-800.png", "/wide.png", "/mobile.html", "/m-1600.png", "/narrow.png",
+        ])
+        let skipped = events.all.reduce(into: [String: String]()) {
+            if case .selected(let url, _, _, false, let reason) = $1 { $0[url.path] = reason }
+        }
+        #expect(skipped["/a-1600.png"] == "980x2120 at 3x takes a-800.png instead")
+        #expect(skipped["/m-800.png"] == "390x844 at 3x takes m-1600.png instead")
         await rig.stop()
     }
 }

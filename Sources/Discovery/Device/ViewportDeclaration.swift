@@ -1,0 +1,144 @@
+/// What a page's `<meta name=viewport content="…">` asks of a mobile browser's layout viewport: its
+/// `width` and `initial-scale`, read as Chromium reads them (the other properties do not change the
+/// layout width).
+///
+/// A phone or tablet lays a page out in a layout viewport that the page chooses: `device-width` (the
+/// screen's width), a width in CSS pixels, or, for a page that declares nothing, 980 pixels, so that
+/// a page made for desktops is laid out as on one and shown zoomed out. Media queries, `vw` units and
+/// `sizes` are of that viewport, so a mobile device's choices depend on it
+/// (``DeviceProfile/laidOut(by:)``). The last such `<meta>` of the document is the one that applies.
+public struct ViewportDeclaration: Sendable, Hashable {
+    /// A `width` value.
+    public enum Width: Sendable, Hashable {
+        case deviceWidth
+        case deviceHeight
+        /// CSS pixels.
+        case pixels(Double)
+    }
+
+    /// The declared width; `nil` when absent or not a width.
+    public var width: Width?
+    /// The declared `initial-scale`; `nil` when absent.
+    public var initialScale: Double?
+
+    /// A declaration of these values.
+    public init(width: Width? = nil, initialScale: Double? = nil) {
+        self.width = width
+        self.initialScale = initialScale
+    }
+
+    /// The declaration a `content` attribute makes: `key=value` pairs separated by commas, semicolons
+    /// or whitespace, keys in any case, numbers read as far as they go (`600px` is 600).
+    public init(content: String) {
+        self.init()
+        for (key, value) in Self.pairs(content) {
+            switch key.lowercased() {
+            case "width":
+                width = Self.width(value)
+            case "initial-scale":
+                initialScale = Self.scale(value)
+            default:
+                break
+            }
+        }
+    }
+
+    /// The width Chromium falls back on when a page declares neither a width nor a scale.
+    public static let fallbackWidth = 980.0
+
+    /// The layout viewport's width in CSS pixels on a screen `screenWidth` by `screenHeight` pixels:
+    /// the declared width, at least the screen's width at the initial scale; the fallback width (or
+    /// the screen's, when wider) when neither is declared; kept between a fifth of the screen's width
+    /// (the largest zoom) and 10,000.
+    public func layoutWidth(screenWidth: Int, screenHeight: Int) -> Double {
+        let screen = Double(screenWidth)
+        let declared: Double? = switch width {
+        case .deviceWidth: screen
+        case .deviceHeight: Double(screenHeight)
+        case .pixels(let pixels): min(max(pixels, 1), 10_000)
+        case nil: nil
+        }
+        let scaled = initialScale.map { screen / min(max($0, 0.25), 5) }
+        let layout: Double = switch (declared, scaled) {
+        case (nil, nil): max(Self.fallbackWidth, screen)
+        case (let declared?, nil): declared
+        case (nil, let scaled?): scaled
+        case (let declared?, let scaled?): max(declared, scaled)
+        }
+        return min(max(layout, screen / 5), 10_000)
+    }
+
+    // MARK: - Reading
+
+    /// The `key=value` pairs of `content`, as Chromium's meta element splits them.
+    private static func pairs(_ content: String) -> [(key: Substring, value: Substring)] {
+        let isSeparator: (Character) -> Bool = { " \t\n\r=,;".contains($0) }
+        var pairs: [(Substring, Substring)] = []
+        var index = content.startIndex
+        let end = content.endIndex
+        while index < end {
+            while index < end, isSeparator(content[index]) { index = content.index(after: index) }
+            let keyStart = index
+            while index < end, !isSeparator(content[index]) { index = content.index(after: index) }
+            let key = content[keyStart..<index]
+            // The value follows an `=`, if one comes before the next `,` or `;`.
+            while index < end, !"=,;".contains(content[index]) { index = content.index(after: index) }
+            while index < end, isSeparator(content[index]), !",;".contains(content[index]) {
+                index = content.index(after: index)
+            }
+            let valueStart = index
+            while index < end, !isSeparator(content[index]) { index = content.index(after: index) }
+            if !key.isEmpty { pairs.append((key, content[valueStart..<index])) }
+        }
+        return pairs
+    }
+
+    private static func width(_ value: Substring) -> Width? {
+        switch value.lowercased() {
+        case "device-width": return .deviceWidth
+        case "device-height": return .deviceHeight
+        default:
+            guard let number = leadingNumber(value), number >= 0 else { return nil }
+            return .pixels(number)
+        }
+    }
+
+    private static func scale(_ value: Substring) -> Double? {
+        switch value.lowercased() {
+        case "yes": return 1
+        case "no": return 0.1
+        case "device-width", "device-height": return 10
+        default:
+            // A value that is no number counts as 0 (the smallest scale), as in Chromium.
+            let number = leadingNumber(value) ?? 0
+            return number < 0 ? nil : number
+        }
+    }
+
+    /// The decimal number `value` starts with (sign, digits, fraction, exponent), if it starts with one.
+    static func leadingNumber(_ value: Substring) -> Double? {
+        let bytes = Array(value.utf8)
+        var index = 0
+        func digits() -> Int {
+            let start = index
+            while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
+            return index - start
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+        var count = digits()
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            count += digits()
+        }
+        guard count > 0 else { return nil }
+        var numberEnd = index
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            if digits() > 0 { numberEnd = index }
+        }
+        return Double(String(decoding: bytes[..<numberEnd], as: UTF8.self))
+    }
+}
