@@ -97,6 +97,36 @@ import WebCacheTestSupport
         #expect(fixture.leftoverBrowsers.isEmpty)
     }
 
+    /// A page that varies on Accept-Language (a site in several languages): rendered or preloaded
+    /// statically, it is asked with the browser's language, and offline the browser finds it.
+    @Test func aPageThatVariesOnTheLanguageIsStoredForTheBrowsersAndShownOffline() async throws {
+        let fixture = try AppFixture { request in
+            switch request.path {
+            case "/rendered", "/static":
+                OriginResponse(status: 200, headers: [
+                    "Content-Type": "text/html", "Cache-Control": "max-age=600", "Vary": "Accept-Language",
+                ], body: .bytes(Data("<p>\(request.headers["Accept-Language"] ?? "none")</p>".utf8)))
+            case "/favicon.ico": Self.png()
+            default: Self.notFound
+            }
+        }
+        let rendered = try await fixture.webcache(["preload", "--render", "--store", fixture.store,
+                                                   try fixture.urlFile(["/rendered"])])
+        #expect(rendered.exitCode == 0, "\(rendered.everything)")
+        let preloaded = try await fixture.webcache(["preload", "--store", fixture.store,
+                                                    try fixture.urlFile(["/static"])])
+        #expect(preloaded.exitCode == 0, "\(preloaded.everything)")
+        for path in ["/rendered", "/static"] {
+            let asked = try #require(fixture.server.requests.first { $0.path == path })
+            #expect(asked.headers["Accept-Language"] == "en-US,en;q=0.9", "\(path)")
+            let view = try await fixture.webcache(["view", fixture.server.url(path).absoluteString, "--store",
+                                                   fixture.store, "--screenshot", fixture.home.path("shot.png")])
+            #expect(view.exitCode == 0, "\(path): \(view.everything)")
+            #expect(!view.everything.contains("not in the store"), "\(path): \(view.everything)")
+        }
+        #expect(fixture.leftoverBrowsers.isEmpty)
+    }
+
     @Test func theBrowsersOwnFaviconRequestIsNoRequisiteAndADeclaredIconIs() async throws {
         let fixture = try AppFixture { request in
             switch request.path {

@@ -757,15 +757,6 @@ struct Preloader: Sendable {
         }
     }
 
-    /// The `Accept` field Chromium 156 sends for an image (`kind` `.image` or `.icon`); `nil` for any
-    /// other kind, which is asked with libcurl's `*/*`.
-    static func accept(for kind: Reference.Kind?) -> String? {
-        kind == .image || kind == .icon ? imageAccept : nil
-    }
-
-    /// Chromium 156's `Accept` for images.
-    static let imageAccept = "image/jxl,image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
-
     /// Loads `item`, following redirects here rather than in the loader, so that each hop obeys the
     /// rules a reference does: a public server may not send webcache to a private address, and a
     /// requisite or followed link may not be redirected to a denied host (a given page may leave the
@@ -777,12 +768,10 @@ struct Preloader: Sendable {
     private func load(_ item: PreloadItem, readingStore: Bool) async throws -> WebResponse {
         var request = WebRequest(url: item.url)
         request.followsRedirects = false
-        // An image that varies on Accept (an image service choosing WebP or AVIF) is stored for what
-        // a browser asks, so that the browser finds it offline; a field of the caller's wins. Only
-        // images: pages and stylesheets seldom vary on it, and a field of its own costs each
-        // request a tenth more instructions in libcurl.
-        if let accept = Self.accept(for: item.kind), !loader.defaultHeaders.contains("Accept") {
-            request.headers["Accept"] = accept
+        // An answer that varies on what a browser accepts is stored for what it asks, so that the
+        // browser finds it offline.
+        for (name, value) in BrowserRequestFields.fields(for: item.kind) where !loader.defaultHeaders.contains(name) {
+            request.headers[name] = value
         }
         // A CORS-mode fetch carries its document's origin, and the answer stored is the one for it.
         if let origin = item.corsOrigin { request.headers["Origin"] = origin }

@@ -123,6 +123,11 @@ struct RequestAnswerer: Sendable {
         for name in Self.forwardedFields {
             if let value = request.headers[name] { webRequest.headers[name] = value }
         }
+        // Chromium adds its Accept-Language after the interception sees the request: added here, so
+        // that a page that varies on it is stored, and found offline, for what the browser sends.
+        if webRequest.headers["Accept-Language"] == nil, !loader.defaultHeaders.contains("Accept-Language") {
+            webRequest.headers["Accept-Language"] = BrowserRequestFields.acceptLanguage
+        }
         if isStoredMethod {
             webRequest.body = nil
             if revalidatesFreshEntries { webRequest.headers["Cache-Control"] = "max-age=0" }

@@ -164,17 +164,23 @@ import WebCacheTestSupport
         withExtendedLifetime(refusing) {}
     }
 
-    /// An image service that answers by the request's Accept (`Vary: Accept`, WebP for whoever takes
-    /// it): the preload asks for images as Chromium does, so the variant stored is the one Chromium
-    /// finds offline.
-    @Test func imagesAreAskedForAsABrowserAsksSoThatAVariantOnAcceptIsFoundOffline() async throws {
-        let chromium = "image/jxl,image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+    /// An origin that varies an answer on what the browser accepts (an image service choosing WebP,
+    /// a site in several languages choosing by Accept-Language, a framework answering HTML or JSON by
+    /// Accept): the preload asks for pages and images as Chromium does, so the variant stored is
+    /// the one Chromium finds offline. A field the caller sets wins.
+    @Test func pagesAndImagesAreAskedForAsABrowserAsksSoThatAVariantIsFoundOffline() async throws {
+        let image = "image/jxl,image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+        let document = "text/html,application/xhtml+xml,application/xml;q=0.9,image/jxl,image/avif,image/webp,"
+            + "image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7"
+        let language = "en-US,en;q=0.9"
         let rig = try PreloadRig.start { request in
             let fresh: HTTPHeaders = ["Cache-Control": "max-age=600"]
             switch request.path {
-            case "/index.html":
-                return .text("<link rel=stylesheet href=a.css><img src=photo>", contentType: "text/html",
-                             headers: fresh)
+            case "/index.html", "/fr.html":
+                let english = request.headers["Accept-Language"]?.hasPrefix("en") == true
+                return .text("<link rel=stylesheet href=a.css><img src=photo><p>\(english ? "Hello" : "Bonjour")",
+                             contentType: "text/html",
+                             headers: ["Cache-Control": "max-age=600", "Vary": "Accept, Accept-Language"])
             case "/a.css":
                 return .text("p {}", contentType: "text/css", headers: fresh)
             default:
@@ -187,14 +193,29 @@ import WebCacheTestSupport
         let report = await rig.cache.preload(["index.html"])
 
         #expect(report.succeeded, "\(report.failures)")
-        let accepts = Dictionary(rig.server.requests.map { ($0.path, $0.headers["Accept"] ?? "") }) { $1 }
-        #expect(accepts["/photo"] == chromium)
-        // Pages and stylesheets are asked with libcurl's */*
-        #expect(accepts["/a.css"] == "*/*")
-        #expect(accepts["/index.html"] == "*/*")
+        let asked = Dictionary(rig.server.requests.map { ($0.path, $0.headers) }) { $1 }
+        #expect(asked["/photo"]?["Accept"] == image)
+        #expect(asked["/index.html"]?["Accept"] == document)
+        #expect(asked["/index.html"]?["Accept-Language"] == language)
+        // A stylesheet is asked with libcurl's */*, and no language.
+        #expect(asked["/a.css"]?["Accept"] == "*/*")
+        #expect(asked["/a.css"]?["Accept-Language"] == nil)
         let offline = try await rig.cache.data(
-            for: WebRequest(rig.url("photo"), headers: ["Accept": chromium]), policy: .returnCacheDataDontLoad)
+            for: WebRequest(rig.url("photo"), headers: ["Accept": image]), policy: .returnCacheDataDontLoad)
         #expect(String(decoding: offline.body, as: UTF8.self) == "webp")
+        let page = try await rig.cache.data(
+            for: WebRequest(rig.url("index.html"), headers: ["Accept": document, "Accept-Language": language]),
+            policy: .returnCacheDataDontLoad)
+        #expect(String(decoding: page.body, as: UTF8.self).hasSuffix("Hello"))
+
+        // The caller's own language is sent instead.
+        var configuration = WebCache.Configuration(environment: [:])
+        configuration.storePath = rig.folder.storePath
+        configuration.instanceURL = rig.server.baseURL
+        configuration.requestHeaders["Accept-Language"] = "fr-FR,fr;q=0.9"
+        let french = try WebCache(configuration: configuration)
+        #expect(await french.preload(["fr.html"]).succeeded)
+        #expect(rig.server.requests.last { $0.path == "/fr.html" }?.headers["Accept-Language"] == "fr-FR,fr;q=0.9")
         await rig.stop()
     }
 
