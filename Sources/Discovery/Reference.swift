@@ -149,7 +149,8 @@ extension Reference {
         case media
         /// Plug-in content: `object data`, `embed src`.
         case embed
-        /// A nested document: `iframe src`, `frame src`. A requisite with requisites of its own.
+        /// A nested document: `iframe src`, `frame src`; or the page a `<meta http-equiv=refresh>`
+        /// goes to. A requisite with requisites of its own.
         case document
         /// A navigation link: `a href`, `area href`. Not a requisite.
         case link

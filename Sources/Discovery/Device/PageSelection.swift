@@ -51,6 +51,12 @@ public struct PageSelection: Sendable {
         set { state.viewport = newValue }
     }
 
+    /// Whether the document is shown in a frame (``ReferenceChooser/PageState/isFrame``).
+    public var isFrame: Bool {
+        get { state.isFrame }
+        set { state.isFrame = newValue }
+    }
+
     private struct Waiting: Sendable {
         var reference: Reference
         var inheritedMedia: [String]

@@ -124,7 +124,9 @@ struct DeviceSelections {
 
     private mutating func open(_ document: PreloadItem) {
         if selections[document.url] == nil {
-            selections[document.url] = OpenDocument(selection: PageSelection(chooser: chooser), key: document.key)
+            var selection = PageSelection(chooser: chooser)
+            selection.isFrame = document.isFrame
+            selections[document.url] = OpenDocument(selection: selection, key: document.key)
         }
     }
 

@@ -28,6 +28,8 @@ struct PreloadItem: Sendable {
     /// Whether it was answered by a page's record earlier in the run (its outcome reported then)
     /// and is read now because a document needs what it holds (``PreloadSchedule/takeUnread(_:)``).
     var rereads = false
+    /// Whether it is a document shown in a frame (an `iframe` or `frame`), not in the window.
+    var isFrame = false
 
     init(url: URL, kind: Reference.Kind?, depth: Int, refusesPrivateAddresses: Bool = false) {
         self.url = url
