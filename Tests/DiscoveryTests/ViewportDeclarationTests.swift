@@ -5,6 +5,12 @@ import Testing
 /// `<meta name=viewport>` as a mobile browser reads it, and the layout viewport it gives a device.
 /// RenderingTests' `DeviceModelChromiumTests` compares the same layouts with real Chromium's.
 struct ViewportDeclarationTests {
+    @Test func heightsAndScaleBoundsAreRead() {
+        let declaration = ViewportDeclaration(content: "height=device-height, minimum-scale=0.5, maximum-scale=yes")
+        #expect(declaration == ViewportDeclaration(height: .deviceHeight, minimumScale: 0.5, maximumScale: 1))
+        #expect(ViewportDeclaration(content: "height=500px").height == .pixels(500))
+    }
+
     /// (content, width, initial scale) as read.
     static let readings: [(String, ViewportDeclaration.Width?, Double?)] = [
         ("width=device-width, initial-scale=1", .deviceWidth, 1),

@@ -39,12 +39,16 @@ import Testing
 
     /// Declarations that lay a page out differently, `nil` for none: device-width, widths below and
     /// above the screen's, an initial scale alone and with a width, units and separators Chromium
-    /// reads past, values it refuses, and the clamps at both ends.
+    /// reads past, values it refuses, the clamps at both ends, the scale bounds and heights.
     static let declarations: [String?] = [
         nil, "width=device-width, initial-scale=1", "initial-scale=2", "initial-scale=0.5", "width=600",
         "width=320", "width=320, initial-scale=1", "width=device-width, initial-scale=0.5", "width=device-height",
         "WIDTH = 600px; initial-scale=1", "width=1200.7", "width=garbage", "width=-5", "user-scalable=no", "",
         "initial-scale=no", "initial-scale=garbage", "width=0", "initial-scale=20", "width=10001",
+        // The scale bounds, and a declared height.
+        "maximum-scale=0.3", "width=600, maximum-scale=0.5", "initial-scale=1, minimum-scale=2",
+        "initial-scale=2, maximum-scale=1", "initial-scale=1.0, maximum-scale=0.8", "height=device-height",
+        "width=device-width, height=400", "height=500, initial-scale=1",
     ]
 
     @Test(arguments: declarations)

@@ -55,12 +55,12 @@ public struct DeviceProfile: Sendable, Hashable {
 
     /// The device as a page with `declaration` (its last `<meta name=viewport>`, `nil` when it has
     /// none so far) is laid out on it: for a mobile device, its viewport is the page's layout
-    /// viewport, as tall as the screen's aspect makes it, and its screen stays; otherwise unchanged.
+    /// viewport (``ViewportDeclaration/layout(screenWidth:screenHeight:)``), and its screen stays;
+    /// otherwise unchanged.
     public func laidOut(by declaration: ViewportDeclaration?) -> DeviceProfile {
         guard usesMobileViewport else { return self }
-        let width = (declaration ?? ViewportDeclaration())
-            .layoutWidth(screenWidth: screenWidth, screenHeight: screenHeight)
-        let height = width * Double(screenHeight) / Double(screenWidth)
+        let (width, height) = (declaration ?? ViewportDeclaration())
+            .layout(screenWidth: screenWidth, screenHeight: screenHeight)
         var device = self
         device.screen = Screen(width: screenWidth, height: screenHeight)
         device.viewportWidth = max(1, Int(width))

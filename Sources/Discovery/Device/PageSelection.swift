@@ -45,18 +45,12 @@ public struct PageSelection: Sendable {
 
     /// The page's last `<meta name=viewport>` so far (``HTMLScanner/viewport``): what is decided
     /// after it is set is decided in the layout viewport it declares, as a mobile browser lays the
-    /// page out once it has read it.
+    /// page out once it has read it. For a document in a frame, the declaration of the page it is
+    /// in (its own has no effect there).
     public var viewport: ViewportDeclaration? {
         get { state.viewport }
         set { state.viewport = newValue }
     }
-
-    /// Whether the document is shown in a frame (``ReferenceChooser/PageState/isFrame``).
-    public var isFrame: Bool {
-        get { state.isFrame }
-        set { state.isFrame = newValue }
-    }
-
     private struct Waiting: Sendable {
         var reference: Reference
         var inheritedMedia: [String]

@@ -69,9 +69,6 @@ public struct ReferenceChooser: Sendable, Hashable {
         public var textCharacters = TextCharacters()
         /// The last `<meta name=viewport>` of the page so far, which lays it out on a mobile device.
         public var viewport: ViewportDeclaration?
-        /// Whether the document is shown in a frame: laid out in the frame's box, which a static scan
-        /// does not know, so in the device's viewport, whatever it declares.
-        public var isFrame = false
 
         /// A page not scanned yet.
         public init() {}
@@ -90,7 +87,7 @@ public struct ReferenceChooser: Sendable, Hashable {
         guard case .device(let screen) = mode else {
             return .fetch(reason: "every candidate is fetched (--all-candidates)")
         }
-        let device = page.isFrame ? screen : screen.laidOut(by: page.viewport)
+        let device = screen.laidOut(by: page.viewport)
         let condition = reference.condition ?? Reference.Condition()
         let media = inheritedMedia + condition.media
         if condition.isStylesheet {
@@ -219,7 +216,7 @@ public struct ReferenceChooser: Sendable, Hashable {
         guard case .device(let screen) = mode, !fetchesAllIcons else {
             return icons.map { _ in .fetch(reason: "every icon is fetched (--icons all)") }
         }
-        let device = page.isFrame ? screen : screen.laidOut(by: page.viewport)
+        let device = screen.laidOut(by: page.viewport)
         let usable = icons.indices.filter { index in
             let link = icons[index].condition?.icon
             if let type = link?.type, !ImageSelection.decodes(type, device) { return false }

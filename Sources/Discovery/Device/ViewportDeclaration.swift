@@ -1,6 +1,6 @@
 /// What a page's `<meta name=viewport content="…">` asks of a mobile browser's layout viewport: its
-/// `width` and `initial-scale`, read as Chromium reads them (the other properties do not change the
-/// layout width).
+/// `width`, `height` and scales, read as Chromium reads them (`user-scalable` and the rest do not
+/// change the layout).
 ///
 /// A phone or tablet lays a page out in a layout viewport that the page chooses: `device-width` (the
 /// screen's width), a width in CSS pixels, or, for a page that declares nothing, 980 pixels, so that
@@ -8,7 +8,7 @@
 /// `sizes` are of that viewport, so a mobile device's choices depend on it
 /// (``DeviceProfile/laidOut(by:)``). The last such `<meta>` of the document is the one that applies.
 public struct ViewportDeclaration: Sendable, Hashable {
-    /// A `width` value.
+    /// A `width` or `height` value.
     public enum Width: Sendable, Hashable {
         case deviceWidth
         case deviceHeight
@@ -18,13 +18,23 @@ public struct ViewportDeclaration: Sendable, Hashable {
 
     /// The declared width; `nil` when absent or not a width.
     public var width: Width?
-    /// The declared `initial-scale`; `nil` when absent.
+    /// The declared height; `nil` when absent or not a height.
+    public var height: Width?
+    /// The declared `initial-scale`, `minimum-scale` and `maximum-scale`; `nil` when absent.
     public var initialScale: Double?
+    public var minimumScale: Double?
+    public var maximumScale: Double?
 
     /// A declaration of these values.
-    public init(width: Width? = nil, initialScale: Double? = nil) {
+    public init(
+        width: Width? = nil, height: Width? = nil, initialScale: Double? = nil, minimumScale: Double? = nil,
+        maximumScale: Double? = nil
+    ) {
         self.width = width
+        self.height = height
         self.initialScale = initialScale
+        self.minimumScale = minimumScale
+        self.maximumScale = maximumScale
     }
 
     /// The declaration a `content` attribute makes: `key=value` pairs separated by commas, semicolons
@@ -35,8 +45,14 @@ public struct ViewportDeclaration: Sendable, Hashable {
             switch key.lowercased() {
             case "width":
                 width = Self.width(value)
+            case "height":
+                height = Self.width(value)
             case "initial-scale":
                 initialScale = Self.scale(value)
+            case "minimum-scale":
+                minimumScale = Self.scale(value)
+            case "maximum-scale":
+                maximumScale = Self.scale(value)
             default:
                 break
             }
@@ -46,26 +62,38 @@ public struct ViewportDeclaration: Sendable, Hashable {
     /// The width Chromium falls back on when a page declares neither a width nor a scale.
     public static let fallbackWidth = 980.0
 
-    /// The layout viewport's width in CSS pixels on a screen `screenWidth` by `screenHeight` pixels:
-    /// the declared width, at least the screen's width at the initial scale; the fallback width (or
-    /// the screen's, when wider) when neither is declared; kept between a fifth of the screen's width
-    /// (the largest zoom) and 10,000.
-    public func layoutWidth(screenWidth: Int, screenHeight: Int) -> Double {
-        let screen = Double(screenWidth)
-        let declared: Double? = switch width {
-        case .deviceWidth: screen
-        case .deviceHeight: Double(screenHeight)
-        case .pixels(let pixels): min(max(pixels, 1), 10_000)
-        case nil: nil
+    /// The layout viewport in CSS pixels on a screen `screenWidth` by `screenHeight` pixels, as
+    /// Chromium 156 lays it out: the declared width, at least the screen's width at the initial scale
+    /// (kept between the minimum and maximum scales); the fallback width (or the screen's, when
+    /// wider) when neither is declared; at least the screen's width at the maximum scale (5 unless
+    /// declared), at most 10,000. As tall as the declared height (at least the screen's height at the
+    /// initial scale), else as the screen's aspect makes it.
+    public func layout(screenWidth: Int, screenHeight: Int) -> (width: Double, height: Double) {
+        let screen = (width: Double(screenWidth), height: Double(screenHeight))
+        func pixels(_ value: Width?) -> Double? {
+            switch value {
+            case .deviceWidth: screen.width
+            case .deviceHeight: screen.height
+            case .pixels(let pixels): min(max(pixels, 1), 10_000)
+            case nil: nil
+            }
         }
-        let scaled = initialScale.map { screen / min(max($0, 0.25), 5) }
-        let layout: Double = switch (declared, scaled) {
-        case (nil, nil): max(Self.fallbackWidth, screen)
+        let clamp = { (scale: Double) in min(max(scale, 0.25), 5) }
+        let minimum = minimumScale.map(clamp) ?? 0.25
+        let maximum = maximumScale.map(clamp) ?? 5
+        let scale = initialScale.map { min(max(clamp($0), minimum), maximum) }
+        let declared = pixels(width)
+        let scaled = scale.map { screen.width / $0 }
+        var layoutWidth: Double = switch (declared, scaled) {
+        case (nil, nil): max(Self.fallbackWidth, screen.width)
         case (let declared?, nil): declared
         case (nil, let scaled?): scaled
         case (let declared?, let scaled?): max(declared, scaled)
         }
-        return min(max(layout, screen / 5), 10_000)
+        layoutWidth = min(max(layoutWidth, screen.width / maximum), 10_000)
+        let layoutHeight = pixels(height).map { declared in max(declared, scale.map { screen.height / $0 } ?? 0) }
+            ?? layoutWidth * screen.height / screen.width
+        return (layoutWidth, layoutHeight)
     }
 
     // MARK: - Reading

@@ -57,6 +57,9 @@ struct DeviceSelections {
     /// ancestors): Chromium applies none of its rules, so nothing they hold is fetched.
     private var unmetSupportsOfSheet: [URL: String] = [:]
     private var origins: [Int: Origin] = [:]
+    /// The viewport declaration of the document that each frame to be fetched is in, until the
+    /// frame's document opens.
+    private var viewportOfFrame: [URL: ViewportDeclaration] = [:]
     private var nextOrigin = 0
     /// The origins read from each open document itself, and the stylesheets it uses.
     private var originsOfDocument: [URL: [Int]] = [:]
@@ -116,16 +119,20 @@ struct DeviceSelections {
     }
 
     /// The document `item`'s `<meta name=viewport>`: what is decided for it from now on is decided
-    /// in the layout viewport it declares.
+    /// in the layout viewport it declares. A frame's has no effect: a frame is laid out in its box.
     mutating func declare(_ viewport: ViewportDeclaration, in item: PreloadItem) {
+        guard !item.isFrame else { return }
         open(item)
         selections[item.url]?.selection.viewport = viewport
     }
 
+    /// Opens `document`'s selection, if it is not open. A frame's box, which a static scan does not
+    /// know, is taken as the layout viewport of the page it is in: a frame as wide as the page's
+    /// layout at most, on a phone's page as wide as the screen, on a desktop page's (980 pixels) wider.
     private mutating func open(_ document: PreloadItem) {
         if selections[document.url] == nil {
             var selection = PageSelection(chooser: chooser)
-            selection.isFrame = document.isFrame
+            if document.isFrame { selection.viewport = viewportOfFrame.removeValue(forKey: document.url) }
             selections[document.url] = OpenDocument(selection: selection, key: document.key)
         }
     }
@@ -182,6 +189,9 @@ struct DeviceSelections {
                 preconditionFailure("A choice of an open document refers to an origin that was let go.")
             }
             decided.append(Decided(choice: choice, origin: origin, document: document))
+            if choice.fetches, choice.reference.kind == .document, choice.reference.source.element != "meta" {
+                viewportOfFrame[choice.reference.url.cacheKey] = open.selection.viewport
+            }
             // What a stylesheet or manifest holds is decided for the documents that use it.
             guard choice.fetches, [.stylesheet, .manifest].contains(choice.reference.kind) else { continue }
             let sheet = choice.reference.url.cacheKey

@@ -117,7 +117,7 @@ struct PreloadDeviceTests {
 
     /// A page that declares no viewport is laid out 980 pixels wide by a phone's browser: the phone
     /// takes the candidates of that width, and of the screen's once a page declares `device-width`.
-    /// A frame's document is not laid out by the rules for a window.
+    /// A frame's document is laid out as wide as its page, whatever it declares itself.
     @Test func aPhoneLaysOutAPageByItsViewportDeclaration() async throws {
         let images = #"<img srcset="a-400.png 400w, a-800.png 800w, a-1600.png 1600w" "#
             + #"sizes="(max-width: 600px) 100vw, 25vw">"#
@@ -129,7 +129,8 @@ struct PreloadDeviceTests {
                 return .text("<!doctype html>" + style + images + "<iframe src=frame.html></iframe>",
                              contentType: "text/html")
             case "/frame.html":
-                return .text("<!doctype html>" + images.replacingOccurrences(of: "a-", with: "f-"),
+                return .text(#"<!doctype html><meta name=viewport content="width=device-width">"#
+                             + images.replacingOccurrences(of: "a-", with: "f-"),
                              contentType: "text/html")
             case "/mobile.html":
                 return .text(#"<!doctype html><meta name=viewport content="width=device-width">"# + style
@@ -145,9 +146,9 @@ struct PreloadDeviceTests {
         let report = await rig.cache.preload(["legacy.html", "mobile.html"], options: options, events: events.handler)
 
         #expect(report.failures.isEmpty, "\(report.failures)")
-        // A frame is laid out in its box, which a static scan does not know: in the screen's viewport.
+        // A frame is laid out in its box, which a static scan does not know: in its page's layout.
         #expect(Set(rig.requestCounts.keys) == [
-            "/legacy.html", "/a-800.png", "/wide.png", "/frame.html", "/f-1600.png",
+            "/legacy.html", "/a-800.png", "/wide.png", "/frame.html", "/f-800.png",
             "/mobile.html", "/m-1600.png", "/narrow.png",
         ])
         let skipped = events.all.reduce(into: [String: String]()) {

@@ -178,11 +178,14 @@ import WebCacheTestSupport
             switch request.path {
             case "/index.html", "/fr.html":
                 let english = request.headers["Accept-Language"]?.hasPrefix("en") == true
-                return .text("<link rel=stylesheet href=a.css><img src=photo><p>\(english ? "Hello" : "Bonjour")",
+                return .text("<link rel=stylesheet href=a.css><script src=s.js></script><img src=photo>"
+                             + "<p>\(english ? "Hello" : "Bonjour")",
                              contentType: "text/html",
                              headers: ["Cache-Control": "max-age=600", "Vary": "Accept, Accept-Language"])
             case "/a.css":
                 return .text("p {}", contentType: "text/css", headers: fresh)
+            case "/s.js":
+                return .text("0", contentType: "text/javascript", headers: fresh)
             default:
                 let webp = request.headers["Accept"]?.contains("image/webp") == true
                 return .text(webp ? "webp" : "jpeg", contentType: webp ? "image/webp" : "image/jpeg",
@@ -197,9 +200,11 @@ import WebCacheTestSupport
         #expect(asked["/photo"]?["Accept"] == image)
         #expect(asked["/index.html"]?["Accept"] == document)
         #expect(asked["/index.html"]?["Accept-Language"] == language)
-        // A stylesheet is asked with libcurl's */*, and no language.
-        #expect(asked["/a.css"]?["Accept"] == "*/*")
-        #expect(asked["/a.css"]?["Accept-Language"] == nil)
+        #expect(asked["/a.css"]?["Accept"] == "text/css,*/*;q=0.1")
+        #expect(asked["/a.css"]?["Accept-Language"] == language)
+        // A script is asked with libcurl's */*, as Chromium asks for one.
+        #expect(asked["/s.js"]?["Accept"] == "*/*")
+        #expect(asked["/s.js"]?["Accept-Language"] == language)
         let offline = try await rig.cache.data(
             for: WebRequest(rig.url("photo"), headers: ["Accept": image]), policy: .returnCacheDataDontLoad)
         #expect(String(decoding: offline.body, as: UTF8.self) == "webp")
