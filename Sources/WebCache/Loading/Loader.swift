@@ -139,10 +139,11 @@ final class Loader: Sendable {
     func requestHeaders(_ request: WebRequest, to url: URL) -> HTTPHeaders {
         var headers =
             credentialOrigin.map(url.isSameOrigin(as:)) ?? false ? defaultHeaders : defaultHeadersWithoutCredentials
-        // Most loads set no field of their own.
+        // Most loads set no field of their own, or one or two (a preload's Accept fields): removed
+        // by name one after another, without a set of lowered names.
         if request.headers.isEmpty { return headers }
-        for name in Set(request.headers.map { $0.name.lowercased() }) {
-            headers.remove(name)
+        for field in request.headers {
+            headers.remove(field.name)
         }
         for field in request.headers {
             headers.append(name: field.name, value: field.value)
