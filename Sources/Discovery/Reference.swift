@@ -68,6 +68,10 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     /// asked so, or the browser refuses what was stored.
     public var fetchesInCORSMode: Bool { isCrossOriginRequest || kind == .font || kind == .manifest }
 
+    /// Whether it is a document shown in a frame (`iframe src`, `frame src`), not a page the window
+    /// goes to (a `<meta http-equiv=refresh>` target).
+    public var isFrame: Bool { kind == .document && source.element != "meta" }
+
     /// The reference with `box` for its condition, still the candidate it is: the candidates of a
     /// `<picture>`'s `<source>` get their source set's box when the `<img>` completes the choice.
     func sharing(_ box: ConditionBox) -> Reference {

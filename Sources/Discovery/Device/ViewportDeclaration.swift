@@ -143,30 +143,12 @@ public struct ViewportDeclaration: Sendable, Hashable {
         }
     }
 
-    /// The decimal number `value` starts with (sign, digits, fraction, exponent), if it starts with one.
-    static func leadingNumber(_ value: Substring) -> Double? {
-        let bytes = Array(value.utf8)
-        var index = 0
-        func digits() -> Int {
-            let start = index
-            while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
-            return index - start
+    /// The number `value` starts with, read as a CSS number (`600px` is 600, `.5e1` is 5), if it
+    /// starts with one.
+    private static func leadingNumber(_ value: Substring) -> Double? {
+        switch CSSValueTokenizer.tokens(String(value)).first {
+        case .number(let number)?, .percentage(let number)?, .dimension(let number, _)?: number
+        default: nil
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-        var count = digits()
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            count += digits()
-        }
-        guard count > 0 else { return nil }
-        var numberEnd = index
-        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                index += 1
-            }
-            if digits() > 0 { numberEnd = index }
-        }
-        return Double(String(decoding: bytes[..<numberEnd], as: UTF8.self))
     }
 }

@@ -189,7 +189,7 @@ struct DeviceSelections {
                 preconditionFailure("A choice of an open document refers to an origin that was let go.")
             }
             decided.append(Decided(choice: choice, origin: origin, document: document))
-            if choice.fetches, choice.reference.kind == .document, choice.reference.source.element != "meta" {
+            if choice.fetches, choice.reference.isFrame {
                 viewportOfFrame[choice.reference.url.cacheKey] = open.selection.viewport
             }
             // What a stylesheet or manifest holds is decided for the documents that use it.

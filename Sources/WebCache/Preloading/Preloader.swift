@@ -658,7 +658,7 @@ struct Preloader: Sendable {
             url: url, kind: reference.kind, depth: parent.depth, refusesPrivateAddresses: origin.fromPublicAddress)
         if reference.fetchesInCORSMode { item.corsOrigin = document.serializedOrigin }
         item.environmentEncoding = reference.environmentEncoding
-        item.isFrame = reference.kind == .document && reference.source.element != "meta"
+        item.isFrame = reference.isFrame
         _ = schedule.enqueue(item)
         events(.discovered(url: url, kind: reference.kind.rawValue, in: base))
     }
