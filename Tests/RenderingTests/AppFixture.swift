@@ -50,6 +50,12 @@ final class AppFixture: Sendable {
         try await runner.run(arguments)
     }
 
+    /// Runs `webcache view` of `url` from the store, with a screenshot, as a browser offline would
+    /// open it.
+    func viewOffline(_ url: String) async throws -> WebcacheRunner.Result {
+        try await webcache(["view", url, "--store", store, "--screenshot", home.path("shot.png")])
+    }
+
     /// The stored entries, as `METHOD URL`.
     func storedEntries() async throws -> Set<String> {
         let child = try ChildProcess.spawn(

@@ -69,8 +69,7 @@ import WebCacheTestSupport
             #expect(inspect.stdout.contains("complete: \(page) "), "\(inspect.everything)")
         }
         let before = fixture.server.requests.count
-        let view = try await fixture.webcache(["view", first, "--store", fixture.store,
-                                               "--screenshot", fixture.home.path("shot.png")])
+        let view = try await fixture.viewOffline(first)
         #expect(view.exitCode == 0, "\(view.everything)")
         #expect(view.stderr.contains("Viewed \(first) offline"), "\(view.everything)")
         #expect(!view.everything.contains("not in the store"), "\(view.everything)")

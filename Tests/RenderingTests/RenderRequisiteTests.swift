@@ -53,8 +53,7 @@ import WebCacheTestSupport
         #expect(preload.exitCode == 0, "\(preload.everything)")
         #expect(!preload.stdout.contains("still busy"), "\(preload.everything)")
         let before = fixture.server.requests.count
-        let view = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--store",
-                                               fixture.store, "--screenshot", fixture.home.path("shot.png")])
+        let view = try await fixture.viewOffline(fixture.server.url("/").absoluteString)
         #expect(view.exitCode == 0, "\(view.everything)")
         #expect(!view.everything.contains("not in the store"), "\(view.everything)")
         #expect(fixture.server.requests.count == before)
@@ -90,8 +89,7 @@ import WebCacheTestSupport
         let module = try #require(fixture.server.requests.first { $0.path == "/mod.js" })
         #expect(module.headers["Origin"] == "http://127.0.0.1:\(fixture.server.port)")
         #expect(try await fixture.storedEntries().contains("GET \(fixture.server.url("/img/after.png"))"))
-        let view = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--store",
-                                               fixture.store, "--screenshot", fixture.home.path("shot.png")])
+        let view = try await fixture.viewOffline(fixture.server.url("/").absoluteString)
         #expect(view.exitCode == 0, "\(view.everything)")
         #expect(!view.everything.contains("not in the store"), "\(view.everything)")
         #expect(fixture.leftoverBrowsers.isEmpty)
@@ -119,8 +117,7 @@ import WebCacheTestSupport
         for path in ["/rendered", "/static"] {
             let asked = try #require(fixture.server.requests.first { $0.path == path })
             #expect(asked.headers["Accept-Language"] == "en-US,en;q=0.9", "\(path)")
-            let view = try await fixture.webcache(["view", fixture.server.url(path).absoluteString, "--store",
-                                                   fixture.store, "--screenshot", fixture.home.path("shot.png")])
+            let view = try await fixture.viewOffline(fixture.server.url(path).absoluteString)
             #expect(view.exitCode == 0, "\(path): \(view.everything)")
             #expect(!view.everything.contains("not in the store"), "\(path): \(view.everything)")
         }
@@ -266,8 +263,7 @@ import WebCacheTestSupport
         #expect(stored.isSuperset(of: worker), "\(stored)")
 
         fixture.server.stop()
-        let view = try await fixture.webcache(["view", fixture.server.url("/").absoluteString, "--store",
-                                               fixture.store, "--screenshot", fixture.home.path("shot.png")])
+        let view = try await fixture.viewOffline(fixture.server.url("/").absoluteString)
         #expect(view.exitCode == 0, "\(view.everything)")
         #expect(!view.everything.contains("not in the store"), "\(view.everything)")
         #expect(fixture.leftoverBrowsers.isEmpty)
