@@ -119,6 +119,34 @@ struct TransferTests {
         }
     }
 
+    @Test func loadsWithTheSameFieldsInAnotherOrderAndCaseShareATransferAndOtherValuesDoNot() async throws {
+        let released = Shared(false)
+        try await withCache(origin: { _ in
+            for _ in 0..<1000 where !released.value { Thread.sleep(forTimeInterval: 0.01) }
+            return .text("shared body", headers: ["Cache-Control": "max-age=600"])
+        }) { (origin, cache) async throws in
+            let requests = [
+                WebRequest("fields", headers: ["Accept": "text/html", "X-Trace": "1"]),
+                WebRequest("fields", headers: ["x-trace": "1", "ACCEPT": "text/html"]),
+                WebRequest("fields", headers: ["Accept": "text/html", "X-Trace": "2"]),
+            ]
+            let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
+                for request in requests {
+                    group.addTask { try await cache.data(for: request).body }
+                }
+                // The third asks with another value: a transfer of its own. Nothing is stored
+                // before the answers are let go, so a load that did not join one makes a third.
+                #expect(try await eventually { origin.requestCount == 2 })
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(origin.requestCount == 2)
+                released.value = true
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(origin.requestCount == 2)
+            #expect(bodies.allSatisfy { $0 == Data("shared body".utf8) })
+        }
+    }
+
     @Test func concurrentRevalidationsOfOneEntryMakeOneRequest() async throws {
         let released = Shared(false)
         try await withCache(origin: { request in

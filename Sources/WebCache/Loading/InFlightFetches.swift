@@ -15,16 +15,34 @@ final class InFlightFetches: Sendable {
         case notStored
     }
 
+    /// What two requests agree on when they share a transfer: partition, method, URL and every
+    /// header field, as one text. Its hash is worked out once, when the key is made: the table
+    /// hashes a key to join, to finish and to make room, and a page's key holds the browser's
+    /// `Accept` field, a few hundred bytes to hash each time.
+    struct Key: Hashable, Sendable {
+        let text: String
+        private let hash: Int
+
+        init(_ text: String) {
+            self.text = text
+            hash = text.hashValue
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool { lhs.hash == rhs.hash && lhs.text == rhs.text }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    }
+
     /// Roomy from the start: at three quarters full (a table's most before it grows) removing a
-    /// key rehashes a long run of the URLs after it, several hundred instructions each.
-    private let flights = Mutex<[String: Flight]>(Dictionary(minimumCapacity: 256))
+    /// key moves a long run of the keys after it.
+    private let flights = Mutex<[Key: Flight]>(Dictionary(minimumCapacity: 256))
 
     /// Either makes the caller the leader for `key` (returning a ``Lead`` it must resolve), or
     /// returns the flight to wait on.
-    func join(_ key: String) -> Either {
+    func join(_ key: Key) -> Either {
         flights.withLock { flights in
-            // One look-up of the key (hashing a URL's text is most of what joining costs): the
-            // entry is made in place when there is none, and then this caller leads.
+            // One look-up of the key: the entry is made in place when there is none, and then
+            // this caller leads.
             var made: Flight?
             let flight = Self.flight(in: &flights[key, default: Self.made(into: &made)])
             if let made { return .lead(Lead(key: key, flight: made, fetches: self)) }
@@ -47,7 +65,7 @@ final class InFlightFetches: Sendable {
         case follow(Flight)
     }
 
-    fileprivate func finish(_ key: String, flight: Flight, outcome: Outcome) {
+    fileprivate func finish(_ key: Key, flight: Flight, outcome: Outcome) {
         flights.withLock { flights in
             // Removed with one look-up; put back in the rare case that it is another's flight.
             if let removed = flights.removeValue(forKey: key), removed !== flight { flights[key] = removed }
@@ -57,7 +75,7 @@ final class InFlightFetches: Sendable {
 
     /// The leader's handle: resolving it releases every follower. Resolving twice has no effect.
     struct Lead: Sendable {
-        let key: String
+        let key: Key
         let flight: Flight
         let fetches: InFlightFetches
 

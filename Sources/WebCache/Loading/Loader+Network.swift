@@ -40,10 +40,55 @@ extension Loader {
         }
     }
 
-    /// Two requests share a transfer when partition, method, URL and every header field agree.
-    private func coalescingKey(_ request: HTTPRequest, context: RequestContext) -> String {
-        let headers = request.headers.map { "\($0.name.lowercased()):\($0.value)" }.sorted().joined(separator: "\n")
-        return "\(context.partition)\n\(request.method.rawValue)\n\(request.url.cacheKey.absoluteString)\n\(headers)"
+    /// Two requests share a transfer when partition, method, URL and every header field agree
+    /// (names in any case, fields in any order). Its bytes are copied into a string made as long as
+    /// the key: built from parts and lines, appended one by one, it cost more than the rest of a
+    /// request's path through the loader to the transport.
+    private func coalescingKey(_ request: HTTPRequest, context: RequestContext) -> InFlightFetches.Key {
+        let url = request.url.cacheKey.absoluteString
+        var fields = request.headers.fields
+        if fields.count > 1 { fields.sort(by: Self.precedesInKey) }
+        var parts = [context.partition, request.method.rawValue, url]
+        for field in fields { parts += [field.name, field.value] }
+        let length = parts.reduce(parts.count - 1) { $0 + $1.utf8.count }
+        let text = String(unsafeUninitializedCapacity: length) { buffer in
+            var written = 0
+            for (index, var part) in parts.enumerated() {
+                // A field's name follows a line break and is lowercased; its value follows a colon.
+                let isName = index >= 3 && index % 2 == 1
+                if index > 0 {
+                    buffer[written] = index >= 3 && !isName ? UInt8(ascii: ":") : UInt8(ascii: "\n")
+                    written += 1
+                }
+                part.withUTF8 { bytes in
+                    let target = UnsafeMutableBufferPointer(rebasing: buffer[written..<(written + bytes.count)])
+                    _ = target.initialize(from: bytes)
+                    if isName {
+                        for offset in target.indices where target[offset] >= 0x41 && target[offset] <= 0x5A {
+                            target[offset] |= 0x20
+                        }
+                    }
+                    written += bytes.count
+                }
+            }
+            return written
+        }
+        return InFlightFetches.Key(text)
+    }
+
+    /// The order of fields in a coalescing key: by name, whatever its case, then by value.
+    private static func precedesInKey(_ lhs: HTTPField, _ rhs: HTTPField) -> Bool {
+        var left = lhs.name, right = rhs.name
+        let order = left.withUTF8 { left in
+            right.withUTF8 { right in
+                for (a, b) in zip(left, right) {
+                    let x = a >= 0x41 && a <= 0x5A ? a | 0x20 : a, y = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                    if x != y { return x < y ? -1 : 1 }
+                }
+                return left.count - right.count
+            }
+        }
+        return order != 0 ? order < 0 : lhs.value < rhs.value
     }
 
     private func fetchUncoalesced(
