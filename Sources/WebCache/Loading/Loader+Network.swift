@@ -42,8 +42,8 @@ extension Loader {
 
     /// Two requests share a transfer when partition, method, URL and every header field agree
     /// (names in any case, fields in any order). Its bytes are copied into a string made as long as
-    /// the key: built from parts and lines, appended one by one, it cost more than the rest of a
-    /// request's path through the loader to the transport.
+    /// the key: built from interpolated lines, sorted and joined, it cost several thousand
+    /// instructions a request (a page is asked with an `Accept` field of about 150 bytes).
     private func coalescingKey(_ request: HTTPRequest, context: RequestContext) -> InFlightFetches.Key {
         let url = request.url.cacheKey.absoluteString
         var fields = request.headers.fields
