@@ -315,8 +315,9 @@ private func isTokenByte(_ byte: UInt8) -> Bool {
     }
 }
 
-@usableFromInline
-func asciiLower(_ byte: UInt8) -> UInt8 {
+/// `byte` lowercased when it is an ASCII capital letter, otherwise as it is.
+@inlinable
+public func asciiLower(_ byte: UInt8) -> UInt8 {
     (byte >= 65 && byte <= 90) ? byte + 32 : byte
 }
 

@@ -64,9 +64,7 @@ extension Loader {
                     let target = UnsafeMutableBufferPointer(rebasing: buffer[written..<(written + bytes.count)])
                     _ = target.initialize(from: bytes)
                     if isName {
-                        for offset in target.indices where target[offset] >= 0x41 && target[offset] <= 0x5A {
-                            target[offset] |= 0x20
-                        }
+                        for offset in target.indices { target[offset] = asciiLower(target[offset]) }
                     }
                     written += bytes.count
                 }
@@ -81,9 +79,8 @@ extension Loader {
         var left = lhs.name, right = rhs.name
         let order = left.withUTF8 { left in
             right.withUTF8 { right in
-                for (a, b) in zip(left, right) {
-                    let x = a >= 0x41 && a <= 0x5A ? a | 0x20 : a, y = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
-                    if x != y { return x < y ? -1 : 1 }
+                for (a, b) in zip(left, right) where asciiLower(a) != asciiLower(b) {
+                    return asciiLower(a) < asciiLower(b) ? -1 : 1
                 }
                 return left.count - right.count
             }
