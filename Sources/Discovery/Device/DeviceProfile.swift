@@ -48,6 +48,15 @@ public struct DeviceProfile: Sendable, Hashable {
     /// The screen's height in CSS pixels, which `device-height` asks about.
     public var screenHeight: Int { screen?.height ?? viewportHeight }
 
+    /// The user preference media features the profile sets, each with the keyword it matches (Media
+    /// Queries Level 5 §11): what static choices evaluate and what a rendering tab emulates.
+    public var preferenceFeatures: [(name: String, keyword: String)] {
+        [
+            ("prefers-color-scheme", colorScheme.rawValue),
+            ("prefers-reduced-motion", prefersReducedMotion ? "reduce" : "no-preference"),
+        ]
+    }
+
     /// Whether pages are laid out by the mobile viewport rules, as on a phone or tablet (a device with
     /// a coarse pointer): in the layout viewport their `<meta name=viewport>` declares, 980 pixels wide
     /// when they declare none (``ViewportDeclaration``). A desktop browser's layout viewport is its window.

@@ -244,8 +244,8 @@ struct MediaFeature: Sendable, Hashable {
         case "pointer", "any-pointer": return .keyword(device.pointer.rawValue)
         case "hover", "any-hover": return .keyword(device.pointer == .fine ? "hover" : "none")
         // Media Queries Level 5 §11 "User Preference Media Features".
-        case "prefers-color-scheme": return .keyword(device.colorScheme.rawValue)
-        case "prefers-reduced-motion": return .keyword(device.prefersReducedMotion ? "reduce" : "no-preference")
+        case "prefers-color-scheme", "prefers-reduced-motion":
+            return device.preferenceFeatures.first { $0.name == name }.map { .keyword($0.keyword) }
         case "prefers-contrast", "prefers-reduced-transparency", "prefers-reduced-data":
             return .keyword("no-preference")
         case "scripting": return .keyword("enabled")

@@ -440,10 +440,7 @@ struct DeviceProfileSettings: Sendable {
         height = device.viewportHeight
         pixelRatio = device.devicePixelRatio
         isMobile = device.usesMobileViewport
-        mediaFeatures = [
-            "prefers-color-scheme": device.colorScheme.rawValue,
-            "prefers-reduced-motion": device.prefersReducedMotion ? "reduce" : "no-preference",
-        ]
+        mediaFeatures = Dictionary(uniqueKeysWithValues: device.preferenceFeatures.map { ($0.name, $0.keyword) })
     }
 }
 
