@@ -223,13 +223,15 @@ final class Loader: Sendable {
                 return kept
             }
             // A fresh lone variant is served from this one read, its body read with it.
-            let (variants, freshBody) = try lookupVariants(of: key, context: context, withBodyIfFreshAt: checkedAt)
+            var (variants, freshBody) = try lookupVariants(of: key, context: context, withBodyIfFreshAt: checkedAt)
             if let fresh = Self.freshAlone(variants, request: request, now: checkedAt, heads: heads) {
                 logger.debug("hit \(request.url.redactedForMessages)")
-                let response = try await serveStored(variants[0], request: request, source: .hit, age: fresh.age,
+                // Moved out of the list, not copied: a copy retained and released each of its strings.
+                let entry = variants.removeLast()
+                let response = try await serveStored(entry, request: request, source: .hit, age: fresh.age,
                                                      head: fresh.head, limit: limit, context: context, body: freshBody)
                 if let place, let freshBody {
-                    remember(response, entry: variants[0], head: fresh.head, body: freshBody, at: place,
+                    remember(response, entry: entry, head: fresh.head, body: freshBody, at: place,
                              request: request, context: context)
                 }
                 return response
