@@ -19,7 +19,7 @@ extension Loader {
     ///
     /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/tooLarge`` when the bytes to send
     ///   are over `limit`, or ``WebCacheError/Code/damaged`` when a body read at once is damaged.
-    func servedRanges(
+    nonisolated(nonsending) func servedRanges(
         of entry: CacheEntry, request: HTTPRequest, head: ServedHeadCache.Head, source: ResponseSource,
         age: TimeInterval, limit: Int64?, discardsDamage: Bool
     ) async throws -> WebResponse? {

@@ -55,7 +55,7 @@ final class Loader: Sendable {
     // MARK: - Loading
 
     /// Loads `url` (absolute), following redirects if asked.
-    func load(
+    nonisolated(nonsending) func load(
         _ url: URL, request: WebRequest, policy: CachePolicy, context: RequestContext
     ) async throws -> WebResponse {
         if store.configuration.readOnly, policy != .returnCacheDataDontLoad || !request.method.isAnsweredFromStore {
@@ -168,7 +168,7 @@ final class Loader: Sendable {
     /// (or removed) by another writer before its body was read: the body went with the entry, and the
     /// next try reads what took its place. After ``replacedEntryTries`` such tries the last one's error
     /// is thrown.
-    private func loadOneReadingReplacements(
+    private nonisolated(nonsending) func loadOneReadingReplacements(
         _ request: HTTPRequest, policy: CachePolicy, limit: Int64?, context: RequestContext
     ) async throws -> WebResponse {
         var tries = 1
@@ -194,7 +194,7 @@ final class Loader: Sendable {
     }
 
     /// Loads one request without following redirects.
-    private func loadOne(
+    private nonisolated(nonsending) func loadOne(
         _ request: HTTPRequest, policy: CachePolicy, limit: Int64?, context: RequestContext
     ) async throws -> WebResponse {
         guard request.method.isAnsweredFromStore else {
@@ -489,7 +489,7 @@ final class Loader: Sendable {
 
     /// Serves a stored entry; when its body turns out damaged (and `refetches`), fetches the request
     /// again without conditions instead: a 304 would only confirm the damaged copy.
-    private func serveStored(
+    private nonisolated(nonsending) func serveStored(
         _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval,
         head: ServedHeadCache.Head? = nil, limit: Int64?, context: RequestContext,
         refetchingIfDamaged refetches: Bool = true, body: Data? = nil
@@ -517,7 +517,7 @@ final class Loader: Sendable {
     ///   load (`false` when the policy forbids the network: the damage is left for verify and salvage).
     /// - Throws: ``WebCacheError`` with code ``WebCacheError/Code/tooLarge`` when the stored body is over
     ///   `limit`, or ``WebCacheError/Code/damaged`` when a body read at once is damaged.
-    func serve(
+    nonisolated(nonsending) func serve(
         _ entry: CacheEntry, request: HTTPRequest, source: ResponseSource, age: TimeInterval,
         head: ServedHeadCache.Head? = nil, limit: Int64?, context: RequestContext, discardsDamage: Bool = true,
         body storedBytes: Data? = nil
@@ -576,7 +576,7 @@ final class Loader: Sendable {
     /// either way (see ``serve(_:request:source:age:limit:context:discardsDamage:)``).
     ///
     /// - Parameter body: the body, when it was read and checked with the entry (in the same read).
-    func storedBody(_ entry: CacheEntry, url: URL, discardsDamage: Bool, body: Data? = nil) async throws
+    nonisolated(nonsending) func storedBody(_ entry: CacheEntry, url: URL, discardsDamage: Bool, body: Data? = nil) async throws
         -> WebResponse.Body
     {
         guard let bodyID = entry.bodyID else { return WebResponse.Body(data: Data()) }
