@@ -55,6 +55,10 @@ final class Loader: Sendable {
     // MARK: - Loading
 
     /// Loads `url` (absolute), following redirects if asked.
+    ///
+    /// It and the functions of a load it calls run on the caller's executor, not the global one:
+    /// a hit asked at each of them whether to switch. No caller may be an actor that the store's
+    /// reads would then hold up; every caller is nonisolated.
     nonisolated(nonsending) func load(
         _ url: URL, request: WebRequest, policy: CachePolicy, context: RequestContext
     ) async throws -> WebResponse {
