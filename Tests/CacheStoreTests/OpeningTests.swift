@@ -312,6 +312,26 @@ struct OpeningTests {
         #expect(try connection.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'b'") == 0)
     }
 
+    @Test func opensACurrentStoreWhileAnotherProcessHoldsItsWriteLock() async throws {
+        // Given a store at the latest version, and another connection in a write transaction on it
+        // (as a merge holds one for a whole source)
+        let path = folder.path("busy.sqlite")
+        let first = try CacheStore(path: path)
+        _ = try await first.save(makeEntry("https://example.com/a"), body: Data("a".utf8))
+        try await first.close()
+        let holder = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+        try holder.execute(sql: "BEGIN IMMEDIATE")
+        defer { try? holder.execute(sql: "ROLLBACK") }
+        // When it is opened with no patience for a lock
+        var configuration = CacheStore.Configuration()
+        configuration.busyTimeoutMilliseconds = 10
+        configuration.busyRetryLimit = 0
+        let store = try CacheStore(path: path, configuration: configuration)
+        // Then it opens (no migration is due, so no write lock is asked for) and reads what it holds
+        #expect(try store.variants(partition: "guest", method: .get, url: "https://example.com/a").count == 1)
+        try await store.close()
+    }
+
     @Test func refusesAStoreOfANewerVersion() async throws {
         let path = folder.path("newer.sqlite")
         try await CacheStore(path: path).close()
