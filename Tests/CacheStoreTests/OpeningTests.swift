@@ -219,6 +219,31 @@ struct OpeningTests {
         #expect(names.contains("store.sqlite"))
     }
 
+    @Test func aNewStoreIsNotReadThroughTheLogOfARemovedOne() async throws {
+        // Given a store whose writer stopped with its log not yet copied into the file (its -wal and
+        // -shm as they were while it ran, as a writer killed mid-run leaves them), then its file
+        // deleted, as a user starting over does
+        let path = folder.path("again.sqlite")
+        let old = try CacheStore(path: path)
+        for index in 0..<40 {
+            _ = try await old.save(makeEntry("https://example.com/\(index)"),
+                                   body: makeBody(size: 3_000, seed: UInt8(index)))
+        }
+        let leftovers = try ["-wal", "-shm"].map { ($0, try Data(contentsOf: URL(fileURLWithPath: path + $0))) }
+        try await old.close()
+        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+        for (suffix, bytes) in leftovers { try bytes.write(to: URL(fileURLWithPath: path + suffix)) }
+        #expect(leftovers[0].1.count > 32 * 1_024, "the log held the old store's pages")
+        // When a store is created at the same path and given one entry
+        let store = try CacheStore(path: path)
+        _ = try await store.save(makeEntry("https://example.com/new"), body: Data("new".utf8))
+        // Then it holds that entry alone, and is sound
+        #expect(try store.totals().entryCount == 1)
+        let report = try await store.verify()
+        #expect(report.isSound, "\(report.problems)")
+        try await store.close()
+    }
+
     @Test func anOpenStoreLeavesCreationFilesAlone() async throws {
         // Given an existing store and an abandoned creation's file beside it
         let path = folder.path("store.sqlite")

@@ -22,6 +22,13 @@ enum StoreFile {
     ///
     /// A creation killed before the link leaves its temporary file (with SQLite's `-wal` and `-shm`
     /// beside it); the next creation of the same store removes those (``removeAbandonedCreations(of:now:)``).
+    ///
+    /// Log files already at `path` (`-wal`, `-shm`, `-journal`) belong to a store that is gone: one
+    /// whose writer was killed before its file was deleted, or one deleted while another process had
+    /// it open. SQLite would replay such a log into the new file, which would then be born damaged or
+    /// hold the old store's rows. They are removed just before the new file takes the name, under a
+    /// lock of the folder that every creation takes, so that no creation removes the log of a store
+    /// another one has just linked. A process that still has the old store open keeps its own files.
     @discardableResult
     static func createIfMissing(path: String, retryingFor limit: Double) throws -> Bool {
         var info = stat()
@@ -42,10 +49,28 @@ enum StoreFile {
         // The file is complete on disk before it gets its name: one sync here stands for the many
         // SQLite would make while the file is private to this process.
         guard syncFile(temporary) else { throw fileSystemError(errno, creating: path) }
-        if link(temporary, path) == 0 { return true }
-        let code = errno
-        if code == EEXIST { return false }
-        throw fileSystemError(code, creating: path)
+        return try withCreationLock(of: path) {
+            var info = stat()
+            if stat(path, &info) == 0 { return false }
+            for suffix in ["-wal", "-shm", "-journal"] { unlink(path + suffix) }
+            if link(temporary, path) == 0 { return true }
+            let code = errno
+            if code == EEXIST { return false }
+            throw fileSystemError(code, creating: path)
+        }
+    }
+
+    /// Runs `body` holding an exclusive `flock(2)` of the folder of `path`, which creations of stores
+    /// in that folder take for the moment they link their file into place.
+    private static func withCreationLock<T>(of path: String, _ body: () throws -> T) throws -> T {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw fileSystemError(errno, creating: path) }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw fileSystemError(errno, creating: path) }
+        }
+        return try body()
     }
 
     /// What follows a store's path in the names of its files being created, before the creator's
