@@ -57,4 +57,33 @@ final class FileSizeLimitCommandTests: Sendable {
         #expect(verify.exitCode == 0, "\(verify.stdout)\(verify.stderr)")
         #expect(verify.stdout.hasPrefix("ok: "))
     }
+
+    @Test func aCompactionPastTheFileSizeLimitStillSaysWhatWasRemoved() async throws {
+        // Given a store of eight bodies of 256 KiB
+        let list = (0..<8).map { origin.url("/blob-\($0)").absoluteString }.joined(separator: "\n") + "\n"
+        let listPath = try folder.write(Data(list.utf8), to: "urls.txt")
+        let store = folder.path("store.sqlite")
+        let runner = WebcacheRunner(home: folder)
+        #expect(try await runner.run(["preload", listPath, "--no-requisites", "--store", store]).exitCode == 0)
+        let webcache = try BuiltProducts.executable(named: "webcache").path
+
+        // When one entry is pruned and the store compacted by a process whose files may not grow past
+        // 512 KiB: the removal writes a few pages, the compaction a copy of the whole store
+        let prune = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 1024; exec \"$0\" \"$@\"", webcache,
+                        "prune", "--url-pattern", "*/blob-3", "--compact", "--store", store],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": folder.url.path, "LANG": "C.UTF-8"],
+            output: .file(folder.path("prune.out")), error: .file(folder.path("prune.err")))
+        let termination = await prune.finish().termination
+
+        // Then it fails naming the limit, but says first what it removed, which stays removed
+        #expect(termination == .exited(1))
+        let output = try String(contentsOfFile: folder.path("prune.out"), encoding: .utf8)
+        let errors = try String(contentsOfFile: folder.path("prune.err"), encoding: .utf8)
+        #expect(output.hasPrefix("Removed 1 entry"), "\(output)")
+        #expect(errors.contains("file size limit"), "\(errors)")
+        let verify = try await runner.run(["verify", "--store", store])
+        #expect(verify.exitCode == 0, "\(verify.stdout)\(verify.stderr)")
+        #expect(verify.stdout.hasPrefix("ok: 7 entries"), "\(verify.stdout)")
+    }
 }

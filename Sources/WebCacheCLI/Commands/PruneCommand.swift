@@ -85,16 +85,17 @@ enum PruneCommand {
                     Report.Page(partition: $0.partition, url: $0.url)
                 }
             }
+            let json = context.arguments.flag("json")
+            // What was removed is said before the store is rewritten, which takes long and may fail
+            // (a full disk) or be interrupted: the removal is committed by then.
+            if !json { context.stdout.write(text(report)) }
             if compacts {
                 let compacted = try await store.compact()
                 report.compactedFrom = compacted.bytesBefore
                 report.compactedTo = compacted.bytesAfter
+                if !json { context.stdout.write(compactedLine(report)) }
             }
-            if context.arguments.flag("json") {
-                try JSONOutput.write(report, to: context.stdout)
-            } else {
-                context.stdout.write(text(report))
-            }
+            if json { try JSONOutput.write(report, to: context.stdout) }
             // Pinned entries are not evicted, nor entries whose body a pinned one shares: a limit they alone
             // pass is not reached, and the caller is told.
             if let limit = report.byteLimit, let left = report.bodyBytesLeft, left > limit {
@@ -194,6 +195,15 @@ enum PruneCommand {
         try arguments.value(key, what) { $0.isEmpty ? nil : $0 }
     }
 
+    /// `Compacted the store: 12.0 MiB → 3.1 MiB (8.9 MiB given back to the file system).`
+    private static func compactedLine(_ report: Report) -> String {
+        guard let before = report.compactedFrom, let after = report.compactedTo else { return "" }
+        let size = ValueParsers.formatBytes
+        return "Compacted the store: \(size(before)) → \(size(after)) "
+            + "(\(size(max(0, before - after))) given back to the file system).\n"
+    }
+
+    /// What was removed, or would be with `--dry-run`.
     private static func text(_ report: Report) -> String {
         let noun = report.entries == 1 ? "entry" : "entries"
         let kept = "the page itself stays (pinned, needed by another page, or not matched by the other options)"
@@ -209,11 +219,6 @@ enum PruneCommand {
             }
             for page in report.keptPages ?? [] {
                 text += "Kept the record of the page \(page.url) (partition \(page.partition)): \(kept).\n"
-            }
-            if let before = report.compactedFrom, let after = report.compactedTo {
-                let size = ValueParsers.formatBytes
-                text += "Compacted the store: \(size(before)) → \(size(after)) "
-                    + "(\(size(max(0, before - after))) given back to the file system).\n"
             }
             return text
         }
