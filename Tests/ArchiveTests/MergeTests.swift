@@ -227,6 +227,9 @@ struct MergeTests {
         for suffix in ["", "-wal", "-shm"] {
             #expect(!FileManager.default.fileExists(atPath: merged + suffix), "\(kind): \(suffix)")
         }
+        // Nor the private store it was made in before it would have been given its path
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: folder.path("out"))) ?? []
+        #expect(left.isEmpty, "\(kind): \(left)")
     }
 
     @Test func aStoreThatExistedKeepsWhatItHeldWhenNoSourceCanBeMerged() async throws {

@@ -221,6 +221,34 @@ struct SalvageTests {
         #expect(!FileManager.default.fileExists(atPath: destination))
     }
 
+    @Test func aSalvageStoppedPartWayLeavesNoStoreAtItsPath() async throws {
+        // Given a store of many entries, and a salvage whose task is cancelled (as a signal cancels it)
+        let path = try await makeStore("many.sqlite", count: 20)
+        let destination = folder.path("stopped.sqlite")
+        let outcome = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await CacheStore.salvage(from: path, into: destination)
+        }.result
+        // Then it stops, and neither a store nor the private files it was made in are left
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+            .filter { $0.hasPrefix("stopped.sqlite") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    @Test func aCompleteSalvageIsGivenItsPathOnlyAtTheEndAndReportsIt() async throws {
+        let path = try await makeStore("whole.sqlite", count: 3)
+        let destination = folder.path("whole-saved.sqlite")
+        let report = try await CacheStore.salvage(from: path, into: destination)
+        #expect(report.destinationPath == destination)
+        #expect(report.savedEntries == 3)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+        #expect(names.filter { $0.hasPrefix("whole-saved.sqlite") } == ["whole-saved.sqlite"])
+        let reopened = try CacheStore(path: destination)
+        #expect(try reopened.totals().entryCount == 3)
+        try await reopened.close()
+    }
+
     @Test func refusesADestinationThatExists() async throws {
         let path = try await makeStore("source.sqlite", count: 2)
         let destination = folder.path("taken.sqlite")

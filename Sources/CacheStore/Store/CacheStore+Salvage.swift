@@ -42,16 +42,34 @@ extension CacheStore {
             )
         }
         try createFolder(forStoreAt: newPath)
-        let store = try CacheStore(path: newPath, configuration: configuration)
+        // Made under a private name and given `newPath` once complete: an interrupted salvage leaves
+        // no store that looks whole, and no other process's store at that path is ever written or removed.
+        let building = privatePath(for: newPath)
+        defer { removeFiles(ofStoreAt: building) }
+        var report: SalvageReport
         do {
-            let report = try await store.copySalvageable(from: damagedPath)
-            try await store.close()
-            return report
-        } catch {
-            try? await store.close()
-            removeFiles(ofStoreAt: newPath)
+            let store = try CacheStore(path: building, configuration: configuration)
+            do {
+                report = try await store.copySalvageable(from: damagedPath)
+                try await store.close()
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        } catch var error as Error {
+            // Named as the user named it: the private name is no concern of theirs.
+            error.message = error.message.replacing(building, with: newPath)
             throw error
         }
+        guard try publish(building, as: newPath) else {
+            throw Error(
+                code: .fileSystem,
+                message: "The file '\(newPath)' was created by another process during the salvage; "
+                    + "salvage writes into a new store only."
+            )
+        }
+        report.destinationPath = newPath
+        return report
     }
 
     /// Copies what can be read from `damagedPath` into this store; see ``salvage(from:into:configuration:)``.
@@ -65,6 +83,8 @@ extension CacheStore {
         report.problems += scanProblems
         let columns = try copiedEntryColumns(source)
         for id in ids.sorted() {
+            // A signal stops the salvage between entries; the private store is then removed.
+            if Task.isCancelled { throw CancellationError() }
             do {
                 try copyEntry(id: id, columns: columns, from: source)
                 report.savedEntries += 1

@@ -170,6 +170,22 @@ public actor CacheStore {
         }
     }
 
+    /// A path beside `path` where a store that is to become `path` only when it is complete (a merge
+    /// or salvage into a new store) is made, unknown to any other process; ``publish(_:as:)`` then
+    /// names it. One that a killed process left is removed by a later creation of `path`.
+    public static func privatePath(for path: String) -> String {
+        StoreFile.privatePath(for: path)
+    }
+
+    /// Gives the closed store at `privatePath` the path `path`, unless a file is there already (another
+    /// process created it meanwhile); returns whether it did. Either way the caller removes the files
+    /// of `privatePath` afterwards (``removeFiles(ofStoreAt:)``). Log files left at `path` by a store
+    /// that was removed are removed first, so that SQLite does not replay them into this one.
+    /// - Throws: ``Error`` with code ``Error/Code/fileSystem`` when the file cannot be synced or linked.
+    public static func publish(_ privatePath: String, as path: String) throws -> Bool {
+        try StoreFile.publish(privatePath, as: path)
+    }
+
     /// The reader connections of a store opened for reading only, after checking its file and schema,
     /// and the store's schema version.
     private static func openReaders(

@@ -34,7 +34,7 @@ enum StoreFile {
         var info = stat()
         if stat(path, &info) == 0 { return false }
         removeAbandonedCreations(of: path)
-        let temporary = path + creatingMark + "\(getpid())-\(UUID().uuidString)"
+        let temporary = privatePath(for: path)
         defer { unlink(temporary) }
         let descriptor = open(temporary, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw fileSystemError(errno, creating: path) }
@@ -46,14 +46,30 @@ enum StoreFile {
                 code: .database, message: "Could not create the cache store '\(path)'.", cause: error
             )
         }
-        // The file is complete on disk before it gets its name: one sync here stands for the many
-        // SQLite would make while the file is private to this process.
-        guard syncFile(temporary) else { throw fileSystemError(errno, creating: path) }
+        return try publish(temporary, as: path)
+    }
+
+    /// A name in the folder of `path` for a store made privately before it takes that path
+    /// (``publish(_:as:)``): a creation's mark, this process's id and a UUID, so that one abandoned
+    /// by a killed process is removed by a later creation (``removeAbandonedCreations(of:now:)``).
+    static func privatePath(for path: String) -> String {
+        path + creatingMark + "\(getpid())-\(UUID().uuidString)"
+    }
+
+    /// Gives the closed store file at `privatePath` the name `path` with `link(2)`, unless a file
+    /// already has it; returns whether it did. The private name stays for the caller to remove.
+    ///
+    /// The file is synced first: it is complete on disk before it gets its name, one sync standing for
+    /// the many SQLite would make while the file is private to this process. Log files already at
+    /// `path` are removed just before the link, under the folder's creation lock (see
+    /// ``createIfMissing(path:retryingFor:)``).
+    static func publish(_ privatePath: String, as path: String) throws -> Bool {
+        guard syncFile(privatePath) else { throw fileSystemError(errno, creating: path) }
         return try withCreationLock(of: path) {
             var info = stat()
             if stat(path, &info) == 0 { return false }
             for suffix in ["-wal", "-shm", "-journal"] { unlink(path + suffix) }
-            if link(temporary, path) == 0 { return true }
+            if link(privatePath, path) == 0 { return true }
             let code = errno
             if code == EEXIST { return false }
             throw fileSystemError(code, creating: path)
@@ -96,9 +112,11 @@ enum StoreFile {
                 kill(pid, 0) != 0, errno == ESRCH
             else { continue }
             let file = folder + "/" + name
-            guard let changed = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
-                now.timeIntervalSince(changed) > abandonedAfter
-            else { continue }
+            // A store written for long (a merge or salvage into a new store) changes its log, not its file.
+            let changes = [file, file + "-wal"].compactMap {
+                (try? FileManager.default.attributesOfItem(atPath: $0))?[.modificationDate] as? Date
+            }
+            guard let changed = changes.max(), now.timeIntervalSince(changed) > abandonedAfter else { continue }
             for suffix in ["-wal", "-shm", ""] { unlink(file + suffix) }
         }
     }

@@ -64,7 +64,16 @@ enum MergeCommand {
     private static func merge(
         _ sources: [String], into destination: String, _ context: CommandContext, printing: Bool
     ) async throws -> [Outcome] {
+        // A new store is made under a private name and given its path only once a source is merged
+        // into it: a merge that merges nothing leaves no store, and never removes a store that
+        // another process made at that path meanwhile.
         let isNew = !FileManager.default.fileExists(atPath: destination)
+        let building = isNew ? CacheStore.privatePath(for: destination) : destination
+        defer { if isNew { CacheStore.removeFiles(ofStoreAt: building) } }
+        /// What failed, naming the store as the user named it.
+        func describe(_ error: any Error) -> String {
+            CLIError.describe(error).replacing(building, with: destination)
+        }
         var target: CacheStore?
         var outcomes: [Outcome] = []
         for path in sources {
@@ -83,10 +92,10 @@ enum MergeCommand {
             }
             let store: CacheStore
             do {
-                store = try target ?? openTarget(destination)
+                store = try target ?? openTarget(building)
             } catch {
                 try? await source.close()
-                throw error
+                throw CLIError("Could not open the store '\(destination)': \(describe(error))")
             }
             target = store
             do {
@@ -96,15 +105,44 @@ enum MergeCommand {
             } catch is CancellationError {
                 outcomes.append(.interrupted)
             } catch {
-                context.stderr.write(failure(merging: path, into: destination, error))
-                outcomes.append(.failed(CLIError.describe(error)))
+                context.stderr.write("Error: Could not merge '\(path)' into '\(destination)': \(describe(error))\n")
+                outcomes.append(.failed(describe(error)))
             }
         }
         try await target?.close()
-        if isNew, target != nil, !outcomes.contains(where: { if case .merged = $0 { true } else { false } }) {
-            CacheStore.removeFiles(ofStoreAt: destination)
+        if isNew, target != nil, outcomes.contains(where: { if case .merged = $0 { true } else { false } }) {
+            do {
+                try await publish(building, as: destination)
+            } catch {
+                throw CLIError("Could not create the store '\(destination)': \(describe(error))")
+            }
         }
         return outcomes
+    }
+
+    /// Gives the new store made at `building` the path `destination`; when another process made a
+    /// store there meanwhile, merges it into that one instead.
+    private static func publish(_ building: String, as destination: String) async throws {
+        if try CacheStore.publish(building, as: destination) { return }
+        let source: CacheStore
+        switch openSource(building, into: destination) {
+        case .success(let store): source = store
+        case .failure(let failure): throw CLIError(failure.reason)
+        }
+        let store: CacheStore
+        do {
+            store = try openTarget(destination)
+        } catch {
+            try? await source.close()
+            throw error
+        }
+        do {
+            _ = try await source.closing { try await store.merge(from: $0) }
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
     }
 
     /// `Merged 'a.sqlite': 3 entries added or newer, 1 older left out, 0 parts of complete entries left

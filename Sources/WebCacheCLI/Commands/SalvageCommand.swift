@@ -1,5 +1,10 @@
 import CacheStore
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension CommandCatalog {
     static let salvage = CommandSpec(
@@ -39,9 +44,22 @@ enum SalvageCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let damaged = context.arguments.positionals[0]
         let destination = context.arguments.positionals[1]
+        // The first SIGINT or SIGTERM stops the copy between entries; the new store is made under a
+        // private name and given its path only when complete, so nothing is left at that path.
+        let signals = TerminationSignals()
+        defer { signals.stop() }
+        let stderr = context.stderr
+        let (outcome, signal) = await signals.cancellingCatching(reporting: { number in
+            stderr.write("webcache: stopping on signal \(number) (a second one stops at once)\n")
+        }) {
+            try await CacheStore.salvage(from: damaged, into: destination)
+        }
         let result: SalvageReport
         do {
-            result = try await CacheStore.salvage(from: damaged, into: destination)
+            result = try outcome.get()
+        } catch is CancellationError {
+            context.stderr.write("Interrupted: nothing was salvaged; no store was made at '\(destination)'.\n")
+            return ExitCode.interrupted(by: signal ?? SIGINT)
         } catch {
             throw CLIError(
                 "Could not salvage the store '\(damaged)' into '\(destination)': \(CLIError.describe(error))")
