@@ -86,4 +86,32 @@ final class FileSizeLimitCommandTests: Sendable {
         #expect(verify.exitCode == 0, "\(verify.stdout)\(verify.stderr)")
         #expect(verify.stdout.hasPrefix("ok: 7 entries"), "\(verify.stdout)")
     }
+
+    @Test(arguments: ["warc", "har"])
+    func anExportPastTheFileSizeLimitLeavesTheArchiveThatWasThereAndNoPart(format: String) async throws {
+        // Given a store of eight bodies of 256 KiB, and an archive already at the output's path
+        let list = (0..<8).map { origin.url("/blob-\($0)").absoluteString }.joined(separator: "\n") + "\n"
+        let listPath = try folder.write(Data(list.utf8), to: "urls.txt")
+        let store = folder.path("store.sqlite")
+        let runner = WebcacheRunner(home: folder)
+        #expect(try await runner.run(["preload", listPath, "--no-requisites", "--store", store]).exitCode == 0)
+        let archive = try folder.write(Data("the archive of yesterday\n".utf8), to: "out/backup.\(format)")
+        let webcache = try BuiltProducts.executable(named: "webcache").path
+
+        // When it is exported there by a process whose files may not grow past 512 KiB
+        let export = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 1024; exec \"$0\" \"$@\"", webcache,
+                        "export", "--\(format)", archive, "--store", store],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": folder.url.path, "LANG": "C.UTF-8"],
+            output: .file(folder.path("export.out")), error: .file(folder.path("export.err")))
+        let termination = await export.finish().termination
+
+        // Then it fails naming the file and the limit, the archive that was there is as it was, and
+        // no part of the new one is left in the folder
+        #expect(termination == .exited(1))
+        let errors = try String(contentsOfFile: folder.path("export.err"), encoding: .utf8)
+        #expect(errors.contains("'\(archive)'") && errors.contains("file size limit"), "\(errors)")
+        #expect(try String(contentsOfFile: archive, encoding: .utf8) == "the archive of yesterday\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("out")) == ["backup.\(format)"])
+    }
 }

@@ -34,6 +34,8 @@ struct HARExport {
         var summary = Summary()
         try await selection.forEachBatch(in: store) { batch in
             for entry in batch {
+                // A signal stops the export between entries.
+                try Task.checkCancellation()
                 guard let bodyID = entry.bodyID else { continue }
                 let written: [HAREntry]
                 do {

@@ -27,9 +27,21 @@ struct WARCExport {
 
     let store: CacheStore
     let selection: ExportSelection
+    /// The archive's path, whose name the `warcinfo` record gives and whose `.gz` asks for gzip.
     let path: String
+    /// Where the bytes go until the archive is complete: ``path`` or a private name beside it.
+    var writingPath: String
     /// Receives one line per entry left out: its URL and why.
     let report: (String) -> Void
+
+    init(store: CacheStore, selection: ExportSelection, path: String, writingPath: String? = nil,
+         report: @escaping (String) -> Void) {
+        self.store = store
+        self.selection = selection
+        self.path = path
+        self.writingPath = writingPath ?? path
+        self.report = report
+    }
 
     /// gzip level for `.gz` files: 1, as zlib's fastest level costs the least time per byte for
     /// archives whose bodies (images, fonts, compressed scripts) are mostly compressed already.
@@ -37,7 +49,7 @@ struct WARCExport {
 
     func run(version: String) async throws -> Summary {
         let writer = try WARCWriter(
-            path: path, compressionLevel: path.hasSuffix(".gz") ? Self.compressionLevel : nil)
+            path: writingPath, compressionLevel: path.hasSuffix(".gz") ? Self.compressionLevel : nil)
         var summary = Summary()
         let info = Data(
             """
@@ -58,6 +70,8 @@ struct WARCExport {
         var bodiesLeftOut = Set<Int64>()
         try await selection.forEachBatch(in: store) { batch in
             for entry in batch {
+                // A signal stops the export between entries.
+                try Task.checkCancellation()
                 guard let bodyID = entry.bodyID, let hash = entry.bodyHash else { continue }
                 do {
                     if entry.isPartial {

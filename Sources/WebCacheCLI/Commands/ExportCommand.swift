@@ -1,5 +1,6 @@
 import CacheStore
 import FoundationEssentials
+import HTTPCore
 
 #if canImport(Glibc)
 import Glibc
@@ -43,7 +44,45 @@ enum ExportCommand {
                 of: try arguments.requestURL(page, for: "--page <url>").absoluteString).last
         }
         let stderr = context.stderr
-        let report = try await context.withExistingStore(readOnly: true) { store in
+        let output = ArchiveOutput(path: file, target: resolvedPath(file))
+        defer { output.discard() }
+        // The first SIGINT or SIGTERM stops the export between entries: the archive written so far is
+        // removed, and a file that was at its path before is left as it was.
+        let signals = TerminationSignals()
+        defer { signals.stop() }
+        let (outcome, signal) = await signals.cancellingCatching(reporting: { number in
+            stderr.write("webcache: stopping on signal \(number) (a second one stops at once)\n")
+        }) { [selection] in
+            try await export(context, selection: selection, warc: warc != nil, to: output)
+        }
+        let report: Report
+        do {
+            report = try outcome.get()
+        } catch is CancellationError {
+            context.stderr.write("Interrupted: nothing was written to '\(file)'.\n")
+            return ExitCode.interrupted(by: signal ?? SIGINT)
+        }
+        if arguments.flag("json") {
+            try JSONOutput.write(report, to: context.stdout)
+        } else {
+            context.stdout.write(summaryLine(report))
+        }
+        guard report.failed == 0 else {
+            context.stderr.write(
+                "Error: \(ValueParsers.formatCount(report.failed, "entry", "entries")) could not be exported; "
+                    + "'\(file)' holds the rest.\n")
+            return ExitCode.failure
+        }
+        return ExitCode.success
+    }
+
+    /// Writes the selected entries of the store to `output` and gives it its name once complete.
+    private static func export(
+        _ context: CommandContext, selection: ExportSelection, warc: Bool, to output: ArchiveOutput
+    ) async throws -> Report {
+        let file = output.path
+        let stderr = context.stderr
+        return try await context.withExistingStore(readOnly: true) { store in
             // A partition or host that no entry is in is most likely mistyped: an empty archive would not say so.
             if selection.scope != EntryScope(), try store.entries(after: 0, limit: 1, in: selection.scope).isEmpty {
                 let named = [selection.scope.partition.map { "the partition '\($0)'" },
@@ -59,37 +98,41 @@ enum ExportCommand {
                                    + "nothing was written.")
             }
             do {
-                if warc != nil {
-                    let summary = try await WARCExport(store: store, selection: selection, path: file) {
+                let report: Report
+                if warc {
+                    let summary = try await WARCExport(
+                        store: store, selection: selection, path: file, writingPath: output.writingPath
+                    ) { stderr.write($0 + "\n") }.run(version: CommandLineInterface.version)
+                    report = Report(file: file, format: "warc",
+                                    entries: summary.responses + summary.revisits + summary.partialEntries,
+                                    revisits: summary.revisits, partialEntries: summary.partialEntries,
+                                    parts: summary.parts, failed: summary.failed, bodyBytes: summary.bodyBytes)
+                } else {
+                    let summary = try await HARExport(store: store, selection: selection, path: output.writingPath) {
                         stderr.write($0 + "\n")
                     }.run(version: CommandLineInterface.version)
-                    return Report(file: file, format: "warc",
-                                  entries: summary.responses + summary.revisits + summary.partialEntries,
-                                  revisits: summary.revisits, partialEntries: summary.partialEntries,
-                                  parts: summary.parts, failed: summary.failed, bodyBytes: summary.bodyBytes)
+                    report = Report(file: file, format: "har", entries: summary.entries, revisits: 0,
+                                    partialEntries: summary.partialEntries, parts: summary.parts,
+                                    failed: summary.failed, bodyBytes: summary.bodyBytes)
                 }
-                let summary = try await HARExport(store: store, selection: selection, path: file) {
-                    stderr.write($0 + "\n")
-                }.run(version: CommandLineInterface.version)
-                return Report(file: file, format: "har", entries: summary.entries, revisits: 0,
-                              partialEntries: summary.partialEntries, parts: summary.parts, failed: summary.failed,
-                              bodyBytes: summary.bodyBytes)
+                try output.complete()
+                return report
+            } catch let cancelled as CancellationError {
+                throw cancelled
             } catch {
-                throw CLIError("Could not export to '\(file)': \(ArchiveImport.reason(error))")
+                throw CLIError("Could not export to '\(file)': \(writeFailure(error))")
             }
         }
-        if arguments.flag("json") {
-            try JSONOutput.write(report, to: context.stdout)
-        } else {
-            context.stdout.write(summaryLine(report))
+    }
+
+    /// Why the archive could not be written, with the limits a user can do something about named.
+    private static func writeFailure(_ error: any Error) -> String {
+        switch (error as? OpenFile.Error)?.code {
+        case EFBIG: "it reached the largest file this process may write (its file size limit, as `ulimit -f` sets it)."
+        case ENOSPC: "the disk holding it is full."
+        case EDQUOT: "the disk quota of its owner is used up."
+        default: ArchiveImport.reason(error)
         }
-        guard report.failed == 0 else {
-            context.stderr.write(
-                "Error: \(ValueParsers.formatCount(report.failed, "entry", "entries")) could not be exported; "
-                    + "'\(file)' holds the rest.\n")
-            return ExitCode.failure
-        }
-        return ExitCode.success
     }
 
     /// `Exported 7 entries (1 as a revisit record) and 311.2 KiB of bodies to 'site.warc'.`, with the
