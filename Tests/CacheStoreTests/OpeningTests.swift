@@ -357,6 +357,27 @@ struct OpeningTests {
         try await store.close()
     }
 
+    @Test func aSaveThatFindsTheStoreLockedForWritingTooLongSaysSo() async throws {
+        // Given a store, and another connection that holds its write lock
+        let path = folder.path("locked.sqlite")
+        var configuration = CacheStore.Configuration()
+        configuration.busyTimeoutMilliseconds = 10
+        configuration.busyRetryLimit = 0.2
+        let store = try CacheStore(path: path, configuration: configuration)
+        let holder = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+        try holder.execute(sql: "BEGIN IMMEDIATE")
+        // When a save waits past its limit
+        let error = await #expect(throws: CacheStore.Error.self) {
+            try await store.save(makeEntry("https://example.com/a"), body: Data("a".utf8))
+        }
+        // Then it says that another process held the store, which one, and for how long
+        #expect(error?.message.contains("another process kept the cache store '\(path)' locked for writing") == true,
+                "\(error?.message ?? "")")
+        #expect(error?.message.contains("0.2 s") == true, "\(error?.message ?? "")")
+        try holder.execute(sql: "ROLLBACK")
+        try await store.close()
+    }
+
     @Test func refusesAStoreOfANewerVersion() async throws {
         let path = folder.path("newer.sqlite")
         try await CacheStore(path: path).close()

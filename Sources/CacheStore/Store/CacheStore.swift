@@ -447,6 +447,15 @@ public actor CacheStore {
                 message: "The cache store '\(path)' is damaged: could not \(action). "
                     + Error.recoveryAdvice(forStoreAt: path),
                 cause: error)
+        case let error as SQLiteError where error.isBusy:
+            let tenths = Int((configuration.busyRetryLimit * 10).rounded())
+            let waited = tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
+            return Error(
+                code: .database,
+                message: "Could not \(action): another process kept the cache store '\(path)' locked for writing "
+                    + "for \(waited) s (a merge or a compaction writes in one long transaction); try again once it is "
+                    + "done.",
+                cause: error)
         case let error as SQLiteError:
             return Error(code: .database, message: "Could not \(action) in the cache store '\(path)'.", cause: error)
         case is ReaderPoolClosed:
