@@ -40,6 +40,20 @@ struct SQLiteErrorTests {
         try await store.close()
     }
 
+    @Test func showsALongStatementOnOneLineCutShort() {
+        let sql = """
+            INSERT INTO entry (partition, method, url, host, vary_key, status, headers, request_time,
+                               response_time, fresh_until, stale_until, stored_at, last_access)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        let error = SQLiteError(extendedCode: SQLITE_FULL, message: "database or disk is full", sql: sql)
+        let statement = error.description.components(separatedBy: "while executing `")[1].dropLast()
+        #expect(!error.description.contains("\n"))
+        #expect(statement.count == SQLiteError.excerptLength)
+        #expect(statement.hasPrefix("INSERT INTO entry (partition, method, url, host, vary_key, status, headers, "))
+        #expect(statement.hasSuffix("…"))
+    }
+
     /// A cause whose text ends its sentence is not given a second full stop.
     @Test func endsTheUnderlyingSentenceOnce() {
         struct Cause: Error, CustomStringConvertible {

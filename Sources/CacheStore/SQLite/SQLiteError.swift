@@ -5,8 +5,9 @@ import FoundationEssentials
 ///
 /// Bound values are never part of the description, because URLs and headers can carry tokens.
 /// The description reads like
-/// `SQLite error 19: NOT NULL constraint failed: entry.url - while executing \`INSERT …\``; an I/O
-/// error adds the system's reason, as in `SQLite error 10: disk I/O error (File too large) - …`.
+/// `SQLite error 19: NOT NULL constraint failed: entry.url - while executing \`INSERT …\``, the
+/// statement on one line and cut short; an I/O error adds the system's reason, as in
+/// `SQLite error 10: disk I/O error (File too large) - …`.
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// The extended result code, such as `SQLITE_CONSTRAINT_UNIQUE` (2067).
     public var extendedCode: Int32
@@ -45,8 +46,19 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         var text = "SQLite error \(primaryCode): \(message)"
         if systemErrno != 0 { text += " (\(String(cString: strerror(systemErrno))))" }
         if let sql {
-            text += " - while executing `\(sql)`"
+            text += " - while executing `\(Self.excerpt(of: sql))`"
         }
         return text
+    }
+
+    /// How much of a statement a description shows: the statement names what failed, and a
+    /// statement of twenty lines repeated for each failed save buried the reasons.
+    static let excerptLength = 100
+
+    /// `sql` on one line (each run of whitespace one space), cut to ``excerptLength`` characters
+    /// with an ellipsis.
+    static func excerpt(of sql: String) -> String {
+        let line = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return line.count <= excerptLength ? line : String(line.prefix(excerptLength - 1)) + "…"
     }
 }
