@@ -114,4 +114,34 @@ final class FileSizeLimitCommandTests: Sendable {
         #expect(try String(contentsOfFile: archive, encoding: .utf8) == "the archive of yesterday\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("out")) == ["backup.\(format)"])
     }
+
+    @Test func anImportPastTheFileSizeLimitSaysTheRecordsWereNotStoredNotThatTheyWereDamaged() async throws {
+        // Given a WARC of eight bodies of 256 KiB
+        let list = (0..<8).map { origin.url("/blob-\($0)").absoluteString }.joined(separator: "\n") + "\n"
+        let listPath = try folder.write(Data(list.utf8), to: "urls.txt")
+        let runner = WebcacheRunner(home: folder)
+        let source = folder.path("source.sqlite")
+        #expect(try await runner.run(["preload", listPath, "--no-requisites", "--store", source]).exitCode == 0)
+        let archive = folder.path("blobs.warc")
+        #expect(try await runner.run(["export", "--warc", archive, "--store", source]).exitCode == 0)
+        let webcache = try BuiltProducts.executable(named: "webcache").path
+
+        // When it is imported into a new store by a process whose files may not grow past 512 KiB
+        let store = folder.path("store.sqlite")
+        let importing = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 1024; exec \"$0\" \"$@\"", webcache,
+                        "import", archive, "--store", store],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": folder.url.path, "LANG": "C.UTF-8"],
+            output: .file(folder.path("import.out")), error: .file(folder.path("import.err")))
+        let termination = await importing.finish().termination
+
+        // Then it fails, saying the records could not be stored and why, and calls none damaged
+        #expect(termination == .exited(1))
+        let output = try String(contentsOfFile: folder.path("import.out"), encoding: .utf8)
+        let errors = try String(contentsOfFile: folder.path("import.err"), encoding: .utf8)
+        #expect(output.contains("; 0 damaged; "), "\(output)")
+        #expect(output.contains(" not stored."), "\(output)")
+        #expect(errors.contains("file size limit"), "\(errors)")
+        #expect(errors.contains("could not be stored") && !errors.contains("damaged"), "\(errors)")
+    }
 }

@@ -53,6 +53,8 @@ final class ArchiveImport {
         /// The responses among `skipped` that the loader's rule for what it receives refuses, by reason.
         var notStorable: [String: Int] = [:]
         var damaged = 0
+        /// Sound records the store could not take: a full disk, a store that cannot be written.
+        var notStored = 0
         /// Files (or WACZ members) of which nothing could be read: missing, unreadable, not archives.
         var filesNotImported = 0
         var bodyBytes: Int64 = 0
@@ -93,7 +95,20 @@ final class ArchiveImport {
         case freshened(count: Int)
         /// Left out: the store holds a response of its identity received at the same time or later.
         case older
+        /// The record is damaged, or holds what no entry can be made of.
         case failed(String)
+        /// The store could not take a sound record (a full disk, a store that cannot be written).
+        case notStored(String)
+    }
+
+    /// The outcome of a save of the record at `place` that threw `error`: the store's failures
+    /// (``notStored``) told apart from the record's.
+    private static func failure(at place: String, _ error: any Error) -> SaveOutcome {
+        let message = "\(place): \(reason(error))"
+        guard let error = error as? CacheStore.Error, error.code != .invalidEntry, error.code != .damagedBody else {
+            return .failed(message)
+        }
+        return .notStored(message)
     }
 
     private var requests: [String: RequestInfo] = [:]
@@ -190,7 +205,8 @@ final class ArchiveImport {
                         summary.skipped += 1
                     }
                 } catch {
-                    noteDamage("\(place): \(Self.reason(error))")
+                    // Damage of the record, or the store's failure to stage its body.
+                    note(Self.failure(at: place, error))
                 }
             }
             await flushPending(into: &group, inFlight: &inFlight)
@@ -471,7 +487,7 @@ final class ArchiveImport {
                             digestLabel: nil, place: place, revisit: false),
                         into: &group, inFlight: &inFlight)
                 } catch {
-                    noteDamage("\(place): \(Self.reason(error))")
+                    note(Self.failure(at: place, error))
                 }
             }
             for await outcome in group { note(outcome) }
@@ -565,7 +581,7 @@ final class ArchiveImport {
                 return .saved(bodyID: saved.bodyID, digestLabel: label, bytes: saved.bodySize, revisit: revisit)
             } catch {
                 try? await body.discard()
-                return .failed("\(place): \(ArchiveImport.reason(error))")
+                return ArchiveImport.failure(at: place, error)
             }
         }
         inFlight += 1
@@ -590,7 +606,7 @@ final class ArchiveImport {
             return saved == nil ? .older : .savedPart(bytes: range.length)
         } catch {
             try? await item.body.discard()
-            return .failed("\(item.place): \(Self.reason(error))")
+            return Self.failure(at: item.place, error)
         }
     }
 
@@ -612,7 +628,7 @@ final class ArchiveImport {
             }
             return .freshened(count: updates.isEmpty ? 0 : try await store.updateMetadata(updates))
         } catch {
-            return .failed("\(place): \(Self.reason(error))")
+            return Self.failure(at: place, error)
         }
     }
 
@@ -633,12 +649,22 @@ final class ArchiveImport {
             summary.older += 1
         case .failed(let message):
             noteDamage(message)
+        case .notStored(let message):
+            summary.notStored += 1
+            report(message)
         }
     }
 
-    /// Reports `error` of the file `name`: at its offset or entry, when it has one.
+    /// Reports `error` of the file `name`: at its offset or entry, when it has one; a failure of the
+    /// store (staging a body on a full disk) is counted as a record not stored, not as damage.
     private func noteDamage(_ error: any Error, in name: String) {
-        noteDamage((error as? ArchiveError)?.message(file: name) ?? "\(name): \(Self.reason(error))")
+        let message = (error as? ArchiveError)?.message(file: name) ?? "\(name): \(Self.reason(error))"
+        if case .notStored = Self.failure(at: name, error) {
+            summary.notStored += 1
+            report(message)
+        } else {
+            noteDamage(message)
+        }
     }
 
     private func noteDamage(_ message: String) {

@@ -2,8 +2,8 @@ import CacheStore
 import FoundationEssentials
 
 /// `webcache import FILE...`: stores the responses of WARC, WACZ and HAR files. Exits 1 when any
-/// record was damaged or any file could not be imported (missing, unreadable, not an archive); the
-/// others are imported. SIGINT or SIGTERM stop it cleanly: the saves under way end, the summary of
+/// record was damaged, the store could not take a sound one (a full disk), or any file could not be
+/// imported (missing, unreadable, not an archive); the others are imported. SIGINT or SIGTERM stop it cleanly: the saves under way end, the summary of
 /// what was committed says it was interrupted, and the exit code is the shell's for the signal (130
 /// or 143); a second signal ends it at once.
 enum ImportCommand {
@@ -39,6 +39,10 @@ enum ImportCommand {
             problems.append(ValueParsers.formatCount(summary.damaged, "record was", "records were")
                 + " damaged and not imported")
         }
+        if summary.notStored > 0 {
+            problems.append(ValueParsers.formatCount(summary.notStored, "sound record", "sound records")
+                + " could not be stored (the store's reason is given for each)")
+        }
         if !problems.isEmpty {
             let rest = signal == nil ? "everything else was imported" : "the import was stopped before its end"
             context.stderr.write("Error: \(problems.joined(separator: " and ")); \(rest).\n")
@@ -69,9 +73,10 @@ enum ImportCommand {
         let older = summary.older == 0 ? "" : "; \(summary.older) older than the store's, left out"
         let files = summary.filesNotImported == 0
             ? "" : "; " + ValueParsers.formatCount(summary.filesNotImported, "file", "files") + " not imported"
+        let notStored = summary.notStored == 0 ? "" : "; \(summary.notStored) not stored"
         let verb = summary.interrupted ? "Interrupted: imported" : "Imported"
         return "\(verb) \(entries) (\(summary.fromRevisits) from \(revisits), "
             + "\(ValueParsers.formatBytes(summary.bodyBytes)) of bodies); skipped \(skipped) to store\(reasons); "
-            + "\(summary.damaged) damaged\(refreshed)\(older)\(files).\n"
+            + "\(summary.damaged) damaged\(notStored)\(refreshed)\(older)\(files).\n"
     }
 }
