@@ -249,6 +249,16 @@ struct SalvageTests {
         try await reopened.close()
     }
 
+    @Test func aStoreOfANewerVersionIsSalvagedAsFarAsThisVersionKnowsItAndSaysSo() async throws {
+        let path = try await makeStore("newer.sqlite", count: 2)
+        let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+        try connection.execute(sql: "PRAGMA user_version = 99")
+        let report = try await CacheStore.salvage(from: path, into: folder.path("newer-saved.sqlite"))
+        #expect(report.savedEntries == 2)
+        #expect(!report.isComplete)
+        #expect(report.problems.contains { $0.contains("newer version") && $0.contains("99") }, "\(report.problems)")
+    }
+
     @Test func refusesADestinationThatExists() async throws {
         let path = try await makeStore("source.sqlite", count: 2)
         let destination = folder.path("taken.sqlite")

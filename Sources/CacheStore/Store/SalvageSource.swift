@@ -43,7 +43,8 @@ final class SalvageSource {
 
     let path: String
     private let connection: Connection
-    /// A sentence when a part of the damaged store was left unread on opening it: its write-ahead log.
+    /// A sentence when a part of the damaged store was left unread on opening it: its write-ahead
+    /// log, or what a newer version's schema holds.
     let openingProblem: String?
 
     // MARK: - Opening
@@ -119,11 +120,20 @@ final class SalvageSource {
         }
         connection = opened
         let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
-        openingProblem =
-            immutable && log > 0
-            ? "The write-ahead log '\(path)-wal' was not read: SQLite cannot read it without making its index "
+        let version = (try? connection.int64("PRAGMA user_version")) ?? nil
+        if immutable && log > 0 {
+            openingProblem =
+                "The write-ahead log '\(path)-wal' was not read: SQLite cannot read it without making its index "
                 + "beside the store, in a folder that cannot be written, so the changes in it were not salvaged."
-            : nil
+        } else if let version, version > Int64(Schema.latestVersion) {
+            // What a newer version added (tables, columns) is not known here, so it cannot be copied.
+            openingProblem =
+                "The store '\(path)' was written by a newer version of webcache (schema version \(version); this "
+                + "one knows \(Schema.latestVersion)): only what this version knows of it was salvaged; salvage it "
+                + "with the newer version to keep the rest."
+        } else {
+            openingProblem = nil
+        }
         let applicationID = (try? connection.int64("PRAGMA application_id")) ?? nil
         guard applicationID == Int64(Schema.applicationID) else {
             throw CacheStore.Error(
