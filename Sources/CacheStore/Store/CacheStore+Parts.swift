@@ -216,7 +216,7 @@ extension CacheStore {
         let token = "assemble-\(getpid())-\(entryID)-\(UUID().uuidString)"
         try connection.run(
             "INSERT INTO staging (token, pid, started_at) VALUES (?, ?, ?)",
-            [.text(token), .integer(Int64(getpid())), .date(now)])
+            [.text(token), .integer(StagingOwner.current), .date(now)])
         try connection.run(
             "INSERT INTO body (size, chunk_count, created_at, staging_token) VALUES (0, 0, ?, ?)",
             [.date(now), .text(token)])

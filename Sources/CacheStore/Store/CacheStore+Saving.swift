@@ -27,7 +27,7 @@ extension CacheStore {
             if seq == 0 {
                 try connection.run(
                     "INSERT INTO staging (token, pid, started_at) VALUES (?, ?, ?)",
-                    [.text(token), .integer(Int64(getpid())), .date(now)]
+                    [.text(token), .integer(StagingOwner.current), .date(now)]
                 )
                 try connection.run(
                     "INSERT INTO body (size, chunk_count, created_at, staging_token) VALUES (0, 0, ?, ?)",

@@ -257,18 +257,15 @@ public actor CacheStore {
         return growth
     }
 
-    /// Deletes staging whose process is gone, or that is older than ``Configuration/stagingMaxAge``
-    /// (which also covers a process id reused after a crash). Another live process may be staging right
-    /// now, so its rows stay.
+    /// Deletes staging whose process is gone (``StagingOwner``), or that is older than
+    /// ``Configuration/stagingMaxAge`` (which also covers a process id reused after a crash, and a
+    /// writer in another PID namespace). Another live process may be staging right now, so its rows stay.
     private static func collectAbandonedStaging(_ connection: Connection, configuration: Configuration) throws {
-        let ownPID = Int64(getpid())
         let oldest = configuration.clock().timeIntervalSince1970 - configuration.stagingMaxAge
         var abandoned: [String] = []
         try connection.forEachRow("SELECT token, pid, started_at FROM staging") { row in
-            let pid = row.int64(1)
             let tooOld = row.double(2) < oldest
-            let ownerGone = pid != ownPID && !StoreFile.processExists(Int32(truncatingIfNeeded: pid))
-            if tooOld || ownerGone {
+            if tooOld || StagingOwner.isGone(row.int64(1)) {
                 abandoned.append(row.text(0))
             }
         }
