@@ -68,6 +68,7 @@ struct WARCExport {
         // for a body whose first entry in the store was left out.
         var written: [Int64: CacheEntry] = [:]
         var bodiesLeftOut = Set<Int64>()
+        var firstEntries = FirstEntries()
         try await selection.forEachBatch(in: store) { batch in
             for entry in batch {
                 // A signal stops the export between entries.
@@ -85,7 +86,7 @@ struct WARCExport {
                     if listed {
                         original = written[bodyID]
                     } else {
-                        original = try store.firstEntry(withBodyID: bodyID, in: selection.scope).flatMap {
+                        original = try firstEntries.first(withBodyID: bodyID, in: selection.scope, of: store).flatMap {
                             $0.id == entry.id ? nil : $0
                         }
                     }
@@ -119,6 +120,36 @@ struct WARCExport {
         try writer.close()
         summary.fileBytes = writer.bytesWritten
         return summary
+    }
+
+    /// The first entry of the scope that has each body, as the store tells it, kept for the bodies
+    /// asked for last. Finding it walks the body's entries in id order, so for a body shared by many
+    /// entries of other hosts or partitions (the same redirect page on every host) asking again for
+    /// each of its entries in the scope made an export quadratic; the most recent ``capacity`` answers
+    /// are kept, so that memory stays flat however many bodies there are.
+    struct FirstEntries {
+        static let capacity = 1_024
+        private var answers: [Int64: CacheEntry?] = [:]
+        /// The bodies answered, oldest first, the next to forget at `next` once full.
+        private var order: [Int64] = []
+        private var next = 0
+
+        /// ``CacheStore/firstEntry(withBodyID:in:)``, kept.
+        mutating func first(withBodyID bodyID: Int64, in scope: EntryScope, of store: CacheStore) throws
+            -> CacheEntry?
+        {
+            if let answer = answers[bodyID] { return answer }
+            let answer = try store.firstEntry(withBodyID: bodyID, in: scope)
+            if order.count < Self.capacity {
+                order.append(bodyID)
+            } else {
+                answers[order[next]] = nil
+                order[next] = bodyID
+                next = (next + 1) % Self.capacity
+            }
+            answers[bodyID] = .some(answer)
+            return answer
+        }
     }
 
     /// Bodies up to this size are read once and kept while their record is written; larger ones are
