@@ -32,6 +32,31 @@ struct OlderResponseImportTests {
                           freshUntil: time.addingTimeInterval(3_600))
     }
 
+    @Test(arguments: ["--warc", "--har"])
+    func aStoresOwnExportImportedAgainChangesNothing(format: String) async throws {
+        // Given a store whose responses were received at instants an archive gives rounded up (999.6 µs
+        // after a second: the next microsecond, the next millisecond)
+        let store = folder.path("own.sqlite")
+        let received = Self.now.addingTimeInterval(0.000_999_6)
+        let stored = try await withCacheStore(at: store) { store in
+            for index in 0..<4 {
+                _ = try await store.save(Self.entry("/own\(index).html", tag: "v\(index)", at: received),
+                                         body: Data("own \(index)".utf8))
+            }
+            return try store.entries(after: 0, limit: 10)
+        }
+        let archive = folder.path("own." + format.dropFirst(2))
+        #expect(try await webcache.run(["export", "--store", store, format, archive]).exitCode == 0)
+        // When the archive is imported into the store it came from
+        let result = try await webcache.run(["import", archive, "--store", store])
+        // Then every response is taken for the one stored, which stays as it was
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Imported 0 entries"), "\(result.stdout)")
+        let after = try await withCacheStore(at: store) { try $0.entries(after: 0, limit: 10) }
+        #expect(after.map(\.storedAt) == stored.map(\.storedAt))
+        #expect(after.map(\.id) == stored.map(\.id))
+    }
+
     @Test func anArchivedResponseOlderThanTheStoresIsLeftOutAndCounted() async throws {
         // Given a store holding responses received now (a complete video, parts of another), and
         // one received two hours ago

@@ -220,8 +220,11 @@ extension CacheStore {
     /// strong `ETag`) follow the store's rule for parts instead (RFC 9111 §3.4,
     /// ``fit(ofPartOf:existing:)``): a complete entry replaces the parts of itself, a part of a
     /// complete entry adds nothing, and parts are combined under the fields of the newer entry.
-    static func arrival(of entry: CacheEntry, existing: CacheEntry?) -> Arrival {
-        let isNewer = existing.map { entry.responseTime > $0.responseTime } ?? true
+    ///
+    /// - Parameter sameWithin: How much later `entry` may have been received and still count as
+    ///   received at the same time (``archivedTimePrecision`` for a response read from an archive).
+    static func arrival(of entry: CacheEntry, existing: CacheEntry?, sameWithin: TimeInterval = 0) -> Arrival {
+        let isNewer = existing.map { entry.responseTime > $0.responseTime + sameWithin } ?? true
         guard entry.isPartial else {
             let completesParts = existing.map { $0.isPartial && sameStrongTag($0.etag, entry.etag) } ?? false
             return isNewer || completesParts ? .replaces : .older
@@ -232,6 +235,12 @@ extension CacheStore {
         case .startsAnew: return isNewer ? .replaces : .older
         }
     }
+
+    /// How much later a response that comes from elsewhere may have been received than the stored
+    /// one of its identity and still count as the same response: archives give times to the second
+    /// (WARC 1.0), the millisecond (HAR) or the microsecond (WARC 1.1, as `export` writes them), so a
+    /// store's own export imported again would otherwise replace about half its entries with copies.
+    static let archivedTimePrecision: TimeInterval = 1
 
     /// Saves `entry` with the body streamed through `body` as ``save(_:body:pageEdges:onlyIf:)``
     /// does, unless ``merge(from:)``'s rule leaves it out: when the store holds a response of its
@@ -253,7 +262,7 @@ extension CacheStore {
             let existing = try Self.readEntry(
                 partition: entry.partition, method: entry.method, url: entry.url, varyKey: entry.varyKey,
                 selection: CacheEntry.selection, condition: CacheEntry.byAnyIdentity, connection)
-            guard Self.arrival(of: entry, existing: existing) == .replaces else {
+            guard Self.arrival(of: entry, existing: existing, sameWithin: Self.archivedTimePrecision) == .replaces else {
                 try Self.dropStaged(body, connection)
                 try Self.keepPin(of: entry, on: existing, connection)
                 return nil
@@ -292,7 +301,7 @@ extension CacheStore {
                 partition: partial.partition, method: partial.method, url: partial.url, varyKey: partial.varyKey,
                 selection: CacheEntry.selection, condition: CacheEntry.byAnyIdentity, connection)
             var fields = (entry: partial, headers: headers, complete: finalHeaders, completeFields: completeHeaders)
-            switch Self.arrival(of: partial, existing: existing) {
+            switch Self.arrival(of: partial, existing: existing, sameWithin: Self.archivedTimePrecision) {
             case .older:
                 try Self.dropStaged(body, connection)
                 try Self.keepPin(of: partial, on: existing, connection)
