@@ -83,19 +83,35 @@ public struct PruneCriteria: Sendable, Hashable {
             values.append(.integer(largerThan))
         }
         if let page {
+            // The page's entries: with the partition known, each looked up by partition and URL (the
+            // edges by their key); without it, the edges of the page in every partition, which takes
+            // a scan of the edges and of the entries.
+            if let partition {
+                terms.append(
+                    """
+                    url IN (SELECT page_url FROM page_edge WHERE partition = ? AND page_url = ? \
+                    UNION SELECT resource_url FROM page_edge WHERE partition = ? AND page_url = ?)
+                    """)
+                values += [.text(partition), .text(page), .text(partition), .text(page)]
+            } else {
+                terms.append(
+                    """
+                    (partition, url) IN (SELECT partition, page_url FROM page_edge WHERE page_url = ? \
+                    UNION SELECT partition, resource_url FROM page_edge WHERE page_url = ?)
+                    """)
+                values += [.text(page), .text(page)]
+            }
             // Another page needs the entry when one of its edges points to it: an edge to another URL,
             // found through the index by resource (which leaves out a page's own edge, and is used
             // only when the query says so too), or its own edge, when the entry is that page itself.
             terms.append(
                 """
-                (partition, url) IN (SELECT partition, page_url FROM page_edge WHERE page_url = ? \
-                UNION SELECT partition, resource_url FROM page_edge WHERE page_url = ?) \
-                AND NOT EXISTS (SELECT 1 FROM page_edge other WHERE other.partition = entry.partition \
+                NOT EXISTS (SELECT 1 FROM page_edge other WHERE other.partition = entry.partition \
                 AND other.resource_url = entry.url AND other.page_url != other.resource_url AND other.page_url != ?) \
                 AND NOT EXISTS (SELECT 1 FROM page_edge own WHERE own.partition = entry.partition \
                 AND own.page_url = entry.url AND own.resource_url = entry.url AND own.page_url != ?)
                 """)
-            values += [.text(page), .text(page), .text(page), .text(page)]
+            values += [.text(page), .text(page)]
         }
         if !includePinned {
             terms.append("pinned = 0")

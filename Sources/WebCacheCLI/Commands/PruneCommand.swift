@@ -60,6 +60,9 @@ enum PruneCommand {
                 if let page = criteria.page {
                     let pages = try recordedPages(page, partition: criteria.partition, in: store)
                     criteria.page = pages[0].url
+                    // A page recorded in one partition is pruned there: its entries are then found by
+                    // key, not by a scan of the store.
+                    if pages.count == 1 { criteria.partition = pages[0].partition }
                     named = pages
                 }
                 result = try await store.prune(criteria, dryRun: dryRun)
