@@ -3,17 +3,22 @@ import FoundationEssentials
 extension CacheStore {
     // MARK: - Entries across partitions
 
-    /// Every stored entry of `url`: all partitions, methods and variants, ordered by partition,
-    /// method and Vary key. For `inspect URL` and for pinning a URL wherever it is stored.
+    /// Every stored entry of `url`: all partitions (or only `partition`), methods and variants,
+    /// ordered by partition, method and Vary key. For `inspect URL` and for pinning a URL wherever
+    /// it is stored.
     ///
     /// - Throws: ``CacheStore/Error``.
-    public nonisolated func entries(url: String) throws -> [CacheEntry] {
+    public nonisolated func entries(url: String, partition: String? = nil) throws -> [CacheEntry] {
         let selection = columns.entrySelection
+        // With the partition, the entries are found by the key; without it, the URL is looked for
+        // in every partition's part of the key.
+        let (condition, values): (String, [DatabaseValue]) = partition.map {
+            (" WHERE e.partition = ? AND e.url = ?", [.text($0), .text(url)])
+        } ?? (" WHERE e.url = ?", [.text(url)])
         return try read("look up \(url)") { connection in
             var entries: [CacheEntry] = []
             try connection.forEachRow(
-                selection + " WHERE e.url = ? ORDER BY e.partition, e.method, e.vary_key",
-                [.text(url)]
+                selection + condition + " ORDER BY e.partition, e.method, e.vary_key", values
             ) { row in
                 entries.append(CacheEntry(row: row))
             }

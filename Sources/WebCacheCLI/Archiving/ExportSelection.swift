@@ -51,9 +51,8 @@ struct ExportSelection: Sendable {
         for page in pages {
             let urls = [page.url] + (try store.edges(forPage: page.url, partition: page.partition).map(\.resourceURL))
             for url in urls {
-                let entries = try store.entries(url: url).filter {
-                    $0.partition == page.partition && (scope.host == nil || $0.host == scope.host)
-                        && seen.insert($0.id ?? 0).inserted
+                let entries = try store.entries(url: url, partition: page.partition).filter {
+                    (scope.host == nil || $0.host == scope.host) && seen.insert($0.id ?? 0).inserted
                 }
                 if !entries.isEmpty { batches.append(entries) }
             }
