@@ -7,7 +7,8 @@ import WebCacheTestSupport
 @testable import CacheStore
 
 /// `import` follows merge's rule: for the same partition, URL and Vary key the response received
-/// last wins, and the store's wins a tie; an archived response older than the store's is left out
+/// last wins, and the store's wins a tie (times within a second, as archives round them); an
+/// archived response older than the store's is left out
 /// and counted, and so is a part of an older representation than the store's entry or parts.
 @Suite(.timeLimit(.minutes(2)))
 struct OlderResponseImportTests {
