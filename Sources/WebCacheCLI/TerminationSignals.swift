@@ -84,6 +84,33 @@ final class TerminationSignals: Sendable {
         }
     }
 
+    /// What ``finishing(stderr:interrupted:_:)`` came to: the operation's result, or the exit code
+    /// of the signal that stopped it.
+    enum Finish<T: Sendable>: Sendable {
+        case finished(T)
+        case stopped(exitCode: Int32)
+    }
+
+    /// Runs a command's `operation`, which leaves nothing behind when it stops part-way, cancelled by
+    /// the first SIGINT or SIGTERM (said on `stderr` as it comes). When the signal stopped it (it threw
+    /// `CancellationError`), `interrupted` says on `stderr` what was left, and the exit code is the
+    /// shell's for the signal. Other errors are thrown.
+    static func finishing<T: Sendable>(
+        stderr: any TextOutput, interrupted: String, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> Finish<T> {
+        let signals = TerminationSignals()
+        defer { signals.stop() }
+        let (outcome, signal) = await signals.cancellingCatching(reporting: { number in
+            stderr.write("webcache: stopping on signal \(number) (a second one stops at once)\n")
+        }, operation)
+        do {
+            return .finished(try outcome.get())
+        } catch is CancellationError {
+            stderr.write(interrupted + "\n")
+            return .stopped(exitCode: ExitCode.interrupted(by: signal ?? SIGINT))
+        }
+    }
+
     /// Stops catching the signals: they end the process at once again.
     func stop() {
         TerminationSignals.catching.withLock { $0.removeAll { $0 === self } }

@@ -48,19 +48,15 @@ enum ExportCommand {
         defer { output.discard() }
         // The first SIGINT or SIGTERM stops the export between entries: the archive written so far is
         // removed, and a file that was at its path before is left as it was.
-        let signals = TerminationSignals()
-        defer { signals.stop() }
-        let (outcome, signal) = await signals.cancellingCatching(reporting: { number in
-            stderr.write("webcache: stopping on signal \(number) (a second one stops at once)\n")
-        }) { [selection] in
+        let finish = try await TerminationSignals.finishing(
+            stderr: stderr, interrupted: "Interrupted: nothing was written to '\(file)'."
+        ) { [selection] in
             try await export(context, selection: selection, warc: warc != nil, to: output)
         }
         let report: Report
-        do {
-            report = try outcome.get()
-        } catch is CancellationError {
-            context.stderr.write("Interrupted: nothing was written to '\(file)'.\n")
-            return ExitCode.interrupted(by: signal ?? SIGINT)
+        switch finish {
+        case .finished(let value): report = value
+        case .stopped(let exitCode): return exitCode
         }
         if arguments.flag("json") {
             try JSONOutput.write(report, to: context.stdout)

@@ -1,10 +1,5 @@
 import CacheStore
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension CommandCatalog {
     static let salvage = CommandSpec(
@@ -46,23 +41,22 @@ enum SalvageCommand {
         let destination = context.arguments.positionals[1]
         // The first SIGINT or SIGTERM stops the copy between entries; the new store is made under a
         // private name and given its path only when complete, so nothing is left at that path.
-        let signals = TerminationSignals()
-        defer { signals.stop() }
-        let stderr = context.stderr
-        let (outcome, signal) = await signals.cancellingCatching(reporting: { number in
-            stderr.write("webcache: stopping on signal \(number) (a second one stops at once)\n")
-        }) {
-            try await CacheStore.salvage(from: damaged, into: destination)
-        }
-        let result: SalvageReport
+        let finish: TerminationSignals.Finish<SalvageReport>
         do {
-            result = try outcome.get()
-        } catch is CancellationError {
-            context.stderr.write("Interrupted: nothing was salvaged; no store was made at '\(destination)'.\n")
-            return ExitCode.interrupted(by: signal ?? SIGINT)
+            finish = try await TerminationSignals.finishing(
+                stderr: context.stderr,
+                interrupted: "Interrupted: nothing was salvaged; no store was made at '\(destination)'."
+            ) {
+                try await CacheStore.salvage(from: damaged, into: destination)
+            }
         } catch {
             throw CLIError(
                 "Could not salvage the store '\(damaged)' into '\(destination)': \(CLIError.describe(error))")
+        }
+        let result: SalvageReport
+        switch finish {
+        case .finished(let value): result = value
+        case .stopped(let exitCode): return exitCode
         }
         let total = result.savedEntries + result.lostEntries
         if context.arguments.flag("json") {
