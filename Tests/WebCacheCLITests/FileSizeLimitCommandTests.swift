@@ -29,27 +29,35 @@ final class FileSizeLimitCommandTests: Sendable {
         origin.stop()
     }
 
+    /// Runs `webcache` with `arguments` in a process whose files may not grow past `blocks` blocks
+    /// (512 or 1024 bytes, as the shell counts them), with the signal that limit sends ignored; its
+    /// standard output and error go to the files NAME.out and NAME.err, which are returned as text.
+    private func runLimited(_ arguments: [String], blocks: Int, name: String) async throws
+        -> (termination: ChildProcess.Termination, output: String, errors: String)
+    {
+        let webcache = try BuiltProducts.executable(named: "webcache").path
+        let process = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "trap '' XFSZ; ulimit -f \(blocks); exec \"$0\" \"$@\"", webcache] + arguments,
+            environment: ["PATH": "/usr/bin:/bin", "HOME": folder.url.path, "LANG": "C.UTF-8"],
+            output: .file(folder.path("\(name).out")), error: .file(folder.path("\(name).err")))
+        let termination = await process.finish().termination
+        return (termination, try String(contentsOfFile: folder.path("\(name).out"), encoding: .utf8),
+                try String(contentsOfFile: folder.path("\(name).err"), encoding: .utf8))
+    }
+
     @Test func aPreloadPastTheFileSizeLimitSaysSoNamingTheStoreAndLeavesItSound() async throws {
         // Given a list of more than the limit lets the store hold
         let list = (0..<24).map { origin.url("/blob-\($0)").absoluteString }.joined(separator: "\n") + "\n"
         let listPath = try folder.write(Data(list.utf8), to: "urls.txt")
         let store = folder.path("store.sqlite")
-        let webcache = try BuiltProducts.executable(named: "webcache").path
 
-        // When it is preloaded by a process whose files may not grow past 2 to 4 MiB (512 or 1024-byte
-        // blocks, as the shell counts them), with the signal that limit sends ignored
-        let errorPath = folder.path("preload.err")
-        let preload = try ChildProcess.spawn(
-            "/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 4096; exec \"$0\" \"$@\"", webcache,
-                        "preload", listPath, "--no-requisites", "--store", store],
-            environment: ["PATH": "/usr/bin:/bin", "HOME": folder.url.path, "LANG": "C.UTF-8"],
-            output: .file(folder.path("preload.out")), error: .file(errorPath))
-        let termination = await preload.finish().termination
+        // When it is preloaded by a process whose files may not grow past 2 to 4 MiB
+        let preload = try await runLimited(
+            ["preload", listPath, "--no-requisites", "--store", store], blocks: 4096, name: "preload")
 
         // Then it fails, each refusal names the store and the limit, and the store verifies
-        #expect(termination == .exited(1))
-        let errors = try String(contentsOfFile: errorPath, encoding: .utf8)
-            .split(separator: "\n").filter { $0.hasPrefix("webcache: failed") }
+        #expect(preload.termination == .exited(1))
+        let errors = preload.errors.split(separator: "\n").filter { $0.hasPrefix("webcache: failed") }
         #expect(!errors.isEmpty)
         #expect(errors.allSatisfy { $0.contains("'\(store)'") && $0.contains("file size limit") }, "\(errors)")
         let runner = WebcacheRunner(home: folder)
@@ -65,23 +73,16 @@ final class FileSizeLimitCommandTests: Sendable {
         let store = folder.path("store.sqlite")
         let runner = WebcacheRunner(home: folder)
         #expect(try await runner.run(["preload", listPath, "--no-requisites", "--store", store]).exitCode == 0)
-        let webcache = try BuiltProducts.executable(named: "webcache").path
 
         // When one entry is pruned and the store compacted by a process whose files may not grow past
         // 512 KiB: the removal writes a few pages, the compaction a copy of the whole store
-        let prune = try ChildProcess.spawn(
-            "/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 1024; exec \"$0\" \"$@\"", webcache,
-                        "prune", "--url-pattern", "*/blob-3", "--compact", "--store", store],
-            environment: ["PATH": "/usr/bin:/bin", "HOME": folder.url.path, "LANG": "C.UTF-8"],
-            output: .file(folder.path("prune.out")), error: .file(folder.path("prune.err")))
-        let termination = await prune.finish().termination
+        let prune = try await runLimited(
+            ["prune", "--url-pattern", "*/blob-3", "--compact", "--store", store], blocks: 1024, name: "prune")
 
         // Then it fails naming the limit, but says first what it removed, which stays removed
-        #expect(termination == .exited(1))
-        let output = try String(contentsOfFile: folder.path("prune.out"), encoding: .utf8)
-        let errors = try String(contentsOfFile: folder.path("prune.err"), encoding: .utf8)
-        #expect(output.hasPrefix("Removed 1 entry"), "\(output)")
-        #expect(errors.contains("file size limit"), "\(errors)")
+        #expect(prune.termination == .exited(1))
+        #expect(prune.output.hasPrefix("Removed 1 entry"), "\(prune.output)")
+        #expect(prune.errors.contains("file size limit"), "\(prune.errors)")
         let verify = try await runner.run(["verify", "--store", store])
         #expect(verify.exitCode == 0, "\(verify.stdout)\(verify.stderr)")
         #expect(verify.stdout.hasPrefix("ok: 7 entries"), "\(verify.stdout)")
@@ -96,21 +97,15 @@ final class FileSizeLimitCommandTests: Sendable {
         let runner = WebcacheRunner(home: folder)
         #expect(try await runner.run(["preload", listPath, "--no-requisites", "--store", store]).exitCode == 0)
         let archive = try folder.write(Data("the archive of yesterday\n".utf8), to: "out/backup.\(format)")
-        let webcache = try BuiltProducts.executable(named: "webcache").path
 
         // When it is exported there by a process whose files may not grow past 512 KiB
-        let export = try ChildProcess.spawn(
-            "/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 1024; exec \"$0\" \"$@\"", webcache,
-                        "export", "--\(format)", archive, "--store", store],
-            environment: ["PATH": "/usr/bin:/bin", "HOME": folder.url.path, "LANG": "C.UTF-8"],
-            output: .file(folder.path("export.out")), error: .file(folder.path("export.err")))
-        let termination = await export.finish().termination
+        let export = try await runLimited(
+            ["export", "--\(format)", archive, "--store", store], blocks: 1024, name: "export")
 
         // Then it fails naming the file and the limit, the archive that was there is as it was, and
         // no part of the new one is left in the folder
-        #expect(termination == .exited(1))
-        let errors = try String(contentsOfFile: folder.path("export.err"), encoding: .utf8)
-        #expect(errors.contains("'\(archive)'") && errors.contains("file size limit"), "\(errors)")
+        #expect(export.termination == .exited(1))
+        #expect(export.errors.contains("'\(archive)'") && export.errors.contains("file size limit"), "\(export.errors)")
         #expect(try String(contentsOfFile: archive, encoding: .utf8) == "the archive of yesterday\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("out")) == ["backup.\(format)"])
     }
@@ -124,24 +119,17 @@ final class FileSizeLimitCommandTests: Sendable {
         #expect(try await runner.run(["preload", listPath, "--no-requisites", "--store", source]).exitCode == 0)
         let archive = folder.path("blobs.warc")
         #expect(try await runner.run(["export", "--warc", archive, "--store", source]).exitCode == 0)
-        let webcache = try BuiltProducts.executable(named: "webcache").path
 
         // When it is imported into a new store by a process whose files may not grow past 512 KiB
         let store = folder.path("store.sqlite")
-        let importing = try ChildProcess.spawn(
-            "/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 1024; exec \"$0\" \"$@\"", webcache,
-                        "import", archive, "--store", store],
-            environment: ["PATH": "/usr/bin:/bin", "HOME": folder.url.path, "LANG": "C.UTF-8"],
-            output: .file(folder.path("import.out")), error: .file(folder.path("import.err")))
-        let termination = await importing.finish().termination
+        let imported = try await runLimited(["import", archive, "--store", store], blocks: 1024, name: "import")
 
         // Then it fails, saying the records could not be stored and why, and calls none damaged
-        #expect(termination == .exited(1))
-        let output = try String(contentsOfFile: folder.path("import.out"), encoding: .utf8)
-        let errors = try String(contentsOfFile: folder.path("import.err"), encoding: .utf8)
-        #expect(output.contains("; 0 damaged; "), "\(output)")
-        #expect(output.contains(" not stored."), "\(output)")
-        #expect(errors.contains("file size limit"), "\(errors)")
-        #expect(errors.contains("could not be stored") && !errors.contains("damaged"), "\(errors)")
+        #expect(imported.termination == .exited(1))
+        #expect(imported.output.contains("; 0 damaged; "), "\(imported.output)")
+        #expect(imported.output.contains(" not stored."), "\(imported.output)")
+        #expect(imported.errors.contains("file size limit"), "\(imported.errors)")
+        #expect(imported.errors.contains("could not be stored") && !imported.errors.contains("damaged"),
+                "\(imported.errors)")
     }
 }
