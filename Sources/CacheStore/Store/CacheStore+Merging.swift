@@ -262,7 +262,8 @@ extension CacheStore {
             let existing = try Self.readEntry(
                 partition: entry.partition, method: entry.method, url: entry.url, varyKey: entry.varyKey,
                 selection: CacheEntry.selection, condition: CacheEntry.byAnyIdentity, connection)
-            guard Self.arrival(of: entry, existing: existing, sameWithin: Self.archivedTimePrecision) == .replaces else {
+            let arrival = Self.arrival(of: entry, existing: existing, sameWithin: Self.archivedTimePrecision)
+            guard arrival == .replaces else {
                 try Self.dropStaged(body, connection)
                 try Self.keepPin(of: entry, on: existing, connection)
                 return nil

@@ -580,9 +580,9 @@ final class Loader: Sendable {
     /// either way (see ``serve(_:request:source:age:limit:context:discardsDamage:)``).
     ///
     /// - Parameter body: the body, when it was read and checked with the entry (in the same read).
-    nonisolated(nonsending) func storedBody(_ entry: CacheEntry, url: URL, discardsDamage: Bool, body: Data? = nil) async throws
-        -> WebResponse.Body
-    {
+    nonisolated(nonsending) func storedBody(
+        _ entry: CacheEntry, url: URL, discardsDamage: Bool, body: Data? = nil
+    ) async throws -> WebResponse.Body {
         guard let bodyID = entry.bodyID else { return WebResponse.Body(data: Data()) }
         if let body { return WebResponse.Body(data: body) }
         if entry.bodySize <= Int64(CacheStore.chunkSize) {

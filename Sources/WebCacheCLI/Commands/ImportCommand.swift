@@ -3,9 +3,9 @@ import FoundationEssentials
 
 /// `webcache import FILE...`: stores the responses of WARC, WACZ and HAR files. Exits 1 when any
 /// record was damaged, the store could not take a sound one (a full disk), or any file could not be
-/// imported (missing, unreadable, not an archive); the others are imported. SIGINT or SIGTERM stop it cleanly: the saves under way end, the summary of
-/// what was committed says it was interrupted, and the exit code is the shell's for the signal (130
-/// or 143); a second signal ends it at once.
+/// imported (missing, unreadable, not an archive); the others are imported. SIGINT or SIGTERM stop
+/// it cleanly: the saves under way end, the summary of what was committed says it was interrupted,
+/// and the exit code is the shell's for the signal (130 or 143); a second signal ends it at once.
 enum ImportCommand {
     static func run(_ context: CommandContext) async throws -> Int32 {
         let files = context.arguments.positionals
