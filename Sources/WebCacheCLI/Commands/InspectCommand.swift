@@ -16,11 +16,26 @@ enum InspectCommand {
         let now = Date()
         return try await context.withExistingStore(readOnly: true) { store in
             if context.arguments.flag("pages") {
-                let report = try pages(store, url: url)
+                let listed = try storedPages(store, url: url)
                 if json {
-                    try JSONOutput.write(report, to: context.stdout)
+                    let reports = try listed.map { try page($0, of: store) }
+                    try JSONOutput.write(Pages(store: store.path, pages: reports), to: context.stdout)
                 } else {
-                    context.stdout.write(report.text)
+                    // Written as the pages are read, 64 KiB at a time: a store of 200,000 pages built a
+                    // report of 100 MB before writing its first line.
+                    var complete = 0
+                    var text = ""
+                    for listedPage in listed {
+                        let report = try page(listedPage, of: store)
+                        if report.complete { complete += 1 }
+                        text += report.text
+                        if text.utf8.count >= 1 << 16 {
+                            context.stdout.write(text)
+                            text = ""
+                        }
+                    }
+                    text += Pages.closingLine(store: store.path, pages: listed.count, complete: complete)
+                    context.stdout.write(text)
                 }
             } else if let url {
                 let report = try entries(store, url: url, now: now)
@@ -303,38 +318,41 @@ enum InspectCommand {
             var missing: [String]
             /// What the preload left out for its device: the page lacks it on another device.
             var skippedForThisDevice: [Failure]
+
+            /// Its line, and a line for each resource that failed, is missing or was left out.
+            var text: String {
+                let state = complete ? "complete" : "incomplete"
+                let pageNote = pageStored ? "" : ", the page itself is not stored"
+                var text = "\(state): \(url) (partition \(partition)): "
+                    + "\(stored) of \(resources) resources stored\(pageNote)\n"
+                for failure in failures {
+                    text += "  failed: \(failure.url) (\(failure.kind)): \(failure.reason)\n"
+                }
+                for missing in missing where !failures.contains(where: { $0.url == missing }) {
+                    text += "  missing: \(missing)\n"
+                }
+                for skip in skippedForThisDevice {
+                    text += "  skipped for this device: \(skip.url) (\(skip.kind)): \(skip.reason)\n"
+                }
+                return text
+            }
         }
 
         var store: String
         var pages: [Page]
 
-        var text: String {
-            guard !pages.isEmpty else {
+        /// The line after the pages: how many, and how many complete; or that there is none.
+        static func closingLine(store: String, pages: Int, complete: Int) -> String {
+            guard pages > 0 else {
                 return "No page in the store '\(store)' has recorded resources; preload pages to record them.\n"
             }
-            var text = ""
-            for page in pages {
-                let state = page.complete ? "complete" : "incomplete"
-                let pageNote = page.pageStored ? "" : ", the page itself is not stored"
-                text += "\(state): \(page.url) (partition \(page.partition)): "
-                    + "\(page.stored) of \(page.resources) resources stored\(pageNote)\n"
-                for failure in page.failures {
-                    text += "  failed: \(failure.url) (\(failure.kind)): \(failure.reason)\n"
-                }
-                for missing in page.missing where !page.failures.contains(where: { $0.url == missing }) {
-                    text += "  missing: \(missing)\n"
-                }
-                for skip in page.skippedForThisDevice {
-                    text += "  skipped for this device: \(skip.url) (\(skip.kind)): \(skip.reason)\n"
-                }
-            }
-            let complete = pages.filter(\.complete).count
-            text += "\(pages.count) page(s), \(complete) complete.\n"
-            return text
+            return "\(pages) page(s), \(complete) complete.\n"
         }
     }
 
-    private static func pages(_ store: CacheStore, url: String?) throws -> Pages {
+    /// The stored pages `inspect --pages` reports: the page `url` names (in each partition where it
+    /// is recorded), or every page.
+    private static func storedPages(_ store: CacheStore, url: String?) throws -> [StoredPage] {
         var pages: [StoredPage] = []
         if let url {
             for form in CommandContext.storedForms(of: url) where pages.isEmpty {
@@ -346,19 +364,21 @@ enum InspectCommand {
         } else {
             pages = try store.pages()
         }
-        let reports = try pages.map { page in
-            let status = try store.pageStatus(forPage: page.url, partition: page.partition)
-            return Pages.Page(
-                partition: page.partition, url: page.url, complete: status.isComplete, pageStored: status.pageStored,
-                resources: status.resourceCount, stored: status.storedCount,
-                failures: status.failures.map {
-                    Pages.Failure(url: $0.resourceURL, kind: $0.kind, reason: $0.failure ?? "")
-                },
-                missing: status.missing,
-                skippedForThisDevice: try store.skipped(forPage: page.url, partition: page.partition).map {
-                    Pages.Failure(url: $0.resourceURL, kind: $0.kind, reason: $0.reason)
-                })
-        }
-        return Pages(store: store.path, pages: reports)
+        return pages
+    }
+
+    /// How complete `page` is, read from the store.
+    private static func page(_ page: StoredPage, of store: CacheStore) throws -> Pages.Page {
+        let status = try store.pageStatus(forPage: page.url, partition: page.partition)
+        return Pages.Page(
+            partition: page.partition, url: page.url, complete: status.isComplete, pageStored: status.pageStored,
+            resources: status.resourceCount, stored: status.storedCount,
+            failures: status.failures.map {
+                Pages.Failure(url: $0.resourceURL, kind: $0.kind, reason: $0.failure ?? "")
+            },
+            missing: status.missing,
+            skippedForThisDevice: try store.skipped(forPage: page.url, partition: page.partition).map {
+                Pages.Failure(url: $0.resourceURL, kind: $0.kind, reason: $0.reason)
+            })
     }
 }
