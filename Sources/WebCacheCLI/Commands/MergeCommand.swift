@@ -70,7 +70,7 @@ enum MergeCommand {
         let isNew = !FileManager.default.fileExists(atPath: destination)
         let building = isNew ? CacheStore.privatePath(for: destination) : destination
         defer { if isNew { CacheStore.removeFiles(ofStoreAt: building) } }
-        /// What failed, naming the store as the user named it.
+        // What failed, naming the store as the user named it.
         func describe(_ error: any Error) -> String {
             CLIError.describe(error).replacing(building, with: destination)
         }
