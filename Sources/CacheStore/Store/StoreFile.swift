@@ -77,14 +77,16 @@ enum StoreFile {
     }
 
     /// Runs `body` holding an exclusive `flock(2)` of the folder of `path`, which creations of stores
-    /// in that folder take for the moment they link their file into place.
+    /// in that folder take for the moment they link their file into place. A folder that cannot be
+    /// opened, or a file system that has no such locks (an NFS mount without them), runs `body`
+    /// without the lock, as creations did before they took it.
     private static func withCreationLock<T>(of path: String, _ body: () throws -> T) throws -> T {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw fileSystemError(errno, creating: path) }
+        guard descriptor >= 0 else { return try body() }
         defer { close(descriptor) }
         while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw fileSystemError(errno, creating: path) }
+            guard errno == EINTR else { return try body() }
         }
         return try body()
     }
