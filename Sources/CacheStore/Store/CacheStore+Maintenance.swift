@@ -153,7 +153,10 @@ extension CacheStore {
                 let named = try Self.namedPagesGoing(criteria, condition: condition, values, path: path, connection)
                 var result = try Self.selectEntries(connection, condition: condition, values)
                 result.freedBytes = try Self.bodyBytesFreed(condition: condition, values, hasParts: hasParts, connection)
-                let going = try Self.countPagesGoingWhole(condition: condition, values, connection)
+                // With no entry matching, no page's entries all match: the count, which reads every
+                // page's record, is left out (0.6 s of a dry run over 200,000 pages that removes nothing).
+                let going = result.entryCount == 0
+                    ? 0 : try Self.countPagesGoingWhole(condition: condition, values, connection)
                 result.pageRecordCount = max(0, going - named.withEntries)
                 result.pages = named.pages
                 return result
