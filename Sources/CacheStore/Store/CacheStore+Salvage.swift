@@ -48,13 +48,8 @@ extension CacheStore {
         defer { removeFiles(ofStoreAt: building) }
         var report: SalvageReport
         do {
-            let store = try CacheStore(path: building, configuration: configuration)
-            do {
-                report = try await store.copySalvageable(from: damagedPath)
-                try await store.close()
-            } catch {
-                try? await store.close()
-                throw error
+            report = try await CacheStore(path: building, configuration: configuration).closing {
+                try await $0.copySalvageable(from: damagedPath)
             }
         } catch var error as Error {
             // Named as the user named it: the private name is no concern of theirs.

@@ -105,10 +105,14 @@ final class ArchiveImport {
     /// (``notStored``) told apart from the record's.
     private static func failure(at place: String, _ error: any Error) -> SaveOutcome {
         let message = "\(place): \(reason(error))"
-        guard let error = error as? CacheStore.Error, error.code != .invalidEntry, error.code != .damagedBody else {
-            return .failed(message)
-        }
-        return .notStored(message)
+        return isStoreFailure(error) ? .notStored(message) : .failed(message)
+    }
+
+    /// Whether `error` is the store's failure to take a record (a full disk, a store that cannot be
+    /// written), not something wrong with the record.
+    private static func isStoreFailure(_ error: any Error) -> Bool {
+        guard let error = error as? CacheStore.Error else { return false }
+        return error.code != .invalidEntry && error.code != .damagedBody
     }
 
     private var requests: [String: RequestInfo] = [:]
@@ -650,8 +654,7 @@ final class ArchiveImport {
         case .failed(let message):
             noteDamage(message)
         case .notStored(let message):
-            summary.notStored += 1
-            report(message)
+            noteNotStored(message)
         }
     }
 
@@ -659,12 +662,12 @@ final class ArchiveImport {
     /// store (staging a body on a full disk) is counted as a record not stored, not as damage.
     private func noteDamage(_ error: any Error, in name: String) {
         let message = (error as? ArchiveError)?.message(file: name) ?? "\(name): \(Self.reason(error))"
-        if case .notStored = Self.failure(at: name, error) {
-            summary.notStored += 1
-            report(message)
-        } else {
-            noteDamage(message)
-        }
+        if Self.isStoreFailure(error) { noteNotStored(message) } else { noteDamage(message) }
+    }
+
+    private func noteNotStored(_ message: String) {
+        summary.notStored += 1
+        report(message)
     }
 
     private func noteDamage(_ message: String) {

@@ -30,7 +30,7 @@ struct WARCExport {
     /// The archive's path, whose name the `warcinfo` record gives and whose `.gz` asks for gzip.
     let path: String
     /// Where the bytes go until the archive is complete: ``path`` or a private name beside it.
-    var writingPath: String
+    let writingPath: String
     /// Receives one line per entry left out: its URL and why.
     let report: (String) -> Void
 

@@ -105,7 +105,7 @@ enum MergeCommand {
             } catch is CancellationError {
                 outcomes.append(.interrupted)
             } catch {
-                context.stderr.write("Error: Could not merge '\(path)' into '\(destination)': \(describe(error))\n")
+                context.stderr.write(failure(merging: path, into: destination, reason: describe(error)))
                 outcomes.append(.failed(describe(error)))
             }
         }
@@ -136,13 +136,7 @@ enum MergeCommand {
             try? await source.close()
             throw error
         }
-        do {
-            _ = try await source.closing { try await store.merge(from: $0) }
-        } catch {
-            try? await store.close()
-            throw error
-        }
-        try await store.close()
+        _ = try await store.closing { target in try await source.closing { try await target.merge(from: $0) } }
     }
 
     /// `Merged 'a.sqlite': 3 entries added or newer, 1 older left out, 0 parts of complete entries left
@@ -205,13 +199,14 @@ enum MergeCommand {
             return .success(try CacheStore(path: path, configuration: readOnly))
         } catch {
             return .failure(SourceFailure(
-                line: failure(merging: path, into: destination, error), reason: CLIError.describe(error)))
+                line: failure(merging: path, into: destination, reason: CLIError.describe(error)),
+                reason: CLIError.describe(error)))
         }
     }
 
     /// The line that names a source that could not be merged, and why.
-    private static func failure(merging path: String, into destination: String, _ error: any Error) -> String {
-        "Error: Could not merge '\(path)' into '\(destination)': \(CLIError.describe(error))\n"
+    private static func failure(merging path: String, into destination: String, reason: String) -> String {
+        "Error: Could not merge '\(path)' into '\(destination)': \(reason)\n"
     }
 
     /// Opens the store that the sources go into, creating it and its folder when they do not exist.
