@@ -27,6 +27,14 @@ final class Shared<Value: Sendable>: Sendable {
     }
 }
 
+extension Shared where Value == Bool {
+    /// Holds the calling thread (an origin handler's) until the test sets the value, for 10 s at
+    /// most: a test that never sets it fails on its own expectations rather than hanging.
+    func waitUntilSet() {
+        for _ in 0..<1000 where !value { Thread.sleep(forTimeInterval: 0.01) }
+    }
+}
+
 extension TemporaryFolder {
     /// The path of the store file of a test in this folder.
     var storePath: String { url.appending(path: "store.sqlite").path }

@@ -97,13 +97,18 @@ struct TransferTests {
 
     // MARK: - Coalescing
 
-    @Test func concurrentLoadsOfOneURLMakeOneRequest() async throws {
-        let released = Shared(false)
-        try await withCache(origin: { _ in
-            // The answer waits until both loads have started.
-            for _ in 0..<1000 where !released.value { Thread.sleep(forTimeInterval: 0.01) }
+    /// An origin's answer, "shared body" kept for ten minutes, held until the test sets `released`.
+    private static func sharedBody(releasedBy released: Shared<Bool>) -> OriginServer.Handler {
+        { _ in
+            released.waitUntilSet()
             return .text("shared body", headers: ["Cache-Control": "max-age=600"])
-        }) { (origin, cache) async throws in
+        }
+    }
+
+    @Test func concurrentLoadsOfOneURLMakeOneRequest() async throws {
+        // The answer waits until both loads have started.
+        let released = Shared(false)
+        try await withCache(origin: Self.sharedBody(releasedBy: released)) { (origin, cache) async throws in
             let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
                 for _ in 0..<2 {
                     group.addTask { try await cache.data(for: WebRequest("slow")).body }
@@ -121,10 +126,7 @@ struct TransferTests {
 
     @Test func loadsWithTheSameFieldsInAnotherOrderAndCaseShareATransferAndOtherValuesDoNot() async throws {
         let released = Shared(false)
-        try await withCache(origin: { _ in
-            for _ in 0..<1000 where !released.value { Thread.sleep(forTimeInterval: 0.01) }
-            return .text("shared body", headers: ["Cache-Control": "max-age=600"])
-        }) { (origin, cache) async throws in
+        try await withCache(origin: Self.sharedBody(releasedBy: released)) { (origin, cache) async throws in
             let requests = [
                 WebRequest("fields", headers: ["Accept": "text/html", "X-Trace": "1"]),
                 WebRequest("fields", headers: ["x-trace": "1", "ACCEPT": "text/html"]),
@@ -152,7 +154,7 @@ struct TransferTests {
         try await withCache(origin: { request in
             if request.headers["If-None-Match"] == "\"r\"" {
                 // The 304 waits until both loads have started.
-                for _ in 0..<1000 where !released.value { Thread.sleep(forTimeInterval: 0.01) }
+                released.waitUntilSet()
                 return OriginResponse(status: 304, headers: ["ETag": "\"r\"", "Cache-Control": "max-age=0"])
             }
             return .text("kept", headers: ["Cache-Control": "max-age=0", "ETag": "\"r\""])
@@ -177,7 +179,7 @@ struct TransferTests {
         let released = Shared(false)
         try await withCache(origin: { _ in
             // The first answer waits until the test has cancelled its caller.
-            for _ in 0..<1000 where !released.value { Thread.sleep(forTimeInterval: 0.01) }
+            released.waitUntilSet()
             return .text("survivor", headers: ["Cache-Control": "max-age=600"])
         }) { (origin, cache) async throws in
             let leader = Task { try await cache.data(for: WebRequest("joined")) }
@@ -247,7 +249,7 @@ struct TransferTests {
         try await withCache(origin: { _ in
             OriginResponse(headers: ["Cache-Control": "max-age=600"], body: .stream { writer in
                 try writer.write("first part;")
-                for _ in 0..<1000 where !released.value { Thread.sleep(forTimeInterval: 0.01) }
+                released.waitUntilSet()
                 try writer.write("second part")
             })
         }) { (origin, cache) async throws in
