@@ -52,6 +52,33 @@ struct InspectionTests {
         #expect(try store.pages(partition: "user-1", url: "https://example.test/no-edges.html").isEmpty)
     }
 
+    @Test func pagesAreListedAPieceAtATimeInTheOrderOfTheWholeList() async throws {
+        // Given pages in two partitions, one with two edges (listed once), URLs that sort apart from
+        // their insertion order
+        let edge = [PageEdge(resourceURL: "https://example.test/app.css", kind: "stylesheet")]
+        for (partition, name) in [("user-1", "b"), ("guest", "c"), ("user-1", "a"), ("guest", "a"), ("guest", "b")] {
+            try await store.setEdges(edge, forPage: "https://example.test/\(name).html", partition: partition)
+        }
+        try await store.setEdges(
+            edge + [PageEdge(resourceURL: "https://example.test/app.js", kind: "script")],
+            forPage: "https://example.test/z.html", partition: "guest")
+        let whole = try store.pages()
+        #expect(whole.count == 6)
+        // When read two at a time
+        var pieces: [[StoredPage]] = []
+        var last: StoredPage?
+        while case let piece = try store.pages(after: last, limit: 2), let end = piece.last {
+            pieces.append(piece)
+            last = end
+        }
+        // Then the pieces are the whole list, in its order
+        #expect(pieces.map(\.count) == [2, 2, 2])
+        #expect(pieces.flatMap { $0 } == whole)
+        #expect(try store.pages(after: nil, limit: 10) == whole)
+        #expect(try store.pages(after: StoredPage(partition: "user-1", url: "https://example.test/b.html"), limit: 5)
+            .isEmpty)
+    }
+
     @Test func anEvictionPlanRemovesNothingAndMatchesTheEviction() async throws {
         // Given entries used at different times, two sharing one body, one pinned
         let shared = makeBody(size: 3_000, seed: 1)

@@ -58,6 +58,27 @@ extension CacheStore {
         }
     }
 
+    /// At most `limit` of the pages that follow `page` (the first pages when `nil`) in the order of
+    /// ``pages(partition:url:)``: a listing of every page read a piece at a time, each piece in its
+    /// own read, so that its memory does not grow with the store.
+    ///
+    /// - Throws: ``CacheStore/Error``.
+    public nonisolated func pages(after page: StoredPage?, limit: Int) throws -> [StoredPage] {
+        let (condition, values): (String, [DatabaseValue]) = page.map {
+            (" WHERE (partition, page_url) > (?, ?)", [.text($0.partition), .text($0.url)])
+        } ?? ("", [])
+        return try read("list the pages") { connection in
+            var pages: [StoredPage] = []
+            try connection.forEachRow(
+                "SELECT DISTINCT partition, page_url FROM page_edge\(condition) ORDER BY partition, page_url LIMIT ?",
+                values + [.integer(Int64(limit))]
+            ) { row in
+                pages.append(StoredPage(partition: row.text(0), url: row.text(1)))
+            }
+            return pages
+        }
+    }
+
     // MARK: - Eviction plan
 
     /// What ``evict(toFit:)`` would evict now, without removing anything: unpinned entries, least
