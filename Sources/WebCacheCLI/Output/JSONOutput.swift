@@ -10,10 +10,15 @@ enum JSONOutput {
 
     /// The encoded bytes of `value`.
     static func encode(_ value: some Encodable) throws -> Data {
+        try makeEncoder().encode(value)
+    }
+
+    /// The encoder of ``encode(_:)``.
+    private static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        return try encoder.encode(value)
+        return encoder
     }
 
     /// Writes an object whose first key (in sorted order) holds an array, an element at a time, byte
@@ -21,7 +26,8 @@ enum JSONOutput {
     /// the memory of one element and 64 KiB of output.
     final class StreamedArray {
         private let output: any TextOutput
-        private var pending = Data()
+        private let encoder = JSONOutput.makeEncoder()
+        private var pending: [UInt8] = []
         private var count = 0
 
         /// Starts the object and its array, under `key`, which must sort before the keys given to
@@ -29,7 +35,7 @@ enum JSONOutput {
         init(key: String, to output: any TextOutput) throws {
             self.output = output
             pending.append(contentsOf: "{\n  ".utf8)
-            pending.append(try JSONOutput.encode(key))
+            pending.append(contentsOf: try encoder.encode(key))
             pending.append(contentsOf: " : [\n".utf8)
         }
 
@@ -37,9 +43,9 @@ enum JSONOutput {
         func append(_ element: some Encodable) throws {
             if count > 0 { pending.append(contentsOf: ",\n".utf8) }
             count += 1
-            pending.append(Self.indented(try JSONOutput.encode(element), by: "    ", indentsFirstLine: true))
+            Self.append(try encoder.encode(element), indentedBy: "    ", indentsFirstLine: true, to: &pending)
             if pending.count >= 1 << 16 {
-                output.write(data: pending)
+                output.write(data: Data(pending))
                 pending.removeAll(keepingCapacity: true)
             }
         }
@@ -49,31 +55,32 @@ enum JSONOutput {
             pending.append(contentsOf: "\n  ]".utf8)
             for member in members {
                 pending.append(contentsOf: ",\n  ".utf8)
-                pending.append(try JSONOutput.encode(member.key))
+                pending.append(contentsOf: try encoder.encode(member.key))
                 pending.append(contentsOf: " : ".utf8)
-                pending.append(Self.indented(try JSONOutput.encode(member.value), by: "  ", indentsFirstLine: false))
+                Self.append(try encoder.encode(member.value), indentedBy: "  ", indentsFirstLine: false, to: &pending)
             }
             pending.append(contentsOf: "\n}\n".utf8)
-            output.write(data: pending)
-            pending = Data()
+            output.write(data: Data(pending))
+            pending = []
         }
 
-        /// `json` with `indent` before each of its lines that is not empty (a pretty-printed value has no
-        /// line break inside a string), the first only if `indentsFirstLine`: nested one level further in.
-        private static func indented(_ json: Data, by indent: String, indentsFirstLine: Bool) -> Data {
-            var result = Data(capacity: json.count + json.count / 4)
-            var start = json.startIndex
-            var isFirstLine = true
-            while start < json.endIndex {
-                let end = json[start...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? json.endIndex
-                if (!isFirstLine || indentsFirstLine) && json[start] != UInt8(ascii: "\n") {
-                    result.append(contentsOf: indent.utf8)
+        /// Appends `json` to `output` with `indent` before each of its lines that is not empty (a
+        /// pretty-printed value has no line break inside a string), the first only if
+        /// `indentsFirstLine`: nested one level further in.
+        private static func append(
+            _ json: Data, indentedBy indent: String, indentsFirstLine: Bool, to output: inout [UInt8]
+        ) {
+            let lineBreak = UInt8(ascii: "\n")
+            let indent = Array(indent.utf8)
+            json.withUnsafeBytes { bytes in
+                var start = 0
+                while start < bytes.count {
+                    let end = bytes[start...].firstIndex(of: lineBreak).map { $0 + 1 } ?? bytes.count
+                    if (start > 0 || indentsFirstLine) && bytes[start] != lineBreak { output.append(contentsOf: indent) }
+                    output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                    start = end
                 }
-                result.append(json[start..<end])
-                start = end
-                isFirstLine = false
             }
-            return result
         }
     }
 }
