@@ -32,21 +32,26 @@ extension CacheStore {
             let start = total
             // The order is the entry's own index, so its hits must be in it.
             if total > byteLimit { try AccessLog.fold(connection) }
-            removal: while total > byteLimit {
+            while total > byteLimit {
                 let order = try EvictionOrder(
                     connection, columns: columns, folded: true, total: total, byteLimit: byteLimit)
                 if order.steps.isEmpty { break }
-                for step in order.steps {
-                    for entry in step.entries {
-                        try Self.notePagesAmongEntries(connection, condition: "id = ?", [.integer(entry.id)])
-                        try connection.run("DELETE FROM entry WHERE id = ?", [.integer(entry.id)])
-                        result.entryCount += 1
-                        result.entryBytes += entry.size
-                        result.urls.append(entry.url)
-                    }
-                    total = try Self.readTotals(connection).bodyBytes
-                    if total <= byteLimit { break removal }
+                // The walk's steps go in one statement: a step frees at most what the walk counted, so
+                // the limit is not reached before its last step, where removing them one at a time
+                // would stop (and cost three statements an entry: twice the CPU of a prune by criteria).
+                try connection.execute(
+                    sql: "CREATE TEMP TABLE IF NOT EXISTS evicting (id INTEGER PRIMARY KEY); DELETE FROM temp.evicting")
+                for entry in order.steps.lazy.flatMap(\.entries) {
+                    try connection.run("INSERT INTO temp.evicting (id) VALUES (?)", [.integer(entry.id)])
+                    result.entryCount += 1
+                    result.entryBytes += entry.size
+                    result.urls.append(entry.url)
                 }
+                let chosen = "id IN (SELECT id FROM temp.evicting)"
+                try Self.notePagesAmongEntries(connection, condition: chosen, [])
+                try connection.run("DELETE FROM entry WHERE \(chosen)")
+                try connection.run("DELETE FROM temp.evicting")
+                total = try Self.readTotals(connection).bodyBytes
                 // Another walk, while there are entries left to remove: a removal may have left a body to
                 // fewer entries than the walk counted (a partial entry's part that shared it).
             }
