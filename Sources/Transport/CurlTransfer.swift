@@ -539,15 +539,18 @@ final class CurlTransfer {
         complete(with: .failure(error(for: code)))
     }
 
-    /// Settles the head (if still waiting), ends the body, and stops the request body stream's
+    /// Ends the body, settles the head (if still waiting), and stops the request body stream's
     /// producer if the stream was not read to its end.
+    ///
+    /// The body ends first: the caller the head wakes, on another thread at once, then finds a small
+    /// body whole with its end, instead of waiting for the end to wake it a second time.
     func complete(with result: Result<Void, any Error>) {
         spec.request.bodyStream?.cancel()
+        spec.channel.finish(result)
         flushHead()
         if case .failure(let error) = result, !spec.head.isSettled {
             spec.head.settle(.failure(error))
         }
-        spec.channel.finish(result)
     }
 
     private func error(for code: CURLcode) -> TransportError {
