@@ -40,6 +40,34 @@ struct FormatPieceTests {
         #expect(head.serialized() == Data(text.utf8).prefix(upTo: start))
     }
 
+    @Test func aHeadEndsAtItsFirstEmptyLineWhateverTheLineEndsAfterIt() throws {
+        // Given a head whose lines end in LF alone, and a body holding CR LF CR LF
+        let text = "HTTP/1.1 200 OK\nContent-Type: text/plain\n\nline\r\n\r\nNot: a field"
+        // When
+        let (head, start) = try #require(try HTTPMessageHead.parse(Data(text.utf8)))
+        // Then the body starts after the first empty line
+        #expect(head.headers.values(for: "Not") == [])
+        #expect(head.headers.values(for: "Content-Type") == ["text/plain"])
+        #expect(String(decoding: Data(text.utf8)[start...], as: UTF8.self) == "line\r\n\r\nNot: a field")
+        // And in a slice of a larger buffer, from where the search starts
+        let framed = Data("xx\r\n\r\nA: b\r\n\r\nc".utf8)
+        #expect(HTTPMessageHead.blankLine(in: framed.dropFirst(2), from: 2) == 2..<6)
+        #expect(HTTPMessageHead.blankLine(in: framed.dropFirst(2), from: 6) == 10..<14)
+        // a search that starts inside an empty line's CR LF CR LF does not look back for its CR
+        #expect(HTTPMessageHead.blankLine(in: framed, from: 3) == 10..<14)
+        #expect(HTTPMessageHead.blankLine(in: framed, from: 14) == nil)
+        #expect(HTTPMessageHead.blankLine(in: Data("A: b\r\n\r".utf8), from: 0) == nil)
+    }
+
+    @Test func headLinesEndInCRLFOrLFOrCRAndFoldedLinesJoinTheirField() throws {
+        let bytes = Data("WARC/1.1\rA:  one \r\n\tmore\nB:\u{e9}t\u{e9}\r\n\r\nC : x".utf8)
+        let (first, fields) = try HTTPMessageHead.lines(bytes)
+        #expect(first == "WARC/1.1")
+        #expect(fields.map(\.name) == ["A", "B", "C"])
+        #expect(fields.map(\.value) == ["one more", "\u{e9}t\u{e9}", "x"])
+        #expect(throws: ArchiveError.self) { try HTTPMessageHead.lines(Data("WARC/1.1\nno colon here".utf8)) }
+    }
+
     @Test func harContentDecodesTextAndBase64AndRefusesBadBase64() throws {
         let binary = Data([0, 1, 2, 255])
         let content = HAREntry.Content(body: binary, mimeType: "image/png")

@@ -280,5 +280,9 @@ struct WARCReaderTests {
         let hex = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         #expect(WARCDigest.sha256(fromLabel: hex) == SHA256.hash(Data("abc".utf8)))
         #expect(WARCDigest.sha256(fromLabel: "sha1:ABC") == nil)
+        // Base 32 in lower case is the same digest; a letter outside the alphabet is no digest
+        #expect(WARCDigest.sha256(fromLabel: "SHA256:" + label.dropFirst(7).lowercased()) == SHA256.hash(Data("abc".utf8)))
+        #expect(WARCDigest.sha256(fromLabel: "sha256:XJ4BNP4PAHH6UQKBIDPF3LRCEOYAGYNDSYLXVHFUCD7WD4QACWW1====") == nil)
+        #expect(WARCDigest.sha256(fromLabel: "sha256:XJ4BNP4PAHH6UQKBIDPF3LRCEOYAGYNDSYLXVHFUCD7WD4QACWWß===") == nil)
     }
 }

@@ -1,6 +1,12 @@
 import FoundationEssentials
 import HTTPCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The head of an HTTP/1.x message as a WARC record or HAR entry carries it: the start line and
 /// the header fields in order, repeated names kept.
 public struct HTTPMessageHead: Sendable, Hashable {
@@ -54,9 +60,7 @@ public struct HTTPMessageHead: Sendable, Hashable {
     ///   does not hold the whole head yet.
     /// - Throws: ``ArchiveError`` (without an offset) when the bytes are not an HTTP head.
     public static func parse(_ data: Data) throws -> (head: HTTPMessageHead, contentStart: Data.Index)? {
-        guard let end = data.firstRange(of: Data([13, 10, 13, 10])) ?? data.firstRange(of: Data([10, 10])) else {
-            return nil
-        }
+        guard let end = blankLine(in: data, from: data.startIndex) else { return nil }
         let (startLine, fields) = try lines(data[data.startIndex..<end.lowerBound])
         guard startLine.split(separator: " ").count >= 2 else {
             throw ArchiveError(reason: "The HTTP message has no valid start line.")
@@ -64,27 +68,68 @@ public struct HTTPMessageHead: Sendable, Hashable {
         return (HTTPMessageHead(startLine: startLine, headers: HTTPHeaders(fields)), end.upperBound)
     }
 
+    /// The first empty line in `data` from `start` on, which ends a head: `CR LF CR LF` or `LF LF`,
+    /// whichever comes first; `nil` when there is none yet.
+    public static func blankLine(in data: Data, from start: Data.Index) -> Range<Data.Index>? {
+        let found = data.withUnsafeBytes { buffer -> Range<Int>? in
+            guard let base = buffer.baseAddress else { return nil }
+            let first = start - data.startIndex
+            var next = first
+            while next < buffer.count, let match = memchr(base + next, 10, buffer.count - next) {
+                let lineFeed = base.distance(to: UnsafeRawPointer(match))
+                if lineFeed + 1 < buffer.count, buffer[lineFeed + 1] == 10 { return lineFeed..<(lineFeed + 2) }
+                if lineFeed > first, lineFeed + 2 < buffer.count, buffer[lineFeed - 1] == 13, buffer[lineFeed + 1] == 13,
+                    buffer[lineFeed + 2] == 10
+                {
+                    return (lineFeed - 1)..<(lineFeed + 3)
+                }
+                next = lineFeed + 1
+            }
+            return nil
+        }
+        return found.map { (data.startIndex + $0.lowerBound)..<(data.startIndex + $0.upperBound) }
+    }
+
     /// The first line and the fields of a head's bytes (without the empty line that ends it): lines
-    /// end in CR LF or LF, and a line that starts with a space or tab continues the field before it.
+    /// end in CR LF, LF or CR, and a line that starts with a space or tab continues the field before it.
     ///
     /// - Throws: ``ArchiveError`` when a field line has no colon.
     static func lines(_ bytes: Data) throws -> (first: String, fields: [HTTPField]) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
-        var fields: [HTTPField] = []
-        for line in lines.dropFirst() where !line.isEmpty {
-            if line.first == " " || line.first == "\t", !fields.isEmpty {
-                fields[fields.count - 1].value += " " + line.trimmingHTTPWhitespace()
-                continue
+        try bytes.withUnsafeBytes { buffer in
+            var first: String?
+            var fields: [HTTPField] = []
+            var start = 0
+            while true {
+                var end = start
+                while end < buffer.count, buffer[end] != 10, buffer[end] != 13 { end += 1 }
+                let line = UnsafeRawBufferPointer(rebasing: buffer[start..<end])
+                if first == nil {
+                    first = String(decoding: line, as: UTF8.self)
+                } else if let lineStart = line.first {
+                    if lineStart == 0x20 || lineStart == 0x09, !fields.isEmpty {
+                        fields[fields.count - 1].value += " " + trimmed(line)
+                    } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+                        fields.append(HTTPField(
+                            name: trimmed(UnsafeRawBufferPointer(rebasing: line[..<colon])),
+                            value: trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))))
+                    } else {
+                        let text = String(decoding: line, as: UTF8.self)
+                        throw ArchiveError(reason: "The header line '\(text.prefix(80))' has no colon.")
+                    }
+                }
+                guard end < buffer.count else { break }
+                start = end + 1
             }
-            guard let colon = line.firstIndex(of: ":") else {
-                throw ArchiveError(reason: "The header line '\(line.prefix(80))' has no colon.")
-            }
-            fields.append(
-                HTTPField(
-                    name: String(line[..<colon]).trimmingHTTPWhitespace(),
-                    value: String(line[line.index(after: colon)...]).trimmingHTTPWhitespace()))
+            return (first ?? "", fields)
         }
-        return (lines.first ?? "", fields)
+    }
+
+    /// `bytes` without the spaces and tabs around them, as text.
+    private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> String {
+        var lower = 0
+        var upper = bytes.count
+        while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
+        while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[lower..<upper]), as: UTF8.self)
     }
 }

@@ -44,11 +44,18 @@ public enum WARCDigest {
     }
 
     static func base32Bytes(_ text: String) -> Data? {
-        var output = Data()
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count * 5 / 8)
         var buffer: UInt64 = 0
         var bits = 0
-        for character in text.uppercased().utf8 where character != UInt8(ascii: "=") {
-            guard let value = alphabet.firstIndex(of: character) else { return nil }
+        for character in text.utf8 where character != UInt8(ascii: "=") {
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = character - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = character - UInt8(ascii: "a")
+            case UInt8(ascii: "2")...UInt8(ascii: "7"): value = character - UInt8(ascii: "2") + 26
+            default: return nil
+            }
             buffer = buffer << 5 | UInt64(value)
             bits += 5
             if bits >= 8 {
@@ -56,7 +63,7 @@ public enum WARCDigest {
                 bits -= 8
             }
         }
-        return output
+        return Data(output)
     }
 
     static func hexBytes(_ text: String) -> Data? {

@@ -167,8 +167,7 @@ public final class WARCReader {
         var end: Range<Data.Index>?
         while true {
             let searchStart = window.startIndex + index
-            end = window[searchStart...].firstRange(of: Data([13, 10, 13, 10]))
-                ?? window[searchStart...].firstRange(of: Data([10, 10]))
+            end = HTTPMessageHead.blankLine(in: window, from: searchStart)
             if end != nil { break }
             guard window.count - index < Self.maximumHeaderLength else {
                 throw fail(provisional, "The record header is longer than 1 MiB or never ends.")

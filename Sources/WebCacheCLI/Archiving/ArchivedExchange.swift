@@ -231,7 +231,8 @@ enum ArchivedExchange {
 
     /// The request URL of `exchange`, a GET of an absolute `http` or `https` URL with a host.
     private static func requestURL(of exchange: Exchange) throws(Refusal) -> URL {
-        let target = MessageText.excerpt(exchange.url, limit: 100)
+        // Made only for a message: an excerpt costs more than the checks.
+        var target: String { MessageText.excerpt(exchange.url, limit: 100) }
         guard !exchange.url.isEmpty else {
             throw .unusable("The request has no URL, so its response belongs to no resource.")
         }
