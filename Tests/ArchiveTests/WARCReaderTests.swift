@@ -267,6 +267,16 @@ struct WARCReaderTests {
         #expect(WARCDate.parse(WARCDate.format(date)).map { abs($0.timeIntervalSince(date)) < 1e-6 } == true)
     }
 
+    @Test(arguments: [
+        (1_796_141_759.0, "2026-12-01T16:15:59.000000Z"),
+        (915_148_800.000001, "1999-01-01T00:00:00.000001Z"),
+        (-0.5, "1969-12-31T23:59:59.500000Z"),
+        (253_402_300_800.5, "10000-01-01T00:00:00.500000Z"),
+    ])
+    func datesAreWrittenWithMicrosecondsAndEveryDigitOfTheYear(seconds: Double, text: String) {
+        #expect(WARCDate.format(Date(timeIntervalSince1970: seconds)) == text)
+    }
+
     @Test func datesThatAreNotWARCDatesAreRefused() {
         #expect(WARCDate.parse("2026-12-01 16:15:59") == nil)
         #expect(WARCDate.parse("yesterday") == nil)
