@@ -1,3 +1,4 @@
+import Discovery
 import FoundationEssentials
 import HTTPCore
 import Synchronization
@@ -19,8 +20,38 @@ import Synchronization
 /// answers differently when the transfer connects is caught there: requests for references from a
 /// public page are marked ``WebRequest/refusesPrivateAddresses``, and the transport checks the
 /// address it actually connects to.
+///
+/// Names are resolved with `getaddrinfo`, which blocks until the resolver answers (seconds, when it
+/// is slow): ``resolve(_:)`` does it on threads of its own, so that a thread of Swift's cooperative
+/// pool, of which a run has one a core, never waits on a resolver. The checks that cannot wait
+/// (``allows(_:fromPublicAddress:)``, ``isPrivate(host:)``) find the verdicts there; for a host not
+/// resolved before, they look it up where they run.
 final class AddressPolicy: Sendable {
-    private let cache = Mutex<[String: Bool]>([:])
+    private struct State {
+        /// Whether each host asked about is private.
+        var verdicts: [String: Bool] = [:]
+        /// The callers waiting for each host being resolved or waiting to be.
+        var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+        /// Hosts waiting for a lookup thread.
+        var queued: [String] = []
+        /// Lookup threads running.
+        var lookupThreads = 0
+    }
+
+    /// At most this many names are looked up at once: a run that meets hundreds of hosts at once must
+    /// not send the resolver hundreds of queries at once (resolvers that limit their rate drop them,
+    /// and each is then waited for to its timeout).
+    static let lookupThreadLimit = 8
+
+    private let state = Mutex(State())
+    /// Whether a host is, or resolves to, a non-public address (``NetworkAddress``); blocks.
+    private let lookUp: @Sendable (String) -> Bool
+
+    /// A policy that resolves names with `lookUp` (by default `getaddrinfo`, through
+    /// ``NetworkAddress/firstPrivateAddress(ofHost:)``).
+    init(lookUp: @escaping @Sendable (String) -> Bool = { NetworkAddress.firstPrivateAddress(ofHost: $0) != nil }) {
+        self.lookUp = lookUp
+    }
 
     /// Whether a referrer (a page or stylesheet) that came from a public address, or not, may make
     /// webcache fetch `target`.
@@ -37,16 +68,90 @@ final class AddressPolicy: Sendable {
 
     /// Whether `response` came from a public address: the address its connection went to when the
     /// transport knows it, else what its host resolves to now.
-    func isFromPublicAddress(_ response: WebResponse) -> Bool {
+    func isFromPublicAddress(_ response: WebResponse) async -> Bool {
         if let address = response.remoteAddress { return !NetworkAddress.isPrivate(numeric: address) }
-        return !isPrivate(host: response.url.host ?? "")
+        let host = response.url.host ?? ""
+        await resolve([host])
+        return !isPrivate(host: host)
     }
 
     /// Whether `host` is, or resolves to, a non-public address.
     func isPrivate(host: String) -> Bool {
-        if let known = cache.withLock({ $0[host] }) { return known }
-        let verdict = NetworkAddress.firstPrivateAddress(ofHost: host) != nil
-        cache.withLock { $0[host] = verdict }
+        if let known = state.withLock({ $0.verdicts[host] }) { return known }
+        let verdict = lookUp(host)
+        state.withLock { $0.verdicts[host] = verdict }
         return verdict
+    }
+
+    /// Resolves those of `hosts` whose verdict is not known yet on threads of their own, at most
+    /// ``lookupThreadLimit`` at once; a host another caller is resolving is waited for, not looked up
+    /// again.
+    func resolve(_ hosts: some Sequence<String>) async {
+        let unknown = Set(hosts)
+        let newThreads = state.withLock { state in
+            for host in unknown where state.verdicts[host] == nil && state.waiting[host] == nil {
+                state.waiting[host] = []
+                state.queued.append(host)
+            }
+            let threads = min(state.queued.count, Self.lookupThreadLimit - state.lookupThreads)
+            state.lookupThreads += threads
+            return threads
+        }
+        for _ in 0..<newThreads {
+            POSIXThread.start(name: "webcache.resolve") { [self] in lookUpQueued() }
+        }
+        for host in unknown {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let known = state.withLock { state in
+                    guard state.verdicts[host] == nil else { return true }
+                    state.waiting[host, default: []].append(continuation)
+                    return false
+                }
+                if known { continuation.resume() }
+            }
+        }
+    }
+
+    /// Looks the queued hosts up one after another, until none is left; run by a lookup thread.
+    private func lookUpQueued() {
+        var finished: (host: String, verdict: Bool)?
+        while true {
+            let (next, waiting) = state.withLock { state -> (String?, [CheckedContinuation<Void, Never>]) in
+                var waiting: [CheckedContinuation<Void, Never>] = []
+                if let finished {
+                    state.verdicts[finished.host] = finished.verdict
+                    waiting = state.waiting.removeValue(forKey: finished.host) ?? []
+                }
+                guard !state.queued.isEmpty else {
+                    state.lookupThreads -= 1
+                    return (nil, waiting)
+                }
+                return (state.queued.removeFirst(), waiting)
+            }
+            for waiter in waiting { waiter.resume() }
+            guard let next else { return }
+            finished = (next, lookUp(next))
+        }
+    }
+
+    /// Resolves the hosts of `references` (absolute URLs) whose verdict is not known yet
+    /// (``resolve(_:)``), reading each distinct authority once: the checks of a page's references
+    /// then find their verdicts without waiting.
+    func resolveHosts(of references: [Reference]) async {
+        var authorities: Set<Substring> = []
+        var hosts: [String] = []
+        for reference in references {
+            let bytes = reference.urlString.utf8
+            // `scheme://authority`: the scheme's colon, two slashes, then up to a slash, `?` or `#`.
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+                bytes[colon...].starts(with: "://".utf8)
+            else { continue }
+            let start = bytes.index(colon, offsetBy: 3)
+            let end = bytes[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            let origin = Substring(reference.urlString.utf8[..<(end ?? bytes.endIndex)])
+            guard authorities.insert(origin).inserted, let host = URL(string: origin + "/")?.host else { continue }
+            hosts.append(host)
+        }
+        await resolve(hosts)
     }
 }

@@ -813,7 +813,8 @@ struct Preloader: Sendable {
                 throw RedirectRefusal(reason: "it ran into a redirect loop: \(chain())")
             }
             // The redirect is judged by where it came from, as a reference is by its page.
-            let fromPublicAddress = addresses.isFromPublicAddress(response)
+            let fromPublicAddress = await addresses.isFromPublicAddress(response)
+            if fromPublicAddress, let host = next.host { await addresses.resolve([host]) }
             let refused = isGivenPage
                 ? (addresses.allows(next, fromPublicAddress: fromPublicAddress)
                     ? nil : "a page on a public address may not reach the private address of \(next.host ?? "")")
@@ -855,7 +856,7 @@ struct Preloader: Sendable {
         var families: Set<FontFamilyUse> = []
         var characters = TextCharacters()
         var viewport: ViewportDeclaration?
-        let fromPublicAddress = addresses.isFromPublicAddress(response)
+        let fromPublicAddress = await addresses.isFromPublicAddress(response)
         func send(_ found: [Reference]) {
             if let declared = scanner.viewport, declared != viewport {
                 viewport = declared
@@ -874,13 +875,19 @@ struct Preloader: Sendable {
                                      isDocument: scanner.isDocument))
             }
         }
+        // The run checks a public page's references against their hosts' addresses: those are looked
+        // up here, off the run's loop and its threads, before it gets them.
         for try await chunk in response.body {
             bytes += Int64(chunk.count)
             hasher?.update(chunk)
-            send(scanner.feed(chunk))
+            let found = scanner.feed(chunk)
+            if fromPublicAddress { await addresses.resolveHosts(of: found) }
+            send(found)
         }
         do {
-            send(try scanner.finish())
+            let found = try scanner.finish()
+            if fromPublicAddress { await addresses.resolveHosts(of: found) }
+            send(found)
         } catch {
             logger.warning("\(error)")
         }

@@ -110,6 +110,8 @@ struct RequestAnswerer: Sendable {
             return (.fail, record)
         }
         let fromPublicPage = page.isPublic
+        // Looked up here, where waiting for the resolver holds up this request alone.
+        if fromPublicPage, let host = url.host { await addresses.resolve([host]) }
         if let refusal = refusal(of: url, fromPublicPage: fromPublicPage) {
             record.outcome = .failed(refusal)
             return (.fail, record)
@@ -141,7 +143,8 @@ struct RequestAnswerer: Sendable {
             let response = try await loader.load(url, request: webRequest, policy: policy, context: context)
             // Offline nothing reaches the network, so where the page came from does not matter.
             if request.isPageDocument, policy != .returnCacheDataDontLoad {
-                page.documentAnswered(fromPublicAddress: fromPublicPage || addresses.isFromPublicAddress(response))
+                let fromPublicAddress = fromPublicPage ? true : await addresses.isFromPublicAddress(response)
+                page.documentAnswered(fromPublicAddress: fromPublicAddress)
             }
             let body = try await response.body.collect()
             var headers = response.headers
