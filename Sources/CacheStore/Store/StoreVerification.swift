@@ -8,21 +8,60 @@ import HTTPCore
 /// so that one damaged page costs only the rows it holds; a body that cannot be read costs that body.
 /// Problems about a body name the URLs of the entries that use it.
 final class StoreVerification {
-    /// An entry row as the checks need it.
+    /// An entry row as the checks need it: its URL is read again only for a problem that names it.
     private struct EntryRow {
-        var url: String
+        var id: Int64
         var bodyID: Int64
         var bodySize: Int64
         /// Whether it is a partial entry, whose size is that of its parts, not of its body.
         var isPartial: Bool
     }
 
-    /// A body row as the checks need it; `hash` is `nil` for a body still being written.
+    /// A body's recorded SHA-256, kept in four words rather than a `Data` of its own.
+    private enum RecordedHash: Equatable {
+        /// `NULL`: a body still being written, not checked.
+        case pending
+        case digest(UInt64, UInt64, UInt64, UInt64)
+        /// Not 32 bytes, so no SHA-256 matches it.
+        case malformed
+
+        init(_ bytes: Data?) {
+            guard let bytes else {
+                self = .pending
+                return
+            }
+            guard bytes.count == 32 else {
+                self = .malformed
+                return
+            }
+            let words = bytes.withUnsafeBytes { raw in (0..<4).map { raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self) } }
+            self = .digest(words[0], words[1], words[2], words[3])
+        }
+    }
+
+    /// A body row as the checks need it.
     private struct BodyRow {
-        var hash: Data?
+        var id: Int64
+        var hash: RecordedHash
         var size: Int64
         var chunkCount: Int64
         var refCount: Int64
+    }
+
+    /// What a problem's message names, read when the checks are done: the URLs of a body's entries,
+    /// or an entry's URL.
+    private enum Subject: Hashable {
+        case none
+        case body(Int64)
+        case entry(Int64)
+    }
+
+    /// A problem found, whose message is written once the URLs it names are read.
+    private struct Finding {
+        var kind: VerifyReport.Problem.Kind
+        var subject: Subject
+        /// The message, given how the subject is named (empty for ``Subject/none``).
+        var message: (String) -> String
     }
 
     private let connection: Connection
@@ -31,9 +70,11 @@ final class StoreVerification {
     /// Whether the store has partial entries' parts (schema version 6).
     private let hasParts: Bool
     private let cancellation: CancellationFlag
-    private var report = VerifyReport(problems: [], checkedBodies: 0, checkedEntries: 0)
-    /// The URLs of the entries that use each body, among the entries that could be read.
-    private var urlsByBody: [Int64: [String]] = [:]
+    private var findings: [Finding] = []
+    private var checkedBodies = 0
+    private var checkedEntries = 0
+    /// How many of the entries that could be read, and of their parts, use each body.
+    private var usersByBody: [Int64: Int32] = [:]
     /// The bodies of each partial entry's parts, by entry id; `nil` when the parts could not be read.
     private var partBodies: [Int64: [Int64]]?
 
@@ -63,37 +104,32 @@ final class StoreVerification {
             }
         }
         let partial = hasParts ? "complete_length IS NOT NULL" : "0"
-        let entries = try scan("entries", "SELECT id, url, body_id, body_size, \(partial) FROM entry") { row in
-            EntryRow(url: row.text(1), bodyID: row.int64(2), bodySize: row.int64(3), isPartial: row.int64(4) != 0)
+        let entries = try scan("entries", "SELECT id, body_id, body_size, \(partial) FROM entry") { row in
+            EntryRow(id: row.int64(0), bodyID: row.int64(1), bodySize: row.int64(2), isPartial: row.int64(3) != 0)
         }
-        for id in entries.rows.keys.sorted() {
-            if let entry = entries.rows[id] { urlsByBody[entry.bodyID, default: []].append(entry.url) }
-        }
+        for entry in entries.rows { usersByBody[entry.bodyID, default: 0] += 1 }
         if hasParts {
             // A part's body is used by its partial entry, as an entry's body is.
             var parts: [Int64: [Int64]] = [:]
             let read: Void? = try readable("The parts of partial entries cannot be read") {
                 try connection.forEachRow(
-                    """
-                    SELECT p.body_id, e.url, p.entry_id FROM entry_part p JOIN entry e ON e.id = p.entry_id \
-                    ORDER BY p.body_id
-                    """
+                    "SELECT p.body_id, p.entry_id FROM entry_part p JOIN entry e ON e.id = p.entry_id ORDER BY p.body_id"
                 ) { row in
-                    urlsByBody[row.int64(0), default: []].append(row.text(1))
-                    parts[row.int64(2), default: []].append(row.int64(0))
+                    usersByBody[row.int64(0), default: 0] += 1
+                    parts[row.int64(1), default: []].append(row.int64(0))
                 }
             }
             partBodies = read.map { parts }
         }
-        report.checkedEntries = entries.rows.count
+        checkedEntries = entries.rows.count
         let bodies = try scan("bodies", "SELECT id, hash, size, chunk_count, ref_count FROM body") { row in
-            BodyRow(hash: row.isNull(1) ? nil : row.blob(1), size: row.int64(2), chunkCount: row.int64(3),
-                    refCount: row.int64(4))
+            BodyRow(
+                id: row.int64(0), hash: RecordedHash(row.isNull(1) ? nil : row.blob(1)), size: row.int64(2),
+                chunkCount: row.int64(3), refCount: row.int64(4))
         }
-        for id in bodies.rows.keys.sorted() {
-            guard let body = bodies.rows[id], let hash = body.hash else { continue }
+        for body in bodies.rows where body.hash != .pending {
             try cancellation.check()
-            if try checkChunks(of: id, body, hash: hash) { report.checkedBodies += 1 }
+            if try checkChunks(of: body) { checkedBodies += 1 }
         }
         if entries.isComplete {
             checkReferenceCounts(bodies.rows)
@@ -102,22 +138,22 @@ final class StoreVerification {
         if entries.isComplete, bodies.isComplete {
             try checkTotals(entries.rows, bodies.rows)
         }
-        return report
+        return try report()
     }
 
     // MARK: - Checks
 
-    /// Re-hashes the chunks of body `id`, checks their CRC-32s, and compares their order, size and
-    /// hash with its record; returns whether they could be read.
-    private func checkChunks(of id: Int64, _ body: BodyRow, hash: Data) throws -> Bool {
-        let subject = describe(body: id)
+    /// Re-hashes the chunks of `body`, checks their CRC-32s, and compares their order, size and hash
+    /// with its record; returns whether they could be read.
+    private func checkChunks(of body: BodyRow) throws -> Bool {
+        let id = body.id
         var hasher = SHA256()
         var size: Int64 = 0
         var expectedSeq: Int64 = 0
         var chunksInOrder = true
         var checksummed = 0
         var mismatched: [Int64] = []
-        let read: Void? = try readable("\(subject.text) cannot be read", urls: subject.urls) {
+        let read: Void? = try readable({ "\($0) cannot be read" }, about: .body(id)) {
             try connection.forEachRow(
                 "SELECT seq, data, \(checksumColumn) FROM body_chunk WHERE body_id = ? ORDER BY seq", [.integer(id)]
             ) { row in
@@ -134,87 +170,82 @@ final class StoreVerification {
         }
         guard read != nil else { return false }
         if !chunksInOrder || expectedSeq != body.chunkCount {
-            problem(
-                .bodyChunks, "\(subject.text) has \(expectedSeq) chunks, not 0..<\(body.chunkCount) in order.",
-                urls: subject.urls)
+            finding(.bodyChunks, about: .body(id)) { [expectedSeq] in
+                "\($0) has \(expectedSeq) chunks, not 0..<\(body.chunkCount) in order."
+            }
         }
         if size != body.size {
-            problem(.bodySize, "\(subject.text) has \(size) bytes, not the \(body.size) recorded.", urls: subject.urls)
+            finding(.bodySize, about: .body(id)) { [size] in "\($0) has \(size) bytes, not the \(body.size) recorded." }
         }
-        if hasher.finalize() != hash {
-            problem(.bodyHash, "\(subject.text) does not hash to its SHA-256.", urls: subject.urls)
+        if RecordedHash(hasher.finalize()) != body.hash {
+            finding(.bodyHash, about: .body(id)) { "\($0) does not hash to its SHA-256." }
         }
         if !mismatched.isEmpty {
             let list = Self.listing(mismatched.map(String.init), atMost: 10)
-            problem(
-                .chunkChecksum, "\(subject.text) has chunks that do not match their CRC-32 (\(list)).",
-                urls: subject.urls)
+            finding(.chunkChecksum, about: .body(id)) { "\($0) has chunks that do not match their CRC-32 (\(list))." }
         }
         if checksummed != 0, checksummed != Int(expectedSeq) {
-            problem(
-                .chunkChecksum,
-                "\(subject.text) has a CRC-32 on \(checksummed) of its \(expectedSeq) chunks, not on all or none.",
-                urls: subject.urls)
+            finding(.chunkChecksum, about: .body(id)) { [checksummed, expectedSeq] in
+                "\($0) has a CRC-32 on \(checksummed) of its \(expectedSeq) chunks, not on all or none."
+            }
         }
         return true
     }
 
     /// Compares each complete body's reference count with the entries that use it.
-    private func checkReferenceCounts(_ bodies: [Int64: BodyRow]) {
-        for id in bodies.keys.sorted() {
-            guard let body = bodies[id], body.hash != nil else { continue }
-            let users = urlsByBody[id]?.count ?? 0
-            guard body.refCount != Int64(users) || users == 0 else { continue }
-            let subject = describe(body: id)
-            problem(
-                .referenceCount, "\(subject.text) records \(body.refCount) references but \(users) entries use it.",
-                urls: subject.urls)
+    private func checkReferenceCounts(_ bodies: [BodyRow]) {
+        for body in bodies where body.hash != .pending {
+            let users = Int64(usersByBody[body.id] ?? 0)
+            guard body.refCount != users || users == 0 else { continue }
+            finding(.referenceCount, about: .body(body.id)) {
+                "\($0) records \(body.refCount) references but \(users) entries use it."
+            }
         }
     }
 
     /// Checks that every entry's body exists and has the size the entry records, and that the parts
     /// of a partial entry hold the bytes it records.
-    private func checkBodiesOfEntries(_ entries: [Int64: EntryRow], bodies: ScanResult<BodyRow>) {
-        for id in entries.keys.sorted() {
-            guard let entry = entries[id] else { continue }
+    private func checkBodiesOfEntries(_ entries: [EntryRow], bodies: ScanResult<BodyRow>) {
+        for entry in entries {
+            let id = entry.id
             if entry.isPartial, let partBodies, bodies.isComplete {
-                checkParts(of: id, entry, bodies: partBodies[id] ?? [], sizes: bodies.rows)
+                checkParts(of: entry, bodies: partBodies[id] ?? [], among: bodies.rows)
             }
-            if let body = bodies.rows[entry.bodyID] {
+            if let body = Self.row(entry.bodyID, in: bodies.rows) {
                 if body.size != entry.bodySize, !entry.isPartial {
-                    problem(
-                        .bodySize, "Entry \(id) for \(entry.url) records a body size that differs from its body.",
-                        urls: [entry.url])
+                    finding(.bodySize, about: .entry(id)) {
+                        "Entry \(id) for \($0) records a body size that differs from its body."
+                    }
                 }
             } else if bodies.isComplete {
-                problem(.missingBody, "Entry \(id) for \(entry.url) points at a missing body.", urls: [entry.url])
+                finding(.missingBody, about: .entry(id)) { "Entry \(id) for \($0) points at a missing body." }
             }
         }
     }
 
-    /// Compares the bytes that partial entry `id` records with those its parts' bodies hold.
-    private func checkParts(of id: Int64, _ entry: EntryRow, bodies: [Int64], sizes: [Int64: BodyRow]) {
-        let held = bodies.reduce(0) { $0 + (sizes[$1]?.size ?? 0) }
+    /// Compares the bytes that partial `entry` records with those its parts' bodies hold.
+    private func checkParts(of entry: EntryRow, bodies: [Int64], among rows: [BodyRow]) {
+        let held = bodies.reduce(0) { $0 + (Self.row($1, in: rows)?.size ?? 0) }
         guard held != entry.bodySize else { return }
-        let subject = "Partial entry \(id) for \(entry.url) records \(entry.bodySize) bytes in parts"
+        let subject = { (url: String) in "Partial entry \(entry.id) for \(url) records \(entry.bodySize) bytes in parts" }
         if bodies.isEmpty {
-            problem(.missingBody, "\(subject), but has no parts.", urls: [entry.url])
+            finding(.missingBody, about: .entry(entry.id)) { "\(subject($0)), but has no parts." }
         } else {
-            problem(.bodySize, "\(subject), but its parts hold \(held).", urls: [entry.url])
+            finding(.bodySize, about: .entry(entry.id)) { "\(subject($0)), but its parts hold \(held)." }
         }
     }
 
     /// Compares the running totals with the rows, naming each figure that differs.
-    private func checkTotals(_ entries: [Int64: EntryRow], _ bodies: [Int64: BodyRow]) throws {
+    private func checkTotals(_ entries: [EntryRow], _ bodies: [BodyRow]) throws {
         let read = try readable("The running totals cannot be read") { try CacheStore.recordedTotals(connection) }
         guard let read else { return }
         guard let totals = read else {
             problem(.totals, "The running totals are missing from the store.")
             return
         }
-        let complete = bodies.values.filter { $0.hash != nil }
+        let complete = bodies.filter { $0.hash != .pending }
         let scanned = StoreTotals(
-            entryCount: Int64(entries.count), entryBytes: entries.values.reduce(0) { $0 + $1.bodySize },
+            entryCount: Int64(entries.count), entryBytes: entries.reduce(0) { $0 + $1.bodySize },
             bodyCount: Int64(complete.count), bodyBytes: complete.reduce(0) { $0 + $1.size })
         let differences = totals.differences(fromCounted: scanned)
         if !differences.isEmpty {
@@ -222,39 +253,53 @@ final class StoreVerification {
         }
     }
 
+    /// The row of `id` among `rows`, which are in id order.
+    private static func row(_ id: Int64, in rows: [BodyRow]) -> BodyRow? {
+        var lower = 0
+        var upper = rows.count
+        while lower < upper {
+            let middle = (lower + upper) / 2
+            if rows[middle].id < id { lower = middle + 1 } else { upper = middle }
+        }
+        return lower < rows.count && rows[lower].id == id ? rows[lower] : nil
+    }
+
     // MARK: - Reading what can be read
 
-    /// The rows of one table, and whether every row could be read.
+    /// The rows of one table in id order, and whether every row could be read.
     private struct ScanResult<Row> {
-        var rows: [Int64: Row] = [:]
+        var rows: [Row] = []
         var isComplete = true
     }
 
     /// Reads the rows of `select` (which selects `id` first) in row order; when that stops at a
     /// damaged part, reads them again from the end, in reverse row order, and reports the rows
-    /// between the two as unreadable.
+    /// between the two as unreadable (when the table has a `name` to report it by).
     private func scan<Row>(
-        _ name: String, _ select: String, _ decode: (Statement) -> Row
+        _ name: String?, _ select: String, _ decode: (Statement) -> Row
     ) throws -> ScanResult<Row> {
         var result = ScanResult<Row>()
         var lastForward: Int64?
         let forward = try attempt {
             try connection.forEachRow("\(select) ORDER BY id") { row in
                 lastForward = row.int64(0)
-                result.rows[row.int64(0)] = decode(row)
+                result.rows.append(decode(row))
             }
         }
         guard let error = forward else { return result }
         result.isComplete = false
         var lastBackward: Int64?
+        var fromTheEnd: [Row] = []
         _ = try attempt {
             try connection.forEachRow("\(select) ORDER BY id DESC") { row in
                 let id = row.int64(0)
                 if let lastForward, id <= lastForward { return }
                 lastBackward = id
-                result.rows[id] = decode(row)
+                fromTheEnd.append(decode(row))
             }
         }
+        result.rows.append(contentsOf: fromTheEnd.reversed())
+        guard let name else { return result }
         let range =
             switch (lastForward, lastBackward) {
             case let (first?, last?): " between rows \(first) and \(last)"
@@ -267,14 +312,23 @@ final class StoreVerification {
     }
 
     /// Returns what `body` returns, or `nil` after reporting `failure` (such as "The body of … cannot
-    /// be read") as a problem when SQLite finds the file damaged, so that the checks go on.
+    /// be read", given how `subject` is named) as a problem when SQLite finds the file damaged, so that
+    /// the checks go on.
     @discardableResult
-    private func readable<T>(_ failure: String, urls: [String] = [], _ body: () throws -> T) throws -> T? {
+    private func readable<T>(
+        _ failure: @escaping (String) -> String, about subject: Subject, _ body: () throws -> T
+    ) throws -> T? {
         var value: T?
         if let error = try attempt({ value = try body() }) {
-            problem(.unreadable, "\(failure): the store file is damaged there (\(error.message)).", urls: urls)
+            finding(.unreadable, about: subject) { "\(failure($0)): the store file is damaged there (\(error.message))." }
         }
         return value
+    }
+
+    /// ``readable(_:about:_:)`` of a failure that names no entry.
+    @discardableResult
+    private func readable<T>(_ failure: String, _ body: () throws -> T) throws -> T? {
+        try readable({ _ in failure }, about: .none, body)
     }
 
     /// Runs `body`, and returns the error that stopped it when SQLite found the file damaged.
@@ -289,16 +343,60 @@ final class StoreVerification {
 
     // MARK: - Wording
 
-    private func problem(_ kind: VerifyReport.Problem.Kind, _ message: String, urls: [String] = []) {
-        report.problems.append(VerifyReport.Problem(kind: kind, message: message, urls: urls))
+    private func problem(_ kind: VerifyReport.Problem.Kind, _ message: String) {
+        findings.append(Finding(kind: kind, subject: .none) { _ in message })
     }
 
-    /// How a message names body `id`: by the URLs of the entries that use it (the first three, and
-    /// how many more), and its id.
-    private func describe(body id: Int64) -> (text: String, urls: [String]) {
-        let urls = urlsByBody[id] ?? []
-        guard !urls.isEmpty else { return ("Body \(id)", []) }
-        return ("The body of \(Self.listing(urls, atMost: 3)) (body \(id))", urls)
+    private func finding(_ kind: VerifyReport.Problem.Kind, about subject: Subject, _ message: @escaping (String) -> String) {
+        findings.append(Finding(kind: kind, subject: subject, message: message))
+    }
+
+    /// The report: each finding's message, naming a body by the URLs of the entries that use it (the
+    /// first three, and how many more) and its id, and an entry by its URL. The URLs are read now, for
+    /// the findings alone, as the checks read the rows: past a damaged part where they can be.
+    private func report() throws -> VerifyReport {
+        var bodies: Set<Int64> = []
+        var entries: Set<Int64> = []
+        for finding in findings {
+            switch finding.subject {
+            case .none: break
+            case .body(let id): bodies.insert(id)
+            case .entry(let id): entries.insert(id)
+            }
+        }
+        var urlsOfBody: [Int64: [String]] = [:]
+        var urlOfEntry: [Int64: String] = [:]
+        if !bodies.isEmpty || !entries.isEmpty {
+            _ = try scan(nil, "SELECT id, url, body_id FROM entry") { row in
+                if entries.contains(row.int64(0)) { urlOfEntry[row.int64(0)] = row.text(1) }
+                if bodies.contains(row.int64(2)) { urlsOfBody[row.int64(2), default: []].append(row.text(1)) }
+            }
+            if hasParts, !bodies.isEmpty {
+                _ = try attempt {
+                    try connection.forEachRow(
+                        "SELECT p.body_id, e.url FROM entry_part p JOIN entry e ON e.id = p.entry_id ORDER BY p.body_id"
+                    ) { row in
+                        if bodies.contains(row.int64(0)) { urlsOfBody[row.int64(0), default: []].append(row.text(1)) }
+                    }
+                }
+            }
+        }
+        let problems = findings.map { finding in
+            switch finding.subject {
+            case .none:
+                return VerifyReport.Problem(kind: finding.kind, message: finding.message(""), urls: [])
+            case .body(let id):
+                let urls = urlsOfBody[id] ?? []
+                let name = urls.isEmpty ? "Body \(id)" : "The body of \(Self.listing(urls, atMost: 3)) (body \(id))"
+                return VerifyReport.Problem(kind: finding.kind, message: finding.message(name), urls: urls)
+            case .entry(let id):
+                let url = urlOfEntry[id]
+                return VerifyReport.Problem(
+                    kind: finding.kind, message: finding.message(url ?? "a URL that cannot be read"),
+                    urls: url.map { [$0] } ?? [])
+            }
+        }
+        return VerifyReport(problems: problems, checkedBodies: checkedBodies, checkedEntries: checkedEntries)
     }
 
     /// The first `limit` of `items`, separated by commas, and how many more there are.
