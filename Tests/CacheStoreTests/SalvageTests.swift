@@ -149,6 +149,39 @@ struct SalvageTests {
         }
     }
 
+    @Test func savesThePageEdgesOnBothSidesOfADamagedPartOfTheirTable() async throws {
+        // Given: 400 pages of two edges each (their table takes many file pages), one page of the
+        // table overwritten in its middle
+        let path = folder.path("edges.sqlite")
+        let store = try CacheStore(path: path, configuration: configuration())
+        try await store.save(makeEntry("https://example.test/app.css"), body: Data("p{}".utf8))
+        let pages = (0..<400).map { String(format: "https://example.test/section/page-%03d-of-the-site.html", $0) }
+        for page in pages {
+            try await store.setEdges(
+                [PageEdge(resourceURL: page, kind: "page"), PageEdge(resourceURL: "https://example.test/app.css", kind: "stylesheet")],
+                forPage: page)
+        }
+        try await store.close()
+        try DamagedPage.destroy(containing: "page-200-of-the-site", in: path)
+
+        // When
+        let destination = folder.path("recovered.sqlite")
+        let report = try await CacheStore.salvage(from: path, into: destination)
+
+        // Then: the edges before the damage and after it are saved, each once; the scan that stopped
+        // is named
+        #expect(report.problems.contains { $0.hasPrefix("Reading the page edges of '\(path)' in order stopped early: ") },
+                "\(report.problems)")
+        #expect(report.savedEdges > 0 && report.savedEdges < 800, "\(report.savedEdges)")
+        try await withCacheStore(at: destination) { (copy: CacheStore) async throws in
+            let saved = try copy.pages().map(\.url)
+            #expect(saved.first == pages.first && saved.last == pages.last, "\(saved.count) pages")
+            #expect(!saved.contains(pages[200]))
+            #expect(Set(saved).count == saved.count)
+            #expect(try copy.pageStatus(forPage: pages[399], partition: "guest").resourceCount == 2)
+        }
+    }
+
     @Test func namesEachEntryLostToADamagedPageAndSaysWhyInWords() async throws {
         // Given: the page holding the start of the body of r3 overwritten
         let path = try await makeStore("page.sqlite", count: 8)

@@ -92,11 +92,12 @@ extension CacheStore {
         let known = scanProblems.isEmpty ? ids.count : max(ids.count, source.recordedEntryCount() ?? 0)
         report.lostEntries = known - report.savedEntries
 
-        let (edges, edgeProblems) = source.pageEdges()
-        report.problems += edgeProblems
+        // Copied as they are read, not gathered first: a store's edges are several a page (400,000 held
+        // twice took 165 MB at 200,000 pages). An edge read twice is kept once, by its key.
+        var edgeProblems: [String] = []
         report.savedEdges = try write("copy page edges") { connection in
             var count = 0
-            for edge in edges {
+            edgeProblems = try source.forEachPageEdge { edge in
                 try connection.run(
                     """
                     INSERT OR IGNORE INTO page_edge (partition, page_url, resource_url, kind, failure) \
@@ -108,6 +109,7 @@ extension CacheStore {
             }
             return count
         }
+        report.problems += edgeProblems
         return report
     }
 

@@ -178,11 +178,13 @@ final class SalvageSource {
         return names
     }
 
-    /// Every readable page edge as (partition, page_url, resource_url, kind, failure), read forwards and
-    /// backwards, with a sentence for each scan that stopped early.
-    func pageEdges() -> ([[DatabaseValue]], [String]) {
-        var edges: [[DatabaseValue]] = []
-        var seen = Set<[DatabaseValue]>()
+    /// Calls `copy` with every readable page edge as (partition, page_url, resource_url, kind,
+    /// failure), one at a time, in key order; when that scan stops early, again from the end in
+    /// reverse order (so `copy` may see an edge twice, and must keep it once). Returns a sentence for
+    /// each scan that stopped early.
+    ///
+    /// - Throws: What `copy` throws, which ends the scans.
+    func forEachPageEdge(_ copy: ([DatabaseValue]) throws -> Void) throws -> [String] {
         var problems: [String] = []
         let columns = "partition, page_url, resource_url, kind, failure"
         let scans = [
@@ -193,16 +195,24 @@ final class SalvageSource {
             ),
         ]
         for (name, sql) in scans {
+            var copyFailure: (any Swift.Error)?
             do {
                 try connection.forEachRow(sql) { row in
-                    let edge = (0..<5).map { row.value(Int32($0)) }
-                    if seen.insert(edge).inserted { edges.append(edge) }
+                    do {
+                        try copy((0..<5).map { row.value(Int32($0)) })
+                    } catch {
+                        copyFailure = error
+                        throw error
+                    }
                 }
+                // Read whole in order: the reverse scan would find nothing more.
+                break
             } catch {
+                if let copyFailure { throw copyFailure }
                 problems.append("Reading the page edges of '\(path)' \(name) stopped early: \(Self.reason(error)).")
             }
         }
-        return (edges, problems)
+        return problems
     }
 
     // MARK: - One entry
