@@ -38,6 +38,9 @@ extension GatewayServer {
         /// least-recently-used eviction see a running gateway's use; they are also written when it
         /// stops. Hits are counted in memory between writes, so a hit never waits for a write.
         public var hitFlushInterval: Duration = .seconds(10)
+        /// How often the gateway checks that its store's file is still at its path (a warning is
+        /// logged once when it was removed or replaced).
+        public var storeFileCheckInterval: Duration = .seconds(2)
         /// The most bytes of fresh answers kept in memory (bodies, and about a kilobyte per answer for
         /// its head), so that hits on them read nothing from the store but whether it changed (see
         /// docs/cli.md); 64 MiB by default, 0 keeps none. A body over an eighth of it is never kept.

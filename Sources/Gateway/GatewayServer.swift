@@ -119,6 +119,7 @@ public final class GatewayServer: Sendable {
         return try await withThrowingTaskGroup(of: Void.self, returning: Value.self) { group in
             group.addTask { await server.processJobs() }
             group.addTask { await server.flushHitsPeriodically() }
+            group.addTask { await server.watchStoreFile() }
             defer {
                 server.stop()
                 group.cancelAll()
@@ -300,6 +301,23 @@ public final class GatewayServer: Sendable {
                 try await cache.store.flushAccessLog()
             } catch {
                 configuration.logger.log(.warning, "The gateway's hit counts could not be written: \(error)")
+            }
+        }
+    }
+
+    /// Checks every ``Configuration/storeFileCheckInterval`` that the store's file is still the one at
+    /// its path, and warns once when it is not: a gateway whose store was removed (or replaced) under
+    /// it would otherwise go on storing into a file that is gone when it stops, and serve what the
+    /// removed file held, without a word.
+    private func watchStoreFile() async {
+        let store = cache.store
+        while (try? await Task.sleep(for: configuration.storeFileCheckInterval)) != nil {
+            guard store.isStillAtItsPath else {
+                configuration.logger.warning(
+                    "The store file '\(store.path)' was removed or replaced while the gateway ran: it still serves "
+                        + "and stores with the file it opened, which is gone when it stops, and does not see what is "
+                        + "stored at that path now. Restart it to use the store there.")
+                return
             }
         }
     }

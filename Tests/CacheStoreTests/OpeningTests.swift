@@ -219,6 +219,25 @@ struct OpeningTests {
         #expect(names.contains("store.sqlite"))
     }
 
+    @Test func aStoreTellsWhetherItsFileIsStillTheOneAtItsPath() async throws {
+        let path = folder.path("watched.sqlite")
+        let store = try CacheStore(path: path, configuration: configuration())
+        try await store.save(makeEntry("https://example.test/a"), body: Data("a".utf8))
+        #expect(store.isStillAtItsPath)
+        // Moved away and back: the same file
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".moved")
+        #expect(!store.isStillAtItsPath)
+        try FileManager.default.moveItem(atPath: path + ".moved", toPath: path)
+        #expect(store.isStillAtItsPath)
+        // Another store created at the path after the file was removed
+        try FileManager.default.removeItem(atPath: path)
+        let other = try CacheStore(path: path, configuration: configuration())
+        #expect(other.isStillAtItsPath)
+        #expect(!store.isStillAtItsPath)
+        try await other.close()
+        try await store.close()
+    }
+
     @Test func aNewStoreIsNotReadThroughTheLogOfARemovedOne() async throws {
         // Given a store whose writer stopped with its log not yet copied into the file (its -wal and
         // -shm as they were while it ran, as a writer killed mid-run leaves them), then its file

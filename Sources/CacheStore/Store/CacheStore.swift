@@ -57,6 +57,9 @@ public actor CacheStore {
     nonisolated let logIndexWatch: LogIndexWatch?
     /// What the writer's commits changed (``entriesMayHaveChanged(url:since:until:)``).
     nonisolated let commitLedger: CommitLedger
+    /// The device and inode of the file at ``path`` when the store was opened (``isStillAtItsPath``);
+    /// `nil` when they could not be read.
+    private nonisolated let fileIdentity: FileIdentity?
     /// Writes waiting for the writer's next transaction (``QueuedWrite``).
     nonisolated let queuedWrites = Mutex(WriteQueue())
 
@@ -101,6 +104,7 @@ public actor CacheStore {
             self.logGrowth = nil
             self.writer = nil
             self.logIndexWatch = nil
+            self.fileIdentity = FileIdentity(path: path)
             return
         }
         if let refusal = StoreFile.writeRefusal(path: path) { throw refusal }
@@ -141,6 +145,16 @@ public actor CacheStore {
         self.logGrowth = logGrowth
         self.writer = writer
         self.logIndexWatch = LogIndexWatch(path: path, ledger: commitLedger)
+        self.fileIdentity = FileIdentity(path: path)
+    }
+
+    /// Whether the file at ``path`` is still the one this store opened: `false` once it was removed or
+    /// replaced (another file moved over it, or it was removed and created again). What the store
+    /// writes then goes to the removed file, whose contents go when the store closes, and what other
+    /// processes store at the path it no longer sees. `true` when the identity could not be read.
+    public nonisolated var isStillAtItsPath: Bool {
+        guard let fileIdentity else { return true }
+        return FileIdentity(path: path) == fileIdentity
     }
 
     /// Creates the folder that is to hold the store at `path`, and the folders above it, when they do
