@@ -70,6 +70,8 @@ public final class GatewayServer: Sendable {
     private let jobSink: AsyncStream<Job>.Continuation
     /// Requests per client, when ``Admission/requestRate`` limits them.
     let rateLimiter: ClientRateLimiter?
+    /// What forward requests' hosts resolve to, for the admission of clients beyond loopback.
+    let privateHosts = PrivateHosts()
     /// Cuts off clients that send their request heads too slowly (``Admission/headTimeout``).
     private let watchdog: SlowClientWatchdog
     /// The connections waiting for the loader or the upstream, and what resumes them.

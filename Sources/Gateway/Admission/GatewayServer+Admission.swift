@@ -97,7 +97,7 @@ extension GatewayServer {
                 headers: ["Proxy-Authenticate": ProxyCredential.challenge])
         }
         if !AddressRange.isLoopback(client), !request.target.hasPrefix("/"),
-            let host = URL(string: request.target)?.host, let address = NetworkAddress.firstPrivateAddress(ofHost: host)
+            let host = URL(string: request.target)?.host, let address = privateHosts.firstPrivateAddress(ofHost: host)
         {
             return AdmissionRefusal(
                 status: 403,
