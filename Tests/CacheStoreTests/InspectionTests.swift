@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import HTTPCore
 import Testing
@@ -64,19 +65,48 @@ struct InspectionTests {
             forPage: "https://example.test/z.html", partition: "guest")
         let whole = try store.pages()
         #expect(whole.count == 6)
-        // When read two at a time
+        // When read four at a time
         var pieces: [[StoredPage]] = []
-        var last: StoredPage?
-        while case let piece = try store.pages(after: last, limit: 2), let end = piece.last {
-            pieces.append(piece)
-            last = end
-        }
+        var position: PageListPosition?
+        repeat {
+            let piece = try store.pages(after: position, limit: 4)
+            pieces.append(piece.pages)
+            position = piece.next
+        } while position != nil
         // Then the pieces are the whole list, in its order
-        #expect(pieces.map(\.count) == [2, 2, 2])
+        #expect(pieces.map(\.count) == [4, 2])
         #expect(pieces.flatMap { $0 } == whole)
-        #expect(try store.pages(after: nil, limit: 10) == whole)
-        #expect(try store.pages(after: StoredPage(partition: "user-1", url: "https://example.test/b.html"), limit: 5)
-            .isEmpty)
+        let all = try store.pages(after: nil, limit: 6)
+        #expect(all.pages == whole)
+        #expect(try store.pages(after: all.next, limit: 6).pages.isEmpty)
+    }
+
+    @Test func pagesWhoseURLsAreNotUTF8AreListedOnceAPieceAtATime() async throws {
+        // Given pages around two whose stored URLs hold bytes that are not UTF-8 (0xFF sorts after the
+        // replacement character's bytes, 0x80 before them)
+        let edge = [PageEdge(resourceURL: "https://example.test/app.css", kind: "stylesheet")]
+        for name in ["a", "m", "z"] {
+            try await store.setEdges(edge, forPage: "https://example.test/\(name).html", partition: "guest")
+        }
+        let writer = try Connection(path: store.path, flags: SQLITE_OPEN_READWRITE)
+        for byte in ["80", "ff"] {
+            try writer.execute(sql: """
+                INSERT INTO page_edge VALUES ('guest', CAST(x'68747470733a2f2f6578616d706c652e746573742f6d\(byte)' AS TEXT),
+                'https://example.test/app.css', 'stylesheet', NULL)
+                """)
+        }
+        let whole = try store.pages()
+        #expect(whole.count == 5)
+        // When read one at a time
+        var listed: [StoredPage] = []
+        var position: PageListPosition?
+        repeat {
+            let piece = try store.pages(after: position, limit: 1)
+            listed += piece.pages
+            position = piece.next
+        } while position != nil && listed.count <= 10
+        // Then each is listed once, in the order of the whole list
+        #expect(listed == whole)
     }
 
     @Test func anEvictionPlanRemovesNothingAndMatchesTheEviction() async throws {

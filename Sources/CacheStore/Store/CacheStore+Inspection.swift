@@ -58,24 +58,31 @@ extension CacheStore {
         }
     }
 
-    /// At most `limit` of the pages that follow `page` (the first pages when `nil`) in the order of
-    /// ``pages(partition:url:)``: a listing of every page read a piece at a time, each piece in its
-    /// own read, so that its memory does not grow with the store.
+    /// At most `limit` of the pages that follow `position` (the first pages when `nil`) in the order of
+    /// ``pages(partition:url:)``, and the position to go on from, `nil` at the end: a listing of every
+    /// page read a piece at a time, each piece in its own read, so that its memory does not grow with
+    /// the store.
     ///
     /// - Throws: ``CacheStore/Error``.
-    public nonisolated func pages(after page: StoredPage?, limit: Int) throws -> [StoredPage] {
-        let (condition, values): (String, [DatabaseValue]) = page.map {
-            (" WHERE (partition, page_url) > (?, ?)", [.text($0.partition), .text($0.url)])
+    public nonisolated func pages(
+        after position: PageListPosition?, limit: Int
+    ) throws -> (pages: [StoredPage], next: PageListPosition?) {
+        // The position is the stored bytes: a URL stored with bytes that are not UTF-8 reads back with
+        // replacement characters, which sort elsewhere (the next piece would repeat it or skip pages).
+        let (condition, values): (String, [DatabaseValue]) = position.map {
+            (" WHERE (partition, page_url) > (CAST(? AS TEXT), CAST(? AS TEXT))", [.blob($0.partition), .blob($0.url)])
         } ?? ("", [])
         return try read("list the pages") { connection in
             var pages: [StoredPage] = []
+            var last: PageListPosition?
             try connection.forEachRow(
                 "SELECT DISTINCT partition, page_url FROM page_edge\(condition) ORDER BY partition, page_url LIMIT ?",
                 values + [.integer(Int64(limit))]
             ) { row in
                 pages.append(StoredPage(partition: row.text(0), url: row.text(1)))
+                last = PageListPosition(partition: row.blob(0), url: row.blob(1))
             }
-            return pages
+            return (pages, pages.count < limit ? nil : last)
         }
     }
 

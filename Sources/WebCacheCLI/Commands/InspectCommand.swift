@@ -357,14 +357,14 @@ enum InspectCommand {
     ) throws -> Int {
         guard let url else {
             var count = 0
-            var last: StoredPage?
-            while true {
-                let pages = try store.pages(after: last, limit: 1_000)
-                for page in pages { try body(page) }
-                count += pages.count
-                guard let end = pages.last else { return count }
-                last = end
-            }
+            var position: PageListPosition?
+            repeat {
+                let piece = try store.pages(after: position, limit: 1_000)
+                for page in piece.pages { try body(page) }
+                count += piece.pages.count
+                position = piece.next
+            } while position != nil
+            return count
         }
         var pages: [StoredPage] = []
         for form in CommandContext.storedForms(of: url) where pages.isEmpty {
