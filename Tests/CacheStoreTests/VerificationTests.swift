@@ -102,6 +102,32 @@ struct VerificationTests {
         #expect(!report.problems.contains { $0.kind == .bodyHash || $0.kind == .missingBody })
     }
 
+    @Test func aBodysEntriesAreNamedInTheirOrderAcrossADamagedPartOfTheEntryTable() async throws {
+        // Given: 400 entries, the even ones sharing one body, whose recorded size is then made wrong, and
+        // the page of the entry table holding entry 200 destroyed
+        let path = folder.path("shared.sqlite")
+        let store = try CacheStore(path: path, configuration: configuration())
+        for index in 0..<400 {
+            let body = index.isMultiple(of: 2) ? Data("shared".utf8) : Data("own \(index)".utf8)
+            try await store.save(makeEntry(String(format: "https://a.test/p%04d", index)), body: body)
+        }
+        try await store.close()
+        let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+        try connection.execute(sql: "UPDATE body SET size = size + 1 WHERE id = (SELECT body_id FROM entry WHERE id = 1)")
+        try DamagedPage.destroy(containing: "https://a.test/p0200", in: path)
+
+        // When
+        let report = try await withCacheStore(at: path) { store in try await store.verify() }
+
+        // Then the entries before and after the damage are named in the order of their rows
+        #expect(report.problems.contains { $0.kind == .unreadable }, "\(report.problems)")
+        let size = try #require(report.problems.first { $0.kind == .bodySize && $0.message.hasPrefix("The body of") })
+        #expect(size.urls.count > 100 && size.urls.count < 200, "\(size.urls.count)")
+        #expect(size.urls == size.urls.sorted(), "\(size.urls)")
+        #expect(size.urls.first == "https://a.test/p0000" && size.urls.last == "https://a.test/p0398")
+        #expect(size.message.hasPrefix("The body of https://a.test/p0000, https://a.test/p0002, https://a.test/p0004 and "))
+    }
+
     @Test func cancellingTheCallerStopsVerification() async throws {
         let store = try CacheStore(path: folder.path("cancel.sqlite"), configuration: configuration())
         try await store.save(makeEntry("https://a.test/x"), body: makeBody(size: 1_000, seed: 1))

@@ -104,7 +104,7 @@ final class StoreVerification {
             }
         }
         let partial = hasParts ? "complete_length IS NOT NULL" : "0"
-        let entries = try scan("entries", "SELECT id, body_id, body_size, \(partial) FROM entry") { row in
+        let entries = try scan("entries", "SELECT id, body_id, body_size, \(partial) FROM entry", id: \.id) { row in
             EntryRow(id: row.int64(0), bodyID: row.int64(1), bodySize: row.int64(2), isPartial: row.int64(3) != 0)
         }
         for entry in entries.rows { usersByBody[entry.bodyID, default: 0] += 1 }
@@ -122,7 +122,7 @@ final class StoreVerification {
             partBodies = read.map { parts }
         }
         checkedEntries = entries.rows.count
-        let bodies = try scan("bodies", "SELECT id, hash, size, chunk_count, ref_count FROM body") { row in
+        let bodies = try scan("bodies", "SELECT id, hash, size, chunk_count, ref_count FROM body", id: \.id) { row in
             BodyRow(
                 id: row.int64(0), hash: RecordedHash(row.isNull(1) ? nil : row.blob(1)), size: row.int64(2),
                 chunkCount: row.int64(3), refCount: row.int64(4))
@@ -276,6 +276,19 @@ final class StoreVerification {
     /// damaged part, reads them again from the end, in reverse row order, and reports the rows
     /// between the two as unreadable (when the table has a `name` to report it by).
     private func scan<Row>(
+        _ name: String?, _ select: String, id: (Row) -> Int64, _ decode: (Statement) -> Row
+    ) throws -> ScanResult<Row> {
+        var result = try scanInRowOrder(name, select, decode)
+        // A damaged tree may give rows out of order or twice: the checks look rows up by id in order.
+        if !zip(result.rows, result.rows.dropFirst()).allSatisfy({ id($0) < id($1) }) {
+            var seen = Set<Int64>()
+            result.rows = result.rows.filter { seen.insert(id($0)).inserted }.sorted { id($0) < id($1) }
+        }
+        return result
+    }
+
+    /// ``scan(_:_:id:_:)``'s rows as SQLite gives them.
+    private func scanInRowOrder<Row>(
         _ name: String?, _ select: String, _ decode: (Statement) -> Row
     ) throws -> ScanResult<Row> {
         var result = ScanResult<Row>()
@@ -367,9 +380,16 @@ final class StoreVerification {
         var urlsOfBody: [Int64: [String]] = [:]
         var urlOfEntry: [Int64: String] = [:]
         if !bodies.isEmpty || !entries.isEmpty {
-            _ = try scan(nil, "SELECT id, url, body_id FROM entry") { row in
-                if entries.contains(row.int64(0)) { urlOfEntry[row.int64(0)] = row.text(1) }
-                if bodies.contains(row.int64(2)) { urlsOfBody[row.int64(2), default: []].append(row.text(1)) }
+            // In id order, as the checks read the entries; only the URLs named are copied out.
+            let rows = try scan(nil, "SELECT id, url, body_id FROM entry", id: \.id) { row in
+                let (id, bodyID) = (row.int64(0), row.int64(2))
+                let named = entries.contains(id) || bodies.contains(bodyID)
+                return (id: id, url: named ? row.text(1) : nil, bodyID: bodyID)
+            }.rows
+            for row in rows {
+                guard let url = row.url else { continue }
+                if entries.contains(row.id) { urlOfEntry[row.id] = url }
+                if bodies.contains(row.bodyID) { urlsOfBody[row.bodyID, default: []].append(url) }
             }
             if hasParts, !bodies.isEmpty {
                 _ = try attempt {
