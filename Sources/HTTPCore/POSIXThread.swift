@@ -13,14 +13,27 @@ public enum POSIXThread {
     /// - Parameter name: the thread's name as tools show it (`top -H`, debuggers), cut to the 15
     ///   bytes Linux keeps.
     public static func start(name: String? = nil, _ body: @escaping @Sendable () -> Void) {
-        let context = Unmanaged.passRetained(Context(name: name, body: body)).toOpaque()
+        let result = create(name: name, body)
+        precondition(result == 0, "pthread_create failed: \(String(cString: strerror(result)))")
+    }
+
+    /// Starts a detached thread that runs `body` as ``start(name:_:)`` does, or returns `false` when the
+    /// system has no thread to give (`body` does not run then): for work that can run elsewhere.
+    public static func startIfPossible(name: String? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
+        create(name: name, body) == 0
+    }
+
+    /// `pthread_create`'s result for a detached thread running `body`.
+    private static func create(name: String?, _ body: @escaping @Sendable () -> Void) -> Int32 {
+        let context = Unmanaged.passRetained(Context(name: name, body: body))
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         var thread = pthread_t()
-        let result = pthread_create(&thread, &attributes, runPOSIXThread, context)
-        precondition(result == 0, "pthread_create failed: \(String(cString: strerror(result)))")
+        let result = pthread_create(&thread, &attributes, runPOSIXThread, context.toOpaque())
+        if result != 0 { context.release() }
+        return result
     }
 
     /// Blocks the calling thread for `seconds` (as `Thread.sleep(forTimeInterval:)`), resuming the

@@ -79,8 +79,12 @@ final class AddressPolicy: Sendable {
     func isPrivate(host: String) -> Bool {
         if let known = state.withLock({ $0.verdicts[host] }) { return known }
         let verdict = lookUp(host)
-        state.withLock { $0.verdicts[host] = verdict }
-        return verdict
+        // The first verdict stays: a host's answer does not change during a run.
+        return state.withLock { state in
+            if let first = state.verdicts[host] { return first }
+            state.verdicts[host] = verdict
+            return verdict
+        }
     }
 
     /// Resolves those of `hosts` whose verdict is not known yet on threads of their own, at most
@@ -98,7 +102,8 @@ final class AddressPolicy: Sendable {
             return threads
         }
         for _ in 0..<newThreads {
-            POSIXThread.start(name: "webcache.resolve") { [self] in lookUpQueued() }
+            // Without a thread to spare, the lookups run here, as they would without this policy.
+            if !POSIXThread.startIfPossible(name: "webcache.resolve", { [self] in lookUpQueued() }) { lookUpQueued() }
         }
         for host in unknown {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -119,7 +124,7 @@ final class AddressPolicy: Sendable {
             let (next, waiting) = state.withLock { state -> (String?, [CheckedContinuation<Void, Never>]) in
                 var waiting: [CheckedContinuation<Void, Never>] = []
                 if let finished {
-                    state.verdicts[finished.host] = finished.verdict
+                    if state.verdicts[finished.host] == nil { state.verdicts[finished.host] = finished.verdict }
                     waiting = state.waiting.removeValue(forKey: finished.host) ?? []
                 }
                 guard !state.queued.isEmpty else {
@@ -135,8 +140,9 @@ final class AddressPolicy: Sendable {
     }
 
     /// Resolves the hosts of `references` (absolute URLs) whose verdict is not known yet
-    /// (``resolve(_:)``), reading each distinct authority once: the checks of a page's references
-    /// then find their verdicts without waiting.
+    /// (``resolve(_:)``), reading each distinct authority once, as the run's checks will name them (the
+    /// host of the URL's cache key: lower case, escapes decoded): those checks then find their verdicts
+    /// without waiting.
     func resolveHosts(of references: [Reference]) async {
         var authorities: Set<Substring> = []
         var hosts: [String] = []
@@ -149,9 +155,17 @@ final class AddressPolicy: Sendable {
             let start = bytes.index(colon, offsetBy: 3)
             let end = bytes[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
             let origin = Substring(reference.urlString.utf8[..<(end ?? bytes.endIndex)])
-            guard authorities.insert(origin).inserted, let host = URL(string: origin + "/")?.host else { continue }
+            guard authorities.insert(origin).inserted, let host = Self.checkedHost(ofOrigin: origin + "/") else { continue }
             hosts.append(host)
         }
         await resolve(hosts)
+    }
+
+    /// The host the run's checks ask about for URLs of `origin` (`scheme://authority/`): that of its
+    /// cache key, parsed as the run parses it.
+    private static func checkedHost(ofOrigin origin: String) -> String? {
+        InternationalNames.prepare(forURL: origin)
+        guard let key = URL.cacheKeyText(ofAbsoluteString: origin) else { return nil }
+        return (HTTPURLCheck.plainURL(key) ?? URL(string: key))?.host
     }
 }

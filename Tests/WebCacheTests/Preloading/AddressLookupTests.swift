@@ -1,5 +1,6 @@
 import Discovery
 import Foundation
+import HTTPCore
 import Testing
 
 @testable import WebCache
@@ -50,17 +51,24 @@ struct AddressLookupTests {
         let texts = [
             "http://a.test/x.css", "http://a.test:8080/y.png", "https://b.test?q=1", "http://[::1]:81/z.js",
             "http://user:secret@c.test/", "http://a.test/other.css", "https://D.test#top",
+            "http://CDN.Example.COM/x.png", "http://ex%41mple.test/y.png",
         ]
         let references = try texts.map {
             Reference(url: try #require(URL(string: $0)), kind: .image, source: .init(element: "img"), isRequisite: true)
         }
         await policy.resolveHosts(of: references)
-        let asked = try texts.map { try #require(URL(string: $0)?.host) }
+        // As the run checks them: the host of each reference's cache key (lower case, escapes decoded)
+        let checked = try texts.map { text in
+            let key = try #require(URL.cacheKeyText(ofAbsoluteString: text))
+            return try #require(URL(string: key))
+        }
+        let asked = try checked.map { try #require($0.host) }
         #expect(Set(calls.value) == Set(asked))
         #expect(calls.value.count == Set(asked).count)
+        #expect(asked.contains("cdn.example.com") && asked.contains("example.test"))
         // The checks of the references look nothing up again
-        for text in texts {
-            #expect(policy.allows(try #require(URL(string: text)), fromPublicAddress: true))
+        for url in checked {
+            #expect(policy.allows(url, fromPublicAddress: true))
         }
         #expect(calls.value.count == Set(asked).count)
     }
