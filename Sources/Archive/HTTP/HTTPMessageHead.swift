@@ -73,7 +73,7 @@ public struct HTTPMessageHead: Sendable, Hashable {
     public static func blankLine(in data: Data, from start: Data.Index) -> Range<Data.Index>? {
         let found = data.withUnsafeBytes { buffer -> Range<Int>? in
             guard let base = buffer.baseAddress else { return nil }
-            let first = start - data.startIndex
+            let first = max(0, start - data.startIndex)
             var next = first
             while next < buffer.count, let match = memchr(base + next, 10, buffer.count - next) {
                 let lineFeed = base.distance(to: UnsafeRawPointer(match))
