@@ -101,7 +101,7 @@ final class Loader: Sendable {
                 throw WebCacheError(.invalidURL, "\(current.redactedForMessages) redirects to "
                     + "\(next.redactedForMessages), which carries a user name or password; it is not followed.")
             }
-            guard context.allowsRedirect(current, next) else {
+            guard await context.allowsRedirect(current, next) else {
                 throw WebCacheError(.forbidden, "\(current.redactedForMessages) redirects to "
                     + "\(next.redactedForMessages), but a page on a public address may not reach the private "
                     + "address of \(next.host ?? "its host").")

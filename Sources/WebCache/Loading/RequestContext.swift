@@ -10,8 +10,9 @@ struct RequestContext: Sendable {
 
     var partition: String
     var session: any RequestSending
-    /// Whether a redirect from the first URL to the second may be followed (the preloader's address policy).
-    var allowsRedirect: @Sendable (_ from: URL, _ to: URL) -> Bool = { _, _ in true }
+    /// Whether a redirect from the first URL to the second may be followed (the preloader's address policy,
+    /// which may wait for a resolver).
+    var allowsRedirect: @Sendable (_ from: URL, _ to: URL) async -> Bool = { _, _ in true }
     /// Whether the work is still wanted: no longer once the user it was begun for signed out, in this
     /// process or another that shares the store, and what it receives is then not stored (asked in the
     /// saving transaction, after the sign-out's).

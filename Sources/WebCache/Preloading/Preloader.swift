@@ -77,7 +77,10 @@ struct Preloader: Sendable {
         // Redirects obey the address policy too: a public resource may not redirect to a private address.
         self.context = RequestContext(
             partition: context.partition, session: CountingSending(inner: context.session, count: requestCount),
-            allowsRedirect: { from, to in addresses.allows(to, from: from) }, saveCondition: context.saveCondition)
+            allowsRedirect: { from, to in
+                await addresses.resolve([from.host, to.host].compactMap { $0 })
+                return addresses.allows(to, from: from)
+            }, saveCondition: context.saveCondition)
     }
 
     /// What the requisites this engine finds for a page depend on besides the bytes it reads: the
