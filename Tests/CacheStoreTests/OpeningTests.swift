@@ -219,6 +219,20 @@ struct OpeningTests {
         #expect(names.contains("store.sqlite"))
     }
 
+    @Test func removingAStoresFilesRemovesEveryCompanionFileWithIt() throws {
+        // Given a store file with a write-ahead log, its index and a rollback journal left beside it
+        let path = folder.path("left.sqlite")
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try Data("x".utf8).write(to: URL(fileURLWithPath: path + suffix))
+        }
+        // When
+        CacheStore.removeFiles(ofStoreAt: path)
+        // Then none is left for a store created at the path later to read
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            #expect(!FileManager.default.fileExists(atPath: path + suffix), "\(suffix)")
+        }
+    }
+
     @Test func aStoreTellsWhetherItsFileIsStillTheOneAtItsPath() async throws {
         let path = folder.path("watched.sqlite")
         let store = try CacheStore(path: path, configuration: configuration())

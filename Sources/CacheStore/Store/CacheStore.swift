@@ -176,10 +176,15 @@ public actor CacheStore {
         }
     }
 
-    /// Removes the store file at `path` with its `-wal` and `-shm` files, those that exist: a store
-    /// just created that is to be left behind after all. The store must be closed.
+    /// The files SQLite keeps beside a store, by the suffix of its path, with what each holds.
+    public static let companionFiles: [(suffix: String, holds: String)] = [
+        ("-wal", "the write-ahead log"), ("-shm", "the shared-memory index"), ("-journal", "the rollback journal"),
+    ]
+
+    /// Removes the store file at `path` with its companion files (``companionFiles``), those that exist:
+    /// a store just created that is to be left behind after all. The store must be closed.
     public static func removeFiles(ofStoreAt path: String) {
-        for suffix in ["", "-wal", "-shm"] {
+        for suffix in [""] + companionFiles.map(\.suffix) {
             try? FileManager.default.removeItem(atPath: path + suffix)
         }
     }

@@ -68,7 +68,7 @@ enum StoreFile {
         return try withCreationLock(of: path) {
             var info = stat()
             if stat(path, &info) == 0 { return false }
-            for suffix in ["-wal", "-shm", "-journal"] { unlink(path + suffix) }
+            for companion in CacheStore.companionFiles { unlink(path + companion.suffix) }
             if link(privatePath, path) == 0 { return true }
             let code = errno
             if code == EEXIST { return false }
@@ -101,14 +101,15 @@ enum StoreFile {
 
     /// Removes the temporary files of creations of the store at `path` that were abandoned: their
     /// creator's process is gone (`kill(pid, 0)` finds none) and the file was last changed more than
-    /// ``abandonedAfter`` ago, with their `-wal` and `-shm` files. A creation still running, in this
+    /// ``abandonedAfter`` ago, with their companion files. A creation still running, in this
     /// process or another one, is left alone; a file that cannot be read or removed is left as it is.
     static func removeAbandonedCreations(of path: String, now: Date = Date()) {
         let url = URL(fileURLWithPath: path)
         let prefix = url.lastPathComponent + creatingMark
         let folder = url.deletingLastPathComponent().path
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for name in names where name.hasPrefix(prefix) && !name.hasSuffix("-wal") && !name.hasSuffix("-shm") {
+        let suffixes = CacheStore.companionFiles.map(\.suffix)
+        for name in names where name.hasPrefix(prefix) && !suffixes.contains(where: { name.hasSuffix($0) }) {
             let rest = name.dropFirst(prefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0,
                 kill(pid, 0) != 0, errno == ESRCH
@@ -119,7 +120,7 @@ enum StoreFile {
                 (try? FileManager.default.attributesOfItem(atPath: $0))?[.modificationDate] as? Date
             }
             guard let changed = changes.max(), now.timeIntervalSince(changed) > abandonedAfter else { continue }
-            for suffix in ["-wal", "-shm", ""] { unlink(file + suffix) }
+            for suffix in suffixes + [""] { unlink(file + suffix) }
         }
     }
 

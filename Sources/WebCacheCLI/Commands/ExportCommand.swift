@@ -147,11 +147,6 @@ enum ExportCommand {
             + "\(ValueParsers.formatBytes(report.bodyBytes)) of bodies to '\(report.file)'.\n"
     }
 
-    /// The files SQLite keeps beside a store, by suffix: the write-ahead log, its shared-memory index
-    /// and the rollback journal.
-    private static let storeCompanions = [("-wal", "the write-ahead log"), ("-shm", "the shared-memory index"),
-                                          ("-journal", "the rollback journal")]
-
     /// Refuses an output that is not a file to create: `-` (standard output carries the summary),
     /// and the store being read or a file SQLite keeps beside it, which the archive would overwrite.
     /// Paths are compared after symbolic links, `.` and `..` are resolved, and existing files by
@@ -167,7 +162,7 @@ enum ExportCommand {
         let storeFile = resolvedPath(store)
         var outputStatus = stat()
         let outputExists = stat(output, &outputStatus) == 0
-        for (suffix, role) in [("", "")] + storeCompanions {
+        for (suffix, role) in [("", "")] + CacheStore.companionFiles {
             var status = stat()
             let same: Bool
             if outputExists, stat(storeFile + suffix, &status) == 0 {
