@@ -275,7 +275,9 @@ extension StringProtocol {
 }
 
 /// `bytes` without the spaces and tabs around them (OWS), `nil` when nothing else is in them.
-private func withoutHTTPWhitespace<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> Bytes.SubSequence? {
+/// Inlinable, so that the modules that trim bytes of their own with it get it specialised.
+@inlinable
+package func withoutHTTPWhitespace<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> Bytes.SubSequence? {
     guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
         let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
     else { return nil }

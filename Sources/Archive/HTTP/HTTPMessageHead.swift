@@ -124,12 +124,8 @@ public struct HTTPMessageHead: Sendable, Hashable {
         }
     }
 
-    /// `bytes` without the spaces and tabs around them, as text.
+    /// `bytes` without the spaces and tabs around them (``withoutHTTPWhitespace(_:)``), as text.
     private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> String {
-        var lower = 0
-        var upper = bytes.count
-        while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
-        while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[lower..<upper]), as: UTF8.self)
+        withoutHTTPWhitespace(bytes).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 }
