@@ -39,8 +39,8 @@ extension CacheStore {
                 // The walk's steps go in one statement: a step frees at most what the walk counted, so
                 // the limit is not reached before its last step, where removing them one at a time
                 // would stop (and cost three statements an entry: twice the CPU of a prune by criteria).
-                try connection.execute(
-                    sql: "CREATE TEMP TABLE IF NOT EXISTS evicting (id INTEGER PRIMARY KEY); DELETE FROM temp.evicting")
+                // Emptied after each walk (and by the rollback of a transaction that fails in one).
+                try connection.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS evicting (id INTEGER PRIMARY KEY)")
                 for entry in order.steps.lazy.flatMap(\.entries) {
                     try connection.run("INSERT INTO temp.evicting (id) VALUES (?)", [.integer(entry.id)])
                     result.entryCount += 1
