@@ -362,7 +362,7 @@ final class StoreVerification {
     // MARK: - Wording
 
     private func problem(_ kind: VerifyReport.Problem.Kind, _ message: String) {
-        findings.append(Finding(kind: kind, subject: .none) { _ in message })
+        finding(kind, about: .none) { _ in message }
     }
 
     private func finding(_ kind: VerifyReport.Problem.Kind, about subject: Subject, _ message: @escaping (String) -> String) {

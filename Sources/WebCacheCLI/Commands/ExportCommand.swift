@@ -160,13 +160,11 @@ enum ExportCommand {
         guard let store else { return }
         let output = resolvedPath(file)
         let storeFile = resolvedPath(store)
-        var outputStatus = stat()
-        let outputExists = stat(output, &outputStatus) == 0
+        let outputIdentity = FileIdentity(path: output)
         for (suffix, role) in [("", "")] + CacheStore.companionFiles {
-            var status = stat()
             let same: Bool
-            if outputExists, stat(storeFile + suffix, &status) == 0 {
-                same = status.st_dev == outputStatus.st_dev && status.st_ino == outputStatus.st_ino
+            if let outputIdentity, let identity = FileIdentity(path: storeFile + suffix) {
+                same = identity == outputIdentity
             } else {
                 same = output == storeFile + suffix
             }

@@ -1,11 +1,6 @@
 import CacheStore
 import FoundationEssentials
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import HTTPCore
 
 /// `webcache merge SOURCE... --into STORE`: adds each source store to one store, one transaction
 /// per source. The sources are opened for reading only. A source that cannot be opened or merged is
@@ -175,10 +170,8 @@ enum MergeCommand {
     /// Whether `path` and `other` are the same existing file (by device and inode, so through a
     /// symbolic link, a hard link or another spelling of the path).
     private static func sameFile(_ path: String, _ other: String) -> Bool {
-        var first = stat()
-        var second = stat()
-        guard stat(path, &first) == 0, stat(other, &second) == 0 else { return false }
-        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+        guard let identity = FileIdentity(path: path) else { return false }
+        return identity == FileIdentity(path: other)
     }
 
     /// Why a source cannot be opened: the line for standard error, and the reason alone.
